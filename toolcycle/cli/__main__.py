@@ -1,0 +1,5 @@
+import sys
+
+from toolcycle.cli import main
+
+sys.exit(main())

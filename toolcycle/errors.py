@@ -1,0 +1,103 @@
+"""Errors: every run failure is an :class:`AgentError` with a stable ``code``.
+
+A run that fails still carries everything it produced: ``error.result`` is the partial
+:class:`~toolcycle.result.RunResult` (trace, usage, messages). Configuration problems are found
+before anything runs and reported all at once by :class:`ConfigurationError`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .result import RunResult
+
+
+class ToolcycleError(Exception):
+    """Base of every exception raised by toolcycle."""
+
+
+class ConfigurationError(ToolcycleError, ValueError):
+    """Invalid configuration, raised at construction with every problem listed."""
+
+    code = "CONFIGURATION"
+
+    def __init__(self, problems: list[str], subject: str = "configuration") -> None:
+        self.problems = list(problems)
+        self.subject = subject
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"invalid {subject} ({len(self.problems)} problem(s)):\n{lines}")
+
+
+class AgentError(ToolcycleError):
+    """A run that could not produce a result. ``code`` is stable; ``context`` says where."""
+
+    code = "AGENT_ERROR"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        result: RunResult[Any] | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.result = result
+        self.context: dict[str, Any] = context
+
+    def __str__(self) -> str:
+        where = ", ".join(f"{k}={v!r}" for k, v in self.context.items() if v is not None)
+        return f"[{self.code}] {self.message}" + (f" ({where})" if where else "")
+
+
+class MaxIterationsExceeded(AgentError):
+    code = "MAX_ITERATIONS"
+
+
+class MaxAttemptsExceeded(AgentError):
+    code = "MAX_ATTEMPTS"
+
+
+class UsageLimitExceeded(AgentError):
+    """A token or tool-call budget ran out."""
+
+    code = "USAGE_LIMIT"
+
+
+class RunTimeout(AgentError):
+    code = "TIMEOUT"
+
+
+class Cancelled(AgentError):
+    """The run was cancelled; ``context['phase']`` says where it stood."""
+
+    code = "CANCELLED"
+
+
+class InvalidResponse(AgentError):
+    """The model's reply broke the output protocol (e.g. no output tool call)."""
+
+    code = "INVALID_RESPONSE"
+
+
+class SubmitBeforeOutput(AgentError):
+    code = "SUBMIT_BEFORE_OUTPUT"
+
+
+class ModelError(AgentError):
+    """The provider failed (after retries). ``context`` has the status and its message."""
+
+    code = "MODEL_ERROR"
+
+
+class RateLimited(ModelError):
+    code = "RATE_LIMITED"
+
+
+class ValidationFailed(ToolcycleError):
+    """Raised by an output validator to reject an output; the message goes to the model."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

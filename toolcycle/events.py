@@ -1,0 +1,220 @@
+"""Typed events of a run, the callbacks that receive them, and safe invocation.
+
+The same event objects go to callbacks (``on_<hook>`` functions or objects with such methods)
+and out of :meth:`Agent.stream`. A callback that raises never breaks the run: its error is
+collected into ``result.callback_errors``. Callbacks are resolved once per agent, so emitting
+an event nobody listens to costs one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .messages import Message, ToolCall, ToolResult, Usage
+
+
+@dataclass(slots=True)
+class Event:
+    hook: ClassVar[str] = "event"
+
+
+@dataclass(slots=True)
+class RunStart(Event):
+    hook: ClassVar[str] = "on_run_start"
+    run_id: str
+    agent_name: str
+    user_prompt: str | None
+
+
+@dataclass(slots=True)
+class AttemptStart(Event):
+    hook: ClassVar[str] = "on_attempt_start"
+    attempt: int
+
+
+@dataclass(slots=True)
+class IterationStart(Event):
+    hook: ClassVar[str] = "on_iteration_start"
+    attempt: int
+    iteration: int
+    forced: bool = False
+
+
+@dataclass(slots=True)
+class TextDeltaEvent(Event):
+    """Streaming only: a piece of the model's text. It may precede tool calls, so it is not
+    the final answer until :class:`FinalResult` says so."""
+
+    hook: ClassVar[str] = "on_text_delta"
+    iteration: int
+    text: str
+
+
+@dataclass(slots=True)
+class ModelResponseEvent(Event):
+    hook: ClassVar[str] = "on_model_response"
+    attempt: int
+    iteration: int
+    message: Message
+    usage: Usage
+    duration_ms: float
+
+
+@dataclass(slots=True)
+class ToolCallEvent(Event):
+    """Before a tool runs (also fired for the output tool, ``submit`` and unknown tools)."""
+
+    hook: ClassVar[str] = "on_tool_call"
+    attempt: int
+    iteration: int
+    call: ToolCall
+
+
+@dataclass(slots=True)
+class ToolResultEvent(Event):
+    """After a tool ran, on success and on error alike."""
+
+    hook: ClassVar[str] = "on_tool_result"
+    attempt: int
+    iteration: int
+    call: ToolCall
+    result: ToolResult
+    duration_ms: float
+
+
+@dataclass(slots=True)
+class ValidationFailure(Event):
+    hook: ClassVar[str] = "on_validation_failure"
+    attempt: int
+    errors: list[str]
+    validator: str | None = None
+    code: str = "VALIDATION"
+
+
+@dataclass(slots=True)
+class AttemptEnd(Event):
+    hook: ClassVar[str] = "on_attempt_end"
+    attempt: int
+    success: bool
+
+
+@dataclass(slots=True)
+class FinalResult(Event):
+    """The run produced its output (streaming: the last event before the run ends)."""
+
+    hook: ClassVar[str] = "on_final_result"
+    output: Any
+
+
+@dataclass(slots=True)
+class RunSuccess(Event):
+    hook: ClassVar[str] = "on_success"
+    result: Any
+
+
+@dataclass(slots=True)
+class RunFailure(Event):
+    hook: ClassVar[str] = "on_failure"
+    error: BaseException
+    result: Any
+
+
+HOOKS: tuple[str, ...] = (
+    "on_run_start",
+    "on_attempt_start",
+    "on_iteration_start",
+    "on_text_delta",
+    "on_model_response",
+    "on_tool_call",
+    "on_tool_result",
+    "on_validation_failure",
+    "on_attempt_end",
+    "on_final_result",
+    "on_success",
+    "on_failure",
+)
+
+
+@dataclass(slots=True)
+class CallbackError:
+    """A callback that raised: which hook, which callback, what error."""
+
+    hook: str
+    callback: str
+    error: BaseException
+
+    def __str__(self) -> str:
+        return f"{self.hook} ({self.callback}): {type(self.error).__name__}: {self.error}"
+
+
+Callback = Callable[[Any], Any]
+CallbacksArg = Iterable[object] | Mapping[str, Callback | Iterable[Callback]] | object | None
+
+
+@dataclass(slots=True)
+class Callbacks:
+    """Listeners resolved once: hook name -> callables, plus an optional stream sink."""
+
+    by_hook: dict[str, list[Callback]] = field(default_factory=dict)
+
+    @classmethod
+    def resolve(cls, *sources: CallbacksArg) -> Callbacks:
+        """Accept objects with ``on_*`` methods, mappings of hook -> callable(s), or lists."""
+        resolved = cls()
+        for source in sources:
+            resolved._add_source(source)
+        return resolved
+
+    def _add_source(self, source: CallbacksArg) -> None:
+        if source is None:
+            return
+        if isinstance(source, Mapping):
+            for hook, value in source.items():
+                if hook not in HOOKS:
+                    raise ValueError(f"unknown callback hook {hook!r}; known: {', '.join(HOOKS)}")
+                funcs = [value] if callable(value) else list(value)
+                self.by_hook.setdefault(hook, []).extend(funcs)
+            return
+        if isinstance(source, list | tuple):
+            for item in source:
+                self._add_source(item)
+            return
+        for hook in HOOKS:
+            method = getattr(source, hook, None)
+            if callable(method):
+                self.by_hook.setdefault(hook, []).append(method)
+
+    def merged(self, other: Callbacks) -> Callbacks:
+        combined = Callbacks({k: list(v) for k, v in self.by_hook.items()})
+        for hook, funcs in other.by_hook.items():
+            combined.by_hook.setdefault(hook, []).extend(funcs)
+        return combined
+
+
+class Emitter:
+    """Delivers events of one run to its callbacks and, when streaming, to a sink."""
+
+    __slots__ = ("_by_hook", "_sink", "errors")
+
+    def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None) -> None:
+        self._by_hook = callbacks.by_hook
+        self._sink = sink
+        self.errors: list[CallbackError] = []
+
+    async def emit(self, event: Event) -> None:
+        if self._sink is not None:
+            self._sink(event)
+        funcs = self._by_hook.get(event.hook)
+        if not funcs:
+            return
+        for func in funcs:
+            try:
+                outcome = func(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception as exc:  # a callback must never break the run
+                name = getattr(func, "__qualname__", repr(func))
+                self.errors.append(CallbackError(event.hook, name, exc))

@@ -1,0 +1,251 @@
+"""The provider-neutral conversation.
+
+Everything inside the loop speaks these types; adapters in :mod:`toolcycle.models` convert to
+and from a wire format at the edge. The shapes follow the decisions in DESIGN.md: one assistant
+message carries every tool call of an iteration, and one ``tool`` message carries every result
+of that iteration, in call order. Adapters split or merge those as their protocol demands.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(slots=True)
+class TextPart:
+    """Plain text written by the user, the system or the model."""
+
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(slots=True)
+class ThinkingPart:
+    """Model reasoning that providers return beside the answer (kept so it can be sent back).
+
+    ``signature`` is the provider's opaque integrity token (Anthropic) and must round-trip.
+    """
+
+    text: str
+    signature: str | None = None
+    kind: Literal["thinking"] = "thinking"
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One call the model asked for.
+
+    ``arguments`` is the parsed JSON object, or ``None`` when ``raw_arguments`` was not a JSON
+    object; then ``parse_error`` says why, and the loop answers the call with an error
+    observation instead of invoking the tool.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None
+    raw_arguments: str = ""
+    parse_error: str | None = None
+    kind: Literal["tool_call"] = "tool_call"
+
+    @classmethod
+    def from_raw(cls, id: str, name: str, raw: str) -> ToolCall:
+        """Build a call from the model's raw argument string, recording a parse failure."""
+        if not raw.strip():
+            return cls(id=id, name=name, arguments={}, raw_arguments=raw)
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return cls(id, name, None, raw, f"arguments are not valid JSON: {exc}")
+        if not isinstance(parsed, dict):
+            kind = type(parsed).__name__
+            return cls(id, name, None, raw, f"arguments must be a JSON object, got {kind}")
+        return cls(id=id, name=name, arguments=parsed, raw_arguments=raw)
+
+    @classmethod
+    def from_args(cls, id: str, name: str, arguments: dict[str, Any]) -> ToolCall:
+        """Build a call from already-parsed arguments (the raw string is derived)."""
+        return cls(id=id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments))
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The observation answering one :class:`ToolCall`, matched by ``call_id``."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    kind: Literal["tool_result"] = "tool_result"
+
+
+Part = TextPart | ThinkingPart | ToolCall | ToolResult
+
+
+@dataclass(slots=True)
+class Usage:
+    """Tokens and counts that add up over requests, iterations, attempts and runs."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    requests: int = 0
+    tool_calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def add(self, other: Usage) -> None:
+        """Add ``other`` in place (the loop's accumulator; avoids an allocation per step)."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.requests += other.requests
+        self.tool_calls += other.tool_calls
+
+    def __add__(self, other: Usage) -> Usage:
+        total = Usage()
+        total.add(self)
+        total.add(other)
+        return total
+
+    def copy(self) -> Usage:
+        return Usage() + self
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "requests": self.requests,
+            "tool_calls": self.tool_calls,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls(**{k: int(v) for k, v in data.items() if k in _USAGE_FIELDS})
+
+
+_USAGE_FIELDS = frozenset(Usage.__dataclass_fields__)
+
+
+@dataclass(slots=True)
+class Message:
+    """One turn of the conversation.
+
+    ``usage`` and ``finish_reason`` are set on assistant messages that came from a model
+    request; ``model_name`` records which model wrote it.
+    """
+
+    role: Role
+    parts: list[Part] = field(default_factory=list)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+    model_name: str | None = None
+
+    @classmethod
+    def system(cls, text: str) -> Message:
+        return cls("system", [TextPart(text)])
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls("user", [TextPart(text)])
+
+    @classmethod
+    def assistant(cls, text: str = "", tool_calls: list[ToolCall] | None = None) -> Message:
+        parts: list[Part] = [TextPart(text)] if text else []
+        parts.extend(tool_calls or ())
+        return cls("assistant", parts)
+
+    @classmethod
+    def tool_results(cls, results: list[ToolResult]) -> Message:
+        return cls("tool", list(results))
+
+    @property
+    def text(self) -> str:
+        """All text parts joined (thinking excluded)."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def thinking(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, ThinkingPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [p for p in self.parts if isinstance(p, ToolCall)]
+
+    @property
+    def results(self) -> list[ToolResult]:
+        return [p for p in self.parts if isinstance(p, ToolResult)]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": self.role, "parts": [_part_to_dict(p) for p in self.parts]}
+        if self.usage is not None:
+            data["usage"] = self.usage.to_dict()
+        if self.finish_reason is not None:
+            data["finish_reason"] = self.finish_reason
+        if self.model_name is not None:
+            data["model_name"] = self.model_name
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        usage = data.get("usage")
+        return cls(
+            role=data["role"],
+            parts=[_part_from_dict(p) for p in data.get("parts", [])],
+            usage=Usage.from_dict(usage) if usage else None,
+            finish_reason=data.get("finish_reason"),
+            model_name=data.get("model_name"),
+        )
+
+
+def _part_to_dict(part: Part) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"kind": "text", "text": part.text}
+    if isinstance(part, ThinkingPart):
+        return {"kind": "thinking", "text": part.text, "signature": part.signature}
+    if isinstance(part, ToolCall):
+        return {
+            "kind": "tool_call",
+            "id": part.id,
+            "name": part.name,
+            "arguments": part.arguments,
+            "raw_arguments": part.raw_arguments,
+            "parse_error": part.parse_error,
+        }
+    return {
+        "kind": "tool_result",
+        "call_id": part.call_id,
+        "name": part.name,
+        "content": part.content,
+        "is_error": part.is_error,
+    }
+
+
+def _part_from_dict(data: dict[str, Any]) -> Part:
+    kind = data.get("kind")
+    if kind == "text":
+        return TextPart(data["text"])
+    if kind == "thinking":
+        return ThinkingPart(data["text"], data.get("signature"))
+    if kind == "tool_call":
+        return ToolCall(
+            id=data["id"],
+            name=data["name"],
+            arguments=data.get("arguments"),
+            raw_arguments=data.get("raw_arguments", ""),
+            parse_error=data.get("parse_error"),
+        )
+    if kind == "tool_result":
+        return ToolResult(
+            data["call_id"], data["name"], data["content"], data.get("is_error", False)
+        )
+    raise ValueError(f"unknown message part kind: {kind!r}")

@@ -1,0 +1,144 @@
+"""What the loop needs from a model, and nothing more.
+
+A model adapter turns a neutral conversation plus :class:`ModelSettings` into one assistant
+:class:`~toolcycle.messages.Message`. It never executes tools and never keeps conversation
+state between requests: the loop owns the history. Streaming adapters also yield deltas; the
+default :meth:`Model.stream` falls back to one non-streaming request.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..messages import Message, TextPart, ThinkingPart, ToolCall, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    """What a model is told about a tool: built once per agent, reused by every request."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    strict: bool = False
+
+
+ToolChoice = Literal["auto", "required", "none"] | str
+"""``"auto"``, ``"required"``, ``"none"`` or the name of one tool that must be called."""
+
+
+@dataclass(slots=True)
+class ModelSettings:
+    """Per-request parameters the loop passes to the adapter.
+
+    ``tools`` is the same tuple object on every request of a run (adapters may cache their wire
+    form keyed by its identity). ``tool_choice`` names a tool when the loop forces the output
+    tool at a limit; ``"none"`` with tools present means "answer without calling tools".
+    """
+
+    tools: tuple[ToolDefinition, ...] = ()
+    tool_choice: ToolChoice = "auto"
+    parallel_tool_calls: bool | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class TextDelta:
+    """A piece of answer text while a response streams."""
+
+    text: str
+    kind: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(slots=True)
+class ThinkingDelta:
+    text: str
+    kind: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(slots=True)
+class ToolCallDelta:
+    """A piece of a tool call while it streams; ``index`` orders calls within the response."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments_delta: str = ""
+    kind: Literal["tool_call_delta"] = "tool_call_delta"
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    """The complete assistant message of one request (always the last item of a stream)."""
+
+    message: Message
+    kind: Literal["response"] = "response"
+
+
+StreamItem = TextDelta | ThinkingDelta | ToolCallDelta | ModelResponse
+
+
+class Model(ABC):
+    """Base class of every adapter. Subclasses implement :meth:`request`."""
+
+    #: A human-readable model name recorded in traces and on messages.
+    name: str = "model"
+    #: The provider family (``"openai"``, ``"anthropic"``, ``"local"``, ``"test"``).
+    system: str = "unknown"
+
+    @abstractmethod
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        """Send the conversation, return the assistant message (with ``usage`` set)."""
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        """Yield deltas then the final :class:`ModelResponse`. Default: no real streaming."""
+        message = await self.request(messages, settings)
+        for part in message.parts:
+            if isinstance(part, TextPart) and part.text:
+                yield TextDelta(part.text)
+            elif isinstance(part, ThinkingPart):
+                yield ThinkingDelta(part.text)
+        for index, call in enumerate(message.tool_calls):
+            yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
+        yield ModelResponse(message)
+
+    def estimate_tokens(self, messages: Sequence[Message], settings: ModelSettings) -> int:
+        """A cheap estimate of the request's input tokens (about 4 characters per token).
+
+        Used to stop a request before it is sent when a token budget would be exceeded.
+        Adapters with a real tokenizer override this.
+        """
+        return estimate_tokens(messages, settings)
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most adapters hold nothing
+        """Release clients or loaded weights."""
+
+
+def estimate_tokens(messages: Sequence[Message], settings: ModelSettings) -> int:
+    """Character-count estimate shared by adapters without a tokenizer."""
+    chars = 0
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, TextPart | ThinkingPart):
+                chars += len(part.text)
+            elif isinstance(part, ToolCall):
+                chars += len(part.name) + len(part.raw_arguments)
+            else:
+                chars += len(part.content)
+        chars += 8
+    for tool in settings.tools:
+        chars += len(tool.name) + len(tool.description) + 24 * len(tool.parameters)
+    return chars // 4 + 1
+
+
+def usage_of(message: Message) -> Usage:
+    """The usage recorded on a response, or an empty one."""
+    return message.usage if message.usage is not None else Usage(requests=1)

@@ -1,0 +1,81 @@
+"""What a run returns (and what a failed run carries in ``error.result``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .events import CallbackError
+from .messages import Message, Usage
+from .trace import ToolCallRecord, Trace
+
+TerminationReason = Literal[
+    "completed",
+    "max_iterations",
+    "max_tool_calls",
+    "token_budget",
+    "timeout",
+    "max_attempts",
+    "cancelled",
+    "model_error",
+    "error",
+]
+
+
+@dataclass(slots=True)
+class Termination:
+    """Why the run ended and what the loop did about it.
+
+    ``action``: ``"answered"`` (the model finished on its own), ``"final_answer"`` (a limit was
+    hit and one more request without tools produced the answer), ``"partial"`` (a limit was
+    hit and what existed was returned) or ``"raised"`` (the run failed with an error).
+    """
+
+    reason: TerminationReason
+    action: Literal["answered", "final_answer", "partial", "raised"] = "answered"
+    detail: str = ""
+    limit: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "action": self.action, "detail": self.detail,
+                "limit": self.limit}
+
+
+@dataclass(slots=True)
+class RunResult[OutputT]:
+    """The outcome of one run: the output plus everything needed to see how it came about."""
+
+    output: OutputT | None
+    messages: list[Message]
+    new_message_index: int
+    usage: Usage
+    trace: Trace
+    termination: Termination
+    run_id: str
+    callback_errors: list[CallbackError] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """True when a limit cut the run short and ``output`` is only what existed then."""
+        return self.termination.action == "partial"
+
+    @property
+    def forced_final_answer(self) -> bool:
+        return self.termination.action == "final_answer"
+
+    @property
+    def new_messages(self) -> list[Message]:
+        """The messages this run added (pass ``messages`` as the next run's history)."""
+        return self.messages[self.new_message_index :]
+
+    @property
+    def tool_calls(self) -> list[ToolCallRecord]:
+        return self.trace.tool_calls
+
+    @property
+    def iterations(self) -> int:
+        return len(self.trace.steps)
+
+    @property
+    def attempts(self) -> int:
+        return max((s.attempt for s in self.trace.steps), default=1)

@@ -1,0 +1,498 @@
+"""Tools: serializable specs, their implementations, argument validation and the tool library.
+
+A :class:`ToolSpec` is data (name, description, JSON Schema of the arguments, optional result
+schema) and can live in an agent spec file. A :class:`Tool` binds a spec to a callable. Schemas
+are built and validators compiled once, at construction, so the per-call cost is one
+``jsonschema_rs`` validation (the fastest of the three validators measured in
+``bench/validators.py``) plus, only for parameters whose Python type is not plain JSON, one
+pydantic conversion.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import json
+import re
+import types
+import typing
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union, get_args, get_origin
+
+import docstring_parser
+import jsonschema_rs
+import pydantic
+
+from .context import RunContext
+
+ToolFunction = Callable[..., Any]
+
+#: Names the OpenAI and Anthropic APIs accept for tools.
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    """The serializable description of a tool: what a model and an agent spec need to know."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+    result_schema: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.result_schema is not None:
+            data["result_schema"] = self.result_schema
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolSpec:
+        return cls(
+            name=data["name"],
+            description=data.get("description", ""),
+            parameters=data.get("parameters") or {"type": "object", "properties": {}},
+            result_schema=data.get("result_schema"),
+        )
+
+
+class ToolArgumentsError(Exception):
+    """Arguments failed validation; ``problems`` lists each one as ``path: message``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class Tool[DepsT]:
+    """A tool spec bound to its implementation.
+
+    Per-tool policies: ``timeout`` (seconds, the call becomes an error observation when it
+    runs out), ``concurrent`` (safe to run beside neighbouring concurrent calls of the same
+    turn), ``max_calls`` (per run; further calls get an error observation).
+    """
+
+    __slots__ = (
+        "_adapter",
+        "_validator",
+        "concurrent",
+        "context_param",
+        "function",
+        "is_async",
+        "max_calls",
+        "spec",
+        "timeout",
+    )
+
+    def __init__(
+        self,
+        spec: ToolSpec,
+        function: ToolFunction | None = None,
+        *,
+        timeout: float | None = None,
+        concurrent: bool = False,
+        max_calls: int | None = None,
+        context_param: str | None = None,
+        adapter: _ArgumentsAdapter | None = None,
+    ) -> None:
+        problems = _spec_problems(spec, timeout, max_calls)
+        if problems:
+            from .errors import ConfigurationError
+
+            raise ConfigurationError(problems, subject=f"tool {spec.name!r}")
+        self.spec = spec
+        self.function = function
+        self.timeout = timeout
+        self.concurrent = concurrent
+        self.max_calls = max_calls
+        self.context_param = context_param
+        self.is_async = function is not None and _is_async_callable(function)
+        self._adapter = adapter
+        self._validator = jsonschema_rs.validator_for(spec.parameters)
+
+    # -- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def from_function(
+        cls,
+        function: ToolFunction,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        concurrent: bool = False,
+        max_calls: int | None = None,
+    ) -> Tool[Any]:
+        """Build the spec from the signature, type hints and docstring of ``function``."""
+        schema, context_param, adapter, doc_description = _schema_from_function(function)
+        spec = ToolSpec(
+            name=name or function.__name__,
+            description=description if description is not None else doc_description,
+            parameters=schema,
+        )
+        return cls(
+            spec,
+            function,
+            timeout=timeout,
+            concurrent=concurrent,
+            max_calls=max_calls,
+            context_param=context_param,
+            adapter=adapter,
+        )
+
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        description: str,
+        parameters: dict[str, Any],
+        function: ToolFunction | None = None,
+        *,
+        result_schema: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        concurrent: bool = False,
+        max_calls: int | None = None,
+        takes_context: bool = False,
+    ) -> Tool[Any]:
+        """A tool defined by JSON Schema; ``function`` receives the arguments as keywords.
+
+        With ``takes_context=True`` the function also receives ``ctx=`` (the run context).
+        """
+        spec = ToolSpec(name, description, parameters, result_schema)
+        return cls(
+            spec,
+            function,
+            timeout=timeout,
+            concurrent=concurrent,
+            max_calls=max_calls,
+            context_param="ctx" if takes_context else None,
+        )
+
+    def bind(self, function: ToolFunction) -> Tool[DepsT]:
+        """The same spec and policies with another implementation (late binding)."""
+        context_param = _context_param_of(function)
+        return Tool(
+            self.spec,
+            function,
+            timeout=self.timeout,
+            concurrent=self.concurrent,
+            max_calls=self.max_calls,
+            context_param=context_param,
+            adapter=_adapter_for(function, context_param),
+        )
+
+    # -- use --------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Check ``arguments`` against the schema and convert typed parameters.
+
+        Raises :class:`ToolArgumentsError` listing every problem with its path.
+        """
+        if not self._validator.is_valid(arguments):
+            raise ToolArgumentsError(
+                [_describe_error(e) for e in self._validator.iter_errors(arguments)]
+            )
+        if self._adapter is None:
+            return arguments
+        try:
+            converted: dict[str, Any] = self._adapter.validate_python(arguments)
+        except pydantic.ValidationError as exc:
+            raise ToolArgumentsError(
+                [
+                    f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+                    for err in exc.errors()
+                ]
+            ) from exc
+        return converted
+
+    def invoke(self, ctx: RunContext[DepsT], arguments: dict[str, Any]) -> Any:
+        """Call the implementation (returns an awaitable for async tools)."""
+        if self.function is None:
+            raise RuntimeError(f"tool {self.name!r} has no implementation bound")
+        if self.context_param is not None:
+            return self.function(**arguments, **{self.context_param: ctx})
+        return self.function(**arguments)
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r})"
+
+
+def tool(
+    function: ToolFunction | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    concurrent: bool = False,
+    max_calls: int | None = None,
+) -> Any:
+    """Decorator: turn a sync or async function into a :class:`Tool`.
+
+    Usable bare (``@tool``) or with options (``@tool(timeout=5, concurrent=True)``).
+    """
+
+    def wrap(fn: ToolFunction) -> Tool[Any]:
+        return Tool.from_function(
+            fn,
+            name=name,
+            description=description,
+            timeout=timeout,
+            concurrent=concurrent,
+            max_calls=max_calls,
+        )
+
+    return wrap(function) if function is not None else wrap
+
+
+def as_tool(item: Tool[Any] | ToolFunction) -> Tool[Any]:
+    """Accept a :class:`Tool` or a plain function wherever tools are given."""
+    return item if isinstance(item, Tool) else Tool.from_function(item)
+
+
+class ToolLibrary:
+    """Tool implementations registered by name, bound to spec tools at run time.
+
+    The same agent spec can run against different libraries (staging versus production, an
+    A/B test, an offline replay).
+    """
+
+    def __init__(self, items: Iterable[Tool[Any] | ToolFunction] = (), name: str = "") -> None:
+        self.name = name
+        self._items: dict[str, Tool[Any] | ToolFunction] = {}
+        for item in items:
+            self.register(item)
+
+    def register(self, item: Tool[Any] | ToolFunction, name: str | None = None) -> None:
+        key = name or (item.name if isinstance(item, Tool) else item.__name__)
+        self._items[key] = item
+
+    def add(self, function: ToolFunction) -> ToolFunction:
+        """Decorator form of :meth:`register` that returns the function unchanged."""
+        self.register(function)
+        return function
+
+    def get(self, name: str) -> Tool[Any] | ToolFunction | None:
+        return self._items.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._items)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @classmethod
+    def from_module(cls, module: types.ModuleType) -> ToolLibrary:
+        """Every :class:`Tool` and every public function defined in ``module``."""
+        library = cls(name=module.__name__)
+        for attr, value in vars(module).items():
+            if attr.startswith("_"):
+                continue
+            if isinstance(value, Tool):
+                library.register(value)
+            elif inspect.isfunction(value) and value.__module__ == module.__name__:
+                library.register(value, attr)
+        return library
+
+
+# -- serialization of results -------------------------------------------------------------
+
+
+def serialize_result(value: Any) -> tuple[str, bool]:
+    """Render a tool's return value as the observation text.
+
+    Returns ``(text, ok)``; ``ok`` is false when the value could not be turned into JSON, in
+    which case the text is its ``repr`` behind a visible marker.
+    """
+    if isinstance(value, str):
+        return value, True
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_json_default), True
+    except (TypeError, ValueError) as exc:
+        return (
+            f"[result of type {type(value).__name__} is not JSON-serializable ({exc}); "
+            f"shown as text] {value!r}",
+            False,
+        )
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# -- schema from a function --------------------------------------------------------------
+
+
+def _schema_from_function(
+    function: ToolFunction,
+) -> tuple[dict[str, Any], str | None, _ArgumentsAdapter | None, str]:
+    signature = inspect.signature(function)
+    hints = typing.get_type_hints(function, include_extras=True)
+    doc = docstring_parser.parse(inspect.getdoc(function) or "")
+    param_docs = {p.arg_name: p.description for p in doc.params}
+    context_param = _context_param_of(function, hints)
+
+    fields: dict[str, Any] = {}
+    for pname, param in signature.parameters.items():
+        if pname == context_param:
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(pname, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (
+            annotation,
+            pydantic.Field(default, description=param_docs.get(pname) or None),
+        )
+    # extra="forbid": an argument the function does not take is an error the model must see.
+    model = pydantic.create_model(
+        f"{function.__name__}_arguments",
+        __config__=pydantic.ConfigDict(extra="forbid"),
+        **fields,
+    )
+    schema = _strip_titles(model.model_json_schema())
+    schema.setdefault("properties", {})
+    description = "\n\n".join(
+        text for text in (doc.short_description, doc.long_description) if text
+    )
+    adapter = _adapter_for(function, context_param, model, hints)
+    return schema, context_param, adapter, description
+
+
+class _ArgumentsAdapter:
+    """Converts validated JSON arguments into the Python types the function declared."""
+
+    def __init__(self, model: type[pydantic.BaseModel]) -> None:
+        self._model = model
+        self._names = list(model.model_fields)
+
+    def validate_python(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        instance = self._model.model_validate(arguments)
+        # Only the arguments the model gave: the function's own defaults fill the rest.
+        return {name: getattr(instance, name) for name in self._names if name in arguments}
+
+
+def _adapter_for(
+    function: ToolFunction,
+    context_param: str | None,
+    model: type[pydantic.BaseModel] | None = None,
+    hints: dict[str, Any] | None = None,
+) -> _ArgumentsAdapter | None:
+    """A converter only when some parameter is not plain JSON (models, enums, dates, ...)."""
+    try:
+        hints = hints if hints is not None else typing.get_type_hints(function)
+    except (NameError, TypeError):
+        return None
+    typed = {k: v for k, v in hints.items() if k not in ("return", context_param)}
+    if all(_is_json_native(v) for v in typed.values()):
+        return None
+    if model is None:
+        _, _, adapter, _ = _schema_from_function(function)
+        return adapter
+    return _ArgumentsAdapter(model)
+
+
+_JSON_SCALARS: tuple[Any, ...] = (str, int, float, bool, type(None), Any, dict, list)
+
+
+def _is_json_native(annotation: Any) -> bool:
+    if annotation in _JSON_SCALARS:
+        return True
+    origin = get_origin(annotation)
+    if origin is typing.Annotated:
+        return _is_json_native(get_args(annotation)[0])
+    if origin is Literal:
+        return True
+    if origin in (Union, types.UnionType, list, dict):
+        return all(_is_json_native(arg) for arg in get_args(annotation))
+    return False
+
+
+def _context_param_of(function: ToolFunction, hints: dict[str, Any] | None = None) -> str | None:
+    try:
+        hints = hints if hints is not None else typing.get_type_hints(function)
+    except (NameError, TypeError):
+        return None
+    for pname, annotation in hints.items():
+        candidates = get_args(annotation) if _is_union(annotation) else (annotation,)
+        if any((get_origin(c) or c) is RunContext for c in candidates):
+            return pname
+    return None
+
+
+def _is_union(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType)
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's auto-generated ``title`` keys: they cost prompt tokens and add nothing."""
+    if isinstance(schema, dict):
+        return {
+            k: _strip_titles(v)
+            for k, v in schema.items()
+            if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def _describe_error(error: Any) -> str:
+    path = "/".join(str(p) for p in error.instance_path) or "(root)"
+    return f"{path}: {error.message}"
+
+
+def _is_async_callable(function: ToolFunction) -> bool:
+    if inspect.iscoroutinefunction(function):
+        return True
+    call = getattr(function, "__call__", None)  # noqa: B004 - callable objects
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _spec_problems(spec: ToolSpec, timeout: float | None, max_calls: int | None) -> list[str]:
+    problems: list[str] = []
+    if not TOOL_NAME_PATTERN.match(spec.name):
+        problems.append(
+            f"name {spec.name!r} must match {TOOL_NAME_PATTERN.pattern} (provider APIs reject it)"
+        )
+    if spec.parameters.get("type", "object") != "object":
+        problems.append("parameters must be a JSON Schema of type 'object'")
+    try:
+        jsonschema_rs.meta.validate(spec.parameters)
+    except jsonschema_rs.ValidationError as exc:
+        problems.append(f"parameters are not a valid JSON Schema: {exc}")
+    except Exception as exc:  # a schema the validator cannot even read
+        problems.append(f"parameters are not a valid JSON Schema: {exc}")
+    if timeout is not None and timeout <= 0:
+        problems.append(f"timeout must be > 0 seconds, got {timeout}")
+    if max_calls is not None and max_calls < 1:
+        problems.append(f"max_calls must be >= 1, got {max_calls}")
+    return problems
+
+
+AwaitableResult = Awaitable[Any]
