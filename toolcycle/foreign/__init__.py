@@ -1,0 +1,7 @@
+"""Foreign tool definitions: import and export tool specs in other ecosystems' formats.
+
+Providers restrict tool names (OpenAI and Anthropic: ``[a-zA-Z0-9_-]{1,64}``; MCP recommends
+``[A-Za-z0-9_.-]{1,128}``) while tool sets from elsewhere (BFCL's ``math.factorial``, MCP
+servers) use other characters. :mod:`toolcycle.foreign.names` maps such names to safe ones and
+back, so a call the model makes under the safe name reaches the tool under its own name.
+"""
