@@ -1,0 +1,493 @@
+"""A knowledge base in one SQLite file: documents, chunks, FTS5 BM25 search, optional vectors.
+
+Why SQLite: it is in the standard library, a knowledge base becomes one file that can be
+copied, inspected with any SQLite tool and opened again later, and FTS5 gives BM25 ranking and
+snippets without a server. The file runs in WAL mode, so any number of readers (threads or
+processes, each with its own :class:`KnowledgeBase`) can search while one writer indexes.
+
+Layout: ``documents`` (id, title, text, JSON metadata), ``chunks`` (stable ids
+``"<doc id>#<n>"``, the unit that answers cite), ``chunks_fts`` (an FTS5 index over chunk text
+kept in step by triggers) and, with an embedder, ``embeddings`` (one float32 vector per chunk).
+With both indexes, ``search(mode="hybrid")`` merges the two rankings by reciprocal rank fusion.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, Self
+
+from .chunking import ChunkingPolicy, split_text
+from .embedders import STOPWORDS, Embedder
+from .vectors import VectorIndex, reciprocal_rank_fusion
+
+SearchMode = Literal["auto", "fts", "vector", "hybrid"]
+SCHEMA_VERSION = "1"
+_META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, content='chunks', content_rowid='pk',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.pk, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+END;
+CREATE TABLE IF NOT EXISTS embeddings (chunk_pk INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+"""
+
+
+@dataclass(slots=True)
+class Document:
+    """A document as stored; ``chunk_ids`` are the ids its chunks are cited by."""
+
+    id: str
+    text: str
+    title: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    chunk_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SearchHit:
+    """One retrieved chunk. ``score``: higher is better (negated BM25 for full-text search,
+    cosine similarity for vectors, the fused score for hybrid); ``ranks`` says where each
+    index placed it, so a caller can see why it was retrieved."""
+
+    chunk_id: str
+    doc_id: str
+    text: str
+    score: float
+    snippet: str = ""
+    title: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "score": round(self.score, 6),
+            "snippet": self.snippet,
+            "text": self.text,
+            "metadata": self.metadata,
+        }
+
+
+class KnowledgeBase:
+    """Documents in one SQLite file (or ``":memory:"``), searchable by BM25 and vectors.
+
+    ``path``: the database file (created with its parent folder if missing);
+    ``embedder``: enables vector and hybrid search (the embedder's name is stored, and
+    reopening the file with a different one is an error rather than silently wrong rankings);
+    ``chunking``: how documents are split (fixed when the file is created);
+    ``read_only``: open an existing file with ``mode=ro``, for readers that must not write.
+
+    One instance may be shared by threads (a lock serialises its connection); for parallel
+    reads open one instance per thread or process: WAL mode lets them all read at once.
+    """
+
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        *,
+        embedder: Embedder | None = None,
+        chunking: ChunkingPolicy | None = None,
+        read_only: bool = False,
+    ) -> None:
+        self.path = str(path)
+        self.embedder = embedder
+        self._lock = threading.RLock()
+        self._conn = _connect(self.path, read_only)
+        self.read_only = read_only
+        with self._lock:
+            if not read_only:
+                self._conn.executescript(_SCHEMA)
+            self.chunking = self._settle_meta(chunking)
+        self._vectors = VectorIndex(embedder.dimensions) if embedder is not None else None
+
+    @classmethod
+    def open(
+        cls, path: str | Path, *, embedder: Embedder | None = None, read_only: bool = False
+    ) -> KnowledgeBase:
+        """Open an existing knowledge base file; a missing file is an error, not a new one."""
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"no knowledge base at {path}")
+        return cls(path, embedder=embedder, read_only=read_only)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        id: str | None = None,
+        title: str = "",
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Add (or replace) one document; returns its id. Chunks and indexes update atomically."""
+        return self.add_many([Document(id or "", text, title, dict(metadata or {}))])[0]
+
+    def add_many(self, documents: Iterable[Document]) -> list[str]:
+        """Add or replace many documents in one transaction (much faster than one by one)."""
+        ids: list[str] = []
+        with self._writing() as conn:
+            for doc in documents:
+                ids.append(self._store(conn, doc))
+        return ids
+
+    def update(
+        self,
+        id: str,
+        *,
+        text: str | None = None,
+        title: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Document:
+        """Change a document's text, title or metadata (``KeyError`` if it does not exist).
+
+        New text is re-chunked and re-indexed; the old chunks disappear from every index.
+        """
+        with self._writing() as conn:
+            current = self._get(conn, id)
+            if current is None:
+                raise KeyError(f"no document with id {id!r}")
+            updated = Document(
+                id,
+                current.text if text is None else text,
+                current.title if title is None else title,
+                current.metadata if metadata is None else dict(metadata),
+            )
+            self._store(conn, updated)
+            result = self._get(conn, id)
+        assert result is not None
+        return result
+
+    def delete(self, id: str) -> bool:
+        """Remove a document and its chunks from every index; False when it did not exist."""
+        with self._writing() as conn:
+            found = self._remove_chunks(conn, id)
+            cursor = conn.execute("DELETE FROM documents WHERE id = ?", (id,))
+            return found or cursor.rowcount > 0
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def get(self, id: str) -> Document | None:
+        with self._lock:
+            return self._get(self._conn, id)
+
+    def chunk(self, chunk_id: str) -> SearchHit | None:
+        """The chunk a citation names (score 0), or None."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT c.id, c.doc_id, c.text, d.title, d.metadata FROM chunks c "
+                "JOIN documents d ON d.id = c.doc_id WHERE c.id = ?",
+                (chunk_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        return SearchHit(row[0], row[1], row[2], 0.0, title=row[3], metadata=json.loads(row[4]))
+
+    def document_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute("SELECT id FROM documents ORDER BY id")]
+
+    def count_documents(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM documents").fetchone()[0])
+
+    def count_chunks(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        mode: SearchMode = "auto",
+        where: Mapping[str, Any] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` best chunks for ``query``, best first.
+
+        ``mode``: ``"fts"`` (BM25 over words, stemmed), ``"vector"`` (embedder cosine),
+        ``"hybrid"`` (both, fused by reciprocal rank) or ``"auto"`` (hybrid when an embedder
+        is set, else fts). ``where``: metadata equality filters, e.g. ``{"lang": "en"}``.
+        Any text is a valid query: it is reduced to words, so quotes or FTS operators typed
+        by a model cannot break the search.
+        """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        if mode == "auto":
+            mode = "hybrid" if self.embedder is not None else "fts"
+        if mode not in ("fts", "vector", "hybrid"):
+            raise ValueError(f"mode must be auto, fts, vector or hybrid, got {mode!r}")
+        if mode != "fts" and self.embedder is None:
+            raise ValueError(
+                f"search mode {mode!r} needs an embedder; this knowledge base has none"
+            )
+        filters = _filters(where)
+        with self._lock:
+            if mode == "fts":
+                return self._fts(query, k, filters)
+            if mode == "vector":
+                return self._vector(query, k, filters)
+            depth = max(k * 4, 20)
+            lists = {"fts": self._fts(query, depth, filters),
+                     "vector": self._vector(query, depth, filters)}
+        return reciprocal_rank_fusion(lists, k)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return self.count_documents()
+
+    def __repr__(self) -> str:
+        return f"KnowledgeBase({self.path!r}, embedder={getattr(self.embedder, 'name', None)})"
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _settle_meta(self, chunking: ChunkingPolicy | None) -> ChunkingPolicy:
+        """Check the file's stored settings against ours; write them if the file is new."""
+        stored = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        embedder_name = self.embedder.name if self.embedder is not None else ""
+        if not stored:
+            if self.read_only:
+                raise ValueError(f"{self.path} is not a toolcycle knowledge base")
+            policy = chunking or ChunkingPolicy()
+            with self._conn:
+                self._conn.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    [("schema_version", SCHEMA_VERSION), ("chunk_size", str(policy.size)),
+                     ("chunk_overlap", str(policy.overlap)), ("embedder", embedder_name)],
+                )
+            return policy
+        if stored.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"{self.path}: unsupported schema {stored.get('schema_version')!r}")
+        policy = ChunkingPolicy(int(stored["chunk_size"]), int(stored["chunk_overlap"]))
+        if chunking is not None and chunking != policy:
+            raise ValueError(f"{self.path} was chunked with {policy}, not {chunking}")
+        if self.embedder is not None and stored["embedder"] not in ("", embedder_name):
+            raise ValueError(
+                f"{self.path} holds vectors from embedder {stored['embedder']!r}; "
+                f"it cannot be searched with {embedder_name!r}"
+            )
+        if self.embedder is not None and stored["embedder"] == "" and not self.read_only:
+            if self._conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None:
+                raise ValueError(f"{self.path} was indexed without an embedder; re-index it")
+            with self._conn:
+                self._conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'embedder'", (embedder_name,)
+                )
+        return policy
+
+    class _Writing:
+        def __init__(self, kb: KnowledgeBase) -> None:
+            self.kb = kb
+
+        def __enter__(self) -> sqlite3.Connection:
+            if self.kb.read_only:
+                raise PermissionError(f"knowledge base {self.kb.path} is open read-only")
+            self.kb._lock.acquire()
+            self.kb._conn.execute("BEGIN IMMEDIATE")
+            return self.kb._conn
+
+        def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+            try:
+                self.kb._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                if self.kb._vectors is not None:
+                    self.kb._vectors.invalidate()
+                self.kb._lock.release()
+
+    def _writing(self) -> KnowledgeBase._Writing:
+        return KnowledgeBase._Writing(self)
+
+    def _store(self, conn: sqlite3.Connection, doc: Document) -> str:
+        if not isinstance(doc.text, str):
+            raise TypeError(f"document text must be a str, got {type(doc.text).__name__}")
+        doc_id = doc.id or _new_id(conn)
+        metadata = json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True)
+        self._remove_chunks(conn, doc_id)
+        conn.execute(
+            "INSERT INTO documents(id, title, text, metadata, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET title = excluded.title, text = excluded.text, "
+            "metadata = excluded.metadata, updated_at = excluded.updated_at",
+            (doc_id, doc.title, doc.text, metadata, time.time()),
+        )
+        pieces = split_text(doc.text, self.chunking)
+        rows = [(f"{doc_id}#{seq}", doc_id, seq, piece) for seq, piece in enumerate(pieces)]
+        conn.executemany("INSERT INTO chunks(id, doc_id, seq, text) VALUES (?, ?, ?, ?)", rows)
+        if self.embedder is not None and self._vectors is not None and pieces:
+            pks = [r[0] for r in conn.execute(
+                "SELECT pk FROM chunks WHERE doc_id = ? ORDER BY seq", (doc_id,))]
+            vectors = self.embedder.embed(pieces)
+            conn.executemany(
+                "INSERT INTO embeddings(chunk_pk, vector) VALUES (?, ?)",
+                [(pk, self._vectors.to_blob(v)) for pk, v in zip(pks, vectors, strict=True)],
+            )
+        return doc_id
+
+    def _remove_chunks(self, conn: sqlite3.Connection, doc_id: str) -> bool:
+        conn.execute(
+            "DELETE FROM embeddings WHERE chunk_pk IN (SELECT pk FROM chunks WHERE doc_id = ?)",
+            (doc_id,),
+        )
+        return conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,)).rowcount > 0
+
+    def _get(self, conn: sqlite3.Connection, id: str) -> Document | None:
+        row = conn.execute(
+            "SELECT id, text, title, metadata FROM documents WHERE id = ?", (id,)
+        ).fetchone()
+        if row is None:
+            return None
+        chunk_ids = [r[0] for r in conn.execute(
+            "SELECT id FROM chunks WHERE doc_id = ? ORDER BY seq", (id,))]
+        return Document(row[0], row[1], row[2], json.loads(row[3]), chunk_ids)
+
+    def _fts(self, query: str, k: int, filters: tuple[str, list[Any]]) -> list[SearchHit]:
+        match = fts_query(query)
+        if not match:
+            return []
+        clause, params = filters
+        rows = self._conn.execute(
+            "SELECT c.id, c.doc_id, c.text, bm25(chunks_fts) AS rank, "
+            "snippet(chunks_fts, 0, '[', ']', '…', 16), d.title, d.metadata "
+            "FROM chunks_fts JOIN chunks c ON c.pk = chunks_fts.rowid "
+            "JOIN documents d ON d.id = c.doc_id "
+            f"WHERE chunks_fts MATCH ? {clause} ORDER BY rank LIMIT ?",
+            [match, *params, k],
+        ).fetchall()
+        return [
+            SearchHit(r[0], r[1], r[2], -float(r[3]), r[4], r[5], json.loads(r[6]),
+                      {"fts": i + 1})
+            for i, r in enumerate(rows)
+        ]
+
+    def _vector(self, query: str, k: int, filters: tuple[str, list[Any]]) -> list[SearchHit]:
+        assert self.embedder is not None and self._vectors is not None
+        self._vectors.refresh(self._conn)
+        [query_vector] = self.embedder.embed([query])
+        clause, params = filters
+        allowed: set[int] | None = None
+        if clause:
+            allowed = {r[0] for r in self._conn.execute(
+                f"SELECT c.pk FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1 {clause}",
+                params)}
+        best = self._vectors.nearest(query_vector, k, allowed)
+        if not best:
+            return []
+        by_rowid = {r[0]: r[1:] for r in self._conn.execute(
+            "SELECT c.pk, c.id, c.doc_id, c.text, d.title, d.metadata FROM chunks c "
+            f"JOIN documents d ON d.id = c.doc_id WHERE c.pk IN ({','.join('?' * len(best))})",
+            [rowid for rowid, _ in best])}
+        hits = []
+        for rank, (rowid, score) in enumerate(best, start=1):
+            cid, doc_id, text, title, metadata = by_rowid[rowid]
+            hits.append(SearchHit(cid, doc_id, text, score, _lead(text), title,
+                                  json.loads(metadata), {"vector": rank}))
+        return hits
+
+    def __iter__(self) -> Iterator[Document]:
+        for doc_id in self.document_ids():
+            doc = self.get(doc_id)
+            if doc is not None:
+                yield doc
+
+
+def fts_query(text: str) -> str:
+    """A safe FTS5 query from free text: each word quoted, stopwords dropped, joined by OR.
+
+    OR (not FTS5's implicit AND) because a model's query often has one word the corpus lacks;
+    BM25 still ranks chunks with more (and rarer) matching words first.
+    """
+    words = [w for w in _TOKEN.findall(text.lower())]
+    kept = [w for w in words if w not in STOPWORDS] or words
+    unique = list(dict.fromkeys(kept))
+    return " OR ".join(f'"{w}"' for w in unique)
+
+
+def _connect(path: str, read_only: bool) -> sqlite3.Connection:
+    if path == ":memory:":
+        if read_only:
+            raise ValueError("an in-memory knowledge base cannot be opened read-only")
+        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    else:
+        file = Path(path)
+        if read_only:
+            uri = f"{file.resolve().as_uri()}?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        else:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(file, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn
+
+
+def _filters(where: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
+    """SQL for metadata equality filters; keys are checked, values are parameters."""
+    if not where:
+        return "", []
+    clauses, params = [], []
+    for key, value in where.items():
+        if not _META_KEY.match(key):
+            raise ValueError(f"invalid metadata key {key!r}")
+        if not isinstance(value, str | int | float | bool):
+            raise ValueError(f"metadata filter {key!r} must be a str, number or bool")
+        clauses.append("AND json_extract(d.metadata, ?) = ?")
+        params.extend([f'$."{key}"', int(value) if isinstance(value, bool) else value])
+    return " " + " ".join(clauses), params
+
+
+def _new_id(conn: sqlite3.Connection) -> str:
+    """``doc-<n>``: short and readable, because answers cite chunk ids built from it."""
+    n = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM documents").fetchone()[0]
+    while conn.execute("SELECT 1 FROM documents WHERE id = ?", (f"doc-{n}",)).fetchone():
+        n += 1
+    return f"doc-{n}"
+
+
+def _lead(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
