@@ -1,0 +1,492 @@
+"""OpenAI Chat Completions adapters: native ``tools`` mode and legacy ``functions`` mode.
+
+Both speak through the official ``openai`` SDK (extra ``toolcycle[openai]``), so any server
+that implements Chat Completions works by pointing ``base_url`` at it (llama.cpp server, vLLM,
+Ollama): ``"openai-compatible:<model>@http://127.0.0.1:8080/v1"``.
+
+The neutral history is converted at the edge only. Conversions are cached per message object
+(and the tool list per ``ModelSettings.tools`` identity), so iteration ``n`` of a long run
+converts one or two new messages instead of its whole history.
+
+Wire differences handled here:
+
+- tools mode: one ``tool`` message per result, in call order, each with ``tool_call_id``.
+  Some compatible servers reject ``null`` content on an assistant message that carries tool
+  calls; ``tool_call_content=""`` sends an empty string instead.
+- functions mode (``functions`` / ``function_call`` / ``role: "function"``): the API knows no
+  call ids and returns one call per response, so ids are synthesized to keep the neutral
+  history well formed; a neutral turn with several calls (from another provider's history) is
+  sent as alternating assistant/function pairs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ModelError
+from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from .base import (
+    Model,
+    ModelResponse,
+    ModelSettings,
+    StreamItem,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolDefinition,
+)
+from .retry import RetryPolicy, stream_with_retries, with_retries
+
+Wire = dict[str, Any]
+
+#: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
+_AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
+
+
+class MessageCache:
+    """Wire form of already-converted messages, keyed by object identity.
+
+    The message object is kept in the entry so its ``id`` cannot be reused by a new object
+    while the entry lives. Entries of messages no longer sent are dropped once the cache grows
+    well past the size of the current request, which bounds memory across runs.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[Message, Any]] = {}
+
+    def get(self, message: Message) -> Any | None:
+        entry = self._entries.get(id(message))
+        if entry is not None and entry[0] is message:
+            return entry[1]
+        return None
+
+    def put(self, message: Message, wire: Any) -> None:
+        self._entries[id(message)] = (message, wire)
+
+    def prune(self, keep: Sequence[Message]) -> None:
+        if len(self._entries) > 2 * len(keep) + 64:
+            kept = {id(m) for m in keep}
+            self._entries = {k: v for k, v in self._entries.items() if k in kept}
+
+
+class OpenAIModel(Model):
+    """Chat Completions with native ``tools`` (parallel calls, ``tool_choice``, usage).
+
+    ``client`` may be passed ready-made; otherwise one is built from ``api_key`` / ``base_url``
+    (falling back to the SDK's environment variables) with the SDK's own retries switched off,
+    because :mod:`toolcycle.models.retry` retries with a policy the caller controls.
+    """
+
+    system = "openai"
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        client: Any | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        tool_call_content: str | None = None,
+        max_tokens_field: str = "max_completion_tokens",
+        stream_usage: bool = True,
+        provider: str = "openai",
+    ) -> None:
+        self.name = model_name
+        self.provider = provider
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.tool_call_content = tool_call_content
+        self.max_tokens_field = max_tokens_field
+        self.stream_usage = stream_usage
+        if client is None:
+            import openai
+
+            client = openai.AsyncOpenAI(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+            )
+        self.client: Any = client
+        self._messages = MessageCache()
+        self._tools_key: tuple[ToolDefinition, ...] | None = None
+        self._tools_wire: list[Wire] = []
+
+    # ----------------------------------------------------------------- requests
+
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        kwargs = self.build_request(messages, settings)
+
+        async def send() -> Any:
+            return await self.client.chat.completions.create(**kwargs)
+
+        completion = await with_retries(send, self.retry, provider=self.provider, model=self.name)
+        if not completion.choices:
+            raise ModelError("the response has no choices", provider=self.provider)
+        choice = completion.choices[0]
+        assembly = _Assembly(self.synthesize_ids)
+        assembly.add_message(choice.message)
+        return assembly.finish(choice.finish_reason, _usage(completion.usage), self.name)
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        kwargs = self.build_request(messages, settings)
+        kwargs["stream"] = True
+        if self.stream_usage:
+            kwargs["stream_options"] = {"include_usage": True}
+        assembly = _Assembly(self.synthesize_ids)
+
+        async def chunks() -> AsyncIterator[Any]:
+            assembly.reset()
+            response = await self.client.chat.completions.create(**kwargs)
+            async with response:
+                async for chunk in response:
+                    yield chunk
+
+        finish_reason: str | None = None
+        usage = Usage(requests=1)
+        stream = stream_with_retries(chunks, self.retry, provider=self.provider, model=self.name)
+        async with aclosing(stream):
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    usage = _usage(chunk.usage)
+                for choice in chunk.choices[:1]:
+                    for item in assembly.add_delta(choice.delta):
+                        yield item
+                    finish_reason = choice.finish_reason or finish_reason
+        yield ModelResponse(assembly.finish(finish_reason, usage, self.name))
+
+    # ------------------------------------------------------------ wire building
+
+    #: Legacy functions mode has no call ids, so the assembly makes them up.
+    synthesize_ids = False
+
+    def build_request(self, messages: Sequence[Message], settings: ModelSettings) -> Wire:
+        """The keyword arguments of ``chat.completions.create`` for this conversation."""
+        kwargs: Wire = {"model": self.name, "messages": self.wire_messages(messages)}
+        if settings.tools:
+            self.add_tools(kwargs, settings)
+        if settings.temperature is not None:
+            kwargs["temperature"] = settings.temperature
+        if settings.max_tokens is not None:
+            kwargs[self.max_tokens_field] = settings.max_tokens
+        if settings.seed is not None:
+            kwargs["seed"] = settings.seed
+        if settings.extra:
+            kwargs["extra_body"] = dict(settings.extra)
+        return kwargs
+
+    def add_tools(self, kwargs: Wire, settings: ModelSettings) -> None:
+        kwargs["tools"] = self.tools_wire(settings.tools)
+        choice = settings.tool_choice
+        if choice in ("auto", "required", "none"):
+            kwargs["tool_choice"] = choice
+        else:
+            kwargs["tool_choice"] = {"type": "function", "function": {"name": choice}}
+        if settings.parallel_tool_calls is not None:
+            kwargs["parallel_tool_calls"] = settings.parallel_tool_calls
+
+    def tools_wire(self, tools: tuple[ToolDefinition, ...]) -> list[Wire]:
+        if tools is not self._tools_key:
+            self._tools_wire = [self.tool_wire(t) for t in tools]
+            self._tools_key = tools
+        return self._tools_wire
+
+    def tool_wire(self, tool: ToolDefinition) -> Wire:
+        function: Wire = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        }
+        if tool.strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+
+    def wire_messages(self, messages: Sequence[Message]) -> list[Wire]:
+        out: list[Wire] = []
+        for message in messages:
+            wire = self._messages.get(message)
+            if wire is None:
+                wire = self.convert(message)
+                self._messages.put(message, wire)
+            out.extend(wire)
+        self._messages.prune(messages)
+        return out
+
+    def convert(self, message: Message) -> list[Wire]:
+        """One neutral message as one or more wire messages (tool results split per id)."""
+        if message.role == "tool":
+            return [
+                {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
+                for r in message.results
+            ]
+        if message.role != "assistant":
+            return [{"role": message.role, "content": message.text}]
+        calls = message.tool_calls
+        wire: Wire = {"role": "assistant", "content": message.text or None}
+        if calls:
+            if wire["content"] is None:
+                wire["content"] = self.tool_call_content
+            wire["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": _raw(c)},
+                }
+                for c in calls
+            ]
+        elif wire["content"] is None:
+            wire["content"] = ""
+        return [wire]
+
+
+class OpenAIFunctionsModel(OpenAIModel):
+    """Chat Completions in legacy ``functions`` mode, for servers that predate ``tools``.
+
+    ``tool_choice="required"`` has no legacy equivalent: with exactly one function it becomes
+    a forced call of that function, otherwise ``"auto"``. ``parallel_tool_calls`` is ignored
+    (the protocol returns one call per response).
+    """
+
+    synthesize_ids = True
+
+    def add_tools(self, kwargs: Wire, settings: ModelSettings) -> None:
+        kwargs["functions"] = self.tools_wire(settings.tools)
+        choice = settings.tool_choice
+        if choice == "required":
+            tools = settings.tools
+            choice = tools[0].name if len(tools) == 1 else "auto"
+        kwargs["function_call"] = choice if choice in ("auto", "none") else {"name": choice}
+
+    def tool_wire(self, tool: ToolDefinition) -> Wire:
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+    def wire_messages(self, messages: Sequence[Message]) -> list[Wire]:
+        out = super().wire_messages(messages)
+        if not any(m.get("_pair") for m in out):
+            return out
+        return _interleave(out)
+
+    def convert(self, message: Message) -> list[Wire]:
+        if message.role == "tool":
+            results = message.results
+            return [
+                {"role": "function", "name": r.name, "content": r.content}
+                | ({"_pair": True} if len(results) > 1 else {})
+                for r in results
+            ]
+        calls = message.tool_calls
+        if message.role != "assistant" or not calls:
+            return super().convert(message)
+        text = message.text or self.tool_call_content
+        wires: list[Wire] = []
+        for index, call in enumerate(calls):
+            wire: Wire = {
+                "role": "assistant",
+                "content": text if index == 0 else self.tool_call_content,
+                "function_call": {"name": call.name, "arguments": _raw(call)},
+            }
+            if len(calls) > 1:
+                wire["_pair"] = True
+            wires.append(wire)
+        return wires
+
+
+def _interleave(messages: list[Wire]) -> list[Wire]:
+    """Turn ``a1 a2 f1 f2`` (several calls of one neutral turn) into ``a1 f1 a2 f2``."""
+    out: list[Wire] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        if not message.get("_pair") or message["role"] != "assistant":
+            out.append({k: v for k, v in message.items() if k != "_pair"})
+            index += 1
+            continue
+        calls = []
+        while (
+            index < len(messages)
+            and messages[index].get("_pair")
+            and (messages[index]["role"] == "assistant")
+        ):
+            calls.append(messages[index])
+            index += 1
+        results = []
+        while (
+            index < len(messages)
+            and messages[index].get("_pair")
+            and (messages[index]["role"] == "function")
+        ):
+            results.append(messages[index])
+            index += 1
+        for call, result in zip(calls, results, strict=False):
+            out.append({k: v for k, v in call.items() if k != "_pair"})
+            out.append({k: v for k, v in result.items() if k != "_pair"})
+        out.extend({k: v for k, v in c.items() if k != "_pair"} for c in calls[len(results) :])
+    return out
+
+
+def _raw(call: ToolCall) -> str:
+    if call.raw_arguments or call.arguments is None:
+        return call.raw_arguments
+    return ToolCall.from_args(call.id, call.name, call.arguments).raw_arguments
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage(requests=1)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    return Usage(
+        input_tokens=usage.prompt_tokens or 0,
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_tokens=cached,
+        requests=1,
+    )
+
+
+@dataclass(slots=True)
+class _PendingCall:
+    id: str
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class _Assembly:
+    """Collects a response (whole or in deltas) and builds the neutral assistant message.
+
+    Thinking comes from the ``reasoning_content`` field that compatible servers (llama.cpp,
+    vLLM, DeepSeek) add; it is kept on the message but not sent back, as those servers expect.
+    """
+
+    def __init__(self, synthesize_ids: bool) -> None:
+        self.synthesize_ids = synthesize_ids
+        self.reset()
+
+    def reset(self) -> None:
+        self.text: list[str] = []
+        self.thinking: list[str] = []
+        self.calls: dict[int, _PendingCall] = {}
+
+    def add_message(self, message: Any) -> None:
+        self.thinking.append(_reasoning(message))
+        self.text.append(message.content or "")
+        for index, call in enumerate(message.tool_calls or ()):
+            function = call.function
+            self.calls[index] = _PendingCall(call.id, function.name, [function.arguments or ""])
+        function_call = getattr(message, "function_call", None)
+        if function_call is not None:
+            self.calls[0] = _PendingCall(_new_id(), function_call.name, [function_call.arguments])
+
+    def add_delta(self, delta: Any) -> list[StreamItem]:
+        items: list[StreamItem] = []
+        reasoning = _reasoning(delta)
+        if reasoning:
+            self.thinking.append(reasoning)
+            items.append(ThinkingDelta(reasoning))
+        if delta.content:
+            self.text.append(delta.content)
+            items.append(TextDelta(delta.content))
+        for piece in delta.tool_calls or ():
+            function = piece.function
+            items.append(
+                self._call_delta(
+                    piece.index,
+                    piece.id,
+                    function.name if function else None,
+                    (function.arguments if function else None) or "",
+                )
+            )
+        function_call = getattr(delta, "function_call", None)
+        if function_call is not None:
+            items.append(
+                self._call_delta(0, None, function_call.name, function_call.arguments or "")
+            )
+        return items
+
+    def _call_delta(self, index: int, id: str | None, name: str | None, args: str) -> StreamItem:
+        pending = self.calls.get(index)
+        if pending is None:
+            new_id = id or (_new_id() if self.synthesize_ids else "")
+            pending = self.calls[index] = _PendingCall(new_id)
+            id = new_id
+        elif id:
+            pending.id = id
+        if name:
+            pending.name += name
+        pending.arguments.append(args)
+        return ToolCallDelta(index, id or None, name, args)
+
+    def finish(self, finish_reason: str | None, usage: Usage, model_name: str) -> Message:
+        parts: list[Part] = []
+        thinking = "".join(self.thinking)
+        if thinking:
+            parts.append(ThinkingPart(thinking))
+        text = "".join(self.text)
+        if text:
+            parts.append(TextPart(text))
+        for index in sorted(self.calls):
+            pending = self.calls[index]
+            call_id = pending.id or _new_id()
+            parts.append(ToolCall.from_raw(call_id, pending.name, "".join(pending.arguments)))
+        return Message(
+            "assistant", parts, usage=usage, finish_reason=finish_reason, model_name=model_name
+        )
+
+
+def _reasoning(message: Any) -> str:
+    extra = getattr(message, "model_extra", None) or {}
+    value = extra.get("reasoning_content") or extra.get("reasoning")
+    return value if isinstance(value, str) else ""
+
+
+def _new_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+def _split_url(text: str) -> tuple[str, str | None]:
+    match = _AT_URL.match(text)
+    if match is None:
+        return text, None
+    return match["model"], match["url"]
+
+
+def model_from_string(text: str) -> OpenAIModel:
+    """``"openai:gpt-4o-mini"`` (key from ``OPENAI_API_KEY``)."""
+    name, url = _split_url(text)
+    return OpenAIModel(name, base_url=url)
+
+
+def functions_model_from_string(text: str) -> OpenAIFunctionsModel:
+    """``"openai-functions:<model>"`` or ``"openai-functions:<model>@<base url>"``."""
+    name, url = _split_url(text)
+    return OpenAIFunctionsModel(name, base_url=url)
+
+
+def compatible_model_from_string(text: str) -> OpenAIModel:
+    """``"openai-compatible:<model>@http://127.0.0.1:8080/v1"``: any Chat Completions server.
+
+    Local servers need no key, so a placeholder is used when ``OPENAI_API_KEY`` is unset;
+    tool-call messages carry ``""`` content and ``max_tokens`` is sent under its classic name,
+    which is what llama.cpp, vLLM and Ollama accept.
+    """
+    name, url = _split_url(text)
+    if url is None:
+        raise ValueError(
+            f"openai-compatible model string needs a base URL: '<model>@http://host:port/v1', "
+            f"got {text!r}"
+        )
+    return OpenAIModel(
+        name,
+        base_url=url,
+        api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+        tool_call_content="",
+        max_tokens_field="max_tokens",
+        provider="openai-compatible",
+    )
