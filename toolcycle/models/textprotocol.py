@@ -1,0 +1,263 @@
+"""Tool calling for models that only write text: render tools into the prompt, parse replies.
+
+:class:`TextProtocolModel` wraps any :class:`~toolcycle.models.base.Model` that returns text
+(an in-process llama.cpp model, a ``llama_cpp.server`` behind the OpenAI adapter, any chat
+API) and gives the loop what every other adapter gives it: neutral assistant messages with
+:class:`~toolcycle.messages.ToolCall` parts. The loop is unchanged; the conversation the inner
+model sees is plain text: tool calls are written back the way the model was told to write
+them, and observations come back as user turns.
+
+Two protocols build on it: :class:`JsonToolsModel` here (calls as JSON objects, optionally
+grammar-constrained, see :mod:`.constrained`) and :class:`~toolcycle.models.react.ReActModel`
+(Thought / Action / Action Input / Observation / Final Answer).
+
+Keys in ``ModelSettings.extra`` that mean something to the wrapper (``"constrained"``) are
+removed before the request reaches the inner model; the rest pass through, and the wrapper
+adds OpenAI-style body keys (``response_format``, ``stop``) that both the in-process model and
+``llama_cpp.server`` understand.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from ..messages import Message, Part, Role, TextPart, ThinkingPart, ToolResult
+from .base import Model, ModelSettings, ToolDefinition
+from .constrained import reply_schema
+from .textcalls import parse_tool_calls, render_tool_call
+
+#: ``ModelSettings.extra`` key: ``True``/``False`` turns grammar-constrained replies on/off.
+CONSTRAINED = "constrained"
+_WRAPPER_KEYS = frozenset({CONSTRAINED})
+
+
+class TextProtocolModel(Model):
+    """Base of the text protocols: history rendering and settings translation.
+
+    Subclasses say how tools are described (:meth:`tool_instructions`), how a past assistant
+    turn and a batch of observations are written (:meth:`render_assistant`,
+    :meth:`render_observations`) and how a reply is read (:meth:`parse_reply`).
+    """
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.system = inner.system
+
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        tools = settings.tools if settings.tool_choice != "none" else ()
+        text_messages = self.render_conversation(messages, settings)
+        extra = {k: v for k, v in settings.extra.items() if k not in _WRAPPER_KEYS}
+        extra.update(self.request_extra(settings))
+        inner_settings = ModelSettings(
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            seed=settings.seed,
+            extra=extra,
+        )
+        reply = await self.inner.request(text_messages, inner_settings)
+        turn = sum(1 for m in messages if m.role == "assistant") + 1
+        parts = self.parse_reply(reply.text, tools, f"call_{turn}")
+        return Message(
+            "assistant",
+            parts,
+            usage=reply.usage,
+            finish_reason="tool_calls" if any(p.kind == "tool_call" for p in parts)
+            else reply.finish_reason,
+            model_name=reply.model_name or self.name,
+        )
+
+    def estimate_tokens(self, messages: Sequence[Message], settings: ModelSettings) -> int:
+        return self.inner.estimate_tokens(messages, settings)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    # -- the protocol ---------------------------------------------------------------------
+
+    @abstractmethod
+    def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
+        """The system-prompt text that describes the tools and how to call them."""
+
+    @abstractmethod
+    def render_assistant(self, message: Message) -> str:
+        """A past assistant turn, written as the model was asked to write it."""
+
+    @abstractmethod
+    def render_observations(self, results: Sequence[ToolResult]) -> str:
+        """The observations of one iteration, as a user turn."""
+
+    @abstractmethod
+    def parse_reply(
+        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
+    ) -> list[Part]:
+        """Neutral parts (thought, calls, answer) from the model's reply."""
+
+    def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
+        """Body keys this protocol adds to the inner request (grammar, stop sequences)."""
+        return {}
+
+    # -- history --------------------------------------------------------------------------
+
+    def render_conversation(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> list[Message]:
+        """The neutral history as plain system/user/assistant text turns.
+
+        Consecutive turns of the same role are merged (an observation followed by a
+        validation-retry prompt becomes one user turn), because chat templates expect
+        alternation. The tool description goes at the end of the system prompt, so it stays
+        a stable prefix that llama.cpp's prompt cache reuses from request to request.
+        """
+        tools = settings.tools if settings.tool_choice != "none" else ()
+        system = "\n\n".join(m.text for m in messages if m.role == "system")
+        if tools:
+            system = f"{system}\n\n{self.tool_instructions(tools, settings)}".strip()
+        rendered: list[Message] = [Message.system(system)] if system else []
+        for message in messages:
+            role: Role
+            if message.role == "system":
+                continue
+            if message.role == "assistant":
+                role, text = "assistant", self.render_assistant(message)
+            elif message.role == "tool":
+                role, text = "user", self.render_observations(message.results)
+            else:
+                role, text = "user", message.text
+            if rendered and rendered[-1].role == role:
+                text = f"{rendered[-1].text}\n\n{text}"
+                rendered[-1] = Message(role, [TextPart(text)])
+            else:
+                rendered.append(Message(role, [TextPart(text)]))
+        directive = _directive(settings)
+        if directive:
+            if rendered and rendered[-1].role == "user":
+                rendered[-1] = Message.user(f"{rendered[-1].text}\n\n{directive}")
+            else:
+                rendered.append(Message.user(directive))
+        return rendered
+
+
+def _directive(settings: ModelSettings) -> str:
+    """What the loop's ``tool_choice`` asks of this turn, said in words."""
+    choice = settings.tool_choice
+    if choice == "auto" or not settings.tools:
+        return ""
+    if choice == "none":
+        return "Answer now in plain text, without calling any tool."
+    if choice == "required":
+        return "Call one of the tools now."
+    return f"Call the tool {choice} now."
+
+
+def describe_tools(tools: Sequence[ToolDefinition]) -> str:
+    """One short line per tool: ``- name(arg: type, opt?: type = default): description``.
+
+    Prompt processing dominates the cost of a small local model, so tools are described as
+    compact signatures instead of full JSON Schemas; nested types fall back to their schema.
+    """
+    return "\n".join(f"- {_signature(t)}: {t.description.strip() or t.name}" for t in tools)
+
+
+def _signature(tool: ToolDefinition) -> str:
+    properties: dict[str, Any] = tool.parameters.get("properties", {})
+    required = set(tool.parameters.get("required", ()))
+    args = []
+    for name, schema in properties.items():
+        text = f"{name}{'' if name in required else '?'}: {_type_name(schema)}"
+        if "default" in schema:
+            text += f" = {json.dumps(schema['default'])}"
+        args.append(text)
+    return f"{tool.name}({', '.join(args)})"
+
+
+def _type_name(schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind in ("string", "integer", "number", "boolean"):
+        return str(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"list[{_type_name(schema['items'])}]"
+    if "anyOf" in schema:
+        return " | ".join(_type_name(s) for s in schema["anyOf"] if isinstance(s, dict))
+    if kind == "null":
+        return "null"
+    slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
+    return json.dumps(slim, separators=(",", ":"))
+
+
+def render_observation_text(result: ToolResult) -> str:
+    """``Result of add: 3`` / ``Error from add: ...`` (shared by the text protocols)."""
+    label = "Error from" if result.is_error else "Result of"
+    return f"{label} {result.name}: {result.content}"
+
+
+class JsonToolsModel(TextProtocolModel):
+    """Calls written as JSON objects ``{"name": ..., "arguments": {...}}``.
+
+    With ``constrained=True`` (or ``ModelSettings(extra={"constrained": True})`` per agent),
+    every reply is grammar-constrained to :func:`~toolcycle.models.constrained.reply_schema`:
+    one call to an offered tool or ``{"answer": ...}``. Unconstrained replies are parsed
+    tolerantly (tags, fences, bare JSON, several calls) and text outside the calls is kept as
+    the thought.
+    """
+
+    def __init__(self, inner: Model, *, constrained: bool = False) -> None:
+        super().__init__(inner)
+        self.constrained = constrained
+
+    def is_constrained(self, settings: ModelSettings) -> bool:
+        return bool(settings.extra.get(CONSTRAINED, self.constrained))
+
+    def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
+        listing = describe_tools(tools)
+        if self.is_constrained(settings):
+            how = (
+                'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a '
+                'tool, or {"answer": "<text>"} to answer the user once you know the answer.'
+            )
+        else:
+            how = (
+                'To call a tool, reply with only a JSON object {"name": "<tool>", "arguments": '
+                "{...}} (one object per line for several calls). When you know the answer, "
+                "reply to the user in plain text."
+            )
+        return f"Tools:\n{listing}\n{how}"
+
+    def render_assistant(self, message: Message) -> str:
+        calls = [render_tool_call(c) for c in message.tool_calls]
+        if not calls and self.constrained and message.text:
+            return json.dumps({"answer": message.text}, ensure_ascii=False)
+        return "\n".join([message.text, *calls] if message.text else calls)
+
+    def render_observations(self, results: Sequence[ToolResult]) -> str:
+        return "\n".join(render_observation_text(r) for r in results)
+
+    def parse_reply(
+        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
+    ) -> list[Part]:
+        parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools})
+        parts: list[Part] = []
+        if parsed.calls:
+            if parsed.thought:
+                parts.append(TextPart(parsed.thought))
+            parts.extend(parsed.calls)
+        elif parsed.answer is not None:
+            if parsed.thought:
+                parts.append(ThinkingPart(parsed.thought))
+            parts.append(TextPart(parsed.answer))
+        elif text.strip():
+            parts.append(TextPart(text.strip()))
+        return parts
+
+    def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
+        if not self.is_constrained(settings):
+            return {}
+        schema = reply_schema(settings.tools, settings.tool_choice)
+        if schema is None:
+            return {}
+        return {"response_format": {"type": "json_object", "schema": schema}}
