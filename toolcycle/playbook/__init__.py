@@ -1,0 +1,44 @@
+"""The playbook: tool-calling strategies learned from traces and injected into later runs.
+
+Reflector (``reflector.py``) turns a trace into insights; the curator (``curator.py``) merges
+them into scored strategies (``strategy.py``) kept in a store (``store.py``); the
+:class:`Playbook` (``playbook.py``) retrieves the relevant ones for a task and learns from every
+run in the background. ``learning.py`` runs an offline learning session over a task set.
+"""
+
+from __future__ import annotations
+
+from .curator import Curator, Delta, RunOutcome
+from .learning import LearningReport, LearningTask, contains_expected, learn
+from .playbook import Playbook, judge
+from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
+from .stats import ToolStats, compute_stats, render_stats
+from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation, open_store
+from .strategy import Insight, Strategy, estimate_tokens, keywords
+
+__all__ = [
+    "Curator",
+    "Delta",
+    "Insight",
+    "LLMReflector",
+    "LearningReport",
+    "LearningTask",
+    "Playbook",
+    "PlaybookStore",
+    "RunOutcome",
+    "SQLitePlaybookStore",
+    "Strategy",
+    "ToolObservation",
+    "ToolStats",
+    "TraceAnalysis",
+    "analyse",
+    "compute_stats",
+    "contains_expected",
+    "estimate_tokens",
+    "judge",
+    "keywords",
+    "learn",
+    "open_store",
+    "reflect",
+    "render_stats",
+]

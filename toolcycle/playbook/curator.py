@@ -1,0 +1,252 @@
+"""The curator: merges insights into the playbook as small, deterministic delta operations.
+
+ACE's point (arXiv 2510.04618) is that a playbook rewritten wholesale by a model collapses or
+bloats; itemised bullets changed by deltas do neither. The operations here are:
+
+``add``      a pattern seen in ``promote_after`` (3) successful runs becomes a strategy
+             (failure patterns: seen in 3 runs); one-off LLM advice is added directly;
+``update``   counts of a strategy move: its pattern was seen again, or a run was shown it;
+``merge``    two near-duplicate strategies of a domain fold into the better one;
+``retire``   a strategy that keeps failing the runs it is shown to, one not confirmed for
+             ``stale_after_s``, or the weakest beyond ``max_per_domain``, stops being injected.
+
+Each call of :meth:`Curator.apply` runs in one store transaction, so several processes may
+curate the same playbook without losing updates.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .store import PlaybookStore
+from .strategy import Insight, Strategy, keywords, strategy_id
+
+DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
+
+
+@dataclass(slots=True, frozen=True)
+class Delta:
+    """One change the curator made, for logs, tests and ``toolcycle playbook learn``."""
+
+    op: DeltaOp
+    strategy_id: str
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """What the curator needs to know about a run besides its insights."""
+
+    run_id: str
+    success: bool
+    iterations: int
+    tool_latency_ms: float
+    shown: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Curator:
+    """Deterministic merging rules; every threshold is a field so tests and users can tune it."""
+
+    promote_after: int = 3
+    max_per_domain: int = 100
+    retire_min_uses: int = 4
+    retire_below_success: float = 0.34
+    stale_after_s: float = 30 * 24 * 3600.0
+    merge_similarity: float = 0.8
+
+    def apply(
+        self, store: PlaybookStore, insights: Sequence[Insight], outcome: RunOutcome | None = None
+    ) -> list[Delta]:
+        """Merge one run's insights (and the verdict on the strategies it was shown)."""
+        deltas: list[Delta] = []
+        with store.transaction():
+            touched: dict[str, Strategy] = {}
+            if outcome is not None:
+                deltas += self._record_uses(store, outcome, touched)
+            for insight in insights:
+                deltas += self._absorb(store, insight, touched)
+            domains = {s.domain for s in touched.values()}
+            deltas += self._merge(store, touched)
+            store.put(touched.values())
+            for domain in sorted(domains):
+                deltas += self.retire(store, domain)
+        return deltas
+
+    # -- counts ----------------------------------------------------------------------------
+
+    def _record_uses(
+        self, store: PlaybookStore, outcome: RunOutcome, touched: dict[str, Strategy]
+    ) -> list[Delta]:
+        deltas = []
+        for sid in dict.fromkeys(outcome.shown):
+            strategy = touched.get(sid) or store.get(sid)
+            if strategy is None:
+                continue
+            strategy.record_use(
+                outcome.run_id, outcome.success, outcome.iterations, outcome.tool_latency_ms
+            )
+            touched[sid] = strategy
+            verdict = "helpful" if outcome.success else "harmful"
+            deltas.append(Delta("update", sid, f"{verdict} in run {outcome.run_id}"))
+        return deltas
+
+    def _absorb(
+        self, store: PlaybookStore, insight: Insight, touched: dict[str, Strategy]
+    ) -> list[Delta]:
+        if insight.kind == "sequence" and not insight.success:
+            return []
+        sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
+        existing = touched.get(sid) or store.get(sid)
+        if existing is not None:
+            _confirm(existing, insight)
+            touched[sid] = existing
+            return [Delta("update", sid, f"seen again in run {insight.run_id}")]
+        if insight.kind == "advice":
+            touched[sid] = _new_strategy(sid, insight, [insight], insight.advice)
+            return [Delta("add", sid, "advice from the LLM reflector")]
+        return self._count_candidate(store, sid, insight, touched)
+
+    def _count_candidate(
+        self, store: PlaybookStore, sid: str, insight: Insight, touched: dict[str, Strategy]
+    ) -> list[Delta]:
+        key = insight.pattern_key
+        data: dict[str, Any] = store.get_candidate(key) or {
+            "key": key, "domain": insight.domain, "created_at": time.time(), "insights": [],
+        }
+        runs = {i["run_id"] for i in data["insights"]}
+        if insight.run_id in runs:
+            return []
+        data["insights"].append(insight.to_dict())
+        data["updated_at"] = time.time()
+        if len(data["insights"]) < self.promote_after:
+            store.put_candidate(key, insight.domain, data)
+            return [Delta("candidate", sid, f"{len(data['insights'])}/{self.promote_after} runs")]
+        evidence = [Insight.from_dict(d) for d in data["insights"]]
+        touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence))
+        store.delete_candidate(key)
+        return [Delta("add", sid, f"promoted after {len(evidence)} runs")]
+
+    # -- merge and retire ------------------------------------------------------------------
+
+    def _merge(self, store: PlaybookStore, touched: dict[str, Strategy]) -> list[Delta]:
+        """Fold each touched strategy into an existing near-duplicate of its domain, if any."""
+        deltas = []
+        for sid in list(touched):
+            fresh = touched[sid]
+            if fresh.status != "active":
+                continue
+            for other in store.strategies(fresh.domain):
+                if other.id == sid or touched.get(other.id, other).status != "active":
+                    continue
+                other = touched.get(other.id, other)
+                if not self.near_duplicates(fresh, other):
+                    continue
+                keep, drop = (fresh, other) if fresh.score() >= other.score() else (other, fresh)
+                _fold(keep, drop)
+                touched[keep.id], touched[drop.id] = keep, drop
+                deltas.append(Delta("merge", drop.id, f"merged into {keep.id}"))
+                break
+        return deltas
+
+    def near_duplicates(self, a: Strategy, b: Strategy) -> bool:
+        """Same kind and the same tools with the same words, or nearly the same advice."""
+        if a.kind != b.kind:
+            return False
+        advice = _jaccard(set(keywords(a.advice)), set(keywords(b.advice)))
+        if a.tools == b.tools and a.tools:
+            return advice >= self.merge_similarity / 2
+        return advice >= self.merge_similarity
+
+    def retire(self, store: PlaybookStore, domain: str, now: float | None = None) -> list[Delta]:
+        """Retire harmful, stale and (beyond the size bound) the weakest strategies."""
+        now = time.time() if now is None else now
+        deltas: list[Delta] = []
+        active = store.strategies(domain)
+        keep: list[Strategy] = []
+        changed: list[Strategy] = []
+        for s in active:
+            reason = ""
+            failing = (s.success_rate or 0.0) < self.retire_below_success
+            if s.uses >= self.retire_min_uses and failing:
+                reason = f"harmful: {s.helpful}/{s.uses} runs succeeded"
+            elif now - s.updated_at > self.stale_after_s:
+                reason = f"stale: not confirmed for {(now - s.updated_at) / 86400:.0f} days"
+            if reason:
+                s.status, s.note = "retired", reason
+                changed.append(s)
+                deltas.append(Delta("retire", s.id, reason))
+            else:
+                keep.append(s)
+        keep.sort(key=lambda s: (s.score(), s.updated_at), reverse=True)
+        for s in keep[self.max_per_domain:]:
+            s.status, s.note = "retired", f"evicted: playbook bound {self.max_per_domain}"
+            changed.append(s)
+            deltas.append(Delta("retire", s.id, s.note))
+        store.put(changed)
+        return deltas
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def _applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
+    """Words common to the tasks a pattern came from (in at least half of them, at least 2)."""
+    counts: dict[str, int] = {}
+    for insight in evidence:
+        for word in set(insight.keywords):
+            counts[word] = counts.get(word, 0) + 1
+    need = max(2, (len(evidence) + 1) // 2) if len(evidence) > 1 else 1
+    common = [w for w, c in counts.items() if c >= need]
+    common.sort(key=lambda w: (-counts[w], w))
+    return common[:limit]
+
+
+def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
+    if insight.kind == "pitfall":
+        return (f"Avoid this error seen in {len(evidence)} runs: {insight.advice}. "
+                "Check the arguments against what earlier tools returned.")
+    # the sequence advice of the run that wasted most names every tool worth skipping
+    return max(evidence, key=lambda i: (len(i.advice), i.run_id)).advice
+
+
+def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advice: str) -> Strategy:
+    now = time.time()
+    strategy = Strategy(
+        id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
+        section=" ".join(_applicability(evidence)[:3]), tools=list(insight.tools),
+        applies_when=_applicability(evidence), support=len(evidence),
+        created_at=now, updated_at=now,
+    )
+    strategy.add_provenance(*(i.run_id for i in evidence))
+    return strategy
+
+
+def _confirm(strategy: Strategy, insight: Insight) -> None:
+    """The pattern of an existing strategy was seen again: more support, fresher words."""
+    strategy.support += 1
+    strategy.add_provenance(insight.run_id)
+    merged = list(dict.fromkeys([*strategy.applies_when, *insight.keywords]))
+    if strategy.kind == "sequence":
+        # keep only words the new task shares with the old applicability, unless too few remain
+        shared = [w for w in strategy.applies_when if w in insight.keywords]
+        merged = shared if len(shared) >= 2 else strategy.applies_when
+    strategy.applies_when = merged[:12]
+    strategy.updated_at = time.time()
+
+
+def _fold(keep: Strategy, drop: Strategy) -> None:
+    keep.helpful += drop.helpful
+    keep.harmful += drop.harmful
+    keep.sum_iterations += drop.sum_iterations
+    keep.sum_tool_latency_ms += drop.sum_tool_latency_ms
+    keep.support += drop.support
+    keep.add_provenance(*drop.provenance)
+    keep.applies_when = list(dict.fromkeys([*keep.applies_when, *drop.applies_when]))[:12]
+    keep.updated_at = time.time()
+    drop.status, drop.note = "retired", f"merged into {keep.id}"
+    drop.updated_at = keep.updated_at

@@ -1,0 +1,217 @@
+"""The :class:`Playbook` an agent accepts: relevant strategies in, lessons from every run out.
+
+``Agent(..., playbook=pb)`` calls :meth:`Playbook.instructions_for` before a run (the text is
+appended to the instructions and the ids shown go to ``trace.strategies_shown``) and
+:meth:`Playbook.observe` after it. Observing only enqueues the trace: reflection and curation
+run on a background thread with its own database connection, so the caller's run ends as fast
+as without a playbook. :meth:`Playbook.flush` waits for the queue to drain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..trace import Trace
+from .curator import Curator, Delta, RunOutcome
+from .reflector import LLMReflector, analyse, reflect
+from .stats import ToolStats, compute_stats, observations_from_trace, render_stats
+from .store import PlaybookStore, open_store
+from .strategy import Strategy, estimate_tokens
+
+log = logging.getLogger("toolcycle.playbook")
+
+#: ``(trace, outcome) -> bool | float``: judges a run (a float counts as success from 0.5).
+Grader = Callable[[Trace, Any], bool | float]
+
+#: Set by :func:`toolcycle.playbook.learning.learn` around each run, so the run's observation
+#: is judged against the task's ground truth instead of "it finished".
+current_grader: contextvars.ContextVar[Grader | None] = contextvars.ContextVar(
+    "toolcycle_playbook_grader", default=None
+)
+
+HEADER = ("Playbook (learned from earlier runs of similar tasks; follow it unless this task "
+          "clearly differs):")
+
+
+@dataclass(slots=True)
+class _Job:
+    trace: Trace
+    outcome: Any
+    grader: Grader | None
+
+
+class Playbook:
+    """Strategies for an agent's tasks, learned from its own traces.
+
+    ``store``: a path to the SQLite file (created if missing), ``":memory:"`` or a store.
+    ``domain``: the section of the playbook to use (default: the agent's name).
+    ``token_budget``: the most tokens (estimated) the injected text may take.
+    ``learn``: learn from observed runs (online learning); False makes the playbook read-only.
+    ``evaluator``: judges observed runs (default: a run succeeded if it completed).
+    ``llm_reflector``: an :class:`LLMReflector` adding model-written advice (optional; slow).
+    """
+
+    def __init__(
+        self,
+        store: str | Path | PlaybookStore = "playbook.db",
+        *,
+        domain: str | None = None,
+        token_budget: int = 250,
+        max_strategies: int = 4,
+        include_tool_stats: bool = True,
+        learn: bool = True,
+        evaluator: Grader | None = None,
+        curator: Curator | None = None,
+        llm_reflector: LLMReflector | None = None,
+    ) -> None:
+        self.store = open_store(store)
+        self.domain = domain
+        self.token_budget = token_budget
+        self.max_strategies = max_strategies
+        self.include_tool_stats = include_tool_stats
+        self.learning = learn
+        self.evaluator = evaluator
+        self.curator = curator or Curator()
+        self.llm_reflector = llm_reflector
+        self.errors: list[BaseException] = []
+        self.deltas: list[Delta] = []
+        self._queue: queue.Queue[_Job | None] = queue.Queue()
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._worker: threading.Thread | None = None
+
+    # -- before a run ------------------------------------------------------------------------
+
+    def instructions_for(
+        self, task: str, agent_name: str, tool_names: Sequence[str]
+    ) -> tuple[str, list[str]]:
+        """The text to append to the instructions, and the ids of the strategies in it.
+
+        Strategies are taken best first while the estimated tokens stay within the budget;
+        the tool statistics follow if they still fit. Returns ``("", [])`` when nothing
+        relevant is known, so an empty playbook costs no tokens.
+        """
+        domain = self.domain or agent_name
+        found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
+        lines = [HEADER]
+        used = estimate_tokens(HEADER)
+        shown: list[str] = []
+        for strategy, _ in found:
+            line = strategy.render()
+            cost = estimate_tokens(line) + 1
+            if used + cost > self.token_budget:
+                continue
+            lines.append(line)
+            used += cost
+            shown.append(strategy.id)
+        if not shown:
+            lines = []
+            used = 0
+        if self.include_tool_stats:
+            advice = render_stats(self.tool_stats(domain), tool_names)
+            if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
+                lines.append(advice)
+        return "\n".join(lines), shown
+
+    def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
+        return compute_stats(self.store.tool_observations(domain))
+
+    def strategies(
+        self, domain: str | None = None, status: str | None = "active"
+    ) -> list[Strategy]:
+        return self.store.strategies(domain, status)
+
+    # -- after a run -------------------------------------------------------------------------
+
+    def observe(self, trace: Trace, outcome: Any = None) -> None:
+        """Queue a finished run for learning and return at once.
+
+        ``outcome`` is the run's result, its termination or the exception it raised; it is
+        used to judge success when no grader or evaluator is set.
+        """
+        if not self.learning:
+            return
+        job = _Job(trace, outcome, current_grader.get() or self.evaluator)
+        with self._idle:
+            self._pending += 1
+        self._ensure_worker()
+        self._queue.put(job)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every observed run has been learned from; False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    def close(self) -> None:
+        """Finish the queue, stop the worker and close the store."""
+        self.flush()
+        if self._worker is not None:
+            self._queue.put(None)
+            self._worker.join()
+            self._worker = None
+        self.store.close()
+
+    def learn_from(self, trace: Trace, success: bool) -> list[Delta]:
+        """Reflect on one run and curate its insights now (the worker calls this)."""
+        domain = self.domain or trace.agent_name
+        insights = reflect(trace, success=success, domain=domain)
+        if self.llm_reflector is not None:
+            insights += asyncio.run(
+                self.llm_reflector.reflect(trace, success=success, domain=domain)
+            )
+        analysis = analyse(trace, success)
+        outcome = RunOutcome(
+            run_id=trace.run_id, success=success, iterations=analysis.iterations,
+            tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
+        )
+        with self.store.transaction():
+            if not self.store.mark_observed(trace.run_id):
+                return []
+            self.store.add_tool_observations(observations_from_trace(trace, domain))
+            return self.curator.apply(self.store, insights, outcome)
+
+    # -- the background worker ---------------------------------------------------------------
+
+    def _ensure_worker(self) -> None:
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(
+                target=self._work, name="toolcycle-playbook", daemon=True
+            )
+            self._worker.start()
+
+    def _work(self) -> None:
+        while (job := self._queue.get()) is not None:
+            try:
+                success = judge(job.trace, job.outcome, job.grader)
+                self.deltas.extend(self.learn_from(job.trace, success))
+            except Exception as exc:  # learning must never break the caller's runs
+                log.warning("playbook: learning from run %s failed: %s", job.trace.run_id, exc)
+                self.errors.append(exc)
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+
+def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
+    """Success of a run: the grader's verdict, else whether it completed without error."""
+    if grader is not None:
+        verdict = grader(trace, outcome)
+        return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
+    if isinstance(outcome, BaseException) or trace.error:
+        return False
+    termination = getattr(outcome, "termination", outcome)
+    reason = getattr(termination, "reason", None)
+    if reason is None and isinstance(trace.termination, dict):
+        reason = trace.termination.get("reason")
+    if reason is not None:
+        return bool(reason == "completed")
+    return trace.status == "success"

@@ -1,0 +1,409 @@
+"""Where a playbook lives: strategies, pending patterns, tool observations, learning progress.
+
+:class:`PlaybookStore` is the interface the rest of the package uses; :class:`SQLitePlaybookStore`
+implements it on one SQLite file (WAL mode, one connection per thread, read-modify-write in
+``BEGIN IMMEDIATE`` transactions) so several processes can learn into the same playbook. A
+server database only needs another subclass.
+
+Retrieval does not go to SQLite on every call: the active strategies are held in an in-memory
+inverted index keyed by a version counter that every write bumps inside its transaction, so a
+lookup is one tiny ``SELECT`` plus a scan of the posting lists of the task's words.
+``bench/learning.py --retrieval`` measures it at 10k strategies.
+"""
+
+from __future__ import annotations
+
+import abc
+import heapq
+import json
+import math
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .strategy import Strategy, keywords
+
+
+@dataclass(slots=True, frozen=True)
+class ToolObservation:
+    """One tool call as the statistics see it."""
+
+    tool: str
+    duration_ms: float
+    error: bool
+    timeout: bool
+    domain: str = ""
+    at: float = 0.0
+
+
+class PlaybookStore(abc.ABC):
+    """The storage interface of a playbook (SQLite today, a server database later)."""
+
+    @abc.abstractmethod
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A context manager making the enclosed reads and writes atomic across processes."""
+
+    @abc.abstractmethod
+    def get(self, strategy_id: str) -> Strategy | None: ...
+
+    @abc.abstractmethod
+    def strategies(
+        self, domain: str | None = None, status: str | None = "active"
+    ) -> list[Strategy]:
+        """Strategies, newest first; ``status=None`` returns every status."""
+
+    @abc.abstractmethod
+    def put(self, strategies: Iterable[Strategy]) -> None: ...
+
+    @abc.abstractmethod
+    def delete(self, strategy_ids: Iterable[str]) -> None: ...
+
+    @abc.abstractmethod
+    def get_candidate(self, key: str) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    def put_candidate(self, key: str, domain: str, data: dict[str, Any]) -> None: ...
+
+    @abc.abstractmethod
+    def delete_candidate(self, key: str) -> None: ...
+
+    @abc.abstractmethod
+    def candidates(self, domain: str | None = None) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    def add_tool_observations(self, rows: Sequence[ToolObservation]) -> None: ...
+
+    @abc.abstractmethod
+    def tool_observations(self, domain: str | None = None) -> list[ToolObservation]: ...
+
+    @abc.abstractmethod
+    def mark_observed(self, run_id: str) -> bool:
+        """Remember a run as learned from; False when it already was (never learn twice)."""
+
+    @abc.abstractmethod
+    def progress(self, session: str) -> dict[str, dict[str, Any]]:
+        """Task id -> saved outcome, for resuming an offline learning session."""
+
+    @abc.abstractmethod
+    def save_progress(self, session: str, task_id: str, data: dict[str, Any]) -> None: ...
+
+    @abc.abstractmethod
+    def search(
+        self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int = 8
+    ) -> list[tuple[Strategy, float]]:
+        """Active strategies relevant to ``task``, best first, with their relevance."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release connections."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS strategies (
+    id TEXT PRIMARY KEY, domain TEXT NOT NULL, status TEXT NOT NULL,
+    updated_at REAL NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS strategies_domain ON strategies(domain, status);
+CREATE TABLE IF NOT EXISTS candidates (
+    key TEXT PRIMARY KEY, domain TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tool_calls (
+    id INTEGER PRIMARY KEY, domain TEXT NOT NULL, tool TEXT NOT NULL, duration_ms REAL NOT NULL,
+    error INTEGER NOT NULL, timeout INTEGER NOT NULL, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS tool_calls_tool ON tool_calls(tool, id);
+CREATE TABLE IF NOT EXISTS observed_runs (run_id TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS learn_progress (
+    session TEXT NOT NULL, task_id TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (session, task_id));
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta(key, value) VALUES ('version', 0);
+"""
+
+#: Tool observations kept per tool (the statistics describe recent behaviour).
+TOOL_WINDOW = 500
+
+
+class SQLitePlaybookStore(PlaybookStore):
+    """A playbook in one SQLite file, safe for several threads and processes.
+
+    ``path=":memory:"`` is accepted for throw-away playbooks (one process; each thread then
+    shares one connection guarded by a lock).
+    """
+
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0) -> None:
+        self.path = str(path)
+        self._busy_timeout_s = busy_timeout_s
+        self._local = threading.local()
+        self._memory = self.path == ":memory:"
+        self._shared: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+        self._index: _Index | None = None
+        self._connections: list[sqlite3.Connection] = []
+        self._conn().executescript(_SCHEMA)
+
+    # -- connections and transactions ---------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._memory:
+            if self._shared is None:
+                self._shared = self._connect()
+            return self._shared
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self._busy_timeout_s, isolation_level=None,
+            check_same_thread=not self._memory,
+        )
+        if not self._memory:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` (nested uses join the outer transaction).
+
+        IMMEDIATE takes the write lock up front, so two curators never read the same counts
+        and both write back (a lost update).
+        """
+        with self._lock if self._memory else _NullLock():
+            conn = self._conn()
+            depth: int = getattr(self._local, "depth", 0)
+            if depth == 0:
+                conn.execute("BEGIN IMMEDIATE")
+            self._local.depth = depth + 1
+            try:
+                yield conn
+            except BaseException:
+                self._local.depth = depth
+                if depth == 0:
+                    conn.execute("ROLLBACK")
+                raise
+            self._local.depth = depth
+            if depth == 0:
+                conn.execute("COMMIT")
+
+    def _bump(self, conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+
+    def _version(self) -> int:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        return int(row[0])
+
+    # -- strategies ---------------------------------------------------------------------
+
+    def get(self, strategy_id: str) -> Strategy | None:
+        row = self._conn().execute(
+            "SELECT data FROM strategies WHERE id = ?", (strategy_id,)
+        ).fetchone()
+        return Strategy.from_dict(json.loads(row[0])) if row else None
+
+    def strategies(
+        self, domain: str | None = None, status: str | None = "active"
+    ) -> list[Strategy]:
+        sql, args = "SELECT data FROM strategies WHERE 1=1", list[str]()
+        if domain is not None:
+            sql, args = sql + " AND domain = ?", [*args, domain]
+        if status is not None:
+            sql, args = sql + " AND status = ?", [*args, status]
+        rows = self._conn().execute(sql + " ORDER BY updated_at DESC", args).fetchall()
+        return [Strategy.from_dict(json.loads(r[0])) for r in rows]
+
+    def put(self, strategies: Iterable[Strategy]) -> None:
+        rows = [(s.id, s.domain, s.status, s.updated_at, json.dumps(s.to_dict()))
+                for s in strategies]
+        if not rows:
+            return
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO strategies(id, domain, status, updated_at, data) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET domain=excluded.domain, "
+                "status=excluded.status, updated_at=excluded.updated_at, data=excluded.data",
+                rows,
+            )
+            self._bump(conn)
+
+    def delete(self, strategy_ids: Iterable[str]) -> None:
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM strategies WHERE id = ?", [(i,) for i in strategy_ids])
+            self._bump(conn)
+
+    # -- pending patterns ---------------------------------------------------------------
+
+    def get_candidate(self, key: str) -> dict[str, Any] | None:
+        row = self._conn().execute("SELECT data FROM candidates WHERE key = ?", (key,)).fetchone()
+        return dict(json.loads(row[0])) if row else None
+
+    def put_candidate(self, key: str, domain: str, data: dict[str, Any]) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO candidates(key, domain, data) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET data = excluded.data",
+                (key, domain, json.dumps(data)),
+            )
+
+    def delete_candidate(self, key: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM candidates WHERE key = ?", (key,))
+
+    def candidates(self, domain: str | None = None) -> list[dict[str, Any]]:
+        if domain is None:
+            rows = self._conn().execute("SELECT data FROM candidates").fetchall()
+        else:
+            rows = self._conn().execute(
+                "SELECT data FROM candidates WHERE domain = ?", (domain,)
+            ).fetchall()
+        return [dict(json.loads(r[0])) for r in rows]
+
+    # -- tool observations --------------------------------------------------------------
+
+    def add_tool_observations(self, rows: Sequence[ToolObservation]) -> None:
+        if not rows:
+            return
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO tool_calls(domain, tool, duration_ms, error, timeout, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(r.domain, r.tool, r.duration_ms, int(r.error), int(r.timeout),
+                  r.at or time.time()) for r in rows],
+            )
+            for name in {r.tool for r in rows}:
+                conn.execute(
+                    "DELETE FROM tool_calls WHERE tool = ? AND id NOT IN "
+                    "(SELECT id FROM tool_calls WHERE tool = ? ORDER BY id DESC LIMIT ?)",
+                    (name, name, TOOL_WINDOW),
+                )
+
+    def tool_observations(self, domain: str | None = None) -> list[ToolObservation]:
+        sql = "SELECT tool, duration_ms, error, timeout, domain, at FROM tool_calls"
+        args: tuple[Any, ...] = ()
+        if domain is not None:
+            sql, args = sql + " WHERE domain = ?", (domain,)
+        return [
+            ToolObservation(t, d, bool(e), bool(o), dom, at)
+            for t, d, e, o, dom, at in self._conn().execute(sql + " ORDER BY id", args)
+        ]
+
+    # -- runs and learning progress -----------------------------------------------------
+
+    def mark_observed(self, run_id: str) -> bool:
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO observed_runs(run_id, at) VALUES (?, ?)",
+                (run_id, time.time()),
+            )
+            return cursor.rowcount == 1
+
+    def progress(self, session: str) -> dict[str, dict[str, Any]]:
+        rows = self._conn().execute(
+            "SELECT task_id, data FROM learn_progress WHERE session = ?", (session,)
+        ).fetchall()
+        return {task_id: dict(json.loads(data)) for task_id, data in rows}
+
+    def save_progress(self, session: str, task_id: str, data: dict[str, Any]) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO learn_progress(session, task_id, data) VALUES (?, ?, ?)",
+                (session, task_id, json.dumps(data, default=str)),
+            )
+
+    # -- retrieval ----------------------------------------------------------------------
+
+    def search(
+        self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int = 8
+    ) -> list[tuple[Strategy, float]]:
+        version = self._version()
+        index = self._index
+        if index is None or index.version != version:
+            index = _Index(version, self.strategies(status="active"))
+            self._index = index
+        return index.search(task, domain, tool_names, limit)
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._shared = None
+        self._local = threading.local()
+
+
+class _NullLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class _Index:
+    """An inverted index over the active strategies, one per store version.
+
+    A strategy's terms are its applicability keywords (weight 1) and the words of its advice and
+    tool names (weight 0.5). A task scores the sum of ``idf × weight`` of its words found in a
+    strategy, times the strategy's evidence score; a strategy needing a tool the agent lacks is
+    never returned.
+    """
+
+    __slots__ = ("by_domain", "postings", "strategies", "version")
+
+    def __init__(self, version: int, strategies: list[Strategy]) -> None:
+        self.version = version
+        self.strategies = strategies
+        self.by_domain: dict[str, set[int]] = {}
+        raw: dict[str, dict[int, float]] = {}
+        for i, s in enumerate(strategies):
+            self.by_domain.setdefault(s.domain, set()).add(i)
+            terms: dict[str, float] = {}
+            for word in keywords(" ".join([s.advice, *s.tools])):
+                terms[word] = 0.5
+            for word in s.applies_when:
+                terms[word] = 1.0
+            for word, weight in terms.items():
+                raw.setdefault(word, {})[i] = weight
+        n = max(1, len(strategies))
+        self.postings: dict[str, list[tuple[int, float]]] = {}
+        for word, hits in raw.items():
+            idf = math.log(1.0 + (n - len(hits) + 0.5) / (len(hits) + 0.5))
+            self.postings[word] = [(i, w * idf) for i, w in hits.items()]
+
+    def search(
+        self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int
+    ) -> list[tuple[Strategy, float]]:
+        allowed = self.by_domain.get(domain, set()) if domain is not None else None
+        scores: dict[int, float] = {}
+        for word in keywords(task):
+            for i, weight in self.postings.get(word, ()):
+                if allowed is None or i in allowed:
+                    scores[i] = scores.get(i, 0.0) + weight
+        available = set(tool_names) if tool_names is not None else None
+        ranked: list[tuple[float, int]] = []
+        for i, relevance in scores.items():
+            s = self.strategies[i]
+            if available is not None and not available.issuperset(s.tools):
+                continue
+            ranked.append((relevance * s.score(), i))
+        best = heapq.nlargest(limit, ranked)
+        return [(self.strategies[i], score) for score, i in best]
+
+
+def open_store(location: str | Path | PlaybookStore) -> PlaybookStore:
+    """A store from a path (``.db`` file, ``sqlite:///path`` or ``:memory:``) or pass-through."""
+    if isinstance(location, PlaybookStore):
+        return location
+    text = str(location)
+    if text.startswith("sqlite:///"):
+        text = text[len("sqlite:///"):]
+    if text != ":memory:":
+        Path(text).parent.mkdir(parents=True, exist_ok=True)
+    return SQLitePlaybookStore(text)

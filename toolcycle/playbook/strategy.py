@@ -1,0 +1,178 @@
+"""Strategies: the scored bullets of a playbook, and the insights they are made from.
+
+A :class:`Strategy` is one piece of advice about which tools to use and in what order, kept
+with the evidence for and against it (counts, success rate, iterations and tool latency of the
+runs that were shown it, provenance). An :class:`Insight` is what the reflector draws from one
+trace; the curator turns insights into strategies. Both are plain data that round-trip through
+JSON, so the store can keep them in any database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+StrategyStatus = Literal["active", "retired"]
+#: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;
+#: ``advice``: free advice (from the LLM reflector or written by hand).
+StrategyKind = Literal["sequence", "pitfall", "advice"]
+
+#: How many run ids a strategy keeps as provenance (the oldest drop out first).
+MAX_PROVENANCE = 20
+
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+_STOPWORD_TEXT = (
+    "a an and are as at be by can could did do does for from has have how i in is it its me "
+    "my of on or our please should tell than that the their them then there these this to "
+    "was what when where which who whom why will with would you your currently current give "
+    "find get show about into any some much many also just more most"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def keywords(text: str) -> list[str]:
+    """The content words of a text, lower-cased, in order, without stopwords or duplicates.
+
+    Lexical relevance and applicability are both computed on these, so retrieval and learning
+    agree on what a task "is about".
+    """
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word not in _STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, tokenizer-free token estimate (about four characters per token)."""
+    return max(1, (len(text) + 3) // 4)
+
+
+@dataclass(slots=True)
+class Insight:
+    """One lesson drawn from one trace, before it is merged into the playbook.
+
+    ``kind`` mirrors :data:`StrategyKind`. ``tools`` is the recommended tool sequence (for a
+    pitfall: the tool that failed). ``keywords`` are the task's content words; ``success`` says
+    whether the run that produced it succeeded.
+    """
+
+    kind: StrategyKind
+    domain: str
+    advice: str
+    tools: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
+    run_id: str = ""
+    success: bool = True
+    iterations: int = 0
+    tool_latency_ms: float = 0.0
+    detail: str = ""
+
+    @property
+    def pattern_key(self) -> str:
+        """What makes two insights "the same pattern": kind, domain, tools and, for pitfalls
+        and advice, the normalised detail (an error class or the advice text)."""
+        basis = "|".join([self.kind, self.domain, ">".join(self.tools), self.detail])
+        return hashlib.sha1(basis.encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Insight:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class Strategy:
+    """A playbook bullet with its evidence.
+
+    ``helpful``/``harmful`` count the runs that were shown this strategy and then succeeded or
+    failed; ``uses`` is their sum, and ``sum_iterations``/``sum_tool_latency_ms`` over those
+    runs give the means. ``support`` counts the successful runs whose traces produced the
+    pattern (what promoted it). ``applies_when`` are the keywords of the tasks it came from.
+    """
+
+    id: str
+    domain: str
+    advice: str
+    kind: StrategyKind = "sequence"
+    section: str = ""
+    tools: list[str] = field(default_factory=list)
+    applies_when: list[str] = field(default_factory=list)
+    helpful: int = 0
+    harmful: int = 0
+    sum_iterations: int = 0
+    sum_tool_latency_ms: float = 0.0
+    support: int = 0
+    provenance: list[str] = field(default_factory=list)
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    status: StrategyStatus = "active"
+    note: str = ""
+
+    @property
+    def uses(self) -> int:
+        return self.helpful + self.harmful
+
+    @property
+    def success_rate(self) -> float | None:
+        """Share of the runs shown this strategy that succeeded (None before any use)."""
+        return self.helpful / self.uses if self.uses else None
+
+    @property
+    def mean_iterations(self) -> float | None:
+        return self.sum_iterations / self.uses if self.uses else None
+
+    @property
+    def mean_tool_latency_ms(self) -> float | None:
+        return self.sum_tool_latency_ms / self.uses if self.uses else None
+
+    def score(self) -> float:
+        """Rank for retrieval and eviction: evidence that it helps, discounted by harm.
+
+        Laplace-smoothed success rate times a small bonus for support, so a fresh strategy
+        promoted from three runs ranks near 0.5+ and one that keeps failing sinks.
+        """
+        rate = (self.helpful + 1) / (self.uses + 2)
+        return rate * (1.0 + min(self.support, 10) / 10)
+
+    def record_use(self, run_id: str, success: bool, iterations: int, latency_ms: float) -> None:
+        """Count one run that was shown this strategy."""
+        if success:
+            self.helpful += 1
+        else:
+            self.harmful += 1
+        self.sum_iterations += iterations
+        self.sum_tool_latency_ms += latency_ms
+        self.add_provenance(run_id)
+        self.updated_at = time.time()
+
+    def add_provenance(self, *run_ids: str) -> None:
+        for run_id in run_ids:
+            if run_id and run_id not in self.provenance:
+                self.provenance.append(run_id)
+        del self.provenance[:-MAX_PROVENANCE]
+
+    def render(self) -> str:
+        """The one-line form injected into instructions."""
+        evidence = f"worked in {self.helpful}/{self.uses} runs" if self.uses else (
+            f"seen in {self.support} successful runs"
+        )
+        return f"- [{self.id}] {self.advice} ({evidence})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Strategy:
+        return cls(**data)
+
+
+def strategy_id(kind: str, domain: str, tools: list[str], detail: str = "") -> str:
+    """A stable id, so that the same pattern found in two processes gets the same strategy."""
+    basis = "|".join([kind, domain, ">".join(tools), detail])
+    return "s-" + hashlib.sha1(basis.encode()).hexdigest()[:10]
