@@ -1,0 +1,122 @@
+"""Read-only SQL tools on real SQLite files: queries work, every kind of write is refused."""
+
+from __future__ import annotations
+
+import importlib.util
+import sqlite3
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from toolcycle.rag import ReadOnlyViolation, SQLiteDatabase, sql_tools
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "multi_db"
+
+
+def load_example(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"multi_db_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def databases(tmp_path: Path) -> dict[str, Path]:
+    paths: dict[str, Path] = load_example("build_databases").build(tmp_path)
+    return paths
+
+
+@pytest.fixture
+def sales(databases: dict[str, Path]) -> SQLiteDatabase:
+    return SQLiteDatabase(databases["sales"], description="products and orders", max_rows=3)
+
+
+def test_parameterized_select(sales: SQLiteDatabase) -> None:
+    result = sales.query(
+        "SELECT o.quantity, p.name FROM orders o JOIN products p ON p.sku = o.sku "
+        "WHERE o.customer_email = ?",
+        ["sam.okafor@example.com"],
+    )
+    assert result.columns == ["quantity", "name"]
+    assert result.rows == [[3, "Aurora desk lamp"]]
+    named = sales.query("SELECT price_eur FROM products WHERE sku = :sku", {"sku": "MUG-03"})
+    assert named.rows == [[12.5]]
+
+
+def test_rows_are_capped_and_flagged(sales: SQLiteDatabase) -> None:
+    result = sales.query("SELECT id FROM orders ORDER BY id")
+    assert len(result.rows) == 3 and result.truncated
+    assert sales.query("SELECT id FROM orders WHERE id = 1001").truncated is False
+
+
+def test_schema_introspection(sales: SQLiteDatabase) -> None:
+    schema = sales.schema()
+    assert "CREATE TABLE orders" in schema and "CREATE TABLE products" in schema
+    info = sales.query("PRAGMA table_info(products)")
+    assert [row[1] for row in info.rows] == ["sku", "name", "price_eur"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "refused"),
+    [
+        ("INSERT INTO orders VALUES (9, 'x@example.com', 'MUG-03', 1, '2026-01-01')", "INSERT"),
+        ("UPDATE products SET price_eur = 0", "UPDATE"),
+        ("DELETE FROM orders", "DELETE"),
+        ("WITH t AS (SELECT 1) DELETE FROM orders", "DELETE"),
+        ("DROP TABLE orders", "DELETE sqlite_master"),
+        ("CREATE TABLE x (a)", "INSERT sqlite_master"),
+        ("ATTACH DATABASE 'other.sqlite' AS other", "ATTACH"),
+        ("VACUUM INTO 'copy.sqlite'", "ATTACH"),
+        ("PRAGMA query_only = 0", "PRAGMA query_only"),
+        ("PRAGMA journal_mode = DELETE", "PRAGMA journal_mode"),
+        ("BEGIN", "TRANSACTION"),
+    ],
+)
+def test_writes_are_refused_with_a_clear_error(
+    sales: SQLiteDatabase, databases: dict[str, Path], sql: str, refused: str
+) -> None:
+    with pytest.raises(ReadOnlyViolation, match="read-only") as info:
+        sales.query(sql)
+    assert refused in str(info.value)
+    with sqlite3.connect(databases["sales"]) as conn:  # nothing changed
+        assert conn.execute("SELECT count(*) FROM orders").fetchone()[0] == 5
+        assert conn.execute("SELECT sum(price_eur) FROM products").fetchone()[0] == 410.4
+    assert not (databases["sales"].parent / "copy.sqlite").exists()
+
+
+@pytest.mark.parametrize("sql", ["SELECT 1; SELECT 2", "SELECT 1; DELETE FROM orders", ""])
+def test_multiple_or_no_statements_are_refused(sales: SQLiteDatabase, sql: str) -> None:
+    with pytest.raises(ReadOnlyViolation, match=r"one SQL statement|empty"):
+        sales.query(sql)
+
+
+def test_runaway_query_is_interrupted(databases: dict[str, Path]) -> None:
+    db = SQLiteDatabase(databases["crm"], timeout=0.2)
+    with pytest.raises(TimeoutError):
+        db.query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                 "SELECT count(*) FROM c")
+
+
+def test_one_tool_per_database(databases: dict[str, Path]) -> None:
+    tools = sql_tools(databases)
+    assert [t.name for t in tools] == ["query_crm", "query_sales"]
+    assert "CREATE TABLE customers" in tools[0].spec.description
+    assert "CREATE TABLE products" in tools[1].spec.description
+    with pytest.raises(ValueError, match="share the name"):
+        sql_tools([databases["crm"], databases["crm"]])
+    with pytest.raises(ValueError, match="tool name"):
+        SQLiteDatabase(databases["crm"], name="bad name")
+    with pytest.raises(FileNotFoundError):
+        SQLiteDatabase(databases["crm"].parent / "missing.sqlite")
+
+
+def test_tool_result_says_when_no_rows_matched(databases: dict[str, Path]) -> None:
+    [crm, _] = sql_tools(databases)
+    assert crm.function is not None
+    empty = crm.function(sql="SELECT * FROM customers WHERE email = ?",
+                         params=["sam.okafor@example.com"])
+    assert empty["row_count"] == 0 and "no rows matched" in empty["note"]
+    found = crm.function(sql="SELECT name FROM customers WHERE city = 'Porto'")
+    assert found["rows"] == [["Bruno Costa"]] and "note" not in found
