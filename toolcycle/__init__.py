@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .agent import Agent, AgentStream
 from .context import CancelToken, RunContext
 from .errors import (
     AgentError,
@@ -18,15 +19,22 @@ from .errors import (
     UsageLimitExceeded,
     ValidationFailed,
 )
+from .events import CallbackError
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
+from .models.base import Model, ModelSettings
+from .output import Output
+from .result import RunResult, Termination
 from .tools import Tool, ToolLibrary, ToolSpec, tool
 from .trace import Step, ToolCallRecord, Trace
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
     "AgentError",
+    "AgentStream",
+    "CallbackError",
     "CancelToken",
     "Cancelled",
     "ConfigurationError",
@@ -35,12 +43,17 @@ __all__ = [
     "MaxAttemptsExceeded",
     "MaxIterationsExceeded",
     "Message",
+    "Model",
     "ModelError",
+    "ModelSettings",
+    "Output",
     "RateLimited",
     "RunContext",
+    "RunResult",
     "RunTimeout",
     "Step",
     "SubmitBeforeOutput",
+    "Termination",
     "TextPart",
     "ThinkingPart",
     "Tool",

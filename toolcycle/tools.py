@@ -77,7 +77,9 @@ class Tool[DepsT]:
 
     Per-tool policies: ``timeout`` (seconds, the call becomes an error observation when it
     runs out), ``concurrent`` (safe to run beside neighbouring concurrent calls of the same
-    turn), ``max_calls`` (per run; further calls get an error observation).
+    turn), ``max_calls`` (per run; further calls get an error observation), ``inline`` (a sync
+    tool that is cheap and never blocks runs on the event loop instead of a worker thread,
+    saving the thread hop; a timeout cannot interrupt it).
     """
 
     __slots__ = (
@@ -86,6 +88,7 @@ class Tool[DepsT]:
         "concurrent",
         "context_param",
         "function",
+        "inline",
         "is_async",
         "max_calls",
         "spec",
@@ -102,6 +105,7 @@ class Tool[DepsT]:
         max_calls: int | None = None,
         context_param: str | None = None,
         adapter: _ArgumentsAdapter | None = None,
+        inline: bool = False,
     ) -> None:
         problems = _spec_problems(spec, timeout, max_calls)
         if problems:
@@ -114,6 +118,7 @@ class Tool[DepsT]:
         self.concurrent = concurrent
         self.max_calls = max_calls
         self.context_param = context_param
+        self.inline = inline
         self.is_async = function is not None and _is_async_callable(function)
         self._adapter = adapter
         self._validator = jsonschema_rs.validator_for(spec.parameters)
@@ -130,6 +135,7 @@ class Tool[DepsT]:
         timeout: float | None = None,
         concurrent: bool = False,
         max_calls: int | None = None,
+        inline: bool = False,
     ) -> Tool[Any]:
         """Build the spec from the signature, type hints and docstring of ``function``."""
         schema, context_param, adapter, doc_description = _schema_from_function(function)
@@ -146,6 +152,7 @@ class Tool[DepsT]:
             max_calls=max_calls,
             context_param=context_param,
             adapter=adapter,
+            inline=inline,
         )
 
     @classmethod
@@ -161,6 +168,7 @@ class Tool[DepsT]:
         concurrent: bool = False,
         max_calls: int | None = None,
         takes_context: bool = False,
+        inline: bool = False,
     ) -> Tool[Any]:
         """A tool defined by JSON Schema; ``function`` receives the arguments as keywords.
 
@@ -174,6 +182,7 @@ class Tool[DepsT]:
             concurrent=concurrent,
             max_calls=max_calls,
             context_param="ctx" if takes_context else None,
+            inline=inline,
         )
 
     def bind(self, function: ToolFunction) -> Tool[DepsT]:
@@ -187,6 +196,7 @@ class Tool[DepsT]:
             max_calls=self.max_calls,
             context_param=context_param,
             adapter=_adapter_for(function, context_param),
+            inline=self.inline,
         )
 
     # -- use --------------------------------------------------------------------------------
@@ -237,6 +247,7 @@ def tool(
     timeout: float | None = None,
     concurrent: bool = False,
     max_calls: int | None = None,
+    inline: bool = False,
 ) -> Any:
     """Decorator: turn a sync or async function into a :class:`Tool`.
 
@@ -251,6 +262,7 @@ def tool(
             timeout=timeout,
             concurrent=concurrent,
             max_calls=max_calls,
+            inline=inline,
         )
 
     return wrap(function) if function is not None else wrap

@@ -1,0 +1,325 @@
+"""The Agent: a model, instructions, tools, an output type and limits; runs the loop.
+
+Everything that can be computed once is computed at construction (tool definitions, the output
+tool, resolved callbacks) and every configuration problem is reported there, all at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from .context import CancelToken, RunContext
+from .errors import ConfigurationError
+from .events import Callbacks, CallbacksArg, Emitter, Event
+from .limits import Limits, resolve_limits
+from .loop import run_loop
+from .messages import Message, Usage
+from .models import resolve_model
+from .models.base import Model, ModelSettings, ToolDefinition
+from .output import SUBMIT_TOOL_NAME, Output, as_output
+from .result import RunResult, Termination
+from .run_state import RunState
+from .tools import Tool, ToolFunction, as_tool
+from .trace import Trace
+
+
+class TraceSink(Protocol):
+    """Where traces go while a run happens (``toolcycle.trace_store.TraceStore`` is one)."""
+
+    def start(self, trace: Trace) -> None: ...
+    def record_step(self, trace: Trace) -> None: ...
+    def finish(self, trace: Trace) -> None: ...
+
+
+class PlaybookHook(Protocol):
+    """What the loop needs from a playbook (``toolcycle.playbook.Playbook`` is one)."""
+
+    def instructions_for(
+        self, task: str, agent_name: str, tool_names: list[str]
+    ) -> tuple[str, list[str]]: ...
+    def observe(self, trace: Trace, termination: Termination | None) -> None: ...
+
+
+@dataclass(slots=True)
+class AgentCore:
+    """The immutable, precomputed part of an agent shared by all its runs."""
+
+    name: str
+    tools: dict[str, Tool[Any]]
+    definitions: tuple[ToolDefinition, ...]
+    output: Output[Any]
+    parallel_tools: bool
+    tools_tokens: int
+    trace_store: TraceSink | None = None
+    playbook: PlaybookHook | None = None
+    callbacks: Callbacks = field(default_factory=Callbacks)
+
+
+class Agent[DepsT, OutputT]:
+    """An LLM agent that calls tools in a loop.
+
+    ``output`` is ``str`` (free text, the default), any type pydantic can validate, or an
+    :class:`~toolcycle.output.Output` with validators and reflection. ``limits`` sit between the
+    system defaults and the per-run limits. ``callbacks`` is an object with ``on_*`` methods, a
+    mapping of hook name to callable(s), or a list of those.
+    """
+
+    def __init__(
+        self,
+        model: Model | str,
+        instructions: str = "",
+        tools: Sequence[Tool[Any] | ToolFunction] = (),
+        *,
+        name: str = "agent",
+        description: str = "",
+        output: type[OutputT] | Output[OutputT] | Any = str,
+        limits: Limits | None = None,
+        callbacks: CallbacksArg = None,
+        parallel_tools: bool = False,
+        model_settings: ModelSettings | None = None,
+        deps_type: type[DepsT] | None = None,
+        trace_store: TraceSink | str | None = None,
+        playbook: PlaybookHook | None = None,
+    ) -> None:
+        problems: list[str] = []
+        resolved_model: Model | None = None
+        try:
+            resolved_model = resolve_model(model)
+        except (ValueError, ImportError) as exc:
+            problems.append(f"model: {exc}")
+        if not isinstance(instructions, str):
+            problems.append(f"instructions must be a string, got {type(instructions).__name__}")
+        built_tools: dict[str, Tool[Any]] = {}
+        for item in tools:
+            try:
+                built = as_tool(item)
+            except ConfigurationError as exc:
+                problems.extend(exc.problems)
+                continue
+            except Exception as exc:
+                problems.append(f"tool {item!r}: {exc}")
+                continue
+            if built.name in built_tools:
+                problems.append(f"two tools are named {built.name!r}")
+            built_tools[built.name] = built
+        resolved_output: Output[Any] | None = None
+        try:
+            resolved_output = as_output(output)
+        except ConfigurationError as exc:
+            problems.extend(exc.problems)
+        if resolved_output is not None:
+            for reserved in (d.name for d in resolved_output.tool_definitions):
+                if reserved in built_tools:
+                    what = "submit tool" if reserved == SUBMIT_TOOL_NAME else "output tool"
+                    problems.append(f"tool {reserved!r} clashes with the {what}")
+        if not isinstance(parallel_tools, bool):
+            problems.append("parallel_tools must be True or False")
+        try:
+            resolved_callbacks = Callbacks.resolve(callbacks)
+        except ValueError as exc:
+            problems.append(f"callbacks: {exc}")
+            resolved_callbacks = Callbacks()
+        if limits is not None and not isinstance(limits, Limits):
+            problems.append(f"limits must be a Limits object, got {type(limits).__name__}")
+        if problems:
+            raise ConfigurationError(problems, subject=f"agent {name!r}")
+        assert resolved_model is not None and resolved_output is not None
+
+        self.model = resolved_model
+        self.instructions = instructions
+        self.description = description
+        self.limits = limits
+        self.deps_type = deps_type
+        definitions = tuple(
+            ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
+            for t in built_tools.values()
+        ) + resolved_output.tool_definitions
+        self.model_settings = replace(model_settings or ModelSettings(), tools=definitions)
+        self._core = AgentCore(
+            name=name,
+            tools=built_tools,
+            definitions=definitions,
+            output=resolved_output,
+            parallel_tools=parallel_tools,
+            tools_tokens=sum(len(str(d.parameters)) + len(d.description) for d in definitions)
+            // 4,
+            trace_store=_trace_sink(trace_store),
+            playbook=playbook,
+            callbacks=resolved_callbacks,
+        )
+
+    @property
+    def name(self) -> str:
+        return self._core.name
+
+    @property
+    def tools(self) -> dict[str, Tool[Any]]:
+        return dict(self._core.tools)
+
+    @property
+    def output(self) -> Output[Any]:
+        return self._core.output
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def run(
+        self,
+        user_prompt: str | None = None,
+        *,
+        deps: DepsT | None = None,
+        message_history: Sequence[Message] | None = None,
+        limits: Limits | None = None,
+        cancel_token: CancelToken | None = None,
+        callbacks: CallbacksArg = None,
+        run_id: str | None = None,
+    ) -> RunResult[OutputT]:
+        """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure."""
+        state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
+                                callbacks, run_id, sink=None)
+        return await run_loop(state)
+
+    def run_sync(self, user_prompt: str | None = None, **kwargs: Any) -> RunResult[OutputT]:
+        """Blocking :meth:`run` for scripts and notebooks without a running event loop."""
+        return asyncio.run(self.run(user_prompt, **kwargs))
+
+    def stream(
+        self,
+        user_prompt: str | None = None,
+        *,
+        deps: DepsT | None = None,
+        message_history: Sequence[Message] | None = None,
+        limits: Limits | None = None,
+        cancel_token: CancelToken | None = None,
+        callbacks: CallbacksArg = None,
+        run_id: str | None = None,
+    ) -> AgentStream[OutputT]:
+        """Run with streaming: iterate the returned object for events, then read ``.result``."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
+                                callbacks, run_id, sink=queue.put_nowait)
+        state.streaming = True
+        return AgentStream(state, queue)
+
+    def _new_state(
+        self,
+        user_prompt: str | None,
+        deps: Any,
+        message_history: Sequence[Message] | None,
+        limits: Limits | None,
+        cancel_token: CancelToken | None,
+        callbacks: CallbacksArg,
+        run_id: str | None,
+        sink: Callable[[Event], None] | None,
+    ) -> RunState:
+        core = self._core
+        resolved = resolve_limits(self.limits, limits)
+        run_id = run_id or uuid.uuid4().hex
+        messages = list(message_history or ())
+        instructions = self.instructions
+        trace = Trace(run_id, core.name, self.model.name, user_prompt)
+        if core.playbook is not None:
+            advice, shown = core.playbook.instructions_for(
+                user_prompt or "", core.name, [d.name for d in core.definitions]
+            )
+            if advice:
+                instructions = f"{instructions}\n\n{advice}" if instructions else advice
+            trace.strategies_shown = list(shown)
+        if instructions and not (messages and messages[0].role == "system"):
+            messages.insert(0, Message.system(instructions))
+        new_index = len(messages)
+        if user_prompt is not None:
+            messages.append(Message.user(user_prompt))
+        if not messages or messages[-1].role == "assistant":
+            raise ConfigurationError(
+                ["a run needs a user prompt (or a message history ending in a user message)"],
+                subject="run",
+            )
+        callbacks_resolved = core.callbacks
+        if callbacks is not None:
+            callbacks_resolved = core.callbacks.merged(Callbacks.resolve(callbacks))
+        usage = Usage()
+        token = cancel_token or CancelToken()
+        ctx: RunContext[Any] = RunContext(
+            deps=deps, usage=usage, cancel_token=token, run_id=run_id, agent_name=core.name
+        )
+        state = RunState(
+            agent=core,
+            model=self.model,
+            messages=messages,
+            limits=resolved,
+            settings=self.model_settings,
+            emitter=Emitter(callbacks_resolved, sink),
+            ctx=ctx,
+            trace=trace,
+            run_id=run_id,
+            user_prompt=user_prompt,
+            user_token=cancel_token is not None,
+            new_message_index=new_index,
+            usage=usage,
+            tracks_size=any(
+                v is not None
+                for v in (resolved.max_input_tokens, resolved.max_output_tokens,
+                          resolved.max_total_tokens)
+            ),
+        )
+        if state.tracks_size:
+            for message in messages:
+                state.history_chars += len(message.text) + 8
+        return state
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
+
+
+class AgentStream[OutputT]:
+    """Events of a streaming run; ``result`` is set once iteration finishes.
+
+    Text deltas may precede tool calls in the same response, so they are never the final
+    answer by themselves: the run's output arrives in the :class:`~toolcycle.events.FinalResult`
+    event. Leaving the iteration early cancels the run.
+    """
+
+    def __init__(self, state: RunState, queue: asyncio.Queue[Event | None]) -> None:
+        self._state = state
+        self._queue = queue
+        self._task: asyncio.Task[RunResult[Any]] | None = None
+        self.result: RunResult[OutputT] | None = None
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        self._task = asyncio.ensure_future(run_loop(self._state))
+        self._task.add_done_callback(lambda _: self._queue.put_nowait(None))
+        try:
+            while True:
+                event = await self._queue.get()
+                if event is None:
+                    break
+                yield event
+            self.result = self._task.result()
+        finally:
+            if not self._task.done():
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)
+
+    async def get_result(self) -> RunResult[OutputT]:
+        """Drain the events and return the result."""
+        async for _ in self:
+            pass
+        assert self.result is not None
+        return self.result
+
+
+def _trace_sink(value: TraceSink | str | None) -> TraceSink | None:
+    """``trace_store=`` accepts a store, a SQLite path, or falls back to TOOLCYCLE_TRACE_DB."""
+    if value is None:
+        value = os.environ.get("TOOLCYCLE_TRACE_DB") or None
+    if isinstance(value, str):
+        from .trace_store import TraceStore  # type: ignore[import-not-found,unused-ignore]
+
+        store: TraceSink = TraceStore(value)
+        return store
+    return value

@@ -1,0 +1,120 @@
+"""The rules real provider APIs enforce on a conversation, checked on the neutral history.
+
+A history that OpenAI or Anthropic would reject with a 400 must fail our tests too, so the
+test model runs every request through :class:`HistoryChecker`. The checker is incremental: it
+remembers how far it has checked and only looks at appended messages, so checking a long run
+costs O(1) per request (and it re-checks from scratch if the history was rewritten).
+
+Wire shapes:
+- ``"openai"``: Chat Completions with ``tools``;
+- ``"openai-functions"``: legacy ``functions`` (at most one call per assistant message);
+- ``"anthropic"``: Messages API (first turn from the user, non-empty assistant turns);
+- ``"both"``: the union of the OpenAI and Anthropic rules (the default for tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from ..messages import Message, TextPart, ThinkingPart
+from ..tools import TOOL_NAME_PATTERN
+
+Wire = Literal["openai", "openai-functions", "anthropic", "both"]
+
+
+class ProtocolViolation(AssertionError):
+    """The history breaks a rule the provider's API enforces (it would answer 400)."""
+
+
+class HistoryChecker:
+    def __init__(self, wire: Wire = "both") -> None:
+        self.wire = wire
+        self._checked = 0
+        self._last: Message | None = None
+        self._open: list[str] = []
+        self._seen_ids: set[str] = set()
+        self._seen_non_system = False
+
+    def check(self, messages: Sequence[Message]) -> None:
+        """Raise :class:`ProtocolViolation` if the history (as a request) would be rejected."""
+        if self._checked and (
+            len(messages) < self._checked or messages[self._checked - 1] is not self._last
+        ):
+            self.__init__(self.wire)  # type: ignore[misc]  # history rewritten: start over
+        for index in range(self._checked, len(messages)):
+            self._check_message(index, messages[index])
+        self._checked = len(messages)
+        self._last = messages[-1] if messages else None
+        if not messages:
+            raise ProtocolViolation("a request needs at least one message")
+        if self._open:
+            raise ProtocolViolation(
+                f"tool call(s) {self._open} have no result: every tool call must be answered "
+                "before the next request"
+            )
+        if messages[-1].role == "system":
+            raise ProtocolViolation("the last message of a request cannot be a system message")
+
+    def _check_message(self, index: int, message: Message) -> None:
+        role = message.role
+        where = f"message {index} ({role})"
+        anthropic = self.wire in ("anthropic", "both")
+        if role == "system":
+            if index != 0 and anthropic:
+                raise ProtocolViolation(f"{where}: system instructions must come first")
+            return
+        if self._open and role != "tool":
+            raise ProtocolViolation(
+                f"{where}: tool call(s) {self._open} must be answered in the message right "
+                "after the assistant message that made them"
+            )
+        if not self._seen_non_system and anthropic and role != "user":
+            raise ProtocolViolation(f"{where}: the first non-system message must be from the user")
+        self._seen_non_system = True
+        if role == "assistant":
+            self._check_assistant(where, message, anthropic)
+        elif role == "tool":
+            self._check_results(where, message)
+        elif role == "user":
+            if not message.parts or any(not isinstance(p, TextPart) for p in message.parts):
+                raise ProtocolViolation(f"{where}: a user message needs text parts only")
+            if anthropic and not message.text.strip():
+                raise ProtocolViolation(f"{where}: text content blocks must be non-empty")
+
+    def _check_assistant(self, where: str, message: Message, anthropic: bool) -> None:
+        calls = message.tool_calls
+        if anthropic and not calls and not message.text.strip() and not any(
+            isinstance(p, ThinkingPart) for p in message.parts
+        ):
+            raise ProtocolViolation(f"{where}: assistant messages must have non-empty content")
+        if self.wire == "openai-functions" and len(calls) > 1:
+            raise ProtocolViolation(f"{where}: legacy functions allow one function_call")
+        ids = []
+        for call in calls:
+            if not call.id:
+                raise ProtocolViolation(f"{where}: a tool call without an id")
+            if call.id in self._seen_ids or call.id in ids:
+                raise ProtocolViolation(f"{where}: tool call id {call.id!r} is not unique")
+            if not TOOL_NAME_PATTERN.match(call.name):
+                raise ProtocolViolation(f"{where}: tool name {call.name!r} is not allowed")
+            ids.append(call.id)
+        self._seen_ids.update(ids)
+        self._open = ids
+
+    def _check_results(self, where: str, message: Message) -> None:
+        results = message.results
+        if len(results) != len(message.parts) or not results:
+            raise ProtocolViolation(f"{where}: a tool message carries tool results only")
+        got = [r.call_id for r in results]
+        if not self._open:
+            raise ProtocolViolation(f"{where}: tool result(s) {got} answer no preceding tool call")
+        if got != self._open:
+            raise ProtocolViolation(
+                f"{where}: results {got} must answer the calls {self._open} exactly once each, "
+                "in call order"
+            )
+        for result in results:
+            if not isinstance(result.content, str):
+                raise ProtocolViolation(f"{where}: tool result content must be a string")
+        self._open = []

@@ -1,0 +1,155 @@
+"""``ScriptedModel``: a test model that replays scripted replies and enforces the protocol.
+
+Users test their agents with it, and so do we. Every request is checked by
+:class:`~toolcycle.models.protocol.HistoryChecker` (a history the real APIs would reject raises
+:class:`~toolcycle.models.protocol.ProtocolViolation`) and the settings are checked too (a forced
+``tool_choice`` must name an offered tool).
+
+Script items:
+- ``"text"``: a final text answer;
+- ``call("name", {...})``: one tool call; a list of calls: several in one turn;
+- a :class:`~toolcycle.messages.Message`: sent as is;
+- a function ``(messages, settings) -> item``: decides from the conversation.
+A function passed instead of a list is called for every request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..messages import Message, TextPart, ToolCall, Usage
+from .base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta, ToolCallDelta
+from .protocol import HistoryChecker, ProtocolViolation, Wire
+
+ScriptItem = str | ToolCall | list[ToolCall] | Message | Callable[..., Any]
+
+
+class ScriptExhausted(RuntimeError):
+    """The model was asked for more replies than the script has."""
+
+
+def call(name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None,
+         raw: str | None = None) -> ToolCall:
+    """A scripted tool call. ``raw`` sends a raw argument string (e.g. malformed JSON)."""
+    if raw is not None:
+        return ToolCall.from_raw(id or "", name, raw)
+    return ToolCall.from_args(id or "", name, arguments or {})
+
+
+@dataclass(slots=True)
+class RecordedRequest:
+    """What the model was asked: the number of messages and the settings (kept cheap)."""
+
+    message_count: int
+    settings: ModelSettings
+    last_message: Message
+
+
+@dataclass
+class ScriptedModel(Model):
+    script: Sequence[ScriptItem] | Callable[..., Any]
+    wire: Wire = "both"
+    name: str = "scripted"
+    chunk_size: int = 8
+    requests: list[RecordedRequest] = field(default_factory=list)
+    system: str = "test"
+
+    def __post_init__(self) -> None:
+        self._checker = HistoryChecker(self.wire)
+        self._position = 0
+        self._ids = 0
+        self._input_chars = 0
+        self._counted = 0
+
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        self._check(messages, settings)
+        item = self._next_item(messages, settings)
+        message = self._to_message(item)
+        message.usage = self._usage(messages, message)
+        message.model_name = self.name
+        return message
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        message = await self.request(messages, settings)
+        text = message.text
+        for start in range(0, len(text), self.chunk_size):
+            yield TextDelta(text[start : start + self.chunk_size])
+        for index, tool_call in enumerate(message.tool_calls):
+            raw = tool_call.raw_arguments
+            yield ToolCallDelta(index, tool_call.id, tool_call.name, raw[: len(raw) // 2])
+            yield ToolCallDelta(index, None, None, raw[len(raw) // 2 :])
+        yield ModelResponse(message)
+
+    @property
+    def remaining(self) -> int:
+        """Script items not yet used (0 for a function script)."""
+        return 0 if callable(self.script) else len(self.script) - self._position
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _check(self, messages: Sequence[Message], settings: ModelSettings) -> None:
+        self._checker.check(messages)
+        choice = settings.tool_choice
+        offered = {t.name for t in settings.tools}
+        if choice not in ("auto", "required", "none") and choice not in offered:
+            raise ProtocolViolation(f"tool_choice names {choice!r}, which is not offered")
+        if choice == "required" and not settings.tools:
+            raise ProtocolViolation("tool_choice='required' needs at least one tool")
+        self.requests.append(RecordedRequest(len(messages), settings, messages[-1]))
+
+    def _next_item(self, messages: Sequence[Message], settings: ModelSettings) -> Any:
+        if callable(self.script):
+            item: Any = self.script(messages, settings)
+        else:
+            if self._position >= len(self.script):
+                raise ScriptExhausted(
+                    f"the script has {len(self.script)} replies; request "
+                    f"{self._position + 1} has none"
+                )
+            item = self.script[self._position]
+            self._position += 1
+        while callable(item) and not isinstance(item, Message | ToolCall | str | list):
+            item = item(messages, settings)
+        return item
+
+    def _to_message(self, item: Any) -> Message:
+        if isinstance(item, Message):
+            return replace(item, parts=[self._with_id(p) for p in item.parts])
+        if isinstance(item, str):
+            return Message("assistant", [TextPart(item)] if item else [], finish_reason="stop")
+        calls = [item] if isinstance(item, ToolCall) else list(item)
+        parts: list[Any] = [p if isinstance(p, TextPart) else self._with_id(p) for p in calls]
+        return Message("assistant", parts, finish_reason="tool_calls")
+
+    def _with_id(self, part: Any) -> Any:
+        if not isinstance(part, ToolCall):
+            return part
+        self._ids += 1
+        return replace(part, id=part.id or f"call_{self._ids}")
+
+    def _usage(self, messages: Sequence[Message], reply: Message) -> Usage:
+        """Deterministic token counts: about 4 characters per token, counted incrementally."""
+        for message in messages[self._counted :]:
+            self._input_chars += len(message.text) + sum(
+                len(c.raw_arguments) for c in message.tool_calls
+            ) + sum(len(r.content) for r in message.results)
+        self._counted = len(messages)
+        output_chars = len(reply.text) + sum(len(c.raw_arguments) for c in reply.tool_calls)
+        return Usage(input_tokens=self._input_chars // 4 + 1, output_tokens=output_chars // 4 + 1)
+
+
+def last_tool_results(messages: Sequence[Message]) -> dict[str, str]:
+    """Helper for function scripts: the results of the latest tool message, by tool name."""
+    for message in reversed(messages):
+        if message.role == "tool":
+            return {r.name: r.content for r in message.results}
+    return {}
+
+
+def arguments_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,181 @@
+"""Structured output: the output tool, layered validation and opt-in reflection with ``submit``.
+
+With ``output=str`` (the default) the run ends when the model answers without tool calls. With
+any other type the model gets an *output tool* whose parameters are the type's JSON Schema;
+calling it ends the attempt. Validation runs in layers and fails fast: the schema (pydantic)
+first, then each custom validator in order. A validator signals failure by raising
+:class:`~toolcycle.errors.ValidationFailed`.
+
+Reflection is opt-in: ``Output(T, reflect=handler)`` makes the output tool return a preview
+(the handler's string) instead of ending the attempt, and injects a parameterless ``submit``
+tool that ends it with the last output. A handler without ``submit`` (or the reverse) cannot be
+expressed: both come from the one ``reflect`` argument.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pydantic
+
+from .context import RunContext
+from .errors import ConfigurationError, ValidationFailed
+from .models.base import ToolDefinition
+from .tools import TOOL_NAME_PATTERN, _strip_titles
+
+Validator = Callable[[Any, RunContext[Any]], Any]
+"""``validator(output, ctx)``: sync or async; raise ``ValidationFailed`` to reject."""
+
+ReflectHandler = Callable[[Any, RunContext[Any]], str | Awaitable[str]]
+"""``handler(output, ctx) -> preview``: the text the model sees after calling the output tool."""
+
+SUBMIT_TOOL_NAME = "submit"
+SUBMIT_DESCRIPTION = (
+    "Submit your final output for validation. Call this when you are satisfied with your output."
+)
+DEFAULT_OUTPUT_TOOL = "final_result"
+
+ErrorPrompt = Callable[[list[str], int], str]
+
+
+def default_error_prompt(errors: list[str], attempt: int) -> str:
+    """The user message that starts the next attempt after a failed validation."""
+    listed = "\n".join(f"- {e}" for e in errors)
+    return (
+        f"Your output (attempt {attempt}) was rejected:\n{listed}\n"
+        "Fix these problems and provide the output again."
+    )
+
+
+class OutputSchemaError(Exception):
+    """The output tool's arguments do not fit the output type."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+@dataclass(slots=True)
+class ValidationProblem:
+    """Why an attempt's output was rejected: which layer and what it said."""
+
+    errors: list[str]
+    validator: str  # "schema", a validator's name, or a protocol code
+    code: str = "VALIDATION"
+
+
+class Output[OutputT]:
+    """How a run's output is typed, validated and (optionally) reflected on."""
+
+    def __init__(
+        self,
+        type_: type[OutputT] | Any = str,
+        *,
+        validators: Sequence[Validator] = (),
+        reflect: ReflectHandler | None = None,
+        name: str = DEFAULT_OUTPUT_TOOL,
+        description: str | None = None,
+        error_prompt: ErrorPrompt | None = None,
+    ) -> None:
+        self.type = type_
+        self.validators = list(validators)
+        self.reflect = reflect
+        self.name = name
+        self.error_prompt = error_prompt or default_error_prompt
+        self.is_text = type_ is str
+        problems = self._problems()
+        if problems:
+            raise ConfigurationError(problems, subject="output")
+        self._adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(type_)
+        self.wrapped = False
+        self.tool: ToolDefinition | None = None
+        self.submit_tool: ToolDefinition | None = None
+        if not self.is_text:
+            schema = _strip_titles(self._adapter.json_schema())
+            if schema.get("type") != "object":
+                # Tool parameters must be an object: wrap scalars, lists and unions.
+                schema = {"type": "object", "properties": {"response": schema},
+                          "required": ["response"]}
+                self.wrapped = True
+            doc = description or _type_description(type_)
+            self.tool = ToolDefinition(name, doc, schema)
+            if reflect is not None:
+                self.submit_tool = ToolDefinition(
+                    SUBMIT_TOOL_NAME, SUBMIT_DESCRIPTION, {"type": "object", "properties": {}}
+                )
+
+    def _problems(self) -> list[str]:
+        found: list[str] = []
+        if not TOOL_NAME_PATTERN.match(self.name):
+            found.append(f"output tool name {self.name!r} must match {TOOL_NAME_PATTERN.pattern}")
+        if self.name == SUBMIT_TOOL_NAME:
+            found.append("the output tool cannot be named 'submit' (reserved for reflection)")
+        for v in self.validators:
+            if not callable(v):
+                found.append(f"validator {v!r} is not callable")
+        if self.reflect is not None and not callable(self.reflect):
+            found.append("reflect must be a callable handler(output, ctx) -> str")
+        if self.reflect is not None and self.type is str:
+            found.append("reflection needs a structured output type (an output tool to preview)")
+        try:
+            pydantic.TypeAdapter(self.type)
+        except Exception as exc:
+            found.append(f"output type {self.type!r} has no JSON Schema: {exc}")
+        return found
+
+    @property
+    def tool_definitions(self) -> tuple[ToolDefinition, ...]:
+        return tuple(t for t in (self.tool, self.submit_tool) if t is not None)
+
+    def parse(self, arguments: dict[str, Any]) -> OutputT:
+        """Schema layer: turn the output tool's arguments into the typed output."""
+        value: Any = arguments
+        if self.wrapped:
+            if "response" not in arguments:
+                raise OutputSchemaError(["response: Field required"])
+            value = arguments["response"]
+        try:
+            return cast(OutputT, self._adapter.validate_python(value))
+        except pydantic.ValidationError as exc:
+            raise OutputSchemaError(
+                [
+                    f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+                    for err in exc.errors()
+                ]
+            ) from exc
+
+    async def validate(self, output: OutputT, ctx: RunContext[Any]) -> ValidationProblem | None:
+        """Custom-validator layer, in order, stopping at the first failure."""
+        for validator in self.validators:
+            name = getattr(validator, "__name__", repr(validator))
+            try:
+                outcome = validator(output, ctx)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except ValidationFailed as exc:
+                return ValidationProblem([exc.message], name)
+        return None
+
+    async def preview(self, output: OutputT, ctx: RunContext[Any]) -> str:
+        """Reflection: the handler's rendering of ``output`` for the model to inspect."""
+        assert self.reflect is not None
+        preview = self.reflect(output, ctx)
+        if inspect.isawaitable(preview):
+            preview = await preview
+        return str(preview)
+
+
+def as_output(output: Any) -> Output[Any]:
+    """Accept ``str``, any type pydantic can validate, or an :class:`Output`."""
+    return output if isinstance(output, Output) else Output(output)
+
+
+def _type_description(type_: Any) -> str:
+    doc = inspect.getdoc(type_) if isinstance(type_, type) else None
+    if doc and doc == inspect.getdoc(pydantic.BaseModel):
+        doc = None
+    base = "Call this tool to give your final output."
+    return f"{base} {doc}" if doc else base
