@@ -1,0 +1,100 @@
+"""Secret redaction: scrub API keys, bearer tokens and secret-named fields before storage.
+
+Traces hold everything a model and its tools saw, and that regularly includes credentials a
+tool echoed back or a user pasted into a prompt. A trace file outlives the run and gets shared
+(``toolcycle trace html`` pages land in bug reports), so secrets are removed *before* anything is
+written, not when it is displayed. Patterns are plain regular expressions so a team can add its
+own token formats.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+#: Default secret formats. Each pattern matches the secret itself (a ``secret`` group, when
+#: present, limits the replacement to that group so that e.g. ``Bearer`` stays readable).
+DEFAULT_PATTERNS: tuple[str, ...] = (
+    # Anthropic (sk-ant-...), OpenAI (sk-..., sk-proj-...) and look-alikes.
+    r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}",
+    # AWS access key ids (long-lived AKIA and temporary ASIA).
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    # GitHub tokens (classic and fine-grained).
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",
+    r"\bgithub_pat_[A-Za-z0-9_]{40,}\b",
+    # Google API keys.
+    r"\bAIza[0-9A-Za-z_\-]{35}\b",
+    # Slack tokens.
+    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    # HTTP bearer tokens: keep the scheme, drop the credential.
+    r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]+=*)",
+    # JSON Web Tokens.
+    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+)
+
+#: Mapping keys whose *values* are secrets whatever they look like (tool arguments, metadata).
+DEFAULT_SECRET_KEYS = (
+    r"(?i)^(?:.*[_\-])?(?:api[_\-]?key|secret|password|passwd|token|authorization)$"
+)
+
+
+class Redactor:
+    """Replace secrets in strings and in nested JSON-like data.
+
+    ``patterns`` replaces the defaults; ``extra_patterns`` adds to them. ``secret_keys`` is a
+    regex over mapping keys whose string values are always redacted (``None`` disables it).
+    """
+
+    __slots__ = ("_key_regex", "_regexes")
+
+    def __init__(
+        self,
+        patterns: Iterable[str] | None = None,
+        *,
+        extra_patterns: Iterable[str] = (),
+        secret_keys: str | None = DEFAULT_SECRET_KEYS,
+    ) -> None:
+        chosen = list(DEFAULT_PATTERNS if patterns is None else patterns) + list(extra_patterns)
+        self._regexes = [re.compile(p) for p in chosen]
+        self._key_regex = re.compile(secret_keys) if secret_keys else None
+
+    def text(self, value: str) -> str:
+        """Return ``value`` with every secret replaced by ``[REDACTED]``."""
+        for regex in self._regexes:
+            if "secret" in regex.groupindex:
+                value = regex.sub(_replace_secret_group, value)
+            else:
+                value = regex.sub(REDACTED, value)
+        return value
+
+    def data(self, value: Any) -> Any:
+        """Redact every string inside dicts, lists and tuples (a new structure is returned)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            out: dict[Any, Any] = {}
+            for key, item in value.items():
+                if (
+                    self._key_regex is not None
+                    and isinstance(key, str)
+                    and isinstance(item, str)
+                    and item
+                    and self._key_regex.match(key)
+                ):
+                    out[key] = REDACTED
+                else:
+                    out[key] = self.data(item)
+            return out
+        if isinstance(value, list | tuple):
+            return [self.data(item) for item in value]
+        return value
+
+
+def _replace_secret_group(match: re.Match[str]) -> str:
+    start, end = match.span("secret")
+    whole_start = match.start()
+    text = match.group(0)
+    return text[: start - whole_start] + REDACTED + text[end - whole_start :]
