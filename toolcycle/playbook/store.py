@@ -159,8 +159,9 @@ class SQLitePlaybookStore(PlaybookStore):
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
+            # each thread uses only its own connection; close() may run on another thread
             self.path, timeout=self._busy_timeout_s, isolation_level=None,
-            check_same_thread=not self._memory,
+            check_same_thread=False,
         )
         if not self._memory:
             conn.execute("PRAGMA journal_mode=WAL")

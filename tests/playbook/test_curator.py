@@ -1,0 +1,153 @@
+"""Every curator operation: candidate, add (promotion), update, merge, retire, bound."""
+
+from __future__ import annotations
+
+import time
+
+from conftest import make_trace, stock_trace
+
+from toolcycle.playbook import Curator, Insight, RunOutcome, SQLitePlaybookStore, Strategy, reflect
+from toolcycle.playbook.strategy import strategy_id
+
+
+def _learn(store: SQLitePlaybookStore, curator: Curator, trace, success: bool = True):  # type: ignore[no-untyped-def]
+    insights = reflect(trace, success=success, domain="support")
+    outcome = RunOutcome(trace.run_id, success, len(trace.steps), 10.0, trace.strategies_shown)
+    return curator.apply(store, insights, outcome)
+
+
+def test_a_pattern_becomes_a_strategy_after_three_successful_runs() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    ops = [_learn(store, curator, stock_trace(c)) for c in ("Acme Corp", "Globex Corp")]
+    assert [d.op for d in ops[0] + ops[1]].count("candidate") == 2
+    assert store.strategies() == []
+    third = _learn(store, curator, stock_trace("Initech Corp"))
+    assert [d.op for d in third] == ["add"]
+    [strategy] = store.strategies()
+    assert strategy.tools == ["find_ticker", "get_quote"]
+    assert strategy.support == 3
+    assert {"stock", "price", "corp"} <= set(strategy.applies_when)
+    assert "acme" not in strategy.applies_when  # specific to one task only
+    assert "find_ticker(company), then get_quote(ticker)" in strategy.advice
+    assert "Do not use web_search" in strategy.advice
+    assert len(strategy.provenance) == 3
+    assert store.candidates() == []
+
+
+def test_failed_runs_never_promote_a_sequence() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    for company in ("A", "B", "C", "D"):
+        _learn(store, curator, stock_trace(company), success=False)
+    assert store.strategies() == []
+    assert store.candidates() == []
+
+
+def test_the_same_run_is_not_counted_twice() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    trace = stock_trace("Acme")
+    for _ in range(3):
+        _learn(store, curator, trace)
+    assert store.strategies() == []
+    [candidate] = store.candidates()
+    assert len(candidate["insights"]) == 1
+
+
+def test_failed_calls_seen_in_three_runs_become_a_pitfall() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    for company in ("Acme", "Globex", "Initech"):
+        trace = make_trace(
+            f"stock price of {company}",
+            [[("get_quote", {"ticker": company}, None, f"unknown ticker '{company}'")]],
+            status="failure",
+        )
+        _learn(store, curator, trace, success=False)
+    [pitfall] = store.strategies()
+    assert pitfall.kind == "pitfall"
+    assert pitfall.tools == ["get_quote"]
+    assert "unknown ticker …" in pitfall.advice
+
+
+def test_update_counts_helpful_and_harmful_from_the_runs_shown_a_strategy() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator(retire_min_uses=100)
+    for company in ("A", "B", "C"):
+        _learn(store, curator, stock_trace(company))
+    [strategy] = store.strategies()
+    deltas = _learn(store, curator, stock_trace("D", wasted=False, shown=[strategy.id]))
+    assert ("update", strategy.id) in {(d.op, d.strategy_id) for d in deltas}
+    _learn(store, curator, stock_trace("E", shown=[strategy.id]), success=False)
+    updated = store.get(strategy.id)
+    assert updated is not None
+    assert (updated.helpful, updated.harmful) == (1, 1)
+    assert updated.success_rate == 0.5
+    assert updated.mean_iterations == 3.5  # 3 steps (no wasted search) and 4 steps
+    assert updated.support == 4  # the successful run confirmed the pattern again
+
+
+def test_harmful_strategies_are_retired() -> None:
+    store = SQLitePlaybookStore(":memory:")
+    curator = Curator(retire_min_uses=3, retire_below_success=0.5)
+    bad = Strategy(id="s-bad", domain="support", advice="Call get_quote first.",
+                   tools=["get_quote"], helpful=1, harmful=3)
+    good = Strategy(id="s-good", domain="support", advice="Call find_ticker first.",
+                    tools=["find_ticker"], helpful=3, harmful=1)
+    store.put([bad, good])
+    deltas = curator.retire(store, "support")
+    assert [(d.op, d.strategy_id) for d in deltas] == [("retire", "s-bad")]
+    assert [s.id for s in store.strategies()] == ["s-good"]
+    retired = store.get("s-bad")
+    assert retired is not None and retired.status == "retired" and "harmful" in retired.note
+
+
+def test_stale_strategies_are_retired() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator(stale_after_s=3600)
+    old = Strategy(id="s-old", domain="support", advice="old advice", updated_at=time.time() - 7200)
+    fresh = Strategy(id="s-new", domain="support", advice="new advice")
+    store.put([old, fresh])
+    deltas = curator.retire(store, "support")
+    assert [d.strategy_id for d in deltas] == ["s-old"]
+    assert "stale" in deltas[0].detail
+
+
+def test_the_playbook_stays_bounded_by_evicting_the_weakest() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator(max_per_domain=3)
+    store.put([
+        Strategy(id=f"s-{i}", domain="support", advice=f"advice number {i} about tool_{i}",
+                 tools=[f"tool_{i}"], helpful=i, harmful=5 - i)
+        for i in range(5)
+    ])
+    store.put([Strategy(id="s-other", domain="billing", advice="other domain")])
+    deltas = curator.retire(store, "support")
+    assert sorted(d.strategy_id for d in deltas) == ["s-0", "s-1"]
+    assert {s.id for s in store.strategies("support")} == {"s-2", "s-3", "s-4"}
+    assert [s.id for s in store.strategies("billing")] == ["s-other"]
+
+
+def test_near_duplicates_merge_into_the_better_one() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    keep = Strategy(id="s-keep", domain="support", kind="advice",
+                    advice="Look up the ticker with find_ticker before calling get_quote.",
+                    tools=["find_ticker", "get_quote"], helpful=4, support=3,
+                    provenance=["r1"])
+    store.put([keep])
+    insight = Insight(kind="advice", domain="support",
+                      advice="Look up the ticker with find_ticker before you call get_quote.",
+                      tools=["find_ticker", "get_quote"], keywords=["stock"], run_id="r2",
+                      detail="look ticker find_ticker before call get_quote")
+    deltas = curator.apply(store, [insight])
+    ops = [(d.op, d.detail) for d in deltas]
+    assert ("add", "advice from the LLM reflector") in ops
+    assert any(op == "merge" and "s-keep" in detail for op, detail in ops)
+    [active] = store.strategies()
+    assert active.id == "s-keep"
+    assert active.support == 4 and set(active.provenance) == {"r1", "r2"}
+    retired = store.get(strategy_id("advice", "support", insight.tools, insight.detail))
+    assert retired is not None and retired.status == "retired"
+
+
+def test_different_advice_is_not_merged() -> None:
+    curator = Curator()
+    a = Strategy(id="a", domain="d", kind="advice", advice="Use find_ticker before get_quote.")
+    b = Strategy(id="b", domain="d", kind="advice", advice="Weather needs the city from lookup.")
+    assert not curator.near_duplicates(a, b)
+    assert curator.near_duplicates(a, Strategy(id="c", domain="d", kind="advice",
+                                               advice="Use find_ticker before get_quote!"))

@@ -1,0 +1,118 @@
+"""Injection (relevance, token budget, ids) and online learning that never blocks the run."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import make_trace, stock_trace
+
+from toolcycle.errors import ModelError
+from toolcycle.playbook import Playbook, Strategy, estimate_tokens, judge
+from toolcycle.playbook.playbook import current_grader
+
+TOOLS = ["web_search", "find_ticker", "get_quote"]
+
+
+def _learned_playbook() -> Playbook:
+    pb = Playbook(":memory:")
+    for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
+        pb.observe(stock_trace(company))
+    assert pb.flush(30)
+    assert pb.errors == []
+    return pb
+
+
+def test_an_empty_playbook_injects_nothing() -> None:
+    assert Playbook(":memory:").instructions_for("stock price of Acme", "support", TOOLS) == (
+        "", []
+    )
+
+
+def test_learned_strategies_are_injected_with_their_ids() -> None:
+    pb = _learned_playbook()
+    text, shown = pb.instructions_for("What is the stock price of Hooli Corp?", "support", TOOLS)
+    [strategy] = pb.strategies("support")
+    assert shown == [strategy.id]
+    assert f"[{strategy.id}]" in text and "find_ticker(company)" in text
+    # another agent (domain) or an unrelated task gets nothing
+    assert pb.instructions_for("stock price of Hooli", "other_agent", TOOLS) == ("", [])
+    assert pb.instructions_for("Translate 'cat' to French", "support", TOOLS)[1] == []
+
+
+def test_the_token_budget_bounds_what_is_injected() -> None:
+    pb = Playbook(":memory:", token_budget=60, max_strategies=10)
+    pb.store.put([
+        Strategy(id=f"s-{i}", domain="d", advice=f"Advice {i}: " + "use the stock tools " * 4,
+                 applies_when=["stock"], helpful=10 - i)
+        for i in range(8)
+    ])
+    text, shown = pb.instructions_for("stock", "d", [])
+    assert 1 <= len(shown) < 8
+    assert estimate_tokens(text) <= 60
+    assert shown[0] == "s-0"  # the best evidence goes in first
+    roomy = Playbook(pb.store, token_budget=10_000, max_strategies=10)
+    assert len(roomy.instructions_for("stock", "d", [])[1]) == 8
+
+
+def test_tool_statistics_are_injected_when_a_tool_keeps_failing() -> None:
+    pb = Playbook(":memory:")
+    for i in range(4):
+        pb.observe(make_trace(f"price {i}", [
+            [("get_quote", {"ticker": "X"}, None, "tool timed out after 5 s")],
+            [("find_ticker", {"company": "X"}, "XCO", None)],
+        ]))
+    assert pb.flush(30)
+    text, shown = pb.instructions_for("anything at all", "support", TOOLS)
+    assert shown == []
+    assert "get_quote often times out (4/4 calls" in text
+    assert "prefer find_ticker" in text
+
+
+def test_observe_returns_before_learning_is_done() -> None:
+    pb = Playbook(":memory:")
+    release = threading.Event()
+    learning_started = threading.Event()
+
+    def slow_grader(trace: object, outcome: object) -> bool:
+        learning_started.set()
+        assert release.wait(30)
+        return True
+
+    token = current_grader.set(slow_grader)
+    try:
+        pb.observe(stock_trace("Acme"))  # returns although the grader is blocked
+    finally:
+        current_grader.reset(token)
+    assert learning_started.wait(30)
+    assert not pb.flush(timeout=0.05)  # still learning in the background
+    assert pb.store.candidates() == []
+    release.set()
+    assert pb.flush(30)
+    assert len(pb.store.candidates()) == 1
+
+
+def test_a_failing_grader_is_recorded_and_does_not_stop_learning() -> None:
+    pb = Playbook(":memory:", evaluator=lambda trace, outcome: 1 / 0 > 0)
+    pb.observe(stock_trace("Acme"))
+    assert pb.flush(30)
+    assert len(pb.errors) == 1 and isinstance(pb.errors[0], ZeroDivisionError)
+    pb.evaluator = None
+    pb.observe(stock_trace("Globex"))
+    assert pb.flush(30)
+    assert len(pb.store.candidates()) == 1
+
+
+def test_read_only_playbooks_do_not_learn() -> None:
+    pb = Playbook(":memory:", learn=False)
+    pb.observe(stock_trace("Acme"))
+    assert pb.flush(1)
+    assert pb.store.candidates() == [] and pb.store.tool_observations() == []
+
+
+def test_judge_success() -> None:
+    ok, failed = stock_trace("A"), make_trace("x", [], status="failure")
+    assert judge(ok, None, None)
+    assert not judge(failed, None, None)
+    assert not judge(ok, ModelError("boom"), None)
+    assert not judge(ok, None, lambda t, o: 0.2)
+    assert judge(failed, None, lambda t, o: 0.9)

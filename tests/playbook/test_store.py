@@ -1,0 +1,91 @@
+"""Retrieval relevance, filters, and persistence across processes."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+from conftest import stock_trace
+
+from toolcycle.playbook import Playbook, SQLitePlaybookStore, Strategy
+
+
+def _strategies() -> list[Strategy]:
+    return [
+        Strategy(id="s-stock", domain="support", advice="Call find_ticker, then get_quote.",
+                 tools=["find_ticker", "get_quote"], applies_when=["stock", "price", "shares"]),
+        Strategy(id="s-weather", domain="support", advice="Call staff_directory, then weather.",
+                 tools=["staff_directory", "weather"],
+                 applies_when=["weather", "office", "employee"]),
+        Strategy(id="s-billing", domain="billing", advice="Call invoices first.",
+                 tools=["invoices"], applies_when=["stock", "invoice"]),
+    ]
+
+
+def test_retrieval_returns_the_strategy_about_the_task() -> None:
+    store = SQLitePlaybookStore(":memory:")
+    store.put(_strategies())
+    tools = ["find_ticker", "get_quote", "staff_directory", "weather", "invoices"]
+    hits = store.search("What is the stock price of Globex?", "support", tools)
+    assert [s.id for s, _ in hits] == ["s-stock"]
+    hits = store.search("How is the weather at the office of employee Ann Lee?", "support", tools)
+    assert hits[0][0].id == "s-weather"
+    assert store.search("Tell me a joke", "support", tools) == []
+
+
+def test_retrieval_filters_by_domain_and_available_tools() -> None:
+    store = SQLitePlaybookStore(":memory:")
+    store.put(_strategies())
+    assert [s.id for s, _ in store.search("stock invoice", "billing", ["invoices"])] == [
+        "s-billing"
+    ]
+    # the agent lacks get_quote: a strategy it cannot follow is never shown
+    assert store.search("stock price", "support", ["find_ticker"]) == []
+    assert {s.id for s, _ in store.search("stock price", None, None)} == {"s-stock", "s-billing"}
+
+
+def test_retired_strategies_are_not_retrieved() -> None:
+    store = SQLitePlaybookStore(":memory:")
+    strategies = _strategies()
+    store.put(strategies)
+    assert store.search("stock price", "support", None)
+    strategies[0].status = "retired"
+    store.put([strategies[0]])
+    assert store.search("stock price", "support", None) == []
+
+
+def test_better_evidence_ranks_first() -> None:
+    store = SQLitePlaybookStore(":memory:")
+    store.put([
+        Strategy(id="s-weak", domain="d", advice="a", applies_when=["stock"], helpful=0, harmful=3),
+        Strategy(id="s-strong", domain="d", advice="b", applies_when=["stock"], helpful=3),
+    ])
+    assert [s.id for s, _ in store.search("stock", "d", None)] == ["s-strong", "s-weak"]
+
+
+def _learn_in_child(path: str, company: str) -> None:
+    pb = Playbook(path)
+    pb.observe(stock_trace(company))
+    pb.close()
+
+
+def test_playbooks_in_several_processes_learn_into_one_file(db_path: str) -> None:
+    ctx = mp.get_context("spawn")
+    children = [ctx.Process(target=_learn_in_child, args=(db_path, c))
+                for c in ("Acme Corp", "Globex Corp", "Initech Corp")]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    # a fresh process-level view of the same file sees the strategy the three runs produced
+    store = SQLitePlaybookStore(db_path)
+    [strategy] = store.strategies("support")
+    assert strategy.support == 3 and len(strategy.provenance) == 3
+    assert store.search("stock price of Hooli Corp", "support", ["find_ticker", "get_quote"])
+
+
+def test_the_index_sees_writes_made_through_another_connection(db_path: str) -> None:
+    reader, writer = SQLitePlaybookStore(db_path), SQLitePlaybookStore(db_path)
+    assert reader.search("stock price", "support", None) == []
+    writer.put(_strategies())
+    assert [s.id for s, _ in reader.search("stock price", "support", None)] == ["s-stock"]
