@@ -386,23 +386,50 @@ class KnowledgeBase:
         return Document(row[0], row[1], row[2], json.loads(row[3]), chunk_ids)
 
     def _fts(self, query: str, k: int, filters: tuple[str, list[Any]]) -> list[SearchHit]:
+        """BM25 top-k, then snippets and joins for those k only.
+
+        FTS5's ``ORDER BY rank LIMIT k`` keeps just the best k while scanning, whereas computing
+        snippets (or joining documents) in the same query would do it for every match.
+        """
         match = fts_query(query)
         if not match:
             return []
         clause, params = filters
-        rows = self._conn.execute(
-            "SELECT c.id, c.doc_id, c.text, bm25(chunks_fts) AS rank, "
-            "snippet(chunks_fts, 0, '[', ']', '…', 16), d.title, d.metadata "
-            "FROM chunks_fts JOIN chunks c ON c.pk = chunks_fts.rowid "
-            "JOIN documents d ON d.id = c.doc_id "
-            f"WHERE chunks_fts MATCH ? {clause} ORDER BY rank LIMIT ?",
-            [match, *params, k],
-        ).fetchall()
-        return [
-            SearchHit(r[0], r[1], r[2], -float(r[3]), r[4], r[5], json.loads(r[6]),
-                      {"fts": i + 1})
-            for i, r in enumerate(rows)
-        ]
+        if clause:
+            top = self._conn.execute(
+                "SELECT f.rowid, f.rank FROM chunks_fts f JOIN chunks c ON c.pk = f.rowid "
+                f"JOIN documents d ON d.id = c.doc_id WHERE chunks_fts MATCH ? {clause} "
+                "ORDER BY f.rank LIMIT ?",
+                [match, *params, k],
+            ).fetchall()
+        else:
+            top = self._conn.execute(
+                "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+                (match, k),
+            ).fetchall()
+        if not top:
+            return []
+        marks = ",".join("?" * len(top))
+        pks = [pk for pk, _ in top]
+        snippets = dict(self._conn.execute(
+            "SELECT rowid, snippet(chunks_fts, 0, '[', ']', '…', 16) FROM chunks_fts "
+            f"WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
+            [match, *pks],
+        ).fetchall())
+        rows = self._rows(pks)
+        hits = []
+        for rank, (pk, bm25) in enumerate(top, start=1):
+            cid, doc_id, text, title, metadata = rows[pk]
+            hits.append(SearchHit(cid, doc_id, text, -float(bm25), snippets.get(pk, ""), title,
+                                  json.loads(metadata), {"fts": rank}))
+        return hits
+
+    def _rows(self, pks: list[int]) -> dict[int, tuple[str, str, str, str, str]]:
+        """Chunk id, document id, text, title and metadata of the chunks with these keys."""
+        return {r[0]: r[1:] for r in self._conn.execute(
+            "SELECT c.pk, c.id, c.doc_id, c.text, d.title, d.metadata FROM chunks c "
+            f"JOIN documents d ON d.id = c.doc_id WHERE c.pk IN ({','.join('?' * len(pks))})",
+            pks)}
 
     def _vector(self, query: str, k: int, filters: tuple[str, list[Any]]) -> list[SearchHit]:
         assert self.embedder is not None and self._vectors is not None
@@ -417,13 +444,10 @@ class KnowledgeBase:
         best = self._vectors.nearest(query_vector, k, allowed)
         if not best:
             return []
-        by_rowid = {r[0]: r[1:] for r in self._conn.execute(
-            "SELECT c.pk, c.id, c.doc_id, c.text, d.title, d.metadata FROM chunks c "
-            f"JOIN documents d ON d.id = c.doc_id WHERE c.pk IN ({','.join('?' * len(best))})",
-            [rowid for rowid, _ in best])}
+        rows = self._rows([pk for pk, _ in best])
         hits = []
-        for rank, (rowid, score) in enumerate(best, start=1):
-            cid, doc_id, text, title, metadata = by_rowid[rowid]
+        for rank, (pk, score) in enumerate(best, start=1):
+            cid, doc_id, text, title, metadata = rows[pk]
             hits.append(SearchHit(cid, doc_id, text, score, _lead(text), title,
                                   json.loads(metadata), {"vector": rank}))
         return hits

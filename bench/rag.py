@@ -1,0 +1,118 @@
+"""Knowledge base benchmark: indexing throughput and search latency at 10k and 100k chunks.
+
+    .venv/bin/python bench/rag.py             # 10k and 100k chunks, FTS and hashing vectors
+    .venv/bin/python bench/rag.py --sizes 10000 --queries 100
+
+The corpus is synthetic but shaped like text: words drawn from a Zipf distribution over a
+20k-word vocabulary, about 60 words (~400 characters) per chunk, one chunk per document. Each
+configuration indexes into a fresh SQLite file on disk (WAL, one transaction per 1000
+documents), then runs two sets of 3-word queries: "typical" draws content words uniformly
+from frequency ranks 50-5000 (the head of a Zipf vocabulary behaves like stopwords, which the
+query builder drops in real text); "worst" draws from the Zipf distribution itself, so queries
+contain the most frequent words and match most of the corpus (BM25 cost grows with matches).
+Figures are printed as a Markdown table; they depend on the machine, so compare runs on the
+same one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from toolcycle.rag import Document, HashingEmbedder, KnowledgeBase
+
+VOCABULARY = 20_000
+WORDS_PER_CHUNK = 60
+BATCH = 1000
+
+
+def make_vocabulary(rng: random.Random) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words: set[str] = set()
+    while len(words) < VOCABULARY:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 10))))
+    return sorted(words)
+
+
+def sampler(words: list[str], rng: random.Random) -> tuple[list[str], list[float]]:
+    weights = [1.0 / (rank + 1) for rank in range(len(words))]  # Zipf, s = 1
+    shuffled = words[:]
+    rng.shuffle(shuffled)
+    return shuffled, weights
+
+
+def corpus(n: int, seed: int = 7) -> tuple[list[Document], dict[str, list[str]]]:
+    rng = random.Random(seed)
+    vocab, weights = sampler(make_vocabulary(rng), rng)
+    docs = []
+    for i in range(n):
+        words = rng.choices(vocab, weights, k=WORDS_PER_CHUNK)
+        sentences = [" ".join(words[j:j + 12]).capitalize() + "." for j in range(0, 60, 12)]
+        docs.append(Document(f"d{i}", " ".join(sentences), metadata={"shard": i % 10}))
+    queries = {
+        "typical": [" ".join(rng.choices(vocab[50:5000], k=3)) for _ in range(1000)],
+        "worst": [" ".join(rng.choices(vocab, weights, k=3)) for _ in range(1000)],
+    }
+    return docs, queries
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def run(size: int, n_queries: int, vectors: bool, folder: Path) -> list[str]:
+    docs, queries = corpus(size)
+    embedder = HashingEmbedder() if vectors else None
+    kb = KnowledgeBase(folder / f"kb-{size}-{int(vectors)}.sqlite", embedder=embedder)
+    start = time.perf_counter()
+    for i in range(0, size, BATCH):
+        kb.add_many(docs[i:i + BATCH])
+    elapsed = time.perf_counter() - start
+    chunks = kb.count_chunks()
+    size_mb = Path(kb.path).stat().st_size / 1e6
+    label = "fts + hashing vectors" if vectors else "fts only"
+    rows = [f"| {chunks:,} | {label} | indexing | {chunks / elapsed:,.0f} chunks/s "
+            f"({elapsed:.1f} s, file {size_mb:.0f} MB) |"]
+    modes = ["fts", "vector", "hybrid"] if vectors else ["fts"]
+    for mode in modes:
+        for kind, texts in queries.items():
+            if kind == "worst" and mode == "vector":
+                continue  # vector search cost does not depend on the words
+            kb.search(texts[0], mode=mode)  # type: ignore[arg-type]  # warm: loads the vectors
+            times = []
+            for query in texts[:n_queries]:
+                t0 = time.perf_counter()
+                kb.search(query, k=5, mode=mode)  # type: ignore[arg-type]
+                times.append((time.perf_counter() - t0) * 1000)
+            rows.append(
+                f"| {chunks:,} | {label} | search {mode}, {kind} queries (k=5) | "
+                f"p50 {percentile(times, 0.5):.2f} ms · p95 {percentile(times, 0.95):.2f} ms |"
+            )
+    kb.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--no-vectors", action="store_true", help="FTS only")
+    args = parser.parse_args()
+    print("| chunks | index | measure | figure |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            for vectors in ([False] if args.no_vectors else [False, True]):
+                for row in run(size, args.queries, vectors, Path(tmp)):
+                    print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
