@@ -145,8 +145,8 @@ def _page(title: str, body: str) -> str:
 
 
 def _header(trace: Trace, heading: str) -> str:
-    started = _when(trace.started_at)
-    duration = _ms(trace.duration_ms) if trace.ended_at is not None else "no end recorded"
+    started = format_time(trace.started_at)
+    duration = format_ms(trace.duration_ms) if trace.ended_at is not None else "no end recorded"
     return (
         f"<h1>{escape(heading)} {_status_badge(trace.status)}</h1>"
         f'<div class="sub">model {escape(trace.model_name or "unknown")} · started {started}'
@@ -233,7 +233,7 @@ def _step_block(step: Step) -> str:
     if step.finish_reason:
         badges.append(f'<span class="badge">{escape(step.finish_reason)}</span>')
     meta = (
-        f"model {_ms(step.model_ms)} · tools {_ms(step.tools_ms)} · tokens in "
+        f"model {format_ms(step.model_ms)} · tools {format_ms(step.tools_ms)} · tokens in "
         f"{step.usage.input_tokens:,} / out {step.usage.output_tokens:,}"
     )
     parts = [
@@ -267,8 +267,9 @@ def _call_block(call: ToolCallRecord) -> str:
     return (
         f'<details class="call{" error" if failed else ""}" data-call-id="{escape(call.call_id)}">'
         f'<summary><span class="name">{escape(call.name)}</span>{kind}{status}'
-        f'<span class="id">{escape(call.call_id)}</span><span class="dur">{_ms(call.duration_ms)}'
-        f'</span></summary><div class="body"><div class="label">Arguments</div>'
+        f'<span class="id">{escape(call.call_id)}</span>'
+        f'<span class="dur">{format_ms(call.duration_ms)}</span></summary>'
+        '<div class="body"><div class="label">Arguments</div>'
         f"<pre>{escape(args)}</pre>{observation}</div></details>"
     )
 
@@ -388,8 +389,8 @@ def render_chart(
         base = top + plot_h
         tip = (
             f"attempt {step.attempt}, iteration {step.iteration}: in {step.usage.input_tokens:,}"
-            f" / out {step.usage.output_tokens:,} tokens, model {_ms(step.model_ms)}, "
-            f"tools {_ms(step.tools_ms)}"
+            f" / out {step.usage.output_tokens:,} tokens, model {format_ms(step.model_ms)}, "
+            f"tools {format_ms(step.tools_ms)}"
         )
         svg.append(
             f'<g class="bar"><title>{escape(tip)}</title>'
@@ -456,13 +457,15 @@ def _cost(trace: Trace) -> str:
     return f"${cost:,.4f}" if isinstance(cost, int | float) else "unknown"
 
 
-def _when(epoch: float) -> str:
+def format_time(epoch: float) -> str:
+    """Epoch seconds as a UTC timestamp (pages and the CLI show the same text)."""
     if not epoch:
         return "unknown"
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _ms(value: float) -> str:
+def format_ms(value: float) -> str:
+    """A duration in milliseconds, switching to seconds from one second on."""
     return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.1f} ms"
 
 

@@ -1,0 +1,338 @@
+"""``toolcycle trace list|show|html|export``: look at recorded runs without reading JSON.
+
+``show`` prints the same timeline the HTML page draws, coloured with ``rich`` (the ``cli``
+extra): iterations, thoughts, calls with arguments, observations, errors, tokens and timings.
+Colours follow the terminal (``--no-color`` or ``NO_COLOR`` turn them off), so the output can
+also be pasted into an issue. Bulk exports show a progress bar on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..html_view import format_ms, format_time, render_comparison_html, render_html
+from ..trace import Step, ToolCallRecord, Trace
+from ..trace import _clip as _clip
+from ..trace_store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+STATUS_STYLES = {
+    "success": "bold green",
+    "failure": "bold red",
+    "crashed": "bold red",
+    "cancelled": "bold yellow",
+    "running": "bold yellow",
+}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("trace", help="list, show, and export recorded runs")
+    commands = parser.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--db", help=f"trace database (default: ${ENV_VAR} or {DEFAULT_PATH})")
+
+    ls = commands.add_parser("list", help="recent runs, newest first")
+    common(ls)
+    ls.add_argument("--agent", help="only runs of this agent")
+    ls.add_argument("--status", choices=["running", "success", "failure", "cancelled", "crashed"])
+    ls.add_argument("--since", help="only runs started since: 30m, 12h, 7d or an ISO date")
+    ls.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    ls.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    ls.set_defaults(handler=_list)
+
+    show = commands.add_parser("show", help="a coloured timeline of one run")
+    common(show)
+    show.add_argument("run", help="run id (a unique prefix is enough)")
+    show.add_argument("--no-color", action="store_true", help="plain text, no colours")
+    show.add_argument("--max-chars", type=int, default=400, help="clip long texts (default 400)")
+    show.add_argument("--width", type=int, default=None, help="wrap at this many columns")
+    show.set_defaults(handler=_show)
+
+    html = commands.add_parser("html", help="write a self-contained HTML page for a run")
+    common(html)
+    html.add_argument("run", help="run id (a unique prefix is enough)")
+    html.add_argument("--compare", metavar="RUN", help="a second run to show side by side")
+    html.add_argument("-o", "--output", required=True, help="the .html file to write")
+    html.set_defaults(handler=_html)
+
+    export = commands.add_parser("export", help="export runs as JSON")
+    common(export)
+    export.add_argument("runs", nargs="*", help="run ids; none with --all")
+    export.add_argument("--all", action="store_true", help="every run matching the filters")
+    export.add_argument("--agent")
+    export.add_argument("--status")
+    export.add_argument("--since")
+    export.add_argument("--format", choices=["json", "jsonl"], default="json")
+    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+    export.set_defaults(handler=_export)
+
+
+# -- handlers -----------------------------------------------------------------------------------
+
+
+def _open_store(args: argparse.Namespace) -> TraceStore | None:
+    path = Path(args.db or os.environ.get(ENV_VAR) or DEFAULT_PATH).expanduser()
+    if not path.exists():
+        print(f"toolcycle trace: no trace database at {path}", file=sys.stderr)
+        return None
+    return TraceStore(path)
+
+
+def _load(store: TraceStore, run_id: str) -> Trace | None:
+    try:
+        trace = store.get(run_id)
+    except KeyError as exc:
+        print(f"toolcycle trace: {exc.args[0]}", file=sys.stderr)
+        return None
+    if trace is None:
+        print(f"toolcycle trace: no run {run_id!r} in {store.path}", file=sys.stderr)
+    return trace
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    if store is None:
+        return 1
+    with store:
+        try:
+            rows = store.list(agent=args.agent, status=args.status, since=args.since,
+                              limit=args.limit)
+        except ValueError as exc:
+            print(f"toolcycle trace: {exc}", file=sys.stderr)
+            return 2
+    if args.json:
+        for row in rows:
+            print(json.dumps({**_summary_dict(row), "duration_ms": row.duration_ms}))
+        return 0
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("run", "agent", "status", "started (UTC)", "iter", "tokens in/out",
+                   "duration"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("termination", overflow="ellipsis", no_wrap=True, min_width=8)
+    for row in rows:
+        table.add_row(
+            row.run_id, row.agent_name,
+            f"[{STATUS_STYLES.get(row.status, '')}]{row.status}[/]",
+            format_time(row.started_at)[:16], str(row.iterations),
+            f"{row.input_tokens:,}/{row.output_tokens:,}",
+            "-" if row.duration_ms is None else format_ms(row.duration_ms),
+            row.termination_reason or row.error_code or "-",
+        )
+    console = _console(no_color=False)
+    if not console.is_terminal:  # piped: do not squeeze the table to the 80-column default
+        console.width = 200
+    console.print(table if rows else "no runs match")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    if store is None:
+        return 1
+    with store:
+        trace = _load(store, args.run)
+    if trace is None:
+        return 1
+    console = _console(no_color=args.no_color, width=args.width)
+    print_timeline(trace, console, max_chars=args.max_chars)
+    return 0
+
+
+def _html(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    if store is None:
+        return 1
+    with store:
+        trace = _load(store, args.run)
+        other = _load(store, args.compare) if args.compare else None
+    if trace is None or (args.compare and other is None):
+        return 1
+    page = render_comparison_html(trace, other) if other is not None else render_html(trace)
+    Path(args.output).write_text(page, encoding="utf-8")
+    print(f"wrote {args.output} ({len(page):,} bytes)", file=sys.stderr)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    if not args.runs and not args.all:
+        print("toolcycle trace export: name run ids or pass --all", file=sys.stderr)
+        return 2
+    store = _open_store(args)
+    if store is None:
+        return 1
+    with store:
+        run_ids = list(args.runs)
+        if args.all:
+            try:
+                rows = store.list(agent=args.agent, status=args.status, since=args.since,
+                                  limit=None)
+            except ValueError as exc:
+                print(f"toolcycle trace: {exc}", file=sys.stderr)
+                return 2
+            run_ids.extend(row.run_id for row in rows)
+        traces = _load_with_progress(store, run_ids)
+    if traces is None:
+        return 1
+    if args.format == "jsonl":
+        text = "".join(t.to_json() + "\n" for t in traces)
+    elif len(traces) == 1 and not args.all:
+        text = traces[0].to_json(indent=2) + "\n"
+    else:
+        text = json.dumps([t.to_dict() for t in traces], indent=2, ensure_ascii=False,
+                          default=str) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"exported {len(traces)} run(s) to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _load_with_progress(store: TraceStore, run_ids: list[str]) -> list[Trace] | None:
+    """Load traces, with a progress bar on an interactive stderr when there are many."""
+    from rich.progress import Progress
+
+    err = _console(no_color=False, stderr=True)
+    traces: list[Trace] = []
+    with Progress(console=err, transient=True,
+                  disable=len(run_ids) < 20 or not err.is_terminal) as progress:
+        task = progress.add_task("loading traces", total=len(run_ids))
+        for run_id in run_ids:
+            trace = _load(store, run_id)
+            if trace is None:
+                return None
+            traces.append(trace)
+            progress.advance(task)
+    return traces
+
+
+# -- the timeline -----------------------------------------------------------------------------
+
+
+def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> None:
+    """Print a run as a readable timeline (the terminal twin of the HTML page)."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    head = Text.assemble(
+        ("run ", "dim"), (trace.run_id, "bold"), ("  agent ", "dim"), (trace.agent_name, "bold"),
+        ("  model ", "dim"), trace.model_name or "unknown", ("  status ", "dim"),
+        (trace.status, STATUS_STYLES.get(trace.status, "")),
+    )
+    console.print(head)
+    ended = format_ms(trace.duration_ms) if trace.ended_at is not None else "no end recorded"
+    console.print(Text(f"started {format_time(trace.started_at)} · {ended}", style="dim"))
+    if trace.user_prompt:
+        console.print(Text.assemble(("user: ", "bold"), _clip(trace.user_prompt, max_chars)))
+    attempt: int | None = None
+    for step in trace.steps:
+        if step.attempt != attempt:
+            if attempt is not None:
+                _print_validation(trace, attempt, console)
+            attempt = step.attempt
+            console.print(Rule(f"attempt {attempt}", align="left", style="dim"))
+        _print_step(step, console, max_chars)
+    if attempt is not None:
+        _print_validation(trace, attempt, console)
+    console.print(Rule(style="dim"))
+    term = trace.termination or {}
+    if term:
+        line = Text.assemble(("termination: ", "bold"), str(term.get("reason")))
+        if term.get("action"):
+            line.append(f" ({term['action']})")
+        if term.get("detail"):
+            line.append(f" · {term['detail']}", style="dim")
+        console.print(line)
+    if trace.error:
+        console.print(Text.assemble(("error: ", "bold red"), (
+            f"{trace.error.get('code', '')}: {trace.error.get('message', '')}", "red")))
+    u = trace.usage
+    cost = trace.metadata.get("cost_usd")
+    console.print(Text(
+        f"usage: {u.requests} requests · {u.tool_calls} tool calls · tokens in "
+        f"{u.input_tokens:,} / out {u.output_tokens:,} · cache read {u.cache_read_tokens:,} / "
+        f"write {u.cache_write_tokens:,}"
+        + (f" · cost ${cost:,.4f}" if isinstance(cost, int | float) else ""),
+        style="dim",
+    ))
+    if trace.output is not None:
+        output = trace.output if isinstance(trace.output, str) else json.dumps(
+            trace.output, ensure_ascii=False, default=str)
+        console.print(Text.assemble(("output: ", "bold green"), _clip(output, max_chars)))
+
+
+def _print_step(step: Step, console: Console, max_chars: int) -> None:
+    from rich.text import Text
+
+    title = Text.assemble((f"iteration {step.iteration}", "bold cyan"))
+    if step.forced:
+        title.append(" forced final answer", style="yellow")
+    title.append(
+        f"  model {format_ms(step.model_ms)} · tools {format_ms(step.tools_ms)} · tokens in "
+        f"{step.usage.input_tokens:,} / out {step.usage.output_tokens:,}",
+        style="dim",
+    )
+    console.print(title)
+    if step.thinking:
+        console.print(Text(f"  thinking: {_clip(step.thinking, max_chars)}", style="dim italic"))
+    if step.thought:
+        console.print(Text.assemble("  ", ("thought: ", "bold"), _clip(step.thought, max_chars)))
+    for call in step.tool_calls:
+        _print_call(call, console, max_chars)
+
+
+def _print_call(call: ToolCallRecord, console: Console, max_chars: int) -> None:
+    from rich.text import Text
+
+    args = json.dumps(call.args, ensure_ascii=False) if call.args is not None else "?"
+    failed = call.error is not None
+    line = Text.assemble(
+        "  ", ("→ ", "red" if failed else "magenta"), (call.name, "bold"), " ",
+        _clip(args, max_chars), (f"  [{call.call_id}] {format_ms(call.duration_ms)}", "dim"),
+    )
+    if call.kind != "tool":
+        line.append(f" ({call.kind})", style="dim")
+    console.print(line)
+    if failed:
+        console.print(Text.assemble("    ", ("✗ ", "bold red"),
+                                    (_clip(call.error or "", max_chars), "red")))
+    else:
+        console.print(Text.assemble("    ", ("← ", "green"), _clip(call.result or "", max_chars)))
+
+
+def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
+    from rich.text import Text
+
+    for record in trace.attempts:
+        if record.attempt == attempt and record.errors:
+            source = record.validator or record.code or "validation"
+            console.print(Text.assemble(
+                ("  ✗ ", "bold yellow"), (f"attempt {attempt} failed validation ({source}): ",
+                                          "yellow"), "; ".join(record.errors)))
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _console(no_color: bool, width: int | None = None, stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    plain = no_color or bool(os.environ.get("NO_COLOR"))
+    return Console(no_color=plain, color_system=None if plain else "auto", width=width,
+                   stderr=stderr, highlight=False, emoji=False)
+
+
+def _summary_dict(row: TraceSummary) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in row.__slots__}
+
+
