@@ -284,7 +284,7 @@ async def _request(
     started = time.perf_counter()
     try:
         message = await state.guard(_call_model(state, settings, iteration), "model_request")
-    except AgentError:
+    except (AgentError, LimitHit):
         state.record_failed_request(step, started)
         raise
     except Exception as exc:

@@ -15,6 +15,7 @@ import enum
 import inspect
 import json
 import re
+import sys
 import types
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -136,9 +137,17 @@ class Tool[DepsT]:
         concurrent: bool = False,
         max_calls: int | None = None,
         inline: bool = False,
+        localns: dict[str, Any] | None = None,
     ) -> Tool[Any]:
-        """Build the spec from the signature, type hints and docstring of ``function``."""
-        schema, context_param, adapter, doc_description = _schema_from_function(function)
+        """Build the spec from the signature, type hints and docstring of ``function``.
+
+        ``localns`` resolves string annotations naming local classes (``@tool`` passes the
+        caller's locals, so tools defined inside functions work under
+        ``from __future__ import annotations``).
+        """
+        schema, context_param, adapter, doc_description = _schema_from_function(
+            function, localns
+        )
         spec = ToolSpec(
             name=name or function.__name__,
             description=description if description is not None else doc_description,
@@ -254,6 +263,8 @@ def tool(
     Usable bare (``@tool``) or with options (``@tool(timeout=5, concurrent=True)``).
     """
 
+    localns = sys._getframe(1).f_locals
+
     def wrap(fn: ToolFunction) -> Tool[Any]:
         return Tool.from_function(
             fn,
@@ -263,6 +274,7 @@ def tool(
             concurrent=concurrent,
             max_calls=max_calls,
             inline=inline,
+            localns=localns,
         )
 
     return wrap(function) if function is not None else wrap
@@ -361,10 +373,10 @@ def _json_default(value: Any) -> Any:
 
 
 def _schema_from_function(
-    function: ToolFunction,
+    function: ToolFunction, localns: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any], str | None, _ArgumentsAdapter | None, str]:
     signature = inspect.signature(function)
-    hints = typing.get_type_hints(function, include_extras=True)
+    hints = typing.get_type_hints(function, localns=localns, include_extras=True)
     doc = docstring_parser.parse(inspect.getdoc(function) or "")
     param_docs = {p.arg_name: p.description for p in doc.params}
     context_param = _context_param_of(function, hints)

@@ -1,0 +1,258 @@
+"""The loop in free-text mode: iterations, several calls per turn, and every failure path
+becoming an observation (the seeds' scenarios)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from toolcycle import Agent, Limits, Message, RunContext, Tool, tool
+from toolcycle.models.protocol import ProtocolViolation
+from toolcycle.models.scripted import ScriptedModel, call
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: The first addend.
+        b: The second addend.
+    """
+    return a + b
+
+
+@tool
+def boom(reason: str) -> str:
+    """Always fails."""
+    raise RuntimeError(f"exploded: {reason}")
+
+
+def results_of(message: Message) -> list[tuple[str, str, bool]]:
+    return [(r.call_id, r.content, r.is_error) for r in message.results]
+
+
+async def test_single_iteration_answer_without_tools() -> None:
+    model = ScriptedModel(["Hello!"])
+    result = await Agent(model, "Be nice.", [add]).run("hi")
+    assert result.output == "Hello!"
+    assert result.iterations == 1
+    assert result.termination.reason == "completed"
+    assert result.termination.action == "answered"
+    assert [m.role for m in result.messages] == ["system", "user", "assistant"]
+
+
+async def test_multi_iteration_chaining_uses_previous_observation() -> None:
+    def script(messages: list[Message], _settings: Any) -> Any:
+        last = messages[-1]
+        if last.role == "user":
+            return call("add", {"a": 2, "b": 3})
+        value = int(last.results[0].content)
+        if value < 10:
+            return call("add", {"a": value, "b": value})
+        return f"The result is {value}."
+
+    result = await Agent(ScriptedModel(script), tools=[add]).run("double until >= 10")
+    assert result.output == "The result is 10."
+    assert [r.result for r in result.tool_calls] == ["5", "10"]
+    assert [r.iteration for r in result.tool_calls] == [1, 2]
+    assert result.iterations == 3
+
+
+async def test_several_calls_in_one_turn_results_matched_by_id_in_call_order() -> None:
+    model = ScriptedModel([
+        [call("add", {"a": 1, "b": 1}, id="c-a"), call("add", {"a": 2, "b": 2}, id="c-b"),
+         call("add", {"a": 3, "b": 3}, id="c-c")],
+        "done",
+    ])
+    result = await Agent(model, tools=[add]).run("go")
+    tool_message = result.messages[-2]
+    assert tool_message.role == "tool"
+    assert results_of(tool_message) == [("c-a", "2", False), ("c-b", "4", False),
+                                        ("c-c", "6", False)]
+
+
+async def test_unknown_tool_is_an_observation_listing_tools_then_recovery() -> None:
+    model = ScriptedModel([call("mul", {"a": 2, "b": 3}), call("add", {"a": 2, "b": 3}), "5"])
+    result = await Agent(model, tools=[add, boom]).run("go")
+    first = result.tool_calls[0]
+    assert first.kind == "unknown"
+    assert first.error is not None and "Unknown tool `mul`" in first.error
+    assert "add" in first.error and "boom" in first.error
+    assert result.tool_calls[1].result == "5"
+    assert result.output == "5"
+
+
+async def test_throwing_tool_beside_succeeding_one() -> None:
+    model = ScriptedModel([[call("boom", {"reason": "x"}), call("add", {"a": 1, "b": 2})], "ok"])
+    result = await Agent(model, tools=[add, boom]).run("go")
+    failed, succeeded = result.tool_calls
+    assert failed.error == "Tool `boom` failed: RuntimeError: exploded: x"
+    assert succeeded.result == "3" and succeeded.error is None
+    assert results_of(result.messages[-2])[0][2] is True
+
+
+async def test_bad_arguments_then_corrected() -> None:
+    model = ScriptedModel([
+        call("add", {"a": "one", "c": 5}),
+        call("add", {"a": 1, "b": 2}),
+        "3",
+    ])
+    result = await Agent(model, tools=[add]).run("go")
+    error = result.tool_calls[0].error
+    assert error is not None
+    assert 'a: "one" is not of type "integer"' in error
+    assert "(root): \"b\" is a required property" in error
+    assert "'c' was unexpected" in error
+    assert "Expected schema:" in error
+    assert result.tool_calls[1].result == "3"
+
+
+async def test_malformed_json_arguments_become_an_observation() -> None:
+    model = ScriptedModel([call("add", raw='{"a": 1, "b":'), call("add", raw="[1, 2]"), "gave up"])
+    result = await Agent(model, tools=[add]).run("go")
+    first, second = result.tool_calls
+    assert first.error is not None and "not valid JSON" in first.error
+    assert second.error is not None and "must be a JSON object" in second.error
+    assert result.output == "gave up"
+
+
+async def test_tool_timeout_becomes_an_observation() -> None:
+    @tool(timeout=0.05)
+    async def slow() -> str:
+        await asyncio.sleep(5)
+        return "never"
+
+    result = await Agent(ScriptedModel([call("slow"), "timed out"]), tools=[slow]).run("go")
+    assert result.tool_calls[0].error == "Tool `slow` timed out after 0.05 s."
+
+
+async def test_sync_tool_timeout_becomes_an_observation() -> None:
+    import time
+
+    @tool(timeout=0.05)
+    def slow_sync() -> str:
+        time.sleep(0.3)
+        return "late"
+
+    result = await Agent(ScriptedModel([call("slow_sync"), "ok"]), tools=[slow_sync]).run("go")
+    assert result.tool_calls[0].error == "Tool `slow_sync` timed out after 0.05 s."
+
+
+async def test_unserializable_result_falls_back_to_marked_text() -> None:
+    class Opaque:
+        def __repr__(self) -> str:
+            return "<Opaque thing>"
+
+    @tool
+    def weird() -> Any:
+        return {"x": Opaque()}
+
+    result = await Agent(ScriptedModel([call("weird"), "ok"]), tools=[weird]).run("go")
+    record = result.tool_calls[0]
+    assert record.error is not None
+    assert "not JSON-serializable" in record.error and "<Opaque thing>" in record.error
+
+
+async def test_structured_tool_results_are_json() -> None:
+    class Point(BaseModel):
+        x: int
+        y: int
+
+    @tool
+    def origin() -> Point:
+        return Point(x=0, y=0)
+
+    result = await Agent(ScriptedModel([call("origin"), "ok"]), tools=[origin]).run("go")
+    assert json.loads(result.tool_calls[0].result or "") == {"x": 0, "y": 0}
+
+
+async def test_long_observation_truncated_with_marker() -> None:
+    @tool
+    def big() -> str:
+        return "x" * 1000
+
+    agent = Agent(ScriptedModel([call("big"), "ok"]), tools=[big],
+                  limits=Limits(max_observation_chars=100))
+    result = await agent.run("go")
+    content = result.messages[-2].results[0].content
+    assert content.startswith("x" * 100)
+    assert "[... truncated: 900 of 1000 characters cut]" in content
+
+
+async def test_run_context_injected_and_hidden_from_schema() -> None:
+    seen: dict[str, Any] = {}
+
+    @tool
+    def whoami(ctx: RunContext[dict[str, str]], greeting: str) -> str:
+        seen.update(deps=ctx.deps, iteration=ctx.iteration, call_id=ctx.tool_call_id)
+        ctx.run_state["count"] = ctx.run_state.get("count", 0) + 1
+        return f"{greeting}, {ctx.deps['user']}"
+
+    assert "ctx" not in whoami.spec.parameters["properties"]
+    model = ScriptedModel([call("whoami", {"greeting": "hi"}, id="w1"), "done"])
+    result = await Agent(model, tools=[whoami]).run("go", deps={"user": "ada"})
+    assert result.tool_calls[0].result == "hi, ada"
+    assert seen == {"deps": {"user": "ada"}, "iteration": 1, "call_id": "w1"}
+
+
+async def test_multi_turn_memory_via_message_history() -> None:
+    first = await Agent(ScriptedModel([call("add", {"a": 1, "b": 2}), "3"]), "Math.",
+                        [add]).run("1+2?")
+
+    def second_script(messages: list[Message], _settings: Any) -> Any:
+        # the previous run's call, result and answer are all in the history
+        roles = [m.role for m in messages]
+        assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
+        assert messages[3].results[0].content == "3"
+        return "You asked 1+2 before; it was 3."
+
+    second = await Agent(ScriptedModel(second_script), "Math.", [add]).run(
+        "what did I ask?", message_history=first.messages
+    )
+    assert second.output == "You asked 1+2 before; it was 3."
+    assert [m.role for m in second.new_messages] == ["user", "assistant"]
+
+
+async def test_model_error_keeps_partial_result() -> None:
+    from toolcycle import ModelError
+
+    model = ScriptedModel([call("add", {"a": 1, "b": 2})])  # exhausted after one reply
+    with pytest.raises(ModelError) as info:
+        await Agent(model, tools=[add]).run("go")
+    partial = info.value.result
+    assert partial is not None
+    assert partial.tool_calls[0].result == "3"
+    assert partial.usage.requests == 2
+    assert partial.trace.status == "failure"
+    assert partial.termination.reason == "model_error"
+
+
+def test_scripted_model_rejects_a_history_real_apis_reject() -> None:
+    model = ScriptedModel(["x"])
+    orphan = [Message.user("hi"), Message.assistant(tool_calls=[call("add", {}, id="1")]),
+              Message.user("again")]
+    from toolcycle.models.base import ModelSettings
+
+    with pytest.raises(ProtocolViolation, match="must be answered"):
+        asyncio.run(model.request(orphan, ModelSettings()))
+
+
+def test_tool_from_schema_validates_and_calls_with_keywords() -> None:
+    seen: list[dict[str, Any]] = []
+    lookup = Tool.from_schema(
+        "lookup", "Look up a city.",
+        {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "Rome"]}},
+         "required": ["city"], "additionalProperties": False},
+        lambda **kw: seen.append(kw) or "found",
+    )
+    model = ScriptedModel(
+        [call("lookup", {"city": "Oslo"}), call("lookup", {"city": "Rome"}), "ok"]
+    )
+    result = asyncio.run(Agent(model, tools=[lookup]).run("go"))
+    assert result.tool_calls[0].error is not None and "Oslo" in result.tool_calls[0].error
+    assert seen == [{"city": "Rome"}]
