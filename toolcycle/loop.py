@@ -170,7 +170,10 @@ async def _run_attempts(state: RunState) -> Any:
             ValidationFailure(state.attempt, problem.errors, problem.validator, problem.code)
         )
         await state.emit(AttemptEnd(state.attempt, False))
-        if state.attempt >= max_attempts or outcome.forced:
+        # max_iterations bounds one attempt, so a rejected forced output may still retry;
+        # after a run-wide limit (timeout, budgets) there is nothing left to retry with.
+        run_limit = outcome.forced and outcome.limit != "max_iterations"
+        if state.attempt >= max_attempts or run_limit:
             raise _attempts_exhausted(state, problem)
         state.append(Message.user(state.output.error_prompt(problem.errors, state.attempt)))
 

@@ -71,6 +71,7 @@ class RunState:
     last_preview_args: dict[str, Any] | None = None
     forcing: bool = False
     deadline: float | None = None
+    suspended_deadline: float | None = None  # the run's deadline while a forced request runs
     history_chars: int = 0
     tracks_size: bool = False  # only when a token budget is set: keeps the hot path lean
     termination: Termination | None = None
@@ -117,6 +118,9 @@ class RunState:
         self.ctx.attempt = self.attempt
         self.ctx.attempt_state.clear()
         self.last_preview_args = None
+        if self.forcing:  # a forced output ended the last attempt; this one is normal again
+            self.forcing = False
+            self.deadline = self.suspended_deadline
 
     def next_iteration(self) -> int:
         self.iteration += 1
@@ -206,7 +210,9 @@ class RunState:
     def forced_settings(self) -> ModelSettings:
         """Settings of the final request at a limit: no tools, or the output tool forced."""
         self.forcing = True
-        self.deadline = None  # the final answer gets its request even after a timeout
+        # The final answer gets its request even after a timeout; the deadline comes back if
+        # a rejected forced output leads to another attempt.
+        self.suspended_deadline, self.deadline = self.deadline, None
         if self.output.is_text:
             return replace(self.settings, tool_choice="none")
         assert self.output.tool is not None
