@@ -30,8 +30,16 @@ $(VENV)/.dev: $(VENV)/.created pyproject.toml
 	$(PIP) install --quiet -e '.[dev]'
 	touch $@
 
+# BFCL data and executable backends for tests/conformance, pinned and installed without their
+# declared dependencies (heavy and unneeded), which a pip extra cannot express.
+CONFORMANCE_PKGS := bfcl-eval==2026.3.23 mpmath==1.3.0
+
+$(VENV)/.conformance: $(VENV)/.dev
+	$(PIP) install --quiet --no-deps $(CONFORMANCE_PKGS)
+	touch $@
+
 venv: $(VENV)/.created
-dev: $(VENV)/.dev
+dev: $(VENV)/.dev $(VENV)/.conformance
 
 lint: dev
 	$(VENV)/bin/ruff check .
