@@ -17,7 +17,6 @@ the output tool forced). It is validated (an integer >= 0) and clamped to
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 import warnings
@@ -188,17 +187,35 @@ def clamp_tool_cycles(value: int) -> int:
 
 
 def find_citations(output: Any, known: Callable[[str], bool]) -> list[str]:
-    """Chunk ids cited in square brackets anywhere in the output (text or structured), in
-    order of first appearance, keeping only ids that ``known`` confirms exist."""
+    """Chunk ids the output cites, in order of first appearance, keeping only ids that
+    ``known`` confirms exist (a model can invent ids).
+
+    In text, a citation is an id in square brackets (``[refunds#0]``, ``[a#0, b#1]``); in
+    structured output, every string field is read that way, and a string field that is
+    exactly a chunk id (an item of a ``sources: list[str]`` field, say) counts too.
+    """
     dump = getattr(output, "model_dump", None)
-    text = output if isinstance(output, str) else json.dumps(
-        dump(mode="json") if callable(dump) else output, ensure_ascii=False, default=str)
+    value = dump(mode="json") if callable(dump) else output
     found: list[str] = []
-    for group in _CITATION_GROUP.findall(text):
-        for token in re.split(r"[,;\s]+", group):
+    for text in _strings(value):
+        tokens = [text] if _CHUNK_ID.match(text) else [
+            token for group in _CITATION_GROUP.findall(text)
+            for token in re.split(r"[,;\s]+", group)
+        ]
+        for token in tokens:
             if _CHUNK_ID.match(token) and token not in found and known(token):
                 found.append(token)
     return found
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in _strings(item)]
+    return []
 
 
 class _Session:
