@@ -457,16 +457,25 @@ def _split_url(text: str) -> tuple[str, str | None]:
     return match["model"], match["url"]
 
 
+def _key_for(url: str | None) -> str | None:
+    """The key from the environment; a placeholder for a custom server that needs none.
+
+    Without a URL the SDK's own "missing credentials" error is the clearest answer.
+    """
+    key = os.environ.get("OPENAI_API_KEY")
+    return key if key or url is None else "not-needed"
+
+
 def model_from_string(text: str) -> OpenAIModel:
-    """``"openai:gpt-4o-mini"`` (key from ``OPENAI_API_KEY``)."""
+    """``"openai:gpt-4o-mini"`` (key from ``OPENAI_API_KEY``), or ``"openai:<model>@<url>"``."""
     name, url = _split_url(text)
-    return OpenAIModel(name, base_url=url)
+    return OpenAIModel(name, base_url=url, api_key=_key_for(url))
 
 
 def functions_model_from_string(text: str) -> OpenAIFunctionsModel:
     """``"openai-functions:<model>"`` or ``"openai-functions:<model>@<base url>"``."""
     name, url = _split_url(text)
-    return OpenAIFunctionsModel(name, base_url=url)
+    return OpenAIFunctionsModel(name, base_url=url, api_key=_key_for(url))
 
 
 def compatible_model_from_string(text: str) -> OpenAIModel:
@@ -485,7 +494,7 @@ def compatible_model_from_string(text: str) -> OpenAIModel:
     return OpenAIModel(
         name,
         base_url=url,
-        api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+        api_key=_key_for(url),
         tool_call_content="",
         max_tokens_field="max_tokens",
         provider="openai-compatible",
