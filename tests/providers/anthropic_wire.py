@@ -158,7 +158,7 @@ def _check_messages(messages: list[Any], thinking: bool) -> None:
             ):
                 raise WireError(
                     f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, "
-                    "but found `" + blocks[0]["type"] + "`. When `thinking` is enabled, a final "
+                    f"but found `{blocks[0]['type']}`. When `thinking` is enabled, a final "
                     "`assistant` message must start with a thinking block."
                 )
             if i == len(messages) - 1:

@@ -75,7 +75,7 @@ async def test_tool_results_are_one_user_message_with_the_retry_prompt_merged(
 
 
 async def test_missing_result_is_rejected_like_the_api(server: ProviderServer) -> None:
-    broken = history()[:3] + [Message.tool_results([ToolResult("c1", "add", "3")])]
+    broken = [*history()[:3], Message.tool_results([ToolResult("c1", "add", "3")])]
     with pytest.raises(ModelError) as caught:
         await anthropic_model(server).request(broken, TOOLS)
     assert caught.value.context["status"] == 400

@@ -113,7 +113,7 @@ async def test_history_with_results_and_retry_prompt_is_accepted(server: Provide
 
 
 async def test_broken_history_is_a_400_with_the_provider_message(server: ProviderServer) -> None:
-    broken = history()[:3] + [Message.tool_results([ToolResult("c1", "add", "3")])]
+    broken = [*history()[:3], Message.tool_results([ToolResult("c1", "add", "3")])]
     with pytest.raises(ModelError) as caught:
         await openai_model(server).request(broken, TOOLS)
     assert caught.value.context["status"] == 400
