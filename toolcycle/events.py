@@ -213,7 +213,8 @@ class Emitter:
         for func in funcs:
             try:
                 outcome = func(event)
-                if inspect.isawaitable(outcome):
+                # cheap check first: inspect.isawaitable goes through an ABC check
+                if outcome is not None and inspect.isawaitable(outcome):
                     await outcome
             except Exception as exc:  # a callback must never break the run
                 name = getattr(func, "__qualname__", repr(func))

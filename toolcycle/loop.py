@@ -44,7 +44,7 @@ from .events import (
     ValidationFailure,
 )
 from .execution import CallOutcome, execute_calls
-from .messages import Message, ToolResult, Usage
+from .messages import Message, ToolCall, ToolResult, Usage
 from .models.base import ModelResponse, ModelSettings, TextDelta
 from .output import OutputSchemaError, ValidationProblem
 from .result import RunResult, Termination, TerminationReason
@@ -221,25 +221,24 @@ async def _run_iterations(state: RunState) -> AttemptOutcome:
         state.check_cancelled("before_model_request")
 
         try:
-            message, step = await _request(state, state.settings)
+            message, calls, step = await _request(state, state.settings)
         except LimitHit as hit:
             return await _at_limit(state, hit.limit)
-        calls = message.tool_calls
         if not calls:
             if state.output.is_text:
                 return AttemptOutcome("text", text=message.text)
             return AttemptOutcome("slip", slip=_no_output_call(state))
 
-        outcome = await _execute(state, step, message)
+        outcome = await _execute(state, step, calls)
         if outcome is not None:
             return outcome
 
 
-async def _execute(state: RunState, step: Step, message: Message) -> AttemptOutcome | None:
+async def _execute(state: RunState, step: Step, calls: list[ToolCall]) -> AttemptOutcome | None:
     """Run the calls of one response; return an outcome if the attempt ended in this turn."""
     state.phase = "tool_execution"
     started = time.perf_counter()
-    outcome: CallOutcome = await execute_calls(state, step, message.tool_calls)
+    outcome: CallOutcome = await execute_calls(state, step, calls)
     step.tools_ms = (time.perf_counter() - started) * 1000.0
     state.phase = "between_iterations"
     if outcome.stopped == "cancelled":
@@ -278,7 +277,7 @@ def _no_output_call(state: RunState) -> ValidationProblem:
 
 async def _request(
     state: RunState, settings: ModelSettings, forced: bool = False
-) -> tuple[Message, Step]:
+) -> tuple[Message, list[ToolCall], Step]:
     """One model request: emit, call (streaming when asked), record the step, append."""
     iteration = state.next_iteration()
     await state.emit(IterationStart(state.attempt, iteration, forced))
@@ -295,20 +294,21 @@ async def _request(
         raise _model_error(exc, state) from exc
     step.model_ms = (time.perf_counter() - started) * 1000.0
     usage = message.usage if message.usage is not None else Usage()
+    calls = message.tool_calls
     step.usage = Usage(
         usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-        usage.cache_write_tokens, requests=1, tool_calls=len(message.tool_calls),
+        usage.cache_write_tokens, requests=1, tool_calls=len(calls),
     )
     step.thought = message.text
     step.thinking = message.thinking
     step.finish_reason = message.finish_reason
     state.usage.add(step.usage)
     state.trace.steps.append(step)
-    state.append(message)
+    state.append(message, calls)
     await state.emit(
         ModelResponseEvent(state.attempt, iteration, message, step.usage, step.model_ms)
     )
-    return message, step
+    return message, calls, step
 
 
 async def _call_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
@@ -349,8 +349,7 @@ async def _at_limit(state: RunState, limit: str) -> AttemptOutcome:
 
     # on_limit == "final_answer": one more request, tools disabled (or the output tool forced).
     settings = state.forced_settings()
-    message, step = await _request(state, settings, forced=True)
-    calls = message.tool_calls
+    message, calls, step = await _request(state, settings, forced=True)
     if state.output.is_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
             state.append(Message.tool_results([
@@ -359,7 +358,7 @@ async def _at_limit(state: RunState, limit: str) -> AttemptOutcome:
             ]))
             state.step_done(step)
         return AttemptOutcome("text", text=message.text, limit=limit, forced=True)
-    outcome = await _execute(state, step, message) if calls else None
+    outcome = await _execute(state, step, calls) if calls else None
     if outcome is None or outcome.kind != "output":
         problem = outcome.slip if outcome is not None and outcome.slip else _no_output_call(state)
         return AttemptOutcome("slip", slip=problem, limit=limit, forced=True)

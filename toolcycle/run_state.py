@@ -130,11 +130,11 @@ class RunState:
 
     # -- history -----------------------------------------------------------------------------
 
-    def append(self, message: Message) -> None:
+    def append(self, message: Message, calls: list[ToolCall] | None = None) -> None:
         """Append to the conversation, tracking which calls are still unanswered."""
         self.messages.append(message)
         if message.role == "assistant":
-            self.open_calls = message.tool_calls
+            self.open_calls = calls if calls is not None else message.tool_calls
         elif message.role == "tool":
             self.open_calls = []
         if self.tracks_size:
