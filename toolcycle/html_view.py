@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
+from .redaction import Redactor
 from .trace import Step, ToolCallRecord, Trace
 
 _CSS = """
@@ -64,8 +65,9 @@ border-radius:8px;padding:10px 14px;margin:8px 0}
 .label{font-size:12px;color:var(--muted);margin-top:6px}.label.err{color:var(--err);font-weight:600}
 .validation{border:1px solid #f5e0a0;background:var(--warnbg);border-radius:8px;padding:8px 12px;
 margin:8px 0;color:var(--warn)}
-.chart{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px}
-.chart svg{width:100%;height:auto;display:block}
+.chart{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px;
+overflow-x:auto}
+.chart svg{width:100%;min-width:520px;height:auto;display:block}
 .legend{display:flex;gap:16px;font-size:12px;color:var(--muted);padding:0 8px 4px}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
 .toolbar{display:flex;gap:8px;margin:8px 0}
@@ -85,8 +87,14 @@ function setAll(open,sel){document.querySelectorAll(sel).forEach(d=>{d.open=open
 """
 
 
-def render_html(trace: Trace, *, title: str | None = None) -> str:
-    """One page for one run: summary, chart, timeline of attempts/iterations, output or error."""
+def render_html(trace: Trace, *, title: str | None = None, redactor: Redactor | None = None) -> str:
+    """One page for one run: summary, chart, timeline of attempts/iterations, output or error.
+
+    Traces read from a :class:`~toolcycle.trace_store.TraceStore` are already redacted; pass a
+    ``redactor`` for a trace taken straight from ``result.trace``.
+    """
+    if redactor is not None:
+        trace = Trace.from_dict(redactor.data(trace.to_dict()))
     heading = title or f"{trace.agent_name} · run {trace.run_id}"
     body = [
         _header(trace, heading),
@@ -103,8 +111,13 @@ def render_html(trace: Trace, *, title: str | None = None) -> str:
     return _page(heading, "\n".join(body))
 
 
-def render_comparison_html(a: Trace, b: Trace, *, title: str | None = None) -> str:
+def render_comparison_html(
+    a: Trace, b: Trace, *, title: str | None = None, redactor: Redactor | None = None
+) -> str:
     """Two runs side by side (the A/B case: same task, two agent specs or models)."""
+    if redactor is not None:
+        a = Trace.from_dict(redactor.data(a.to_dict()))
+        b = Trace.from_dict(redactor.data(b.to_dict()))
     heading = title or f"Compare {a.run_id} (A) with {b.run_id} (B)"
     same_prompt = a.user_prompt == b.user_prompt
     columns = []

@@ -1,0 +1,42 @@
+"""The HTML page without a browser: escaping, self-containment, redaction, empty runs."""
+
+from __future__ import annotations
+
+import re
+
+from toolcycle.html_view import render_comparison_html, render_html
+from toolcycle.redaction import REDACTED, Redactor
+from toolcycle.trace import Trace
+
+from .sample_traces import failed_trace, weather_trace
+
+
+def test_model_and_tool_text_is_escaped() -> None:
+    trace = weather_trace()
+    trace.steps[0].thought = "<script>alert('x')</script>"
+    trace.steps[0].tool_calls[0].result = '<img src="https://evil.example/x.png">'
+    page = render_html(trace)
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert '<img src="https://evil.example' not in page
+
+
+def test_page_references_nothing_outside_itself() -> None:
+    for page in (render_html(weather_trace()),
+                 render_comparison_html(weather_trace(), failed_trace())):
+        urls = set(re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)""", page))
+        assert urls == set()
+        assert "default-src 'none'" in page  # the CSP forbids loading anything
+
+
+def test_redactor_option_scrubs_a_trace_taken_from_a_result() -> None:
+    page = render_html(weather_trace(), redactor=Redactor())
+    assert "sk-proj-" not in page and REDACTED in page
+    assert "sk-proj-" in render_html(weather_trace())  # only when asked: the input is data
+
+
+def test_an_empty_running_trace_renders() -> None:
+    page = render_html(Trace("r0", agent_name="new"))
+    assert "No iterations were recorded." in page
+    assert 'data-status="running"' in page
+    assert "no end recorded" in page
