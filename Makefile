@@ -11,7 +11,7 @@ ifeq ($(PYTHON312),)
 PYTHON312 := $(shell command -v pyenv >/dev/null 2>&1 && for v in 3.13 3.12; do p=$$(pyenv prefix $$v 2>/dev/null) && [ -x $$p/bin/python ] && { echo $$p/bin/python; break; }; done)
 endif
 
-.PHONY: help venv dev test lint typecheck pytest demo bench clean
+.PHONY: help venv dev test lint typecheck pytest browser demo bench clean
 
 help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
@@ -47,7 +47,15 @@ lint: dev
 typecheck: dev
 	$(VENV)/bin/mypy --strict toolcycle
 
-pytest: dev
+# The trace viewer's browser test drives Debian's Chromium (never a downloaded browser):
+# install the `chromium` package only when /usr/bin/chromium is missing.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian's chromium for the browser test (apt-get)"; \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update && $$SUDO apt-get install -y chromium; fi
+
+pytest: dev browser
 	$(VENV)/bin/pytest
 
 test: lint typecheck pytest
