@@ -43,6 +43,9 @@ class CallOutcome:
     arguments: dict[str, Any] | None = None
     pending_index: int | None = None
     stopped: str | None = None  # "cancelled" or "timeout": later calls are not executed
+    # Attempt-ending calls (output, submit): their observation is known only after validation,
+    # so their ``on_tool_result`` waits for :meth:`RunState.settle_pending`.
+    deferred: list[tuple[ToolCall, float]] = field(default_factory=list)
 
 
 async def execute_calls(state: RunState, step: Step, calls: Sequence[ToolCall]) -> CallOutcome:
@@ -68,7 +71,7 @@ async def execute_calls(state: RunState, step: Step, calls: Sequence[ToolCall]) 
 
     if outcome.ended_by is not None:
         assert outcome.pending_index is not None
-        state.pending = PendingResults(outcome.results, outcome.pending_index)
+        state.pending = PendingResults(outcome.results, outcome.pending_index, outcome.deferred)
     return outcome
 
 
@@ -264,4 +267,7 @@ async def _record(
         call.id, call.name, call.arguments, state.iteration, state.attempt,
         None if is_error else text, text if is_error else None, duration_ms, kind,
     ))
+    if outcome.pending_index == len(outcome.results) - 1:
+        outcome.deferred.append((call, duration_ms))  # answered after validation
+        return
     await state.emit(ToolResultEvent(state.attempt, state.iteration, call, result, duration_ms))

@@ -107,7 +107,9 @@ async def run_loop(state: RunState) -> RunResult[Any]:
 
 async def _fail(state: RunState, error: AgentError, termination: Termination | None = None) -> None:
     """Close open calls, record the failure, attach the partial result to the error."""
-    state.answer_open_calls(f"not executed: the run ended ({error.code})")
+    unanswered = f"not executed: the run ended ({error.code})"
+    await state.settle_pending(unanswered, True)
+    state.answer_open_calls(unanswered)
     if state.termination is None:
         limit = error.context.get("limit")
         reason: TerminationReason = (
@@ -142,7 +144,7 @@ async def _run_attempts(state: RunState) -> Any:
         outcome = await _run_iterations(state)
 
         if outcome.kind == "partial":
-            state.close_pending("not validated: the run stopped at a limit", True)
+            await state.settle_pending("not validated: the run stopped at a limit", True)
             await state.emit(AttemptEnd(state.attempt, False))
             limit = outcome.limit or "max_iterations"
             state.termination = Termination(
@@ -152,7 +154,7 @@ async def _run_attempts(state: RunState) -> Any:
 
         output, problem = await _validate(state, outcome)
         if problem is None:
-            state.close_pending("Output accepted.", False)
+            await state.settle_pending("Output accepted.", False)
             state.trace.attempts.append(AttemptRecord(state.attempt, True))
             await state.emit(AttemptEnd(state.attempt, True))
             action = "final_answer" if outcome.forced else "answered"
@@ -162,7 +164,7 @@ async def _run_attempts(state: RunState) -> Any:
             return output
 
         # The attempt failed: answer the output call with the errors, tell the model, retry.
-        state.close_pending("Rejected:\n" + "\n".join(problem.errors), True)
+        await state.settle_pending("Rejected:\n" + "\n".join(problem.errors), True)
         state.trace.attempts.append(
             AttemptRecord(state.attempt, False, problem.errors, problem.validator, problem.code)
         )
@@ -243,7 +245,7 @@ async def _execute(state: RunState, step: Step, calls: list[ToolCall]) -> Attemp
     state.phase = "between_iterations"
     if outcome.stopped == "cancelled":
         if state.pending is not None:
-            state.close_pending("not validated: the run was cancelled", True)
+            await state.settle_pending("not validated: the run was cancelled", True)
         else:
             state.append(Message.tool_results(outcome.results))
         state.step_done(step)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CancelToken, RunContext
 from .errors import Cancelled
-from .events import Emitter, Event
+from .events import Emitter, Event, ToolResultEvent
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
@@ -41,6 +41,7 @@ class PendingResults:
 
     results: list[ToolResult]
     index: int
+    deferred: list[tuple[ToolCall, float]] = field(default_factory=list)  # (call, duration_ms)
 
 
 @dataclass(slots=True)
@@ -153,10 +154,27 @@ class RunState:
         self.pending = None
         held = pending.results[pending.index]
         pending.results[pending.index] = ToolResult(held.call_id, held.name, text, is_error)
+        answers = {r.call_id: r for r in pending.results}
+        settled = {call.id for call, _ in pending.deferred} | {held.call_id}
         for record in self.trace.steps[-1].tool_calls:
-            if record.call_id == held.call_id:
-                record.result, record.error = (None, text) if is_error else (text, None)
+            if record.call_id in settled:  # the held call and any it superseded
+                answer = answers[record.call_id]
+                record.result, record.error = (
+                    (None, answer.content) if answer.is_error else (answer.content, None)
+                )
         self.append(Message.tool_results(pending.results))
+
+    async def settle_pending(self, text: str, is_error: bool) -> None:
+        """:meth:`close_pending`, then report the held calls' final observations."""
+        pending = self.pending
+        self.close_pending(text, is_error)
+        if pending is None:
+            return
+        answers = {r.call_id: r for r in pending.results}
+        for call, duration_ms in pending.deferred:
+            await self.emit(ToolResultEvent(
+                self.attempt, self.iteration, call, answers[call.id], duration_ms
+            ))
 
     def answer_open_calls(self, reason: str) -> None:
         """On any early end: give every unanswered call an error result (history stays valid)."""
