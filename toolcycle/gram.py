@@ -63,18 +63,18 @@ class Document:
     source: str = ""
 
     def locate(self, *needles: str, start: int = 0) -> tuple[int, int]:
-        """Line and column of the last of ``needles`` (regexes), searched one after another.
+        """Line and column of the last of ``needles`` (regexes), each searched after the last.
 
         The raw patterns carry no positions, so errors about their *meaning* (an unknown type,
         say) find their place by searching the text: first the enclosing tool, then the
         parameter inside it. Returns ``(0, 0)`` when a needle is not found.
         """
-        offset = start
+        offset, search_from = start, start
         for needle in needles:
-            found = re.compile(needle).search(self.text, offset)
+            found = re.compile(needle).search(self.text, search_from)
             if found is None:
                 return 0, 0
-            offset = found.start()
+            offset, search_from = found.start(), found.start() + 1
         return line_column(self.text, offset)
 
     def error(self, message: str, *needles: str) -> GramError:

@@ -263,7 +263,9 @@ def _label_schema(label: str, where: _Where) -> dict[str, Any]:
     label = label.strip()
     if label.startswith("["):
         if not label.endswith("]") or len(label) < 3:
-            raise where.error(f"expected a list type like [String], found {label!r}")
+            raise where.at(re.escape(label)).error(
+                f"expected a list type like [String], found {label!r}"
+            )
         return {"type": "array", "items": _label_schema(label[1:-1], where)}
     if label in SCALAR_TYPES:
         return {"type": SCALAR_TYPES[label]}

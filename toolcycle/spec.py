@@ -95,14 +95,14 @@ class AgentSpec:
         if unknown:
             raise where.error(
                 f"unknown field {unknown[0]!r}; expected any of {', '.join(_SPEC_KEYS)}",
-                f'"{unknown[0]}"',
+                _key(unknown[0]),
             )
         version = data.get("spec_version", SPEC_VERSION)
         if version != SPEC_VERSION:
             raise where.error(f"spec_version {version!r} is not supported (expected 1)")
         name = data.get("name")
         if not isinstance(name, str) or not name:
-            raise where.error("'name' must be a non-empty string", '"name"')
+            raise where.error("'name' must be a non-empty string", _key("name"))
         spec = cls(
             name=name,
             description=_text(data, "description", where),
@@ -201,25 +201,27 @@ class AgentSpec:
     def check_tools(self, where: Locator | None = None) -> None:
         """Tool names are unique and every schema is a valid JSON Schema."""
         where = where or Locator(None)
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for tool in self.tools:
-            needle = tool.name
-            if tool.name in seen:
-                raise where.error(f"two tools are named {tool.name!r}", needle)
-            seen.add(tool.name)
+            # The n-th definition of a name is found by searching for it n times.
+            seen[tool.name] = seen.get(tool.name, 0) + 1
+            needles = [where.tool(tool.name)] * seen[tool.name]
+            if seen[tool.name] > 1:
+                raise where.error(f"two tools are named {tool.name!r}", *needles)
+            field = "parameters" if where.gram else _key("parameters")
             for label, schema in (("parameters", tool.parameters),
                                   ("result_schema", tool.result_schema)):
                 if schema is not None and not _valid_schema(schema):
                     raise where.error(
-                        f"tool {tool.name!r}: {label} is not a valid JSON Schema", needle
+                        f"tool {tool.name!r}: {label} is not a valid JSON Schema", *needles, field
                     )
             if tool.parameters.get("type") != "object":
                 raise where.error(
                     f"tool {tool.name!r}: parameters must be a JSON Schema of type 'object'",
-                    needle,
+                    *needles, field,
                 )
         if self.output_schema is not None and not _valid_schema(self.output_schema):
-            raise where.error("output_schema is not a valid JSON Schema", "output")
+            raise where.error("output_schema is not a valid JSON Schema", r"\boutput")
 
 
 def as_library(library: LibraryLike) -> ToolLibrary:
@@ -287,52 +289,59 @@ class Locator:
     """
 
     doc: Document | None
+    gram: bool = False
 
     def error(self, message: str, *needles: str) -> SpecError:
+        """An error at the last of ``needles`` (regexes searched one after another)."""
         if self.doc is None:
             return SpecError(message)
-        line, column = (
-            self.doc.locate(*(_literal(n) for n in needles)) if needles else (0, 0)
-        )
+        line, column = self.doc.locate(*needles) if needles else (0, 0)
         return SpecError(message, line, column, self.doc.source)
 
+    def tool(self, name: str) -> str:
+        """A regex finding where the tool ``name`` is defined."""
+        if self.gram:
+            return r"[\[(]\s*`?" + re.escape(name) + r"\b"
+        return r'"name"\s*:\s*' + re.escape(json.dumps(name))
 
-def _literal(text: str) -> str:
-    return re.escape(text)
+
+def _key(key: str) -> str:
+    """A regex finding a JSON key."""
+    return re.escape(json.dumps(key)) + r"\s*:"
 
 
 def _text(data: dict[str, Any], key: str, where: Locator) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
-        raise where.error(f"{key!r} must be a string", f'"{key}"')
+        raise where.error(f"{key!r} must be a string", _key(key))
     return value
 
 
 def _optional_text(data: dict[str, Any], key: str, where: Locator) -> str | None:
     value = data.get(key)
     if value is not None and not isinstance(value, str):
-        raise where.error(f"{key!r} must be a string", f'"{key}"')
+        raise where.error(f"{key!r} must be a string", _key(key))
     return value
 
 
 def _list(data: dict[str, Any], key: str, where: Locator) -> list[Any]:
     value = data.get(key, [])
     if not isinstance(value, list):
-        raise where.error(f"{key!r} must be a list", f'"{key}"')
+        raise where.error(f"{key!r} must be a list", _key(key))
     return value
 
 
 def _mapping(data: dict[str, Any], key: str, where: Locator) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
-        raise where.error(f"{key!r} must be an object", f'"{key}"')
+        raise where.error(f"{key!r} must be an object", _key(key))
     return value
 
 
 def _optional_schema(data: dict[str, Any], key: str, where: Locator) -> dict[str, Any] | None:
     value = data.get(key)
     if value is not None and not isinstance(value, dict):
-        raise where.error(f"{key!r} must be a JSON Schema object", f'"{key}"')
+        raise where.error(f"{key!r} must be a JSON Schema object", _key(key))
     return value
 
 
@@ -342,13 +351,13 @@ def _tool(item: Any, index: int, where: Locator) -> ToolSpec:
         raise where.error(f"{label} must be an object with name, description and parameters")
     name = item.get("name")
     if not isinstance(name, str) or not name:
-        raise where.error(f"{label}: 'name' must be a non-empty string", '"tools"')
-    needle = f'"{name}"'
+        raise where.error(f"{label}: 'name' must be a non-empty string", _key("tools"))
+    needle = where.tool(name)
     unknown = [k for k in item if k not in _TOOL_KEYS]
     if unknown:
         raise where.error(
             f"tool {name!r}: unknown field {unknown[0]!r}; expected any of "
-            f"{', '.join(_TOOL_KEYS)}", needle, f'"{unknown[0]}"',
+            f"{', '.join(_TOOL_KEYS)}", needle, _key(unknown[0]),
         )
     description = item.get("description", "")
     if not isinstance(description, str):

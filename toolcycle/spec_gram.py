@@ -66,7 +66,7 @@ def load_gram(text: str, source: str = "") -> AgentSpec:
 
 
 def _read_agent(doc: Document) -> AgentSpec:
-    where = Locator(doc)
+    where = Locator(doc, gram=True)
     if len(doc.patterns) != 1 or "Agent" not in doc.patterns[0]["subject"]["labels"]:
         raise SpecError(
             "expected exactly one agent pattern like [name:Agent {...} | [tool:Tool ...], ...], "
@@ -79,7 +79,7 @@ def _read_agent(doc: Document) -> AgentSpec:
     if not name:
         raise where.error("the agent has no name; expected [name:Agent {...} | ...]", ":Agent")
     props = gram.to_python(subject["properties"], "agent")
-    _reject_unknown(props, _AGENT_KEYS, f"agent {name!r}", where, name)
+    _reject_unknown(props, _AGENT_KEYS, f"agent {name!r}", where, re.escape(name))
     if "instruction" in props and "instructions" in props:
         raise where.error("give either 'instruction' or 'instructions', not both", "instruction")
     if "output" in props and "output_schema" in props:
@@ -122,7 +122,7 @@ def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> ToolSpec:
         )
     if not name:
         raise where.error("a tool has no name; expected [name:Tool ...]", ":Tool")
-    needle = r"[\[(]\s*`?" + re.escape(name)
+    needle = where.tool(name)
     props = gram.to_python(subject["properties"], name)
     _reject_unknown(props, _TOOL_KEYS, f"tool {name!r}", where, needle)
     description = props.get("description", "")
