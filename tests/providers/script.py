@@ -35,7 +35,7 @@ class Reply:
     ``truncate`` cuts the last call's arguments in half and reports ``length`` / ``max_tokens``.
     ``pause`` (Anthropic) answers ``pause_turn``; the client must send the partial turn back.
     ``thinking`` becomes an Anthropic thinking block (signed by the server) or OpenAI-compatible
-    ``reasoning_content``.
+    ``reasoning_content``. ``event_delay`` spaces streamed events out (to cancel mid-stream).
     """
 
     text: str = ""
@@ -44,6 +44,7 @@ class Reply:
     truncate: bool = False
     pause: bool = False
     output_tokens: int | None = None
+    event_delay: float = 0.0
 
 
 @dataclass(slots=True)

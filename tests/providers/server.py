@@ -231,7 +231,7 @@ class ProviderServer:
         chunks = openai_wire.chunks(body, entry, number, prompt, cached)
         record.usage = chunks[-1].get("usage") or {}
         lines = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
-        return _sse(lines, drop_after)
+        return _sse(lines, drop_after, entry.event_delay)
 
     async def _anthropic(self, request: Request) -> Response:
         body, record, entry = await self._prologue(request, "anthropic")
@@ -255,14 +255,16 @@ class ProviderServer:
             return JSONResponse(data)
         events = anthropic_wire.events(body, entry, number, accounting)
         lines = [f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in events]
-        return _sse(lines, drop_after)
+        return _sse(lines, drop_after, entry.event_delay)
 
 
-def _sse(lines: list[str], drop_after: int | None = None) -> StreamingResponse:
+def _sse(lines: list[str], drop_after: int | None, delay: float) -> StreamingResponse:
     async def body() -> AsyncIterator[bytes]:
         for index, line in enumerate(lines):
             if drop_after is not None and index == drop_after:
                 raise ConnectionAbortedError("stream dropped on purpose by the test server")
+            if delay and index:
+                await asyncio.sleep(delay)
             yield line.encode()
 
     return StreamingResponse(body(), media_type="text/event-stream")

@@ -38,7 +38,7 @@ from .base import (
     ToolDefinition,
 )
 from .openai import MessageCache
-from .retry import RetryPolicy, stream_with_retries, with_retries
+from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
 
 Wire = dict[str, Any]
 EPHEMERAL: Wire = {"type": "ephemeral"}
@@ -119,6 +119,9 @@ class AnthropicModel(Model):
                 async with response:
                     async for event in response:
                         yield event
+                        if event.type == "message_stop":
+                            return
+                raise StreamIncomplete("the stream ended before message_stop")
 
             stream = stream_with_retries(events, self.retry, provider="anthropic", model=self.name)
             async with aclosing(stream):

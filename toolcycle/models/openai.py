@@ -41,7 +41,7 @@ from .base import (
     ToolCallDelta,
     ToolDefinition,
 )
-from .retry import RetryPolicy, stream_with_retries, with_retries
+from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
 
 Wire = dict[str, Any]
 
@@ -146,9 +146,13 @@ class OpenAIModel(Model):
         async def chunks() -> AsyncIterator[Any]:
             assembly.reset()
             response = await self.client.chat.completions.create(**kwargs)
+            finished = False
             async with response:
                 async for chunk in response:
+                    finished = finished or any(c.finish_reason for c in chunk.choices)
                     yield chunk
+            if not finished:
+                raise StreamIncomplete("the stream ended before a finish_reason")
 
         finish_reason: str | None = None
         usage = Usage(requests=1)

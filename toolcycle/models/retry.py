@@ -25,6 +25,10 @@ from ..errors import ModelError, RateLimited
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
+class StreamIncomplete(Exception):
+    """A stream ended without its closing event (the connection closed cleanly mid-answer)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Failure:
     """A provider failure in neutral terms, built by the adapter from its SDK's exception.
@@ -125,7 +129,7 @@ def failure_from_sdk_error(exc: BaseException) -> Failure | None:
     (``status_code``, ``response.headers``, ``body``), so one function serves both; the class
     names are checked through the SDK modules so neither SDK is imported unless installed.
     """
-    kind = _sdk_error_kind(exc)
+    kind = "connection" if isinstance(exc, StreamIncomplete) else _sdk_error_kind(exc)
     if kind is None:
         return None
     if kind == "status":
@@ -159,6 +163,15 @@ def _sdk_error_kind(exc: BaseException) -> str | None:
         if isinstance(exc, sdk.APITimeoutError):
             return "timeout"
         if isinstance(exc, sdk.APIConnectionError):
+            return "connection"
+    # A stream that breaks while its body is read raises the HTTP library's own error.
+    for module in ("httpx2", "httpx"):
+        http = _loaded_sdk(module)
+        if http is None:
+            continue
+        if isinstance(exc, http.TimeoutException):
+            return "timeout"
+        if isinstance(exc, http.TransportError):
             return "connection"
     return None
 
