@@ -17,6 +17,7 @@ same one.
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import sys
 import tempfile
@@ -41,23 +42,24 @@ def make_vocabulary(rng: random.Random) -> list[str]:
 
 
 def sampler(words: list[str], rng: random.Random) -> tuple[list[str], list[float]]:
-    weights = [1.0 / (rank + 1) for rank in range(len(words))]  # Zipf, s = 1
+    """The words in a random frequency order and their cumulative Zipf (s = 1) weights."""
+    cumulative = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(words))))
     shuffled = words[:]
     rng.shuffle(shuffled)
-    return shuffled, weights
+    return shuffled, cumulative
 
 
 def corpus(n: int, seed: int = 7) -> tuple[list[Document], dict[str, list[str]]]:
     rng = random.Random(seed)
-    vocab, weights = sampler(make_vocabulary(rng), rng)
+    vocab, cumulative = sampler(make_vocabulary(rng), rng)
     docs = []
     for i in range(n):
-        words = rng.choices(vocab, weights, k=WORDS_PER_CHUNK)
+        words = rng.choices(vocab, cum_weights=cumulative, k=WORDS_PER_CHUNK)
         sentences = [" ".join(words[j:j + 12]).capitalize() + "." for j in range(0, 60, 12)]
         docs.append(Document(f"d{i}", " ".join(sentences), metadata={"shard": i % 10}))
     queries = {
         "typical": [" ".join(rng.choices(vocab[50:5000], k=3)) for _ in range(1000)],
-        "worst": [" ".join(rng.choices(vocab, weights, k=3)) for _ in range(1000)],
+        "worst": [" ".join(rng.choices(vocab, cum_weights=cumulative, k=3)) for _ in range(1000)],
     }
     return docs, queries
 
