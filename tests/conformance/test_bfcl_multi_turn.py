@@ -1,0 +1,126 @@
+"""800 executable BFCL multi-turn tasks replayed through the real agent loop, on three wires.
+
+One test per category runs its 200 tasks on the OpenAI tools, OpenAI legacy functions and
+Anthropic shapes next to BFCL's own run of the ground truth (see ``replay.py``), collects every
+mismatch and asserts the exact sets, so that a failure lists all the tasks that moved.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import mpmath
+import pytest
+
+from toolcycle.tools import serialize_result
+
+from .bfcl_data import MULTI_TURN_CATEGORIES, answers, entries
+from .replay import WIRES, EntryOutcome, TurnEdit, replay
+
+pytestmark = pytest.mark.conformance
+
+#: ``close_ticket(ticket_id='ticket_001')`` for an integer parameter: our validator rejects the
+#: call, so the ticket stays open and the state differs from BFCL's (which runs it anyway).
+STATE_MISMATCHES = {173}
+
+#: BFCL data that toolcycle rightly refuses to pass on as-is (state still matches).
+KNOWN_OUTPUT_MISMATCHES: dict[str, dict[int, str]] = {
+    "multi_turn_long_context": dict.fromkeys(
+        (103, 104, 108, 110, 113, 114, 116, 117, 118, 125, 126, 127, 133, 135, 137, 139, 141,
+         142, 146, 149),
+        "BFCL's long-context watchlist filler ends with a literal `...` (Ellipsis), which has "
+        "no JSON form: the observation is flagged as an unserializable result",
+    ),
+    "multi_turn_miss_func": {
+        49: "the ground truth calls `tail` in turn 1, but the task holds `tail` back until turn "
+        "3: the loop answers 'unknown tool' (BFCL's executor ignores availability)",
+    },
+}
+
+#: MathAPI returns mpmath numbers (``{'result': mpf('2.0')}``) in these tasks of every category.
+MPMATH_RESULT_TASKS = {32, 49, 57, 59}
+
+
+def serializes_real_numbers() -> bool:
+    """Whether toolcycle renders a ``numbers.Real`` that is not a float (mpmath's mpf) as JSON."""
+    return serialize_result({"result": mpmath.mpf("2.0")})[1]
+
+
+def expected_output_mismatches(category: str) -> set[int]:
+    expected = STATE_MISMATCHES | set(KNOWN_OUTPUT_MISMATCHES.get(category, {}))
+    if not serializes_real_numbers():
+        expected |= MPMATH_RESULT_TASKS  # a toolcycle gap, see the xfail test below
+    return expected
+
+
+async def _replay_category(
+    category: str, wires: tuple[Any, ...] = WIRES, edit_for: Any = None
+) -> list[EntryOutcome]:
+    ground_truth = {a["id"]: a["ground_truth"] for a in answers(category)}
+    outcomes = []
+    for entry in entries(category):
+        calls = ground_truth[entry["id"]]
+        edit: TurnEdit | None = edit_for(calls) if edit_for is not None else None
+        outcomes.append(await replay(entry, calls, category, wires, edit))
+    return outcomes
+
+
+def _ids(outcomes: list[EntryOutcome], wire: Any, kind: str) -> set[int]:
+    return {
+        int(o.entry_id.rsplit("_", 1)[1]) for o in outcomes if kind in o.kinds(wire)
+    }
+
+
+@pytest.mark.parametrize("category", MULTI_TURN_CATEGORIES)
+async def test_replay_matches_bfcl_state_and_outputs(category: str) -> None:
+    outcomes = await _replay_category(category)
+    assert len(outcomes) == 200
+    failed_runs = {o.entry_id: o.mismatches for o in outcomes if any(
+        "run" in o.kinds(w) for w in WIRES
+    )}
+    assert failed_runs == {}
+    for wire in WIRES:
+        state = _ids(outcomes, wire, "state")
+        assert state == STATE_MISMATCHES, (wire, sorted(state))
+        assert 200 - len(state) == 199
+        outputs = _ids(outcomes, wire, "outputs")
+        assert outputs == expected_output_mismatches(category), (wire, sorted(outputs))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="toolcycle.tools.serialize_result cannot encode numbers.Real values that are not "
+    "floats (mpmath.mpf from BFCL's MathAPI): the result becomes an error observation",
+)
+def test_math_results_serialize_as_numbers() -> None:
+    assert serializes_real_numbers()
+
+
+# -- negative controls: the comparison must see a divergence --------------------------------
+
+
+def _first_turn_with_calls(ground_truth: list[list[str]]) -> int:
+    return next(i for i, calls in enumerate(ground_truth) if calls)
+
+
+async def test_dropping_the_last_call_of_a_turn_is_caught() -> None:
+    def drop_last(ground_truth: list[list[str]]) -> TurnEdit:
+        target = _first_turn_with_calls(ground_truth)
+        return lambda turn, calls: calls[:-1] if turn == target else calls
+
+    outcomes = await _replay_category("multi_turn_base", ("openai",), drop_last)
+    caught = collections.Counter(tuple(sorted(o.kinds("openai"))) for o in outcomes)
+    # Every task is caught; in 95 the state itself differs, in the other 105 the dropped call
+    # only read (ls, pwd, ...) and its missing output gives it away.
+    assert caught == {("outputs", "state"): 95, ("outputs",): 105}
+
+
+async def test_calls_within_a_turn_depend_on_their_order() -> None:
+    """Reversing each turn's calls breaks the state of about half the tasks (cd, then ls)."""
+    outcomes = await _replay_category(
+        "multi_turn_base", ("openai",), lambda _: lambda turn, calls: calls[::-1]
+    )
+    caught = collections.Counter(tuple(sorted(o.kinds("openai"))) for o in outcomes)
+    # 37 tasks have no turn whose order matters (single calls or independent ones).
+    assert caught == {("outputs", "state"): 101, ("outputs",): 62, (): 37}
