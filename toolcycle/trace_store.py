@@ -26,7 +26,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -178,10 +178,8 @@ class TraceStore:
         self.finish(trace)
 
     def _write_header(self, trace: Trace) -> None:
-        header = trace.to_dict()
-        header.pop("steps")
-        if self.redactor is not None:
-            header = self.redactor.data(header)
+        header = replace(trace, steps=[]).to_dict()  # steps are rows of their own
+        del header["steps"]
         termination = trace.termination or {}
         error = trace.error or {}
         self._conn.execute(
@@ -212,20 +210,22 @@ class TraceStore:
                 error.get("code"),
                 self._pid,
                 self._host,
-                json.dumps(header, ensure_ascii=False, default=str),
+                self._dumps(header),
             ),
         )
 
     def _write_steps(self, trace: Trace, first: int) -> None:
         rows = []
         for position in range(first, len(trace.steps)):
-            data: Any = trace.steps[position].to_dict()
-            if self.redactor is not None:
-                data = self.redactor.data(data)
-            rows.append((trace.run_id, position, json.dumps(data, ensure_ascii=False, default=str)))
+            rows.append((trace.run_id, position, self._dumps(trace.steps[position].to_dict())))
         self._conn.executemany(
             "INSERT OR REPLACE INTO steps (run_id, position, data) VALUES (?, ?, ?)", rows
         )
+
+    def _dumps(self, data: dict[str, Any]) -> str:
+        if self.redactor is not None:
+            return self.redactor.dumps(data)
+        return json.dumps(data, ensure_ascii=False, default=str)
 
     # -- reading --------------------------------------------------------------------------
 
