@@ -127,8 +127,9 @@ async def _run_one(
     finally:
         current_grader.reset(token)
     trace: Trace | None = getattr(result, "trace", None)
-    if trace is not None and getattr(agent, "playbook", None) is not pb:
-        # the agent does not feed this playbook itself: observe on its behalf
+    if trace is not None:
+        # when the agent carries this playbook the loop has observed the run already and the
+        # store ignores this second observation of the same run id; otherwise it counts
         token = current_grader.set(grade)
         try:
             pb.observe(trace, error or result)

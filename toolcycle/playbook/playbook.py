@@ -14,6 +14,7 @@ import contextvars
 import logging
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,12 +82,13 @@ class Playbook:
         self.evaluator = evaluator
         self.curator = curator or Curator()
         self.llm_reflector = llm_reflector
-        self.errors: list[BaseException] = []
-        self.deltas: list[Delta] = []
+        self.errors: deque[BaseException] = deque(maxlen=100)
+        self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._pending = 0
         self._idle = threading.Condition()
         self._worker: threading.Thread | None = None
+        self._stats_cache: tuple[tuple[str | None, int], dict[str, ToolStats]] | None = None
 
     # -- before a run ------------------------------------------------------------------------
 
@@ -122,7 +124,13 @@ class Playbook:
         return "\n".join(lines), shown
 
     def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
-        return compute_stats(self.store.tool_observations(domain))
+        """Per-tool statistics, recomputed only when new tool calls were recorded."""
+        mark = (domain, self.store.tool_observation_mark())
+        cached = self._stats_cache
+        if cached is None or cached[0] != mark:
+            cached = (mark, compute_stats(self.store.tool_observations(domain)))
+            self._stats_cache = cached
+        return cached[1]
 
     def strategies(
         self, domain: str | None = None, status: str | None = "active"

@@ -6,8 +6,9 @@ implements it on one SQLite file (WAL mode, one connection per thread, read-modi
 server database only needs another subclass.
 
 Retrieval does not go to SQLite on every call: the active strategies are held in an in-memory
-inverted index keyed by a version counter that every write bumps inside its transaction, so a
-lookup is one tiny ``SELECT`` plus a scan of the posting lists of the task's words.
+inverted index. Every write bumps a version counter inside its transaction and stamps the rows
+it wrote, so a lookup is one tiny ``SELECT`` of the counters, a fetch of the rows changed since
+(usually none) and a scan of the posting lists of the task's words in the task's domain.
 ``bench/learning.py --retrieval`` measures it at 10k strategies.
 """
 
@@ -82,6 +83,10 @@ class PlaybookStore(abc.ABC):
     def tool_observations(self, domain: str | None = None) -> list[ToolObservation]: ...
 
     @abc.abstractmethod
+    def tool_observation_mark(self) -> int:
+        """A number that changes whenever tool observations are added (for caching)."""
+
+    @abc.abstractmethod
     def mark_observed(self, run_id: str) -> bool:
         """Remember a run as learned from; False when it already was (never learn twice)."""
 
@@ -106,8 +111,9 @@ class PlaybookStore(abc.ABC):
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS strategies (
     id TEXT PRIMARY KEY, domain TEXT NOT NULL, status TEXT NOT NULL,
-    updated_at REAL NOT NULL, data TEXT NOT NULL);
+    updated_at REAL NOT NULL, version INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS strategies_domain ON strategies(domain, status);
+CREATE INDEX IF NOT EXISTS strategies_version ON strategies(version);
 CREATE TABLE IF NOT EXISTS candidates (
     key TEXT PRIMARY KEY, domain TEXT NOT NULL, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tool_calls (
@@ -120,6 +126,7 @@ CREATE TABLE IF NOT EXISTS learn_progress (
     PRIMARY KEY (session, task_id));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('version', 0);
+INSERT OR IGNORE INTO meta(key, value) VALUES ('deleted', 0);
 """
 
 #: Tool observations kept per tool (the statistics describe recent behaviour).
@@ -194,12 +201,15 @@ class SQLitePlaybookStore(PlaybookStore):
             if depth == 0:
                 conn.execute("COMMIT")
 
-    def _bump(self, conn: sqlite3.Connection) -> None:
+    def _bump(self, conn: sqlite3.Connection) -> int:
         conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
-
-    def _version(self) -> int:
-        row = self._conn().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         return int(row[0])
+
+    def _versions(self) -> tuple[int, int]:
+        """(last write, last delete): the index catches up on the first, rebuilds on the second."""
+        rows = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
+        return int(rows["version"]), int(rows["deleted"])
 
     # -- strategies ---------------------------------------------------------------------
 
@@ -226,18 +236,20 @@ class SQLitePlaybookStore(PlaybookStore):
         if not rows:
             return
         with self.transaction() as conn:
+            version = self._bump(conn)
             conn.executemany(
-                "INSERT INTO strategies(id, domain, status, updated_at, data) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET domain=excluded.domain, "
-                "status=excluded.status, updated_at=excluded.updated_at, data=excluded.data",
-                rows,
+                "INSERT INTO strategies(id, domain, status, updated_at, version, data) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET domain=excluded.domain, "
+                "status=excluded.status, updated_at=excluded.updated_at, "
+                "version=excluded.version, data=excluded.data",
+                [(i, d, st, u, version, data) for i, d, st, u, data in rows],
             )
-            self._bump(conn)
 
     def delete(self, strategy_ids: Iterable[str]) -> None:
         with self.transaction() as conn:
             conn.executemany("DELETE FROM strategies WHERE id = ?", [(i,) for i in strategy_ids])
-            self._bump(conn)
+            version = self._bump(conn)
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'deleted'", (version,))
 
     # -- pending patterns ---------------------------------------------------------------
 
@@ -295,6 +307,10 @@ class SQLitePlaybookStore(PlaybookStore):
             for t, d, e, o, dom, at in self._conn().execute(sql + " ORDER BY id", args)
         ]
 
+    def tool_observation_mark(self) -> int:
+        row = self._conn().execute("SELECT max(id) FROM tool_calls").fetchone()
+        return int(row[0] or 0)
+
     # -- runs and learning progress -----------------------------------------------------
 
     def mark_observed(self, run_id: str) -> bool:
@@ -323,11 +339,17 @@ class SQLitePlaybookStore(PlaybookStore):
     def search(
         self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int = 8
     ) -> list[tuple[Strategy, float]]:
-        version = self._version()
-        index = self._index
-        if index is None or index.version != version:
-            index = _Index(version, self.strategies(status="active"))
-            self._index = index
+        version, deleted = self._versions()
+        with self._lock:
+            index = self._index
+            if index is None or deleted > index.version:
+                index = _Index()
+                self._index = index
+            if index.version < version:
+                rows = self._conn().execute(
+                    "SELECT data FROM strategies WHERE version > ?", (index.version,)
+                ).fetchall()
+                index.update([Strategy.from_dict(json.loads(r[0])) for r in rows], version)
         return index.search(task, domain, tool_names, limit)
 
     def close(self) -> None:
@@ -348,54 +370,72 @@ class _NullLock:
 
 
 class _Index:
-    """An inverted index over the active strategies, one per store version.
+    """An inverted index over the active strategies, patched incrementally as rows change.
 
     A strategy's terms are its applicability keywords (weight 1) and the words of its advice and
-    tool names (weight 0.5). A task scores the sum of ``idf × weight`` of its words found in a
-    strategy, times the strategy's evidence score; a strategy needing a tool the agent lacks is
-    never returned.
+    tool names (weight 0.5). Postings are kept per domain (the usual filter) and in total (for
+    the inverse document frequency). A task scores the sum of ``idf × weight`` of its words
+    found in a strategy, times the strategy's evidence score; a strategy needing a tool the
+    agent lacks is never returned.
     """
 
-    __slots__ = ("by_domain", "postings", "strategies", "version")
+    __slots__ = ("df", "postings", "strategies", "terms", "version")
 
-    def __init__(self, version: int, strategies: list[Strategy]) -> None:
+    def __init__(self) -> None:
+        self.version = 0
+        self.strategies: dict[str, Strategy] = {}
+        self.terms: dict[str, dict[str, float]] = {}
+        self.postings: dict[tuple[str | None, str], dict[str, float]] = {}
+        self.df: dict[str, int] = {}
+
+    def update(self, changed: list[Strategy], version: int) -> None:
+        for strategy in changed:
+            self._remove(strategy.id)
+            if strategy.status == "active":
+                self._add(strategy)
         self.version = version
-        self.strategies = strategies
-        self.by_domain: dict[str, set[int]] = {}
-        raw: dict[str, dict[int, float]] = {}
-        for i, s in enumerate(strategies):
-            self.by_domain.setdefault(s.domain, set()).add(i)
-            terms: dict[str, float] = {}
-            for word in keywords(" ".join([s.advice, *s.tools])):
-                terms[word] = 0.5
-            for word in s.applies_when:
-                terms[word] = 1.0
-            for word, weight in terms.items():
-                raw.setdefault(word, {})[i] = weight
-        n = max(1, len(strategies))
-        self.postings: dict[str, list[tuple[int, float]]] = {}
-        for word, hits in raw.items():
-            idf = math.log(1.0 + (n - len(hits) + 0.5) / (len(hits) + 0.5))
-            self.postings[word] = [(i, w * idf) for i, w in hits.items()]
+
+    def _add(self, s: Strategy) -> None:
+        terms: dict[str, float] = dict.fromkeys(keywords(" ".join([s.advice, *s.tools])), 0.5)
+        terms.update(dict.fromkeys(s.applies_when, 1.0))
+        self.strategies[s.id] = s
+        self.terms[s.id] = terms
+        for word, weight in terms.items():
+            self.postings.setdefault((s.domain, word), {})[s.id] = weight
+            self.postings.setdefault((None, word), {})[s.id] = weight
+            self.df[word] = self.df.get(word, 0) + 1
+
+    def _remove(self, strategy_id: str) -> None:
+        old = self.strategies.pop(strategy_id, None)
+        if old is None:
+            return
+        for word in self.terms.pop(strategy_id):
+            for key in ((old.domain, word), (None, word)):
+                self.postings[key].pop(strategy_id, None)
+            self.df[word] -= 1
 
     def search(
         self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int
     ) -> list[tuple[Strategy, float]]:
-        allowed = self.by_domain.get(domain, set()) if domain is not None else None
-        scores: dict[int, float] = {}
+        n = max(1, len(self.strategies))
+        scores: dict[str, float] = {}
         for word in keywords(task):
-            for i, weight in self.postings.get(word, ()):
-                if allowed is None or i in allowed:
-                    scores[i] = scores.get(i, 0.0) + weight
+            hits = self.postings.get((domain, word))
+            if not hits:
+                continue
+            df = self.df[word]
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            for sid, weight in hits.items():
+                scores[sid] = scores.get(sid, 0.0) + weight * idf
         available = set(tool_names) if tool_names is not None else None
-        ranked: list[tuple[float, int]] = []
-        for i, relevance in scores.items():
-            s = self.strategies[i]
+        ranked: list[tuple[float, str]] = []
+        for sid, relevance in scores.items():
+            s = self.strategies[sid]
             if available is not None and not available.issuperset(s.tools):
                 continue
-            ranked.append((relevance * s.score(), i))
+            ranked.append((relevance * s.score(), sid))
         best = heapq.nlargest(limit, ranked)
-        return [(self.strategies[i], score) for score, i in best]
+        return [(self.strategies[sid], score) for score, sid in best]
 
 
 def open_store(location: str | Path | PlaybookStore) -> PlaybookStore:

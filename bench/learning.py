@@ -1,0 +1,254 @@
+"""Does the playbook help? Test split without a playbook vs. with one learned on the train split.
+
+    .venv/bin/python bench/learning.py --model local:qwen2.5-coder-1.5b --repeats 2
+    .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
+
+The task suite (bench/learning_tasks/) has four kinds of question, each answered by chaining
+two specific tools out of nine; train and test splits ask about different entities in varied
+wording. Phase 1 learns a playbook offline from the train split (``learn``, judged against the
+expected answers). Phase 2 runs the test split ``--repeats`` times with the same model and
+seeds, once without a playbook and once with the learned one frozen (read-only, so both arms
+see the same playbook on every repeat). Baseline and playbook runs alternate per repeat so
+that load on the shared machine hits both alike.
+
+Figures per arm: success rate, mean iterations, mean tokens and wall time per task, each as the
+mean over repeats ± the standard deviation between repeats. Results go to stdout and, with
+``--out``, to a JSON file with every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "learning_tasks"))
+
+from tools import TOOLS
+
+from toolcycle import Agent, Limits
+from toolcycle.models.base import ModelSettings
+from toolcycle.playbook import LearningTask, Playbook, Strategy, learn
+
+TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
+INSTRUCTIONS = (
+    "You are a company assistant. Answer the user's question using the tools; give the exact "
+    "figure or status the tools return. Answer briefly."
+)
+AGENT_NAME = "lookup_assistant"
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def load_tasks(split: str) -> list[LearningTask]:
+    data = json.loads((TASK_DIR / f"{split}.json").read_text())
+    return [LearningTask.coerce(item, i) for i, item in enumerate(data)]
+
+
+def evaluate(task: LearningTask, output: Any) -> bool:
+    """Numbers must appear as numbers (so "5" does not match "15"); statuses as text."""
+    text = str(output or "")
+    expected = str(task.expected)
+    if _NUMBER.fullmatch(expected):
+        return any(float(n) == float(expected) for n in _NUMBER.findall(text.replace(",", "")))
+    return expected.lower() in text.lower()
+
+
+def make_agent(model: Any, seed: int, temperature: float, max_iterations: int,
+               playbook: Playbook | None) -> Agent[Any, str]:
+    return Agent(
+        model, INSTRUCTIONS, TOOLS, name=AGENT_NAME,
+        limits=Limits(max_iterations=max_iterations, on_limit="final_answer"),
+        model_settings=ModelSettings(temperature=temperature, seed=seed, max_tokens=200),
+        playbook=playbook,
+    )
+
+
+async def run_split(agent: Agent[Any, str], tasks: list[LearningTask], label: str,
+                    ) -> list[dict[str, Any]]:
+    rows = []
+    for task in tasks:
+        started = time.perf_counter()
+        error = None
+        try:
+            result = await agent.run(task.prompt)
+            trace, output = result.trace, result.output
+        except Exception as exc:  # a failed run counts as a failure, with its trace
+            error = f"{type(exc).__name__}: {exc}"
+            partial = getattr(exc, "result", None)
+            trace, output = (partial.trace, partial.output) if partial else (None, None)
+        seconds = time.perf_counter() - started
+        row = {
+            "task": task.id, "kind": task.kind, "success": evaluate(task, output),
+            "iterations": len(trace.steps) if trace else 0,
+            "tokens": trace.usage.total_tokens if trace else 0,
+            "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
+            "shown": list(trace.strategies_shown) if trace else [],
+            "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
+        }
+        rows.append(row)
+        mark = "ok " if row["success"] else "BAD"
+        print(f"  [{label}] {mark} {task.id:<26} it={row['iterations']} "
+              f"tok={row['tokens']:>5} {seconds:5.1f}s {' > '.join(row['tool_calls'])}",
+              flush=True)
+    return rows
+
+
+def summarise(repeats: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """Per-repeat means, then mean ± stdev across repeats."""
+    def per_repeat(key: str, fn: Any = statistics.fmean) -> list[float]:
+        return [float(fn([float(r[key]) for r in rows])) for rows in repeats]
+
+    out: dict[str, Any] = {}
+    for key in ("success", "iterations", "tokens", "seconds"):
+        values = per_repeat(key)
+        out[key] = {"mean": statistics.fmean(values),
+                    "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+                    "per_repeat": values}
+    return out
+
+
+def fmt(stat: dict[str, Any], scale: float = 1.0, digits: int = 2) -> str:
+    return f"{stat['mean'] * scale:.{digits}f} ± {stat['sd'] * scale:.{digits}f}"
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    from toolcycle.models import resolve_model
+
+    model = resolve_model(args.model)
+    train, test = load_tasks("train"), load_tasks("test")
+    if args.limit:
+        test = test[: args.limit]
+    if args.train_limit:
+        train = train[: args.train_limit]
+    db = Path(args.playbook or tempfile.mkdtemp(prefix="toolcycle-bench-") + "/playbook.db")
+    print(f"model {args.model} · train {len(train)} · test {len(test)} · repeats {args.repeats}"
+          f" · playbook {db}", flush=True)
+
+    t0 = time.perf_counter()
+    learner = Playbook(db)
+    outcomes: dict[str, Any] = {}
+    for epoch in range(args.epochs):
+        # a new seed per epoch: a repeated task is a new run, not a replay of the same one
+        agent = make_agent(model, args.seed + 100 + epoch, args.temperature,
+                           args.max_iterations, learner)
+        report = await learn(train, agent, evaluate, playbook=learner,
+                             session=f"bench-epoch{epoch}", progress=True)
+        outcomes.update({f"{epoch}:{k}": v for k, v in report.outcomes.items()})
+    learner.flush()
+    learn_success = statistics.fmean(o["success"] for o in outcomes.values())
+    learn_seconds = time.perf_counter() - t0
+    strategies = learner.strategies(AGENT_NAME)
+    print(f"learned in {learn_seconds:.0f} s: train success {learn_success:.0%}, "
+          f"{len(strategies)} strategies, {len(learner.store.candidates())} pending patterns")
+    for s in strategies:
+        print(f"  {s.render()}  applies when {s.applies_when}")
+
+    frozen = Playbook(db, learn=False)
+    baseline: list[list[dict[str, Any]]] = []
+    with_pb: list[list[dict[str, Any]]] = []
+    for repeat in range(args.repeats):
+        seed = args.seed + repeat
+        order = [("baseline", None), ("playbook", frozen)]
+        if repeat % 2:
+            order.reverse()
+        for label, pb in order:
+            rows = await run_split(
+                make_agent(model, seed, args.temperature, args.max_iterations, pb), test,
+                f"{label} r{repeat + 1}",
+            )
+            (baseline if pb is None else with_pb).append(rows)
+            if args.out:  # keep what exists if the run is cut short
+                Path(args.out).write_text(json.dumps(
+                    {"partial": True, "baseline": baseline, "playbook": with_pb,
+                     "strategies": [s.to_dict() for s in strategies]}, indent=1, default=str))
+
+    result = {
+        "model": args.model, "temperature": args.temperature, "repeats": args.repeats,
+        "train_tasks": len(train), "test_tasks": len(test), "learn_seconds": learn_seconds,
+        "learn_success": learn_success, "learn_runs": outcomes,
+        "strategies": [s.to_dict() for s in strategies],
+        "baseline": summarise(baseline), "playbook": summarise(with_pb),
+        "runs": {"baseline": baseline, "playbook": with_pb},
+    }
+    b, p = result["baseline"], result["playbook"]
+    cut = 1 - p["iterations"]["mean"] / b["iterations"]["mean"]
+    result["iteration_cut"] = cut
+    print("\n| arm | success rate | mean iterations | mean tokens | wall s / task |")
+    print("|---|---|---|---|---|")
+    for label, s in (("no playbook", b), ("learned playbook", p)):
+        print(f"| {label} | {fmt(s['success'], 100, 0)} % | {fmt(s['iterations'])} | "
+              f"{fmt(s['tokens'], 1, 0)} | {fmt(s['seconds'], 1, 1)} |")
+    print(f"\niterations cut by {cut:.1%} (target >= 30 %); success "
+          f"{b['success']['mean']:.0%} -> {p['success']['mean']:.0%}")
+    return result
+
+
+def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
+    """Retrieval latency over ``n`` synthetic strategies in 20 domains (in-memory index)."""
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(3000)]
+    tools = [f"tool_{i}" for i in range(60)]
+    with tempfile.TemporaryDirectory() as tmp:
+        pb = Playbook(Path(tmp) / "p.db", token_budget=250)
+        pb.store.put(
+            Strategy(id=f"s-{i}", domain=f"d{i % 20}",
+                     advice=" ".join(rng.sample(vocab, 12)),
+                     tools=rng.sample(tools, 2), applies_when=rng.sample(vocab, 6),
+                     helpful=rng.randint(0, 9), harmful=rng.randint(0, 3), support=3)
+            for i in range(n)
+        )
+        tasks = [" ".join(rng.sample(vocab, 15)) for _ in range(queries)]
+        pb.store.search(tasks[0], "d0", tools)  # build the index once
+        for label, fn in (
+            ("store.search", lambda t: pb.store.search(t, "d3", tools)),
+            ("instructions_for (search + budget + stats)",
+             lambda t: pb.instructions_for(t, "d3", tools)),
+        ):
+            times = []
+            for task in tasks:
+                start = time.perf_counter_ns()
+                fn(task)
+                times.append((time.perf_counter_ns() - start) / 1000)
+            times.sort()
+            print(f"{label} over {n} strategies: p50 {times[len(times) // 2]:.0f} µs, "
+                  f"p95 {times[int(len(times) * 0.95)]:.0f} µs, "
+                  f"mean {statistics.fmean(times):.0f} µs")
+        start = time.perf_counter()
+        pb.store.put([Strategy(id="s-new", domain="d3", advice="fresh", applies_when=["w1"])])
+        pb.store.search(tasks[0], "d3", tools)
+        print(f"index rebuild after a write: {(time.perf_counter() - start) * 1000:.0f} ms")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--temperature", type=float, default=0.3)
+    parser.add_argument("--max-iterations", type=int, default=6)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N test tasks")
+    parser.add_argument("--train-limit", type=int, default=0, help="only the first N train tasks")
+    parser.add_argument("--playbook", help="playbook file (default: a fresh temporary one)")
+    parser.add_argument("--out", help="write every run and the summary to this JSON file")
+    parser.add_argument("--retrieval", action="store_true", help="only time retrieval")
+    args = parser.parse_args()
+    if args.retrieval:
+        bench_retrieval()
+        return 0
+    result = asyncio.run(main_async(args))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
