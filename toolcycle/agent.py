@@ -11,7 +11,9 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol
+
+from typing_extensions import TypeVar
 
 from .context import CancelToken, RunContext
 from .errors import ConfigurationError
@@ -60,11 +62,20 @@ class AgentCore:
     callbacks: Callbacks = field(default_factory=Callbacks)
 
 
-class Agent[DepsT, OutputT]:
+DepsT = TypeVar("DepsT", default=Any)
+"""The type of ``deps`` given to tools and validators (``deps_type=``; untyped by default)."""
+OutputT = TypeVar("OutputT", default=str)
+"""The type of ``result.output``, inferred from ``output=`` (``str`` when it is left out)."""
+
+
+class Agent(Generic[DepsT, OutputT]):
     """An LLM agent that calls tools in a loop.
 
-    ``output`` is ``str`` (free text, the default), any type pydantic can validate, or an
-    :class:`~toolcycle.output.Output` with validators and reflection. ``limits`` sit between the
+    ``output`` is ``str`` (free text, the default; ``None`` means the same), any type pydantic
+    can validate, or an :class:`~toolcycle.output.Output` with validators and reflection.
+    Type checkers infer ``Agent[Any, Report]`` from ``output=Report`` or
+    ``output=Output(Report)``; for unions and literals write ``output=Output(A | B)`` and
+    annotate the variable (``agent: Agent[None, A | B] = ...``). ``limits`` sit between the
     system defaults and the per-run limits. ``callbacks`` is an object with ``on_*`` methods, a
     mapping of hook name to callable(s), or a list of those.
     """
@@ -77,7 +88,7 @@ class Agent[DepsT, OutputT]:
         *,
         name: str = "agent",
         description: str = "",
-        output: type[OutputT] | Output[OutputT] | Any = str,
+        output: type[OutputT] | Output[OutputT] | None = None,
         limits: Limits | None = None,
         callbacks: CallbacksArg = None,
         parallel_tools: bool = False,
@@ -109,7 +120,7 @@ class Agent[DepsT, OutputT]:
             built_tools[built.name] = built
         resolved_output: Output[Any] | None = None
         try:
-            resolved_output = as_output(output)
+            resolved_output = as_output(str if output is None else output)
         except ConfigurationError as exc:
             problems.extend(exc.problems)
         if resolved_output is not None:

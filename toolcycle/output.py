@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import pydantic
 
@@ -68,11 +68,49 @@ class ValidationProblem:
 
 
 class Output[OutputT]:
-    """How a run's output is typed, validated and (optionally) reflected on."""
+    """How a run's output is typed, validated and (optionally) reflected on.
+
+    Typing: ``Output(Report)`` is an ``Output[Report]`` and ``Output(list[int])`` an
+    ``Output[list[int]]``. Types that are not classes to a type checker (``A | B``,
+    ``Literal[...]``) give ``Output[Any]``; annotate the agent to keep them precise:
+    ``agent: Agent[None, A | B] = Agent(model, output=Output(A | B))``.
+    """
+
+    @overload
+    def __init__(
+        self: Output[str],
+        *,
+        validators: Sequence[Validator] = (),
+        error_prompt: ErrorPrompt | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        type_: type[OutputT],
+        *,
+        validators: Sequence[Validator] = (),
+        reflect: ReflectHandler | None = None,
+        name: str = DEFAULT_OUTPUT_TOOL,
+        description: str | None = None,
+        error_prompt: ErrorPrompt | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Output[Any],
+        type_: Any,
+        *,
+        validators: Sequence[Validator] = (),
+        reflect: ReflectHandler | None = None,
+        name: str = DEFAULT_OUTPUT_TOOL,
+        description: str | None = None,
+        error_prompt: ErrorPrompt | None = None,
+    ) -> None: ...
 
     def __init__(
         self,
-        type_: type[OutputT] | Any = str,
+        type_: Any = str,
         *,
         validators: Sequence[Validator] = (),
         reflect: ReflectHandler | None = None,
@@ -96,9 +134,7 @@ class Output[OutputT]:
         if not self.is_text:
             schema = _strip_titles(self._adapter.json_schema())
             if schema.get("type") != "object":
-                # Tool parameters must be an object: wrap scalars, lists and unions.
-                schema = {"type": "object", "properties": {"response": schema},
-                          "required": ["response"]}
+                schema = _wrapped(schema)
                 self.wrapped = True
             doc = description or _type_description(type_)
             self.tool = ToolDefinition(name, doc, schema)
@@ -171,6 +207,22 @@ class Output[OutputT]:
 def as_output(output: Any) -> Output[Any]:
     """Accept ``str``, any type pydantic can validate, or an :class:`Output`."""
     return output if isinstance(output, Output) else Output(output)
+
+
+def _wrapped(schema: dict[str, Any]) -> dict[str, Any]:
+    """Tool parameters must be an object: wrap scalars, lists and unions in ``response``.
+
+    ``$ref``s point at ``#/$defs/...`` from the root, so the definitions move up to the new
+    root (left under ``response`` they would no longer resolve).
+    """
+    inner = dict(schema)
+    defs = inner.pop("$defs", None)
+    wrapped: dict[str, Any] = {
+        "type": "object", "properties": {"response": inner}, "required": ["response"],
+    }
+    if defs:
+        wrapped["$defs"] = defs
+    return wrapped
 
 
 def _type_description(type_: Any) -> str:
