@@ -12,11 +12,14 @@ from typing import Any
 
 import mpmath
 import pytest
+from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.gorilla_file_system import (
+    GorillaFileSystem,
+)
 
 from toolcycle.tools import serialize_result
 
 from .bfcl_data import MULTI_TURN_CATEGORIES, answers, entries
-from .replay import WIRES, EntryOutcome, TurnEdit, replay
+from .replay import WIRES, EntryOutcome, TurnEdit, as_tool_call, parse_call, replay
 
 pytestmark = pytest.mark.conformance
 
@@ -124,3 +127,13 @@ async def test_calls_within_a_turn_depend_on_their_order() -> None:
     caught = collections.Counter(tuple(sorted(o.kinds("openai"))) for o in outcomes)
     # 37 tasks have no turn whose order matters (single calls or independent ones).
     assert caught == {("outputs", "state"): 101, ("outputs",): 62, (): 37}
+
+
+def test_positional_ground_truth_arguments_are_named_by_the_method_signature() -> None:
+    backend = GorillaFileSystem()
+    tool_call = as_tool_call(parse_call("sort('final_report.pdf')"), backend.sort)
+    assert (tool_call.name, tool_call.arguments) == ("sort", {"file_name": "final_report.pdf"})
+    mixed = as_tool_call(parse_call("mv('a.txt', destination='b')"), backend.mv)
+    assert mixed.arguments == {"source": "a.txt", "destination": "b"}
+    with pytest.raises(TypeError):
+        as_tool_call(parse_call("mv('a', 'b', 'c')"), backend.mv)

@@ -14,7 +14,8 @@ import jsonschema_rs
 import pytest
 
 from toolcycle.errors import ConfigurationError
-from toolcycle.foreign.bfcl import import_function, import_functions
+from toolcycle.foreign.bfcl import import_bfcl_tools, import_function, import_functions
+from toolcycle.foreign.names import NameMap
 from toolcycle.tools import TOOL_NAME_PATTERN, Tool
 
 from .bfcl_data import all_function_docs
@@ -196,3 +197,23 @@ def test_unknown_types_and_bad_docs_are_reported_together() -> None:
     assert len(caught.value.problems) == 3
     with pytest.raises(ConfigurationError):
         import_function({"name": "f", "parameters": {}}, language="cobol")  # type: ignore[arg-type]
+
+
+def test_import_bfcl_tools_reads_a_bfcl_entry_and_reports_every_problem() -> None:
+    entry = {
+        "id": "x",
+        "function": [
+            {"name": "math.factorial", "parameters": {"type": "dict", "properties": {}}},
+            {"name": "math_factorial", "parameters": {"type": "dict", "properties": {}}},
+        ],
+    }
+    names = NameMap()
+    specs = import_bfcl_tools(entry, names)
+    # The allowed name keeps itself; the dotted one gets a distinct safe name that maps back.
+    assert specs[1].name == "math_factorial"
+    assert specs[0].name != "math_factorial"
+    assert names.original(specs[0].name) == "math.factorial"
+    with pytest.raises(ConfigurationError) as caught:
+        import_bfcl_tools([{"name": "a", "parameters": {"type": "dict", "properties": {
+            "p": {"type": "complex"}}}}, "not a doc"])
+    assert len(caught.value.problems) == 2

@@ -49,6 +49,7 @@ import jsonschema_rs
 
 from ..errors import ConfigurationError
 from ..tools import ToolSpec
+from ._common import tool_items
 from .names import OPENAI_NAMES, NameMap, NamePolicy
 
 Language = Literal["python", "java", "javascript"]
@@ -183,6 +184,41 @@ def import_functions(
     names = NameMap(policy, [d["name"] for d in docs if isinstance(d.get("name"), str)])
     functions = [import_function(d, names, language=language, closed=closed) for d in docs]
     return functions, names
+
+
+def import_bfcl_tools(
+    data: Any,
+    names: NameMap | None = None,
+    *,
+    language: Language = "python",
+    closed: bool = False,
+) -> list[ToolSpec]:
+    """Tool specs from BFCL docs: a list, one doc, or a BFCL entry (its ``function`` list).
+
+    The same call shape as :func:`~toolcycle.foreign.openai.import_openai_tools`; every
+    problem of every doc is reported in one :class:`~toolcycle.errors.ConfigurationError`.
+    Use :func:`import_functions` to keep the dropped defaults as well.
+    """
+    docs = tool_items(data, ("function",))
+    names = names if names is not None else NameMap(OPENAI_NAMES)
+    for name in sorted(
+        (d["name"] for d in docs if isinstance(d, Mapping) and isinstance(d.get("name"), str)),
+        key=lambda n: not names.policy.allows(n),
+    ):
+        names.safe(name)  # allowed names keep themselves before mapped ones are assigned
+    specs: list[ToolSpec] = []
+    problems: list[str] = []
+    for index, doc in enumerate(docs):
+        if not isinstance(doc, Mapping):
+            problems.append(f"function {index}: expected an object, got {type(doc).__name__}")
+            continue
+        try:
+            specs.append(import_function(doc, names, language=language, closed=closed).spec)
+        except ConfigurationError as exc:
+            problems.extend(f"function {index}: {p}" for p in exc.problems)
+    if problems:
+        raise ConfigurationError(problems, subject="BFCL function docs")
+    return specs
 
 
 def convert_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
