@@ -138,9 +138,18 @@ def test_default_redaction_patterns() -> None:
         "gh ghp_" + "a" * 36: "gh [REDACTED]",
         "google AIza" + "B" * 35: "google [REDACTED]",
         "nothing secret here, sk-short": "nothing secret here, sk-short",
+        "AUTHORIZATION: BEARER abc123": "AUTHORIZATION: BEARER [REDACTED]",
+        "jwt eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4": "jwt [REDACTED]",
     }
     for raw, expected in samples.items():
         assert redactor.text(raw) == expected
+
+
+def test_patterns_can_replace_the_defaults() -> None:
+    only_tickets = Redactor([r"TKT-\d+"], secret_keys=None)
+    assert only_tickets.text("sk-abcdefghijklmnopqrstuvwx TKT-42") == (
+        f"sk-abcdefghijklmnopqrstuvwx {REDACTED}")
+    assert only_tickets.data({"password": "x"}) == {"password": "x"}
 
 
 def test_secret_named_fields_and_custom_patterns(tmp_path: Path) -> None:
