@@ -186,7 +186,7 @@ class Output[OutputT]:
     async def validate(self, output: OutputT, ctx: RunContext[Any]) -> ValidationProblem | None:
         """Custom-validator layer, in order, stopping at the first failure."""
         for validator in self.validators:
-            name = getattr(validator, "__name__", repr(validator))
+            name = getattr(validator, "__name__", None) or type(validator).__name__
             try:
                 outcome = validator(output, ctx)
                 if inspect.isawaitable(outcome):

@@ -218,3 +218,35 @@ async def test_a_validator_that_crashes_fails_the_run_with_the_history_intact() 
     assert "KeyError" in str(caught.value)
     assert partial.messages[-1].role == "tool"
     assert [r.call_id for r in partial.messages[-1].results] == ["call_1"]
+
+
+class MinimumRevenue:
+    """A validator object (a callable instance) with an async ``__call__``."""
+
+    def __init__(self, minimum: int) -> None:
+        self.minimum = minimum
+
+    async def __call__(self, report: Report, ctx: RunContext[Any]) -> None:
+        if report.revenue < self.minimum:
+            raise ValidationFailed(f"revenue must be at least {self.minimum}")
+
+
+async def test_the_trace_shows_attempts_and_their_validation_errors() -> None:
+    model = ScriptedModel([call(OUTPUT_TOOL, NEGATIVE), call(OUTPUT_TOOL, GOOD),
+                           call(OUTPUT_TOOL, BETTER)])
+    output = Output(Report, validators=[positive_revenue, MinimumRevenue(1500)])
+    result = await Agent(model, output=output).run("go")
+    assert result.output == Report(**BETTER)
+    trace = result.trace
+    assert [(a.attempt, a.success, a.validator) for a in trace.attempts] == [
+        (1, False, "positive_revenue"), (2, False, "MinimumRevenue"), (3, True, None),
+    ]
+    text = trace.render()
+    assert "attempt 1 failed validation (positive_revenue): revenue must be positive" in text
+    assert "attempt 2 failed validation (MinimumRevenue): revenue must be at least 1500" in text
+    # The output calls' records carry the final observations, as the model saw them.
+    assert [r.error is not None for r in result.tool_calls] == [True, True, False]
+    assert result.tool_calls[-1].result == "Output accepted."
+    again = type(trace).from_json(trace.to_json())
+    assert again.attempts == trace.attempts
+    assert again.output == {"company": "Acme", "revenue": 1500, "risks": ["currency", "supply"]}

@@ -226,3 +226,48 @@ async def test_usage_of_a_failed_run_covers_every_attempt() -> None:
     assert partial is not None
     assert partial.usage.requests == 2
     assert partial.usage.input_tokens == sum(s.usage.input_tokens for s in partial.trace.steps)
+
+
+async def test_with_parallel_tools_the_output_call_keeps_its_place() -> None:
+    turn = [call("lookup", {"company": "A"}), call("lookup", {"company": "B"}),
+            call(OUTPUT_TOOL, GOOD), call("lookup", {"company": "C"})]
+    model = ScriptedModel([turn])
+    agent = Agent(model, tools=[lookup], output=Report, parallel_tools=True)
+    result = await agent.run("go")
+    assert result.output == Report(**GOOD)
+    answers = result.messages[-1].results
+    assert [r.call_id for r in answers] == [c.id for c in result.messages[-2].tool_calls]
+    assert [r.content for r in answers] == [
+        "A: revenue 1200 EUR", "B: revenue 1200 EUR", "Output accepted.", "C: revenue 1200 EUR",
+    ]
+
+
+async def test_malformed_output_arguments_are_feedback_not_an_attempt() -> None:
+    model = ScriptedModel([call(OUTPUT_TOOL, raw='{"company": "Acme", '), call(OUTPUT_TOOL, GOOD)])
+    result = await Agent(model, output=Report).run("go")
+    assert result.output == Report(**GOOD)
+    assert result.attempts == 1 and result.iterations == 2
+    answer = result.messages[2].results[0]
+    assert answer.is_error and "not valid JSON" in answer.content
+
+
+async def test_partial_at_the_limit_returns_the_last_schema_valid_output_flagged() -> None:
+    model = ScriptedModel([
+        call(OUTPUT_TOOL, NEGATIVE),  # attempt 1: rejected by the validator
+        call("lookup", {"company": "Acme"}),  # attempt 2: the limit stops it
+    ])
+    agent = Agent(model, tools=[lookup], output=Output(Report, validators=[positive_revenue]),
+                  limits=Limits(max_iterations=1, on_limit="partial"))
+    result = await agent.run("go")
+    assert result.partial
+    assert result.termination.reason == "max_iterations"
+    assert result.output == Report(**NEGATIVE)  # what exists, not a validated output
+    assert result.messages[-1].role == "tool"
+
+
+async def test_partial_before_any_output_is_none() -> None:
+    model = ScriptedModel([call("lookup", {"company": "Acme"})])
+    agent = Agent(model, tools=[lookup], output=Report,
+                  limits=Limits(max_iterations=1, on_limit="partial"))
+    result = await agent.run("go")
+    assert result.partial and result.output is None
