@@ -1,0 +1,99 @@
+"""``toolcycle playbook show|stats|learn|prune|export`` on a real playbook file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import make_trace
+
+from toolcycle.cli import main
+from toolcycle.playbook import Playbook, Strategy
+
+AGENT_MODULE = '''
+from toolcycle import Agent
+from toolcycle.models.scripted import ScriptedModel, call
+
+
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return "value-" + key
+
+
+def policy(messages, settings):
+    if messages[-1].role == "tool":
+        return "answer: " + messages[-1].parts[0].content
+    return call("lookup", {"key": "k"})
+
+
+def make_agent():
+    return Agent(ScriptedModel(policy), "Use lookup.", [lookup], name="cli_agent")
+'''
+
+
+@pytest.fixture
+def playbook_file(tmp_path: Path) -> str:
+    db = str(tmp_path / "pb.db")
+    pb = Playbook(db)
+    pb.store.put([
+        Strategy(id="s-good", domain="support", advice="Call find_ticker, then get_quote.",
+                 tools=["find_ticker", "get_quote"], applies_when=["stock"], helpful=5),
+        Strategy(id="s-bad", domain="support", advice="Call get_quote directly.",
+                 tools=["get_quote"], applies_when=["stock"], helpful=0, harmful=6),
+    ])
+    pb.observe(make_trace("x", [[("get_quote", {"ticker": "A"}, None, "timed out")]]))
+    pb.close()
+    return db
+
+
+def test_show_lists_strategies_best_first(playbook_file: str, capsys: Any) -> None:
+    assert main(["playbook", "show", "--db", playbook_file]) == 0
+    out = capsys.readouterr().out
+    assert out.index("s-good") < out.index("s-bad")
+    assert "2 strategies" in out
+
+
+def test_stats_prints_the_tool_table(playbook_file: str, capsys: Any) -> None:
+    assert main(["playbook", "stats", "--db", playbook_file]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("get_q")]
+    assert row.split()[:4] == ["get_quote", "1", "1", "100%"]
+
+
+def test_prune_retires_harmful_strategies(playbook_file: str, capsys: Any) -> None:
+    assert main(["playbook", "prune", "--db", playbook_file, "--purge"]) == 0
+    out = capsys.readouterr().out
+    assert "retire s-bad" in out and "deleted 1 retired" in out
+    assert [s.id for s in Playbook(playbook_file).strategies(status=None)] == ["s-good"]
+
+
+def test_export_json_round_trips(playbook_file: str, capsys: Any) -> None:
+    assert main(["playbook", "export", "--db", playbook_file]) == 0
+    exported = [Strategy.from_dict(d) for d in json.loads(capsys.readouterr().out)]
+    assert {s.id for s in exported} == {"s-good", "s-bad"}
+    assert main(["playbook", "export", "--db", playbook_file, "--format", "markdown"]) == 0
+    assert "## support" in capsys.readouterr().out
+
+
+def test_learn_runs_the_agent_over_the_tasks_and_resumes(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    (tmp_path / "cli_agent_mod.py").write_text(AGENT_MODULE)
+    tasks = [{"id": f"t{i}", "prompt": f"look up k number {i}", "expected": "value-k"}
+             for i in range(3)]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    monkeypatch.chdir(tmp_path)
+    args = ["playbook", "learn", "--db", "pb.db", "--agent", "cli_agent_mod:make_agent",
+            "--tasks", "tasks.json", "--session", "s1"]
+    assert main(args) == 0
+    assert "3 tasks (0 done earlier), success 100%" in capsys.readouterr().out
+    [strategy] = Playbook("pb.db").strategies("cli_agent")
+    assert strategy.tools == ["lookup"] and strategy.support == 3
+    assert main(args) == 0
+    assert "3 tasks (3 done earlier)" in capsys.readouterr().out
+
+
+def test_a_missing_playbook_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no playbook"):
+        main(["playbook", "show", "--db", str(tmp_path / "none.db")])

@@ -1,0 +1,77 @@
+"""Tool statistics and the deterministic reflector."""
+
+from __future__ import annotations
+
+from conftest import make_trace
+
+from toolcycle.playbook import ToolObservation, analyse, compute_stats, reflect, render_stats
+from toolcycle.playbook.reflector import normalise_error
+from toolcycle.playbook.stats import is_timeout, observations_from_trace
+
+
+def test_statistics_count_calls_errors_and_latency_percentiles() -> None:
+    rows = [ToolObservation("a", float(ms), error=ms > 90, timeout=False) for ms in range(1, 101)]
+    rows += [ToolObservation("b", 5.0, error=True, timeout=True)]
+    stats = compute_stats(rows)
+    a, b = stats["a"], stats["b"]
+    assert (a.calls, a.errors, a.timeouts) == (100, 10, 0)
+    assert a.error_rate == 0.1
+    assert a.p50_ms == 50.5 and round(a.p95_ms, 2) == 95.05
+    assert (b.calls, b.p50_ms, b.p95_ms, b.timeout_rate) == (1, 5.0, 5.0, 1.0)
+
+
+def test_rendered_statistics_name_what_to_prefer_and_what_fails() -> None:
+    rows = [ToolObservation("slow", 5000.0, True, True) for _ in range(4)]
+    rows += [ToolObservation("flaky", 10.0, i % 2 == 0, False) for i in range(6)]
+    rows += [ToolObservation("solid", 10.0, False, False) for _ in range(5)]
+    rows += [ToolObservation("rare", 1.0, True, False)]  # too few calls to judge
+    text = render_stats(compute_stats(rows))
+    assert "prefer solid" in text
+    assert "slow often times out (4/4 calls, p95 5000 ms)" in text
+    assert "flaky often fails (3/6 calls" in text
+    assert "rare" not in text
+    assert render_stats(compute_stats(rows), tool_names=["solid"]) == ""  # nothing to warn of
+
+
+def test_timeouts_are_recognised_from_the_error_text() -> None:
+    assert is_timeout("Tool 'x' timed out after 2.0 s")
+    assert not is_timeout("unknown ticker") and not is_timeout(None)
+
+
+def test_observations_skip_output_tool_calls() -> None:
+    trace = make_trace("q", [[("lookup", {}, "v", None), ("final_result", {}, "ok", None)]])
+    trace.steps[0].tool_calls[1].kind = "output"
+    assert [o.tool for o in observations_from_trace(trace)] == ["lookup"]
+
+
+def test_analysis_separates_the_working_sequence_from_wasted_calls() -> None:
+    trace = make_trace("stock price of Acme", [
+        [("web_search", {"query": "Acme"}, "No results.", None)],
+        [("get_quote", {"ticker": "Acme"}, None, "unknown ticker 'Acme'")],
+        [("find_ticker", {"company": "Acme"}, "ACME", None)],
+        [("find_ticker", {"company": "Acme"}, "ACME", None)],  # a repeat
+        [("get_quote", {"ticker": "ACME"}, "41.5", None)],
+    ])
+    analysis = analyse(trace, success=True)
+    assert analysis.sequence == ["find_ticker", "get_quote"]
+    assert [(w.call.name, w.reason) for w in analysis.wasted] == [
+        ("web_search", "empty"), ("get_quote", "error"), ("find_ticker", "repeat")
+    ]
+    assert analysis.iterations == 6 and analysis.tool_latency_ms == 25.0
+    kinds = sorted((i.kind, tuple(i.tools)) for i in reflect(trace, success=True, domain="d"))
+    assert kinds == [("pitfall", ("get_quote",)), ("sequence", ("find_ticker", "get_quote"))]
+
+
+def test_a_failed_run_yields_pitfalls_but_no_sequence() -> None:
+    trace = make_trace("weather where Ann works", [
+        [("weather", {"city": "Ann"}, None, "unknown city 'Ann': expected a city name")],
+    ], status="failure")
+    [insight] = reflect(trace, success=False, domain="d")
+    assert insight.kind == "pitfall" and insight.detail == "unknown city …: expected a city name"
+
+
+def test_error_classes_ignore_the_values_in_them() -> None:
+    assert normalise_error("unknown ticker 'ACME' at 12.5") == normalise_error(
+        'unknown ticker "GLOBEX" at 7'
+    )
+    assert normalise_error("") == "error"
