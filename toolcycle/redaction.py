@@ -95,25 +95,21 @@ class Redactor:
 
     def data(self, value: Any) -> Any:
         """Redact every string inside dicts, lists and tuples (a new structure is returned)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {
-                key: REDACTED if self._is_secret(key, item) else self.data(item)
-                for key, item in value.items()
-            }
-        if isinstance(value, list | tuple):
-            return [self.data(item) for item in value]
-        return value
+        return self._walk(value, strings=True)
 
     def _redact_keys(self, value: Any) -> Any:
+        return self._walk(value, strings=False)
+
+    def _walk(self, value: Any, strings: bool) -> Any:
+        if isinstance(value, str):
+            return self.text(value) if strings else value
         if isinstance(value, dict):
             return {
-                key: REDACTED if self._is_secret(key, item) else self._redact_keys(item)
+                key: REDACTED if self._is_secret(key, item) else self._walk(item, strings)
                 for key, item in value.items()
             }
         if isinstance(value, list | tuple):
-            return [self._redact_keys(item) for item in value]
+            return [self._walk(item, strings) for item in value]
         return value
 
     def _is_secret(self, key: object, item: object) -> bool:

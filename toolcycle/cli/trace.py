@@ -112,6 +112,7 @@ def _list(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps({**_summary_dict(row), "duration_ms": row.duration_ms}))
         return 0
+    console = _console(no_color=False)  # first: it explains a missing rich
     from rich.table import Table
 
     table = Table(box=None, header_style="bold", pad_edge=False)
@@ -128,7 +129,6 @@ def _list(args: argparse.Namespace) -> int:
             "-" if row.duration_ms is None else format_ms(row.duration_ms),
             row.termination_reason or row.error_code or "-",
         )
-    console = _console(no_color=False)
     if not console.is_terminal:  # piped: do not squeeze the table to the 80-column default
         console.width = 200
     console.print(table if rows else "no runs match")
@@ -136,31 +136,33 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    store = _open_store(args)
-    if store is None:
-        return 1
-    with store:
-        trace = _load(store, args.run)
-    if trace is None:
+    traces = _load_named(args, args.run)
+    if traces is None:
         return 1
     console = _console(no_color=args.no_color, width=args.width)
-    print_timeline(trace, console, max_chars=args.max_chars)
+    print_timeline(traces[0], console, max_chars=args.max_chars)
     return 0
 
 
 def _html(args: argparse.Namespace) -> int:
-    store = _open_store(args)
-    if store is None:
+    traces = _load_named(args, args.run, *([args.compare] if args.compare else []))
+    if traces is None:
         return 1
-    with store:
-        trace = _load(store, args.run)
-        other = _load(store, args.compare) if args.compare else None
-    if trace is None or (args.compare and other is None):
-        return 1
-    page = render_comparison_html(trace, other) if other is not None else render_html(trace)
+    page = render_comparison_html(*traces) if len(traces) == 2 else render_html(traces[0])
     Path(args.output).write_text(page, encoding="utf-8")
     print(f"wrote {args.output} ({len(page):,} bytes)", file=sys.stderr)
     return 0
+
+
+def _load_named(args: argparse.Namespace, *run_ids: str) -> list[Trace] | None:
+    """The named runs from the store of ``args``; ``None`` (after saying why) if any is missing."""
+    store = _open_store(args)
+    if store is None:
+        return None
+    with store:
+        traces = [_load(store, run_id) for run_id in run_ids]
+    found = [t for t in traces if t is not None]
+    return found if len(found) == len(run_ids) else None
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -200,9 +202,9 @@ def _export(args: argparse.Namespace) -> int:
 
 def _load_with_progress(store: TraceStore, run_ids: list[str]) -> list[Trace] | None:
     """Load traces, with a progress bar on an interactive stderr when there are many."""
+    err = _console(no_color=False, stderr=True)  # first: it explains a missing rich
     from rich.progress import Progress
 
-    err = _console(no_color=False, stderr=True)
     traces: list[Trace] = []
     with Progress(console=err, transient=True,
                   disable=len(run_ids) < 20 or not err.is_terminal) as progress:
@@ -325,7 +327,10 @@ def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
 
 
 def _console(no_color: bool, width: int | None = None, stderr: bool = False) -> Console:
-    from rich.console import Console
+    try:
+        from rich.console import Console
+    except ImportError:  # the CLI's extra is not installed: say how to get it
+        raise SystemExit("toolcycle trace needs rich: pip install 'toolcycle[cli]'") from None
 
     plain = no_color or bool(os.environ.get("NO_COLOR"))
     return Console(no_color=plain, color_system=None if plain else "auto", width=width,
