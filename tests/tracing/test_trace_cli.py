@@ -103,3 +103,17 @@ def test_html_writes_a_page_and_a_comparison(db: str, tmp_path: Path) -> None:
     assert main(["trace", "html", "run-weather", "--compare", "run-search", "--db", db,
                  "-o", str(both)]) == 0
     assert 'id="comparison"' in both.read_text()
+
+
+def test_bulk_export_shows_progress_on_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "many.db"
+    with TraceStore(path) as store:
+        for i in range(30):
+            store.save(weather_trace(f"run-{i:02d}"))
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats the captured stderr as a terminal
+    out = tmp_path / "all.json"
+    assert main(["trace", "export", "--all", "--db", str(path), "-o", str(out)]) == 0
+    assert "loading traces" in capsys.readouterr().err
+    assert len(json.loads(out.read_text())) == 30
