@@ -387,7 +387,7 @@ def _json_object(raw: str) -> Any:
 
 
 def model_from_string(text: str) -> AnthropicModel:
-    """``"anthropic:claude-sonnet-4-5"`` (key from ``ANTHROPIC_API_KEY``), optionally
+    """``"anthropic:claude-sonnet-5"`` (key from ``ANTHROPIC_API_KEY``), optionally
     ``"anthropic:<model>@<base url>"`` for a gateway or a local test server."""
     name, sep, url = text.partition("@")
     return AnthropicModel(name, base_url=url if sep else None)

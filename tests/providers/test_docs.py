@@ -1,0 +1,56 @@
+"""The runnable examples of docs/providers/*.md run as written, against the test server
+(reached through the SDKs' own ``*_BASE_URL`` environment variables)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .script import Call, Reply
+from .server import ProviderServer
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "providers"
+
+
+def _first_example(name: str) -> str:
+    text = (DOCS / name).read_text()
+    match = re.search(r"```python\n(.*?)```", text, re.S)
+    assert match is not None, f"{name} has no python example"
+    return match.group(1)
+
+
+def test_openai_example(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-docs")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
+    server.script(
+        [
+            Reply(calls=[Call("add", {"a": 1, "b": 2})]),
+            Reply(calls=[Call("add", {"a": 3, "b": 4})]),
+            Reply(text="1 + 2 = 3, and 3 + 4 = 7."),
+        ]
+    )
+    exec(compile(_first_example("openai.md"), "openai.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.startswith("1 + 2 = 3, and 3 + 4 = 7.\n") and "cached" in out
+    assert len(server.requests) == 3
+
+
+def test_anthropic_example(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    server.script(
+        [
+            Reply(calls=[Call("ledger", {"month": 3}), Call("ledger", {"month": 4})]),
+            Reply(text="49 went out."),
+        ]
+    )
+    exec(compile(_first_example("anthropic.md"), "anthropic.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.startswith("49 went out.\n") and "cache read" in out
+    assert len(server.requests) == 2
