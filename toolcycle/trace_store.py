@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .messages import Usage
 from .redaction import Redactor
 from .trace import Step, Trace
 
@@ -182,6 +183,8 @@ class TraceStore:
         del header["steps"]
         termination = trace.termination or {}
         error = trace.error or {}
+        # the loop totals usage when the run ends; until then the steps are the record
+        usage = trace.usage if trace.usage.requests else _usage_of_steps(trace)
         self._conn.execute(
             "INSERT INTO runs (run_id, agent_name, model_name, status, started_at, ended_at,"
             " updated_at, iterations, input_tokens, output_tokens, termination_reason,"
@@ -204,8 +207,8 @@ class TraceStore:
                 trace.ended_at,
                 time.time(),
                 len(trace.steps),
-                trace.usage.input_tokens,
-                trace.usage.output_tokens,
+                usage.input_tokens,
+                usage.output_tokens,
                 termination.get("reason"),
                 error.get("code"),
                 self._pid,
@@ -243,6 +246,8 @@ class TraceStore:
         trace = Trace.from_dict({**data, "steps": []})
         trace.steps = [Step.from_dict(json.loads(s)) for (s,) in steps]
         trace.status = self._effective_status(status, pid, host)
+        if trace.ended_at is None and trace.usage.requests == 0:
+            trace.usage = _usage_of_steps(trace)
         return trace
 
     def _resolve(self, run_id: str) -> tuple[str, str, str, int, str] | None:
@@ -371,6 +376,15 @@ def parse_since(value: float | datetime | str, now: float | None = None) -> floa
         raise ValueError(
             f"cannot read {value!r} as a time: use e.g. 30m, 12h, 7d or 2026-01-31T12:00"
         ) from None
+
+
+def _usage_of_steps(trace: Trace) -> Usage:
+    """Usage added up from the steps (for runs that have not ended, or never will)."""
+    total = Usage(requests=len(trace.steps), tool_calls=len(trace.tool_calls))
+    for step in trace.steps:
+        total.add(Usage(step.usage.input_tokens, step.usage.output_tokens,
+                        step.usage.cache_read_tokens, step.usage.cache_write_tokens))
+    return total
 
 
 def _escape_like(text: str) -> str:

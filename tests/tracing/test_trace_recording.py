@@ -116,6 +116,9 @@ def test_a_run_that_crashes_mid_way_keeps_what_happened(tmp_path: Path) -> None:
     assert trace is not None and trace.user_prompt == "go"
     assert trace.steps[0].tool_calls[0].result == "5"
     assert trace.ended_at is None
+    # usage is totalled by the loop at the end; a crashed run gets it from its steps
+    assert trace.usage.input_tokens == sum(s.usage.input_tokens for s in trace.steps) > 0
+    assert row.input_tokens == trace.usage.input_tokens
 
 
 async def test_env_var_turns_recording_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
