@@ -1,0 +1,21 @@
+"""Models for the CLI tests, named on the command line as ``python:tests.spec.cli_models:...``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolcycle.models.scripted import ScriptedModel, call
+
+
+def hello_model() -> ScriptedModel:
+    """Calls sayHello for Ada, then answers with the tool's greeting."""
+
+    def answer(messages: Any, settings: Any) -> str:
+        return str(messages[-1].results[0].content)
+
+    return ScriptedModel([call("sayHello", {"personName": "Ada"}), answer])
+
+
+def looping_model() -> ScriptedModel:
+    """Never stops calling the tool (to hit the iteration limit)."""
+    return ScriptedModel(lambda messages, settings: call("sayHello", {"personName": "Bo"}))

@@ -1,0 +1,100 @@
+"""``toolcycle run`` and ``toolcycle spec ...`` on the example specs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolcycle.cli import main
+from toolcycle.spec import AgentSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+HELLO = "examples/hello_world.gram"
+MODEL = "python:tests.spec.cli_models:hello_model"
+
+
+@pytest.fixture(autouse=True)
+def in_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+
+
+def test_run_prints_the_answer_and_the_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", HELLO, "--tools", "examples.hello_tools", "--model", MODEL,
+                 "Hello, I'm Ada"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out == "Hello, Ada! Nice to meet you.\n"
+    assert "agent hello_world_agent" in err
+    assert 'call sayHello({"personName": "Ada"})' in err
+    assert "observation: Hello, Ada! Nice to meet you." in err
+
+
+def test_run_takes_a_tool_file_and_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", HELLO, "--tools", "examples/hello_tools.py", "--model", MODEL,
+                 "--json", "hi"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert data["output"] == "Hello, Ada! Nice to meet you."
+    assert data["termination"]["reason"] == "completed"
+    assert [c["name"] for s in data["trace"]["steps"] for c in s["tool_calls"]] == ["sayHello"]
+
+
+def test_run_reports_binding_problems(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "examples/hello_goodbye.gram", "--tools", "examples.hello_tools",
+                 "--model", MODEL, "bye"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "tool 'sayGoodbye': no implementation in the tool library" in err
+
+
+def test_run_at_the_iteration_limit_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", HELLO, "--tools", "examples.hello_tools", "--model",
+                 "python:tests.spec.cli_models:looping_model", "--max-iterations", "2", "hi"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out == "\n"  # the forced final answer had no text
+    assert "'reason': 'max_iterations', 'action': 'final_answer'" in err
+
+
+def test_spec_check(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["spec", "check", "examples/hello_goodbye.gram",
+                 "--tools", "examples.hello_goodbye_tools"]) == 0
+    assert "ok: agent 'hello_goodbye_agent' with 2 tool(s)" in capsys.readouterr().out
+    assert main(["spec", "check", "examples/hello_goodbye.gram",
+                 "--tools", "examples.hello_tools"]) == 1
+    assert "1 binding problem(s)" in capsys.readouterr().err
+
+
+def test_spec_check_shows_where_a_file_is_malformed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.gram"
+    bad.write_text("[a:Agent |\n  [t:Tool | (x::Strng)==>(::String)]\n]\n", encoding="utf-8")
+    assert main(["spec", "check", str(bad)]) == 2
+    assert f"{bad}:2:17: tool 't', parameter 1 'x': unknown type 'Strng'" in (
+        capsys.readouterr().err
+    )
+
+
+def test_spec_convert_both_ways(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["spec", "convert", HELLO]) == 0
+    as_json = capsys.readouterr().out
+    assert AgentSpec.from_json(as_json) == AgentSpec.load(HELLO)
+    assert main(["spec", "convert", HELLO, "-o", str(tmp_path / "a.json")]) == 0
+    assert main(["spec", "convert", str(tmp_path / "a.json")]) == 0
+    assert AgentSpec.from_gram(capsys.readouterr().out) == AgentSpec.load(HELLO)
+
+
+def test_spec_import_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definitions = tmp_path / "tools.json"
+    fixture = json.loads((ROOT / "tests/spec/fixtures/anthropic_tools.json").read_text())
+    definitions.write_text(json.dumps(fixture["tools"]), encoding="utf-8")
+    out = tmp_path / "stocks.gram"
+    assert main(["spec", "import", str(definitions), "--from", "anthropic", "--name", "stocks",
+                 "-o", str(out)]) == 0
+    assert "[get_stock_price:Tool" in out.read_text()
+    assert main(["spec", "export", str(out), "--to", "anthropic"]) == 0
+    assert json.loads(capsys.readouterr().out) == fixture["tools"]

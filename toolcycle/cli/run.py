@@ -1,0 +1,67 @@
+"""``toolcycle run AGENT.gram|AGENT.json --tools MODULE --model MODEL "input"``.
+
+Binds the spec to the tools found in the modules (late binding: the spec names the tools, the
+modules supply them), runs it once, prints the answer on stdout and the trace on stderr, so
+``toolcycle run ... > answer.txt`` keeps the answer alone. ``--json`` prints one JSON object
+(output, termination, usage, trace) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import AgentError, ConfigurationError
+from ..limits import Limits
+from ._loading import CommandError, load_library, load_spec, resolve_model_argument
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("run", help="run an agent spec with tools from a module")
+    parser.add_argument("spec", help="AGENT.gram or AGENT.json")
+    parser.add_argument("input", help="the user's message")
+    parser.add_argument("--tools", action="append", default=[], metavar="MODULE",
+                        help="python module (or .py file) with the implementations; repeatable")
+    parser.add_argument("--model", help="model string (default: the spec's model), e.g. "
+                        "openai:gpt-4o-mini, anthropic:..., local:qwen2.5-coder-1.5b")
+    parser.add_argument("--max-iterations", type=int, help="override the spec's limit")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-trace", action="store_true", help="print the answer only")
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        spec = load_spec(args.spec)
+        library = load_library(args.tools)
+        model = resolve_model_argument(args.model)
+        agent = spec.bind(library, model=model)
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ConfigurationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    limits = Limits(max_iterations=args.max_iterations) if args.max_iterations else None
+    try:
+        result = agent.run_sync(args.input, limits=limits)
+    except AgentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if exc.result is not None and not args.no_trace:
+            print(exc.result.trace.render(), file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({
+            "output": result.output,
+            "termination": result.termination.to_dict(),
+            "usage": result.usage.to_dict(),
+            "trace": result.trace.to_dict(),
+        }, ensure_ascii=False, default=str))
+        return 0
+    if not args.no_trace:
+        print(result.trace.render(), file=sys.stderr)
+    output = result.output
+    print(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False))
+    return 0
