@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import textwrap
@@ -173,3 +174,21 @@ async def test_recorder_keeps_steps_while_the_run_is_in_flight(tmp_path: Path) -
     model = ScriptedModel([call("peek"), call("peek"), "done"])
     await Agent(model, tools=[peek], callbacks=store.recorder()).run("go")
     assert seen == [1, 2]  # each iteration's model response was stored before its tool ran
+
+
+async def test_concurrent_and_streamed_runs_share_one_store(tmp_path: Path) -> None:
+    store = TraceStore(tmp_path / "t.db")
+
+    def agent() -> Agent[None, str]:
+        model = ScriptedModel([call("add", {"a": 2, "b": 2}), "four"])
+        return Agent(model, tools=[add], name="many", trace_store=store)
+
+    results = await asyncio.gather(*(agent().run(f"run {i}") for i in range(5)))
+    stream = agent().stream("streamed")
+    async for _ in stream:
+        pass
+    assert stream.result is not None
+    ids = {r.run_id for r in results} | {stream.result.run_id}
+    rows = store.list(agent="many")
+    assert {r.run_id for r in rows} == ids
+    assert all(r.status == "success" and r.iterations == 2 for r in rows)
