@@ -192,7 +192,9 @@ def _summary_cards(trace: Trace) -> str:
 def _termination_panel(trace: Trace) -> str:
     term = trace.termination
     if not term:
-        return '<div class="panel" id="termination"><b>Termination:</b> not recorded</div>'
+        note = _UNFINISHED.get(trace.status, "not recorded")
+        cls = "panel error" if trace.status == "crashed" else "panel"
+        return f'<div class="{cls}" id="termination"><b>Termination:</b> {note}</div>'
     parts = [f"<b>Termination:</b> {escape(str(term.get('reason')))}"]
     if term.get("action"):
         parts.append(f"action {escape(str(term['action']))}")
@@ -201,6 +203,13 @@ def _termination_panel(trace: Trace) -> str:
     detail = f"<div class=\"sub\">{escape(str(term['detail']))}</div>" if term.get("detail") else ""
     cls = "panel error" if trace.status in ("failure", "crashed") else "panel"
     return f'<div class="{cls}" id="termination">{" · ".join(parts)}{detail}</div>'
+
+
+_UNFINISHED = {
+    "crashed": "none: the process that ran it ended without finishing the run; what follows "
+    "is everything recorded up to then",
+    "running": "none yet: the run is in progress (or its process died on another host)",
+}
 
 
 def _prompt_panel(trace: Trace) -> str:
@@ -425,14 +434,15 @@ def render_chart(
                 ' text-anchor="middle">'
                 f"attempt {step.attempt}</text>"
             )
-        label = f"{step.iteration}" if step.attempt == 1 else f"{step.attempt}·{step.iteration}"
         if len(steps) <= 40 or index % max(len(steps) // 20, 1) == 0:
-            svg.append(f'<text x="{cx:.1f}" y="{height - 16}" text-anchor="middle">{label}</text>')
+            svg.append(
+                f'<text x="{cx:.1f}" y="{height - 16}" text-anchor="middle">{step.iteration}</text>'
+            )
         y_ms = top + plot_h * (1 - (step.model_ms + step.tools_ms) / max_ms)
         points.append((cx, y_ms, tip))
     svg.append(
         f'<text x="{left + plot_w / 2:.0f}" y="{height - 2}" text-anchor="middle">'
-        "iteration (attempt·iteration after the first attempt)</text>"
+        "iteration</text>"
     )
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points)
     svg.append(f'<polyline points="{path}" fill="none" stroke="#8250df" stroke-width="2"/>')
@@ -487,7 +497,7 @@ def _short(value: float) -> str:
         return f"{value / 1_000_000:.1f}M"
     if value >= 1000:
         return f"{value / 1000:.1f}k"
-    return f"{value:.0f}"
+    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
 
 
 def _nice_max(value: float) -> float:

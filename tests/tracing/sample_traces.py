@@ -62,12 +62,12 @@ def weather_trace(run_id: str = "run-weather-0001") -> Trace:
             usage=Usage(input_tokens=850, output_tokens=30, requests=1),
             model_ms=560.0, tools_ms=0.2, started_at=T0 + 2.9, finish_reason="tool_calls",
         ),
-        Step(
-            iteration=1,
+        Step(  # iterations are numbered across attempts, as the loop does
+            iteration=5,
             attempt=2,
             thought="Fixing the type of high.",
             tool_calls=[
-                ToolCallRecord("call_6", "final_result", {"summary": "Mild", "high": 21}, 1, 2,
+                ToolCallRecord("call_6", "final_result", {"summary": "Mild", "high": 21}, 5, 2,
                                result="received", duration_ms=0.2, kind="output"),
             ],
             usage=Usage(input_tokens=930, output_tokens=28, requests=1),

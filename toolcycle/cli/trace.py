@@ -255,6 +255,10 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         if term.get("detail"):
             line.append(f" · {term['detail']}", style="dim")
         console.print(line)
+    elif trace.status in ("crashed", "running"):
+        console.print(Text.assemble(("termination: ", "bold"), (
+            "none: the run's process ended without finishing it" if trace.status == "crashed"
+            else "none yet: the run is in progress", "yellow")))
     if trace.error:
         console.print(Text.assemble(("error: ", "bold red"), (
             f"{trace.error.get('code', '')}: {trace.error.get('message', '')}", "red")))
