@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import collections
 import copy
+import decimal
 import importlib
 import inspect
 import json
@@ -103,22 +104,52 @@ def backend_tools(instances: Mapping[str, Any]) -> dict[str, Tool[Any]]:
 
 
 _MPF = re.compile(r"mpf\('([^']*)'\)")
+_MPF_MARK = "\x00mpf:"
+
+
+@dataclass(frozen=True, slots=True)
+class PrintedNumber:
+    """A number as BFCL's ``str()`` printed it (``mpf('1.3027')``: mpmath at 5 digits).
+
+    Equal to a number that rounds to the same digits: the float toolcycle would send for
+    the same mpf is its exact binary value (1.302734375), of which BFCL shows 5 digits.
+    """
+
+    text: str
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PrintedNumber):
+            return self.text == other.text
+        if isinstance(other, bool) or not isinstance(other, int | float):
+            return NotImplemented
+        digits = max(1, len(decimal.Decimal(self.text).as_tuple().digits))
+        return float(f"{other:.{digits}g}") == float(self.text)
+
+    def __hash__(self) -> int:
+        return hash(self.text)
 
 
 def observation_value(text: str) -> Any:
-    """An observation (ours: JSON; BFCL's: JSON or ``str()`` of the value) as a value.
-
-    BFCL's ``str()`` of MathAPI results shows ``mpf('2.0')`` (an mpmath number): read as the
-    number it is.
-    """
+    """An observation (ours: JSON; BFCL's: JSON or ``str()`` of the value) as a value."""
     try:
         return json.loads(text)
     except ValueError:
         pass
     try:
-        return ast.literal_eval(_MPF.sub(r"\1", text))
+        value = ast.literal_eval(_MPF.sub(lambda m: repr(_MPF_MARK + m.group(1)), text))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
+    return _printed_numbers(value)
+
+
+def _printed_numbers(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(_MPF_MARK):
+        return PrintedNumber(value.removeprefix(_MPF_MARK))
+    if isinstance(value, dict):
+        return {k: _printed_numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printed_numbers(v) for v in value]
+    return value
 
 
 @dataclass(slots=True)
