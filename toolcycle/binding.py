@@ -7,12 +7,18 @@ out) has a default there, the implementation requires nothing the spec does not 
 the JSON types agree (nested records and list items included). Every mismatch of every tool
 is collected, so one :class:`~toolcycle.errors.ConfigurationError` lists them all. Extra
 implementations in the library are fine: a library may serve many specs.
+
+A bound tool's argument schema is the spec's, closed (``additionalProperties: false``) when
+the spec leaves that open and the implementation takes no ``**kwargs``: a local model that
+calls ``sayHello(name=...)`` instead of ``personName`` then gets a validation error naming the
+unexpected argument, not a ``TypeError`` from inside the function.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from .errors import ConfigurationError
@@ -60,6 +66,11 @@ def bind_tool(
         f"{prefix}: {p}"
         for p in parameter_mismatches(spec.parameters, declared, _takes_any_keyword(function))
     ]
+    if "additionalProperties" not in spec.parameters and not _takes_any_keyword(function):
+        # The implementation takes only its named parameters: say so in the schema, so that
+        # a misnamed argument is rejected by validation with a precise message (and the
+        # expected schema) rather than failing inside the function with a TypeError.
+        spec = replace(spec, parameters={**spec.parameters, "additionalProperties": False})
     try:
         policies = item if isinstance(item, Tool) else None
         base: Tool[Any] = Tool(

@@ -12,6 +12,7 @@ from toolcycle import ConfigurationError, RunContext, Tool, ToolLibrary, ToolSpe
 from toolcycle.binding import parameter_mismatches
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.spec import AgentSpec
+from toolcycle.tools import ToolArgumentsError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -53,7 +54,25 @@ def test_a_matching_library_binds_and_extra_implementations_are_fine() -> None:
     assert spec.check(ToolLibrary([greet, unrelated])) == []
     agent = spec.bind(ToolLibrary([greet, unrelated]), model=ScriptedModel(["ok"]))
     assert list(agent.tools) == ["greet"]
-    assert agent.tools["greet"].spec is GREET  # the spec's schema is what the model sees
+    # The model sees the spec's schema, closed because greet takes no **kwargs.
+    assert agent.tools["greet"].spec.parameters == {**GREET.parameters,
+                                                    "additionalProperties": False}
+
+
+def test_binding_closes_the_arguments_only_when_the_implementation_is_closed() -> None:
+    def greet(name: str, times: int = 1) -> str:
+        return name
+
+    def greet_any(**kwargs: Any) -> str:
+        return ""
+
+    closed = spec_with(GREET).bind([greet], model=ScriptedModel(["ok"])).tools["greet"]
+    with pytest.raises(ToolArgumentsError, match="'nmae' was unexpected"):
+        closed.validate({"name": "a", "nmae": "b"})
+    library = ToolLibrary()
+    library.register(greet_any, "greet")
+    open_tool = spec_with(GREET).bind(library, model=ScriptedModel(["ok"])).tools["greet"]
+    assert open_tool.spec.parameters == GREET.parameters
 
 
 def test_every_mismatch_is_reported_together() -> None:

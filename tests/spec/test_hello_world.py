@@ -43,7 +43,8 @@ async def test_hello_world_call_result_answer(examples_on_path: None, wire: str)
     assert result.messages[4].text == result.output
     # The model was offered exactly the spec's tool definition.
     (offered,) = model.requests[0].settings.tools
-    assert (offered.name, offered.parameters) == ("sayHello", spec.tools[0].parameters)
+    closed = {**spec.tools[0].parameters, "additionalProperties": False}
+    assert (offered.name, offered.parameters) == ("sayHello", closed)
     assert result.termination.reason == "completed"
 
 
@@ -73,3 +74,26 @@ async def test_hello_goodbye_two_tools_in_one_turn(examples_on_path: None) -> No
     assert bad.error is not None and "rude" in bad.error
     assert result.output == "Hello and goodbye, Bo."
     assert spec.limits is not None and spec.limits.max_iterations == 4
+
+
+@pytest.mark.real_model
+async def test_hello_world_on_the_local_model(examples_on_path: None) -> None:
+    """The same spec and tool module on a real local model (Qwen2.5-Coder-1.5B, llama.cpp)."""
+    from toolcycle.models.packs import ModelPackError, pack_path
+
+    try:
+        pack_path("qwen2.5-coder-1.5b")
+    except ModelPackError as exc:
+        pytest.skip(f"local model pack not installed: {exc}")
+    spec = AgentSpec.load(ROOT / "examples" / "hello_world.gram")
+    tools = importlib.import_module("examples.hello_tools")
+    result = await spec.bind(tools, model="local:qwen2.5-coder-1.5b").run(
+        "Hello! My name is Ada."
+    )
+    calls = [m for m in result.messages if m.role == "assistant" and m.tool_calls]
+    assert calls, "the model never called sayHello"
+    first = calls[0].tool_calls[0]
+    assert first.name == "sayHello" and "Ada" in str(first.arguments)
+    results = [r for m in result.messages if m.role == "tool" for r in m.results]
+    assert results[0].call_id == first.id and "Ada" in results[0].content
+    assert result.messages[-1].role == "assistant" and "Ada" in (result.output or "")
