@@ -36,6 +36,9 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
 )
 
+#: How a JSON key matched by DEFAULT_SECRET_KEYS ends in the serialized text (lower case).
+_DEFAULT_KEY_HINTS = ('key"', 'secret"', 'password"', 'passwd"', 'token"', 'authorization"')
+
 #: Literal prefixes (lower case) whose presence lets a default pattern run at all.
 _HINTS: dict[str, tuple[str, ...]] = dict(
     zip(
@@ -59,7 +62,7 @@ class Redactor:
     regex over mapping keys whose string values are always redacted (``None`` disables it).
     """
 
-    __slots__ = ("_key_regex", "_passes")
+    __slots__ = ("_key_hints", "_key_regex", "_passes")
 
     def __init__(
         self,
@@ -74,6 +77,7 @@ class Redactor:
         # substring test on the lowered text finds its literal prefix.
         self._passes = [(re.compile(p), _HINTS.get(p)) for p in chosen]
         self._key_regex = re.compile(secret_keys) if secret_keys else None
+        self._key_hints = _DEFAULT_KEY_HINTS if secret_keys == DEFAULT_SECRET_KEYS else None
 
     def text(self, value: str) -> str:
         """Return ``value`` with every secret replaced by ``[REDACTED]``."""
@@ -86,12 +90,16 @@ class Redactor:
     def dumps(self, value: Any) -> str:
         """Serialize ``value`` to JSON with secrets redacted (what the trace store writes).
 
-        Secret-named keys are handled on the structure, patterns on the finished JSON text in
-        a single scan, which is several times cheaper than scanning every string separately.
+        Patterns run on the finished JSON text, which is several times cheaper than on every
+        string separately. Secret-named keys need the structure, so it is walked only when the
+        text holds a key that could be one (with the default ``secret_keys``; always otherwise).
         """
-        if self._key_regex is not None:
-            value = self._redact_keys(value)
-        return self.text(json.dumps(value, ensure_ascii=False, default=str))
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if self._key_regex is not None and (
+            self._key_hints is None or any(h in text.lower() for h in self._key_hints)
+        ):
+            text = json.dumps(self._redact_keys(value), ensure_ascii=False, default=str)
+        return self.text(text)
 
     def data(self, value: Any) -> Any:
         """Redact every string inside dicts, lists and tuples (a new structure is returned)."""
