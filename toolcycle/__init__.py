@@ -25,6 +25,7 @@ from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usa
 from .models.base import Model, ModelSettings
 from .output import Output
 from .result import RunResult, Termination
+from .spec import AgentSpec, SpecError
 from .tools import Tool, ToolLibrary, ToolSpec, tool
 from .trace import Step, ToolCallRecord, Trace
 
@@ -33,6 +34,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent",
     "AgentError",
+    "AgentSpec",
     "AgentStream",
     "CallbackError",
     "CancelToken",
@@ -51,6 +53,7 @@ __all__ = [
     "RunContext",
     "RunResult",
     "RunTimeout",
+    "SpecError",
     "Step",
     "SubmitBeforeOutput",
     "Termination",
