@@ -38,8 +38,8 @@ def error_body(message: str, kind: str, param: str | None = None) -> dict[str, A
 def validate(body: dict[str, Any], *, require_tool_call_content: bool = False) -> None:
     """Raise :class:`WireError` for a request the API would reject.
 
-    ``require_tool_call_content`` emulates compatible servers that reject ``null`` content on
-    an assistant message carrying tool calls.
+    ``require_tool_call_content`` emulates compatible servers (llama.cpp, vLLM) that reject
+    ``null`` content on an assistant message carrying tool calls and parse call arguments.
     """
     if not isinstance(body.get("model"), str):
         raise WireError("you must provide a model parameter", "model")
@@ -216,6 +216,11 @@ def _check_assistant(
             raise WireError(f"Missing required parameter: '{at}.function.name'.", at)
         if not isinstance(function.get("arguments"), str):
             raise WireError(f"Missing required parameter: '{at}.function.arguments'.", at)
+        if strict:  # compatible servers parse the arguments to render their chat template
+            try:
+                json.loads(function["arguments"])
+            except json.JSONDecodeError:
+                raise WireError(f"{at}.function.arguments: invalid JSON", at) from None
         ids.append(call["id"])
     if len(set(ids)) != len(ids):
         raise WireError(f"{where}: duplicate tool_call ids", f"{where}.tool_calls")

@@ -74,6 +74,7 @@ class ProviderServer:
         self.cache = anthropic_wire.PromptCache()
         self._previous_keys: list[str] = []
         self._number = 0
+        self._generation = 0  # bumped by reset(): late handlers of a finished test stand down
         self.url = ""
         self.app = Starlette(
             routes=[
@@ -99,6 +100,7 @@ class ProviderServer:
             self.require_tool_call_content = False
             self.cache = anthropic_wire.PromptCache()
             self._previous_keys = []
+            self._generation += 1
 
     @property
     def remaining(self) -> int:
@@ -197,7 +199,10 @@ class ProviderServer:
 
     async def _fault(self, provider: str, fault: Fault, record: Recorded) -> Response | None:
         if fault.delay:
+            generation = self._generation
             await asyncio.sleep(fault.delay)
+            if generation != self._generation:  # the test that asked for it is over
+                return _error(provider, 503, "stale request from a finished test", "api_error")
         if fault.drop:
             record.status = -1
             return _DroppedResponse()

@@ -173,6 +173,23 @@ async def test_truncated_call_becomes_a_parse_error(server: ProviderServer, stre
     assert call.arguments is None and call.parse_error is not None
 
 
+async def test_a_truncated_call_goes_back_as_empty_arguments(server: ProviderServer) -> None:
+    server.require_tool_call_content = True  # compatible servers parse the arguments
+    server.script(
+        [
+            Reply(calls=[Call("echo", {"text": "cut me off please"})], truncate=True),
+            Reply(text="sorry"),
+        ]
+    )
+    model = openai_model(server, tool_call_content="")
+    messages = [Message.user("go")]
+    first = await model.request(messages, TOOLS)
+    (call,) = first.tool_calls
+    messages += [first, Message.tool_results([ToolResult(call.id, "echo", "bad JSON", True)])]
+    assert (await model.request(messages, TOOLS)).text == "sorry"
+    assert server.requests[1].body["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
 async def test_reasoning_content_is_kept_as_thinking(server: ProviderServer) -> None:
     server.script([Reply(text="4", thinking="two plus two"), Reply(text="4", thinking="again")])
     model = openai_model(server)

@@ -37,8 +37,8 @@ from .base import (
     ToolCallDelta,
     ToolDefinition,
 )
-from .openai import MessageCache
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
+from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
 EPHEMERAL: Wire = {"type": "ephemeral"}

@@ -42,39 +42,12 @@ from .base import (
     ToolDefinition,
 )
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
+from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
 
 #: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
 _AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
-
-
-class MessageCache:
-    """Wire form of already-converted messages, keyed by object identity.
-
-    The message object is kept in the entry so its ``id`` cannot be reused by a new object
-    while the entry lives. Entries of messages no longer sent are dropped once the cache grows
-    well past the size of the current request, which bounds memory across runs.
-    """
-
-    __slots__ = ("_entries",)
-
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[Message, Any]] = {}
-
-    def get(self, message: Message) -> Any | None:
-        entry = self._entries.get(id(message))
-        if entry is not None and entry[0] is message:
-            return entry[1]
-        return None
-
-    def put(self, message: Message, wire: Any) -> None:
-        self._entries[id(message)] = (message, wire)
-
-    def prune(self, keep: Sequence[Message]) -> None:
-        if len(self._entries) > 2 * len(keep) + 64:
-            kept = {id(m) for m in keep}
-            self._entries = {k: v for k, v in self._entries.items() if k in kept}
 
 
 class OpenAIModel(Model):
@@ -337,7 +310,12 @@ def _interleave(messages: list[Wire]) -> list[Wire]:
 
 
 def _raw(call: ToolCall) -> str:
-    if call.raw_arguments or call.arguments is None:
+    """The arguments string to send back. Arguments that did not parse go back as ``{}``:
+    compatible servers (llama.cpp, vLLM) parse this field and fail on broken JSON, and the
+    error observation answering the call already tells the model what was wrong."""
+    if call.arguments is None:
+        return "{}"
+    if call.raw_arguments:
         return call.raw_arguments
     return ToolCall.from_args(call.id, call.name, call.arguments).raw_arguments
 
@@ -471,7 +449,7 @@ def _key_for(url: str | None) -> str | None:
 
 
 def model_from_string(text: str) -> OpenAIModel:
-    """``"openai:gpt-4o-mini"`` (key from ``OPENAI_API_KEY``), or ``"openai:<model>@<url>"``."""
+    """``"openai:gpt-5.4-mini"`` (key from ``OPENAI_API_KEY``), or ``"openai:<model>@<url>"``."""
     name, url = _split_url(text)
     return OpenAIModel(name, base_url=url, api_key=_key_for(url))
 
