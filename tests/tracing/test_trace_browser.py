@@ -18,6 +18,7 @@ from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
 from toolcycle import Agent, tool
 from toolcycle.html_view import render_comparison_html, render_html
 from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.redaction import Redactor
 from toolcycle.trace_store import TraceStore
 
 from .sample_traces import failed_trace, weather_trace
@@ -68,7 +69,7 @@ def test_failed_tool_call_expands_and_chart_is_visible(browser: BrowserContext,
                                                        tmp_path: Path) -> None:
     trace = weather_trace()
     page_path = tmp_path / "run.html"
-    page_path.write_text(render_html(trace), encoding="utf-8")
+    page_path.write_text(render_html(trace, redactor=Redactor()), encoding="utf-8")
     visit = Visit(browser, page_path)
     page = visit.page
 
@@ -91,6 +92,7 @@ def test_failed_tool_call_expands_and_chart_is_visible(browser: BrowserContext,
     assert page.locator("#chart g.bar").count() == len(trace.steps)
     assert page.locator("#chart .error-mark").count() == 1
     assert page.locator("#termination").inner_text().startswith("Termination: completed")
+    assert "[REDACTED]" in page.locator(".panel pre").first.inner_text()
 
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "trace-viewer.png"), full_page=True)
@@ -131,7 +133,8 @@ def test_comparison_page_and_a_page_from_a_real_recorded_run(browser: BrowserCon
     assert visit.network == [] and visit.errors == []
 
     cmp_path = tmp_path / "compare.html"
-    cmp_path.write_text(render_comparison_html(weather_trace(), failed_trace()), encoding="utf-8")
+    page_text = render_comparison_html(weather_trace(), failed_trace(), redactor=Redactor())
+    cmp_path.write_text(page_text, encoding="utf-8")
     visit = Visit(browser, cmp_path)
     page = visit.page
     assert page.locator("#run-a #chart svg").is_visible()
