@@ -87,7 +87,12 @@ def parse(text: str, source: str = "") -> Document:
 
     Raises :class:`GramError` with the line and column of ``text`` where parsing failed.
     """
-    from relateby.gram import GramParseError, parse_raw
+    try:
+        from relateby.gram import GramParseError, parse_raw
+    except ImportError as exc:  # the parser ships in the ``gram`` extra
+        raise ImportError(
+            "reading gram needs relateby-pattern: pip install 'toolcycle[gram]'"
+        ) from exc
 
     normalised, origins = normalise(text)
     try:
