@@ -14,6 +14,7 @@ import dataclasses
 import enum
 import inspect
 import json
+import numbers
 import re
 import sys
 import types
@@ -371,6 +372,10 @@ def _json_default(value: Any) -> Any:
         return dataclasses.asdict(value)
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, numbers.Integral):  # numpy, mpmath and other numeric types
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

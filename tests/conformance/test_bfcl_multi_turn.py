@@ -91,11 +91,6 @@ async def test_replay_matches_bfcl_state_and_outputs(category: str) -> None:
         assert outputs == expected_output_mismatches(category), (wire, sorted(outputs))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="toolcycle.tools.serialize_result cannot encode numbers.Real values that are not "
-    "floats (mpmath.mpf from BFCL's MathAPI): the result becomes an error observation",
-)
 def test_math_results_serialize_as_numbers() -> None:
     assert serializes_real_numbers()
 
