@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -121,3 +123,29 @@ async def test_a_failed_run_marks_the_run_span_as_error(exporter: InMemorySpanEx
     assert len(_by_name(spans, "iteration")) == 2
     # every span that started also ended (nothing leaks when a run fails)
     assert all(s.end_time is not None for s in spans)
+
+
+async def test_concurrent_runs_sharing_one_callbacks_object_keep_their_own_spans(
+    exporter: InMemorySpanExporter,
+) -> None:
+    callbacks = _callbacks(exporter)
+
+    def agent(name: str) -> Agent[None, str]:
+        model = ScriptedModel([call("lookup", {"city": name}), call("lookup", {"city": name}),
+                               "done"])
+        return Agent(model, tools=[lookup], name=name, callbacks=callbacks)
+
+    await asyncio.gather(agent("Paris").run("a"), agent("Rome").run("b"))
+    spans = exporter.get_finished_spans()
+    runs = {s.attributes["gen_ai.agent.name"]: s for s in _by_name(spans, "invoke_agent")
+            if s.attributes is not None}
+    assert set(runs) == {"Paris", "Rome"}
+    for name, run in runs.items():
+        members = [s for s in spans if s.context.trace_id == run.context.trace_id]
+        tool_spans = _by_name(tuple(members), "execute_tool")
+        assert len(tool_spans) == 2
+        assert len(_by_name(tuple(members), "iteration")) == 3
+        # each tool span sits in its own run's tree, under an iteration of that run
+        iteration_ids = {s.context.span_id for s in _by_name(tuple(members), "iteration")}
+        assert all(t.parent is not None and t.parent.span_id in iteration_ids
+                   for t in tool_spans), name
