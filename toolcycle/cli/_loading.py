@@ -2,20 +2,40 @@
 
 from __future__ import annotations
 
+import argparse
+import functools
 import importlib
 import importlib.util
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigurationError
 from ..spec import AgentSpec, SpecError
 from ..tools import ToolLibrary
 
 
 class CommandError(Exception):
     """A problem to print as one line (or a few) before exiting with status 2."""
+
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def guarded(handler: Handler) -> Handler:
+    """Print what could not be loaded or bound as ``error: ...`` and exit with status 2."""
+
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (CommandError, ConfigurationError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
+    return run
 
 
 def load_spec(path: str) -> AgentSpec:

@@ -13,9 +13,9 @@ import json
 import sys
 from typing import Any
 
-from ..errors import AgentError, ConfigurationError
+from ..errors import AgentError
 from ..limits import Limits
-from ._loading import CommandError, load_library, load_spec, resolve_model_argument
+from ._loading import guarded, load_library, load_spec, resolve_model_argument
 
 
 def register(subparsers: Any) -> None:
@@ -32,18 +32,10 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=_run)
 
 
+@guarded
 def _run(args: argparse.Namespace) -> int:
-    try:
-        spec = load_spec(args.spec)
-        library = load_library(args.tools)
-        model = resolve_model_argument(args.model)
-        agent = spec.bind(library, model=model)
-    except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ConfigurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    spec = load_spec(args.spec)
+    agent = spec.bind(load_library(args.tools), model=resolve_model_argument(args.model))
     limits = Limits(max_iterations=args.max_iterations) if args.max_iterations else None
     try:
         result = agent.run_sync(args.input, limits=limits)

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError
 from ..foreign import (
     export_anthropic_tools,
     export_mcp_tools,
@@ -24,7 +23,7 @@ from ..foreign import (
     import_openai_tools,
 )
 from ..spec import AgentSpec
-from ._loading import CommandError, load_library, load_spec
+from ._loading import CommandError, guarded, load_library, load_spec
 
 PROVIDERS = ("openai", "anthropic", "mcp")
 
@@ -62,13 +61,10 @@ def register(subparsers: Any) -> None:
     exp.set_defaults(handler=_export)
 
 
+@guarded
 def _check(args: argparse.Namespace) -> int:
-    try:
-        spec = load_spec(args.spec)
-        problems = spec.check(load_library(args.tools)) if args.tools else []
-    except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    spec = load_spec(args.spec)
+    problems = spec.check(load_library(args.tools)) if args.tools else []
     if problems:
         print(f"{args.spec}: {len(problems)} binding problem(s):", file=sys.stderr)
         for problem in problems:
@@ -79,16 +75,12 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+@guarded
 def _convert(args: argparse.Namespace) -> int:
-    try:
-        spec = load_spec(args.spec)
-    except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    spec = load_spec(args.spec)
     if args.output:
         if Path(args.output).suffix not in (".gram", ".json"):
-            print("error: the output file must end in .gram or .json", file=sys.stderr)
-            return 2
+            raise CommandError("the output file must end in .gram or .json")
         spec.dump(args.output)
         return 0
     target = args.to or ("json" if Path(args.spec).suffix == ".gram" else "gram")
@@ -96,18 +88,15 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+@guarded
 def _import(args: argparse.Namespace) -> int:
     readers = {"openai": import_openai_tools, "anthropic": import_anthropic_tools,
                "mcp": import_mcp_tools}
     try:
         data = json.loads(Path(args.definitions).read_text(encoding="utf-8"))
-        tools = readers[args.provider](data)
     except (OSError, json.JSONDecodeError) as exc:
-        print(f"error: {args.definitions}: {exc}", file=sys.stderr)
-        return 2
-    except ConfigurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(f"{args.definitions}: {exc}") from exc
+    tools = readers[args.provider](data)
     spec = AgentSpec(args.name, instructions=args.instructions, model=args.model, tools=tools)
     if args.output:
         spec.dump(args.output)
@@ -116,12 +105,9 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+@guarded
 def _export(args: argparse.Namespace) -> int:
-    try:
-        spec = load_spec(args.spec)
-    except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    spec = load_spec(args.spec)
     exported: Any
     if args.provider == "openai":
         exported = export_openai_tools(spec.tools)

@@ -75,10 +75,23 @@ def import_all(
     return specs
 
 
-def export_names(specs: Iterable[ToolSpec], names: NameMap | None, policy: NamePolicy) -> NameMap:
-    """The map to export with: the caller's (to reverse calls later) or a fresh one."""
+def export_each(
+    specs: Iterable[ToolSpec], names: NameMap | None, policy: NamePolicy, schema_key: str
+) -> list[tuple[ToolSpec, dict[str, Any]]]:
+    """Each spec with the part every format shares: safe name, description, argument schema.
+
+    Names go through ``names`` (the caller's map, to reverse calls later) or a fresh one.
+    """
     specs = list(specs)
-    return names if names is not None else NameMap(policy, [s.name for s in specs])
+    mapping = names if names is not None else NameMap(policy, [s.name for s in specs])
+    out = []
+    for spec in specs:
+        entry: dict[str, Any] = {"name": mapping.safe(spec.name)}
+        if spec.description:
+            entry["description"] = spec.description
+        entry[schema_key] = spec.parameters
+        out.append((spec, entry))
+    return out
 
 
 class _Problem(Exception):

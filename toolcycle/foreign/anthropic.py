@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tools import ToolSpec
-from ._common import export_names, field, import_all, problem, tool_items
+from ._common import export_each, field, import_all, problem, tool_items
 from .names import ANTHROPIC_NAMES, NameMap
 
 
@@ -37,13 +37,4 @@ def export_anthropic_tools(
     specs: Iterable[ToolSpec], names: NameMap | None = None
 ) -> list[dict[str, Any]]:
     """Anthropic ``tools`` entries for ``specs``."""
-    specs = list(specs)
-    mapping = export_names(specs, names, ANTHROPIC_NAMES)
-    exported = []
-    for spec in specs:
-        tool: dict[str, Any] = {"name": mapping.safe(spec.name)}
-        if spec.description:
-            tool["description"] = spec.description
-        tool["input_schema"] = spec.parameters
-        exported.append(tool)
-    return exported
+    return [tool for _, tool in export_each(specs, names, ANTHROPIC_NAMES, "input_schema")]

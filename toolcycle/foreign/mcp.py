@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tools import ToolSpec
-from ._common import export_names, field, import_all, tool_items
+from ._common import export_each, field, import_all, tool_items
 from .names import MCP_NAMES, NameMap
 
 
@@ -39,14 +39,8 @@ def _read(item: dict[str, Any], where: str) -> tuple[str, str, Any, Any]:
 
 def export_mcp_tools(specs: Iterable[ToolSpec], names: NameMap | None = None) -> dict[str, Any]:
     """A ``tools/list`` result for ``specs``."""
-    specs = list(specs)
-    mapping = export_names(specs, names, MCP_NAMES)
     tools = []
-    for spec in specs:
-        tool: dict[str, Any] = {"name": mapping.safe(spec.name)}
-        if spec.description:
-            tool["description"] = spec.description
-        tool["inputSchema"] = spec.parameters
+    for spec, tool in export_each(specs, names, MCP_NAMES, "inputSchema"):
         if spec.result_schema is not None and spec.result_schema.get("type") == "object":
             tool["outputSchema"] = spec.result_schema
         tools.append(tool)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..tools import ToolSpec
-from ._common import EMPTY_PARAMETERS, export_names, field, import_all, problem, tool_items
+from ._common import EMPTY_PARAMETERS, export_each, field, import_all, problem, tool_items
 from .names import OPENAI_NAMES, NameMap
 
 OpenAIStyle = Literal["chat", "responses", "functions"]
@@ -60,14 +60,8 @@ def export_openai_tools(
     only when true); it is the caller's promise that the schemas meet OpenAI's strict rules.
     The Responses API alone carries a result schema (``output_schema``).
     """
-    specs = list(specs)
-    mapping = export_names(specs, names, OPENAI_NAMES)
     exported = []
-    for spec in specs:
-        function: dict[str, Any] = {"name": mapping.safe(spec.name)}
-        if spec.description:
-            function["description"] = spec.description
-        function["parameters"] = spec.parameters
+    for spec, function in export_each(specs, names, OPENAI_NAMES, "parameters"):
         if strict or style == "responses":
             function["strict"] = strict
         if style == "chat":
