@@ -141,6 +141,9 @@ class AnthropicModel(Model):
             "messages": [*kwargs["messages"], {"role": "assistant", "content": blocks}],
         }
 
+    async def aclose(self) -> None:
+        await self.client.close()
+
     # ------------------------------------------------------------ wire building
 
     def build_request(self, messages: Sequence[Message], settings: ModelSettings) -> Wire:
@@ -179,25 +182,34 @@ class AnthropicModel(Model):
         return self._tools_wire
 
     def wire_messages(self, messages: Sequence[Message]) -> list[Wire]:
-        """Alternating user/assistant messages; consecutive same-role turns are merged."""
+        """Alternating user/assistant messages; consecutive same-role turns are merged.
+
+        Cached wire messages are shared between requests, so they are never modified: a merge
+        or the last message's cache breakpoint works on a fresh copy.
+        """
         out: list[Wire] = []
+        fresh = False  # whether out[-1] is a copy made for this request (safe to extend)
         for message in messages:
-            converted = self._messages.get(message)
-            if converted is None:
-                converted = _convert(message)
-                self._messages.put(message, converted)
-            role, blocks = converted
-            if out and out[-1]["role"] == role:
-                out[-1]["content"].extend(blocks)
+            wire = self._messages.get(message)
+            if wire is None:
+                wire = _convert(message)
+                self._messages.put(message, wire)
+            if out and out[-1]["role"] == wire["role"]:
+                if not fresh:
+                    out[-1] = {"role": wire["role"], "content": list(out[-1]["content"])}
+                    fresh = True
+                out[-1]["content"].extend(wire["content"])
             else:
-                out.append({"role": role, "content": list(blocks)})
+                out.append(wire)
+                fresh = False
         self._messages.prune(messages)
         if self.cache and out:
-            _mark_last_block(out[-1]["content"])
+            last = out[-1]
+            out[-1] = {"role": last["role"], "content": _with_last_breakpoint(last["content"])}
         return out
 
 
-def _convert(message: Message) -> tuple[str, list[Wire]]:
+def _convert(message: Message) -> Wire:
     if message.role == "tool":
         blocks: list[Wire] = []
         for result in message.results:
@@ -209,7 +221,7 @@ def _convert(message: Message) -> tuple[str, list[Wire]]:
             if result.is_error:
                 block["is_error"] = True
             blocks.append(block)
-        return "user", blocks
+        return {"role": "user", "content": blocks}
     blocks = []
     for part in message.parts:
         if isinstance(part, TextPart) and part.text:
@@ -226,16 +238,18 @@ def _convert(message: Message) -> tuple[str, list[Wire]]:
                 }
             )
     if message.role == "assistant":
-        return "assistant", blocks or [{"type": "text", "text": "(empty response)"}]
-    return "user", blocks
+        return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(empty)"}]}
+    return {"role": "user", "content": blocks}
 
 
-def _mark_last_block(blocks: list[Wire]) -> None:
-    """Put a cache breakpoint on the last block that may carry one (not thinking)."""
-    for index in range(len(blocks) - 1, -1, -1):
-        if blocks[index]["type"] not in ("thinking", "redacted_thinking"):
-            blocks[index] = {**blocks[index], "cache_control": EPHEMERAL}
-            return
+def _with_last_breakpoint(blocks: list[Wire]) -> list[Wire]:
+    """A copy of ``blocks`` with a cache breakpoint on the last block that may carry one."""
+    marked = list(blocks)
+    for index in range(len(marked) - 1, -1, -1):
+        if marked[index]["type"] not in ("thinking", "redacted_thinking"):
+            marked[index] = {**marked[index], "cache_control": EPHEMERAL}
+            break
+    return marked
 
 
 def _tool_choice(settings: ModelSettings) -> Wire:

@@ -139,6 +139,9 @@ class LlamaChatModel(Model):
             "temperature": 0.0 if settings.temperature is None else settings.temperature,
             "seed": self.seed if settings.seed is None else settings.seed,
             "max_tokens": settings.max_tokens or self.max_tokens,
+            # llama.cpp's default 1.1 penalizes repeating tokens, and a tool-calling turn is
+            # mostly repetition: ids and values copied from observations, JSON punctuation.
+            "repeat_penalty": 1.0,
         }
         for key in ("response_format", "stop", "top_p", "top_k", "repeat_penalty"):
             if key in settings.extra:

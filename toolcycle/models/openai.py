@@ -140,6 +140,9 @@ class OpenAIModel(Model):
                     finish_reason = choice.finish_reason or finish_reason
         yield ModelResponse(assembly.finish(finish_reason, usage, self.name))
 
+    async def aclose(self) -> None:
+        await self.client.close()
+
     # ------------------------------------------------------------ wire building
 
     #: Legacy functions mode has no call ids, so the assembly makes them up.
@@ -360,8 +363,9 @@ class _Assembly:
         self.thinking.append(_reasoning(message))
         self.text.append(message.content or "")
         for index, call in enumerate(message.tool_calls or ()):
-            function = call.function
-            self.calls[index] = _PendingCall(call.id, function.name, [function.arguments or ""])
+            function = getattr(call, "function", None)  # "custom" tools carry no function
+            if function is not None:
+                self.calls[index] = _PendingCall(call.id, function.name, [function.arguments or ""])
         function_call = getattr(message, "function_call", None)
         if function_call is not None:
             self.calls[0] = _PendingCall(_new_id(), function_call.name, [function_call.arguments])

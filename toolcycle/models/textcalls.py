@@ -174,6 +174,11 @@ def _balanced_end(text: str, start: int) -> int:
 def decode_lenient(raw: str) -> Any:
     """JSON, else a Python literal, else either with up to three closing braces added."""
     raw = raw.strip()
+    if raw.startswith("{{") and raw.endswith("}}"):
+        # Seen from Qwen2.5-Coder-1.5B: a call wrapped in doubled braces, template-style.
+        inner = decode_lenient(raw[1:-1])
+        if inner is not None:
+            return inner
     for attempt in range(_MAX_BRACE_REPAIR + 1):
         candidate = raw + "}" * attempt
         try:

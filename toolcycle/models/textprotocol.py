@@ -20,11 +20,12 @@ adds OpenAI-style body keys (``response_format``, ``stop``) that both the in-pro
 from __future__ import annotations
 
 import json
+import re
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from ..messages import Message, Part, Role, TextPart, ThinkingPart, ToolResult
+from ..messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult
 from .base import Model, ModelSettings, ToolDefinition
 from .constrained import reply_schema
 from .textcalls import parse_tool_calls, render_tool_call
@@ -32,6 +33,12 @@ from .textcalls import parse_tool_calls, render_tool_call
 #: ``ModelSettings.extra`` key: ``True``/``False`` turns grammar-constrained replies on/off.
 CONSTRAINED = "constrained"
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
+# Measured on Qwen2.5-Coder-1.5B at the second step of a two-tool task: "if these results
+# answer the question, answer" made it answer "soon" without the second call; naming the next
+# call first made it call latest_order with the id it had just read.
+_AFTER_OBSERVATION = (
+    'Call the next tool, or reply {"answer": "<text>"} if you already know the answer.'
+)
 
 
 class TextProtocolModel(Model):
@@ -190,6 +197,26 @@ def _type_name(schema: dict[str, Any]) -> str:
     return json.dumps(slim, separators=(",", ":"))
 
 
+_PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")
+
+
+def calls_before_placeholder(calls: Sequence[ToolCall]) -> list[ToolCall]:
+    """The calls up to the first one whose arguments hold a placeholder such as ``<id>``.
+
+    Asked to plan, models write every step at once, filling arguments they cannot know yet
+    with placeholders (measured: Qwen2.5-Coder-1.5B writes ``find_customer`` and then
+    ``latest_order({"customer_id": "<customer_id>"})``). Running that call only produces an
+    error; dropping it and what follows lets the model write it again with the observation.
+    """
+    kept: list[ToolCall] = []
+    for call in calls:
+        values = call.arguments.values() if call.arguments else ()
+        if kept and any(isinstance(v, str) and _PLACEHOLDER.match(v) for v in values):
+            break
+        kept.append(call)
+    return kept
+
+
 def render_observation_text(result: ToolResult) -> str:
     """``Result of add: 3`` / ``Error from add: ...`` (shared by the text protocols)."""
     label = "Error from" if result.is_error else "Result of"
@@ -214,28 +241,26 @@ class JsonToolsModel(TextProtocolModel):
         return bool(settings.extra.get(CONSTRAINED, self.constrained))
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
-        listing = describe_tools(tools)
-        if self.is_constrained(settings):
-            how = (
-                'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a '
-                'tool, or {"answer": "<text>"} to answer the user once you know the answer.'
-            )
-        else:
-            how = (
-                'To call a tool, reply with only a JSON object {"name": "<tool>", "arguments": '
-                "{...}} (one object per line for several calls). When you know the answer, "
-                "reply to the user in plain text."
-            )
-        return f"Tools:\n{listing}\n{how}"
+        # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
+        # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
+        # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
+        return (
+            f"Tools:\n{describe_tools(tools)}\n"
+            'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
+            "(one call per reply; its result comes back before your next reply), "
+            'or {"answer": "<text>"} to answer the user once you know the answer.'
+        )
 
     def render_assistant(self, message: Message) -> str:
         calls = [render_tool_call(c) for c in message.tool_calls]
-        if not calls and self.constrained and message.text:
+        if not calls and message.text:
             return json.dumps({"answer": message.text}, ensure_ascii=False)
         return "\n".join([message.text, *calls] if message.text else calls)
 
     def render_observations(self, results: Sequence[ToolResult]) -> str:
-        return "\n".join(render_observation_text(r) for r in results)
+        # Small models otherwise repeat the call they just made: remind them of both ways on.
+        observations = "\n".join(render_observation_text(r) for r in results)
+        return f"{observations}\n{_AFTER_OBSERVATION}"
 
     def parse_reply(
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
@@ -245,7 +270,7 @@ class JsonToolsModel(TextProtocolModel):
         if parsed.calls:
             if parsed.thought:
                 parts.append(TextPart(parsed.thought))
-            parts.extend(parsed.calls)
+            parts.extend(calls_before_placeholder(parsed.calls))
         elif parsed.answer is not None:
             if parsed.thought:
                 parts.append(ThinkingPart(parsed.thought))
