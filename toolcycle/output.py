@@ -176,9 +176,11 @@ class Output[OutputT]:
         try:
             return cast(OutputT, self._adapter.validate_python(value))
         except pydantic.ValidationError as exc:
+            # Paths as the model wrote them: under ``response`` when the type is wrapped.
+            top = ("response",) if self.wrapped else ()
             raise OutputSchemaError(
                 [
-                    f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+                    f"{'.'.join(str(p) for p in (*top, *err['loc'])) or '(root)'}: {err['msg']}"
                     for err in exc.errors()
                 ]
             ) from exc

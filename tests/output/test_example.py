@@ -83,3 +83,25 @@ def test_a_failed_run_exits_with_status_1(tmp_path: Path) -> None:
     assert done.stdout.startswith("no report: [")
     # The scripted replies do not fit this memo, so the business rules reject each attempt.
     assert "attempt 1 failed validation (figures_match_the_memo)" in done.stdout
+
+
+@pytest.mark.real_model
+async def test_the_example_on_the_local_model() -> None:
+    """The same agent on Qwen2.5-Coder-1.5B (llama.cpp): a validated report comes back.
+
+    Small models slip (a text answer instead of a tool call, a figure left in dollars); the
+    attempts and the feedback are what bring the run to a report the business rules accept.
+    """
+    from toolcycle.models.packs import ModelPackError, pack_path
+
+    try:
+        pack_path("qwen2.5-coder-1.5b")
+    except ModelPackError as exc:
+        pytest.skip(f"local model pack not installed: {exc}")
+    example = _load()
+    result = await example.extract("local:qwen2.5-coder-1.5b")
+    report = result.output
+    assert isinstance(report, example.CompanyReport)
+    assert (report.fiscal_year, report.employees) == (2024, 84)
+    assert report.revenue_eur != 12_400_000  # converted, or the validator would have said so
+    assert result.trace.attempts[-1].success
