@@ -94,7 +94,7 @@ class Agent(Generic[DepsT, OutputT]):
         parallel_tools: bool = False,
         model_settings: ModelSettings | None = None,
         deps_type: type[DepsT] | None = None,
-        trace_store: TraceSink | str | None = None,
+        trace_store: TraceSink | str | os.PathLike[str] | bool | None = None,
         playbook: PlaybookHook | None = None,
     ) -> None:
         problems: list[str] = []
@@ -324,13 +324,13 @@ class AgentStream[OutputT]:
         return self.result
 
 
-def _trace_sink(value: TraceSink | str | None) -> TraceSink | None:
-    """``trace_store=`` accepts a store, a SQLite path, or falls back to TOOLCYCLE_TRACE_DB."""
-    if value is None:
-        value = os.environ.get("TOOLCYCLE_TRACE_DB") or None
-    if isinstance(value, str):
-        from .trace_store import TraceStore  # type: ignore[import-not-found,unused-ignore]
+def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> TraceSink | None:
+    """``trace_store=`` accepts any sink, a SQLite path, ``True``/``False``, or ``None`` (then
+    ``$TOOLCYCLE_TRACE_DB`` decides). SQLite is imported only when a store is used."""
+    if value is None and not os.environ.get("TOOLCYCLE_TRACE_DB"):
+        return None
+    if value is not None and not isinstance(value, str | bool | os.PathLike):
+        return value
+    from .trace_store import resolve_trace_store
 
-        store: TraceSink = TraceStore(value)
-        return store
-    return value
+    return resolve_trace_store(value)

@@ -27,6 +27,7 @@ class RunStart(Event):
     run_id: str
     agent_name: str
     user_prompt: str | None
+    model_name: str = ""
 
 
 @dataclass(slots=True)

@@ -80,7 +80,9 @@ class AttemptOutcome:
 async def run_loop(state: RunState) -> RunResult[Any]:
     """Execute one run; return its result or raise an ``AgentError`` carrying the partial one."""
     await state.begin()
-    await state.emit(RunStart(state.run_id, state.agent.name, state.user_prompt))
+    await state.emit(
+        RunStart(state.run_id, state.agent.name, state.user_prompt, state.model.name)
+    )
     try:
         output = await _run_attempts(state)
     except AgentError as error:
@@ -306,6 +308,7 @@ async def _request(
     step.finish_reason = message.finish_reason
     state.usage.add(step.usage)
     state.trace.steps.append(step)
+    state.record_step()  # the reply is stored before its tools run (a crash keeps it)
     state.append(message, calls)
     await state.emit(
         ModelResponseEvent(state.attempt, iteration, message, step.usage, step.model_ms)

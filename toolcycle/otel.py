@@ -96,7 +96,7 @@ class OTelCallbacks:
     # -- run ------------------------------------------------------------------------------
 
     def on_run_start(self, event: RunStart) -> None:
-        system, model = _split_model(self._model or "", self._system)
+        system, model = _split_model(self._model or event.model_name, self._system)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": event.agent_name,

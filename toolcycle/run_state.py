@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CancelToken, RunContext
 from .errors import Cancelled
-from .events import Emitter, Event, ToolResultEvent
+from .events import CallbackError, Emitter, Event, ToolResultEvent
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
@@ -100,15 +100,30 @@ class RunState:
             self.deadline = time.monotonic() + self.limits.timeout
         store = self.agent.trace_store
         if store is not None:
-            store.start(self.trace)
+            self._observer_call("trace_store.start", store.start, self.trace)
 
     async def end(self) -> None:
         store = self.agent.trace_store
         if store is not None:
-            store.finish(self.trace)
+            self._observer_call("trace_store.finish", store.finish, self.trace)
         playbook = self.agent.playbook
         if playbook is not None:
-            playbook.observe(self.trace, self.termination)
+            self._observer_call("playbook.observe", playbook.observe, self.trace,
+                                self.termination)
+
+    def record_step(self) -> None:
+        """Persist the trace so far (a crash mid-run keeps what happened up to it)."""
+        store = self.agent.trace_store
+        if store is not None:
+            self._observer_call("trace_store.record_step", store.record_step, self.trace)
+
+    def _observer_call(self, name: str, method: Callable[..., None], *args: Any) -> None:
+        """A failing trace store or playbook (full disk, locked file) never breaks the run:
+        its error is reported in ``result.callback_errors`` like a failing callback's."""
+        try:
+            method(*args)
+        except Exception as exc:
+            self.emitter.errors.append(CallbackError(name, repr(method), exc))
 
     async def emit(self, event: Event) -> None:
         await self.emitter.emit(event)
@@ -142,9 +157,8 @@ class RunState:
             self.history_chars += _chars(message)
 
     def step_done(self, step: Step) -> None:
-        store = self.agent.trace_store
-        if store is not None:
-            store.record_step(self.trace)
+        """The step's tools have run: persist it with its observations."""
+        self.record_step()
 
     def close_pending(self, text: str, is_error: bool) -> None:
         """Answer the held-back call that ended the attempt, then append its tool message."""
@@ -342,4 +356,3 @@ def _plain(context: dict[str, Any]) -> dict[str, Any]:
             for k, v in context.items()}
 
 
-Hook = Callable[[Trace], None]
