@@ -191,7 +191,7 @@ def _check_assistant(
     if content is not None:
         _check_content(content, where, required=False)
     elif strict:
-        raise WireError(f'{where}: assistant content must be a string (server requires "")', where)
+        raise WireError(f"{where}: assistant content must be a string, not null", where)
     if function_call is not None:
         if not isinstance(function_call, dict) or not isinstance(function_call.get("name"), str):
             raise WireError(f"Missing required parameter: '{where}.function_call.name'.", where)

@@ -1,0 +1,187 @@
+"""The test server's own checks: each rule refuses the request a real API refuses (otherwise
+the adapter tests that rely on it could not fail)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from . import anthropic_wire, openai_wire
+
+FN = {"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}
+CALL = {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+CALL2 = {"id": "c2", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+USER = {"role": "user", "content": "hi"}
+
+
+def chat(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"model": "m", "messages": list(messages), **extra}
+
+
+OPENAI_BAD = [
+    (chat(), "too short"),
+    (
+        chat(USER, {"role": "assistant", "content": None, "tool_calls": [CALL]}, USER, tools=[FN]),
+        "did not have response messages: c1",
+    ),
+    (
+        chat(USER, {"role": "tool", "tool_call_id": "c1", "content": "x"}, tools=[FN]),
+        "must be a response to a preceeding message with 'tool_calls'",
+    ),
+    (
+        chat(
+            USER,
+            {"role": "assistant", "content": None, "tool_calls": [CALL, CALL2]},
+            {"role": "tool", "tool_call_id": "c2", "content": "x"},
+            {"role": "tool", "tool_call_id": "c1", "content": "x"},
+            tools=[FN],
+        ),
+        "in order",
+    ),
+    (chat(USER, tool_choice="auto"), "only allowed when 'tools' are specified"),
+    (chat(USER, parallel_tool_calls=True), "only allowed when 'tools' are specified"),
+    (
+        chat(USER, tools=[FN], tool_choice={"type": "function", "function": {"name": "x"}}),
+        "not among the tools",
+    ),
+    (chat(USER, stream_options={"include_usage": True}), "only allowed when 'stream'"),
+    (chat(USER, tools=[FN], functions=[FN["function"]]), "cannot be combined"),
+    (chat(USER, tools=[{"type": "function", "function": {"name": "bad name"}}]), "pattern"),
+    (chat(USER, {"role": "assistant", "content": None}), "expected a string, got null"),
+    (
+        chat(
+            USER,
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "add", "arguments": "{}"},
+            },
+            {"role": "function", "name": "other", "content": "3"},
+            functions=[FN["function"]],
+        ),
+        "same name",
+    ),
+    (
+        chat(
+            USER,
+            {"role": "assistant", "content": None, "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "c1", "content": "x"},
+            functions=[FN["function"]],
+        ),
+        "need 'tools'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), OPENAI_BAD)
+def test_openai_rules(body: dict[str, Any], message: str) -> None:
+    with pytest.raises(openai_wire.WireError, match=message.replace("(", r"\(")):
+        openai_wire.validate(body)
+
+
+def test_openai_compatible_strictness() -> None:
+    history = chat(
+        USER,
+        {"role": "assistant", "content": None, "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+        tools=[FN],
+    )
+    openai_wire.validate(history)
+    with pytest.raises(openai_wire.WireError, match="not null"):
+        openai_wire.validate(history, require_tool_call_content=True)
+
+
+TOOL = {"name": "add", "input_schema": {"type": "object"}}
+USE = {"type": "tool_use", "id": "t1", "name": "add", "input": {}}
+USE2 = {"type": "tool_use", "id": "t2", "name": "add", "input": {}}
+
+
+def result(call_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": "3"}
+
+
+def msgs(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"model": "m", "max_tokens": 100, "messages": list(messages), "tools": [TOOL], **extra}
+
+
+def user(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "user", "content": list(blocks)}
+
+
+def assistant(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": list(blocks)}
+
+
+TEXT = {"type": "text", "text": "hi"}
+CACHED = {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}
+THINK = {"type": "thinking", "thinking": "hmm", "signature": anthropic_wire.signature("hmm")}
+
+ANTHROPIC_BAD = [
+    ({"model": "m", "messages": [user(TEXT)]}, "max_tokens"),
+    (msgs(assistant(TEXT)), 'first message must use the "user" role'),
+    (msgs(user(TEXT), user(TEXT)), "roles must alternate"),
+    (msgs({"role": "system", "content": "x"}), "top-level `system` parameter"),
+    (msgs(user({"type": "text", "text": ""})), "non-empty"),
+    (
+        msgs(user(TEXT), assistant(USE, USE2), user(result("t1"))),
+        "without `tool_result` blocks immediately after: t2",
+    ),
+    (msgs(user(TEXT), assistant(TEXT), user(result("t9"))), "unexpected `tool_use_id`"),
+    (msgs(user(TEXT), assistant(USE), user(TEXT, result("t1"))), "must come first"),
+    (msgs(user(TEXT), assistant(USE, USE2), user(result("t2"), result("t1"))), "call order"),
+    (
+        msgs(
+            user(TEXT),
+            assistant(USE),
+            user(result("t1")),
+            thinking={"type": "enabled", "budget_tokens": 1024},
+            max_tokens=4096,
+        ),
+        "must start with a thinking",
+    ),
+    (
+        msgs(user(TEXT), assistant({**THINK, "signature": "forged"}, USE), user(result("t1"))),
+        "Invalid `signature`",
+    ),
+    (
+        msgs(user(CACHED, CACHED, CACHED), assistant(TEXT), user(CACHED, CACHED)),
+        "maximum of 4 blocks with cache_control",
+    ),
+    (
+        msgs(user(TEXT), assistant(TEXT), tool_choice={"type": "tool", "name": "nope"}),
+        "not found in tools",
+    ),
+    (msgs(user(TEXT), assistant({"type": "text", "text": "prefill "})), "trailing whitespace"),
+    (msgs(user(USE)), "not allowed in user messages"),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), ANTHROPIC_BAD)
+def test_anthropic_rules(body: dict[str, Any], message: str) -> None:
+    with pytest.raises(anthropic_wire.WireError, match=message.replace("(", r"\(")):
+        anthropic_wire.validate(body)
+
+
+def test_anthropic_well_formed_history_passes() -> None:
+    anthropic_wire.validate(
+        msgs(
+            user(TEXT),
+            assistant(THINK, TEXT, USE, USE2),
+            user(result("t1"), result("t2"), CACHED),
+            thinking={"type": "enabled", "budget_tokens": 1024},
+            max_tokens=4096,
+        )
+    )
+
+
+def test_cache_accounting_reads_the_longest_stored_prefix() -> None:
+    cache = anthropic_wire.PromptCache()
+    first = msgs(user(CACHED))
+    uncached, written, read = cache.account(first)
+    assert (uncached, read) == (0, 0) and written > 0
+    second = msgs(user(TEXT), assistant(TEXT), user(CACHED))
+    uncached2, written2, read2 = cache.account(second)
+    assert read2 == written and written2 > 0 and uncached2 == 0
+    no_marks = msgs(user(TEXT))
+    assert cache.account(no_marks)[1:] == (0, 0)
