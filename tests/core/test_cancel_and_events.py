@@ -260,3 +260,21 @@ async def test_only_consecutive_concurrent_tools_batch() -> None:
     assert order[:2] == ["start a", "start b"]
     assert order.index("serial") > order.index("end a")
     assert order.index("start c") > order.index("serial")
+
+
+async def test_failing_trace_store_is_reported_not_fatal() -> None:
+    class BrokenStore:
+        def start(self, trace: Any) -> None:
+            pass
+
+        def record_step(self, trace: Any) -> None:
+            raise OSError("disk full")
+
+        def finish(self, trace: Any) -> None:
+            raise OSError("disk full")
+
+    result = await Agent(ScriptedModel([call("ping"), "ok"]), tools=[ping],
+                         trace_store=BrokenStore()).run("go")
+    assert result.output == "ok"
+    hooks = {e.hook for e in result.callback_errors}
+    assert hooks == {"trace_store.record_step", "trace_store.finish"}
