@@ -94,6 +94,9 @@ def parse(text: str, source: str = "") -> Document:
             "reading gram needs relateby-pattern: pip install 'toolcycle[gram]'"
         ) from exc
 
+    # Files saved with Windows line endings read like any other (a fenced string would
+    # otherwise keep a carriage return on every line).
+    text = text.replace("\r\n", "\n")
     normalised, origins = normalise(text)
     try:
         patterns = cast(list[RawPattern], parse_raw(normalised))

@@ -53,6 +53,11 @@ def test_examples_round_trip_gram_json_gram(path: Path) -> None:
     assert AgentSpec.from_json(as_json).to_json() == as_json
 
 
+def test_windows_line_endings_read_like_unix_ones() -> None:
+    text = (EXAMPLES / "hello_goodbye.gram").read_text(encoding="utf-8")
+    assert AgentSpec.from_gram(text.replace("\n", "\r\n")) == AgentSpec.from_gram(text)
+
+
 def test_files_by_suffix(tmp_path: Path) -> None:
     spec = AgentSpec.load(EXAMPLES / "hello_goodbye.gram")
     spec.dump(tmp_path / "agent.json")
