@@ -183,6 +183,8 @@ class AgentSpec:
             problems.append("model: the spec names none and none was given to bind()")
         else:
             try:
+                if isinstance(chosen, str):
+                    chosen = model_string(chosen)
                 resolved = resolve_model(chosen)
             except (ValueError, ImportError) as exc:
                 problems.append(f"model: {exc}")
@@ -222,6 +224,17 @@ class AgentSpec:
                 )
         if self.output_schema is not None and not _valid_schema(self.output_schema):
             raise where.error("output_schema is not a valid JSON Schema", r"\boutput")
+
+
+def model_string(model: str) -> str:
+    """toolcycle's ``provider:model`` for the gram agent examples' ``Provider/model`` form.
+
+    ``"OpenAI/gpt-4o-mini"`` becomes ``"openai:gpt-4o-mini"``; other strings pass unchanged.
+    """
+    provider, slash, name = model.partition("/")
+    if slash and ":" not in provider and provider.lower() in ("openai", "anthropic"):
+        return f"{provider.lower()}:{name}"
+    return model
 
 
 def as_library(library: LibraryLike) -> ToolLibrary:

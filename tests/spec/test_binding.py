@@ -224,3 +224,13 @@ async def test_an_output_schema_in_the_spec_becomes_the_output_tool() -> None:
     assert [t.parameters for t in offered] == [spec.output_schema]
     rejection = next(m for m in result.messages if m.role == "tool").results[0]
     assert rejection.is_error and 'score: "high" is not of type "integer"' in rejection.content
+
+
+def test_the_gram_agent_model_form_is_understood() -> None:
+    from toolcycle.spec import model_string
+
+    assert model_string("OpenAI/gpt-3.5-turbo") == "openai:gpt-3.5-turbo"
+    assert model_string("Anthropic/claude-sonnet-4-5") == "anthropic:claude-sonnet-4-5"
+    assert model_string("local:qwen2.5-coder-1.5b") == "local:qwen2.5-coder-1.5b"
+    with pytest.raises(ConfigurationError, match="cannot resolve model 'Google/gemini'"):
+        AgentSpec("a", model="Google/gemini").bind([])
