@@ -163,6 +163,16 @@ async def test_thinking_round_trips_with_its_signature(
     assert sent["messages"][1]["content"][0]["type"] == "thinking"
 
 
+async def test_forcing_a_tool_turns_thinking_off_for_that_request(server: ProviderServer) -> None:
+    server.script([Reply(calls=[Call("echo", {"text": "forced"})])])
+    model = anthropic_model(server, thinking_budget=2048)
+    settings = ModelSettings(tools=(ADD, ECHO), tool_choice="echo", extra={"top_k": 5})
+    message = await model.request([Message.user("go")], settings)
+    assert message.tool_calls[0].arguments == {"text": "forced"}
+    body = server.requests[0].body
+    assert "thinking" not in body and body["top_k"] == 5
+
+
 async def test_a_tampered_thinking_block_is_rejected(server: ProviderServer) -> None:
     call = ToolCall.from_args("t1", "add", {"a": 1, "b": 2})
     forged = Message("assistant", [ThinkingPart("changed", "sig_bogus"), call])

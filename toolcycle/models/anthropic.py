@@ -52,7 +52,8 @@ class AnthropicModel(Model):
     """Claude through the Messages API.
 
     ``max_tokens`` is required by the API; ``settings.max_tokens`` overrides the default here.
-    ``thinking_budget`` turns extended thinking on. ``cache`` switches the breakpoints off for
+    ``thinking_budget`` turns extended thinking on (except for requests that force a tool,
+    which the API refuses to combine with thinking). ``cache`` switches the breakpoints off for
     models or gateways that reject ``cache_control``. ``max_continuations`` bounds how many
     ``pause_turn`` continuations one request may take.
     """
@@ -162,9 +163,12 @@ class AnthropicModel(Model):
         if settings.tools:
             kwargs["tools"] = self.tools_wire(settings.tools)
             kwargs["tool_choice"] = _tool_choice(settings)
-        if settings.temperature is not None and self.thinking_budget is None:
-            kwargs["temperature"] = settings.temperature
-        if self.thinking_budget is not None:
+        # The API refuses thinking with a forced tool (the loop forces the output tool at a
+        # limit): such a request goes without thinking. ``temperature`` is no longer a
+        # Messages API parameter (SDK 2.x); endpoints that still take it get it through
+        # ``ModelSettings.extra``.
+        forced = bool(settings.tools) and settings.tool_choice not in ("auto", "none")
+        if self.thinking_budget is not None and not forced:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
         if settings.extra:
             kwargs["extra_body"] = dict(settings.extra)
