@@ -286,3 +286,21 @@ async def test_server_errors_exhaust_retries_and_keep_the_partial_result(
     assert partial is not None and partial.termination.reason == "model_error"
     assert [r.result for r in partial.tool_calls] == ["3"]
     assert partial.messages[-1].role == "tool" and partial.usage.requests >= 1
+
+
+async def test_anthropic_thinking_survives_the_loop(server: ProviderServer, stream: bool) -> None:
+    server.script(
+        [
+            Reply(thinking="Add first.", calls=[Call("add", {"a": 1, "b": 2})]),
+            Reply(thinking="Then report.", calls=[Call("add", {"a": 3, "b": 0})]),
+            Reply(calls=[Call("final_result", {"company": "Acme", "revenue": 3})]),
+        ]
+    )
+    model = anthropic_model(server, thinking_budget=1024)
+    agent = Agent(model, tools=[add], output=Report, limits=Limits(max_iterations=2))
+    result = await run(agent, stream)
+    assert result.output == Report(company="Acme", revenue=3) and result.forced_final_answer
+    assert [s.thinking for s in result.trace.steps] == ["Add first.", "Then report.", ""]
+    # The server checked every signature and the thinking-first rule on each request; the
+    # forced request (output tool named) went without thinking, as the API demands.
+    assert ["thinking" in r.body for r in server.requests] == [True, True, False]
