@@ -178,7 +178,7 @@ async def _run_attempts(state: RunState) -> Any:
         # after a run-wide limit (timeout, budgets) there is nothing left to retry with.
         run_limit = outcome.forced and outcome.limit != "max_iterations"
         if state.attempt >= max_attempts or run_limit:
-            raise _attempts_exhausted(state, problem)
+            raise _attempts_exhausted(state, problem, outcome.limit if run_limit else None)
         state.append(Message.user(state.output.error_prompt(problem.errors, state.attempt)))
 
 
@@ -202,12 +202,21 @@ async def _validate(
     return output, problem
 
 
-def _attempts_exhausted(state: RunState, problem: ValidationProblem) -> AgentError:
+def _attempts_exhausted(
+    state: RunState, problem: ValidationProblem, limit: str | None = None
+) -> AgentError:
+    rejected = f"{problem.validator}: {'; '.join(problem.errors)}"
+    if limit is not None:  # a run-wide limit stopped the run; its forced output was rejected
+        return _LIMIT_ERRORS[limit](
+            f"{state.limit_detail(limit)}; the output forced at the limit was rejected by "
+            f"{rejected}",
+            limit=limit, attempt=state.attempt, validator=problem.validator,
+            errors=problem.errors,
+        )
     errors = {"INVALID_RESPONSE": InvalidResponse, "SUBMIT_BEFORE_OUTPUT": SubmitBeforeOutput}
     cls = errors.get(problem.code, MaxAttemptsExceeded)
     return cls(
-        f"no valid output after {state.attempt} attempt(s); last rejected by "
-        f"{problem.validator}: {'; '.join(problem.errors)}",
+        f"no valid output after {state.attempt} attempt(s); last rejected by {rejected}",
         attempt=state.attempt,
         validator=problem.validator,
         errors=problem.errors,

@@ -17,6 +17,7 @@ from toolcycle import (
     Output,
     RunContext,
     Usage,
+    UsageLimitExceeded,
     ValidationFailed,
 )
 from toolcycle.models.base import ModelSettings
@@ -271,3 +272,26 @@ async def test_partial_before_any_output_is_none() -> None:
                   limits=Limits(max_iterations=1, on_limit="partial"))
     result = await agent.run("go")
     assert result.partial and result.output is None
+
+
+async def test_a_forced_output_rejected_at_a_run_wide_limit_raises_that_limit() -> None:
+    """After a run-wide limit (here max_tool_calls) no attempt can follow: the run fails with
+    the limit's error, which also names the validator and its errors."""
+    model = ScriptedModel(_lookup_forever_then_output_negative)
+    agent = Agent(model, tools=[lookup], output=Output(Report, validators=[positive_revenue]),
+                  limits=Limits(max_tool_calls=1, max_attempts=3))
+    with pytest.raises(UsageLimitExceeded) as caught:
+        await agent.run("go")
+    error = caught.value
+    assert error.context["limit"] == "max_tool_calls"
+    assert error.context["validator"] == "positive_revenue"
+    assert error.context["errors"] == ["revenue must be positive"]
+    assert error.result is not None
+    assert error.result.termination.reason == "max_tool_calls"
+    assert [r.settings.tool_choice for r in model.requests] == ["auto", OUTPUT_TOOL]
+
+
+def _lookup_forever_then_output_negative(messages: list[Message], settings: ModelSettings) -> Any:
+    if settings.tool_choice == OUTPUT_TOOL:
+        return call(OUTPUT_TOOL, NEGATIVE)
+    return call("lookup", {"company": "Acme"})
