@@ -121,7 +121,9 @@ class ProviderServer:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        config = uvicorn.Config(self.app, log_level="critical", lifespan="off")
+        config = uvicorn.Config(
+            self.app, log_level="critical", lifespan="off", timeout_graceful_shutdown=1
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
