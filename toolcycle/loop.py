@@ -112,6 +112,11 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
     unanswered = f"not executed: the run ended ({error.code})"
     await state.settle_pending(unanswered, True)
     state.answer_open_calls(unanswered)
+    attempts = state.trace.attempts
+    if state.attempt and not (attempts and attempts[-1].attempt == state.attempt):
+        # The run failed inside an attempt: close it, so every start has its end.
+        attempts.append(AttemptRecord(state.attempt, False, [error.message], None, error.code))
+        await state.emit(AttemptEnd(state.attempt, False))
     if state.termination is None:
         limit = error.context.get("limit")
         reason: TerminationReason = (
@@ -147,6 +152,7 @@ async def _run_attempts(state: RunState) -> Any:
 
         if outcome.kind == "partial":
             await state.settle_pending("not validated: the run stopped at a limit", True)
+            state.trace.attempts.append(AttemptRecord(state.attempt, False))
             await state.emit(AttemptEnd(state.attempt, False))
             limit = outcome.limit or "max_iterations"
             state.termination = Termination(

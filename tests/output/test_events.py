@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from toolcycle import Agent, Limits, MaxAttemptsExceeded, Output, RunContext, ValidationFailed
+from toolcycle import (
+    Agent,
+    Limits,
+    MaxAttemptsExceeded,
+    MaxIterationsExceeded,
+    Output,
+    RunContext,
+    ValidationFailed,
+)
 from toolcycle.events import (
     AttemptEnd,
     AttemptStart,
@@ -175,3 +183,37 @@ async def test_streaming_yields_attempt_and_validation_events() -> None:
         ("final", Report(**BETTER)),
     ]
     assert stream.result is not None and stream.result.output == Report(**BETTER)
+
+
+async def test_every_attempt_start_is_paired_with_an_end_even_when_the_run_fails_inside() -> None:
+    recorder = Recorder()
+    model = ScriptedModel([call(OUTPUT_TOOL, NEGATIVE), call("lookup", {"company": "Acme"})])
+    agent = Agent(model, tools=[lookup], callbacks=recorder,
+                  output=Output(Report, validators=[positive_revenue]),
+                  limits=Limits(max_iterations=1, on_limit="error"))
+    with pytest.raises(MaxIterationsExceeded) as caught:
+        await agent.run("go")
+    assert recorder.hooks(*ATTEMPT_HOOKS) == [
+        "on_attempt_start", "on_validation_failure", "on_attempt_end",
+        "on_attempt_start", "on_attempt_end",
+        "on_failure",
+    ]
+    assert [e.success for e in recorder.of("on_attempt_end")] == [False, False]
+    partial = caught.value.result
+    assert partial is not None
+    assert [(a.attempt, a.success, a.code) for a in partial.trace.attempts] == [
+        (1, False, "VALIDATION"), (2, False, "MAX_ITERATIONS"),
+    ]
+
+
+async def test_a_partial_attempt_is_recorded_in_the_trace() -> None:
+    recorder = Recorder()
+    model = ScriptedModel([call("lookup", {"company": "Acme"})])
+    agent = Agent(model, tools=[lookup], output=Report, callbacks=recorder,
+                  limits=Limits(max_iterations=1, on_limit="partial"))
+    result = await agent.run("go")
+    assert result.partial
+    assert [(a.attempt, a.success) for a in result.trace.attempts] == [(1, False)]
+    assert recorder.hooks("on_attempt_start", "on_attempt_end", "on_success") == [
+        "on_attempt_start", "on_attempt_end", "on_success",
+    ]
