@@ -23,6 +23,7 @@ from .events import CallbackError
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
+from .models.retry import RetryPolicy
 from .output import Output
 from .result import RunResult, Termination
 from .spec import AgentSpec, SpecError
@@ -50,6 +51,7 @@ __all__ = [
     "ModelSettings",
     "Output",
     "RateLimited",
+    "RetryPolicy",
     "RunContext",
     "RunResult",
     "RunTimeout",
