@@ -64,10 +64,11 @@ def preview(report: Report, ctx: RunContext[Any]) -> str:
     max_attempts=st.integers(1, 4),
     on_limit=st.sampled_from(["final_answer", "partial", "error"]),
     parallel=st.booleans(),
+    streaming=st.booleans(),
 )
 def test_attempt_invariants_hold_under_random_behaviour(
     turns: list[Any], reflect: bool, max_iterations: int, max_attempts: int, on_limit: str,
-    parallel: bool,
+    parallel: bool, streaming: bool,
 ) -> None:
     position = {"n": 0}
 
@@ -87,7 +88,10 @@ def test_attempt_invariants_hold_under_random_behaviour(
                                 on_limit=on_limit))  # type: ignore[arg-type]
     result: RunResult[Report]
     try:
-        result = asyncio.run(agent.run("Report on Acme."))
+        if streaming:
+            result = asyncio.run(agent.stream("Report on Acme.").get_result())
+        else:
+            result = asyncio.run(agent.run("Report on Acme."))
     except AgentError as error:
         assert error.result is not None
         assert error.code != "AGENT_ERROR", error  # a crash, not a run failure
