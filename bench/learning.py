@@ -1,6 +1,6 @@
 """Does the playbook help? Test split without a playbook vs. with one learned on the train split.
 
-    .venv/bin/python bench/learning.py --model local:qwen2.5-coder-1.5b --repeats 2
+    .venv/bin/python bench/learning.py --model local:qwen2.5-coder-0.5b --epochs 2 --repeats 2
     .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
 
 The task suite (bench/learning_tasks/) has four kinds of question, each answered by chaining
@@ -40,8 +40,9 @@ from toolcycle.playbook import LearningTask, Playbook, Strategy, learn
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 INSTRUCTIONS = (
-    "You are a company assistant. Answer the user's question using the tools; give the exact "
-    "figure or status the tools return. Answer briefly."
+    "You are a company assistant with tools. Your first reply must be a tool call: the data "
+    "you are asked about is private and changes daily, so you do not know it. Answer with the "
+    "exact figure or status a tool returned."
 )
 AGENT_NAME = "lookup_assistant"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -229,7 +230,7 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
