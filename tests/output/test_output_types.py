@@ -152,3 +152,36 @@ def test_an_output_type_without_a_schema_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError) as caught:
         Agent(ScriptedModel([]), output=Opaque)
     assert "has no JSON Schema" in str(caught.value)
+
+
+class Tree(BaseModel):
+    """A recursive type: pydantic puts it under $defs and refers to it with $ref."""
+
+    name: str
+    children: list[Tree] = []
+
+
+async def test_a_recursive_model_round_trips_through_its_schema() -> None:
+    arguments = {"response": {"name": "root", "children": [{"name": "leaf"}]}}
+    model = ScriptedModel([call(OUTPUT_TOOL, arguments)])
+    result = await Agent(model, output=Tree).run("go")
+    assert result.output == Tree(name="root", children=[Tree(name="leaf")])
+    schema = model.requests[0].settings.tools[0].parameters
+    jsonschema.validate(arguments, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"response": {"name": "root", "children": [{"name": 1}]}}, schema)
+
+
+def test_a_helper_tool_cannot_take_the_output_tool_name() -> None:
+    def final_result(text: str) -> str:
+        """Clashes.
+
+        Args:
+            text: Anything.
+        """
+        return text
+
+    with pytest.raises(ConfigurationError) as caught:
+        Agent(ScriptedModel([]), tools=[final_result], output=Report)
+    assert "clashes with the output tool" in str(caught.value)
+    Agent(ScriptedModel([]), tools=[final_result], output=Output(Report, name="report"))
