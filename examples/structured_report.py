@@ -16,7 +16,8 @@ What it shows:
 
 Without ``--model`` a scripted model plays the part (deterministic, no downloads): its first
 report gives the revenue in dollars, so the business rule rejects it and the second attempt
-passes. Exit status: 0 when a report was accepted, 1 otherwise.
+passes. Exit status: 0 when a report was accepted, 1 when the run failed, 2 when the agent
+could not be built (e.g. the model's extra is not installed).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pydantic import BaseModel, Field
 from toolcycle import (
     Agent,
     AgentError,
+    ConfigurationError,
     Limits,
     Message,
     Output,
@@ -166,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     model: Model | str = args.model or scripted_model()
     try:
         result = asyncio.run(extract(model, memo))
+    except ConfigurationError as error:  # e.g. a model string whose extra is not installed
+        print(error, file=sys.stderr)
+        return 2
     except AgentError as error:
         print(f"no report: {error}")
         if args.trace and error.result is not None:

@@ -105,3 +105,10 @@ async def test_the_example_on_the_local_model() -> None:
     assert (report.fiscal_year, report.employees) == (2024, 84)
     assert report.revenue_eur != 12_400_000  # converted, or the validator would have said so
     assert result.trace.attempts[-1].success
+
+
+def test_an_unknown_model_exits_with_status_2() -> None:
+    done = subprocess.run([sys.executable, str(EXAMPLE), "--model", "nosuch:model"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert "cannot resolve model 'nosuch:model'" in done.stderr
