@@ -252,10 +252,15 @@ class JsonToolsModel(TextProtocolModel):
         )
 
     def render_assistant(self, message: Message) -> str:
+        """Past calls alone, their thought left out (the trace keeps it).
+
+        Measured on Qwen2.5-Coder-1.5B: with its earlier plan in the history it rewrites the
+        whole plan before the next call (138 tokens instead of 20, ~6x slower per step).
+        """
         calls = [render_tool_call(c) for c in message.tool_calls]
         if not calls and message.text:
             return json.dumps({"answer": message.text}, ensure_ascii=False)
-        return "\n".join([message.text, *calls] if message.text else calls)
+        return "\n".join(calls)
 
     def render_observations(self, results: Sequence[ToolResult]) -> str:
         # Small models otherwise repeat the call they just made: remind them of both ways on.

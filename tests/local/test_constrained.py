@@ -1,0 +1,92 @@
+"""The union reply schema: what it admits, what it rejects, and that llama.cpp compiles it.
+
+Compiling the grammar uses the real llama.cpp converter (cheap: no model is loaded).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pydantic
+import pytest
+
+from toolcycle.models.base import ToolDefinition
+from toolcycle.models.constrained import reply_schema
+from toolcycle.tools import Tool
+
+WEATHER = ToolDefinition(
+    "weather",
+    "Weather of a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+ADD = ToolDefinition(
+    "add",
+    "Add.",
+    {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+    },
+)
+
+
+def valid(schema: dict[str, Any] | None, instance: Any) -> bool:
+    assert schema is not None
+    return jsonschema.Draft202012Validator(schema).is_valid(instance)
+
+
+def test_auto_admits_each_tool_call_and_an_answer() -> None:
+    schema = reply_schema([WEATHER, ADD], "auto")
+    assert valid(schema, {"name": "weather", "arguments": {"city": "Oslo"}})
+    assert valid(schema, {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert valid(schema, {"answer": "sunny"})
+
+
+def test_rejects_unknown_tools_wrong_arguments_and_extra_keys() -> None:
+    schema = reply_schema([WEATHER, ADD], "auto")
+    assert not valid(schema, {"name": "delete_all", "arguments": {}})
+    assert not valid(schema, {"name": "add", "arguments": {"a": "one", "b": 2}})
+    assert not valid(schema, {"name": "weather", "arguments": {"city": "Oslo", "x": 1}})
+    assert not valid(schema, {"name": "weather", "arguments": {"city": "Oslo"}, "answer": "hi"})
+
+
+def test_required_drops_the_answer_and_a_named_tool_keeps_only_it() -> None:
+    required = reply_schema([WEATHER, ADD], "required")
+    assert not valid(required, {"answer": "sunny"})
+    named = reply_schema([WEATHER, ADD], "add")
+    assert valid(named, {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert not valid(named, {"name": "weather", "arguments": {"city": "Oslo"}})
+
+
+def test_none_or_no_tools_means_free_text() -> None:
+    assert reply_schema([WEATHER], "none") is None
+    assert reply_schema([], "auto") is None
+
+
+class Point(pydantic.BaseModel):
+    x: int
+    y: int
+
+
+def test_nested_models_keep_their_refs_resolvable() -> None:
+    def move(to: Point) -> str:
+        """Move to a point."""
+        return "ok"
+
+    spec = Tool.from_function(move).spec
+    schema = reply_schema([ToolDefinition(spec.name, spec.description, spec.parameters)], "auto")
+    assert valid(schema, {"name": "move", "arguments": {"to": {"x": 1, "y": 2}}})
+    assert not valid(schema, {"name": "move", "arguments": {"to": {"x": "a", "y": 2}}})
+
+
+@pytest.mark.parametrize("choice", ["auto", "required", "add"])
+def test_llama_cpp_compiles_the_schema_to_a_grammar(choice: str) -> None:
+    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")  # the `local` extra
+    schema = reply_schema([WEATHER, ADD], choice)
+    grammar = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+    literal = '"\\"{}\\""'.format  # how the grammar spells a JSON string literal
+    assert (literal("weather") in grammar) == (choice != "add")
+    assert literal("add") in grammar
+    assert (literal("answer") in grammar) == (choice == "auto")

@@ -1,0 +1,154 @@
+"""The JSON text protocol through the real Agent loop, with a scripted *inner* text model.
+
+The scripted model plays the part of a text-only model (it replies with text the way the
+local models do); the wrapper must turn that text into neutral calls, the loop must execute
+them, and the history the inner model sees next must be plain text turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from toolcycle import Agent, Limits
+from toolcycle.messages import Message
+from toolcycle.models.base import ModelSettings, ToolDefinition
+from toolcycle.models.scripted import ScriptedModel
+from toolcycle.models.textcalls import parse_tool_calls
+from toolcycle.models.textprotocol import CONSTRAINED, JsonToolsModel, calls_before_placeholder
+
+
+def find_customer(name: str) -> dict[str, str]:
+    """Look a customer up by name."""
+    return {"customer_id": "C-1", "name": name}
+
+
+def latest_order(customer_id: str) -> dict[str, str]:
+    """The latest order of a customer."""
+    if customer_id != "C-1":
+        raise LookupError(f"no orders for {customer_id}")
+    return {"arrives": "2026-11-27"}
+
+
+class Capture:
+    """An inner-model script step that records what it was sent."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.messages: list[Message] = []
+        self.settings: ModelSettings | None = None
+
+    def __call__(self, messages: Sequence[Message], settings: ModelSettings) -> str:
+        self.messages = list(messages)
+        self.settings = settings
+        return self.reply
+
+
+async def test_two_tools_in_sequence_from_fenced_and_bare_json() -> None:
+    second = Capture('{"name": "latest_order", "arguments": {"customer_id": "C-1"}}')
+    third = Capture('{"answer": "It arrives on 2026-11-27."}')
+    inner = ScriptedModel(
+        [
+            'I will look her up.\n```json\n{"name": "find_customer", "arguments": '
+            '{"name": "Ada"}}\n```',
+            second,
+            third,
+        ]
+    )
+    agent = Agent(JsonToolsModel(inner), "Answer order questions.", [find_customer, latest_order])
+    result = await agent.run("When does Ada's order arrive?")
+    assert result.output == "It arrives on 2026-11-27."
+    assert [r.name for r in result.tool_calls] == ["find_customer", "latest_order"]
+    assert all(r.error is None for r in result.tool_calls)
+    assert result.trace.steps[0].thought == "I will look her up."
+    # The inner model sees text only: no tools in its settings, calls and results as text.
+    assert second.settings is not None and second.settings.tools == ()
+    assert [m.role for m in second.messages] == ["system", "user", "assistant", "user"]
+    assert "- find_customer(name: string): Look a customer up by name." in second.messages[0].text
+    assert second.messages[2].text == '{"name": "find_customer", "arguments": {"name": "Ada"}}'
+    assert second.messages[3].text.startswith('Result of find_customer: {"customer_id": "C-1"')
+    assert third.messages[-1].text.startswith("Result of latest_order:")
+
+
+async def test_unknown_tool_and_broken_json_go_back_to_the_model() -> None:
+    final = Capture("Sorry, done.")
+    inner = ScriptedModel(
+        [
+            '{"name": "Weather Tool", "arguments": {"city": "Paris"}}',
+            '<tool_call>{"name": "find_customer", "arguments": {"name": "Ada",, }}</tool_call>',
+            final,
+        ]
+    )
+    agent = Agent(JsonToolsModel(inner), "", [find_customer], limits=Limits(max_iterations=5))
+    result = await agent.run("Weather?")
+    assert result.output == "Sorry, done."
+    errors = [r.error for r in result.tool_calls]
+    assert all(errors) and len(errors) == 2
+    observations = [m.text for m in final.messages if m.role == "user"]
+    assert any("Error from Weather Tool" in text for text in observations)
+    assert any("Error from find_customer" in text for text in observations)
+
+
+async def test_constrained_per_agent_sends_the_union_schema() -> None:
+    capture = Capture('{"answer": "hi"}')
+    agent = Agent(
+        JsonToolsModel(ScriptedModel([capture])),
+        "",
+        [find_customer],
+        model_settings=ModelSettings(extra={CONSTRAINED: True}),
+    )
+    assert (await agent.run("hi")).output == "hi"
+    assert capture.settings is not None
+    extra: dict[str, Any] = capture.settings.extra
+    assert CONSTRAINED not in extra
+    schema = extra["response_format"]["schema"]
+    assert [b["properties"].get("name", {}).get("const") for b in schema["anyOf"]] == [
+        "find_customer",
+        None,
+    ]
+
+
+async def test_forced_final_answer_offers_no_tools_and_says_so() -> None:
+    capture = Capture("It is 42.")
+    inner = ScriptedModel(['{"name": "find_customer", "arguments": {"name": "A"}}', capture])
+    agent = Agent(JsonToolsModel(inner, constrained=True), "", [find_customer],
+                  limits=Limits(max_iterations=1, on_limit="final_answer"))
+    result = await agent.run("?")
+    assert result.output == "It is 42."
+    assert capture.settings is not None and "response_format" not in capture.settings.extra
+    assert all("Tools:" not in m.text for m in capture.messages)
+    assert capture.messages[-1].text.endswith("without calling any tool.")
+
+
+def test_placeholder_calls_are_dropped_with_what_follows() -> None:
+    text = (
+        '{"name": "find_customer", "arguments": {"name": "Ada"}}\n'
+        '{"name": "latest_order", "arguments": {"customer_id": "<customer_id>"}}\n'
+        '{"name": "find_customer", "arguments": {"name": "Bob"}}'
+    )
+    kept = calls_before_placeholder(parse_tool_calls(text).calls)
+    assert [c.arguments for c in kept] == [{"name": "Ada"}]
+    independent = '{"name": "a", "arguments": {"x": "1"}}\n{"name": "a", "arguments": {"x": "2"}}'
+    assert len(calls_before_placeholder(parse_tool_calls(independent).calls)) == 2
+
+
+def test_tool_descriptions_are_compact_signatures() -> None:
+    from toolcycle.models.textprotocol import describe_tools
+
+    tool = ToolDefinition(
+        "greet",
+        "Greet someone.",
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "world"},
+                "tone": {"enum": ["warm", "dry"]},
+                "tags": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["tone"],
+        },
+    )
+    assert describe_tools([tool]) == (
+        '- greet(name?: string = "world", tone: "warm" | "dry", tags?: list[string]): '
+        "Greet someone."
+    )
