@@ -18,7 +18,7 @@ def _learned_playbook() -> Playbook:
     for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
         pb.observe(stock_trace(company))
     assert pb.flush(30)
-    assert pb.errors == []
+    assert list(pb.errors) == []
     return pb
 
 

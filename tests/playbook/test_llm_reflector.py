@@ -1,0 +1,36 @@
+"""The LLM reflector pass: structured output through a real Agent, merged by the curator."""
+
+from __future__ import annotations
+
+from conftest import stock_trace
+
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import LLMReflector, Playbook
+
+
+async def test_lessons_come_back_as_advice_insights_naming_only_known_tools() -> None:
+    model = ScriptedModel([call("final_result", {"lessons": [
+        {"advice": "Call find_ticker before get_quote.",
+         "tools": ["find_ticker", "get_quote", "made_up_tool"],
+         "applies_when": "stock price questions"},
+    ]})])
+    insights = await LLMReflector(model).reflect(stock_trace("Acme"), success=True, domain="d")
+    [insight] = insights
+    assert insight.kind == "advice"
+    assert insight.tools == ["find_ticker", "get_quote"]  # the invented tool is dropped
+    assert insight.keywords == ["stock", "price", "questions"]
+
+
+def test_the_playbook_adds_llm_advice_in_the_background() -> None:
+    model = ScriptedModel([call("final_result", {"lessons": [
+        {"advice": "Skip web_search; call find_ticker first.", "tools": ["find_ticker"],
+         "applies_when": "stock price"},
+    ]})])
+    pb = Playbook(":memory:", llm_reflector=LLMReflector(model))
+    pb.observe(stock_trace("Acme"))
+    assert pb.flush(60)
+    assert list(pb.errors) == []
+    [strategy] = pb.strategies("support")
+    assert strategy.kind == "advice" and strategy.advice.startswith("Skip web_search")
+    text, shown = pb.instructions_for("stock price of Globex", "support", ["find_ticker"])
+    assert shown == [strategy.id] and "Skip web_search" in text
