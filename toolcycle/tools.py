@@ -576,13 +576,17 @@ def _strip_titles(schema: Any) -> Any:
     """Drop pydantic's auto-generated ``title`` keys: they cost prompt tokens and add nothing."""
     if isinstance(schema, dict):
         return {
-            k: _strip_titles(v)
+            k: v if k in _VALUE_KEYWORDS else _strip_titles(v)
             for k, v in schema.items()
             if not (k == "title" and isinstance(v, str))
         }
     if isinstance(schema, list):
         return [_strip_titles(v) for v in schema]
     return schema
+
+
+#: Keywords whose values are data, not schemas: a "title" key inside them is kept.
+_VALUE_KEYWORDS = frozenset({"default", "enum", "const", "examples"})
 
 
 def _describe_error(error: Any) -> str:

@@ -256,3 +256,16 @@ def test_tool_from_schema_validates_and_calls_with_keywords() -> None:
     result = asyncio.run(Agent(model, tools=[lookup]).run("go"))
     assert result.tool_calls[0].error is not None and "Oslo" in result.tool_calls[0].error
     assert seen == [{"city": "Rome"}]
+
+
+def test_schema_titles_stripped_but_data_and_property_names_kept() -> None:
+    from toolcycle.tools import _strip_titles
+
+    schema = {"title": "Args", "properties": {
+        "title": {"type": "string", "title": "Title"},
+        "meta": {"type": "object", "default": {"title": "kept"}, "enum": [{"title": "x"}]},
+    }}
+    assert _strip_titles(schema) == {"properties": {
+        "title": {"type": "string"},
+        "meta": {"type": "object", "default": {"title": "kept"}, "enum": [{"title": "x"}]},
+    }}
