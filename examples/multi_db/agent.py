@@ -3,8 +3,8 @@
 The CRM knows registered customers; guest checkouts exist only in sales. Asked about a guest,
 the agent typically queries the CRM first, sees no rows, and turns to the sales database.
 
-    python examples/multi_db/agent.py                          # local:qwen2.5-coder-1.5b
-    python examples/multi_db/agent.py openai:gpt-4o-mini       # any model string
+    python examples/multi_db/agent.py                     # local:qwen2.5-coder-1.5b
+    python examples/multi_db/agent.py openai:gpt-4o-mini  # any model string
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from toolcycle import Agent, Limits
 from toolcycle.models.base import Model
 from toolcycle.rag import SQLiteDatabase, sql_tools
 
-QUESTION = "How many Aurora desk lamps did sam.okafor@example.com order, and on what date?"
+QUESTION = "What did sam.okafor@example.com order, how many, and on what date?"
 
 INSTRUCTIONS = (
     "You answer questions about customers, products and orders from two read-only SQLite "
-    "databases, each with its own query tool. Query with SQL; put values in `params`. If a "
-    "query returns no rows, the data may live in the other database: try it before you "
-    "answer. Answer briefly with the facts you found."
+    "databases: crm (registered customers) and sales (products and all orders, guest "
+    "checkouts included). Never guess: call query_crm or query_sales with SQL first, passing "
+    "values in `params`. If a query returns no rows, query the other database. Then answer "
+    "briefly with the facts you found."
 )
 
 

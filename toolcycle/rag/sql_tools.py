@@ -166,7 +166,8 @@ class SQLiteDatabase:
                 "sql": {"type": "string", "description": "One SELECT statement."},
                 "params": {
                     "type": "array",
-                    "items": {"type": ["string", "number", "boolean", "null"]},
+                    "items": {"anyOf": [{"type": "string"}, {"type": "number"},
+                                        {"type": "boolean"}, {"type": "null"}]},
                     "description": "Values for the ? placeholders, in order.",
                 },
             },

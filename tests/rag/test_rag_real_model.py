@@ -1,0 +1,49 @@
+"""The multi-database scenario end to end with a real local model (the real-model tier).
+
+A guest customer exists only in the sales database. The real model must use the read-only
+query tools, and the facts in its answer (quantity 3, date 2026-09-11, which it may write out
+as "September 11, 2026") can only come from the row the sales tool returned. Observed with
+Qwen2.5-Coder-1.5B: it usually queries sales first (its instructions say guests are there);
+the scripted test covers the "empty in the first database, then the second" path. Kept to one
+short run: two or three requests of a small local model (about a minute on a busy 2-core box).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from toolcycle.models import resolve_model
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "multi_db"
+MODEL = "local:qwen2.5-coder-1.5b"
+
+
+def load_example_agent() -> ModuleType:
+    sys.path.insert(0, str(EXAMPLE))
+    try:
+        spec = importlib.util.spec_from_file_location("multi_db_agent_real", EXAMPLE / "agent.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(EXAMPLE))
+
+
+@pytest.mark.real_model
+async def test_local_model_finds_the_guest_order_in_the_second_database(tmp_path: Path) -> None:
+    example = load_example_agent()
+    agent = example.build_agent(resolve_model(MODEL), tmp_path)
+    result = await agent.run(example.QUESTION)
+    trace = result.trace.render(max_chars=300)
+    sales_rows = [c.result or "" for c in result.tool_calls
+                  if c.name == "query_sales" and c.error is None]
+    assert any("2026-09-11" in rows for rows in sales_rows), trace
+    answer = str(result.output)
+    assert "3" in answer, trace
+    assert any(date in answer for date in ("2026-09-11", "September 11", "11 September")), trace
