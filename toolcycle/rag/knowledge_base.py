@@ -254,15 +254,22 @@ class KnowledgeBase:
                 f"search mode {mode!r} needs an embedder; this knowledge base has none"
             )
         filters = _filters(where)
+        match = fts_query(query)
         with self._lock:
             if mode == "fts":
-                return self._fts(query, k, filters)
-            if mode == "vector":
-                return self._vector(query, k, filters)
-            depth = max(k * 4, 20)
-            lists = {"fts": self._fts(query, depth, filters),
-                     "vector": self._vector(query, depth, filters)}
-        return reciprocal_rank_fusion(lists, k)
+                ranked = [(pk, score, {"fts": rank}) for rank, (pk, score)
+                          in enumerate(self._fts(match, k, filters), start=1)]
+            elif mode == "vector":
+                ranked = [(pk, score, {"vector": rank}) for rank, (pk, score)
+                          in enumerate(self._vector(query, k, filters), start=1)]
+            else:
+                # Each list goes deeper than k so that a chunk ranked well by one index and
+                # moderately by the other can still win; only the fused top k get rows.
+                depth = max(k * 4, 20)
+                ranked = reciprocal_rank_fusion(
+                    {"fts": self._fts(match, depth, filters),
+                     "vector": self._vector(query, depth, filters)}, k)
+            return self._hits(ranked, match)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -385,43 +392,52 @@ class KnowledgeBase:
             "SELECT id FROM chunks WHERE doc_id = ? ORDER BY seq", (id,))]
         return Document(row[0], row[1], row[2], json.loads(row[3]), chunk_ids)
 
-    def _fts(self, query: str, k: int, filters: tuple[str, list[Any]]) -> list[SearchHit]:
-        """BM25 top-k, then snippets and joins for those k only.
+    def _fts(
+        self, match: str, k: int, filters: tuple[str, list[Any]]
+    ) -> list[tuple[int, float]]:
+        """``(chunk pk, -bm25)`` of the BM25 top k, best first.
 
-        FTS5's ``ORDER BY rank LIMIT k`` keeps just the best k while scanning, whereas computing
-        snippets (or joining documents) in the same query would do it for every match.
+        Only keys and ranks here: FTS5's ``ORDER BY rank LIMIT k`` keeps just the best k while
+        scanning, whereas snippets or joins in the same query would be computed for every match.
         """
-        match = fts_query(query)
         if not match:
             return []
         clause, params = filters
         if clause:
-            top = self._conn.execute(
+            rows = self._conn.execute(
                 "SELECT f.rowid, f.rank FROM chunks_fts f JOIN chunks c ON c.pk = f.rowid "
                 f"JOIN documents d ON d.id = c.doc_id WHERE chunks_fts MATCH ? {clause} "
                 "ORDER BY f.rank LIMIT ?",
                 [match, *params, k],
             ).fetchall()
         else:
-            top = self._conn.execute(
+            rows = self._conn.execute(
                 "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
                 (match, k),
             ).fetchall()
-        if not top:
+        return [(int(pk), -float(rank)) for pk, rank in rows]
+
+    def _hits(
+        self, ranked: list[tuple[int, float, dict[str, int]]], match: str
+    ) -> list[SearchHit]:
+        """Rows and snippets for the final hits only (a chunk without a word match gets its
+        opening words as the snippet)."""
+        if not ranked:
             return []
-        marks = ",".join("?" * len(top))
-        pks = [pk for pk, _ in top]
-        snippets = dict(self._conn.execute(
-            "SELECT rowid, snippet(chunks_fts, 0, '[', ']', '…', 16) FROM chunks_fts "
-            f"WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
-            [match, *pks],
-        ).fetchall())
+        pks = [pk for pk, _, _ in ranked]
+        snippets: dict[int, str] = {}
+        if match:
+            snippets = dict(self._conn.execute(
+                "SELECT rowid, snippet(chunks_fts, 0, '[', ']', '…', 16) FROM chunks_fts "
+                f"WHERE chunks_fts MATCH ? AND rowid IN ({','.join('?' * len(pks))})",
+                [match, *pks],
+            ).fetchall())
         rows = self._rows(pks)
         hits = []
-        for rank, (pk, bm25) in enumerate(top, start=1):
+        for pk, score, ranks in ranked:
             cid, doc_id, text, title, metadata = rows[pk]
-            hits.append(SearchHit(cid, doc_id, text, -float(bm25), snippets.get(pk, ""), title,
-                                  json.loads(metadata), {"fts": rank}))
+            hits.append(SearchHit(cid, doc_id, text, score, snippets.get(pk) or _lead(text),
+                                  title, json.loads(metadata), ranks))
         return hits
 
     def _rows(self, pks: list[int]) -> dict[int, tuple[str, str, str, str, str]]:
@@ -431,7 +447,10 @@ class KnowledgeBase:
             f"JOIN documents d ON d.id = c.doc_id WHERE c.pk IN ({','.join('?' * len(pks))})",
             pks)}
 
-    def _vector(self, query: str, k: int, filters: tuple[str, list[Any]]) -> list[SearchHit]:
+    def _vector(
+        self, query: str, k: int, filters: tuple[str, list[Any]]
+    ) -> list[tuple[int, float]]:
+        """``(chunk pk, cosine similarity)`` of the k nearest chunks, best first."""
         assert self.embedder is not None and self._vectors is not None
         self._vectors.refresh(self._conn)
         [query_vector] = self.embedder.embed([query])
@@ -441,16 +460,7 @@ class KnowledgeBase:
             allowed = {r[0] for r in self._conn.execute(
                 f"SELECT c.pk FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE 1 {clause}",
                 params)}
-        best = self._vectors.nearest(query_vector, k, allowed)
-        if not best:
-            return []
-        rows = self._rows([pk for pk, _ in best])
-        hits = []
-        for rank, (pk, score) in enumerate(best, start=1):
-            cid, doc_id, text, title, metadata = rows[pk]
-            hits.append(SearchHit(cid, doc_id, text, score, _lead(text), title,
-                                  json.loads(metadata), {"vector": rank}))
-        return hits
+        return self._vectors.nearest(query_vector, k, allowed)
 
     def __iter__(self) -> Iterator[Document]:
         for doc_id in self.document_ids():

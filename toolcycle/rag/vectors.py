@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .knowledge_base import SearchHit
+from typing import Any
 
 #: The constant of reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009).
 RRF_K = 60
@@ -99,25 +96,20 @@ class VectorIndex:
         return [(int(self._pks[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
 
-def reciprocal_rank_fusion(lists: Mapping[str, list[SearchHit]], k: int) -> list[SearchHit]:
-    """Merge rankings: each hit scores ``sum(1 / (RRF_K + rank))`` over the lists it is in.
+def reciprocal_rank_fusion(
+    lists: Mapping[str, list[tuple[int, float]]], k: int
+) -> list[tuple[int, float, dict[str, int]]]:
+    """Merge rankings of chunk keys: each scores ``sum(1 / (RRF_K + rank))`` over the lists
+    it is in. Returns ``(key, fused score, {list name: rank})``, best first.
 
-    RRF needs no score calibration between BM25 and cosine similarity (their scales are
-    unrelated), which is why it is the usual way to combine lexical and vector search.
+    RRF needs no calibration between BM25 and cosine similarity (their scales are unrelated),
+    which is why it is the usual way to combine lexical and vector search.
     """
-    fused: dict[str, SearchHit] = {}
-    scores: dict[str, float] = {}
-    for source, hits in lists.items():
-        for rank, hit in enumerate(hits, start=1):
-            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (RRF_K + rank)
-            kept = fused.get(hit.chunk_id)
-            if kept is None:
-                kept = fused[hit.chunk_id] = hit
-                kept.ranks = {}
-            elif source == "fts":  # the FTS snippet highlights the matched words
-                kept.snippet = hit.snippet
-            kept.ranks[source] = rank
-    ordered = sorted(fused.values(), key=lambda h: (-scores[h.chunk_id], h.chunk_id))[:k]
-    for hit in ordered:
-        hit.score = scores[hit.chunk_id]
-    return ordered
+    scores: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for source, ranked in lists.items():
+        for rank, (key, _) in enumerate(ranked, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            ranks.setdefault(key, {})[source] = rank
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))[:k]
+    return [(key, scores[key], ranks[key]) for key in ordered]
