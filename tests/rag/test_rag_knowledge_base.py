@@ -150,6 +150,30 @@ def test_read_only_open_refuses_writes(kb: KnowledgeBase) -> None:
     reader.close()
 
 
+def test_a_failed_batch_leaves_nothing_behind(kb: KnowledgeBase) -> None:
+    before = (kb.count_documents(), kb.count_chunks())
+    with pytest.raises(TypeError):
+        kb.add_many([Document("ok", "fine text"), Document("bad", 42)])  # type: ignore[arg-type]
+    assert (kb.count_documents(), kb.count_chunks()) == before
+    # fails inside the transaction, after "ok" was written: rolled back
+    with pytest.raises(TypeError):
+        kb.add_many([Document("ok", "fine text"), Document("bad", "x", metadata={"o": object()})])
+    assert (kb.count_documents(), kb.count_chunks()) == before
+    assert kb.search("fine", mode="fts") == []
+    with pytest.raises(KeyError):
+        kb.update("missing", text="x")
+    kb.add("still writable", id="after")
+    assert kb.get("after") is not None
+
+
+def test_opening_a_foreign_sqlite_file_read_only_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(ValueError, match="not a toolcycle knowledge base"):
+        KnowledgeBase.open(path, read_only=True)
+
+
 def test_wal_lets_readers_search_while_a_writer_indexes(kb: KnowledgeBase) -> None:
     assert sqlite3.connect(kb.path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     reader = KnowledgeBase.open(kb.path, embedder=HashingEmbedder())

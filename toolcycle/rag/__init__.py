@@ -16,8 +16,9 @@ from .answer import (
 )
 from .chunking import ChunkingPolicy, split_text
 from .embedders import Embedder, HashingEmbedder
-from .knowledge_base import Document, KnowledgeBase, SearchHit, fts_query
+from .knowledge_base import Document, KnowledgeBase, SearchHit
 from .sql_tools import ReadOnlyViolation, SQLiteDatabase, sql_tools
+from .storage import fts_query
 from .telemetry import RagTelemetry, RetrievedChunk, SearchRecord
 
 __all__ = [

@@ -14,55 +14,29 @@ With both indexes, ``search(mode="hybrid")`` merges the two rankings by reciproc
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
 from .chunking import ChunkingPolicy, split_text
-from .embedders import STOPWORDS, Embedder
+from .embedders import Embedder
+from .storage import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    connect,
+    fts_query,
+    metadata_filters,
+    new_document_id,
+)
 from .vectors import VectorIndex, reciprocal_rank_fusion
 
 SearchMode = Literal["auto", "fts", "vector", "hybrid"]
-SCHEMA_VERSION = "1"
-_META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL DEFAULT '',
-    text TEXT NOT NULL,
-    metadata TEXT NOT NULL DEFAULT '{}',
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    pk INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    doc_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, content='chunks', content_rowid='pk',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.pk, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
-END;
-CREATE TABLE IF NOT EXISTS embeddings (chunk_pk INTEGER PRIMARY KEY, vector BLOB NOT NULL);
-"""
-
-
 @dataclass(slots=True)
 class Document:
     """A document as stored; ``chunk_ids`` are the ids its chunks are cited by."""
@@ -72,6 +46,15 @@ class Document:
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     chunk_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A document with its chunks and their vector blobs, ready to be written."""
+
+    doc: Document
+    pieces: list[str]
+    vectors: list[bytes]
 
 
 @dataclass(slots=True)
@@ -125,11 +108,11 @@ class KnowledgeBase:
         self.path = str(path)
         self.embedder = embedder
         self._lock = threading.RLock()
-        self._conn = _connect(self.path, read_only)
+        self._conn = connect(self.path, read_only)
         self.read_only = read_only
         with self._lock:
             if not read_only:
-                self._conn.executescript(_SCHEMA)
+                self._conn.executescript(SCHEMA)
             self.chunking = self._settle_meta(chunking)
         self._vectors = VectorIndex(embedder.dimensions) if embedder is not None else None
 
@@ -157,11 +140,9 @@ class KnowledgeBase:
 
     def add_many(self, documents: Iterable[Document]) -> list[str]:
         """Add or replace many documents in one transaction (much faster than one by one)."""
-        ids: list[str] = []
+        prepared = [self._prepare(doc) for doc in documents]
         with self._writing() as conn:
-            for doc in documents:
-                ids.append(self._store(conn, doc))
-        return ids
+            return [self._store(conn, item) for item in prepared]
 
     def update(
         self,
@@ -185,7 +166,7 @@ class KnowledgeBase:
                 current.title if title is None else title,
                 current.metadata if metadata is None else dict(metadata),
             )
-            self._store(conn, updated)
+            self._store(conn, self._prepare(updated))
             result = self._get(conn, id)
         assert result is not None
         return result
@@ -253,7 +234,7 @@ class KnowledgeBase:
             raise ValueError(
                 f"search mode {mode!r} needs an embedder; this knowledge base has none"
             )
-        filters = _filters(where)
+        filters = metadata_filters(where)
         match = fts_query(query)
         with self._lock:
             if mode == "fts":
@@ -296,7 +277,10 @@ class KnowledgeBase:
 
     def _settle_meta(self, chunking: ChunkingPolicy | None) -> ChunkingPolicy:
         """Check the file's stored settings against ours; write them if the file is new."""
-        stored = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        try:
+            stored = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.OperationalError:  # read-only open of a file we never created
+            raise ValueError(f"{self.path} is not a toolcycle knowledge base") from None
         embedder_name = self.embedder.name if self.embedder is not None else ""
         if not stored:
             if self.read_only:
@@ -328,32 +312,38 @@ class KnowledgeBase:
                 )
         return policy
 
-    class _Writing:
-        def __init__(self, kb: KnowledgeBase) -> None:
-            self.kb = kb
-
-        def __enter__(self) -> sqlite3.Connection:
-            if self.kb.read_only:
-                raise PermissionError(f"knowledge base {self.kb.path} is open read-only")
-            self.kb._lock.acquire()
-            self.kb._conn.execute("BEGIN IMMEDIATE")
-            return self.kb._conn
-
-        def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``: take the write lock up front, so two
+        writers queue on ``busy_timeout`` instead of failing halfway)."""
+        if self.read_only:
+            raise PermissionError(f"knowledge base {self.path} is open read-only")
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self.kb._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
             finally:
-                if self.kb._vectors is not None:
-                    self.kb._vectors.invalidate()
-                self.kb._lock.release()
+                if self._vectors is not None:
+                    self._vectors.invalidate()
 
-    def _writing(self) -> KnowledgeBase._Writing:
-        return KnowledgeBase._Writing(self)
-
-    def _store(self, conn: sqlite3.Connection, doc: Document) -> str:
+    def _prepare(self, doc: Document) -> _Prepared:
+        """Chunk and embed outside the write transaction (the slow part holds no lock)."""
         if not isinstance(doc.text, str):
             raise TypeError(f"document text must be a str, got {type(doc.text).__name__}")
-        doc_id = doc.id or _new_id(conn)
+        pieces = split_text(doc.text, self.chunking)
+        vectors: list[bytes] = []
+        if self.embedder is not None and self._vectors is not None and pieces:
+            vectors = [self._vectors.to_blob(v) for v in self.embedder.embed(pieces)]
+        return _Prepared(doc, pieces, vectors)
+
+    def _store(self, conn: sqlite3.Connection, prepared: _Prepared) -> str:
+        doc = prepared.doc
+        doc_id = doc.id or new_document_id(conn)
         metadata = json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True)
         self._remove_chunks(conn, doc_id)
         conn.execute(
@@ -362,16 +352,14 @@ class KnowledgeBase:
             "metadata = excluded.metadata, updated_at = excluded.updated_at",
             (doc_id, doc.title, doc.text, metadata, time.time()),
         )
-        pieces = split_text(doc.text, self.chunking)
-        rows = [(f"{doc_id}#{seq}", doc_id, seq, piece) for seq, piece in enumerate(pieces)]
+        rows = [(f"{doc_id}#{seq}", doc_id, seq, p) for seq, p in enumerate(prepared.pieces)]
         conn.executemany("INSERT INTO chunks(id, doc_id, seq, text) VALUES (?, ?, ?, ?)", rows)
-        if self.embedder is not None and self._vectors is not None and pieces:
+        if prepared.vectors:
             pks = [r[0] for r in conn.execute(
                 "SELECT pk FROM chunks WHERE doc_id = ? ORDER BY seq", (doc_id,))]
-            vectors = self.embedder.embed(pieces)
             conn.executemany(
                 "INSERT INTO embeddings(chunk_pk, vector) VALUES (?, ?)",
-                [(pk, self._vectors.to_blob(v)) for pk, v in zip(pks, vectors, strict=True)],
+                list(zip(pks, prepared.vectors, strict=True)),
             )
         return doc_id
 
@@ -467,60 +455,6 @@ class KnowledgeBase:
             doc = self.get(doc_id)
             if doc is not None:
                 yield doc
-
-
-def fts_query(text: str) -> str:
-    """A safe FTS5 query from free text: each word quoted, stopwords dropped, joined by OR.
-
-    OR (not FTS5's implicit AND) because a model's query often has one word the corpus lacks;
-    BM25 still ranks chunks with more (and rarer) matching words first.
-    """
-    words = [w for w in _TOKEN.findall(text.lower())]
-    kept = [w for w in words if w not in STOPWORDS] or words
-    unique = list(dict.fromkeys(kept))
-    return " OR ".join(f'"{w}"' for w in unique)
-
-
-def _connect(path: str, read_only: bool) -> sqlite3.Connection:
-    if path == ":memory:":
-        if read_only:
-            raise ValueError("an in-memory knowledge base cannot be opened read-only")
-        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    else:
-        file = Path(path)
-        if read_only:
-            uri = f"{file.resolve().as_uri()}?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
-        else:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(file, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA busy_timeout=5000")
-    return conn
-
-
-def _filters(where: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
-    """SQL for metadata equality filters; keys are checked, values are parameters."""
-    if not where:
-        return "", []
-    clauses, params = [], []
-    for key, value in where.items():
-        if not _META_KEY.match(key):
-            raise ValueError(f"invalid metadata key {key!r}")
-        if not isinstance(value, str | int | float | bool):
-            raise ValueError(f"metadata filter {key!r} must be a str, number or bool")
-        clauses.append("AND json_extract(d.metadata, ?) = ?")
-        params.extend([f'$."{key}"', int(value) if isinstance(value, bool) else value])
-    return " " + " ".join(clauses), params
-
-
-def _new_id(conn: sqlite3.Connection) -> str:
-    """``doc-<n>``: short and readable, because answers cite chunk ids built from it."""
-    n = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM documents").fetchone()[0]
-    while conn.execute("SELECT 1 FROM documents WHERE id = ?", (f"doc-{n}",)).fetchone():
-        n += 1
-    return f"doc-{n}"
 
 
 def _lead(text: str, limit: int = 160) -> str:
