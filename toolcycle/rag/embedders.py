@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CACHE_SIZE = 100_000  # words; the cache is dropped whole when full (simple, bounded)
 #: Words that carry no topic: dropped from full-text queries (they match nearly every chunk and
 #: cost time on large indexes) and from hashed features (they would make every text similar).
 STOPWORDS = frozenset(
@@ -64,7 +65,7 @@ class HashingEmbedder:
     restart.
     """
 
-    __slots__ = ("_bigrams", "_dimensions", "_trigrams")
+    __slots__ = ("_bigrams", "_cache", "_dimensions", "_trigrams")
 
     def __init__(self, dimensions: int = 256, *, bigrams: bool = True, trigrams: bool = True):
         if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 8:
@@ -72,6 +73,7 @@ class HashingEmbedder:
         self._dimensions = dimensions
         self._bigrams = bigrams
         self._trigrams = trigrams
+        self._cache: dict[str, tuple[int, ...]] = {}
 
     @property
     def name(self) -> str:
@@ -87,12 +89,17 @@ class HashingEmbedder:
 
     def _embed_one(self, text: str) -> list[float]:
         counts: dict[int, float] = {}
-        for feature in self._features(text):
-            code = zlib.crc32(feature.encode("utf-8"))
-            bucket = code % self._dimensions
-            sign = 1.0 if (code >> 31) & 1 else -1.0
-            counts[bucket] = counts.get(bucket, 0.0) + sign
-        vector = [0.0] * self._dimensions
+        words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+        codes: list[int] = []
+        for word in words:
+            codes.extend(self._word_codes(word))
+        if self._bigrams:
+            codes.extend(_code(f"b:{a} {b}") for a, b in itertools.pairwise(words))
+        dimensions = self._dimensions
+        for code in codes:
+            bucket = code % dimensions
+            counts[bucket] = counts.get(bucket, 0.0) + (1.0 if code & 0x80000000 else -1.0)
+        vector = [0.0] * dimensions
         for bucket, value in counts.items():
             # log scaling keeps one repeated word from dominating the vector
             vector[bucket] = math.copysign(math.log1p(abs(value)), value)
@@ -101,13 +108,21 @@ class HashingEmbedder:
             vector = [v / norm for v in vector]
         return vector
 
-    def _features(self, text: str) -> list[str]:
-        words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-        features = [f"w:{w}" for w in words]
-        if self._bigrams:
-            features.extend(f"b:{a} {b}" for a, b in itertools.pairwise(words))
-        if self._trigrams:
-            for word in words:
+    def _word_codes(self, word: str) -> tuple[int, ...]:
+        """Hash codes of a word's own feature and its character trigrams, cached: words repeat
+        (Zipf), so most lookups skip hashing altogether."""
+        cached = self._cache.get(word)
+        if cached is None:
+            features = [f"w:{word}"]
+            if self._trigrams:
                 padded = f"<{word}>"
                 features.extend(f"c:{padded[i:i + 3]}" for i in range(len(padded) - 2))
-        return features
+            cached = tuple(_code(f) for f in features)
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            self._cache[word] = cached
+        return cached
+
+
+def _code(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8"))
