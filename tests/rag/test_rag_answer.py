@@ -248,8 +248,20 @@ async def test_telemetry_contents(kb: KnowledgeBase) -> None:
 
 async def test_invalid_arguments_are_reported_together(kb: KnowledgeBase) -> None:
     with pytest.raises(ConfigurationError) as info:
-        answer_with_rag_stream("  ", kb, ScriptedModel(["x"]), k=0)
-    assert len(info.value.problems) == 2
+        answer_with_rag_stream("  ", kb, ScriptedModel(["x"]), k=0, search_mode="vector")
+    assert len(info.value.problems) == 3
+    assert "needs a knowledge base with an embedder" in info.value.problems[2]
+
+    def search_knowledge_base(query: str) -> str:
+        """A clashing tool."""
+        return query
+
+    model = ScriptedModel(["x"])
+    with pytest.raises(ConfigurationError, match="two tools are named"):
+        answer_with_rag_stream("q", kb, model, tools=[search_knowledge_base])
+    with pytest.raises(ConfigurationError, match="two tools are named"):
+        await answer_with_rag("q", kb, model, tools=[search_knowledge_base])
+    assert model.requests == []
 
 
 def test_find_citations_in_text_and_structured_output() -> None:

@@ -104,8 +104,8 @@ async def answer_with_rag(
     to ``on_telemetry`` and into ``error.result.trace.metadata["rag"]``.
     """
     session = _Session(question, kb, k, search_mode, max_tool_cycles, on_telemetry)
-    hits = await session.retrieve()
     agent = session.agent(model, tools, output, instructions, callbacks, model_settings)
+    hits = await session.retrieve()
     try:
         result = await agent.run(session.prompt(hits), deps=deps)
     except AgentError as error:
@@ -119,9 +119,9 @@ class RagStream:
     deltas of the final answer included, as they arrive), then an :class:`AnswerEvent`.
     ``stream.answer`` is set when the iteration ends."""
 
-    def __init__(self, session: _Session, agent_args: tuple[Any, ...], deps: Any) -> None:
+    def __init__(self, session: _Session, agent: Agent[Any, Any], deps: Any) -> None:
         self._session = session
-        self._agent_args = agent_args
+        self._agent = agent
         self._deps = deps
         self.answer: RagAnswer[Any] | None = None
 
@@ -130,7 +130,7 @@ class RagStream:
         started = time.perf_counter()
         hits = await session.retrieve()
         yield RetrievalEvent(session.question, hits, (time.perf_counter() - started) * 1000)
-        stream = session.agent(*self._agent_args).stream(session.prompt(hits), deps=self._deps)
+        stream = self._agent.stream(session.prompt(hits), deps=self._deps)
         try:
             async for event in stream:
                 yield event
@@ -167,8 +167,8 @@ def answer_with_rag_stream(
 ) -> RagStream:
     """:func:`answer_with_rag` with streaming; arguments are validated here, before iterating."""
     session = _Session(question, kb, k, search_mode, max_tool_cycles, on_telemetry)
-    agent_args = (model, tools, output, instructions, callbacks, model_settings)
-    return RagStream(session, agent_args, deps)
+    agent = session.agent(model, tools, output, instructions, callbacks, model_settings)
+    return RagStream(session, agent, deps)
 
 
 def clamp_tool_cycles(value: int) -> int:
@@ -237,6 +237,10 @@ class _Session:
             problems.append(f"kb must be a KnowledgeBase, got {type(kb).__name__}")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 50:
             problems.append(f"k must be an integer in [1, 50], got {k!r}")
+        if search_mode not in ("auto", "fts", "vector", "hybrid"):
+            problems.append(f"search_mode must be auto, fts, vector or hybrid, got {search_mode!r}")
+        elif search_mode in ("vector", "hybrid") and getattr(kb, "embedder", None) is None:
+            problems.append(f"search_mode {search_mode!r} needs a knowledge base with an embedder")
         if problems:
             raise ConfigurationError(problems, subject="answer_with_rag")
         self.question = question
