@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from toolcycle.rag import (
     ChunkingPolicy,
     Document,
+    Embedder,
     HashingEmbedder,
     KnowledgeBase,
     fts_query,
@@ -247,3 +249,30 @@ def test_hashing_embedder_is_deterministic_and_normalised() -> None:
     assert embedder.embed([""])[0] == [0.0] * 64
     with pytest.raises(ValueError):
         HashingEmbedder(4)
+
+
+class LetterCounts:
+    """A custom embedder through the protocol: counts of a few letters (dimension 8)."""
+
+    name = "letters-v1"
+    dimensions = 8
+
+    def __init__(self, broken: bool = False) -> None:
+        self.broken = broken
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        size = 7 if self.broken else 8
+        return [[float(t.lower().count(c)) for c in "aeioustr"[:size]] for t in texts]
+
+
+def test_custom_embedders_plug_in_through_the_protocol(tmp_path: Path) -> None:
+    assert isinstance(LetterCounts(), Embedder)
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", embedder=LetterCounts())
+    kb.add("aaaa aaaa", id="a-heavy")
+    kb.add("uuuu ssss", id="u-heavy")
+    assert kb.search("aaa", mode="vector")[0].doc_id == "a-heavy"
+    assert kb.search("uus", mode="vector")[0].doc_id == "u-heavy"
+    broken = KnowledgeBase(tmp_path / "broken.sqlite", embedder=LetterCounts(broken=True))
+    with pytest.raises(ValueError, match="7 dimensions, expected 8"):
+        broken.add("text")
+    assert broken.count_documents() == 0
