@@ -276,3 +276,24 @@ def test_custom_embedders_plug_in_through_the_protocol(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="7 dimensions, expected 8"):
         broken.add("text")
     assert broken.count_documents() == 0
+
+
+def test_full_text_search_works_without_numpy() -> None:
+    """numpy is the ``rag`` extra, needed for vectors only: without it FTS still works and a
+    vector knowledge base says what to install."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from toolcycle.rag import KnowledgeBase, HashingEmbedder\n"
+        "kb = KnowledgeBase(); kb.add('plain words here', id='p')\n"
+        "assert kb.search('words')[0].chunk_id == 'p#0'\n"
+        "try:\n"
+        "    KnowledgeBase(embedder=HashingEmbedder())\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    assert "pip install 'toolcycle[rag]'" in done.stdout

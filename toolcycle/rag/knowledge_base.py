@@ -107,6 +107,8 @@ class KnowledgeBase:
     ) -> None:
         self.path = str(path)
         self.embedder = embedder
+        # first, so that a missing numpy fails before the file is touched
+        self._vectors = VectorIndex(embedder.dimensions) if embedder is not None else None
         self._lock = threading.RLock()
         self._conn = connect(self.path, read_only)
         self.read_only = read_only
@@ -114,7 +116,6 @@ class KnowledgeBase:
             if not read_only:
                 self._conn.executescript(SCHEMA)
             self.chunking = self._settle_meta(chunking)
-        self._vectors = VectorIndex(embedder.dimensions) if embedder is not None else None
 
     @classmethod
     def open(

@@ -25,7 +25,7 @@ RRF_K = 60
 def _numpy() -> Any:
     try:
         import numpy
-    except ImportError as exc:  # pragma: no cover - depends on the installation
+    except ImportError as exc:
         raise ImportError(
             "vector search needs numpy: pip install 'toolcycle[rag]'"
         ) from exc
