@@ -19,6 +19,7 @@ Measured on a 2-core machine shared with other work (see docs/local-model.md):
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import threading
 import time
@@ -58,6 +59,16 @@ class _Loaded:
 
 _LOADED: dict[tuple[str, int, int], _Loaded] = {}
 _LOADING = threading.Lock()
+
+
+@atexit.register
+def unload_all() -> None:
+    """Free every loaded model (at exit, while the native library is still there to do it)."""
+    with _LOADING:
+        for entry in _LOADED.values():
+            with entry.lock:
+                entry.llama.close()
+        _LOADED.clear()
 
 
 def load_llama(path: Path, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> Any:

@@ -117,6 +117,11 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     raw = block[found.end() :] if found else ""
     if inline and not raw.strip():
         name, raw = inline.group(1), inline.group(2)
+    if name not in tools:
+        # "Action: The `latest_order` tool." (Qwen 0.5B): take the one tool it mentions.
+        mentioned = [known for known in tools if re.search(rf"\b{re.escape(known)}\b", name)]
+        if len(mentioned) == 1:
+            name = mentioned[0]
     raw = _first_thought_cut(raw).strip()
     raw = _FENCE.sub("", raw).strip()
     value = decode_lenient(raw) if raw else {}

@@ -35,7 +35,8 @@ ANSWER_KEYS = ("answer", "final_answer", "response")
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
-_MAX_BRACE_REPAIR = 3
+_CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
+_UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
 
 @dataclass(slots=True)
@@ -172,26 +173,36 @@ def _balanced_end(text: str, start: int) -> int:
 
 
 def decode_lenient(raw: str) -> Any:
-    """JSON, else a Python literal, else either with up to three closing braces added."""
+    """JSON, else a Python literal, after light repairs; ``None`` when nothing works.
+
+    Repairs, each seen in real replies: doubled outer braces, unquoted keys
+    (``{a: 1}``), and a reply cut off by the token limit (a missing closing quote and up to
+    three closing braces).
+    """
     raw = raw.strip()
     if raw.startswith("{{") and raw.endswith("}}"):
         # Seen from Qwen2.5-Coder-1.5B: a call wrapped in doubled braces, template-style.
         inner = decode_lenient(raw[1:-1])
         if inner is not None:
             return inner
-    for attempt in range(_MAX_BRACE_REPAIR + 1):
-        candidate = raw + "}" * attempt
-        try:
-            return json.loads(candidate)
-        except json.JSONDecodeError:
-            pass
-        try:
-            value = ast.literal_eval(_pythonize(candidate))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, dict | list):
-            return value
+    for candidate in (raw, _UNQUOTED_KEY.sub(r'\1"\2":', raw)):
+        for suffix in _CLOSINGS:
+            value = _decode(candidate + suffix)
+            if value is not None:
+                return value
     return None
+
+
+def _decode(candidate: str) -> Any:
+    try:
+        return json.loads(candidate)
+    except json.JSONDecodeError:
+        pass
+    try:
+        value = ast.literal_eval(_pythonize(candidate))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None
 
 
 def _pythonize(raw: str) -> str:

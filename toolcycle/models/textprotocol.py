@@ -23,10 +23,11 @@ import json
 import re
 from abc import abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult
-from .base import Model, ModelSettings, ToolDefinition
+from .base import Model, ModelSettings, ToolDefinition, usage_of
 from .constrained import reply_schema
 from .textcalls import parse_tool_calls, render_tool_call
 
@@ -55,6 +56,28 @@ class TextProtocolModel(Model):
         self.system = inner.system
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        reply, parts = await self._ask(messages, settings)
+        usage = usage_of(reply).copy()
+        if settings.tool_choice == "auto" and repeats_last_calls(parts, messages):
+            # A small model that asks again for exactly what it was just given has nothing
+            # left to look up (measured: SmolLM2 and Qwen 0.5B loop on the same call until
+            # the iteration limit). Ask it for the answer instead, tools withdrawn.
+            answer_settings = replace(settings, tool_choice="none")
+            reply, parts = await self._ask(messages, answer_settings)
+            usage.add(usage_of(reply))
+        return Message(
+            "assistant",
+            parts,
+            usage=usage,
+            finish_reason="tool_calls" if any(p.kind == "tool_call" for p in parts)
+            else reply.finish_reason,
+            model_name=reply.model_name or self.name,
+        )
+
+    async def _ask(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> tuple[Message, list[Part]]:
+        """One request to the inner model: render, send, parse."""
         tools = settings.tools if settings.tool_choice != "none" else ()
         text_messages = self.render_conversation(messages, settings)
         extra = {k: v for k, v in settings.extra.items() if k not in _WRAPPER_KEYS}
@@ -67,15 +90,7 @@ class TextProtocolModel(Model):
         )
         reply = await self.inner.request(text_messages, inner_settings)
         turn = sum(1 for m in messages if m.role == "assistant") + 1
-        parts = self.parse_reply(reply.text, tools, f"call_{turn}")
-        return Message(
-            "assistant",
-            parts,
-            usage=reply.usage,
-            finish_reason="tool_calls" if any(p.kind == "tool_call" for p in parts)
-            else reply.finish_reason,
-            model_name=reply.model_name or self.name,
-        )
+        return reply, self.parse_reply(reply.text, tools, f"call_{turn}")
 
     def estimate_tokens(self, messages: Sequence[Message], settings: ModelSettings) -> int:
         return self.inner.estimate_tokens(messages, settings)
@@ -195,6 +210,18 @@ def _type_name(schema: dict[str, Any]) -> str:
         return "null"
     slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
     return json.dumps(slim, separators=(",", ":"))
+
+
+def repeats_last_calls(parts: Sequence[Part], messages: Sequence[Message]) -> bool:
+    """Whether every call in ``parts`` repeats a call of the previous turn that succeeded."""
+    calls = [p for p in parts if isinstance(p, ToolCall)]
+    if not calls or len(messages) < 2 or messages[-1].role != "tool":
+        return False
+    previous = messages[-2]
+    succeeded = {r.call_id for r in messages[-1].results if not r.is_error}
+    done = {(c.name, json.dumps(c.arguments, sort_keys=True))
+            for c in previous.tool_calls if c.id in succeeded}
+    return all((c.name, json.dumps(c.arguments, sort_keys=True)) in done for c in calls)
 
 
 _PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")

