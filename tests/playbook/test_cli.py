@@ -80,8 +80,8 @@ def test_learn_runs_the_agent_over_the_tasks_and_resumes(
     tmp_path: Path, monkeypatch: Any, capsys: Any
 ) -> None:
     (tmp_path / "cli_agent_mod.py").write_text(AGENT_MODULE)
-    tasks = [{"id": f"t{i}", "prompt": f"look up k number {i}", "expected": "value-k"}
-             for i in range(3)]
+    tasks = [{"id": f"t{i}", "prompt": f"look up k for {who}", "expected": "value-k"}
+             for i, who in enumerate(["ann", "bob", "cyd"])]
     (tmp_path / "tasks.json").write_text(json.dumps(tasks))
     monkeypatch.chdir(tmp_path)
     args = ["playbook", "learn", "--db", "pb.db", "--agent", "cli_agent_mod:make_agent",

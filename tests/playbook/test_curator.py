@@ -69,12 +69,12 @@ def test_failed_calls_seen_in_three_runs_become_a_pitfall() -> None:
 
 def test_update_counts_helpful_and_harmful_from_the_runs_shown_a_strategy() -> None:
     store, curator = SQLitePlaybookStore(":memory:"), Curator(retire_min_uses=100)
-    for company in ("A", "B", "C"):
+    for company in ("Acme", "Globex", "Initech"):
         _learn(store, curator, stock_trace(company))
     [strategy] = store.strategies()
-    deltas = _learn(store, curator, stock_trace("D", wasted=False, shown=[strategy.id]))
+    deltas = _learn(store, curator, stock_trace("Hooli", wasted=False, shown=[strategy.id]))
     assert ("update", strategy.id) in {(d.op, d.strategy_id) for d in deltas}
-    _learn(store, curator, stock_trace("E", shown=[strategy.id]), success=False)
+    _learn(store, curator, stock_trace("Umbrella", shown=[strategy.id]), success=False)
     updated = store.get(strategy.id)
     assert updated is not None
     assert (updated.helpful, updated.harmful) == (1, 1)
@@ -151,3 +151,12 @@ def test_different_advice_is_not_merged() -> None:
     assert not curator.near_duplicates(a, b)
     assert curator.near_duplicates(a, Strategy(id="c", domain="d", kind="advice",
                                                advice="Use find_ticker before get_quote!"))
+
+
+def test_the_same_task_run_again_is_not_new_evidence() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    for _ in range(3):
+        _learn(store, curator, stock_trace("Acme Corp"))  # three runs, one task
+    assert store.strategies() == []
+    [candidate] = store.candidates()
+    assert len(candidate["insights"]) == 1

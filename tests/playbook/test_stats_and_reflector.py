@@ -75,3 +75,9 @@ def test_error_classes_ignore_the_values_in_them() -> None:
         'unknown ticker "GLOBEX" at 7'
     )
     assert normalise_error("") == "error"
+
+
+def test_the_loops_wrapping_is_not_part_of_the_error_class() -> None:
+    assert normalise_error("Tool `get_quote` failed: ValueError: unknown ticker 'X'") == (
+        "unknown ticker …"
+    )

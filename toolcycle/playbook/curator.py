@@ -3,8 +3,9 @@
 ACE's point (arXiv 2510.04618) is that a playbook rewritten wholesale by a model collapses or
 bloats; itemised bullets changed by deltas do neither. The operations here are:
 
-``add``      a pattern seen in ``promote_after`` (3) successful runs becomes a strategy
-             (failure patterns: seen in 3 runs); one-off LLM advice is added directly;
+``add``      a pattern seen in ``promote_after`` (3) successful runs of different tasks
+             becomes a strategy (failure patterns: seen in 3 runs of different tasks);
+             one-off LLM advice is added directly;
 ``update``   counts of a strategy move: its pattern was seen again, or a run was shown it;
 ``merge``    two near-duplicate strategies of a domain fold into the better one;
 ``retire``   a strategy that keeps failing the runs it is shown to, one not confirmed for
@@ -118,7 +119,10 @@ class Curator:
             "key": key, "domain": insight.domain, "created_at": time.time(), "insights": [],
         }
         runs = {i["run_id"] for i in data["insights"]}
-        if insight.run_id in runs:
+        tasks = {tuple(sorted(i["keywords"])) for i in data["insights"]}
+        if insight.run_id in runs or tuple(sorted(insight.keywords)) in tasks:
+            # evidence must come from different tasks: the same task run twice would make
+            # its entity names ("Acme", "Ann Lee") look like what the pattern applies to
             return []
         data["insights"].append(insight.to_dict())
         data["updated_at"] = time.time()

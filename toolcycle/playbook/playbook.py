@@ -118,7 +118,8 @@ class Playbook:
             lines = []
             used = 0
         if self.include_tool_stats:
-            advice = render_stats(self.tool_stats(domain), tool_names)
+            relevant = {t for s, _ in found if s.id in shown for t in s.tools}
+            advice = render_stats(self.tool_stats(domain), tool_names, relevant=relevant)
             if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
                 lines.append(advice)
         return "\n".join(lines), shown

@@ -24,6 +24,8 @@ _EMPTY_RESULT = re.compile(
     r"no (match|matches|data|record|records|entry|entries)( found)?)\b",
     re.IGNORECASE,
 )
+#: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
+_WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 
 
@@ -85,6 +87,7 @@ def normalise_error(error: str) -> str:
     "unknown ticker 'ACME'" and "unknown ticker 'GLOBEX'" are the same pitfall.
     """
     first = error.strip().splitlines()[0] if error.strip() else "error"
+    first = _WRAPPER.sub("", first)
     return _VOLATILE.sub("…", first)[:90]
 
 

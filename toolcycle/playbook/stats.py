@@ -90,25 +90,31 @@ def render_stats(
     stats: dict[str, ToolStats],
     tool_names: Iterable[str] | None = None,
     *,
+    relevant: Iterable[str] | None = None,
     min_calls: int = 3,
     bad_error_rate: float = 0.3,
 ) -> str:
     """Prompt advice from the statistics: which tools to prefer and which often fail.
 
     Only tools with at least ``min_calls`` calls are judged, and only tools the agent has are
-    mentioned. Returns "" when there is nothing worth saying, so no tokens are spent on it.
+    mentioned. Timeouts are said of any such tool (they are the tool's fault); error rates only
+    of the ``relevant`` tools (those of the strategies shown), because most errors come from
+    the model's arguments, and naming unrelated failing tools makes small models call them
+    (measured: bench/learning.py with qwen2.5-coder-0.5b). Returns "" when there is nothing
+    worth saying, so no tokens are spent on it.
     """
     names = set(tool_names) if tool_names is not None else set(stats)
+    wanted = set(relevant) if relevant is not None else names
     judged = [s for name, s in stats.items() if name in names and s.calls >= min_calls]
     lines: list[str] = []
-    reliable = [s.tool for s in judged if s.error_rate == 0.0]
+    reliable = [s.tool for s in judged if s.error_rate == 0.0 and s.tool in wanted]
     for s in sorted(judged, key=lambda s: -s.error_rate):
         if s.timeout_rate >= bad_error_rate:
             lines.append(
                 f"- {s.tool} often times out ({s.timeouts}/{s.calls} calls, "
                 f"p95 {s.p95_ms:.0f} ms)."
             )
-        elif s.error_rate >= bad_error_rate:
+        elif s.error_rate >= bad_error_rate and s.tool in wanted:
             lines.append(f"- {s.tool} often fails ({s.errors}/{s.calls} calls returned errors).")
     if lines and reliable:
         lines.insert(0, f"- Reliable tools: prefer {', '.join(sorted(reliable))}.")
