@@ -297,3 +297,21 @@ def test_full_text_search_works_without_numpy() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert "pip install 'toolcycle[rag]'" in done.stdout
+
+
+def test_conjunctive_first_keeps_bm25_scores_and_falls_back_to_any_word(tmp_path: Path) -> None:
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.add_many([Document(f"both-{i}", f"alpha beta filler {'alpha ' * i}") for i in range(6)]
+                + [Document("alpha-only", "alpha alpha alpha alpha alpha alpha alpha alpha")]
+                + [Document("gamma", "gamma ray")])
+    with sqlite3.connect(kb.path) as conn:  # pure BM25 over "alpha OR beta", straight from FTS5
+        pure = {pk: -rank for pk, rank in conn.execute(
+            "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH '\"alpha\" OR \"beta\"'")}
+        pk_of = dict(conn.execute("SELECT id, pk FROM chunks"))
+    hits = kb.search("alpha beta", k=5, mode="fts")
+    assert len(hits) == 5 and all(h.doc_id.startswith("both-") for h in hits)
+    assert [h.score for h in hits] == pytest.approx([pure[pk_of[h.chunk_id]] for h in hits])
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    # fewer than k chunks hold every word: the any-word query runs, with full recall
+    assert {h.doc_id for h in kb.search("alpha gamma", k=5, mode="fts")} >= {"gamma",
+                                                                              "alpha-only"}

@@ -48,16 +48,14 @@ CREATE TABLE IF NOT EXISTS embeddings (chunk_pk INTEGER PRIMARY KEY, vector BLOB
 """
 
 
-def fts_query(text: str) -> str:
-    """A safe FTS5 query from free text: each word quoted, stopwords dropped, joined by OR.
-
-    OR (not FTS5's implicit AND) because a model's query often has one word the corpus lacks;
-    BM25 still ranks chunks with more (and rarer) matching words first.
-    """
+def fts_query(text: str, operator: str = "OR") -> str:
+    """A safe FTS5 query from free text: each word quoted, stopwords dropped, joined by
+    ``operator`` (``"OR"`` or ``"AND"``). Quoting every word means FTS5 syntax typed by a user
+    or a model (quotes, ``NEAR``, ``col:``, ``*``) is searched for as words, never parsed."""
     words = _TOKEN.findall(text.lower())
     kept = [w for w in words if w not in STOPWORDS] or words
     unique = list(dict.fromkeys(kept))
-    return " OR ".join(f'"{w}"' for w in unique)
+    return f" {operator} ".join(f'"{w}"' for w in unique)
 
 
 def connect(path: str, read_only: bool) -> sqlite3.Connection:
