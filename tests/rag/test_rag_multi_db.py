@@ -7,9 +7,7 @@ sales returned, so a tool that returned the wrong data would fail the test.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -22,20 +20,7 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.rag import KnowledgeBase, answer_with_rag, sql_tools
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "multi_db"
 GUEST = "sam.okafor@example.com"
-
-
-def load_example_agent() -> ModuleType:
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        spec = importlib.util.spec_from_file_location("multi_db_agent", EXAMPLE / "agent.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(EXAMPLE))
 
 
 def observation(messages: Sequence[Message]) -> tuple[str, dict[str, Any] | str, bool]:
@@ -66,8 +51,8 @@ def careful_agent(messages: Sequence[Message], settings: ModelSettings) -> Any:
     return f"{quantity} Aurora desk lamps, ordered on {date} (found in sales)."
 
 
-async def test_answer_only_in_the_second_database(tmp_path: Path) -> None:
-    example = load_example_agent()
+async def test_answer_only_in_the_second_database(tmp_path: Path, multi_db: ModuleType) -> None:
+    example = multi_db
     model = ScriptedModel(careful_agent)
     agent = example.build_agent(model, tmp_path)
     result = await agent.run(example.QUESTION)
@@ -80,8 +65,10 @@ async def test_answer_only_in_the_second_database(tmp_path: Path) -> None:
     assert {t.name for t in model.requests[0].settings.tools} == {"query_crm", "query_sales"}
 
 
-async def test_a_write_attempt_is_an_observation_and_the_agent_recovers(tmp_path: Path) -> None:
-    example = load_example_agent()
+async def test_a_write_attempt_is_an_observation_and_the_agent_recovers(
+    tmp_path: Path, multi_db: ModuleType
+) -> None:
+    example = multi_db
     model = ScriptedModel([
         call("query_sales", {"sql": "DELETE FROM orders"}),
         call("query_sales", {"sql": "SELECT count(*) FROM orders; DROP TABLE orders"}),
@@ -96,9 +83,9 @@ async def test_a_write_attempt_is_an_observation_and_the_agent_recovers(tmp_path
     assert errors[2] is None and json.loads(result.tool_calls[2].result or "")["rows"] == [[5]]
 
 
-async def test_rag_and_sql_tools_together(tmp_path: Path) -> None:
+async def test_rag_and_sql_tools_together(tmp_path: Path, multi_db: ModuleType) -> None:
     """The knowledge base holds the policy, the sales database holds the order."""
-    paths = load_example_agent().build(tmp_path / "db")
+    paths = multi_db.build(tmp_path / "db")
     kb = KnowledgeBase(tmp_path / "kb.sqlite")
     kb.add("Desk lamps may be returned within 30 days of the order date.", id="returns")
 
@@ -120,7 +107,9 @@ async def test_rag_and_sql_tools_together(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["crm", "sales"])
-def test_example_databases_are_rebuilt_from_scratch(tmp_path: Path, name: str) -> None:
-    example = load_example_agent()
+def test_example_databases_are_rebuilt_from_scratch(
+    tmp_path: Path, name: str, multi_db: ModuleType
+) -> None:
+    example = multi_db
     first = example.build(tmp_path)[name].read_bytes()
     assert example.build(tmp_path)[name].read_bytes() == first

@@ -10,8 +10,6 @@ short run: two or three requests of a small local model (about a minute on a bus
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -19,25 +17,14 @@ import pytest
 
 from toolcycle.models import resolve_model
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "multi_db"
 MODEL = "local:qwen2.5-coder-1.5b"
 
 
-def load_example_agent() -> ModuleType:
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        spec = importlib.util.spec_from_file_location("multi_db_agent_real", EXAMPLE / "agent.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(EXAMPLE))
-
-
 @pytest.mark.real_model
-async def test_local_model_finds_the_guest_order_in_the_second_database(tmp_path: Path) -> None:
-    example = load_example_agent()
+async def test_local_model_finds_the_guest_order_in_the_second_database(
+    tmp_path: Path, multi_db: ModuleType
+) -> None:
+    example = multi_db
     agent = example.build_agent(resolve_model(MODEL), tmp_path)
     result = await agent.run(example.QUESTION)
     trace = result.trace.render(max_chars=300)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
 from pathlib import Path
 from types import ModuleType
@@ -11,20 +10,10 @@ import pytest
 
 from toolcycle.rag import ReadOnlyViolation, SQLiteDatabase, sql_tools
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "multi_db"
-
-
-def load_example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"multi_db_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture
-def databases(tmp_path: Path) -> dict[str, Path]:
-    paths: dict[str, Path] = load_example("build_databases").build(tmp_path)
+def databases(tmp_path: Path, multi_db: ModuleType) -> dict[str, Path]:
+    paths: dict[str, Path] = multi_db.build(tmp_path)
     return paths
 
 
