@@ -60,8 +60,10 @@ def test_required_drops_the_answer_and_a_named_tool_keeps_only_it() -> None:
     assert not valid(named, {"name": "weather", "arguments": {"city": "Oslo"}})
 
 
-def test_none_or_no_tools_means_free_text() -> None:
-    assert reply_schema([WEATHER], "none") is None
+def test_withdrawn_tools_leave_only_the_answer_and_no_tools_means_free_text() -> None:
+    answer_only = reply_schema([WEATHER], "none")
+    assert valid(answer_only, {"answer": "sunny"})
+    assert not valid(answer_only, {"name": "weather", "arguments": {"city": "Oslo"}})
     assert reply_schema([], "auto") is None
 
 

@@ -109,13 +109,15 @@ async def test_constrained_per_agent_sends_the_union_schema() -> None:
 
 
 async def test_forced_final_answer_offers_no_tools_and_says_so() -> None:
-    capture = Capture("It is 42.")
+    capture = Capture('{"answer": "It is 42."}')
     inner = ScriptedModel(['{"name": "find_customer", "arguments": {"name": "A"}}', capture])
     agent = Agent(JsonToolsModel(inner, constrained=True), "", [find_customer],
                   limits=Limits(max_iterations=1, on_limit="final_answer"))
     result = await agent.run("?")
     assert result.output == "It is 42."
-    assert capture.settings is not None and "response_format" not in capture.settings.extra
+    assert capture.settings is not None
+    answer_only = capture.settings.extra["response_format"]["schema"]
+    assert answer_only["required"] == ["answer"]
     assert all("Tools:" not in m.text for m in capture.messages)
     assert capture.messages[-1].text.endswith("without calling any tool.")
 
@@ -152,3 +154,41 @@ def test_tool_descriptions_are_compact_signatures() -> None:
         '- greet(name?: string = "world", tone: "warm" | "dry", tags?: list[string]): '
         "Greet someone."
     )
+
+
+async def test_a_repeated_call_is_answered_by_asking_without_tools() -> None:
+    answer = Capture('{"answer": "C-1"}')
+    same = '{"name": "find_customer", "arguments": {"name": "Ada"}}'
+    inner = ScriptedModel([same, same, answer])
+    agent = Agent(JsonToolsModel(inner, constrained=True), "", [find_customer])
+    result = await agent.run("Ada's id?")
+    assert result.output == "C-1"
+    assert len(result.tool_calls) == 1  # the repeat never reached the loop
+    assert len(inner.requests) == 3  # call, its repeat, the re-ask without tools
+    assert answer.settings is not None
+    assert answer.settings.extra["response_format"]["schema"]["required"] == ["answer"]
+    assert answer.messages[-1].text.endswith("without calling any tool.")
+
+
+async def test_a_call_written_after_tools_are_withdrawn_is_text() -> None:
+    model = JsonToolsModel(ScriptedModel(['{"name": "find_customer", "arguments": {}}']))
+    reply = await model.request(
+        [Message.user("hi")],
+        ModelSettings(tools=(ToolDefinition("find_customer", "", {}),), tool_choice="none"),
+    )
+    assert reply.tool_calls == []
+    assert reply.text == '{"name": "find_customer", "arguments": {}}'
+
+
+def test_real_planning_reply_keeps_only_the_call_it_can_make_now() -> None:
+    """Qwen2.5-Coder-1.5B's real first reply to the demo's two-tool task (see fixtures)."""
+    import json
+    from pathlib import Path
+
+    records = json.loads((Path(__file__).parent / "fixtures" / "replies.json").read_text())
+    [plan] = [r for r in records if r.get("source") == "demo prompt"]
+    tools = [ToolDefinition(n, "", s) for n, s in plan["schemas"].items()]
+    parts = JsonToolsModel(ScriptedModel([])).parse_reply(plan["reply"], tools, "call_1")
+    calls = [(p.name, p.arguments) for p in parts if p.kind == "tool_call"]
+    assert calls == [("find_customer", {"name": "Ada Lovelace"})]
+    assert parts[0].kind == "text" and "follow these steps" in parts[0].text

@@ -90,7 +90,7 @@ def parse_react(text: str, tools: Sequence[ToolDefinition], id_prefix: str) -> l
     actions = list(_ACTION.finditer(text, 0, final.start() if final else len(text)))
     if final is not None and not actions:
         thought = _strip_thought(text[: final.start()])
-        answer = text[final.end() :].strip()
+        answer = _unquote(text[final.end() :].strip())
         return [ThinkingPart(thought), TextPart(answer)] if thought else [TextPart(answer)]
     if not actions:
         return [TextPart(_strip_thought(text))] if text.strip() else []
@@ -145,6 +145,13 @@ def _single_parameter(tool: ToolDefinition | None) -> str | None:
         return None
     properties = tool.parameters.get("properties", {})
     return next(iter(properties)) if len(properties) == 1 else None
+
+
+def _unquote(answer: str) -> str:
+    """``Final Answer: "Hello, Alice!"`` (Qwen 0.5B quotes its answers) -> ``Hello, Alice!``."""
+    if len(answer) > 1 and answer[0] == answer[-1] == '"' and '"' not in answer[1:-1]:
+        return answer[1:-1]
+    return answer
 
 
 def _strip_thought(text: str) -> str:

@@ -195,7 +195,8 @@ def decode_lenient(raw: str) -> Any:
 
 def _decode(candidate: str) -> Any:
     try:
-        return json.loads(candidate)
+        # strict=False: grammar-constrained strings may hold raw newlines (seen from SmolLM2).
+        return json.loads(candidate, strict=False)
     except json.JSONDecodeError:
         pass
     try:

@@ -299,6 +299,9 @@ class JsonToolsModel(TextProtocolModel):
     ) -> list[Part]:
         parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools})
         parts: list[Part] = []
+        if parsed.calls and not tools:
+            # Tools were withdrawn; whatever was written is the answer.
+            return [TextPart(parsed.answer if parsed.answer is not None else text.strip())]
         if parsed.calls:
             if parsed.thought:
                 parts.append(TextPart(parsed.thought))

@@ -1,0 +1,144 @@
+"""The ReAct text protocol: parsing replies, rendering history, and running through the Agent.
+
+The Agent runs use :class:`ScriptedModel` as the *inner text model*: it replies with scripted
+ReAct text, and the wrapper must turn it into neutral calls the loop executes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent
+from toolcycle.messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult
+from toolcycle.models.base import ModelSettings, ToolDefinition
+from toolcycle.models.react import ReActModel, parse_react
+from toolcycle.models.scripted import ScriptedModel
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+LOOKUP = ToolDefinition(
+    "lookup", "Look a word up.", {"type": "object", "properties": {"word": {"type": "string"}}}
+)
+ADD = ToolDefinition(
+    "add",
+    "Add two numbers.",
+    {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+)
+
+
+def calls(parts: list[Any]) -> list[tuple[str, Any]]:
+    return [(p.name, p.arguments) for p in parts if isinstance(p, ToolCall)]
+
+
+def test_thought_action_input() -> None:
+    parts = parse_react('Thought: I need to add.\nAction: add\nAction Input: {"a": 1, "b": 2}',
+                        [ADD], "c")
+    assert parts[0] == TextPart("I need to add.")
+    assert calls(parts) == [("add", {"a": 1, "b": 2})]
+
+
+def test_invented_observation_is_cut_off() -> None:
+    text = (
+        'Thought: add\nAction: add\nAction Input: {"a": 1, "b": 2}\nObservation: 3\n'
+        "Thought: done\nFinal Answer: 3"
+    )
+    parts = parse_react(text, [ADD], "c")
+    assert calls(parts) == [("add", {"a": 1, "b": 2})]
+    assert not any(isinstance(p, TextPart) and "Final" in p.text for p in parts)
+
+
+def test_final_answer_keeps_the_thought_as_thinking() -> None:
+    parts = parse_react("Thought: I know it now.\nFinal Answer: 42", [ADD], "c")
+    assert parts == [ThinkingPart("I know it now."), TextPart("42")]
+
+
+def test_several_actions_in_one_reply_become_calls_in_order() -> None:
+    text = (
+        'Action: lookup\nAction Input: {"word": "a"}\n'
+        'Action: lookup\nAction Input: {"word": "b"}'
+    )
+    parts = parse_react(text, [LOOKUP], "call_1")
+    assert calls(parts) == [("lookup", {"word": "a"}), ("lookup", {"word": "b"})]
+    assert [p.id for p in parts if isinstance(p, ToolCall)] == ["call_1_1", "call_1_2"]
+
+
+def test_markdown_fence_python_literal_and_bare_text_input() -> None:
+    fenced = parse_react('**Action:** add\n**Action Input:**\n```json\n{"a": 1, "b": 2}\n```',
+                         [ADD], "c")
+    assert calls(fenced) == [("add", {"a": 1, "b": 2})]
+    literal = parse_react("Action: add\nAction Input: {'a': 1, 'b': 2}", [ADD], "c")
+    assert calls(literal) == [("add", {"a": 1, "b": 2})]
+    bare = parse_react("Action: lookup\nAction Input: serendipity", [LOOKUP], "c")
+    assert calls(bare) == [("lookup", {"word": "serendipity"})]
+
+
+def test_inline_call_and_broken_input() -> None:
+    inline = parse_react('Action: add({"a": 1, "b": 2})', [ADD], "c")
+    assert calls(inline) == [("add", {"a": 1, "b": 2})]
+    [broken] = [p for p in parse_react("Action: add\nAction Input: a=1 b=2", [ADD], "c")
+                if isinstance(p, ToolCall)]
+    assert broken.arguments is None and broken.parse_error
+
+
+def test_reply_without_keywords_is_the_answer() -> None:
+    assert parse_react("Paris is sunny.", [ADD], "c") == [TextPart("Paris is sunny.")]
+
+
+async def test_react_agent_runs_tools_and_keeps_thoughts() -> None:
+    replies = [
+        'Thought: I should add them.\nAction: add\nAction Input: {"a": 2, "b": 3}',
+        "Thought: The tool said 5.\nFinal Answer: 5",
+    ]
+    inner = ScriptedModel(replies)
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    result = await Agent(ReActModel(inner), "Be brief.", [add]).run("2 plus 3?")
+    assert result.output == "5"
+    records = [(r.name, r.args, r.result) for r in result.tool_calls]
+    assert records == [("add", {"a": 2, "b": 3}, "5")]
+    assert result.trace.steps[0].thought == "I should add them."
+    assert result.trace.steps[1].thinking == "The tool said 5."
+    # What the inner model saw last: the action it wrote and the observation, as text.
+    sent = inner.requests[-1].last_message.text
+    assert sent.startswith("Observation: 5")
+
+
+def test_history_is_rendered_as_react_text() -> None:
+    model = ReActModel(ScriptedModel([]))
+    history = [
+        Message.system("Be brief."),
+        Message.user("2 plus 3?"),
+        Message("assistant", [TextPart("Add."), ToolCall.from_args("c1", "add", {"a": 2, "b": 3})]),
+        Message.tool_results([ToolResult("c1", "add", "5")]),
+    ]
+    rendered = model.render_conversation(history, ModelSettings(tools=(ADD,)))
+    assert [m.role for m in rendered] == ["system", "user", "assistant", "user"]
+    assert "Action: add" in rendered[2].text
+    assert 'Action Input: {"a": 2, "b": 3}' in rendered[2].text
+    assert rendered[3].text == "Observation: 5"
+    assert "- add(a?: number, b?: number): Add two numbers." in rendered[0].text
+
+
+def _react_corpus() -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = json.loads((FIXTURES / "replies.json").read_text())
+    return [r for r in records if r["protocol"] == "react"]
+
+
+@pytest.mark.parametrize(
+    "record", _react_corpus(), ids=lambda r: f"{r['model']}-{r['task'][:18]}-{r['turn']}"
+)
+def test_react_fixture_corpus(record: dict[str, Any]) -> None:
+    """Real ReAct replies parse to the calls/answer reviewed by hand."""
+    tools = [ToolDefinition(name, "", schema) for name, schema in record["schemas"].items()]
+    parts = parse_react(record["reply"], tools, "f")
+    expected = record["expected"]
+    assert [[n, a] for n, a in calls(parts)] == expected["calls"]
+    answer = None if calls(parts) else "".join(p.text for p in parts if isinstance(p, TextPart))
+    assert answer == expected["answer"]

@@ -1,0 +1,143 @@
+"""Tolerant parsing of tool calls written as text.
+
+The hand-written cases cover each form the parser promises; ``test_fixture_corpus`` replays
+real replies of the three packed models (``fixtures/replies.json``, collected by
+``collect_fixtures.py``) against expectations reviewed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcycle.models.textcalls import decode_lenient, parse_tool_calls, render_tool_call
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def calls_of(text: str, tools: set[str] | None = None) -> list[tuple[str, Any]]:
+    return [(c.name, c.arguments) for c in parse_tool_calls(text, "t", tools).calls]
+
+
+def test_bare_json_call() -> None:
+    assert calls_of('{"name": "add", "arguments": {"a": 1, "b": 2}}') == [("add", {"a": 1, "b": 2})]
+
+
+def test_tagged_calls_several_and_unclosed_last_tag() -> None:
+    text = (
+        "I will look both up.\n<tool_call>\n"
+        '{"name": "weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "weather", "arguments": {"city": "Oslo"}'
+    )
+    parsed = parse_tool_calls(text, "call_3")
+    assert [(c.id, c.arguments) for c in parsed.calls] == [
+        ("call_3_1", {"city": "Paris"}),
+        ("call_3_2", {"city": "Oslo"}),
+    ]
+    assert parsed.thought == "I will look both up."
+
+
+def test_fenced_json_with_text_around_becomes_thought() -> None:
+    text = 'Let me check.\n```json\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n```\nDone.'
+    parsed = parse_tool_calls(text)
+    assert [c.name for c in parsed.calls] == ["add"]
+    assert parsed.thought == "Let me check.\n\nDone."
+
+
+def test_fenced_list_of_calls_and_openai_shape() -> None:
+    text = (
+        "```\n[{\"name\": \"a\", \"arguments\": {}}, "
+        '{"type": "function", "function": {"name": "b", "arguments": "{\\"x\\": 1}"}}]\n```'
+    )
+    assert calls_of(text) == [("a", {}), ("b", {"x": 1})]
+
+
+def test_alternative_key_spellings() -> None:
+    assert calls_of('{"tool": "add", "parameters": {"a": 1}}') == [("add", {"a": 1})]
+    assert calls_of('{"function": "add", "args": {"a": 1}}') == [("add", {"a": 1})]
+
+
+def test_python_literal_and_missing_closing_braces() -> None:
+    assert calls_of("{'name': 'f', 'arguments': {'on': True, 'n': None}}") == [
+        ("f", {"on": True, "n": None})
+    ]
+    assert calls_of('{"name": "f", "arguments": {"a": 1}') == [("f", {"a": 1})]
+
+
+def test_doubled_braces() -> None:
+    assert calls_of('{{"name": "f", "arguments": {"a": 1}}}') == [("f", {"a": 1})]
+
+
+def test_arguments_as_json_string_that_is_broken_keeps_a_parse_error() -> None:
+    [call] = parse_tool_calls('{"name": "f", "arguments": "{\\"a\\": 1,"}').calls
+    assert call.arguments is None
+    assert call.parse_error is not None and "not valid JSON" in call.parse_error
+
+
+def test_undecodable_call_is_kept_with_an_error() -> None:
+    text = '<tool_call>{"name": "add", "arguments": {"a": 1,, }}</tool_call>'
+    [call] = parse_tool_calls(text).calls
+    assert call.name == "add"
+    assert call.arguments is None and call.parse_error
+
+
+def test_non_object_arguments_are_an_error_not_a_crash() -> None:
+    [call] = parse_tool_calls('{"name": "f", "arguments": [1, 2]}').calls
+    assert call.arguments is None
+    assert call.parse_error == "arguments must be a JSON object, got list"
+
+
+def test_plain_text_is_no_call() -> None:
+    parsed = parse_tool_calls("The answer is 42 {not json}.")
+    assert parsed.calls == [] and parsed.answer is None
+    assert parsed.thought == "The answer is 42 {not json}."
+
+
+def test_bare_record_in_an_answer_is_not_a_call() -> None:
+    text = 'The customer is {"name": "Ada", "city": "London"}.'
+    assert calls_of(text, {"find_customer"}) == []
+
+
+def test_bare_object_naming_a_known_tool_without_arguments_is_a_call() -> None:
+    assert calls_of('{"name": "now"}', {"now"}) == [("now", {})]
+
+
+def test_answer_object() -> None:
+    parsed = parse_tool_calls('{"answer": "It arrives on 27 November."}')
+    assert parsed.calls == [] and parsed.answer == "It arrives on 27 November."
+
+
+def test_ids_are_stable() -> None:
+    text = '{"name": "a", "arguments": {}}\n{"name": "b", "arguments": {}}'
+    first = [c.id for c in parse_tool_calls(text, "call_2").calls]
+    again = [c.id for c in parse_tool_calls(text, "call_2").calls]
+    assert first == again == ["call_2_1", "call_2_2"]
+
+
+def test_render_round_trips() -> None:
+    [call] = parse_tool_calls('{"name": "add", "arguments": {"a": 1}}').calls
+    assert calls_of(render_tool_call(call)) == [("add", {"a": 1})]
+
+
+def test_decode_lenient_gives_up_on_prose() -> None:
+    assert decode_lenient("not a value") is None
+
+
+def _corpus() -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = json.loads((FIXTURES / "replies.json").read_text())
+    return [r for r in records if r["protocol"] != "react"]
+
+
+@pytest.mark.parametrize(
+    "record", _corpus(), ids=lambda r: f"{r['model']}-{r['protocol']}-{r['task'][:18]}-{r['turn']}"
+)
+def test_fixture_corpus(record: dict[str, Any]) -> None:
+    """Every real JSON-protocol reply parses to the calls/answer reviewed by hand."""
+    parsed = parse_tool_calls(record["reply"], "f", set(record["tools"]))
+    expected = record["expected"]
+    assert [[c.name, c.arguments] for c in parsed.calls] == expected["calls"]
+    assert parsed.answer == expected["answer"]
+    assert all(c.parse_error is None for c in parsed.calls) == (not expected.get("broken"))
