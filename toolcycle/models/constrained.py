@@ -6,7 +6,7 @@ it does not have to be: llama.cpp (in-process, or ``llama_cpp.server`` through
 leave the schema. The schema built here is the union of
 
 - ``{"name": "<tool X>", "arguments": <X's argument schema>}`` for every offered tool, and
-- ``{"answer": "<text>"}`` (left out when a call is required, alone when tools are withdrawn),
+- ``{"answer": "..."}`` (left out when a call is required, alone when tools are withdrawn),
 
 so whatever the model writes parses into a call to a real tool with arguments of the right
 shape, or a final answer. Argument *values* are still the model's choice; the loop validates

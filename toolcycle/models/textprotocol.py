@@ -38,7 +38,7 @@ _WRAPPER_KEYS = frozenset({CONSTRAINED})
 # answer the question, answer" made it answer "soon" without the second call; naming the next
 # call first made it call latest_order with the id it had just read.
 _AFTER_OBSERVATION = (
-    'Call the next tool, or reply {"answer": "<text>"} if you already know the answer.'
+    'Call the next tool, or reply {"answer": "..."} if you already know the answer.'
 )
 
 
@@ -275,7 +275,7 @@ class JsonToolsModel(TextProtocolModel):
             f"Tools:\n{describe_tools(tools)}\n"
             'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
             "(one call per reply; its result comes back before your next reply), "
-            'or {"answer": "<text>"} to answer the user once you know the answer.'
+            'or {"answer": "..."} to answer the user once you know the answer.'
         )
 
     def render_assistant(self, message: Message) -> str:
