@@ -36,7 +36,7 @@ from tools import TOOLS
 
 from toolcycle import Agent, Limits
 from toolcycle.models.base import ModelSettings
-from toolcycle.playbook import LearningTask, Playbook, Strategy, learn
+from toolcycle.playbook import Curator, LearningTask, Playbook, Strategy, learn
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 INSTRUCTIONS = (
@@ -134,7 +134,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
           f" · playbook {db}", flush=True)
 
     t0 = time.perf_counter()
-    learner = Playbook(db)
+    learner = Playbook(db, curator=Curator(promote_after=args.promote_after))
     outcomes: dict[str, Any] = {}
     for epoch in range(args.epochs):
         # a new seed per epoch: a repeated task is a new run, not a replay of the same one
@@ -173,6 +173,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
     result = {
         "model": args.model, "temperature": args.temperature, "repeats": args.repeats,
+        "promote_after": args.promote_after, "epochs": args.epochs,
         "train_tasks": len(train), "test_tasks": len(test), "learn_seconds": learn_seconds,
         "learn_success": learn_success, "learn_runs": outcomes,
         "strategies": [s.to_dict() for s in strategies],
@@ -237,6 +238,8 @@ def main() -> int:
     parser.add_argument("--temperature", type=float, default=0.3)
     parser.add_argument("--max-iterations", type=int, default=6)
     parser.add_argument("--limit", type=int, default=0, help="only the first N test tasks")
+    parser.add_argument("--promote-after", type=int, default=3,
+                        help="successful runs of different tasks that make a strategy")
     parser.add_argument("--train-limit", type=int, default=0, help="only the first N train tasks")
     parser.add_argument("--playbook", help="playbook file (default: a fresh temporary one)")
     parser.add_argument("--out", help="write every run and the summary to this JSON file")

@@ -160,3 +160,15 @@ def test_the_same_task_run_again_is_not_new_evidence() -> None:
     assert store.strategies() == []
     [candidate] = store.candidates()
     assert len(candidate["insights"]) == 1
+
+
+def test_confirmations_narrow_applicability_instead_of_widening_it() -> None:
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
+        _learn(store, curator, stock_trace(company))
+    [before] = store.strategies()
+    _learn(store, curator, stock_trace("Hooli Corp"))
+    [after] = store.strategies()
+    assert after.support == 4
+    assert "hooli" not in after.applies_when
+    assert set(after.applies_when) <= set(before.applies_when)

@@ -234,12 +234,11 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     """The pattern of an existing strategy was seen again: more support, fresher words."""
     strategy.support += 1
     strategy.add_provenance(insight.run_id)
-    merged = list(dict.fromkeys([*strategy.applies_when, *insight.keywords]))
-    if strategy.kind == "sequence":
-        # keep only words the new task shares with the old applicability, unless too few remain
-        shared = [w for w in strategy.applies_when if w in insight.keywords]
-        merged = shared if len(shared) >= 2 else strategy.applies_when
-    strategy.applies_when = merged[:12]
+    # keep only the words the new task shares with the old applicability, unless too few
+    # remain: a union would soon make every strategy apply to every task (measured: a pitfall
+    # confirmed by a weather task then matched currency tasks by a person's name)
+    shared = [w for w in strategy.applies_when if w in insight.keywords]
+    strategy.applies_when = (shared if len(shared) >= 2 else strategy.applies_when)[:12]
     strategy.updated_at = time.time()
 
 
