@@ -35,6 +35,10 @@ from .base import Model, ModelSettings
 from .packs import PACKS, pack_path
 from .textprotocol import JsonToolsModel, TextProtocolModel
 
+# OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
+# first `import llama_cpp` anywhere in the process (importing this module is early enough).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 DEFAULT_SEED = 42
 DEFAULT_MAX_TOKENS = 384
 DEFAULT_CONTEXT = 4096
@@ -81,7 +85,6 @@ def _loaded(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
     with _LOADING:
         entry = _LOADED.get(key)
         if entry is None:
-            os.environ.setdefault("OMP_WAIT_POLICY", "passive")
             try:
                 import llama_cpp
             except ImportError as exc:
