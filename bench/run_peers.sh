@@ -37,5 +37,5 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 python3 "$peers/aggregate.py" "$OUT" > "$OUT/summary.md"
-python3 "$peers/headline.py" "$OUT" > "$OUT/headline.md" 2>/dev/null || true
+BENCH_PEERS="$peers" python3 "$here/peers_headline.py" "$OUT" > "$OUT/headline.md"
 echo "wrote $OUT/summary.md" >&2
