@@ -6,9 +6,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-PYTHON312 := $(shell for c in python3.13 python3.12; do command -v $$c >/dev/null 2>&1 && { $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' && command -v $$c; break; }; done)
+# 3.12 first: relateby-pattern (the gram parser) ships wheels for CPython 3.12 only.
+PYTHON312 := $(shell command -v pyenv >/dev/null 2>&1 && for v in 3.12 3.13; do p=$$(pyenv prefix $$v 2>/dev/null) && [ -x $$p/bin/python ] && { echo $$p/bin/python; break; }; done)
 ifeq ($(PYTHON312),)
-PYTHON312 := $(shell command -v pyenv >/dev/null 2>&1 && for v in 3.13 3.12; do p=$$(pyenv prefix $$v 2>/dev/null) && [ -x $$p/bin/python ] && { echo $$p/bin/python; break; }; done)
+PYTHON312 := $(shell for c in python3.12 python3.13 python3; do p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
 endif
 
 .PHONY: help venv dev local test lint typecheck pytest browser demo bench clean
