@@ -1,6 +1,7 @@
 """Does the playbook help? Test split without a playbook vs. with one learned on the train split.
 
-    .venv/bin/python bench/learning.py --model local:qwen2.5-coder-0.5b --epochs 2 --repeats 2
+    .venv/bin/python bench/learning.py --model "local:qwen2.5-coder-1.5b?protocol=react" \
+        --promote-after 2 --limit 8 --repeats 2      # the run in docs/benchmarks.md (~35 min)
     .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
 
 The task suite (bench/learning_tasks/) has four kinds of question, each answered by chaining
