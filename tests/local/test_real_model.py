@@ -63,6 +63,8 @@ async def test_smollm2_constrained_calls_the_tool_in_process() -> None:
 async def test_qwen_05b_calls_the_tool_in_process() -> None:
     result = await hello_agent("local:qwen2.5-coder-0.5b").run("Say hello to Alice.")
     assert_greeted(result, "Alice")
+    # The second request starts with the first one's prompt: llama.cpp reuses it.
+    assert result.trace.steps[1].usage.cache_read_tokens > 0
 
 
 async def test_qwen_05b_chains_two_tools_in_process() -> None:

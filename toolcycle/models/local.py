@@ -165,18 +165,23 @@ class LlamaChatModel(Model):
     def _complete(self, payload: list[dict[str, str]], kwargs: dict[str, Any]) -> Message:
         entry = _loaded(self.path, self.n_ctx, self.n_threads)
         with entry.lock:
+            evaluated_before = _prompt_tokens_evaluated(entry.llama)
             try:
                 response = entry.llama.create_chat_completion(messages=payload, **kwargs)
             except ValueError as exc:  # context overflow, bad grammar
                 raise ModelError(f"{self.name}: {exc}") from exc
+            evaluated = _prompt_tokens_evaluated(entry.llama) - evaluated_before
         choice = response["choices"][0]
         usage = response.get("usage") or {}
+        prompt_tokens = usage.get("prompt_tokens", 0)
         return Message(
             "assistant",
             [TextPart(choice["message"].get("content") or "")],
             usage=Usage(
-                input_tokens=usage.get("prompt_tokens", 0),
+                input_tokens=prompt_tokens,
                 output_tokens=usage.get("completion_tokens", 0),
+                # Tokens llama.cpp took from its prefix cache instead of evaluating again.
+                cache_read_tokens=max(0, prompt_tokens - evaluated),
                 requests=1,
             ),
             finish_reason=choice.get("finish_reason"),
@@ -187,6 +192,13 @@ class LlamaChatModel(Model):
         """Tokens of ``text`` with this model's tokenizer."""
         llama = _loaded(self.path, self.n_ctx, self.n_threads).llama
         return len(llama.tokenize(text.encode(), add_bos=False, special=True))
+
+
+def _prompt_tokens_evaluated(llama: Any) -> int:
+    """llama.cpp's running count of prompt tokens it actually evaluated in this context."""
+    import llama_cpp
+
+    return int(llama_cpp.llama_perf_context(llama.ctx).n_p_eval)
 
 
 def resolve_weights(name_or_path: str) -> tuple[Path, str]:
