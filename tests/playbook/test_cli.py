@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_trace
 
 from toolcycle.cli import main
 from toolcycle.playbook import Playbook, Strategy
+
+from .conftest import make_trace
 
 AGENT_MODULE = '''
 from toolcycle import Agent

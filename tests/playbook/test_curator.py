@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from conftest import make_trace, stock_trace
-
 from toolcycle.playbook import Curator, Insight, RunOutcome, SQLitePlaybookStore, Strategy, reflect
 from toolcycle.playbook.strategy import strategy_id
+
+from .conftest import make_trace, stock_trace
 
 
 def _learn(store: SQLitePlaybookStore, curator: Curator, trace, success: bool = True):  # type: ignore[no-untyped-def]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import stock_trace
-
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LLMReflector, Playbook
+
+from .conftest import stock_trace
 
 
 async def test_lessons_come_back_as_advice_insights_naming_only_known_tools() -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import threading
 
-from conftest import make_trace, stock_trace
-
 from toolcycle.errors import ModelError
 from toolcycle.playbook import Playbook, Strategy, estimate_tokens, judge
 from toolcycle.playbook.playbook import current_grader
+
+from .conftest import make_trace, stock_trace
 
 TOOLS = ["web_search", "find_ticker", "get_quote"]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from conftest import make_trace
-
 from toolcycle.playbook import ToolObservation, analyse, compute_stats, reflect, render_stats
 from toolcycle.playbook.reflector import normalise_error
 from toolcycle.playbook.stats import is_timeout, observations_from_trace
+
+from .conftest import make_trace
 
 
 def test_statistics_count_calls_errors_and_latency_percentiles() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 
-from conftest import stock_trace
-
 from toolcycle.playbook import Playbook, SQLitePlaybookStore, Strategy
+
+from .conftest import stock_trace
 
 
 def _strategies() -> list[Strategy]:
