@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import subprocess
+import sys
+from pathlib import Path
 
-from toolcycle.playbook import Playbook, SQLitePlaybookStore, Strategy
+from toolcycle.playbook import SQLitePlaybookStore, Strategy
 
 from .conftest import stock_trace
 
@@ -62,21 +64,30 @@ def test_better_evidence_ranks_first() -> None:
     assert [s.id for s, _ in store.search("stock", "d", None)] == ["s-strong", "s-weak"]
 
 
-def _learn_in_child(path: str, company: str) -> None:
-    pb = Playbook(path)
-    pb.observe(stock_trace(company))
-    pb.close()
+_CHILD = """
+import sys
+from toolcycle.playbook import Playbook
+from toolcycle.trace import Trace
+pb = Playbook(sys.argv[1])
+pb.observe(Trace.from_json(open(sys.argv[2]).read()))
+pb.close()
+"""
 
 
-def test_playbooks_in_several_processes_learn_into_one_file(db_path: str) -> None:
-    ctx = mp.get_context("spawn")
-    children = [ctx.Process(target=_learn_in_child, args=(db_path, c))
-                for c in ("Acme Corp", "Globex Corp", "Initech Corp")]
+def test_playbooks_in_several_processes_learn_into_one_file(
+    db_path: str, tmp_path: Path
+) -> None:
+    # Separate interpreters (not multiprocessing): nothing is shared but the database file.
+    children = []
+    for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
+        trace_file = tmp_path / f"{company}.json"
+        trace_file.write_text(stock_trace(company).to_json())
+        children.append(subprocess.Popen(
+            [sys.executable, "-c", _CHILD, db_path, str(trace_file)], stderr=subprocess.PIPE
+        ))
     for child in children:
-        child.start()
-    for child in children:
-        child.join(60)
-        assert child.exitcode == 0
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err.decode()
     # a fresh process-level view of the same file sees the strategy the three runs produced
     store = SQLitePlaybookStore(db_path)
     [strategy] = store.strategies("support")
