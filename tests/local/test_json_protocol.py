@@ -170,6 +170,29 @@ async def test_a_repeated_call_is_answered_by_asking_without_tools() -> None:
     assert answer.messages[-1].text.endswith("without calling any tool.")
 
 
+async def test_a_repeated_output_preview_is_followed_by_submit() -> None:
+    retry = Capture('{"name": "submit", "arguments": {}}')
+    preview = '{"name": "final_report", "arguments": {"text": "ok"}}'
+    inner = ScriptedModel([preview, preview, retry])
+    tools = (
+        ToolDefinition("final_report", "", {"type": "object", "properties": {}}),
+        ToolDefinition("submit", "", {"type": "object", "properties": {}}),
+    )
+    model = JsonToolsModel(inner, constrained=True)
+    history = [Message.user("report")]
+    first = await model.request(history, ModelSettings(tools=tools))
+    from toolcycle.messages import ToolResult
+
+    history += [first, Message.tool_results([ToolResult("call_1_1", "final_report", "PREVIEW")])]
+    second = await model.request(history, ModelSettings(tools=tools))
+    assert [c.name for c in second.tool_calls] == ["submit"]
+    assert retry.settings is not None
+    assert retry.settings.extra["response_format"]["schema"]["properties"]["name"] == {
+        "const": "submit"
+    }
+    assert retry.messages[-1].text.endswith("Call the tool submit now.")
+
+
 async def test_a_call_written_after_tools_are_withdrawn_is_text() -> None:
     model = JsonToolsModel(ScriptedModel(['{"name": "find_customer", "arguments": {}}']))
     reply = await model.request(

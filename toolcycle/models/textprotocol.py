@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult
+from ..output import SUBMIT_TOOL_NAME
 from .base import Model, ModelSettings, ToolDefinition, usage_of
 from .constrained import reply_schema
 from .textcalls import parse_tool_calls, render_tool_call
@@ -58,12 +59,15 @@ class TextProtocolModel(Model):
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         reply, parts = await self._ask(messages, settings)
         usage = usage_of(reply).copy()
-        if settings.tool_choice == "auto" and repeats_last_calls(parts, messages):
-            # A small model that asks again for exactly what it was just given has nothing
-            # left to look up (measured: SmolLM2 and Qwen 0.5B loop on the same call until
-            # the iteration limit). Ask it for the answer instead, tools withdrawn.
-            answer_settings = replace(settings, tool_choice="none")
-            reply, parts = await self._ask(messages, answer_settings)
+        repeated = repeated_call_names(parts, messages)
+        if settings.tool_choice == "auto" and repeated:
+            # Small models ask again for exactly what they were just given (measured: SmolLM2
+            # and Qwen 0.5B repeat sayHello("Alice") until the iteration limit). Ask once more
+            # for the way forward: in reflection mode, after a repeated output preview, that is
+            # `submit`; otherwise the answer, with tools withdrawn.
+            offered = {t.name for t in settings.tools}
+            forward = SUBMIT_TOOL_NAME if SUBMIT_TOOL_NAME in offered - repeated else "none"
+            reply, parts = await self._ask(messages, replace(settings, tool_choice=forward))
             usage.add(usage_of(reply))
         return Message(
             "assistant",
@@ -212,16 +216,21 @@ def _type_name(schema: dict[str, Any]) -> str:
     return json.dumps(slim, separators=(",", ":"))
 
 
-def repeats_last_calls(parts: Sequence[Part], messages: Sequence[Message]) -> bool:
-    """Whether every call in ``parts`` repeats a call of the previous turn that succeeded."""
+def repeated_call_names(parts: Sequence[Part], messages: Sequence[Message]) -> frozenset[str]:
+    """The tool names, when every call in ``parts`` repeats a successful call of the last turn.
+
+    Empty when there is a new call among them (or no call at all).
+    """
     calls = [p for p in parts if isinstance(p, ToolCall)]
     if not calls or len(messages) < 2 or messages[-1].role != "tool":
-        return False
+        return frozenset()
     previous = messages[-2]
     succeeded = {r.call_id for r in messages[-1].results if not r.is_error}
     done = {(c.name, json.dumps(c.arguments, sort_keys=True))
             for c in previous.tool_calls if c.id in succeeded}
-    return all((c.name, json.dumps(c.arguments, sort_keys=True)) in done for c in calls)
+    if all((c.name, json.dumps(c.arguments, sort_keys=True)) in done for c in calls):
+        return frozenset(c.name for c in calls)
+    return frozenset()
 
 
 _PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")
