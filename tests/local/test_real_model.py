@@ -145,3 +145,10 @@ async def test_constrained_decoding_over_the_wire(llama_server: str) -> None:
     remote = compatible_model_from_string(f"qwen2.5-coder-0.5b@{llama_server}")
     result = await hello_agent(JsonToolsModel(remote, constrained=True)).run("Say hello to Bob.")
     assert_greeted(result, "Bob")
+
+
+async def test_react_protocol_on_qwen_15b_in_process() -> None:
+    """Text ReAct on a real model: a thought, an Action the loop runs, a Final Answer."""
+    result = await hello_agent("local:qwen2.5-coder-1.5b?protocol=react").run("Say hello to Alice.")
+    assert_greeted(result, "Alice")
+    assert result.trace.steps[0].thought  # the thought before the action is kept
