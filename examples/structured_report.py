@@ -130,8 +130,11 @@ def build_agent(model: Model | str) -> Agent[str, CompanyReport]:
         validators=[figures_match_the_memo, revenue_is_in_euros],
         reflect=preview,
     )
+    # tool_choice="required": a text reply is never the report, so ask every turn for a tool
+    # call (small local models otherwise answer in prose and spend attempts on it).
     return Agent(model, INSTRUCTIONS, [convert_to_eur], name="report_extractor",
-                 output=output, deps_type=str, limits=Limits(max_iterations=6, max_attempts=3))
+                 output=output, deps_type=str, limits=Limits(max_iterations=6, max_attempts=3),
+                 model_settings=ModelSettings(tool_choice="required"))
 
 
 def scripted_model() -> ScriptedModel:

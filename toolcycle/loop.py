@@ -316,7 +316,9 @@ async def _request(
     calls = message.tool_calls
     step.usage = Usage(
         usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-        usage.cache_write_tokens, requests=1, tool_calls=len(calls),
+        usage.cache_write_tokens,
+        # an adapter may make several requests for one reply (a re-ask, a paused turn)
+        requests=max(usage.requests, 1), tool_calls=len(calls),
     )
     step.thought = message.text
     step.thinking = message.thinking
