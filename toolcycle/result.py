@@ -41,9 +41,15 @@ class Termination:
                 "limit": self.limit}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class RunResult[OutputT]:
-    """The outcome of one run: the output plus everything needed to see how it came about."""
+    """The outcome of one run: the output plus everything needed to see how it came about.
+
+    Its ``repr`` is a one-line summary, not the whole conversation: a result is repr'd more
+    often than one expects (REPLs, logs, and ``asyncio.run``, which reprs the main task and
+    with it the task's result when it checks the SIGINT handler), and dumping a long run's
+    messages and trace there would cost milliseconds per call.
+    """
 
     output: OutputT | None
     messages: list[Message]
@@ -53,6 +59,16 @@ class RunResult[OutputT]:
     termination: Termination
     run_id: str
     callback_errors: list[CallbackError] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        output = repr(self.output)
+        if len(output) > 80:
+            output = output[:77] + "..."
+        return (
+            f"RunResult(output={output}, termination={self.termination.reason!r}, "
+            f"iterations={self.iterations}, tool_calls={len(self.tool_calls)}, "
+            f"messages={len(self.messages)}, usage={self.usage!r}, run_id={self.run_id!r})"
+        )
 
     @property
     def partial(self) -> bool:

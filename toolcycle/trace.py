@@ -71,7 +71,7 @@ class AttemptRecord:
     code: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Trace:
     run_id: str
     agent_name: str = "agent"
@@ -88,6 +88,14 @@ class Trace:
     error: dict[str, Any] | None = None
     strategies_shown: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """A summary; :meth:`render` gives the readable whole, ``to_dict`` the data."""
+        return (
+            f"Trace(run_id={self.run_id!r}, agent_name={self.agent_name!r}, "
+            f"status={self.status!r}, steps={len(self.steps)}, attempts={len(self.attempts)}, "
+            f"usage={self.usage!r})"
+        )
 
     @property
     def tool_calls(self) -> list[ToolCallRecord]:

@@ -58,63 +58,70 @@ class HistoryChecker:
 
     def _check_message(self, index: int, message: Message) -> None:
         role = message.role
-        where = f"message {index} ({role})"
         anthropic = self.wire in ("anthropic", "both")
         if role == "system":
             if index != 0 and anthropic:
-                raise ProtocolViolation(f"{where}: system instructions must come first")
+                raise _violation(index, role, "system instructions must come first")
             return
         if self._open and role != "tool":
-            raise ProtocolViolation(
-                f"{where}: tool call(s) {self._open} must be answered in the message right "
+            raise _violation(
+                index, role, f"tool call(s) {self._open} must be answered in the message right "
                 "after the assistant message that made them"
             )
         if not self._seen_non_system and anthropic and role != "user":
-            raise ProtocolViolation(f"{where}: the first non-system message must be from the user")
+            raise _violation(index, role, "the first non-system message must be from the user")
         self._seen_non_system = True
         if role == "assistant":
-            self._check_assistant(where, message, anthropic)
+            self._check_assistant(index, message, anthropic)
         elif role == "tool":
-            self._check_results(where, message)
+            self._check_results(index, message)
         elif role == "user":
             if not message.parts or any(not isinstance(p, TextPart) for p in message.parts):
-                raise ProtocolViolation(f"{where}: a user message needs text parts only")
+                raise _violation(index, role, "a user message needs text parts only")
             if anthropic and not message.text.strip():
-                raise ProtocolViolation(f"{where}: text content blocks must be non-empty")
+                raise _violation(index, role, "text content blocks must be non-empty")
 
-    def _check_assistant(self, where: str, message: Message, anthropic: bool) -> None:
+    def _check_assistant(self, index: int, message: Message, anthropic: bool) -> None:
         calls = message.tool_calls
         if anthropic and not calls and not message.text.strip() and not any(
             isinstance(p, ThinkingPart) for p in message.parts
         ):
-            raise ProtocolViolation(f"{where}: assistant messages must have non-empty content")
+            raise _violation(index, message.role, "assistant messages must have non-empty content")
         if self.wire == "openai-functions" and len(calls) > 1:
-            raise ProtocolViolation(f"{where}: legacy functions allow one function_call")
+            raise _violation(index, message.role, "legacy functions allow one function_call")
         ids = []
         for call in calls:
             if not call.id:
-                raise ProtocolViolation(f"{where}: a tool call without an id")
+                raise _violation(index, message.role, "a tool call without an id")
             if call.id in self._seen_ids or call.id in ids:
-                raise ProtocolViolation(f"{where}: tool call id {call.id!r} is not unique")
+                raise _violation(index, message.role, f"tool call id {call.id!r} is not unique")
             if not TOOL_NAME_PATTERN.match(call.name):
-                raise ProtocolViolation(f"{where}: tool name {call.name!r} is not allowed")
+                raise _violation(index, message.role, f"tool name {call.name!r} is not allowed")
             ids.append(call.id)
         self._seen_ids.update(ids)
         self._open = ids
 
-    def _check_results(self, where: str, message: Message) -> None:
+    def _check_results(self, index: int, message: Message) -> None:
         results = message.results
         if len(results) != len(message.parts) or not results:
-            raise ProtocolViolation(f"{where}: a tool message carries tool results only")
+            raise _violation(index, message.role, "a tool message carries tool results only")
         got = [r.call_id for r in results]
         if not self._open:
-            raise ProtocolViolation(f"{where}: tool result(s) {got} answer no preceding tool call")
+            raise _violation(
+                index, message.role, f"tool result(s) {got} answer no preceding tool call"
+            )
         if got != self._open:
-            raise ProtocolViolation(
-                f"{where}: results {got} must answer the calls {self._open} exactly once each, "
-                "in call order"
+            raise _violation(
+                index, message.role,
+                f"results {got} must answer the calls {self._open} exactly once each, "
+                "in call order",
             )
         for result in results:
             if not isinstance(result.content, str):
-                raise ProtocolViolation(f"{where}: tool result content must be a string")
+                raise _violation(index, message.role, "tool result content must be a string")
         self._open = []
+
+
+def _violation(index: int, role: str, problem: str) -> ProtocolViolation:
+    """Name the offending message only when there is a problem (the check runs per request)."""
+    return ProtocolViolation(f"message {index} ({role}): {problem}")

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..messages import Message, TextPart, ToolCall, Usage
+from ..messages import Message, TextPart, ToolCall, ToolResult, Usage
 from .base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta, ToolCallDelta
 from .protocol import HistoryChecker, ProtocolViolation, Wire
 
@@ -95,8 +95,9 @@ class ScriptedModel(Model):
     def _check(self, messages: Sequence[Message], settings: ModelSettings) -> None:
         self._checker.check(messages)
         choice = settings.tool_choice
-        offered = {t.name for t in settings.tools}
-        if choice not in ("auto", "required", "none") and choice not in offered:
+        if choice not in ("auto", "required", "none") and choice not in {
+            t.name for t in settings.tools
+        }:
             raise ProtocolViolation(f"tool_choice names {choice!r}, which is not offered")
         if choice == "required" and not settings.tools:
             raise ProtocolViolation("tool_choice='required' needs at least one tool")
@@ -130,17 +131,32 @@ class ScriptedModel(Model):
         if not isinstance(part, ToolCall):
             return part
         self._ids += 1
-        return replace(part, id=part.id or f"call_{self._ids}")
+        if part.id:
+            return part
+        # A fresh call each time: a script item may be replayed, and ids must stay unique.
+        return ToolCall(f"call_{self._ids}", part.name, part.arguments, part.raw_arguments,
+                        part.parse_error)
 
     def _usage(self, messages: Sequence[Message], reply: Message) -> Usage:
         """Deterministic token counts: about 4 characters per token, counted incrementally."""
-        for message in messages[self._counted :]:
-            self._input_chars += len(message.text) + sum(
-                len(c.raw_arguments) for c in message.tool_calls
-            ) + sum(len(r.content) for r in message.results)
+        for index in range(self._counted, len(messages)):
+            self._input_chars += _chars(messages[index])
         self._counted = len(messages)
-        output_chars = len(reply.text) + sum(len(c.raw_arguments) for c in reply.tool_calls)
-        return Usage(input_tokens=self._input_chars // 4 + 1, output_tokens=output_chars // 4 + 1)
+        return Usage(input_tokens=self._input_chars // 4 + 1,
+                     output_tokens=_chars(reply) // 4 + 1)
+
+
+def _chars(message: Message) -> int:
+    """Characters that count as tokens: text, call arguments and results (not thinking)."""
+    total = 0
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            total += len(part.text)
+        elif isinstance(part, ToolCall):
+            total += len(part.raw_arguments)
+        elif isinstance(part, ToolResult):
+            total += len(part.content)
+    return total
 
 
 def last_tool_results(messages: Sequence[Message]) -> dict[str, str]:
