@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .agent import Agent, AgentStream
 from .context import CancelToken, RunContext
 from .errors import (
@@ -26,11 +28,23 @@ from .models.base import Model, ModelSettings
 from .models.retry import RetryPolicy
 from .output import Output
 from .result import RunResult, Termination
-from .spec import AgentSpec, SpecError
 from .tools import Tool, ToolLibrary, ToolSpec, tool
 from .trace import Step, ToolCallRecord, Trace
 
+if TYPE_CHECKING:
+    from .spec import AgentSpec, SpecError
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """Agent specs (gram, JSON Schema checks) load on first use, not with every import."""
+    if name in ("AgentSpec", "SpecError"):
+        from . import spec
+
+        return getattr(spec, name)
+    raise AttributeError(f"module 'toolcycle' has no attribute {name!r}")
+
 
 __all__ = [
     "Agent",

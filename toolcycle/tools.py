@@ -25,7 +25,6 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
-import jsonschema_rs
 import pydantic
 
 from .context import RunContext
@@ -237,7 +236,7 @@ class Tool[DepsT]:
         """
         validator = self._validator
         if validator is None:
-            validator = self._validator = jsonschema_rs.validator_for(self.spec.parameters)
+            validator = self._validator = _jsonschema_rs().validator_for(self.spec.parameters)
         if not validator.is_valid(arguments):
             raise ToolArgumentsError(
                 [_describe_error(e) for e in validator.iter_errors(arguments)]
@@ -671,18 +670,24 @@ def _spec_problems(
         )
     if spec.parameters.get("type", "object") != "object":
         problems.append("parameters must be a JSON Schema of type 'object'")
-    try:
-        if check_schema:
-            jsonschema_rs.meta.validate(spec.parameters)
-    except jsonschema_rs.ValidationError as exc:
-        problems.append(f"parameters are not a valid JSON Schema: {exc}")
-    except Exception as exc:  # a schema the validator cannot even read
-        problems.append(f"parameters are not a valid JSON Schema: {exc}")
+    if check_schema:
+        try:
+            _jsonschema_rs().meta.validate(spec.parameters)
+        except Exception as exc:  # invalid, or a schema the validator cannot even read
+            problems.append(f"parameters are not a valid JSON Schema: {exc}")
     if timeout is not None and timeout <= 0:
         problems.append(f"timeout must be > 0 seconds, got {timeout}")
     if max_calls is not None and max_calls < 1:
         problems.append(f"max_calls must be >= 1, got {max_calls}")
     return problems
+
+
+def _jsonschema_rs() -> types.ModuleType:
+    """The validator module, imported on first use: it is a third of the import time of a
+    module that most programs import long before they validate anything."""
+    import jsonschema_rs
+
+    return jsonschema_rs
 
 
 AwaitableResult = Awaitable[Any]
