@@ -21,37 +21,40 @@ COMPANIES = {
     "Dunmore Textiles": ("DNMT", 9.84), "Elmfield Energy": ("ELMF", 63.12),
     "Fairhaven Logistics": ("FHVL", 27.59), "Glenrock Mining": ("GLRM", 15.33),
     "Harrowgate Pharma": ("HRGP", 204.71), "Ivel Software": ("IVEL", 88.46),
+    "Kilnworth Ceramics": ("KLNW", 56.18), "Lomond Aerospace": ("LMDA", 312.4),
 }
 STAFF = {
     "Maria Okafor": ("Lisbon", "finance"), "Tomasz Nowak": ("Gdansk", "platform"),
     "Aiko Tanaka": ("Sapporo", "design"), "Lucas Ferreira": ("Porto", "sales"),
     "Ingrid Halvorsen": ("Bergen", "research"), "Rahul Mehta": ("Pune", "support"),
     "Chloe Martin": ("Lyon", "legal"), "Sven Larsson": ("Uppsala", "security"),
+    "Nadia Rahman": ("Narvik", "operations"),
 }
 WEATHER = {
     "Lisbon": 19, "Gdansk": 7, "Sapporo": -3, "Porto": 16, "Bergen": 5, "Pune": 31,
-    "Lyon": 12, "Uppsala": 2,
+    "Lyon": 12, "Uppsala": 2, "Narvik": -6,
 }
 COUNTRIES = {
     "Veloria": ("Port Amsel", "VLR"), "Kestovia": ("Draven", "KSV"),
     "Marnland": ("Oskby", "MRL"), "Tessaly Isles": ("Corran", "TSI"),
     "Ostrava Republic": ("Beltz", "ORK"), "Quenmark": ("Lisse", "QMK"),
-    "Zarovia": ("Telm", "ZRV"), "Aurenne": ("Vaux", "AUR"),
+    "Zarovia": ("Telm", "ZRV"), "Aurenne": ("Vaux", "AUR"), "Brevania": ("Holt", "BRV"),
 }
 RATES = {
     "VLR": 0.412, "KSV": 1.736, "MRL": 0.089, "TSI": 2.215, "ORK": 0.654, "QMK": 0.0371,
-    "ZRV": 3.08, "AUR": 0.947,
+    "ZRV": 3.08, "AUR": 0.947, "BRV": 5.42,
 }
 ORDERS = {
     "A-1042": "TRK-77310", "A-1187": "TRK-55902", "B-2210": "TRK-31448",
     "B-2305": "TRK-90127", "C-3019": "TRK-62284", "C-3144": "TRK-18873",
-    "D-4071": "TRK-44519", "D-4420": "TRK-70065",
+    "D-4071": "TRK-44519", "D-4420": "TRK-70065", "E-5108": "TRK-28814",
 }
 PARCELS = {
     "TRK-77310": "delivered", "TRK-55902": "at sorting centre Leeds",
     "TRK-31448": "out for delivery", "TRK-90127": "held at customs",
     "TRK-62284": "in transit to Madrid", "TRK-18873": "awaiting pickup",
     "TRK-44519": "returned to sender", "TRK-70065": "at depot Utrecht",
+    "TRK-28814": "at parcel locker Bristol",
 }
 TRIVIA = {
     "python": "Python is a programming language created by Guido van Rossum.",
