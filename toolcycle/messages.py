@@ -28,10 +28,14 @@ class ThinkingPart:
     """Model reasoning that providers return beside the answer (kept so it can be sent back).
 
     ``signature`` is the provider's opaque integrity token (Anthropic) and must round-trip.
+    ``redacted`` holds reasoning the provider returned encrypted (Anthropic
+    ``redacted_thinking``): ``text`` is empty then, and the data must go back unchanged, or the
+    next request of a tool-using turn with thinking on is rejected.
     """
 
     text: str
     signature: str | None = None
+    redacted: str | None = None
     kind: Literal["thinking"] = "thinking"
 
 
@@ -211,7 +215,10 @@ def _part_to_dict(part: Part) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"kind": "text", "text": part.text}
     if isinstance(part, ThinkingPart):
-        return {"kind": "thinking", "text": part.text, "signature": part.signature}
+        data = {"kind": "thinking", "text": part.text, "signature": part.signature}
+        if part.redacted is not None:
+            data["redacted"] = part.redacted
+        return data
     if isinstance(part, ToolCall):
         return {
             "kind": "tool_call",
@@ -235,7 +242,7 @@ def _part_from_dict(data: dict[str, Any]) -> Part:
     if kind == "text":
         return TextPart(data["text"])
     if kind == "thinking":
-        return ThinkingPart(data["text"], data.get("signature"))
+        return ThinkingPart(data["text"], data.get("signature"), data.get("redacted"))
     if kind == "tool_call":
         return ToolCall(
             id=data["id"],

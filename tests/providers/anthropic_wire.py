@@ -44,6 +44,12 @@ def signature(thinking: str) -> str:
     return "sig_" + hashlib.sha256(thinking.encode()).hexdigest()[:32]
 
 
+def redacted_data(number: int) -> str:
+    """Opaque 'encrypted' reasoning: the server recognises its own data by the checksum."""
+    payload = f"enc-{number:04d}"
+    return f"{payload}.{signature(payload)}"
+
+
 def validate(body: dict[str, Any]) -> None:
     if not isinstance(body.get("model"), str):
         raise WireError("model: Field required")
@@ -187,6 +193,13 @@ def _check_block(block: dict[str, Any], role: str, where: str) -> None:
             raise WireError(f"{where}.thinking.signature: Field required")
         if sig != signature(text):
             raise WireError(f"{where}: Invalid `signature` in `thinking` block")
+    if kind == "redacted_thinking":
+        data = block.get("data")
+        if not isinstance(data, str):
+            raise WireError(f"{where}.redacted_thinking.data: Field required")
+        payload, _, check = data.partition(".")
+        if check != signature(payload) or "cache_control" in block:
+            raise WireError(f"{where}: Invalid `data` in `redacted_thinking` block")
     if kind == "tool_result":
         if not isinstance(block.get("tool_use_id"), str):
             raise WireError(f"{where}.tool_use_id: Field required")
@@ -308,6 +321,8 @@ def _content(reply: Reply, number: int) -> list[dict[str, Any]]:
         content.append(
             {"type": "thinking", "thinking": reply.thinking, "signature": signature(reply.thinking)}
         )
+    if reply.redacted:
+        content.append({"type": "redacted_thinking", "data": redacted_data(number)})
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for i, call in enumerate(reply.calls):
@@ -385,6 +400,8 @@ def events(
                 index=index,
                 delta={"type": "signature_delta", "signature": block["signature"]},
             )
+        elif block["type"] == "redacted_thinking":  # arrives whole, with no deltas
+            add("content_block_start", index=index, content_block=block)
         elif block["type"] == "text":
             add("content_block_start", index=index, content_block={"type": "text", "text": ""})
             for piece in _pieces(block["text"]):

@@ -35,12 +35,15 @@ class Reply:
     ``truncate`` cuts the last call's arguments in half and reports ``length`` / ``max_tokens``.
     ``pause`` (Anthropic) answers ``pause_turn``; the client must send the partial turn back.
     ``thinking`` becomes an Anthropic thinking block (signed by the server) or OpenAI-compatible
-    ``reasoning_content``. ``event_delay`` spaces streamed events out (to cancel mid-stream).
+    ``reasoning_content``. ``redacted`` adds an Anthropic ``redacted_thinking`` block (opaque
+    data the server can recognise when it comes back). ``event_delay`` spaces streamed events
+    out (to cancel mid-stream).
     """
 
     text: str = ""
     calls: list[Call] = field(default_factory=list)
     thinking: str | None = None
+    redacted: bool = False
     truncate: bool = False
     pause: bool = False
     output_tokens: int | None = None

@@ -145,6 +145,42 @@ async def test_streaming_deltas(server: ProviderServer) -> None:
 
 
 @pytest.mark.parametrize("stream", [False, True])
+async def test_redacted_thinking_is_kept_and_sent_back_unchanged(
+    server: ProviderServer, stream: bool
+) -> None:
+    server.script(
+        [Reply(thinking="Plan.", redacted=True, calls=[Call("add", {"a": 1, "b": 2})]),
+         Reply(text="3")]
+    )
+    model = anthropic_model(server, thinking_budget=2048)
+    messages = [Message.user("1+2")]
+    first = await _reply(model, messages, TOOLS, stream)
+    thinking = [p for p in first.parts if isinstance(p, ThinkingPart)]
+    assert [t.redacted is not None for t in thinking] == [False, True]
+    assert thinking[1].text == "" and first.thinking == "Plan."
+    restored = Message.from_dict(first.to_dict())  # survives a stored history too
+    assert restored.parts == first.parts
+    messages += [restored, Message.tool_results([ToolResult(first.tool_calls[0].id, "add", "3")])]
+    second = await _reply(model, messages, TOOLS, stream)
+    assert second.text == "3"
+    sent = server.requests[1].body["messages"][1]["content"]
+    assert [b["type"] for b in sent] == ["thinking", "redacted_thinking", "tool_use"]
+    assert sent[1]["data"] == thinking[1].redacted
+
+
+async def test_server_rejects_tampered_redacted_thinking(server: ProviderServer) -> None:
+    server.script([Reply(text="never")])
+    model = anthropic_model(server, thinking_budget=2048)
+    tampered = Message("assistant", [ThinkingPart("", None, redacted="enc-9999.sig_bad"),
+                                     ToolCall("toolu_1", "add", {"a": 1, "b": 2})])
+    history = [Message.user("1+2"), tampered,
+               Message.tool_results([ToolResult("toolu_1", "add", "3")])]
+    with pytest.raises(ModelError, match="redacted_thinking"):
+        await _reply(model, history, TOOLS, False)
+    assert len(server.take_rejections()) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
 async def test_thinking_round_trips_with_its_signature(
     server: ProviderServer, stream: bool
 ) -> None:

@@ -230,6 +230,8 @@ def _convert(message: Message) -> Wire:
     for part in message.parts:
         if isinstance(part, TextPart) and part.text:
             blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ThinkingPart) and part.redacted is not None:
+            blocks.append({"type": "redacted_thinking", "data": part.redacted})
         elif isinstance(part, ThinkingPart) and part.signature:
             blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
         elif isinstance(part, ToolCall):
@@ -375,6 +377,8 @@ class _Assembly:
                 leading.append(TextPart(block["text"]))
             elif kind == "thinking":
                 leading.append(ThinkingPart(block.get("thinking", ""), block.get("signature")))
+            elif kind == "redacted_thinking":
+                leading.append(ThinkingPart("", None, redacted=block.get("data", "")))
             elif kind == "tool_use":
                 calls.append(self._call(index, block, truncated=index == last_call))
         self.usage.requests = max(1, self._requests)
