@@ -13,7 +13,6 @@ import asyncio
 import json
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,16 +22,12 @@ from .events import ToolCallEvent, ToolResultEvent
 from .messages import ToolCall, ToolResult
 from .output import SUBMIT_TOOL_NAME, OutputSchemaError
 from .run_state import LimitHit, PendingResults
+from .tool_threads import TOOL_THREADS
 from .tools import Tool, ToolArgumentsError, serialize_result
 from .trace import Step, ToolCallRecord
 
 if TYPE_CHECKING:
     from .run_state import RunState
-
-#: Sync tools run here. Threads are created on demand up to the cap and then reused, so a
-#: batch of n blocking calls gets n threads without paying thread start-up on every turn.
-SYNC_TOOL_EXECUTOR = ThreadPoolExecutor(max_workers=64, thread_name_prefix="toolcycle-tool")
-
 
 @dataclass(slots=True)
 class CallOutcome:
@@ -198,8 +193,8 @@ async def _invoke(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, An
         return await (asyncio.wait_for(call, tool.timeout) if tool.timeout else call)
     if tool.inline:
         return tool.invoke(ctx, arguments)
-    loop = asyncio.get_running_loop()
-    future = loop.run_in_executor(SYNC_TOOL_EXECUTOR, lambda: tool.invoke(ctx, arguments))
+    # Off the event loop, on a reused worker thread (see toolcycle.tool_threads).
+    future = TOOL_THREADS.run(lambda: tool.invoke(ctx, arguments))
     return await (asyncio.wait_for(future, tool.timeout) if tool.timeout else future)
 
 
