@@ -24,21 +24,59 @@ from .bfcl_data import (
 
 pytestmark = pytest.mark.conformance
 
-#: Known dataset inconsistencies: the ground truth contradicts its own function doc.
-KNOWN_INCONSISTENT = {
-    "parallel_multiple_21": "x and y are given as Python expressions (\"data['sales']\") "
-    "for array parameters",
-    "parallel_multiple_94": "sort_list gets fruit names for an array of integers",
-    "live_simple_71-35-0": "the enum of metric names sits on the array itself, so no array "
-    "(such as ['view']) is one of them",
-    "live_simple_106-63-0": "required parameters have an empty list of acceptable values",
-    "live_simple_112-68-0": "required parameters have an empty list of acceptable values",
-    "live_multiple_507-149-4": "the required origin_airport is missing from the answer",
-    "live_multiple_964-207-0": "the answer passes 'question' where the doc requires 'statement'",
-    "live_multiple_750-169-5": "genre 'Any' is not in the required genre enum",
-    "live_multiple_756-169-11": "genre 'horror' is not in the enum (which has 'Horror')",
-    "live_multiple_947-197-0": "duration '5 minutes' is not in the duration enum",
-    "live_parallel_multiple_2-2-0": "the command (bedroom air purifier, stop) is not in the enum",
+#: Known dataset inconsistencies: the ground truth contradicts its own function doc. Each
+#: entry: the reason, and the validator's problems (prefixes, in order) that say so.
+KNOWN_INCONSISTENT: dict[str, tuple[str, tuple[str, ...]]] = {
+    "parallel_multiple_21": (
+        "x and y are given as Python expressions (\"data['sales']\") for array parameters",
+        ('x: "data[\'sales\']" is not of type "array"',
+         'y: "data[\'future_sales\']" is not of type "array"'),
+    ),
+    "parallel_multiple_94": (
+        "sort_list gets fruit names for an array of integers",
+        tuple(f'elements/{i}: "{fruit}" is not of type "integer"'
+              for i, fruit in enumerate(("apple", "banana", "cherry", "date", "elderberry"))),
+    ),
+    "live_simple_71-35-0": (
+        "the enum of metric names sits on the array itself, so no array (such as ['view']) "
+        "is one of them",
+        ('metrics: ["view"] is not one of',),
+    ),
+    "live_simple_106-63-0": (
+        "required parameters have an empty list of acceptable values",
+        tuple(f'{name}: "{NO_ACCEPTABLE_VALUE}" is not of type "array"'
+              for name in ("auto_loan_payment_start", "bank_hours_start")),
+    ),
+    "live_simple_112-68-0": (
+        "required parameters have an empty list of acceptable values",
+        tuple(f'{name}: "{NO_ACCEPTABLE_VALUE}" is not of type "array"'
+              for name in ("acc_routing_start", "atm_finder_start", "faq_link_accounts_start",
+                           "get_balance_start", "get_transactions_start")),
+    ),
+    "live_multiple_507-149-4": (
+        "the required origin_airport is missing from the answer",
+        ('(root): "origin_airport" is a required property',),
+    ),
+    "live_multiple_964-207-0": (
+        "the answer passes 'question' where the doc requires 'statement'",
+        ('(root): "statement" is a required property',),
+    ),
+    "live_multiple_750-169-5": (
+        "genre 'Any' is not in the required genre enum",
+        ('genre: "Any" is not one of',),
+    ),
+    "live_multiple_756-169-11": (
+        "genre 'horror' is not in the enum (which has 'Horror')",
+        ('genre: "horror" is not one of',),
+    ),
+    "live_multiple_947-197-0": (
+        "duration '5 minutes' is not in the duration enum",
+        ('duration: "5 minutes" is not one of',),
+    ),
+    "live_parallel_multiple_2-2-0": (
+        "the command (bedroom air purifier, stop) is not in the enum",
+        ('command: "침실, 공기청정기, 중지" is not one of',),
+    ),
 }
 
 EXPECTED = {
@@ -84,21 +122,28 @@ def test_every_ground_truth_call_is_classified_as_expected() -> None:
     assert sum(counts.values()) == 3302
     assert set(buckets["rejected"]) == set(KNOWN_INCONSISTENT), sorted(buckets["rejected"])
     assert counts == EXPECTED
+    print(f"\nsingle-turn ground truth: {counts} of {sum(counts.values())} calls")
 
 
-@pytest.mark.parametrize(
-    "entry_id",
-    [
-        pytest.param(entry_id, marks=pytest.mark.xfail(reason=reason, strict=True))
-        for entry_id, reason in KNOWN_INCONSISTENT.items()
-    ],
-)
-def test_known_inconsistent_call_validates(entry_id: str) -> None:
-    """Each listed call is rejected even under both lenient readings (so: xfail, strict)."""
-    calls = [c for c in single_turn_calls() if c.entry_id == entry_id]
-    assert calls
-    for call in calls:
-        assert classify(call) != "rejected"
+@pytest.mark.parametrize("entry_id", sorted(KNOWN_INCONSISTENT))
+def test_known_inconsistent_call_is_rejected_for_its_stated_reason(entry_id: str) -> None:
+    """Each listed call is rejected even under both lenient readings, and the validator's
+    problems name exactly the contradiction given as its reason (not some other failure)."""
+    rejected = [c for c in single_turn_calls() if c.entry_id == entry_id and
+                classify(c) == "rejected"]
+    assert len(rejected) == 1, entry_id
+    (call,) = rejected
+    function, tool = _imported(call)
+    arguments = omit_rejected_optional(
+        function, function.omit_default_repeats(ground_truth_arguments(call.answer))
+    )
+    with pytest.raises(ToolArgumentsError) as caught:
+        tool.validate(arguments)
+    expected = KNOWN_INCONSISTENT[entry_id][1]
+    problems = caught.value.problems
+    assert len(problems) == len(expected), problems
+    for problem, start in zip(problems, expected, strict=True):
+        assert problem.startswith(start), (problem, start)
 
 
 # -- the lenient readings are explicit and narrow -------------------------------------------
