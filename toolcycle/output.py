@@ -15,16 +15,18 @@ expressed: both come from the one ``reflect`` argument.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast, overload
-
-import pydantic
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
 from .models.base import ToolDefinition
 from .tools import TOOL_NAME_PATTERN, _strip_titles
+
+if TYPE_CHECKING:
+    import pydantic
 
 Validator = Callable[[Any, RunContext[Any]], Any]
 """``validator(output, ctx)``: sync or async; raise ``ValidationFailed`` to reject."""
@@ -124,14 +126,15 @@ class Output[OutputT]:
         self.name = name
         self.error_prompt = error_prompt or default_error_prompt
         self.is_text = type_ is str
+        # Free text needs no adapter, so an agent answering in text never imports pydantic.
+        self._adapter: pydantic.TypeAdapter[Any] | None = None
         problems = self._problems()
         if problems:
             raise ConfigurationError(problems, subject="output")
-        self._adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(type_)
         self.wrapped = False
         self.tool: ToolDefinition | None = None
         self.submit_tool: ToolDefinition | None = None
-        if not self.is_text:
+        if self._adapter is not None:  # a structured output: its tool's schema
             schema = _strip_titles(self._adapter.json_schema())
             if schema.get("type") != "object":
                 schema = _wrapped(schema)
@@ -156,10 +159,13 @@ class Output[OutputT]:
             found.append("reflect must be a callable handler(output, ctx) -> str")
         if self.reflect is not None and self.type is str:
             found.append("reflection needs a structured output type (an output tool to preview)")
-        try:
-            pydantic.TypeAdapter(self.type)
-        except Exception as exc:
-            found.append(f"output type {self.type!r} has no JSON Schema: {exc}")
+        if self.type is not str:
+            import pydantic
+
+            try:
+                self._adapter = pydantic.TypeAdapter(self.type)
+            except Exception as exc:
+                found.append(f"output type {self.type!r} has no JSON Schema: {exc}")
         return found
 
     @property
@@ -173,6 +179,9 @@ class Output[OutputT]:
             if "response" not in arguments:
                 raise OutputSchemaError(["response: Field required"])
             value = arguments["response"]
+        import pydantic  # loaded already: the adapter is pydantic's
+
+        assert self._adapter is not None, "parse() is for structured outputs"
         try:
             return cast(OutputT, self._adapter.validate_python(value))
         except pydantic.ValidationError as exc:
@@ -229,7 +238,8 @@ def _wrapped(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _type_description(type_: Any) -> str:
     doc = inspect.getdoc(type_) if isinstance(type_, type) else None
-    if doc and doc == inspect.getdoc(pydantic.BaseModel):
+    pydantic = sys.modules.get("pydantic")  # a type pydantic validates has loaded it
+    if doc and pydantic is not None and doc == inspect.getdoc(pydantic.BaseModel):
         doc = None
     base = "Call this tool to give your final output."
     return f"{base} {doc}" if doc else base

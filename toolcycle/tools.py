@@ -25,14 +25,21 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
-import pydantic
-
 from .context import RunContext
 
 if TYPE_CHECKING:
     import docstring_parser.google
+    import pydantic
 
 ToolFunction = Callable[..., Any]
+
+
+def _pydantic() -> types.ModuleType:
+    """pydantic, imported on first use (about 30 ms): an agent whose tools take plain JSON
+    types and that answers in free text never loads it."""
+    import pydantic
+
+    return pydantic
 
 #: Names the OpenAI and Anthropic APIs accept for tools.
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -154,8 +161,8 @@ class Tool[DepsT]:
             schema, context_param, adapter, doc_description = _schema_from_function(
                 function, localns
             )
-        except (NameError, TypeError, pydantic.PydanticUserError,
-                pydantic.PydanticSchemaGenerationError) as exc:
+        except (NameError, TypeError, _pydantic().PydanticUserError,
+                _pydantic().PydanticSchemaGenerationError) as exc:
             from .errors import ConfigurationError
 
             subject = f"tool {name or getattr(function, '__name__', function)!r}"
@@ -245,7 +252,7 @@ class Tool[DepsT]:
             return arguments
         try:
             converted: dict[str, Any] = self._adapter.validate_python(arguments)
-        except pydantic.ValidationError as exc:
+        except _pydantic().ValidationError as exc:
             raise ToolArgumentsError(
                 [
                     f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
@@ -379,7 +386,8 @@ def serialize_result(value: Any) -> tuple[str, bool]:
 
 
 def _json_default(value: Any) -> Any:
-    if isinstance(value, pydantic.BaseModel):
+    pydantic = sys.modules.get("pydantic")  # an instance of its models means it is loaded
+    if pydantic is not None and isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
@@ -414,6 +422,7 @@ def _schema_from_function(
     if simple is not None:  # plain JSON types: no pydantic model needed (50x faster)
         return simple, context_param, None, description
 
+    pydantic = _pydantic()
     fields: dict[str, Any] = {}
     for pname, param, annotation in parameters:
         default = ... if param.default is inspect.Parameter.empty else param.default
