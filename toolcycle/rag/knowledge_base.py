@@ -237,7 +237,7 @@ class KnowledgeBase:
             )
         filters = metadata_filters(where)
         match = fts_query(query)
-        with self._lock:
+        with self._lock, self._snapshot():
             if mode == "fts":
                 ranked = [(pk, score, {"fts": rank}) for rank, (pk, score)
                           in enumerate(self._fts(query, k, filters), start=1)]
@@ -312,6 +312,20 @@ class KnowledgeBase:
                     "UPDATE meta SET value = ? WHERE key = 'embedder'", (embedder_name,)
                 )
         return policy
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction around a search, so its statements (FTS, vectors, rows) see one
+        state of the file: a writer's commit between them could otherwise remove a hit's row."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
