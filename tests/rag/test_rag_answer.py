@@ -135,7 +135,7 @@ async def test_max_tool_cycles_is_validated_and_clamped(kb: KnowledgeBase) -> No
     model = ScriptedModel(always_search)
     with pytest.warns(UserWarning, match="clamped"):
         answer = await answer_with_rag("Warranty?", kb, model, max_tool_cycles=1000)
-    assert answer.telemetry.max_tool_cycles == MAX_TOOL_CYCLES_CAP
+    assert answer.telemetry.max_tool_cycles == MAX_TOOL_CYCLES_CAP == 16  # docs/rag.md says 16
     assert len(answer.telemetry.tool_calls) == MAX_TOOL_CYCLES_CAP
     assert len(model.requests) == MAX_TOOL_CYCLES_CAP + 1
 
@@ -239,7 +239,20 @@ async def test_telemetry_contents(kb: KnowledgeBase) -> None:
     assert t.retrieval_ms >= 0 and t.generation_ms >= 0
     assert t.total_ms == pytest.approx(t.retrieval_ms + t.generation_ms)
     assert [r.chunk_id for r in t.retrieved] == ["warranty#0"]
-    assert set(t.tool_calls[0]) >= {"name", "args", "result", "error", "iteration"}
+    # chunk ids with their scores, as the knowledge base ranked them
+    [hit] = kb.search("warranty?", k=2)
+    assert data["retrieved"] == [{"chunk_id": "warranty#0", "score": hit.score}]
+    assert hit.score > 0
+    # the tool-call record, values and all
+    [record] = data["tool_calls"]
+    assert set(record) >= {"name", "args", "result", "error", "iteration"}
+    assert (record["name"], record["args"], record["error"], record["iteration"]) == (
+        "search_knowledge_base", {"query": "laptop"}, None, 1)
+    assert record["result"] == answer.run.tool_calls[0].result
+    assert "warranty#0" in record["result"]
+    assert [s["source"] for s in data["searches"]] == ["retrieval", "tool"]
+    assert data["searches"][1]["hits"][0]["chunk_id"] == "warranty#0"
+    assert data["path"] == "tools"
     assert t.input_tokens == answer.run.usage.input_tokens > 0
     assert t.termination == {"reason": "completed", "action": "answered", "detail": "",
                              "limit": None}

@@ -61,18 +61,77 @@ def test_schema_introspection(sales: SQLiteDatabase) -> None:
         ("PRAGMA query_only = 0", "PRAGMA query_only"),
         ("PRAGMA journal_mode = DELETE", "PRAGMA journal_mode"),
         ("BEGIN", "TRANSACTION"),
+        # found by trying to break it: each of these is refused, and stays refused
+        ("VACUUM", "ATTACH"),
+        ("PRAGMA writable_schema = 1", "PRAGMA writable_schema"),
+        ("PRAGMA main.user_version = 5", "PRAGMA user_version"),
+        ("PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA wal_checkpoint"),
+        ("PRAGMA table_info(orders); PRAGMA query_only = 0", "one SQL statement"),
+        ("SELECT load_extension('/tmp/evil.so')", "load_extension()"),
+        ("SELECT hex(FTS3_TOKENIZER('simple'))", "fts3_tokenizer()"),  # leaks a C pointer
+        ("SELECT fts3_tokenizer('simple', x'4141414141414141')", "fts3_tokenizer()"),
+        ("CREATE TEMP TABLE scratch (a)", "INSERT sqlite_temp_master"),
+        ("CREATE TEMP TRIGGER t AFTER INSERT ON orders BEGIN SELECT 1; END",
+         "CREATE_TEMP_TRIGGER"),
+        ("CREATE VIRTUAL TABLE temp.f USING fts5(a)", "INSERT sqlite_master"),
+        ("SAVEPOINT s", "SAVEPOINT"),
+        ("ANALYZE", "INSERT sqlite_master"),
+        ("REINDEX", "REINDEX"),
+        ("REPLACE INTO products VALUES ('X', 'y', 1)", "INSERT products"),
+        ("/* a comment first */ DELETE FROM orders", "DELETE orders"),
+        ("EXPLAIN DELETE FROM orders", "DELETE orders"),
+        ("ATTACH ':memory:' AS scratch", "ATTACH"),
     ],
 )
 def test_writes_are_refused_with_a_clear_error(
     sales: SQLiteDatabase, databases: dict[str, Path], sql: str, refused: str
 ) -> None:
-    with pytest.raises(ReadOnlyViolation, match="read-only") as info:
+    with pytest.raises(ReadOnlyViolation, match=r"read-only|one SQL statement") as info:
         sales.query(sql)
     assert refused in str(info.value)
     with sqlite3.connect(databases["sales"]) as conn:  # nothing changed
         assert conn.execute("SELECT count(*) FROM orders").fetchone()[0] == 5
         assert conn.execute("SELECT sum(price_eur) FROM products").fetchone()[0] == 410.4
     assert not (databases["sales"].parent / "copy.sqlite").exists()
+
+
+def test_vacuum_into_writes_no_copy(sales: SQLiteDatabase, tmp_path: Path) -> None:
+    """``VACUUM INTO`` works on read-only files in SQLite; here it is refused (as an ATTACH)."""
+    for target in (tmp_path / "copy.sqlite", f"file:{tmp_path / 'copy2.sqlite'}"):
+        with pytest.raises(ReadOnlyViolation, match="ATTACH"):
+            sales.query(f"VACUUM main INTO '{target}'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["crm.sqlite", "sales.sqlite"]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT randomblob(500000000)",
+        "SELECT length(zeroblob(900000000))",
+        "SELECT replace(hex(zeroblob(400000)), '0', 'ab')",
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000) "
+        "SELECT group_concat(printf('%.*c', 1000, 'x')) FROM c",
+    ],
+)
+def test_huge_values_are_refused_before_they_take_the_memory(
+    sales: SQLiteDatabase, sql: str
+) -> None:
+    with pytest.raises(ValueError, match="larger than 1000000 bytes"):
+        sales.query(sql)
+    # printf gives up (NULL) rather than allocate past the limit
+    assert sales.query("SELECT printf('%.*c', 200000000, 'x')").rows == [[None]]
+    assert sales.query("SELECT length(printf('%.*c', 900000, 'x'))").rows == [[900000]]
+
+
+def test_the_value_cap_is_configurable_and_validated(databases: dict[str, Path]) -> None:
+    small = SQLiteDatabase(databases["sales"], max_value_bytes=1000)
+    assert small.query("SELECT sku FROM products WHERE sku = 'MUG-03'").rows == [["MUG-03"]]
+    assert small.query("SELECT length(zeroblob(1000))").rows == [[1000]]
+    with pytest.raises(ValueError, match="larger than 1000 bytes"):
+        small.query("SELECT length(zeroblob(1001))")
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(ValueError, match="max_value_bytes"):
+            SQLiteDatabase(databases["sales"], max_value_bytes=bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("sql", ["SELECT 1; SELECT 2", "SELECT 1; DELETE FROM orders", ""])
@@ -109,3 +168,20 @@ def test_tool_result_says_when_no_rows_matched(databases: dict[str, Path]) -> No
     assert empty["row_count"] == 0 and "no rows matched" in empty["note"]
     found = crm.function(sql="SELECT name FROM customers WHERE city = 'Porto'")
     assert found["rows"] == [["Bruno Costa"]] and "note" not in found
+
+
+def test_concurrent_queries_on_one_database(databases: dict[str, Path]) -> None:
+    """Tools run in a thread pool and a turn may query one database several times at once:
+    each query has its own read-only connection, so threads never share one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    db = SQLiteDatabase(databases["sales"])
+    skus = [row[0] for row in db.query("SELECT sku FROM products ORDER BY sku").rows]
+
+    def price(sku: str) -> list[list[object]]:
+        return db.query("SELECT sku, price_eur FROM products WHERE sku = ?", [sku]).rows
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(price, skus * 25))
+    assert [a[0][0] for a in answers] == skus * 25
+    assert len({str(a) for a in answers}) == len(skus)

@@ -8,10 +8,13 @@ model can write SQL without a round trip) and which runs one parameterized ``SEL
 Read-only is enforced three times over, so that no single mistake opens a hole:
 the file is opened with the ``mode=ro`` URI, ``PRAGMA query_only`` is on, and an authorizer
 allows only reading actions (``SELECT``, reading columns, functions, recursive CTEs and a
-handful of read-only pragmas). Writes, DDL, ``ATTACH``, pragma assignments and more than one
-statement per call are rejected with a :class:`ReadOnlyViolation` naming what was refused;
-the agent loop turns it into an error observation the model can read and correct. A progress
-handler bounds each query's time, and results are capped in rows.
+handful of read-only pragmas). Writes, DDL, ``ATTACH`` (and so ``VACUUM INTO``), pragma
+assignments, the functions that reach outside the database (``load_extension``, and
+``fts3_tokenizer``, which reads and sets raw C pointers) and more than one statement per call
+are rejected with a :class:`ReadOnlyViolation` naming what was refused; the agent loop turns it
+into an error observation the model can read and correct. A progress handler bounds each
+query's time, results are capped in rows, and every string or blob a query builds is capped in
+bytes (``printf('%.*c', 900000000, 'x')`` would otherwise allocate a gigabyte).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ READ_ONLY_PRAGMAS = frozenset(
     {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
      "foreign_key_list", "database_list", "collation_list", "function_list"}
 )
+
+#: Functions refused even inside a SELECT: they load code or hand out and accept C pointers.
+DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer"})
 
 _ALLOWED_ACTIONS = {
     sqlite3.SQLITE_SELECT,
@@ -78,7 +84,9 @@ class SQLiteDatabase:
 
     ``name``: how the agent knows it (the tool is ``query_<name>``); ``description``: what it
     holds, in words for the model; ``max_rows``: rows returned per query (more are flagged as
-    truncated); ``timeout``: seconds a query may run before it is interrupted.
+    truncated); ``timeout``: seconds a query may run before it is interrupted;
+    ``max_value_bytes``: the largest string, blob or row a query may read or build (SQLite's
+    ``SQLITE_LIMIT_LENGTH``; it bounds the memory one call can take).
     """
 
     def __init__(
@@ -89,6 +97,7 @@ class SQLiteDatabase:
         description: str = "",
         max_rows: int = 100,
         timeout: float = 5.0,
+        max_value_bytes: int = 1_000_000,
     ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
@@ -103,6 +112,11 @@ class SQLiteDatabase:
             raise ValueError(f"max_rows must be a positive integer, got {max_rows!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+        if (isinstance(max_value_bytes, bool) or not isinstance(max_value_bytes, int)
+                or max_value_bytes < 1):
+            raise ValueError(
+                f"max_value_bytes must be a positive integer, got {max_value_bytes!r}")
+        self.max_value_bytes = max_value_bytes
         self.description = description
         self.max_rows = max_rows
         self.timeout = timeout
@@ -145,6 +159,11 @@ class SQLiteDatabase:
                 raise TimeoutError(
                     f"query on {self.name!r} ran longer than {self.timeout} s and was stopped"
                 ) from None
+            if "too big" in str(exc):
+                raise ValueError(
+                    f"a string or blob in this query is larger than {self.max_value_bytes} "
+                    "bytes; select less (substr(), length()) instead"
+                ) from None
             raise
         finally:
             conn.close()
@@ -184,8 +203,12 @@ class SQLiteDatabase:
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA query_only = ON")
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, self.max_value_bytes)
 
         def authorize(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+            if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in DENIED_FUNCTIONS:
+                refused.append(f"the function {arg2}()")
+                return sqlite3.SQLITE_DENY
             if action in _ALLOWED_ACTIONS:
                 return sqlite3.SQLITE_OK
             # these pragmas have no setting form: their argument is a table or index name
