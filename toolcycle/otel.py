@@ -3,16 +3,25 @@
 This is a callbacks object, not part of the loop: ``Agent(..., callbacks=OTelCallbacks())``
 subscribes to the events of :mod:`toolcycle.events` and turns them into spans, so the loop
 stays unaware of telemetry and costs nothing when it is not used. Attribute names follow the
-OpenTelemetry GenAI semantic conventions (``gen_ai.*``), so runs appear in any OTel backend
-that understands agent traces:
+current OpenTelemetry GenAI semantic conventions (``gen_ai.*``, now kept in the
+``semantic-conventions-genai`` repository), so runs appear in any OTel backend that understands
+agent traces:
 
-- ``invoke_agent {agent}``: the run (``gen_ai.agent.name``, total usage, termination reason);
+- ``invoke_agent {agent}`` (INTERNAL): the run (``gen_ai.provider.name``, ``gen_ai.agent.name``,
+  total usage, termination reason);
 - ``iteration {n}``: one iteration (``toolcycle.attempt``, ``toolcycle.iteration``);
-- ``chat {model}``: the model request (``gen_ai.system``, ``gen_ai.request.model``,
-  ``gen_ai.usage.input_tokens`` / ``output_tokens``, finish reasons). Its start time is the
-  response time minus the request's measured duration, since the event arrives afterwards;
-- ``execute_tool {tool}``: one tool call (``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
-  error status and ``error.type`` when the observation is an error).
+- ``chat {model}`` (CLIENT): the model request (``gen_ai.provider.name``,
+  ``gen_ai.request.model``, ``gen_ai.usage.input_tokens`` / ``output_tokens``, finish
+  reasons). Its start time is the response time minus the request's measured duration, since
+  the event arrives afterwards;
+- ``execute_tool {tool}`` (INTERNAL): one tool call (``gen_ai.tool.name``,
+  ``gen_ai.tool.call.id``, error status and ``error.type`` when the observation is an error).
+
+``gen_ai.provider.name`` replaced ``gen_ai.system`` (semantic conventions 1.37). The old
+attribute is still written beside it by default, with its old values, because backends and
+dashboards built on the 1.36 conventions or earlier group model calls by it; set
+``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`` (the conventions' own switch) or
+pass ``legacy_attributes=False`` to write the current names only.
 
 Prompt and tool contents are off by default (they may hold personal data); pass
 ``capture_content=True`` to add arguments and observations. Spans are parented explicitly
@@ -22,9 +31,12 @@ rather than through the ambient context, because callbacks of concurrent tool ca
 from __future__ import annotations
 
 import contextvars
+import os
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
@@ -41,26 +53,45 @@ from .events import (
     ValidationFailure,
 )
 
-#: How ``provider:model`` prefixes map to the semantic conventions' ``gen_ai.system`` values.
-_SYSTEMS = {
+#: How ``provider:model`` prefixes map to ``gen_ai.provider.name`` (the conventions' well-known
+#: values; ``llama_cpp`` is our own, for the in-process local model). A server that merely
+#: speaks the OpenAI protocol (``openai-compatible:``) is not OpenAI: it gets ``_OTHER``.
+PROVIDER_NAMES = {
     "openai": "openai",
+    "openai-functions": "openai",
     "anthropic": "anthropic",
-    "azure": "az.ai.openai",
+    "azure": "azure.ai.openai",
     "bedrock": "aws.bedrock",
     "gemini": "gcp.gemini",
     "vertex": "gcp.vertex_ai",
     "mistral": "mistral_ai",
     "groq": "groq",
+    "deepseek": "deepseek",
+    "cohere": "cohere",
+    "xai": "x_ai",
     "local": "llama_cpp",
 }
+UNKNOWN_PROVIDER = "_OTHER"
+#: ``gen_ai.system`` values that differ from the ``gen_ai.provider.name`` that replaced them.
+_LEGACY_SYSTEM_VALUES = {"azure.ai.openai": "az.ai.openai"}
+_OPT_IN_LATEST = "gen_ai_latest_experimental"
 _MAX_ATTRIBUTE_CHARS = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """Who serves a model: provider name, model name and, when known, the server."""
+
+    provider: str
+    model: str
+    address: str | None = None
+    port: int | None = None
 
 
 @dataclass(slots=True)
 class _RunSpans:
     run: Span
-    system: str
-    model: str
+    target: _Target
     iteration: Span | None = None
     tools: dict[str, Span] = field(default_factory=dict)
 
@@ -74,42 +105,60 @@ class OTelCallbacks:
     """Callbacks that emit OpenTelemetry spans.
 
     ``model`` is the model as given to the agent (``"openai:gpt-4o-mini"``); it names the
-    requested model and ``gen_ai.system``. Without it both are taken from the model name on each
-    response. ``tracer_provider`` defaults to the global one.
+    requested model and ``gen_ai.provider.name`` (``provider`` overrides the latter). Without it
+    both are taken from the model name on each response. ``legacy_attributes``: also write the
+    deprecated ``gen_ai.system``; by default yes, unless ``OTEL_SEMCONV_STABILITY_OPT_IN``
+    lists ``gen_ai_latest_experimental``. ``tracer_provider`` defaults to the global one.
     """
 
     def __init__(
         self,
         *,
         model: str | None = None,
-        system: str | None = None,
+        provider: str | None = None,
         tracer_provider: TracerProvider | None = None,
         capture_content: bool = False,
+        legacy_attributes: bool | None = None,
     ) -> None:
         from . import __version__
 
         self._tracer: Tracer = trace.get_tracer("toolcycle", __version__, tracer_provider)
         self._model = model
-        self._system = system
+        self._provider = provider
         self.capture_content = capture_content
+        if legacy_attributes is None:
+            opted_in = os.environ.get("OTEL_SEMCONV_STABILITY_OPT_IN", "")
+            legacy_attributes = _OPT_IN_LATEST not in {v.strip() for v in opted_in.split(",")}
+        self.legacy_attributes = legacy_attributes
+
+    def _provider_attributes(self, target: _Target) -> dict[str, Any]:
+        attributes: dict[str, Any] = {"gen_ai.provider.name": target.provider}
+        if self.legacy_attributes:
+            system = _LEGACY_SYSTEM_VALUES.get(target.provider, target.provider)
+            attributes["gen_ai.system"] = system
+        if target.address:
+            attributes["server.address"] = target.address
+            if target.port is not None:
+                attributes["server.port"] = target.port
+        return attributes
 
     # -- run ------------------------------------------------------------------------------
 
     def on_run_start(self, event: RunStart) -> None:
-        system, model = _split_model(self._model or event.model_name, self._system)
+        target = _split_model(self._model or event.model_name, self._provider)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
+            **self._provider_attributes(target),  # required, even when the model is unknown
             "gen_ai.agent.name": event.agent_name,
             "gen_ai.conversation.id": event.run_id,
             "toolcycle.run_id": event.run_id,
         }
-        if model:
-            attributes["gen_ai.request.model"] = model
-            attributes["gen_ai.system"] = system
+        if target.model:
+            attributes["gen_ai.request.model"] = target.model
         span = self._tracer.start_span(
             f"invoke_agent {event.agent_name}", kind=SpanKind.INTERNAL, attributes=attributes
         )
-        _CURRENT.set(_RunSpans(span, system, model))
+        _CURRENT.set(_RunSpans(span, target))
 
     def on_success(self, event: RunSuccess) -> None:
         state = _CURRENT.get()
@@ -195,15 +244,16 @@ class OTelCallbacks:
         if state is None:
             return
         response_model = event.message.model_name or ""
-        system, requested = state.system, state.model
-        if not requested:
-            system, requested = _split_model(response_model, self._system)
+        target = state.target
+        if not target.model:
+            target = _split_model(response_model, self._provider)
+        requested = target.model
         end = time.time_ns()
         start = end - int(event.duration_ms * 1_000_000)
         usage = event.usage
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "chat",
-            "gen_ai.system": system,
+            **self._provider_attributes(target),
             "gen_ai.request.model": requested or "unknown",
             "gen_ai.usage.input_tokens": usage.input_tokens,
             "gen_ai.usage.output_tokens": usage.output_tokens,
@@ -212,7 +262,7 @@ class OTelCallbacks:
             "toolcycle.tool_calls": len(event.message.tool_calls),
         }
         if response_model:
-            attributes["gen_ai.response.model"] = _split_model(response_model, system)[1]
+            attributes["gen_ai.response.model"] = _split_model(response_model, None).model
         if usage.cache_read_tokens:
             attributes["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_tokens
         if usage.cache_write_tokens:
@@ -260,7 +310,7 @@ class OTelCallbacks:
             self.on_tool_call(ToolCallEvent(event.attempt, event.iteration, event.call))
             span = state.tools.pop(event.call.id)
         result = event.result
-        if self.capture_content:
+        if self.capture_content and not result.is_error:  # the result of a successful call
             span.set_attribute("gen_ai.tool.call.result", result.content[:_MAX_ATTRIBUTE_CHARS])
         if result.is_error:
             span.set_attribute("error.type", _error_type(result.content))
@@ -268,19 +318,55 @@ class OTelCallbacks:
         span.end()
 
 
-def _split_model(model: str, system: str | None) -> tuple[str, str]:
-    """``"openai:gpt-4o"`` -> (``"openai"``, ``"gpt-4o"``); unknown providers -> ``_OTHER``."""
+def _split_model(model: str, provider: str | None) -> _Target:
+    """``"openai:gpt-4o"`` -> ``openai``, ``gpt-4o``; unknown providers -> ``_OTHER``.
+
+    ``openai-compatible:qwen@http://host:8080/v1`` names its server after the ``@``: the model
+    is ``qwen`` and the server goes to ``server.address`` / ``server.port``.
+    """
     prefix, sep, name = model.partition(":")
-    if sep and prefix in _SYSTEMS:
-        return system or _SYSTEMS[prefix], name
-    return system or "_OTHER", model
+    if not sep or (prefix not in PROVIDER_NAMES and prefix != "openai-compatible"):
+        return _Target(provider or UNKNOWN_PROVIDER, model)
+    address: str | None = None
+    port: int | None = None
+    base, at, url = name.rpartition("@")
+    if at and "://" in url:
+        name = base
+        parts = urlsplit(url)
+        address = parts.hostname
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+    return _Target(provider or PROVIDER_NAMES.get(prefix, UNKNOWN_PROVIDER), name, address, port)
+
+
+#: Error observations by their opening words -> ``error.type`` (low cardinality, as the
+#: conventions ask; a raised exception is named by its class instead).
+_ERROR_KINDS = (
+    ("Invalid arguments for", "invalid_arguments"),
+    ("Could not parse the arguments", "invalid_arguments"),
+    ("Unknown tool", "unknown_tool"),
+    ("not completed: the run was cancelled", "cancelled"),
+    ("not completed", "run_stopped"),
+    ("not executed", "run_stopped"),
+)
+_RAISED = re.compile(r"^(?:Tool `[^`]*` failed|The reflection handler failed): ([A-Za-z_][\w.]*): ")
+_TIMED_OUT = re.compile(r"^Tool `[^`]*` timed out")
 
 
 def _error_type(content: str) -> str:
-    """The exception class name at the start of an error observation, else ``tool_error``."""
-    head = content.split(":", 1)[0].strip()
-    if head.isidentifier() and head.endswith(("Error", "Exception", "Timeout")):
-        return head
+    """``error.type`` of an error observation: the exception class a tool raised
+    (``LookupError``), ``timeout``, ``invalid_arguments``, ``unknown_tool``, ``cancelled``,
+    ``run_stopped``, or ``tool_error`` for the rest (limits, rejected output)."""
+    raised = _RAISED.match(content)
+    if raised:
+        return raised.group(1)
+    if _TIMED_OUT.match(content):
+        return "timeout"
+    for opening, kind in _ERROR_KINDS:
+        if content.startswith(opening):
+            return kind
     return "tool_error"
 
 

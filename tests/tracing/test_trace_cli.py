@@ -76,9 +76,23 @@ def test_list_table_and_filters(db: str, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["trace", "list", "--db", db, "--agent", "weather", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["run_id"] for r in rows] == ["run-weather-0001"]
+    assert main(["trace", "list", "--db", db, "--status", "failure", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["run_id"], r["status"]) for r in rows] == [("run-search-0002", "failure")]
+    assert main(["trace", "list", "--db", db, "--agent", "searcher", "--status", "success"]) == 0
+    assert capsys.readouterr().out.strip() == "no runs match"  # the filters combine
+    # both sample runs started on 2026-05-28 around 20:26 UTC
+    assert main(["trace", "list", "--db", db, "--since", "2026-05-28T20:00+00:00",
+                 "--json"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+    assert main(["trace", "list", "--db", db, "--since", "2026-05-29", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == ""
     assert main(["trace", "list", "--db", db, "--since", "1h"]) == 0
     assert capsys.readouterr().out.strip() == "no runs match"
     assert main(["trace", "list", "--db", db, "--since", "someday"]) == 2
+    with pytest.raises(SystemExit) as bad_status:  # argparse refuses an unknown status
+        main(["trace", "list", "--db", db, "--status", "exploded"])
+    assert bad_status.value.code == 2
 
 
 def test_export_json_round_trips(db: str, tmp_path: Path,
