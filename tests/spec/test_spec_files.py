@@ -40,6 +40,11 @@ def test_the_issue_one_line_form_with_double_colons_loads() -> None:
     assert spec.model == "m" and spec.tools[0].description == "x"
 
 
+def test_the_round_trip_covers_both_examples() -> None:
+    # an empty glob would make the parametrized round trip below pass by running nothing
+    assert [p.name for p in EXAMPLE_SPECS] == ["hello_goodbye.gram", "hello_world.gram"]
+
+
 @pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.name)
 def test_examples_round_trip_gram_json_gram(path: Path) -> None:
     spec = AgentSpec.load(path)
