@@ -9,12 +9,18 @@ its ``tool_use``, at most four ``cache_control`` breakpoints, none on thinking b
 blocks returned unmodified (the server signs them and checks the signature), and with thinking
 enabled the assistant turn before tool results must start with its thinking block.
 
-Prompt caching is simulated deterministically: the request is a sequence of blocks (tools,
-system, then message blocks); a breakpoint stores the prefix ending there; a later request
-reads the longest stored prefix it starts with. Reads cost ``cache_read_input_tokens``, the
-rest of the prefix up to the last breakpoint is ``cache_creation_input_tokens``, and whatever
-follows the last breakpoint is plain ``input_tokens``. Tokens are counted as in
-:func:`tests.providers.openai_wire.tokens`.
+Prompt caching is simulated deterministically, after Anthropic's documented rules: the
+request is a sequence of blocks (tools, system, then message blocks) and a cache entry is the
+prefix ending at a ``cache_control`` breakpoint. A request reads the longest stored prefix that
+it finds at one of its breakpoints or at a block boundary up to 20 blocks before one (the
+documented lookback; a hit further back is missed); a prefix shorter than the minimum
+cacheable length (1,024 tokens by default, as for Sonnet and Opus) is neither stored nor read.
+Entries belong to one model; ``tool_choice`` and ``thinking`` take part in the message blocks'
+key (changing them invalidates the cached messages, not tools and system). Reads are
+``cache_read_input_tokens``, the rest of the prefix up to the last cacheable breakpoint is
+``cache_creation_input_tokens``, and whatever follows is plain ``input_tokens``; the three add
+up to the whole prompt. Tokens are counted as in :func:`tests.providers.openai_wire.tokens`.
+There is no time to live: entries last for the server's session (a test resets them).
 """
 
 from __future__ import annotations
@@ -254,36 +260,66 @@ def _sequence(body: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-class PromptCache:
-    """The server's prompt cache: prefix hashes stored at breakpoints."""
+#: How far before a breakpoint the service looks for an earlier cache entry, in blocks.
+LOOKBACK_BLOCKS = 20
+#: The shortest cacheable prefix (Claude Sonnet and Opus; Haiku models need more).
+MIN_CACHEABLE_TOKENS = 1024
 
-    def __init__(self) -> None:
+
+class PromptCache:
+    """The server's prompt cache: hashes of the prefixes stored at breakpoints."""
+
+    def __init__(
+        self, min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS
+    ) -> None:
+        self.min_tokens = min_tokens
+        self.lookback = lookback
         self.prefixes: set[str] = set()
 
     def account(self, body: dict[str, Any]) -> tuple[int, int, int]:
         """(uncached input, cache creation, cache read) tokens for this request."""
         blocks = _sequence(body)
-        digest = hashlib.sha256()
+        hashes, totals = self._prefixes(body, blocks)
+        running = totals[-1] if totals else 0
+        marks = [
+            i for i, b in enumerate(blocks)
+            if "cache_control" in b and totals[i] >= self.min_tokens
+        ]
+        if not marks:
+            return running, 0, 0
+        read = 0
+        for mark in marks:
+            for i in range(mark, max(-1, mark - self.lookback - 1), -1):
+                if hashes[i] in self.prefixes:
+                    read = max(read, totals[i])
+                    break
+        self.prefixes.update(hashes[i] for i in marks)
+        cached = max(read, totals[marks[-1]])
+        return running - cached, cached - read, read
+
+    @staticmethod
+    def _prefixes(
+        body: dict[str, Any], blocks: list[dict[str, Any]]
+    ) -> tuple[list[str], list[int]]:
+        """The hash and token count of the prefix ending at each block."""
+        digest = hashlib.sha256(str(body.get("model")).encode())
+        message_key = json.dumps(
+            [body.get("tool_choice"), body.get("thinking")], sort_keys=True
+        ).encode()
         hashes: list[str] = []
         totals: list[int] = []
         running = 0
+        in_messages = False
         for block in blocks:
+            if "_role" in block and not in_messages:
+                digest.update(message_key)
+                in_messages = True
             plain = {k: v for k, v in block.items() if k != "cache_control"}
             digest.update(json.dumps(plain, sort_keys=True).encode())
             hashes.append(digest.copy().hexdigest())
             running += tokens({k: v for k, v in plain.items() if k != "_role"})
             totals.append(running)
-        marks = [i for i, b in enumerate(blocks) if "cache_control" in b]
-        if not marks:
-            return running, 0, 0
-        last = marks[-1]
-        read = 0
-        for i in range(last, -1, -1):
-            if hashes[i] in self.prefixes:
-                read = totals[i]
-                break
-        self.prefixes.update(hashes[i] for i in marks)
-        return running - totals[last], totals[last] - read, read
+        return hashes, totals
 
 
 # ---------------------------------------------------------------------------- rendering

@@ -258,7 +258,7 @@ async def test_pause_turn_is_continued(server: ProviderServer, stream: bool) -> 
 async def test_usage_maps_cache_reads_and_writes(server: ProviderServer) -> None:
     server.script([Reply(text="a"), Reply(text="b")])
     model = anthropic_model(server)
-    messages = [Message.system("rules " * 100), Message.user("first")]
+    messages = [Message.system("rules " * 800), Message.user("first")]  # over 1,024 tokens
     first = await model.request(messages, TOOLS)
     messages += [first, Message.user("second")]
     second = await model.request(messages, TOOLS)

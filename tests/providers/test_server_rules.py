@@ -176,7 +176,7 @@ def test_anthropic_well_formed_history_passes() -> None:
 
 
 def test_cache_accounting_reads_the_longest_stored_prefix() -> None:
-    cache = anthropic_wire.PromptCache()
+    cache = anthropic_wire.PromptCache(min_tokens=1)
     first = msgs(user(CACHED))
     uncached, written, read = cache.account(first)
     assert (uncached, read) == (0, 0) and written > 0
@@ -185,3 +185,56 @@ def test_cache_accounting_reads_the_longest_stored_prefix() -> None:
     assert read2 == written and written2 > 0 and uncached2 == 0
     no_marks = msgs(user(TEXT))
     assert cache.account(no_marks)[1:] == (0, 0)
+    # What follows the last breakpoint is plain input; the three add up to the prompt.
+    third = msgs(user(TEXT), assistant(TEXT), user(CACHED), assistant(TEXT), user(TEXT))
+    uncached3, written3, read3 = cache.account(third)
+    assert read3 == read2 + written2 and written3 == 0 and uncached3 > 0
+    whole = anthropic_wire.PromptCache(min_tokens=10**9).account(third)  # nothing cacheable
+    assert whole == (uncached3 + written3 + read3, 0, 0)
+
+
+def _long(text: str, n: int) -> dict[str, Any]:
+    return {"type": "text", "text": (text + " ") * n}
+
+
+def test_cache_ignores_prefixes_below_the_minimum_length() -> None:
+    cache = anthropic_wire.PromptCache()  # 1,024 tokens, as for Sonnet and Opus
+    short = msgs(user({**_long("hi", 100), "cache_control": {"type": "ephemeral"}}))
+    assert cache.account(short)[1:] == (0, 0)
+    assert cache.account(short)[1:] == (0, 0)  # nothing was stored the first time either
+    long = msgs(user({**_long("hi", 2000), "cache_control": {"type": "ephemeral"}}))
+    uncached, written, read = cache.account(long)
+    assert (uncached, read) == (0, 0) and written >= 1024
+    assert cache.account(long) == (0, 0, written)
+
+
+def test_cache_lookback_is_20_blocks() -> None:
+    cache = anthropic_wire.PromptCache(min_tokens=1)
+    base = [user({**_long("context", 50), "cache_control": {"type": "ephemeral"}})]
+    written = cache.account(msgs(*base))[1]
+
+    def later(results: int) -> dict[str, Any]:
+        uses = [{**USE, "id": f"t{i}"} for i in range(results)]
+        answers = [result(f"t{i}") for i in range(results)]
+        answers[-1] = {**answers[-1], "cache_control": {"type": "ephemeral"}}
+        return msgs(user(_long("context", 50)), assistant(*uses), user(*answers))
+
+    # 9 calls and 9 results: the stored prefix is 18 blocks back, found.
+    assert cache.account(later(9))[2] == written
+    # 10 and 10: 20 blocks back, still found; 11 and 11: 22 blocks back, missed.
+    assert cache.account(later(10))[2] == written
+    fresh = anthropic_wire.PromptCache(min_tokens=1)
+    fresh.account(msgs(*base))
+    assert fresh.account(later(11))[2] == 0
+
+
+def test_cache_entries_belong_to_a_model_and_messages_to_the_tool_choice() -> None:
+    cache = anthropic_wire.PromptCache(min_tokens=1)
+    system = [{**_long("rules", 50), "cache_control": {"type": "ephemeral"}}]
+    body = msgs(user(CACHED), system=system, tool_choice={"type": "auto"})
+    written = cache.account(body)[1]
+    assert cache.account(body) == (0, 0, written)
+    assert cache.account({**body, "model": "other"})[2] == 0
+    # Another tool_choice: tools and system are still read, the messages are written again.
+    _, written_again, read = cache.account({**body, "tool_choice": {"type": "none"}})
+    assert 0 < read < written and read + written_again == written

@@ -10,11 +10,13 @@ What the protocol demands, and where it is handled:
   the loop answers it with an error observation instead of running it. ``pause_turn`` (a long
   server-side turn paused) is continued here, transparently, by sending the partial turn back.
 - **Thinking blocks** keep their ``signature`` and go back verbatim, as the API requires.
-- **Prompt caching**: ``cache_control`` breakpoints on the tools, the system prompt and the
-  last message of every request, so each iteration re-reads the cached prefix and pays full
-  price only for what is new. Usage maps ``cache_creation_input_tokens`` to
-  ``cache_write_tokens`` and ``cache_read_input_tokens`` to ``cache_read_tokens``;
-  ``input_tokens`` is the total (uncached + written + read), as with OpenAI.
+- **Prompt caching**: ``cache_control`` breakpoints on the tools, the system prompt, the
+  last message of every request and the message the previous request ended with (four, the
+  API's maximum), so each iteration re-reads the cached prefix and pays full price only for
+  what is new, even when a turn adds more than the 20 blocks the service looks back over.
+  Usage maps ``cache_creation_input_tokens`` to ``cache_write_tokens`` and
+  ``cache_read_input_tokens`` to ``cache_read_tokens``; ``input_tokens`` is the total
+  (uncached + written + read), as with OpenAI.
 
 Conversions are cached per message object and per tool tuple, as in the OpenAI adapter.
 """
@@ -208,8 +210,15 @@ class AnthropicModel(Model):
                 fresh = False
         self._messages.prune(messages)
         if self.cache and out:
-            last = out[-1]
-            out[-1] = {"role": last["role"], "content": _with_last_breakpoint(last["content"])}
+            # The last message, and the last user message before it: where the previous
+            # request of the loop ended, so its cache entry is read however many blocks the
+            # latest turn added (the service looks only 20 blocks back from a breakpoint).
+            for index in (-3, -1) if len(out) >= 3 else (-1,):
+                marked = out[index]
+                out[index] = {
+                    "role": marked["role"],
+                    "content": _with_last_breakpoint(marked["content"]),
+                }
         return out
 
 
