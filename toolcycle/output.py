@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
 from .models.base import ToolDefinition
-from .tools import TOOL_NAME_PATTERN, _strip_titles
+from .tool_schema import strip_titles
+from .tools import TOOL_NAME_PATTERN
 
 if TYPE_CHECKING:
     import pydantic
@@ -135,7 +136,7 @@ class Output[OutputT]:
         self.tool: ToolDefinition | None = None
         self.submit_tool: ToolDefinition | None = None
         if self._adapter is not None:  # a structured output: its tool's schema
-            schema = _strip_titles(self._adapter.json_schema())
+            schema = strip_titles(self._adapter.json_schema())
             if schema.get("type") != "object":
                 schema = _wrapped(schema)
                 self.wrapped = True

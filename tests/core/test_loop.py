@@ -259,13 +259,13 @@ def test_tool_from_schema_validates_and_calls_with_keywords() -> None:
 
 
 def test_schema_titles_stripped_but_data_and_property_names_kept() -> None:
-    from toolcycle.tools import _strip_titles
+    from toolcycle.tool_schema import strip_titles
 
     schema = {"title": "Args", "properties": {
         "title": {"type": "string", "title": "Title"},
         "meta": {"type": "object", "default": {"title": "kept"}, "enum": [{"title": "x"}]},
     }}
-    assert _strip_titles(schema) == {"properties": {
+    assert strip_titles(schema) == {"properties": {
         "title": {"type": "string"},
         "meta": {"type": "object", "default": {"title": "kept"}, "enum": [{"title": "x"}]},
     }}

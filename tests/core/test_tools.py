@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from toolcycle import RunContext, Tool, tool
 from toolcycle.errors import ConfigurationError
-from toolcycle.tools import ToolArgumentsError, _type_hints
+from toolcycle.tool_schema import type_hints
+from toolcycle.tools import ToolArgumentsError
 
 
 class Unit(enum.Enum):
@@ -148,8 +149,8 @@ def _complex(a: list[int], b: int | None, c: dict[str, Place], d: LocalAlias) ->
 
 
 @pytest.mark.parametrize("function", [_plain, _complex, google])
-def test_type_hint_fast_path_matches_get_type_hints(function: Any) -> None:
-    assert _type_hints(function, None) == typing.get_type_hints(function, include_extras=True)
+def test_type_hint_fast_path_matches_gettype_hints(function: Any) -> None:
+    assert type_hints(function, None) == typing.get_type_hints(function, include_extras=True)
 
 
 def test_type_hint_names_resolve_from_the_defining_scope() -> None:
@@ -169,7 +170,7 @@ def test_unresolvable_annotation_raises_a_name_error() -> None:
         pass
 
     with pytest.raises(NameError):
-        _type_hints(broken, None)
+        type_hints(broken, None)
     with pytest.raises(ConfigurationError, match=r"(?s)tool 'broken'.*Missing"):
         Tool.from_function(broken)
 
