@@ -28,6 +28,8 @@ class RunStart(Event):
     agent_name: str
     user_prompt: str | None
     model_name: str = ""
+    #: The adapter's provider family (``Model.system``: "openai", "anthropic", "local", ...).
+    model_system: str = ""
 
 
 @dataclass(slots=True)

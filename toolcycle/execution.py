@@ -122,6 +122,17 @@ async def _output_call(state: RunState, call: ToolCall, outcome: CallOutcome) ->
     ), False
 
 
+async def refuse_calls(state: RunState, step: Step, calls: Sequence[ToolCall], reason: str
+                       ) -> list[ToolResult]:
+    """Answer calls without running them (the model called tools when tools were withdrawn):
+    each still fires its events and gets a trace record, so trace, events and usage agree."""
+    outcome = CallOutcome()
+    for call in calls:
+        await state.emit(ToolCallEvent(state.attempt, state.iteration, call))
+        await _record(state, step, call, reason, True, time.perf_counter(), "refused", outcome)
+    return outcome.results
+
+
 def _end_attempt(outcome: CallOutcome, by: str, arguments: dict[str, Any] | None) -> None:
     """The last attempt-ending call of a turn wins; an earlier one is marked superseded."""
     if outcome.pending_index is not None:

@@ -43,8 +43,8 @@ from .events import (
     TextDeltaEvent,
     ValidationFailure,
 )
-from .execution import CallOutcome, execute_calls
-from .messages import Message, ToolCall, ToolResult, Usage
+from .execution import CallOutcome, execute_calls, refuse_calls
+from .messages import Message, ToolCall, Usage
 from .models.base import ModelResponse, ModelSettings, TextDelta
 from .output import OutputSchemaError, ValidationProblem
 from .result import RunResult, Termination, TerminationReason
@@ -75,13 +75,15 @@ class AttemptOutcome:
     slip: ValidationProblem | None = None
     limit: str | None = None
     forced: bool = False
+    ignored_calls: int = 0  # tool calls the forced final request made anyway (refused)
 
 
 async def run_loop(state: RunState) -> RunResult[Any]:
     """Execute one run; return its result or raise an ``AgentError`` carrying the partial one."""
     await state.begin()
     await state.emit(
-        RunStart(state.run_id, state.agent.name, state.user_prompt, state.model.name)
+        RunStart(state.run_id, state.agent.name, state.user_prompt, state.model.name,
+                 state.model.system)
     )
     try:
         output = await _run_attempts(state)
@@ -167,7 +169,7 @@ async def _run_attempts(state: RunState) -> Any:
             await state.emit(AttemptEnd(state.attempt, True))
             action = "final_answer" if outcome.forced else "answered"
             reason = outcome.limit if outcome.forced and outcome.limit else "completed"
-            detail = f"{outcome.limit} reached; answered without tools" if outcome.forced else ""
+            detail = _forced_detail(outcome) if outcome.forced else ""
             state.termination = Termination(reason, action, detail, outcome.limit)  # type: ignore[arg-type]
             return output
 
@@ -186,6 +188,13 @@ async def _run_attempts(state: RunState) -> Any:
         if state.attempt >= max_attempts or run_limit:
             raise _attempts_exhausted(state, problem, outcome.limit if run_limit else None)
         state.append(Message.user(state.output.error_prompt(problem.errors, state.attempt)))
+
+
+def _forced_detail(outcome: AttemptOutcome) -> str:
+    if outcome.ignored_calls:
+        return (f"{outcome.limit} reached; the final request called {outcome.ignored_calls} "
+                "tool(s) instead of answering: refused, and the answer is its text only")
+    return f"{outcome.limit} reached; answered without tools"
 
 
 async def _validate(
@@ -374,12 +383,11 @@ async def _at_limit(state: RunState, limit: str) -> AttemptOutcome:
     message, calls, step = await _request(state, settings, forced=True)
     if state.output.is_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
-            state.append(Message.tool_results([
-                ToolResult(c.id, c.name, "Tools are disabled now: answer directly.", True)
-                for c in calls
-            ]))
+            reason = "Tools are disabled now: answer directly."
+            state.append(Message.tool_results(await refuse_calls(state, step, calls, reason)))
             state.step_done(step)
-        return AttemptOutcome("text", text=message.text, limit=limit, forced=True)
+        return AttemptOutcome("text", text=message.text, limit=limit, forced=True,
+                              ignored_calls=len(calls))
     outcome = await _execute(state, step, calls) if calls else None
     if outcome is None or outcome.kind != "output":
         problem = outcome.slip if outcome is not None and outcome.slip else _no_output_call(state)

@@ -145,7 +145,9 @@ class OTelCallbacks:
     # -- run ------------------------------------------------------------------------------
 
     def on_run_start(self, event: RunStart) -> None:
-        target = _split_model(self._model or event.model_name, self._provider)
+        # The adapter knows its provider even when its name is a bare model ("gpt-4o").
+        provider = self._provider or PROVIDER_NAMES.get(event.model_system)
+        target = _split_model(self._model or event.model_name, provider)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             **self._provider_attributes(target),  # required, even when the model is unknown

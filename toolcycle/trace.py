@@ -27,7 +27,7 @@ class ToolCallRecord:
     result: str | None = None
     error: str | None = None
     duration_ms: float = 0.0
-    kind: str = "tool"  # "tool", "output", "submit", "unknown"
+    kind: str = "tool"  # "tool", "output", "submit", "unknown", "refused" (tools withdrawn)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -51,11 +51,23 @@ async def test_final_answer_at_iteration_limit_makes_one_request_without_tools()
 
 async def test_final_answer_when_model_ignores_tool_choice_none_keeps_history_valid() -> None:
     model = ScriptedModel(lambda _m, _s: [call("ping")])
-    result = await Agent(model, tools=[ping], limits=Limits(max_iterations=2)).run("go")
+    seen: list[str] = []
+    callbacks = {"on_tool_call": lambda e: seen.append(f"call {e.call.id}"),
+                 "on_tool_result": lambda e: seen.append(f"result {e.call.id}")}
+    result = await Agent(model, tools=[ping], limits=Limits(max_iterations=2),
+                         callbacks=callbacks).run("go")
     assert result.forced_final_answer
     assert result.output == ""
     assert result.messages[-1].role == "tool"
     assert result.messages[-1].results[0].is_error
+    # trace, events and usage agree on the refused call of the forced request
+    records = result.tool_calls
+    assert [r.kind for r in records] == ["tool", "tool", "refused"]
+    assert records[-1].error == "Tools are disabled now: answer directly."
+    assert result.usage.tool_calls == len(records) == 3
+    assert len(seen) == 6 and seen[-2:] == [f"call {records[-1].call_id}",
+                                            f"result {records[-1].call_id}"]
+    assert "instead of answering" in result.termination.detail
 
 
 async def test_partial_at_iteration_limit_returns_last_text() -> None:

@@ -273,3 +273,17 @@ async def test_error_type_names_what_went_wrong_in_each_failed_call(
              for r in result.messages[2].results]
     assert kinds == ["LookupError", "invalid_arguments", "invalid_arguments", "unknown_tool",
                      "timeout", None]
+
+
+async def test_the_provider_comes_from_the_adapter_when_no_model_is_named(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """Adapters name the bare model (``gpt-4o``); their ``system`` still gives the provider."""
+
+    model = ScriptedModel(["ok"], name="claude-sonnet-4-5", system="anthropic")
+    await Agent(model, callbacks=_callbacks(exporter)).run("hi")
+    for span in (*_by_name(exporter.get_finished_spans(), "invoke_agent"),
+                 *_by_name(exporter.get_finished_spans(), "chat")):
+        assert span.attributes is not None
+        assert span.attributes["gen_ai.provider.name"] == "anthropic"
+        assert span.attributes["gen_ai.request.model"] == "claude-sonnet-4-5"
