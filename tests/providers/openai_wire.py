@@ -425,7 +425,8 @@ def prompt_usage(body: dict[str, Any], previous: list[str]) -> tuple[int, int, l
     """(prompt tokens, cached tokens, message keys): cached is the prefix of whole messages
     that the previous request of the same conversation already sent, like automatic caching."""
     keys = [json.dumps(m, sort_keys=True) for m in body["messages"]]
-    prompt = tokens(body["messages"]) + (tokens(body["tools"]) if "tools" in body else 0)
+    definitions = body.get("tools") or body.get("functions")
+    prompt = tokens(body["messages"]) + (tokens(definitions) if definitions else 0)
     shared = 0
     for a, b in zip(keys, previous, strict=False):
         if a != b:

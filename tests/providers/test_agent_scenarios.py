@@ -120,18 +120,25 @@ async def test_multi_step(server: ProviderServer, wire: str, stream: bool) -> No
     assert [bool(r.body.get("stream")) for r in server.requests] == [stream] * 3
 
 
-@pytest.mark.parametrize("wire", ["openai", "anthropic"])  # legacy functions: one call a turn
 async def test_parallel_calls(server: ProviderServer, wire: str, stream: bool) -> None:
-    server.script(
-        [
-            Reply(calls=[Call("add", {"a": 1, "b": 2}), Call("add", {"a": 5, "b": 5})]),
-            Reply(text="3 and 10"),
-        ]
-    )
+    pair = [Call("add", {"a": 1, "b": 2}), Call("add", {"a": 5, "b": 5})]
+    if wire == "functions":  # the legacy protocol has one call per response: one per iteration
+        server.script([Reply(calls=pair[:1]), Reply(calls=pair[1:]), Reply(text="3 and 10")])
+    else:
+        server.script([Reply(calls=pair), Reply(text="3 and 10")])
     agent = Agent(FACTORIES[wire](server), tools=[add], parallel_tools=True)
     result = await run(agent, stream)
-    assert result.output == "3 and 10" and result.iterations == 2
+    assert result.output == "3 and 10"
+    assert result.iterations == (3 if wire == "functions" else 2)
+    assert [len(s.tool_calls) for s in result.trace.steps] == (
+        [1, 1, 0] if wire == "functions" else [2, 0]
+    )
     assert results_sent(server) == [("3", False), ("10", False)]
+    body = server.requests[0].body
+    if wire == "openai":  # parallel tool calls stay the provider's default unless set
+        assert "parallel_tool_calls" not in body
+    elif wire == "anthropic":
+        assert "disable_parallel_tool_use" not in body["tool_choice"]
 
 
 async def test_unknown_tool(server: ProviderServer, wire: str, stream: bool) -> None:
@@ -148,8 +155,45 @@ async def test_tool_error(server: ProviderServer, wire: str, stream: bool) -> No
     server.script([Reply(calls=[Call("fail", {"reason": "disk full"})]), Reply(text="it failed")])
     result = await run(Agent(FACTORIES[wire](server), tools=[fail]), stream)
     assert result.output == "it failed"
-    ((content, _),) = results_sent(server)
+    assert "disk full" in (result.tool_calls[0].error or "")
+    ((content, is_error),) = results_sent(server)
     assert "disk full" in content
+    assert is_error == (wire == "anthropic")
+
+
+async def test_truncated_call_becomes_an_error_observation(
+    server: ProviderServer, wire: str, stream: bool
+) -> None:
+    """max_tokens / length while the model wrote a call: the call is not run, the model is
+    told its arguments were cut off, and the run goes on."""
+    ran: list[int] = []
+
+    @tool
+    def record(n: int) -> int:
+        """Record a number.
+
+        Args:
+            n: The number.
+        """
+        ran.append(n)
+        return n
+
+    server.script(
+        [
+            Reply(calls=[Call("record", {"n": 123456789})], truncate=True),
+            Reply(calls=[Call("record", {"n": 7})]),
+            Reply(text="recorded 7"),
+        ]
+    )
+    result = await run(Agent(FACTORIES[wire](server), tools=[record]), stream)
+    assert result.output == "recorded 7" and ran == [7]
+    first = result.tool_calls[0]
+    assert first.result is None and first.error is not None
+    assert "token limit" in first.error or "max_tokens" in first.error
+    assert "they are incomplete" in first.error
+    (content, is_error), second = results_sent(server)
+    assert "they are incomplete" in content and second == ("7", False)
+    assert is_error == (wire == "anthropic")
 
 
 async def test_structured_output_with_retries(
@@ -241,9 +285,15 @@ async def test_limit_forces_the_output_tool(
 
 async def test_cancellation_mid_request(server: ProviderServer, wire: str, stream: bool) -> None:
     token = CancelToken()
+    deltas: list[Any] = []
     if stream:  # cancel after the first streamed text has arrived
         server.script([Reply(text="a slow and long answer " * 5, event_delay=0.05)])
-        callbacks: dict[str, Any] = {"on_text_delta": lambda event: token.cancel("enough")}
+
+        def first_delta(event: Any) -> None:
+            deltas.append(event)
+            token.cancel("enough")
+
+        callbacks: dict[str, Any] = {"on_text_delta": first_delta}
     else:  # cancel while the server is still thinking
         server.script([Fault(delay=5.0), Reply(text="too late")])
         loop = asyncio.get_running_loop()
@@ -255,6 +305,8 @@ async def test_cancellation_mid_request(server: ProviderServer, wire: str, strea
     partial = caught.value.result
     assert partial is not None and partial.termination.reason == "cancelled"
     assert [m.role for m in partial.messages][-1] == "user"  # nothing half-received was kept
+    if stream:  # cut mid-stream: 17 text pieces were on their way, 50 ms apart
+        assert 1 <= len(deltas) < 5
 
 
 async def test_rate_limit_inside_a_run_is_retried(
@@ -304,3 +356,44 @@ async def test_anthropic_thinking_survives_the_loop(server: ProviderServer, stre
     # The server checked every signature and the thinking-first rule on each request; the
     # forced request (output tool named) went without thinking, as the API demands.
     assert ["thinking" in r.body for r in server.requests] == [True, True, False]
+
+
+async def test_token_budget_is_estimated_before_sending(
+    server: ProviderServer, wire: str, stream: bool
+) -> None:
+    """The loop estimates the next request's input tokens before sending it: with a budget
+    that the first request's reported usage nearly fills, the second is never sent."""
+    script = [Reply(calls=[Call("add", {"a": 1, "b": 2})]), Reply(text="3")]
+    server.script(script)
+    unlimited = await run(Agent(FACTORIES[wire](server), tools=[add]), stream)
+    first_request = unlimited.trace.steps[0].usage.input_tokens
+    assert unlimited.usage.requests == 2 and first_request > 0
+    sent_before = len(server.requests)
+
+    server.script(script)
+    budget = Limits(max_input_tokens=first_request + 5, on_limit="partial")
+    result = await run(Agent(FACTORIES[wire](server), tools=[add], limits=budget), stream)
+    assert len(server.requests) - sent_before == 1  # the second request never left
+    assert server.remaining == 1
+    server.reset()  # the unsent reply
+    assert result.partial and result.termination.reason == "token_budget"
+    assert result.usage.input_tokens == first_request
+    assert [r.result for r in result.tool_calls] == ["3"]
+
+
+async def test_anthropic_pause_turn_inside_a_run(server: ProviderServer, stream: bool) -> None:
+    server.script(
+        [
+            Reply(text="Searching first.", pause=True),
+            Reply(text="Found it.", calls=[Call("add", {"a": 1, "b": 2})]),
+            Reply(text="3"),
+        ]
+    )
+    result = await run(Agent(anthropic_model(server), tools=[add]), stream)
+    assert result.output == "3" and result.iterations == 2
+    assert result.usage.requests == 3  # the continuation is a request of iteration 1
+    assert [r.result for r in result.tool_calls] == ["3"]
+    # Iteration 2 sends the whole turn back as one assistant message.
+    turn = server.requests[2].body["messages"][1]
+    assert turn["role"] == "assistant"
+    assert [b["type"] for b in turn["content"]] == ["text", "text", "tool_use"]

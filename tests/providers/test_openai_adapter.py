@@ -3,6 +3,8 @@ protocol-checking server."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from toolcycle.errors import ModelError
@@ -173,6 +175,26 @@ async def test_truncated_call_becomes_a_parse_error(server: ProviderServer, stre
     assert call.arguments is None and call.parse_error is not None
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("factory", [openai_model, functions_model], ids=["tools", "functions"])
+async def test_a_call_cut_before_its_arguments_is_not_run_with_empty_ones(
+    server: ProviderServer, stream: bool, factory: Any
+) -> None:
+    """``length`` right after the call's name: no argument text at all, which alone would
+    parse as ``{}`` and run the tool with arguments the model never wrote."""
+    server.script([Reply(calls=[Call("echo", "")], truncate=True)])
+    model = factory(server)
+    if stream:
+        items = [i async for i in model.stream([Message.user("go")], TOOLS)]
+        assert isinstance(items[-1], ModelResponse)
+        message = items[-1].message
+    else:
+        message = await model.request([Message.user("go")], TOOLS)
+    assert message.finish_reason == "length"
+    (call,) = message.tool_calls
+    assert call.arguments is None and "token limit" in (call.parse_error or "")
+
+
 async def test_a_truncated_call_goes_back_as_empty_arguments(server: ProviderServer) -> None:
     server.require_tool_call_content = True  # compatible servers parse the arguments
     server.script(
@@ -200,13 +222,34 @@ async def test_reasoning_content_is_kept_as_thinking(server: ProviderServer) -> 
     assert "reasoning_content" not in str(server.requests[-1].body["messages"])
 
 
-async def test_cached_prompt_tokens_are_reported(server: ProviderServer) -> None:
+async def test_parallel_tool_calls_false_is_sent(server: ProviderServer) -> None:
+    server.script([Reply(calls=[Call("add", {"a": 1, "b": 2})])])
+    settings = ModelSettings(tools=(ADD, ECHO), parallel_tool_calls=False)
+    message = await openai_model(server).request([Message.user("go")], settings)
+    assert len(message.tool_calls) == 1
+    assert server.requests[0].body["parallel_tool_calls"] is False
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_cached_prompt_tokens_are_reported(server: ProviderServer, stream: bool) -> None:
     server.script([Reply(text="a"), Reply(text="b")])
     model = openai_model(server)
+
+    async def ask(messages: list[Message]) -> Message:
+        if not stream:
+            return await model.request(messages, ModelSettings())
+        items = [i async for i in model.stream(messages, ModelSettings())]
+        assert isinstance(items[-1], ModelResponse)
+        return items[-1].message
+
     messages = [Message.system("x" * 400), Message.user("first")]
-    first = await model.request(messages, ModelSettings())
+    first = await ask(messages)
     messages += [first, Message.user("second")]
-    second = await model.request(messages, ModelSettings())
+    second = await ask(messages)
+    raw = server.requests[1].usage
+    assert second.usage is not None
+    assert second.usage.cache_read_tokens == raw["prompt_tokens_details"]["cached_tokens"]
+    assert second.usage.input_tokens == raw["prompt_tokens"]
     assert first.usage is not None and first.usage.cache_read_tokens == 0
     assert second.usage is not None and second.usage.cache_read_tokens >= 100
     assert second.usage.cache_read_tokens < second.usage.input_tokens

@@ -3,11 +3,16 @@ the adapter tests that rely on it could not fail)."""
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from typing import Any
 
 import pytest
 
 from . import anthropic_wire, openai_wire
+from .script import Fault
+from .server import ProviderServer
 
 FN = {"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}
 CALL = {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
@@ -238,3 +243,65 @@ def test_cache_entries_belong_to_a_model_and_messages_to_the_tool_choice() -> No
     # Another tool_choice: tools and system are still read, the messages are written again.
     _, written_again, read = cache.account({**body, "tool_choice": {"type": "none"}})
     assert 0 < read < written and read + written_again == written
+
+
+# -- over HTTP: status codes, headers and provider-shaped error bodies -----------------------
+
+
+def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any, Any]:
+    request = urllib.request.Request(
+        url, json.dumps(body).encode(), {"content-type": "application/json", **headers}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, json.loads(error.read())
+
+
+OPENAI_HEADERS = {"authorization": "Bearer sk-test"}
+ANTHROPIC_HEADERS = {"x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01"}
+
+
+def test_invalid_requests_get_a_provider_shaped_400(server: ProviderServer) -> None:
+    broken_chat = chat(USER, {"role": "tool", "tool_call_id": "c1", "content": "x"}, tools=[FN])
+    status, _, body = _post(f"{server.openai_url}/chat/completions", broken_chat, OPENAI_HEADERS)
+    assert status == 400
+    assert set(body["error"]) == {"message", "type", "param", "code"}
+    assert body["error"]["type"] == "invalid_request_error"
+    assert "preceeding message with 'tool_calls'" in body["error"]["message"]
+
+    broken = msgs(user(TEXT), assistant(USE), user(TEXT))
+    status, _, body = _post(f"{server.url}/v1/messages", broken, ANTHROPIC_HEADERS)
+    assert status == 400 and body["type"] == "error"
+    assert body["error"]["type"] == "invalid_request_error"
+    assert "`tool_use` ids were found without `tool_result` blocks" in body["error"]["message"]
+    assert len(server.take_rejections()) == 2
+
+    status, _, body = _post(f"{server.url}/v1/messages", msgs(user(TEXT)), {})
+    assert status == 401 and body["error"]["type"] == "authentication_error"
+    assert len(server.take_rejections()) == 1
+
+
+def test_faults_over_http(server: ProviderServer) -> None:
+    server.script(
+        [
+            Fault(status=429, retry_after="7", message="Rate limit reached"),
+            Fault(status=500, message="boom"),
+            Fault(status=529, message="Overloaded"),
+        ]
+    )
+    status, headers, body = _post(
+        f"{server.openai_url}/chat/completions", chat(USER), OPENAI_HEADERS
+    )
+    assert (status, headers["retry-after"]) == (429, "7")
+    assert body["error"] == {
+        "message": "Rate limit reached", "type": "rate_limit_error", "param": None, "code": None
+    }
+    status, _, body = _post(f"{server.url}/v1/messages", msgs(user(TEXT)), ANTHROPIC_HEADERS)
+    assert status == 500 and body == {
+        "type": "error", "error": {"type": "api_error", "message": "boom"}
+    }
+    status, _, body = _post(f"{server.url}/v1/messages", msgs(user(TEXT)), ANTHROPIC_HEADERS)
+    assert status == 529 and body["error"]["type"] == "overloaded_error"
+    assert [r.status for r in server.requests] == [429, 500, 529]

@@ -17,6 +17,9 @@ Wire differences handled here:
   call ids and returns one call per response, so ids are synthesized to keep the neutral
   history well formed; a neutral turn with several calls (from another provider's history) is
   sent as alternating assistant/function pairs.
+- ``finish_reason: "length"`` while the last call was being written: its arguments are cut
+  off (even when what arrived happens to parse, or is empty), so that call gets a
+  ``parse_error`` and the loop answers it with an error observation instead of running it.
 """
 
 from __future__ import annotations
@@ -45,6 +48,12 @@ from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retr
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
+
+TRUNCATED = (
+    "the response hit the output token limit (finish_reason length) while the model was "
+    "writing this call's arguments, so they are incomplete; call the tool again with complete "
+    "arguments"
+)
 
 #: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
 _AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
@@ -417,10 +426,14 @@ class _Assembly:
         text = "".join(self.text)
         if text:
             parts.append(TextPart(text))
-        for index in sorted(self.calls):
+        indices = sorted(self.calls)
+        for index in indices:
             pending = self.calls[index]
             call_id = pending.id or _new_id()
-            parts.append(ToolCall.from_raw(call_id, pending.name, "".join(pending.arguments)))
+            call = ToolCall.from_raw(call_id, pending.name, "".join(pending.arguments))
+            if finish_reason == "length" and index == indices[-1]:
+                call.arguments, call.parse_error = None, TRUNCATED
+            parts.append(call)
         return Message(
             "assistant", parts, usage=usage, finish_reason=finish_reason, model_name=model_name
         )

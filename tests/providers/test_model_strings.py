@@ -1,0 +1,90 @@
+"""Model strings resolve to the right adapter, and each one reaches the server through its SDK
+with the right wire shape and credentials."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolcycle import Agent
+from toolcycle.models import resolve_model
+from toolcycle.models.anthropic import AnthropicModel
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.openai import OpenAIFunctionsModel, OpenAIModel
+
+from .script import Call, Reply
+from .server import ProviderServer
+from .test_agent_scenarios import add
+
+
+async def test_openai_string_talks_chat_completions_tools(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    model = resolve_model(f"openai:gpt-test@{server.openai_url}")
+    assert type(model) is OpenAIModel and model.name == "gpt-test"
+    server.script([Reply(calls=[Call("add", {"a": 1, "b": 2})]), Reply(text="3")])
+    result = await Agent(model, tools=[add]).run("1+2?")
+    assert result.output == "3"
+    request = server.requests[0]
+    assert request.headers["authorization"] == "Bearer sk-from-env"
+    assert request.body["model"] == "gpt-test" and "tools" in request.body
+    assert server.requests[1].body["messages"][1]["content"] is None  # OpenAI's own rule
+
+
+def test_openai_string_without_url_uses_the_public_endpoint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    model = resolve_model("openai:gpt-5.4-mini")
+    assert isinstance(model, OpenAIModel) and model.name == "gpt-5.4-mini"
+    assert str(model.client.base_url).startswith("https://api.openai.com/v1")
+    assert model.client.api_key == "sk-from-env"
+
+
+async def test_openai_functions_string_talks_legacy_functions(server: ProviderServer) -> None:
+    model = resolve_model(f"openai-functions:gpt-legacy@{server.openai_url}")
+    assert isinstance(model, OpenAIFunctionsModel)
+    server.script([Reply(calls=[Call("add", {"a": 1, "b": 2})]), Reply(text="3")])
+    assert (await Agent(model, tools=[add]).run("1+2?")).output == "3"
+    body = server.requests[1].body
+    assert "functions" in body and "tools" not in body
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "function"]
+
+
+async def test_openai_compatible_string_sends_empty_content_and_max_tokens(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # local servers need none
+    server.require_tool_call_content = True  # as llama.cpp and vLLM: null content refused
+    model = resolve_model(f"openai-compatible:qwen2.5-7b@{server.openai_url}")
+    assert isinstance(model, OpenAIModel) and model.tool_call_content == ""
+    server.script([Reply(calls=[Call("add", {"a": 1, "b": 2})]), Reply(text="3")])
+    agent = Agent(model, tools=[add], model_settings=ModelSettings(max_tokens=64))
+    result = await agent.run("1+2?")
+    assert result.output == "3"
+    body = server.requests[1].body
+    assert body["messages"][1]["content"] == ""
+    assert body["max_tokens"] == 64 and "max_completion_tokens" not in body
+    with pytest.raises(ValueError, match="needs a base URL"):
+        resolve_model("openai-compatible:qwen")
+
+
+async def test_anthropic_string_talks_messages(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
+    model = resolve_model(f"anthropic:claude-test@{server.url}")
+    assert isinstance(model, AnthropicModel) and model.name == "claude-test"
+    server.script([Reply(calls=[Call("add", {"a": 1, "b": 2})]), Reply(text="3")])
+    assert (await Agent(model, tools=[add]).run("1+2?")).output == "3"
+    request = server.requests[1]
+    key = request.headers.get("x-api-key") or request.headers["authorization"]
+    assert key.removeprefix("Bearer ") == "sk-ant-from-env"  # the SDK's header for the key
+    assert [b["type"] for b in request.body["messages"][2]["content"]] == ["tool_result"]
+
+
+def test_unknown_prefix_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="cannot resolve model 'gemini:pro'") as caught:
+        resolve_model("gemini:pro")
+    assert "openai:..." in str(caught.value) and "anthropic:..." in str(caught.value)
