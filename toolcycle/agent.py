@@ -7,7 +7,9 @@ tool, resolved callbacks) and every configuration problem is reported there, all
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -195,8 +197,13 @@ class Agent(Generic[DepsT, OutputT]):
         return await run_loop(state)
 
     def run_sync(self, user_prompt: str | None = None, **kwargs: Any) -> RunResult[OutputT]:
-        """Blocking :meth:`run` for scripts and notebooks without a running event loop."""
-        return asyncio.run(self.run(user_prompt, **kwargs))
+        """Blocking :meth:`run` for scripts and notebooks without a running event loop.
+
+        Every ``run_sync`` of a thread runs on the same event loop (kept until the interpreter
+        exits), so provider clients keep their pooled connections from one call to the next
+        instead of opening new ones (and a new TLS session) each time.
+        """
+        return _thread_runner().run(self.run(user_prompt, **kwargs))
 
     def stream(
         self,
@@ -334,3 +341,30 @@ def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> Trac
     from .trace_store import resolve_trace_store
 
     return resolve_trace_store(value)
+
+
+_RUNNERS = threading.local()
+
+
+def _thread_runner() -> asyncio.Runner:
+    """The calling thread's event loop for :meth:`Agent.run_sync`, made on first use."""
+    runner: asyncio.Runner | None = getattr(_RUNNERS, "runner", None)
+    if runner is None:
+        runner = _RUNNERS.runner = asyncio.Runner()
+        atexit.register(_close_at_exit, runner)
+    return runner
+
+
+def _close_at_exit(runner: asyncio.Runner) -> None:
+    """``Runner.close()`` without joining the default executor: that needs a new thread, which
+    the interpreter refuses at exit (``concurrent.futures`` joins its threads itself)."""
+    loop = runner.get_loop()
+    if loop.is_closed():
+        return
+    tasks = asyncio.all_tasks(loop)
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()

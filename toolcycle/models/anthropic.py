@@ -40,6 +40,7 @@ from .base import (
     ToolDefinition,
 )
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
+from .sdk_client import LoopBoundClient
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -82,13 +83,17 @@ class AnthropicModel(Model):
         self.thinking_budget = thinking_budget
         self.cache = cache
         self.max_continuations = max_continuations
+        factory = None
         if client is None:
             import anthropic
 
-            client = anthropic.AsyncAnthropic(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-            )
-        self.client: Any = client
+            def factory() -> Any:
+                return anthropic.AsyncAnthropic(
+                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+                )
+
+        # One client per event loop: run_sync() twice means two loops (see sdk_client.py).
+        self._client = LoopBoundClient(factory, client)
         self._messages = MessageCache()
         self._tools_key: tuple[ToolDefinition, ...] | None = None
         self._tools_wire: list[Wire] = []
@@ -144,8 +149,13 @@ class AnthropicModel(Model):
             "messages": [*kwargs["messages"], {"role": "assistant", "content": blocks}],
         }
 
+    @property
+    def client(self) -> Any:
+        """The SDK client of the running event loop (or the one passed in)."""
+        return self._client.get()
+
     async def aclose(self) -> None:
-        await self.client.close()
+        await self._client.aclose()
 
     # ------------------------------------------------------------ wire building
 

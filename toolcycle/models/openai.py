@@ -45,6 +45,7 @@ from .base import (
     ToolDefinition,
 )
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
+from .sdk_client import LoopBoundClient
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -89,13 +90,17 @@ class OpenAIModel(Model):
         self.tool_call_content = tool_call_content
         self.max_tokens_field = max_tokens_field
         self.stream_usage = stream_usage
+        factory = None
         if client is None:
             import openai
 
-            client = openai.AsyncOpenAI(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-            )
-        self.client: Any = client
+            def factory() -> Any:
+                return openai.AsyncOpenAI(
+                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+                )
+
+        # One client per event loop: run_sync() twice means two loops (see sdk_client.py).
+        self._client = LoopBoundClient(factory, client)
         self._messages = MessageCache()
         self._tools_key: tuple[ToolDefinition, ...] | None = None
         self._tools_wire: list[Wire] = []
@@ -149,8 +154,13 @@ class OpenAIModel(Model):
                     finish_reason = choice.finish_reason or finish_reason
         yield ModelResponse(assembly.finish(finish_reason, usage, self.name))
 
+    @property
+    def client(self) -> Any:
+        """The SDK client of the running event loop (or the one passed in)."""
+        return self._client.get()
+
     async def aclose(self) -> None:
-        await self.client.close()
+        await self._client.aclose()
 
     # ------------------------------------------------------------ wire building
 

@@ -1,0 +1,49 @@
+"""An SDK client that follows the running event loop.
+
+The official ``openai`` and ``anthropic`` async clients pool connections in ``httpx``, and a
+pool belongs to the event loop it was first used on. ``agent.run_sync()`` runs each call in a
+new loop (``asyncio.run``), so a client kept from the first call fails on the second with
+"Event loop is closed". An adapter that builds its own client therefore keeps one per loop:
+when the running loop changes, the client is built again. A client the caller passed in is
+the caller's to manage and is always used as given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+
+class LoopBoundClient:
+    """The client for the running loop: built by ``factory``, or the caller's own ``client``."""
+
+    def __init__(self, factory: Callable[[], Any] | None, client: Any = None) -> None:
+        if factory is None and client is None:
+            raise ValueError("LoopBoundClient needs a factory or a client")
+        self._factory = factory
+        self._client = client
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> Any:
+        """The client to use now (inside a running loop, or outside one for inspection)."""
+        if self._factory is None:
+            return self._client
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: hand out the current client (built on first use)
+            loop = self._loop
+        if self._client is None or loop is not self._loop:
+            # The previous client's pool died with its loop; it is dropped, not closed,
+            # because closing it needs that loop.
+            self._client = self._factory()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the current client (the caller's own client too, when asked explicitly)."""
+        if self._client is not None:
+            await self._client.close()
+            if self._factory is not None:
+                self._client = None
+                self._loop = None
