@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..messages import Message, TextPart, ThinkingPart, ToolCall, Usage
+from ..messages import Message, TextPart, ThinkingPart, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,33 +110,8 @@ class Model(ABC):
             yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
         yield ModelResponse(message)
 
-    def estimate_tokens(self, messages: Sequence[Message], settings: ModelSettings) -> int:
-        """A cheap estimate of the request's input tokens (about 4 characters per token).
-
-        Used to stop a request before it is sent when a token budget would be exceeded.
-        Adapters with a real tokenizer override this.
-        """
-        return estimate_tokens(messages, settings)
-
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most adapters hold nothing
         """Release clients or loaded weights."""
-
-
-def estimate_tokens(messages: Sequence[Message], settings: ModelSettings) -> int:
-    """Character-count estimate shared by adapters without a tokenizer."""
-    chars = 0
-    for message in messages:
-        for part in message.parts:
-            if isinstance(part, TextPart | ThinkingPart):
-                chars += len(part.text)
-            elif isinstance(part, ToolCall):
-                chars += len(part.name) + len(part.raw_arguments)
-            else:
-                chars += len(part.content)
-        chars += 8
-    for tool in settings.tools:
-        chars += len(tool.name) + len(tool.description) + 24 * len(tool.parameters)
-    return chars // 4 + 1
 
 
 def usage_of(message: Message) -> Usage:

@@ -96,9 +96,6 @@ class TextProtocolModel(Model):
         turn = sum(1 for m in messages if m.role == "assistant") + 1
         return reply, self.parse_reply(reply.text, tools, f"call_{turn}")
 
-    def estimate_tokens(self, messages: Sequence[Message], settings: ModelSettings) -> int:
-        return self.inner.estimate_tokens(messages, settings)
-
     async def aclose(self) -> None:
         await self.inner.aclose()
 
