@@ -79,6 +79,15 @@ def test_markdown_fence_python_literal_and_bare_text_input() -> None:
 def test_inline_call_and_broken_input() -> None:
     inline = parse_react('Action: add({"a": 1, "b": 2})', [ADD], "c")
     assert calls(inline) == [("add", {"a": 1, "b": 2})]
+    # seen from Qwen2.5-Coder-1.5B (bench/learning.py, sources suite): the arguments inline,
+    # with unquoted keys, then an empty Action Input; they used to be dropped for that {}
+    real = parse_react('Thought: Look it up.\nAction: lookup(word: "Ellesmere Polymers")\n'
+                       "Action Input: {}", [LOOKUP], "c")
+    assert calls(real) == [("lookup", {"word": "Ellesmere Polymers"})]
+    keyed = parse_react('Action: add(a: 1, "b": 2)', [ADD], "c")
+    assert calls(keyed) == [("add", {"a": 1, "b": 2})]
+    empty = parse_react("Action: add()\nAction Input: {}", [ADD], "c")
+    assert calls(empty) == [("add", {})]
     [broken] = [p for p in parse_react("Action: add\nAction Input: a=1 b=2", [ADD], "c")
                 if isinstance(p, ToolCall)]
     assert broken.arguments is None and broken.parse_error

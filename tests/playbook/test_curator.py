@@ -153,6 +153,27 @@ def test_different_advice_is_not_merged() -> None:
                                                advice="Use find_ticker before get_quote!"))
 
 
+def test_sequences_of_different_tools_are_never_merged() -> None:
+    # single-tool sequence advice differs in one or two words only: merging by words folded
+    # "Call helix" into "Call nimbus" and sent helix's tasks to nimbus (bench sources suite)
+    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+
+    def trace(tool: str, wasted: list[str], prompt: str):  # type: ignore[no-untyped-def]
+        calls = [[(w, {"name": "x"}, "No record found.", None)] for w in wasted]
+        return make_trace(prompt, [*calls, [(tool, {"name": "x"}, '{"v": 1}', None)]])
+
+    for who in ("Ann", "Bob", "Cy"):
+        _learn(store, curator, trace("nimbus", ["atlas", "helix"], f"lead time of {who}?"))
+    for who in ("Dee", "Eve", "Flo"):
+        deltas = _learn(store, curator, trace("helix", ["atlas"], f"phone extension of {who}?"))
+    assert "merge" not in [d.op for d in deltas]
+    by_tool = {s.tools[0]: s for s in store.strategies()}
+    assert sorted(by_tool) == ["helix", "nimbus"]
+    assert curator.near_duplicates(by_tool["helix"], by_tool["nimbus"]) is False
+    assert {"phone", "extension"} <= set(by_tool["helix"].applies_when)
+    assert "phone" not in by_tool["nimbus"].applies_when
+
+
 def test_the_same_task_run_again_is_not_new_evidence() -> None:
     store, curator = SQLitePlaybookStore(":memory:"), Curator()
     for _ in range(3):

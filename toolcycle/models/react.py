@@ -115,8 +115,10 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     # "Action: add({"a": 1})" — a call written inline.
     inline = re.match(r"^([A-Za-z0-9_.-]+)\s*\((.*)\)\s*$", name, re.DOTALL)
     raw = block[found.end() :] if found else ""
-    if inline and not raw.strip():
-        name, raw = inline.group(1), inline.group(2)
+    if inline and (not raw.strip() or _empty_object(raw)):
+        # also 'Action: atlas(name: "Ann")' + 'Action Input: {}' (Qwen2.5-Coder-1.5B): the
+        # arguments are the inline ones, not the empty object that follows them
+        name, raw = inline.group(1), _inline_arguments(inline.group(2))
     if name not in tools:
         # "Action: The `latest_order` tool." (Qwen 0.5B): take the one tool it mentions.
         mentioned = [known for known in tools if re.search(rf"\b{re.escape(known)}\b", name)]
@@ -132,6 +134,19 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
         text_value: Any = raw.strip().strip("\"'")
         return ToolCall.from_args(call_id, name, {single: text_value})
     return ToolCall.from_raw(call_id, name, raw)
+
+
+def _empty_object(raw: str) -> bool:
+    return re.fullmatch(r"\s*\{\s*\}\s*", _first_thought_cut(raw)) is not None
+
+
+def _inline_arguments(text: str) -> str:
+    """Inline arguments as an object: ``name: "Ann"`` is read as ``{name: "Ann"}``."""
+    if text.strip() and decode_lenient(text) is None:
+        braced = "{" + text + "}"
+        if isinstance(decode_lenient(braced), dict):
+            return braced
+    return text
 
 
 def _first_thought_cut(raw: str) -> str:

@@ -157,8 +157,17 @@ class Curator:
         return deltas
 
     def near_duplicates(self, a: Strategy, b: Strategy) -> bool:
-        """Same kind and the same tools with the same words, or nearly the same advice."""
+        """Same kind and the same tools with the same words, or nearly the same advice.
+
+        Sequence and pitfall advice is written from one template, so two of them share most
+        of their words whatever tools they name ("Call helix(name), then answer. Do not use
+        atlas ..." and "Call nimbus(name), then answer. Do not use atlas, helix ..."): for
+        them only the same tools can make the same pattern. Merging those two made one
+        strategy that sent phone-extension questions to the wrong system.
+        """
         if a.kind != b.kind:
+            return False
+        if a.kind != "advice" and a.tools != b.tools:
             return False
         advice = _jaccard(set(keywords(a.advice)), set(keywords(b.advice)))
         if a.tools == b.tools and a.tools:
