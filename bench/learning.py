@@ -2,25 +2,36 @@
 
     .venv/bin/python bench/learning.py --model "local:qwen2.5-coder-1.5b?protocol=react" \
         --promote-after 2 --limit 8 --repeats 2      # the run in docs/benchmarks.md (~35 min)
+    .venv/bin/python bench/learning.py --suite sources \
+        --model "local:qwen2.5-coder-1.5b?protocol=react" --repeats 3   # ~25 min
     .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
 
-The task suite (bench/learning_tasks/) has four kinds of question, each answered by chaining
-two specific tools out of nine; train and test splits ask about different entities in varied
-wording. Phase 1 learns a playbook offline from the train split (``learn``, judged against the
-expected answers). Phase 2 runs the test split ``--repeats`` times with the same model and
-seeds, once without a playbook and once with the learned one frozen (read-only, so both arms
-see the same playbook on every repeat). Baseline and playbook runs alternate per repeat so
-that load on the shared machine hits both alike.
+Two task suites, each with four kinds of question, train and test splits asking about different
+entities in varied wording:
+
+- ``chains`` (bench/learning_tasks/, the default): each kind is answered by chaining two
+  specific tools out of nine; the tool descriptions already say how to chain them.
+- ``sources`` (bench/learning_tasks/sources/): each kind is answered by one lookup in the
+  right one of four look-alike record systems with opaque names; only experience says which.
+
+A suite is a folder with ``tools.py`` (``TOOLS``, optionally its own ``INSTRUCTIONS`` and
+``AGENT_NAME``), ``train.json`` and ``test.json``. Phase 1 learns a playbook offline from
+the train split (``learn``, judged against the expected answers). Phase 2 runs the test split
+``--repeats`` times with the same model and seeds, once without a playbook and once with the
+learned one frozen (read-only, so both arms see the same playbook on every repeat). Baseline and
+playbook runs alternate per repeat so that load on the shared machine hits both alike.
 
 Figures per arm: success rate, mean iterations, mean tokens and wall time per task, each as the
 mean over repeats ± the standard deviation between repeats. Results go to stdout and, with
-``--out``, to a JSON file with every run.
+``--out``, to a JSON file with every run (and the rendered trace of every learning run).
+``--learn-only`` stops after phase 1, to check on the train split that a suite is well posed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import random
 import re
@@ -28,18 +39,17 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "learning_tasks"))
-
-from tools import TOOLS
 
 from toolcycle import Agent, Limits
 from toolcycle.models.base import ModelSettings
 from toolcycle.playbook import Curator, LearningTask, Playbook, Strategy, learn
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
+SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources"}
+#: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "
     "you are asked about is private and changes daily, so you do not know it. Answer with the "
@@ -49,9 +59,34 @@ AGENT_NAME = "lookup_assistant"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def load_tasks(split: str) -> list[LearningTask]:
-    data = json.loads((TASK_DIR / f"{split}.json").read_text())
-    return [LearningTask.coerce(item, i) for i, item in enumerate(data)]
+@dataclass(frozen=True)
+class Suite:
+    """A task suite: its tools, the instructions both arms get, and its task files."""
+
+    name: str
+    directory: Path
+    tools: list[Any]
+    instructions: str
+    agent_name: str
+    module: Any  # the suite's tools.py, for its data
+
+    def tasks(self, split: str) -> list[LearningTask]:
+        data = json.loads((self.directory / f"{split}.json").read_text())
+        return [LearningTask.coerce(item, i) for i, item in enumerate(data)]
+
+
+def load_suite(name: str) -> Suite:
+    """Import a suite's tools.py by path (each suite has its own, so no shared module name)."""
+    directory = SUITES[name]
+    spec = importlib.util.spec_from_file_location(f"learning_suite_{name}",
+                                                  directory / "tools.py")
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no tools.py in {directory}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Suite(name, directory, list(module.TOOLS),
+                 getattr(module, "INSTRUCTIONS", INSTRUCTIONS),
+                 getattr(module, "AGENT_NAME", AGENT_NAME), module)
 
 
 def evaluate(task: LearningTask, output: Any) -> bool:
@@ -63,14 +98,32 @@ def evaluate(task: LearningTask, output: Any) -> bool:
     return expected.lower() in text.lower()
 
 
-def make_agent(model: Any, seed: int, temperature: float, max_iterations: int,
+def make_agent(suite: Suite, model: Any, seed: int, temperature: float, max_iterations: int,
                playbook: Playbook | None) -> Agent[Any, str]:
     return Agent(
-        model, INSTRUCTIONS, TOOLS, name=AGENT_NAME,
+        model, suite.instructions, suite.tools, name=suite.agent_name,
         limits=Limits(max_iterations=max_iterations, on_limit="final_answer"),
         model_settings=ModelSettings(temperature=temperature, seed=seed, max_tokens=200),
         playbook=playbook,
     )
+
+
+def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
+             seconds: float, label: str) -> dict[str, Any]:
+    """A run's row, printed as one line (the same in both phases)."""
+    row = {
+        "task": task.id, "kind": task.kind, "success": evaluate(task, output),
+        "iterations": len(trace.steps) if trace else 0,
+        "tokens": trace.usage.total_tokens if trace else 0,
+        "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
+        "shown": list(trace.strategies_shown) if trace else [],
+        "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
+    }
+    mark = "ok " if row["success"] else "BAD"
+    print(f"  [{label}] {mark} {task.id:<26} it={row['iterations']} "
+          f"tok={row['tokens']:>5} {seconds:5.1f}s {' > '.join(row['tool_calls'])}",
+          flush=True)
+    return row
 
 
 async def run_split(agent: Agent[Any, str], tasks: list[LearningTask], label: str,
@@ -86,21 +139,46 @@ async def run_split(agent: Agent[Any, str], tasks: list[LearningTask], label: st
             error = f"{type(exc).__name__}: {exc}"
             partial = getattr(exc, "result", None)
             trace, output = (partial.trace, partial.output) if partial else (None, None)
-        seconds = time.perf_counter() - started
-        row = {
-            "task": task.id, "kind": task.kind, "success": evaluate(task, output),
-            "iterations": len(trace.steps) if trace else 0,
-            "tokens": trace.usage.total_tokens if trace else 0,
-            "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
-            "shown": list(trace.strategies_shown) if trace else [],
-            "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
-        }
-        rows.append(row)
-        mark = "ok " if row["success"] else "BAD"
-        print(f"  [{label}] {mark} {task.id:<26} it={row['iterations']} "
-              f"tok={row['tokens']:>5} {seconds:5.1f}s {' > '.join(row['tool_calls'])}",
-              flush=True)
+        rows.append(describe(task, trace, output, error, time.perf_counter() - started, label))
     return rows
+
+
+class LoggedLearner:
+    """The learning agent as ``learn`` sees it: each run also printed and kept, with its trace.
+
+    ``learn`` only calls ``run(prompt)``; the wrapped agent's playbook observes each run as
+    usual, and a failed run is re-raised (with its partial result) as ``learn`` expects.
+    """
+
+    def __init__(self, agent: Agent[Any, str], tasks: list[LearningTask], label: str) -> None:
+        self.agent = agent
+        self.label = label
+        self.by_prompt = {t.prompt: t for t in tasks}
+        self.rows: list[dict[str, Any]] = []
+        self.traces: dict[str, str] = {}
+
+    async def run(self, prompt: str) -> Any:
+        task = self.by_prompt[prompt]
+        started = time.perf_counter()
+        try:
+            result = await self.agent.run(prompt)
+        except Exception as exc:
+            self._keep(task, getattr(exc, "result", None), f"{type(exc).__name__}: {exc}",
+                       time.perf_counter() - started)
+            raise
+        self._keep(task, result, None, time.perf_counter() - started)
+        return result
+
+    def _keep(self, task: LearningTask, result: Any, error: str | None, seconds: float) -> None:
+        trace = getattr(result, "trace", None)
+        row = describe(task, trace, getattr(result, "output", None), error, seconds, self.label)
+        self.rows.append(row)
+        if trace is not None:
+            self.traces[task.id] = trace.render(max_chars=300)
+            for c in trace.tool_calls:  # what each lookup returned, to judge the suite by
+                answer = (c.error or c.result or "").replace("\n", " ")[:90]
+                print(f"      {c.name}({json.dumps(c.args, ensure_ascii=False)}) -> {answer}")
+        print(f"      answer: {row['output'][:100]!r}  shown: {row['shown']}", flush=True)
 
 
 def summarise(repeats: list[list[dict[str, Any]]]) -> dict[str, Any]:
@@ -124,34 +202,53 @@ def fmt(stat: dict[str, Any], scale: float = 1.0, digits: int = 2) -> str:
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     from toolcycle.models import resolve_model
 
+    suite = load_suite(args.suite)
     model = resolve_model(args.model)
-    train, test = load_tasks("train"), load_tasks("test")
+    train, test = suite.tasks("train"), suite.tasks("test")
     if args.limit:
         test = test[: args.limit]
     if args.train_limit:
         train = train[: args.train_limit]
+    if args.learn_only:
+        test = []
     db = Path(args.playbook or tempfile.mkdtemp(prefix="toolcycle-bench-") + "/playbook.db")
-    print(f"model {args.model} · train {len(train)} · test {len(test)} · repeats {args.repeats}"
-          f" · playbook {db}", flush=True)
+    print(f"suite {suite.name} · model {args.model} · train {len(train)} · test {len(test)} · "
+          f"repeats {args.repeats} · playbook {db}", flush=True)
 
     t0 = time.perf_counter()
     learner = Playbook(db, curator=Curator(promote_after=args.promote_after))
     outcomes: dict[str, Any] = {}
+    learn_runs: list[dict[str, Any]] = []
+    learn_traces: dict[str, str] = {}
     for epoch in range(args.epochs):
         # a new seed per epoch: a repeated task is a new run, not a replay of the same one
-        agent = make_agent(model, args.seed + 100 + epoch, args.temperature,
-                           args.max_iterations, learner)
+        agent = LoggedLearner(
+            make_agent(suite, model, args.seed + 100 + epoch, args.temperature,
+                       args.max_iterations, learner),
+            train, f"learn e{epoch + 1}",
+        )
         report = await learn(train, agent, evaluate, playbook=learner,
-                             session=f"bench-epoch{epoch}", progress=True)
+                             session=f"bench-epoch{epoch}", progress=False)
         outcomes.update({f"{epoch}:{k}": v for k, v in report.outcomes.items()})
+        learn_runs += agent.rows
+        learn_traces.update({f"{epoch}:{k}": v for k, v in agent.traces.items()})
     learner.flush()
     learn_success = statistics.fmean(o["success"] for o in outcomes.values())
     learn_seconds = time.perf_counter() - t0
-    strategies = learner.strategies(AGENT_NAME)
+    strategies = learner.strategies(suite.agent_name)
     print(f"learned in {learn_seconds:.0f} s: train success {learn_success:.0%}, "
           f"{len(strategies)} strategies, {len(learner.store.candidates())} pending patterns")
     for s in strategies:
         print(f"  {s.render()}  applies when {s.applies_when}")
+    learned = {
+        "suite": suite.name, "model": args.model, "temperature": args.temperature,
+        "promote_after": args.promote_after, "epochs": args.epochs,
+        "train_tasks": len(train), "learn_seconds": learn_seconds,
+        "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
+        "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
+    }
+    if args.learn_only:
+        return learned
 
     frozen = Playbook(db, learn=False)
     baseline: list[list[dict[str, Any]]] = []
@@ -163,7 +260,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             order.reverse()
         for label, pb in order:
             rows = await run_split(
-                make_agent(model, seed, args.temperature, args.max_iterations, pb), test,
+                make_agent(suite, model, seed, args.temperature, args.max_iterations, pb), test,
                 f"{label} r{repeat + 1}",
             )
             (baseline if pb is None else with_pb).append(rows)
@@ -173,11 +270,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                      "strategies": [s.to_dict() for s in strategies]}, indent=1, default=str))
 
     result = {
-        "model": args.model, "temperature": args.temperature, "repeats": args.repeats,
-        "promote_after": args.promote_after, "epochs": args.epochs,
-        "train_tasks": len(train), "test_tasks": len(test), "learn_seconds": learn_seconds,
-        "learn_success": learn_success, "learn_runs": outcomes,
-        "strategies": [s.to_dict() for s in strategies],
+        **learned, "repeats": args.repeats, "test_tasks": len(test),
         "baseline": summarise(baseline), "playbook": summarise(with_pb),
         "runs": {"baseline": baseline, "playbook": with_pb},
     }
@@ -232,6 +325,8 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--suite", choices=sorted(SUITES), default="chains",
+                        help="the task suite (default: chains, the one in docs/benchmarks.md)")
     parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=1)
@@ -244,6 +339,8 @@ def main() -> int:
     parser.add_argument("--train-limit", type=int, default=0, help="only the first N train tasks")
     parser.add_argument("--playbook", help="playbook file (default: a fresh temporary one)")
     parser.add_argument("--out", help="write every run and the summary to this JSON file")
+    parser.add_argument("--learn-only", action="store_true",
+                        help="stop after learning on the train split (no test-split runs)")
     parser.add_argument("--retrieval", action="store_true", help="only time retrieval")
     args = parser.parse_args()
     if args.retrieval:

@@ -1,0 +1,174 @@
+"""The task suites of bench/learning.py are well posed (no model: data checks, ScriptedModel runs).
+
+The "sources" suite asks, per kind of question, for one lookup in the right one of four
+look-alike record systems. These tests check that every answer lives in exactly one system,
+that the splits ask about different entities, and that the deterministic reflector and the
+keyword-based curator turn successful runs into one strategy per system that the test
+questions of that kind (and only those) retrieve.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Message
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import LearningTask, Playbook, learn, reflect
+from toolcycle.playbook.reflector import _EMPTY_RESULT
+from toolcycle.tools import as_tool
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "learning.py"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_learning", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_learning", module)  # dataclasses resolve the module by name
+    spec.loader.exec_module(sys.modules["bench_learning"])
+    return sys.modules["bench_learning"]
+
+
+bench = _bench()
+SOURCES = bench.load_suite("sources")
+RECORDS: dict[str, dict[str, dict[str, Any]]] = SOURCES.module.RECORDS
+TOOLS = {t.__name__: t for t in SOURCES.tools}
+SYSTEMS = sorted(RECORDS)
+
+
+def _entity(task: LearningTask) -> str:
+    """The one record name a task's prompt asks about."""
+    [name] = [n for s in SYSTEMS for n in RECORDS[s] if n.lower() in task.prompt.lower()]
+    return name
+
+
+def _all(suite: Any) -> list[LearningTask]:
+    return [*suite.tasks("train"), *suite.tasks("test")]
+
+
+@pytest.mark.parametrize("name", ["chains", "sources"])
+def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
+    suite = bench.load_suite(name)
+    train, test = suite.tasks("train"), suite.tasks("test")
+    assert suite.tools and suite.instructions and suite.agent_name
+    assert len({t.id for t in train + test}) == len(train + test)
+    assert all(t.prompt and t.kind and t.expected is not None for t in train + test)
+    kinds = {t.kind for t in train}
+    assert len(kinds) == 4 and {t.kind for t in test} == kinds
+    for kind in kinds:
+        assert sum(t.kind == kind for t in test) >= 3
+        assert sum(t.kind == kind for t in train) >= 3
+    if name == "chains":  # the documented suite keeps its instructions
+        assert suite.instructions == bench.INSTRUCTIONS
+
+
+def test_sources_suite_sizes() -> None:
+    train, test = SOURCES.tasks("train"), SOURCES.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    for kind in {t.kind for t in train}:
+        assert sum(t.kind == kind for t in train) == 6
+        assert sum(t.kind == kind for t in test) == 3
+
+
+def test_every_answer_comes_from_exactly_one_system_and_the_others_are_empty() -> None:
+    system_of_kind: dict[str, str] = {}
+    for task in _all(SOURCES):
+        name = _entity(task)
+        answers = {system: TOOLS[system](name) for system in SYSTEMS}
+        hits = [s for s, text in answers.items() if not _EMPTY_RESULT.match(text)]
+        assert len(hits) == 1, (task.id, answers)
+        [system] = hits
+        assert bench.evaluate(task, answers[system]), (task.id, answers[system])
+        assert str(task.expected) in {str(v) for v in json.loads(answers[system]).values()}
+        assert all(answers[s] == "No record found." for s in SYSTEMS if s != system)
+        assert _EMPTY_RESULT.match(TOOLS["web_search"](task.prompt))
+        # one kind, one system: what a playbook can learn
+        assert system_of_kind.setdefault(task.kind, system) == system
+    assert sorted(system_of_kind.values()) == SYSTEMS
+
+
+def test_the_systems_look_alike_to_the_model() -> None:
+    specs = [as_tool(TOOLS[s]).spec for s in SYSTEMS]
+    assert {s.description.replace(s.name.capitalize(), "X") for s in specs} == {
+        "Look up a name in the X records system."
+    }
+    assert len({json.dumps(s.parameters, sort_keys=True) for s in specs}) == 1
+
+
+def test_the_splits_ask_about_different_entities() -> None:
+    train = {_entity(t) for t in SOURCES.tasks("train")}
+    test = {_entity(t) for t in SOURCES.tasks("test")}
+    assert len(train) == 24 and len(test) == 12 and not train & test
+    names = [n.lower() for s in SYSTEMS for n in RECORDS[s]]
+    assert not [(a, b) for a in names for b in names if a != b and a in b]
+
+
+def _policy(messages: list[Message], settings: ModelSettings) -> Any:
+    """A model that tries the systems in order until one has a record, unless its playbook
+    names the system to call."""
+    system_text = messages[0].text if messages[0].role == "system" else ""
+    prompt = next(m.text for m in messages if m.role == "user")
+    name = next(n for s in SYSTEMS for n in RECORDS[s] if n.lower() in prompt.lower())
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if results and not _EMPTY_RESULT.match(results[-1]):
+        return f"The record says: {results[-1]}"
+    advised = [s for s in SYSTEMS if f"Call {s}(name)" in system_text]
+    plan = advised + [s for s in SYSTEMS if s not in advised]
+    return call(plan[len(results)], {"name": name})
+
+
+def test_the_reflector_recommends_the_system_that_answered_and_skips_the_empty_one() -> None:
+    model = ScriptedModel([
+        call("atlas", {"name": "Orla Venbridge"}),
+        call("helix", {"name": "Orla Venbridge"}),
+        "Orla Venbridge's phone extension is 4417.",
+    ])
+    agent = Agent(model, SOURCES.instructions, SOURCES.tools, name=SOURCES.agent_name)
+    result = agent.run_sync("What is the phone extension of Orla Venbridge?")
+    atlas, helix = result.trace.tool_calls
+    assert (atlas.name, atlas.result) == ("atlas", "No record found.")
+    assert helix.name == "helix" and json.loads(helix.result or "")["phone_extension"] == 4417
+    [insight] = reflect(result.trace, success=True, domain=SOURCES.agent_name)
+    assert insight.kind == "sequence" and insight.tools == ["helix"]
+    assert insight.advice == (
+        "Call helix(name), then answer. Do not use atlas for this kind of task."
+    )
+    assert {"phone", "extension"} <= set(insight.keywords)
+
+
+async def test_learning_on_train_gives_one_strategy_per_system_that_test_questions_find() -> None:
+    pb = Playbook(":memory:")
+    agent = Agent(ScriptedModel(_policy), SOURCES.instructions, SOURCES.tools,
+                  name=SOURCES.agent_name, playbook=pb)
+    report = await learn(SOURCES.tasks("train"), agent, bench.evaluate, playbook=pb,
+                         progress=False)
+    assert report.success_rate == 1.0
+    strategies = {tuple(s.tools): s for s in pb.strategies(SOURCES.agent_name)}
+    assert sorted(strategies) == [(s,) for s in SYSTEMS]
+    expected_words = {"helix": {"phone", "extension"}, "atlas": {"balance", "due"},
+                      "nimbus": {"lead", "time"}, "vertex": {"units", "stock"}}
+    for (system,), strategy in strategies.items():
+        assert expected_words[system] <= set(strategy.applies_when), strategy
+
+    frozen = Playbook(pb.store, learn=False)
+    names = [t.__name__ for t in SOURCES.tools]
+    for task in SOURCES.tasks("test"):
+        system = next(s for s in SYSTEMS if _entity(task) in RECORDS[s])
+        _, shown = frozen.instructions_for(task.prompt, SOURCES.agent_name, names)
+        assert [strategies[(system,)].id] == shown, (task.id, shown)
+        plain = Agent(ScriptedModel(_policy), SOURCES.instructions, SOURCES.tools,
+                      name=SOURCES.agent_name)
+        helped = Agent(ScriptedModel(_policy), SOURCES.instructions, SOURCES.tools,
+                       name=SOURCES.agent_name, playbook=frozen)
+        without, with_pb = await plain.run(task.prompt), await helped.run(task.prompt)
+        assert bench.evaluate(task, without.output) and bench.evaluate(task, with_pb.output)
+        assert len(with_pb.trace.steps) == 2  # one lookup in the right system, then the answer
+        assert len(without.trace.steps) == 2 + SYSTEMS.index(system)
