@@ -3,7 +3,7 @@ protocol-checking server."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -160,16 +160,20 @@ async def test_streaming_assembles_text_and_call_arguments(server: ProviderServe
     assert server.requests[0].body["stream_options"] == {"include_usage": True}
 
 
+async def _reply_to_go(model: Any, stream: bool) -> Message:
+    """The model's reply to "go", through ``request`` or assembled from ``stream``."""
+    if not stream:
+        return cast(Message, await model.request([Message.user("go")], TOOLS))
+    items = [i async for i in model.stream([Message.user("go")], TOOLS)]
+    assert isinstance(items[-1], ModelResponse)
+    return items[-1].message
+
+
 @pytest.mark.parametrize("stream", [False, True])
 async def test_truncated_call_becomes_a_parse_error(server: ProviderServer, stream: bool) -> None:
     server.script([Reply(calls=[Call("echo", {"text": "cut me off please"})], truncate=True)])
     model = openai_model(server)
-    if stream:
-        items = [i async for i in model.stream([Message.user("go")], TOOLS)]
-        assert isinstance(items[-1], ModelResponse)
-        message = items[-1].message
-    else:
-        message = await model.request([Message.user("go")], TOOLS)
+    message = await _reply_to_go(model, stream)
     assert message.finish_reason == "length"
     (call,) = message.tool_calls
     assert call.arguments is None and call.parse_error is not None
@@ -184,12 +188,7 @@ async def test_a_call_cut_before_its_arguments_is_not_run_with_empty_ones(
     parse as ``{}`` and run the tool with arguments the model never wrote."""
     server.script([Reply(calls=[Call("echo", "")], truncate=True)])
     model = factory(server)
-    if stream:
-        items = [i async for i in model.stream([Message.user("go")], TOOLS)]
-        assert isinstance(items[-1], ModelResponse)
-        message = items[-1].message
-    else:
-        message = await model.request([Message.user("go")], TOOLS)
+    message = await _reply_to_go(model, stream)
     assert message.finish_reason == "length"
     (call,) = message.tool_calls
     assert call.arguments is None and "token limit" in (call.parse_error or "")
