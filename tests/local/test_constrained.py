@@ -85,7 +85,8 @@ def test_nested_models_keep_their_refs_resolvable() -> None:
 
 @pytest.mark.parametrize("choice", ["auto", "required", "add"])
 def test_llama_cpp_compiles_the_schema_to_a_grammar(choice: str) -> None:
-    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")  # the `local` extra
+    # `make test` always installs the `local` extra: a broken install must fail, not skip.
+    from llama_cpp import llama_grammar
     schema = reply_schema([WEATHER, ADD], choice)
     grammar = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
     literal = '"\\"{}\\""'.format  # how the grammar spells a JSON string literal
