@@ -86,6 +86,11 @@ class ToolResultEvent(Event):
     call: ToolCall
     result: ToolResult
     duration_ms: float
+    #: Why the call failed, when ``result.is_error``: the class name of the exception the tool
+    #: raised, or ``timeout``, ``invalid_arguments``, ``unknown_tool``, ``call_limit``,
+    #: ``unserializable_result``, ``tools_disabled``, ``output_rejected``, ``cancelled``,
+    #: ``run_stopped``. Set where the observation is written, so telemetry never parses text.
+    error_type: str | None = None
 
 
 @dataclass(slots=True)

@@ -78,48 +78,53 @@ async def _run_one(
     started = time.perf_counter()
     kind = "tool"
     refusal: str | None = None
+    error: str | None  # the kind of failure, None when the call succeeded
     if outcome.stopped:
-        text, is_error = f"not executed: the run stopped ({outcome.stopped})", True
+        text, error = f"not executed: the run stopped ({outcome.stopped})", "run_stopped"
     elif call.arguments is None:
-        text, is_error = f"Could not parse the arguments of `{call.name}`: {call.parse_error}. " \
-            f"Raw arguments: {call.raw_arguments[:500]}", True
+        text, error = f"Could not parse the arguments of `{call.name}`: {call.parse_error}. " \
+            f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments"
     elif state.output.tool is not None and call.name == state.output.tool.name:
         kind = "output"
-        text, is_error = await _output_call(state, call, outcome)
+        text, error = await _output_call(state, call, outcome)
     elif state.output.submit_tool is not None and call.name == SUBMIT_TOOL_NAME:
         kind = "submit"
-        text, is_error = "", False
+        text, error = "", None
         _end_attempt(outcome, "submit", None)
     elif tool is None:
         kind = "unknown"
-        text, is_error = _unknown_tool(state, call.name), True
+        text, error = _unknown_tool(state, call.name), "unknown_tool"
     elif (refusal := _admit(state, tool)) is not None:
-        text, is_error = refusal, True
+        text, error = refusal, "call_limit"
     else:
-        text, is_error = await _run_tool(state, tool, call, outcome)
-    await _record(state, step, call, text, is_error, started, kind, outcome)
+        text, error = await _run_tool(state, tool, call, outcome)
+    await _record(state, step, call, text, error, started, kind, outcome)
 
 
-async def _output_call(state: RunState, call: ToolCall, outcome: CallOutcome) -> tuple[str, bool]:
+#: An observation and, when the call failed, the kind of failure (``ToolResultEvent.error_type``).
+Answer = tuple[str, str | None]
+
+
+async def _output_call(state: RunState, call: ToolCall, outcome: CallOutcome) -> Answer:
     assert call.arguments is not None
     if not state.reflecting:
         _end_attempt(outcome, "output", call.arguments)
-        return "", False
+        return "", None
     # Reflection: schema errors go straight back; otherwise the handler renders a preview.
     try:
         value = state.output.parse(call.arguments)
     except OutputSchemaError as exc:
-        return "Output does not match the schema:\n" + "\n".join(exc.errors), True
+        return "Output does not match the schema:\n" + "\n".join(exc.errors), "invalid_arguments"
     state.last_preview_args = call.arguments
     state.last_output = value
     try:
         preview = await state.output.preview(value, state.ctx)
     except Exception as exc:
-        return f"The reflection handler failed: {type(exc).__name__}: {exc}", True
+        return f"The reflection handler failed: {type(exc).__name__}: {exc}", type(exc).__name__
     return (
         f"{preview}\n\nIf this is right, call `{SUBMIT_TOOL_NAME}`; otherwise call "
         f"`{call.name}` again with a corrected output."
-    ), False
+    ), None
 
 
 async def refuse_calls(state: RunState, step: Step, calls: Sequence[ToolCall], reason: str
@@ -129,7 +134,8 @@ async def refuse_calls(state: RunState, step: Step, calls: Sequence[ToolCall], r
     outcome = CallOutcome()
     for call in calls:
         await state.emit(ToolCallEvent(state.attempt, state.iteration, call))
-        await _record(state, step, call, reason, True, time.perf_counter(), "refused", outcome)
+        await _record(state, step, call, reason, "tools_disabled", time.perf_counter(),
+                      "refused", outcome)
     return outcome.results
 
 
@@ -158,18 +164,20 @@ async def _run_batch(
         await state.emit(ToolCallEvent(state.attempt, state.iteration, call))
     started = time.perf_counter()
     if outcome.stopped:
-        answers = [(f"not executed: the run stopped ({outcome.stopped})", True)] * len(batch)
+        answers: list[Answer] = [
+            (f"not executed: the run stopped ({outcome.stopped})", "run_stopped")
+        ] * len(batch)
     else:
         answers = await asyncio.gather(
             *(_run_tool(state, tool, call, outcome) for call, tool in batch)
         )
-    for (call, _), (text, is_error) in zip(batch, answers, strict=True):
-        await _record(state, step, call, text, is_error, started, "tool", outcome)
+    for (call, _), (text, error) in zip(batch, answers, strict=True):
+        await _record(state, step, call, text, error, started, "tool", outcome)
 
 
 async def _run_tool(
     state: RunState, tool: Tool[Any], call: ToolCall, outcome: CallOutcome
-) -> tuple[str, bool]:
+) -> Answer:
     """Validate, invoke (with timeout and cancellation), serialize, truncate."""
     assert call.arguments is not None
     try:
@@ -177,25 +185,27 @@ async def _run_tool(
     except ToolArgumentsError as exc:
         listed = "\n".join(f"- {p}" for p in exc.problems)
         schema = json.dumps(tool.spec.parameters, separators=(",", ":"))
-        return f"Invalid arguments for `{tool.name}`:\n{listed}\nExpected schema: {schema}", True
+        return (f"Invalid arguments for `{tool.name}`:\n{listed}\nExpected schema: {schema}",
+                "invalid_arguments")
     ctx = _call_context(state, tool, call)
     try:
         value = await state.guard(_invoke(tool, ctx, arguments), "tool_execution")
     except TimeoutError:
-        return f"Tool `{tool.name}` timed out after {tool.timeout} s.", True
+        return f"Tool `{tool.name}` timed out after {tool.timeout} s.", "timeout"
     except asyncio.CancelledError:
         if state.cancel_token.cancelled:
             outcome.stopped = "cancelled"
-            return "not completed: the run was cancelled", True
+            return "not completed: the run was cancelled", "cancelled"
         raise
     except Exception as exc:
         stop = _stop_kind(exc)
         if stop is not None:
             outcome.stopped = stop
-            return f"not completed: the run stopped ({stop})", True
-        return f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}", True
+            return f"not completed: the run stopped ({stop})", "run_stopped"
+        return f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}", type(exc).__name__
     text, ok = serialize_result(value)
-    return _truncate(text, state.limits.max_observation_chars), not ok
+    return _truncate(text, state.limits.max_observation_chars), (
+        None if ok else "unserializable_result")
 
 
 async def _invoke(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
@@ -261,11 +271,12 @@ async def _record(
     step: Step,
     call: ToolCall,
     text: str,
-    is_error: bool,
+    error: str | None,
     started: float,
     kind: str,
     outcome: CallOutcome,
 ) -> None:
+    is_error = error is not None
     result = ToolResult(call.id, call.name, text, is_error)
     outcome.results.append(result)
     duration_ms = (time.perf_counter() - started) * 1000.0
@@ -276,4 +287,6 @@ async def _record(
     if outcome.pending_index == len(outcome.results) - 1:
         outcome.deferred.append((call, duration_ms))  # answered after validation
         return
-    await state.emit(ToolResultEvent(state.attempt, state.iteration, call, result, duration_ms))
+    await state.emit(
+        ToolResultEvent(state.attempt, state.iteration, call, result, duration_ms, error)
+    )

@@ -112,7 +112,7 @@ async def run_loop(state: RunState) -> RunResult[Any]:
 async def _fail(state: RunState, error: AgentError, termination: Termination | None = None) -> None:
     """Close open calls, record the failure, attach the partial result to the error."""
     unanswered = f"not executed: the run ended ({error.code})"
-    await state.settle_pending(unanswered, True)
+    await state.settle_pending(unanswered, "run_stopped")
     state.answer_open_calls(unanswered)
     attempts = state.trace.attempts
     if state.attempt and not (attempts and attempts[-1].attempt == state.attempt):
@@ -153,7 +153,7 @@ async def _run_attempts(state: RunState) -> Any:
         outcome = await _run_iterations(state)
 
         if outcome.kind == "partial":
-            await state.settle_pending("not validated: the run stopped at a limit", True)
+            await state.settle_pending("not validated: the run stopped at a limit", "run_stopped")
             state.trace.attempts.append(AttemptRecord(state.attempt, False))
             await state.emit(AttemptEnd(state.attempt, False))
             limit = outcome.limit or "max_iterations"
@@ -164,7 +164,7 @@ async def _run_attempts(state: RunState) -> Any:
 
         output, problem = await _validate(state, outcome)
         if problem is None:
-            await state.settle_pending("Output accepted.", False)
+            await state.settle_pending("Output accepted.", None)
             state.trace.attempts.append(AttemptRecord(state.attempt, True))
             await state.emit(AttemptEnd(state.attempt, True))
             action = "final_answer" if outcome.forced else "answered"
@@ -174,7 +174,7 @@ async def _run_attempts(state: RunState) -> Any:
             return output
 
         # The attempt failed: answer the output call with the errors, tell the model, retry.
-        await state.settle_pending("Rejected:\n" + "\n".join(problem.errors), True)
+        await state.settle_pending("Rejected:\n" + "\n".join(problem.errors), "output_rejected")
         state.trace.attempts.append(
             AttemptRecord(state.attempt, False, problem.errors, problem.validator, problem.code)
         )
@@ -271,7 +271,7 @@ async def _execute(state: RunState, step: Step, calls: list[ToolCall]) -> Attemp
     state.phase = "between_iterations"
     if outcome.stopped == "cancelled":
         if state.pending is not None:
-            await state.settle_pending("not validated: the run was cancelled", True)
+            await state.settle_pending("not validated: the run was cancelled", "cancelled")
         else:
             state.append(Message.tool_results(outcome.results))
         state.step_done(step)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextvars
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -315,7 +314,8 @@ class OTelCallbacks:
         if self.capture_content and not result.is_error:  # the result of a successful call
             span.set_attribute("gen_ai.tool.call.result", result.content[:_MAX_ATTRIBUTE_CHARS])
         if result.is_error:
-            span.set_attribute("error.type", _error_type(result.content))
+            # the kind of failure, as execution named it (low cardinality, as asked)
+            span.set_attribute("error.type", event.error_type or "tool_error")
             span.set_status(Status(StatusCode.ERROR, result.content[:_MAX_ATTRIBUTE_CHARS]))
         span.end()
 
@@ -341,35 +341,6 @@ def _split_model(model: str, provider: str | None) -> _Target:
         except ValueError:
             port = None
     return _Target(provider or PROVIDER_NAMES.get(prefix, UNKNOWN_PROVIDER), name, address, port)
-
-
-#: Error observations by their opening words -> ``error.type`` (low cardinality, as the
-#: conventions ask; a raised exception is named by its class instead).
-_ERROR_KINDS = (
-    ("Invalid arguments for", "invalid_arguments"),
-    ("Could not parse the arguments", "invalid_arguments"),
-    ("Unknown tool", "unknown_tool"),
-    ("not completed: the run was cancelled", "cancelled"),
-    ("not completed", "run_stopped"),
-    ("not executed", "run_stopped"),
-)
-_RAISED = re.compile(r"^(?:Tool `[^`]*` failed|The reflection handler failed): ([A-Za-z_][\w.]*): ")
-_TIMED_OUT = re.compile(r"^Tool `[^`]*` timed out")
-
-
-def _error_type(content: str) -> str:
-    """``error.type`` of an error observation: the exception class a tool raised
-    (``LookupError``), ``timeout``, ``invalid_arguments``, ``unknown_tool``, ``cancelled``,
-    ``run_stopped``, or ``tool_error`` for the rest (limits, rejected output)."""
-    raised = _RAISED.match(content)
-    if raised:
-        return raised.group(1)
-    if _TIMED_OUT.match(content):
-        return "timeout"
-    for opening, kind in _ERROR_KINDS:
-        if content.startswith(opening):
-            return kind
-    return "tool_error"
 
 
 def _set_run_outcome(span: Span, result: Any) -> None:

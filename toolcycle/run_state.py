@@ -178,16 +178,22 @@ class RunState:
                 )
         self.append(Message.tool_results(pending.results))
 
-    async def settle_pending(self, text: str, is_error: bool) -> None:
-        """:meth:`close_pending`, then report the held calls' final observations."""
+    async def settle_pending(self, text: str, error: str | None) -> None:
+        """:meth:`close_pending`, then report the held calls' final observations.
+
+        ``error``: ``None`` when the output was accepted, else the kind of failure
+        (``ToolResultEvent.error_type``) given to the held call.
+        """
         pending = self.pending
-        self.close_pending(text, is_error)
+        self.close_pending(text, error is not None)
         if pending is None:
             return
         answers = {r.call_id: r for r in pending.results}
         for call, duration_ms in pending.deferred:
+            answer = answers[call.id]
             await self.emit(ToolResultEvent(
-                self.attempt, self.iteration, call, answers[call.id], duration_ms
+                self.attempt, self.iteration, call, answer, duration_ms,
+                error if answer.is_error else None,
             ))
 
     def answer_open_calls(self, reason: str) -> None:

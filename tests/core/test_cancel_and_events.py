@@ -278,3 +278,50 @@ async def test_failing_trace_store_is_reported_not_fatal() -> None:
     assert result.output == "ok"
     hooks = {e.hook for e in result.callback_errors}
     assert hooks == {"trace_store.record_step", "trace_store.finish"}
+
+
+async def test_tool_results_say_what_kind_of_failure_they_are() -> None:
+    """``ToolResultEvent.error_type`` is set where the observation is written, for callbacks
+    (and OTel's ``error.type``) that must not parse the observation's wording."""
+    from pydantic import BaseModel
+
+    from toolcycle import Limits, Output, ValidationFailed
+
+    class Answer(BaseModel):
+        value: int
+
+    def positive(answer: Answer, _ctx: Any) -> None:
+        if answer.value <= 0:
+            raise ValidationFailed("value must be positive")
+
+    @tool(max_calls=1)
+    def once() -> str:
+        """Runs once per run."""
+        return "ok"
+
+    @tool
+    def opaque() -> object:
+        """Returns something JSON cannot hold."""
+        return object()
+
+    events: list[ToolResultEvent] = []
+    model = ScriptedModel([
+        [call("once"), call("once"), call("opaque")],
+        call("final_result", {"value": 0}),
+        call("final_result", {"value": 3}),
+    ])
+    agent = Agent(model, tools=[once, opaque], output=Output(Answer, validators=[positive]),
+                  callbacks={"on_tool_result": events.append}, limits=Limits(max_attempts=2))
+    result = await agent.run("go")
+    assert result.output == Answer(value=3)
+    assert [(e.call.name, e.error_type) for e in events] == [
+        ("once", None), ("once", "call_limit"), ("opaque", "unserializable_result"),
+        ("final_result", "output_rejected"), ("final_result", None),
+    ]
+    assert all((e.error_type is not None) == e.result.is_error for e in events)
+
+    refused: list[ToolResultEvent] = []
+    looping = ScriptedModel(lambda _m, _s: [call("ping")])
+    await Agent(looping, tools=[ping], limits=Limits(max_iterations=1),
+                callbacks={"on_tool_result": refused.append}).run("go")
+    assert [e.error_type for e in refused] == [None, "tools_disabled"]

@@ -247,8 +247,8 @@ async def test_concurrent_runs_sharing_one_callbacks_object_keep_their_own_spans
 async def test_error_type_names_what_went_wrong_in_each_failed_call(
     exporter: InMemorySpanExporter,
 ) -> None:
-    """``error.type`` is read from the observations the loop really writes: the class of a
-    raised exception, else a short kind."""
+    """``error.type`` is the kind of failure the loop names when it answers each call: the
+    class of a raised exception, else a short kind."""
 
     @tool(timeout=0.05)
     async def slow(city: str) -> str:
