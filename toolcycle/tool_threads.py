@@ -51,18 +51,21 @@ class ToolThreads:
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
+        # Past the cap a job waits in the queue and the thread that takes it counts itself idle
+        # when done, so ``_idle`` may then run ahead of the truth; harmless, because at the cap
+        # no thread would be started anyway (threads never exit).
         with self._lock:
             if self._idle:
                 self._idle -= 1
-                start = False
+                number = 0
+            elif self._threads < self.max_threads:
+                self._threads += 1
+                number = self._threads
             else:
-                start = self._threads < self.max_threads
-                self._threads += start
+                number = 0
         self._jobs.put((loop, future, contextvars.copy_context(), function))
-        if start:
-            threading.Thread(
-                target=self._work, name=f"{self.name}-{self._threads}", daemon=True
-            ).start()
+        if number:
+            threading.Thread(target=self._work, name=f"{self.name}-{number}", daemon=True).start()
         return future
 
     @property

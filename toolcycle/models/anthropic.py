@@ -92,7 +92,7 @@ class AnthropicModel(Model):
                     api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
                 )
 
-        # One client per event loop: run_sync() twice means two loops (see sdk_client.py).
+        # One client per event loop: a caller may run us under several (see sdk_client.py).
         self._client = LoopBoundClient(factory, client)
         self._messages = MessageCache()
         self._tools_key: tuple[ToolDefinition, ...] | None = None

@@ -1,8 +1,9 @@
 """An SDK client that follows the running event loop.
 
 The official ``openai`` and ``anthropic`` async clients pool connections in ``httpx``, and a
-pool belongs to the event loop it was first used on. ``agent.run_sync()`` runs each call in a
-new loop (``asyncio.run``), so a client kept from the first call fails on the second with
+pool belongs to the event loop it was first used on. ``agent.run_sync()`` keeps one loop per
+thread, but a caller's own ``asyncio.run`` per request, or ``run_sync`` from several threads,
+puts one model under several loops, and a client kept from the first fails on the next with
 "Event loop is closed". An adapter that builds its own client therefore keeps one per loop:
 when the running loop changes, the client is built again. A client the caller passed in is
 the caller's to manage and is always used as given.
