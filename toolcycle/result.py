@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from .events import CallbackError
 from .messages import Message, Usage
-from .trace import ToolCallRecord, Trace
+from .tracing.trace import ToolCallRecord, Trace
 
 TerminationReason = Literal[
     "completed",

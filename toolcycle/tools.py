@@ -22,15 +22,15 @@ from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .context import RunContext
-from .tool_schema import (
+from ._tool_schema import (
     ArgumentsAdapter,
     adapter_for,
     context_param_of,
     load_pydantic,
     schema_from_function,
 )
-from .tool_schema import ToolFunction as ToolFunction  # re-exported: tools' callable type
+from ._tool_schema import ToolFunction as ToolFunction  # re-exported: tools' callable type
+from .context import RunContext
 
 if TYPE_CHECKING:
     pass

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from toolcycle.foreign.bfcl import BfclFunction, Language
+from toolcycle.spec.formats.bfcl import BfclFunction, Language
 
 DATA = Path(str(resources.files("bfcl_eval") / "data"))
 

@@ -39,10 +39,10 @@ from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import state_checker
 
 from toolcycle import Agent, Limits, Tool
-from toolcycle.foreign.bfcl import import_function
 from toolcycle.messages import Message, ToolCall
 from toolcycle.models.protocol import Wire
 from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.spec.formats.bfcl import import_function
 
 from .bfcl_data import backend_docs
 

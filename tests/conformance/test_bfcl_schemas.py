@@ -14,8 +14,8 @@ import jsonschema_rs
 import pytest
 
 from toolcycle.errors import ConfigurationError
-from toolcycle.foreign.bfcl import import_bfcl_tools, import_function, import_functions
-from toolcycle.foreign.names import NameMap
+from toolcycle.spec.formats.bfcl import import_bfcl_tools, import_function, import_functions
+from toolcycle.spec.formats.names import NameMap
 from toolcycle.tools import TOOL_NAME_PATTERN, Tool
 
 from .bfcl_data import all_function_docs

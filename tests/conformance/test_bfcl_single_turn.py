@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from toolcycle.foreign.bfcl import BfclFunction, import_function
+from toolcycle.spec.formats.bfcl import BfclFunction, import_function
 from toolcycle.tools import Tool, ToolArgumentsError
 
 from .bfcl_data import (

@@ -259,7 +259,7 @@ def test_tool_from_schema_validates_and_calls_with_keywords() -> None:
 
 
 def test_schema_titles_stripped_but_data_and_property_names_kept() -> None:
-    from toolcycle.tool_schema import strip_titles
+    from toolcycle._tool_schema import strip_titles
 
     schema = {"title": "Args", "properties": {
         "title": {"type": "string", "title": "Title"},

@@ -12,7 +12,7 @@ import pytest
 from toolcycle import Agent, tool
 from toolcycle.messages import ToolCall
 from toolcycle.models.scripted import ScriptedModel
-from toolcycle.tool_threads import ToolThreads
+from toolcycle.run.threads import ToolThreads
 
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="unset")
 

@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel
 
 from toolcycle import RunContext, Tool, tool
+from toolcycle._tool_schema import type_hints
 from toolcycle.errors import ConfigurationError
-from toolcycle.tool_schema import type_hints
 from toolcycle.tools import ToolArgumentsError
 
 

@@ -19,9 +19,9 @@ from typing import Any
 from toolcycle.cli.demo import find_customer, latest_order, sayHello
 from toolcycle.messages import Message, ToolResult
 from toolcycle.models.base import Model, ModelSettings, ToolDefinition
-from toolcycle.models.local import LlamaChatModel, resolve_weights
-from toolcycle.models.react import ReActModel
-from toolcycle.models.textprotocol import JsonToolsModel, TextProtocolModel
+from toolcycle.models.local.llama import LlamaChatModel, resolve_weights
+from toolcycle.models.text.protocol import JsonToolsModel, TextProtocolModel
+from toolcycle.models.text.react import ReActModel
 from toolcycle.tools import Tool
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replies.json"

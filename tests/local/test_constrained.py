@@ -13,7 +13,7 @@ import pydantic
 import pytest
 
 from toolcycle.models.base import ToolDefinition
-from toolcycle.models.constrained import reply_schema
+from toolcycle.models.text.constrained import reply_schema
 from toolcycle.tools import Tool
 
 WEATHER = ToolDefinition(

@@ -14,8 +14,8 @@ from toolcycle import Agent, Limits
 from toolcycle.messages import Message
 from toolcycle.models.base import ModelSettings, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
-from toolcycle.models.textcalls import parse_tool_calls
-from toolcycle.models.textprotocol import CONSTRAINED, JsonToolsModel, calls_before_placeholder
+from toolcycle.models.text.calls import parse_tool_calls
+from toolcycle.models.text.protocol import CONSTRAINED, JsonToolsModel, calls_before_placeholder
 
 
 def find_customer(name: str) -> dict[str, str]:
@@ -135,7 +135,7 @@ def test_placeholder_calls_are_dropped_with_what_follows() -> None:
 
 
 def test_tool_descriptions_are_compact_signatures() -> None:
-    from toolcycle.models.textprotocol import describe_tools
+    from toolcycle.models.text.protocol import describe_tools
 
     tool = ToolDefinition(
         "greet",

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolcycle.models import packs
-from toolcycle.models.packs import PACKS, ModelPack, ModelPackError, pack_path
+from toolcycle.models.local.packs import PACKS, ModelPack, ModelPackError, pack_path
 
 CHUNKS = [b"GGUF" + bytes(range(200)), b"second chunk" * 50, b"tail"]
 
@@ -101,8 +101,8 @@ def test_registry_matches_the_published_wheels() -> None:
 
 def test_model_strings(fake_pack: ModelPack, tmp_path: Path) -> None:
     from toolcycle.models import resolve_model
-    from toolcycle.models.react import ReActModel
-    from toolcycle.models.textprotocol import JsonToolsModel
+    from toolcycle.models.text.protocol import JsonToolsModel
+    from toolcycle.models.text.react import ReActModel
 
     path = pack_path("fake")
     json_model = resolve_model(f"local:{path}")

@@ -15,8 +15,8 @@ import pytest
 from toolcycle import Agent
 from toolcycle.messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings, ToolDefinition
-from toolcycle.models.react import ReActModel, parse_react
 from toolcycle.models.scripted import ScriptedModel
+from toolcycle.models.text.react import ReActModel, parse_react
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

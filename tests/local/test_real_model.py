@@ -25,10 +25,10 @@ import pytest
 from toolcycle import Agent, Limits, RunResult
 from toolcycle.cli.demo import find_customer, latest_order, sayHello
 from toolcycle.models import Model, ModelSettings
-from toolcycle.models.local import DEFAULT_SEED
+from toolcycle.models.local.llama import DEFAULT_SEED
+from toolcycle.models.local.packs import pack_path
 from toolcycle.models.openai import compatible_model_from_string
-from toolcycle.models.packs import pack_path
-from toolcycle.models.textprotocol import JsonToolsModel
+from toolcycle.models.text.protocol import JsonToolsModel
 
 pytestmark = pytest.mark.real_model
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from toolcycle.models.textcalls import decode_lenient, parse_tool_calls, render_tool_call
+from toolcycle.models.text.calls import decode_lenient, parse_tool_calls, render_tool_call
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

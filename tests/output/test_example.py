@@ -92,7 +92,7 @@ async def test_the_example_on_the_local_model() -> None:
     Small models slip (a text answer instead of a tool call, a figure left in dollars); the
     attempts and the feedback are what bring the run to a report the business rules accept.
     """
-    from toolcycle.models.packs import ModelPackError, pack_path
+    from toolcycle.models.local.packs import ModelPackError, pack_path
 
     try:
         pack_path("qwen2.5-coder-1.5b")

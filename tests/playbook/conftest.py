@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolcycle.messages import Usage
-from toolcycle.trace import Step, ToolCallRecord, Trace
+from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 Call = tuple[str, dict[str, Any], str | None, str | None]  # name, args, result, error
 

@@ -67,7 +67,7 @@ def test_better_evidence_ranks_first() -> None:
 _CHILD = """
 import sys
 from toolcycle.playbook import Playbook
-from toolcycle.trace import Trace
+from toolcycle.tracing.trace import Trace
 pb = Playbook(sys.argv[1])
 pb.observe(Trace.from_json(open(sys.argv[2]).read()))
 pb.close()

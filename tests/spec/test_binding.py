@@ -9,9 +9,9 @@ import pydantic
 import pytest
 
 from toolcycle import ConfigurationError, RunContext, Tool, ToolLibrary, ToolSpec, tool
-from toolcycle.binding import parameter_mismatches
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.spec import AgentSpec
+from toolcycle.spec.binding import parameter_mismatches
 from toolcycle.tools import ToolArgumentsError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

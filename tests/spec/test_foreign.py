@@ -13,7 +13,8 @@ from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
 
 from toolcycle import ConfigurationError, ToolSpec
-from toolcycle.foreign import (
+from toolcycle.spec import AgentSpec
+from toolcycle.spec.formats import (
     MCP_NAMES,
     OPENAI_NAMES,
     NameMap,
@@ -24,7 +25,6 @@ from toolcycle.foreign import (
     import_mcp_tools,
     import_openai_tools,
 )
-from toolcycle.spec import AgentSpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

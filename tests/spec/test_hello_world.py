@@ -79,7 +79,7 @@ async def test_hello_goodbye_two_tools_in_one_turn(examples_on_path: None) -> No
 @pytest.mark.real_model
 async def test_hello_world_on_the_local_model(examples_on_path: None) -> None:
     """The same spec and tool module on a real local model (Qwen2.5-Coder-1.5B, llama.cpp)."""
-    from toolcycle.models.packs import ModelPackError, pack_path
+    from toolcycle.models.local.packs import ModelPackError, pack_path
 
     try:
         pack_path("qwen2.5-coder-1.5b")

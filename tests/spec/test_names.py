@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolcycle.foreign.names import (
+from toolcycle.spec.formats.names import (
     ANTHROPIC_NAMES,
     MCP_NAMES,
     OPENAI_NAMES,

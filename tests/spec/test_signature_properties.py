@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolcycle.signatures import NotExpressible, Signature, format_signature, parse_signature
+from toolcycle.spec.signatures import NotExpressible, Signature, format_signature, parse_signature
 
 INT64 = 2**63 - 1
 names = st.text(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolcycle.signatures import (
+from toolcycle.spec.signatures import (
     NotExpressible,
     Signature,
     SignatureError,

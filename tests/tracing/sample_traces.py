@@ -7,7 +7,7 @@ failure that starts a second attempt, thinking, a forced final answer, and a fai
 from __future__ import annotations
 
 from toolcycle.messages import Usage
-from toolcycle.trace import AttemptRecord, Step, ToolCallRecord, Trace
+from toolcycle.tracing.trace import AttemptRecord, Step, ToolCallRecord, Trace
 
 T0 = 1_780_000_000.0  # 2026-05-28 20:26:40 UTC, fixed so snapshots do not move
 

@@ -16,10 +16,10 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
 
 from toolcycle import Agent, tool
-from toolcycle.html_view import render_comparison_html, render_html
 from toolcycle.models.scripted import ScriptedModel, call
-from toolcycle.redaction import Redactor
-from toolcycle.trace_store import TraceStore
+from toolcycle.tracing.html import render_comparison_html, render_html
+from toolcycle.tracing.redaction import Redactor
+from toolcycle.tracing.store import TraceStore
 
 from .sample_traces import failed_trace, weather_trace
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from toolcycle.cli import main
-from toolcycle.trace import Trace
-from toolcycle.trace_store import TraceStore
+from toolcycle.tracing.store import TraceStore
+from toolcycle.tracing.trace import Trace
 
 from .sample_traces import failed_trace, weather_trace
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from toolcycle.html_view import render_comparison_html, render_html
-from toolcycle.redaction import REDACTED, Redactor
-from toolcycle.trace import Trace
+from toolcycle.tracing.html import render_comparison_html, render_html
+from toolcycle.tracing.redaction import REDACTED, Redactor
+from toolcycle.tracing.trace import Trace
 
 from .sample_traces import failed_trace, weather_trace
 

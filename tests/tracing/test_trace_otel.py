@@ -12,7 +12,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from toolcycle import Agent, Limits, MaxIterationsExceeded, tool
 from toolcycle.models.scripted import ScriptedModel, call
-from toolcycle.otel import OTelCallbacks
+from toolcycle.tracing.otel import OTelCallbacks
 
 
 @tool

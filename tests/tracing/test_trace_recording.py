@@ -12,8 +12,8 @@ import pytest
 
 from toolcycle import Agent, Cancelled, Limits, MaxIterationsExceeded, RunContext, tool
 from toolcycle.models.scripted import ScriptedModel, call
-from toolcycle.redaction import REDACTED
-from toolcycle.trace_store import ENV_VAR, TraceStore
+from toolcycle.tracing.redaction import REDACTED
+from toolcycle.tracing.store import ENV_VAR, TraceStore
 
 
 @tool

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from toolcycle.redaction import REDACTED, Redactor
-from toolcycle.trace import Step, ToolCallRecord, Trace
-from toolcycle.trace_store import ENV_VAR, TraceStore, parse_since, resolve_trace_store
+from toolcycle.tracing.redaction import REDACTED, Redactor
+from toolcycle.tracing.store import ENV_VAR, TraceStore, parse_since, resolve_trace_store
+from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 from .sample_traces import T0, failed_trace, weather_trace
 
@@ -108,8 +108,8 @@ def test_a_crashed_writer_leaves_its_steps_and_reads_as_crashed(tmp_path: Path) 
     path = tmp_path / "traces.db"
     script = textwrap.dedent(f"""
         import os
-        from toolcycle.trace import Step, Trace
-        from toolcycle.trace_store import TraceStore
+        from toolcycle.tracing.trace import Step, Trace
+        from toolcycle.tracing.store import TraceStore
         store = TraceStore({str(path)!r})
         trace = Trace("crash-1", agent_name="doomed", started_at=1.0)
         store.start(trace)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..spec import AgentSpec, SpecError
+from ..spec.agent_spec import AgentSpec, SpecError
 from ..tools import ToolLibrary
 
 

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..foreign import (
+from ..spec.agent_spec import AgentSpec
+from ..spec.formats import (
     export_anthropic_tools,
     export_mcp_tools,
     export_openai_tools,
@@ -22,7 +23,6 @@ from ..foreign import (
     import_mcp_tools,
     import_openai_tools,
 )
-from ..spec import AgentSpec
 from ._loading import CommandError, guarded, load_library, load_spec
 
 PROVIDERS = ("openai", "anthropic", "mcp")

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..html_view import format_ms, format_time, render_comparison_html, render_html
-from ..trace import Step, ToolCallRecord, Trace
-from ..trace import _clip as _clip
-from ..trace_store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
+from ..tracing.html import format_ms, format_time, render_comparison_html, render_html
+from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
+from ..tracing.trace import Step, ToolCallRecord, Trace
+from ..tracing.trace import _clip as _clip
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -27,7 +27,7 @@ PROVIDERS: dict[str, str] = {
     "openai-functions": "toolcycle.models.openai:functions_model_from_string",
     "openai-compatible": "toolcycle.models.openai:compatible_model_from_string",
     "anthropic": "toolcycle.models.anthropic:model_from_string",
-    "local": "toolcycle.models.local:model_from_string",
+    "local": "toolcycle.models.local.llama:model_from_string",
 }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..trace import Trace
+from ..tracing.trace import Trace
 from .playbook import Playbook, current_grader
 
 #: ``evaluator(task, output) -> bool | float``.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..trace import Trace
+from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
 from .reflector import LLMReflector, analyse, reflect
 from .stats import ToolStats, compute_stats, observations_from_trace, render_stats

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..trace import ToolCallRecord, Trace
+from ..tracing.trace import ToolCallRecord, Trace
 from .strategy import Insight, StrategyKind, keywords
 
 _EMPTY_RESULT = re.compile(

@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..trace import Trace
+from ..tracing.trace import Trace
 from .store import ToolObservation
 
 #: Error texts that mean "the call ran out of time" (the loop's timeout observation says so).

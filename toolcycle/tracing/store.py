@@ -1,0 +1,401 @@
+"""Persist traces in SQLite, written incrementally so a crashed run keeps what it did.
+
+Why incremental: the runs people most need to look at are the ones that went wrong, including
+those whose process died (an OOM kill, a segfault in a native tool, a Ctrl-C in a notebook).
+So the loop calls :meth:`TraceStore.start` when a run begins, :meth:`TraceStore.record_step`
+after every iteration and :meth:`TraceStore.finish` on every way out (success, failure,
+cancellation). Each call is one short transaction; a step already written is not written again
+(except the most recent one, which the loop may still have amended).
+
+Why SQLite: it is in the standard library, one real file is easy to copy into a bug report, WAL
+mode lets ``toolcycle trace list`` read while agents write, and several processes may share a
+database. Secrets are redacted (see :mod:`toolcycle.tracing.redaction`) before anything reaches the
+file.
+
+A run whose process died stays ``running`` in the file; when read back on the same host and the
+writing process no longer exists, it is reported as ``crashed``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..messages import Usage
+from .redaction import Redactor
+from .trace import Step, Trace
+
+if TYPE_CHECKING:
+    from .recorder import TraceRecorder
+
+#: Environment variable naming the database that agents record into automatically.
+ENV_VAR = "TOOLCYCLE_TRACE_DB"
+#: Where the CLI looks when neither ``--db`` nor the environment variable says otherwise.
+DEFAULT_PATH = Path("~/.toolcycle/traces.db")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    agent_name TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    updated_at REAL NOT NULL,
+    iterations INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    termination_reason TEXT,
+    error_code TEXT,
+    writer_pid INTEGER NOT NULL,
+    writer_host TEXT NOT NULL,
+    header TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_at);
+CREATE INDEX IF NOT EXISTS runs_by_agent ON runs (agent_name, started_at);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+"""
+
+_RUN_COLUMNS = (
+    "run_id, agent_name, model_name, status, started_at, ended_at, iterations, "
+    "input_tokens, output_tokens, termination_reason, error_code, writer_pid, writer_host"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSummary:
+    """One row of ``trace list``: enough to pick a run without loading its steps."""
+
+    run_id: str
+    agent_name: str
+    model_name: str
+    status: str
+    started_at: float
+    ended_at: float | None
+    iterations: int
+    input_tokens: int
+    output_tokens: int
+    termination_reason: str | None
+    error_code: str | None
+
+    @property
+    def duration_ms(self) -> float | None:
+        return None if self.ended_at is None else (self.ended_at - self.started_at) * 1000.0
+
+
+class TraceStore:
+    """A SQLite file of traces: ``start`` / ``record_step`` / ``finish`` write, ``get`` / ``list``
+    read.
+
+    ``redactor`` defaults to API keys, bearer tokens and secret-named fields; pass
+    ``Redactor(extra_patterns=[...])`` to add formats, or ``redact=False`` to store verbatim.
+    The store is thread-safe and may be shared by concurrent runs and by callbacks.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = DEFAULT_PATH,
+        *,
+        redactor: Redactor | None = None,
+        redact: bool = True,
+    ) -> None:
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.redactor = (redactor or Redactor()) if redact else None
+        self._lock = threading.Lock()
+        self._written: dict[str, int] = {}
+        self._pid = os.getpid()
+        self._host = socket.gethostname()
+        self._conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        with self._conn:
+            self._conn.executescript(_SCHEMA)
+
+    @classmethod
+    def from_env(cls, **kwargs: Any) -> TraceStore | None:
+        """The store named by ``$TOOLCYCLE_TRACE_DB``, or ``None`` when it is unset."""
+        path = os.environ.get(ENV_VAR)
+        return cls(path, **kwargs) if path else None
+
+    # -- writing: the three calls the loop makes ------------------------------------------
+
+    def start(self, trace: Trace) -> None:
+        """Record that a run began (its prompt, agent and model), before any model request."""
+        with self._lock, self._conn:
+            self._write_header(trace)
+            self._write_steps(trace, first=0)
+            self._written[trace.run_id] = len(trace.steps)
+
+    def record_step(self, trace: Trace) -> None:
+        """Write the steps added since the last call (and rewrite the latest one).
+
+        Called after every iteration, so a crash loses at most the iteration in flight.
+        """
+        with self._lock, self._conn:
+            self._write_header(trace)
+            first = max(self._written.get(trace.run_id, 0) - 1, 0)
+            self._write_steps(trace, first=first)
+            self._written[trace.run_id] = len(trace.steps)
+
+    def finish(self, trace: Trace) -> None:
+        """Write the final state: status, termination, output or error, and every step."""
+        with self._lock, self._conn:
+            self._write_header(trace)
+            self._write_steps(trace, first=0)
+            self._conn.execute(
+                "DELETE FROM steps WHERE run_id = ? AND position >= ?",
+                (trace.run_id, len(trace.steps)),
+            )
+            self._written.pop(trace.run_id, None)
+
+    def recorder(self) -> TraceRecorder:
+        """A callbacks object that records runs into this store from their events.
+
+        For agents that were not given ``trace_store=``: ``Agent(..., callbacks=store.recorder())``.
+        """
+        from .recorder import TraceRecorder
+
+        return TraceRecorder(self)
+
+    def save(self, trace: Trace) -> None:
+        """Store a complete trace in one go (imports, tests, traces built elsewhere)."""
+        self.finish(trace)
+
+    def _write_header(self, trace: Trace) -> None:
+        header = replace(trace, steps=[]).to_dict()  # steps are rows of their own
+        del header["steps"]
+        termination = trace.termination or {}
+        error = trace.error or {}
+        # the loop totals usage when the run ends; until then the steps are the record
+        usage = trace.usage if trace.usage.requests else _usage_of_steps(trace)
+        self._conn.execute(
+            "INSERT INTO runs (run_id, agent_name, model_name, status, started_at, ended_at,"
+            " updated_at, iterations, input_tokens, output_tokens, termination_reason,"
+            " error_code, writer_pid, writer_host, header)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (run_id) DO UPDATE SET agent_name = excluded.agent_name,"
+            " model_name = excluded.model_name, status = excluded.status,"
+            " started_at = excluded.started_at, ended_at = excluded.ended_at,"
+            " updated_at = excluded.updated_at, iterations = excluded.iterations,"
+            " input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,"
+            " termination_reason = excluded.termination_reason,"
+            " error_code = excluded.error_code, writer_pid = excluded.writer_pid,"
+            " writer_host = excluded.writer_host, header = excluded.header",
+            (
+                trace.run_id,
+                trace.agent_name,
+                trace.model_name,
+                trace.status,
+                trace.started_at,
+                trace.ended_at,
+                time.time(),
+                len(trace.steps),
+                usage.input_tokens,
+                usage.output_tokens,
+                termination.get("reason"),
+                error.get("code"),
+                self._pid,
+                self._host,
+                self._dumps(header),
+            ),
+        )
+
+    def _write_steps(self, trace: Trace, first: int) -> None:
+        rows = []
+        for position in range(first, len(trace.steps)):
+            rows.append((trace.run_id, position, self._dumps(trace.steps[position].to_dict())))
+        self._conn.executemany(
+            "INSERT OR REPLACE INTO steps (run_id, position, data) VALUES (?, ?, ?)", rows
+        )
+
+    def _dumps(self, data: dict[str, Any]) -> str:
+        if self.redactor is not None:
+            return self.redactor.dumps(data)
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def get(self, run_id: str) -> Trace | None:
+        """Load one trace by id, or by a unique prefix of its id (as the CLI accepts)."""
+        with self._lock:
+            row = self._resolve(run_id)
+            if row is None:
+                return None
+            full_id, header_json, status, pid, host = row
+            steps = self._conn.execute(
+                "SELECT data FROM steps WHERE run_id = ? ORDER BY position", (full_id,)
+            ).fetchall()
+        data = json.loads(header_json)
+        trace = Trace.from_dict({**data, "steps": []})
+        trace.steps = [Step.from_dict(json.loads(s)) for (s,) in steps]
+        trace.status = self._effective_status(status, pid, host)
+        if trace.ended_at is None and trace.usage.requests == 0:
+            trace.usage = _usage_of_steps(trace)
+        return trace
+
+    def _resolve(self, run_id: str) -> tuple[str, str, str, int, str] | None:
+        query = "SELECT run_id, header, status, writer_pid, writer_host FROM runs WHERE run_id "
+        row = self._conn.execute(query + "= ?", (run_id,)).fetchone()
+        if row is not None:
+            return tuple(row)
+        pattern = _escape_like(run_id) + "%"
+        rows = self._conn.execute(query + "LIKE ? ESCAPE '\\' LIMIT 2", (pattern,)).fetchall()
+        if len(rows) > 1:
+            raise KeyError(f"run id prefix {run_id!r} is ambiguous")
+        return tuple(rows[0]) if rows else None
+
+    def list(
+        self,
+        *,
+        agent: str | None = None,
+        status: str | None = None,
+        since: float | datetime | str | None = None,
+        limit: int | None = 50,
+    ) -> list[TraceSummary]:
+        """Most recent runs first, filtered by agent name, status and start time.
+
+        ``status`` is ``running``, ``success``, ``failure``, ``cancelled`` or ``crashed``;
+        ``since`` accepts what :func:`parse_since` accepts.
+        """
+        clauses: list[str] = []
+        params: list[Any] = []
+        if agent is not None:
+            clauses.append("agent_name = ?")
+            params.append(agent)
+        if status is not None:
+            clauses.append("status = ?")
+            params.append("running" if status == "crashed" else status)
+        if since is not None:
+            clauses.append("started_at >= ?")
+            params.append(parse_since(since))
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs{where} ORDER BY started_at DESC, run_id"
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        out: list[TraceSummary] = []
+        for row in rows:
+            summary = self._summary(row)
+            if status is not None and summary.status != status:
+                continue
+            out.append(summary)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def iter_traces(self, run_ids: Iterable[str]) -> Iterator[Trace]:
+        """Load several traces one by one (the CLI's bulk export shows progress over this)."""
+        for run_id in run_ids:
+            trace = self.get(run_id)
+            if trace is not None:
+                yield trace
+
+    def delete(self, run_id: str) -> bool:
+        """Remove one run and its steps; ``True`` when it existed."""
+        with self._lock, self._conn:
+            cursor = self._conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+        return cursor.rowcount > 0
+
+    def _summary(self, row: tuple[Any, ...]) -> TraceSummary:
+        (run_id, agent, model, status, started, ended, iterations, tokens_in, tokens_out,
+         reason, code, pid, host) = row
+        return TraceSummary(
+            run_id, agent, model, self._effective_status(status, pid, host), started, ended,
+            iterations, tokens_in, tokens_out, reason, code,
+        )
+
+    def _effective_status(self, status: str, pid: int, host: str) -> str:
+        """``running`` rows whose writer process is gone (on this host) read as ``crashed``."""
+        if status != "running" or host != self._host or pid == self._pid:
+            return status
+        return status if _process_alive(pid) else "crashed"
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> TraceStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def resolve_trace_store(
+    value: TraceStore | str | os.PathLike[str] | bool | None,
+) -> TraceStore | None:
+    """What ``Agent(trace_store=...)`` accepts: a store, a path, ``True`` (the default path),
+    ``False`` (never record), or ``None`` (record only when ``$TOOLCYCLE_TRACE_DB`` is set)."""
+    if isinstance(value, TraceStore):
+        return value
+    if value is None:
+        return TraceStore.from_env()
+    if value is False:
+        return None
+    if value is True:
+        return TraceStore(os.environ.get(ENV_VAR) or DEFAULT_PATH)
+    return TraceStore(value)
+
+
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_since(value: float | datetime | str, now: float | None = None) -> float:
+    """A start-time bound as epoch seconds: a number, a datetime, an ISO date or datetime, or a
+    relative age such as ``30m``, ``12h``, ``7d``."""
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, datetime):
+        return value.timestamp()
+    match = _RELATIVE.match(value)
+    if match:
+        age = float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+        return (time.time() if now is None else now) - age
+    try:
+        return datetime.fromisoformat(value.strip()).timestamp()
+    except ValueError:
+        raise ValueError(
+            f"cannot read {value!r} as a time: use e.g. 30m, 12h, 7d or 2026-01-31T12:00"
+        ) from None
+
+
+def _usage_of_steps(trace: Trace) -> Usage:
+    """Usage added up from the steps (for runs that have not ended, or never will)."""
+    total = Usage(requests=len(trace.steps), tool_calls=len(trace.tool_calls))
+    for step in trace.steps:
+        total.add(Usage(step.usage.input_tokens, step.usage.output_tokens,
+                        step.usage.cache_read_tokens, step.usage.cache_write_tokens))
+    return total
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

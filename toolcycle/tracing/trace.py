@@ -1,0 +1,211 @@
+"""The ReAct trace of a run: one :class:`Step` per iteration, kept on every path.
+
+A step holds the model's thought (its text and thinking), the tool calls it asked for with
+their observations and timings, and the usage of its request. Attempts and their validation
+errors are recorded beside the steps. The trace is plain data: it round-trips through JSON and
+renders as readable text; ``toolcycle.tracing.store`` persists it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..messages import Usage
+
+
+@dataclass(slots=True)
+class ToolCallRecord:
+    """One tool call and its observation, as ``result.tool_calls`` exposes it."""
+
+    call_id: str
+    name: str
+    args: dict[str, Any] | None
+    iteration: int
+    attempt: int = 1
+    result: str | None = None
+    error: str | None = None
+    duration_ms: float = 0.0
+    kind: str = "tool"  # "tool", "output", "submit", "unknown", "refused" (tools withdrawn)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Step:
+    """One iteration: a model request and the execution of the calls it asked for."""
+
+    iteration: int
+    attempt: int
+    thought: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    model_ms: float = 0.0
+    tools_ms: float = 0.0
+    started_at: float = 0.0
+    forced: bool = False
+    finish_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["usage"] = self.usage.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Step:
+        data = dict(data)
+        data["usage"] = Usage.from_dict(data.get("usage") or {})
+        data["tool_calls"] = [ToolCallRecord(**r) for r in data.get("tool_calls", [])]
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class AttemptRecord:
+    attempt: int
+    success: bool = False
+    errors: list[str] = field(default_factory=list)
+    validator: str | None = None
+    code: str | None = None
+
+
+@dataclass(slots=True, repr=False)
+class Trace:
+    run_id: str
+    agent_name: str = "agent"
+    model_name: str = ""
+    user_prompt: str | None = None
+    started_at: float = 0.0
+    ended_at: float | None = None
+    steps: list[Step] = field(default_factory=list)
+    attempts: list[AttemptRecord] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    status: str = "running"  # running, success, failure, cancelled
+    termination: dict[str, Any] | None = None
+    output: Any = None
+    error: dict[str, Any] | None = None
+    strategies_shown: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """A summary; :meth:`render` gives the readable whole, ``to_dict`` the data."""
+        return (
+            f"Trace(run_id={self.run_id!r}, agent_name={self.agent_name!r}, "
+            f"status={self.status!r}, steps={len(self.steps)}, attempts={len(self.attempts)}, "
+            f"usage={self.usage!r})"
+        )
+
+    @property
+    def tool_calls(self) -> list[ToolCallRecord]:
+        return [record for step in self.steps for record in step.tool_calls]
+
+    @property
+    def duration_ms(self) -> float:
+        end = self.ended_at if self.ended_at is not None else self.started_at
+        return (end - self.started_at) * 1000.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "agent_name": self.agent_name,
+            "model_name": self.model_name,
+            "user_prompt": self.user_prompt,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "steps": [s.to_dict() for s in self.steps],
+            "attempts": [asdict(a) for a in self.attempts],
+            "usage": self.usage.to_dict(),
+            "status": self.status,
+            "termination": self.termination,
+            "output": _jsonable(self.output),
+            "error": self.error,
+            "strategies_shown": list(self.strategies_shown),
+            "metadata": self.metadata,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, default=str)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        return cls(
+            run_id=data["run_id"],
+            agent_name=data.get("agent_name", "agent"),
+            model_name=data.get("model_name", ""),
+            user_prompt=data.get("user_prompt"),
+            started_at=data.get("started_at", 0.0),
+            ended_at=data.get("ended_at"),
+            steps=[Step.from_dict(s) for s in data.get("steps", [])],
+            attempts=[AttemptRecord(**a) for a in data.get("attempts", [])],
+            usage=Usage.from_dict(data.get("usage") or {}),
+            status=data.get("status", "running"),
+            termination=data.get("termination"),
+            output=data.get("output"),
+            error=data.get("error"),
+            strategies_shown=list(data.get("strategies_shown", [])),
+            metadata=dict(data.get("metadata", {})),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Trace:
+        return cls.from_dict(json.loads(text))
+
+    def render(self, max_chars: int = 400) -> str:
+        """A readable plain-text timeline (the CLI adds colour on top of the same content)."""
+        lines = [
+            f"run {self.run_id} · agent {self.agent_name} · model {self.model_name} · "
+            f"status {self.status}"
+        ]
+        if self.user_prompt:
+            lines.append(f"user: {_clip(self.user_prompt, max_chars)}")
+        for step in self.steps:
+            flag = " (forced final answer)" if step.forced else ""
+            lines.append(
+                f"-- attempt {step.attempt} · iteration {step.iteration}{flag} · "
+                f"model {step.model_ms:.1f} ms · tools {step.tools_ms:.1f} ms · "
+                f"tokens in {step.usage.input_tokens} out {step.usage.output_tokens}"
+            )
+            if step.thinking:
+                lines.append(f"   thinking: {_clip(step.thinking, max_chars)}")
+            if step.thought:
+                lines.append(f"   thought: {_clip(step.thought, max_chars)}")
+            for call in step.tool_calls:
+                args = json.dumps(call.args, ensure_ascii=False) if call.args is not None else "?"
+                lines.append(f"   call {call.name}({_clip(args, max_chars)}) [{call.call_id}]")
+                if call.error is not None:
+                    lines.append(f"     error: {_clip(call.error, max_chars)}")
+                else:
+                    lines.append(f"     observation: {_clip(call.result or '', max_chars)}")
+        for attempt in self.attempts:
+            if attempt.errors:
+                lines.append(
+                    f"-- attempt {attempt.attempt} failed validation"
+                    f" ({attempt.validator or attempt.code}): " + "; ".join(attempt.errors)
+                )
+        if self.termination:
+            lines.append(f"termination: {self.termination}")
+        if self.error:
+            lines.append(f"error: {self.error}")
+        u = self.usage
+        lines.append(
+            f"usage: requests {u.requests} · tool calls {u.tool_calls} · input {u.input_tokens}"
+            f" (cache read {u.cache_read_tokens}, write {u.cache_write_tokens}) · "
+            f"output {u.output_tokens}"
+        )
+        if self.status != "running" and self.output is not None:
+            lines.append(f"output: {_clip(str(self.output), max_chars)}")
+        return "\n".join(lines)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.replace("\n", " ⏎ ")
+    return text if len(text) <= limit else text[:limit] + f"… [+{len(text) - limit} chars]"
+
+
+def _jsonable(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return value
