@@ -7,37 +7,122 @@ injected by the loop and left out of the tool's JSON Schema.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
+import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .messages import Usage
 
+_log = logging.getLogger(__name__)
+_handles = itertools.count(1)  # callback handles, unique per process (next() is atomic in CPython)
+
 
 class CancelToken:
-    """Cooperative cancellation shared by the caller, the loop and the tools.
+    """Cooperative cancellation shared by the caller, the loop and the tools, across threads.
 
-    The loop checks it before every model request and between tool batches; it also cancels
-    in-flight async tools when the token fires. Tools may poll :attr:`cancelled` or await
-    :meth:`wait`.
+    The loop checks it before every model request and between tool batches and races it
+    against in-flight requests and tools. It is bound to no thread and no event loop, because
+    it is cancelled from where the run is not: a UI or request-handler thread cancelling a
+    blocking ``run_sync``, or a sync tool on a worker thread calling ``ctx.cancel_token.cancel``;
+    and one token may be kept and passed to runs on different event loops (``asyncio.run``
+    twice). An ``asyncio.Event`` could do neither: its ``set()`` does not wake a loop from
+    another thread, and it binds to the first loop that waits on it.
+
+    The API:
+
+    - :meth:`cancel` — from any thread; idempotent (the first reason wins); returns whether this
+      call was the one that cancelled.
+    - :attr:`cancelled`, :attr:`reason` — readable anywhere; a plain attribute read, so polling
+      it on the hot path costs nothing.
+    - ``await`` :meth:`wait` — on whichever event loop is running; woken through
+      ``loop.call_soon_threadsafe`` (a closed loop is skipped).
+    - :meth:`add_callback` / :meth:`remove_callback` — how an engine is told without a task per
+      wait: ``fn()`` runs once, synchronously, in the thread that calls :meth:`cancel` (or at
+      once, in the caller's thread, if the token is already cancelled). Callbacks must be quick
+      and must not block; one that touches an event loop must hop with
+      ``loop.call_soon_threadsafe``. An exception from a callback is logged, never raised into
+      the cancelling thread, and does not stop the other callbacks.
     """
 
-    __slots__ = ("_event", "reason")
+    __slots__ = ("_callbacks", "_cancelled", "_lock", "_reason")
 
     def __init__(self) -> None:
-        self._event = asyncio.Event()
-        self.reason: str | None = None
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._reason: str | None = None
+        self._callbacks: dict[int, Callable[[], object]] = {}
 
-    def cancel(self, reason: str = "cancelled by caller") -> None:
-        if not self._event.is_set():
-            self.reason = reason
-            self._event.set()
+    def cancel(self, reason: str = "cancelled by caller") -> bool:
+        """Cancel, from any thread; ``False`` (and nothing changes) if already cancelled."""
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._reason = reason
+            self._cancelled = True  # after the reason: whoever sees True also sees the reason
+            callbacks, self._callbacks = self._callbacks, {}
+        for callback in callbacks.values():  # outside the lock: a callback may use the token
+            _call_logged(callback)
+        return True
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._cancelled
+
+    @property
+    def reason(self) -> str | None:
+        """Why the token was cancelled (the first :meth:`cancel`'s reason); ``None`` until then."""
+        return self._reason
+
+    def add_callback(self, callback: Callable[[], object]) -> int:
+        """Run ``callback()`` once on cancel; returns a handle for :meth:`remove_callback`.
+
+        If the token is already cancelled, ``callback`` runs now, in this thread.
+        """
+        handle = next(_handles)
+        with self._lock:
+            if not self._cancelled:
+                self._callbacks[handle] = callback
+                return handle
+        _call_logged(callback)
+        return handle
+
+    def remove_callback(self, handle: int) -> bool:
+        """Forget a callback; ``True`` if it was still waiting (it will now never run)."""
+        with self._lock:
+            return self._callbacks.pop(handle, None) is not None
 
     async def wait(self) -> None:
-        await self._event.wait()
+        """Return once the token is cancelled; works on whichever event loop is running."""
+        if self._cancelled:
+            return
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+        handle = self.add_callback(lambda: _wake_threadsafe(loop, woken))
+        try:
+            await woken
+        finally:
+            self.remove_callback(handle)
+
+
+def _call_logged(callback: Callable[[], object]) -> None:
+    try:
+        callback()
+    except Exception:  # the cancelling thread (a UI, a tool) must not fail for a waiter's bug
+        _log.exception("a CancelToken callback raised")
+
+
+def _wake_threadsafe(loop: asyncio.AbstractEventLoop, woken: asyncio.Future[None]) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop was closed: nobody is waiting
+        loop.call_soon_threadsafe(_wake, woken)
+
+
+def _wake(woken: asyncio.Future[None]) -> None:
+    if not woken.done():
+        woken.set_result(None)
 
 
 @dataclass(slots=True)
