@@ -13,6 +13,15 @@ up to a cap; past the cap, jobs wait for a free thread. The tool runs in a copy 
 caller's ``contextvars`` context (as with ``asyncio.to_thread``), so tracing context and user
 context variables reach it. The threads are daemons: a tool that hangs after its timeout
 fired cannot keep the interpreter from exiting.
+
+A thread cannot be interrupted, so a job whose future was cancelled while it ran (the tool
+timed out, or the run was cancelled) keeps its thread until the tool returns, perhaps never.
+Such a thread is *abandoned*: it stops counting against the cap at once (a queued job gets a
+fresh thread in its place), so hung calls cannot starve every sync tool in the process; it
+rejoins the pool if there is room when its tool returns, and exits otherwise. Abandoned
+threads have their own, much higher ceiling (:data:`MAX_ABANDONED`; past it, a hung call
+counts against the cap again), are counted in :attr:`ToolThreads.abandoned`, and are logged as
+they pile up. A job cancelled before a thread took it never runs.
 """
 
 from __future__ import annotations
@@ -20,87 +29,181 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 #: At most this many sync tools run at the same time; further calls wait for a free thread.
 MAX_THREADS = 64
+#: At most this many abandoned threads (still running a tool nobody awaits) are kept off the cap.
+MAX_ABANDONED = 1024
+#: A warning is logged when the abandoned threads reach this many, and at each doubling.
+ABANDONED_WARNING = 16
 
-_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context,
-             Callable[[], Any]]
+_log = logging.getLogger(__name__)
+
+# A job's states; only changed under the pool's lock.
+_QUEUED: Final = 0
+_RUNNING: Final = 1
+_DONE: Final = 2  # the function returned; the result is on its way to the loop
+_ABANDONED: Final = 3  # the future was cancelled while the function ran
+
+
+class _Job:
+    """One call of a sync tool; also the done callback that notices a cancelled future."""
+
+    __slots__ = ("context", "function", "future", "loop", "pool", "state")
+
+    def __init__(
+        self, pool: ToolThreads, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any],
+        function: Callable[[], Any],
+    ) -> None:
+        self.pool = pool
+        self.loop = loop
+        self.future = future
+        self.context = contextvars.copy_context()
+        self.function = function
+        self.state = _QUEUED
+
+    def __call__(self, future: asyncio.Future[Any]) -> None:
+        # Registered with add_done_callback and removed before a result is set, so this runs
+        # only when the future was cancelled (timeout, cancelled run).
+        self.pool._give_up(self)
 
 
 class ToolThreads:
     """A small, growable pool of daemon threads that run sync tools for an event loop."""
 
-    def __init__(self, max_threads: int = MAX_THREADS, name: str = "toolcycle-tool") -> None:
+    def __init__(
+        self, max_threads: int = MAX_THREADS, name: str = "toolcycle-tool",
+        max_abandoned: int = MAX_ABANDONED,
+    ) -> None:
         self.max_threads = max_threads
+        self.max_abandoned = max_abandoned
         self.name = name
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._threads = 0
+        self._threads = 0  # threads that count against the cap (abandoned ones do not)
+        self._abandoned = 0
+        self._started = 0  # for thread names
         self._idle = 0  # threads waiting for a job that no submitted job has claimed yet
+        self._backlog = 0  # queued jobs that no thread has claimed yet (the pool is at its cap)
 
     def run(self, function: Callable[[], Any]) -> asyncio.Future[Any]:
         """Start ``function()`` on a worker thread; the returned future resolves on the loop.
 
-        Cancelling the future (a tool timeout, a cancelled run) does not stop the thread, which
-        cannot be interrupted; its result is then dropped.
+        Cancelling the future (a tool timeout, a cancelled run) is all it takes to give the
+        call up: the thread cannot be stopped and its result is dropped, but it no longer
+        counts against the cap (see the module docstring), and a call not yet started never
+        starts.
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        # Past the cap a job waits in the queue and the thread that takes it counts itself idle
-        # when done, so ``_idle`` may then run ahead of the truth; harmless, because at the cap
-        # no thread would be started anyway (threads never exit).
+        job = _Job(self, loop, future, function)
+        future.add_done_callback(job)
         with self._lock:
             if self._idle:
                 self._idle -= 1
-                number = 0
+                start = False
             elif self._threads < self.max_threads:
                 self._threads += 1
-                number = self._threads
+                start = True
             else:
-                number = 0
-        self._jobs.put((loop, future, contextvars.copy_context(), function))
-        if number:
-            threading.Thread(target=self._work, name=f"{self.name}-{number}", daemon=True).start()
+                self._backlog += 1
+                start = False
+        self._jobs.put(job)
+        if start:
+            self._start_thread()
         return future
 
     @property
     def threads(self) -> int:
-        """How many worker threads exist now."""
+        """How many worker threads count against the cap now (busy or idle, not abandoned)."""
         return self._threads
+
+    @property
+    def abandoned(self) -> int:
+        """How many threads still run a tool whose caller gave up (timed out or cancelled)."""
+        return self._abandoned
+
+    def _start_thread(self) -> None:
+        with self._lock:
+            self._started += 1
+            number = self._started
+        threading.Thread(target=self._work, name=f"{self.name}-{number}", daemon=True).start()
 
     def _work(self) -> None:
         while True:
-            loop, future, context, function = self._jobs.get()
-            value, error = None, None
-            try:
-                value = context.run(function)
-            except BaseException as exc:  # delivered to the awaiting run, never lost here
-                error = exc
-            # Idle before the result is delivered: the awaiting run's next call must find
-            # this thread, not start another one.
+            job = self._jobs.get()
             with self._lock:
-                self._idle += 1
-            _deliver(loop, future, value, error)
-            del loop, future, context, function, value, error  # drop references while idle
+                runs = job.state == _QUEUED  # not given up while it waited
+                if runs:
+                    job.state = _RUNNING
+            value, error = None, None
+            if runs:
+                try:
+                    value = job.context.run(job.function)
+                except BaseException as exc:  # delivered to the awaiting run, never lost here
+                    error = exc
+            with self._lock:
+                if job.state == _ABANDONED:
+                    self._abandoned -= 1
+                    if self._threads >= self.max_threads:
+                        return  # a replacement holds this thread's place
+                    self._threads += 1
+                job.state = _DONE
+                # Free before the result is delivered: the awaiting run's next call must find
+                # this thread, not start another one.
+                if self._backlog:
+                    self._backlog -= 1  # the next queued job is this thread's
+                else:
+                    self._idle += 1
+            if runs:
+                _deliver(job, value, error)
+            del job, value, error  # drop references while idle
+
+    def _give_up(self, job: _Job) -> None:
+        """The future was cancelled: forget a queued job, or take a running one off the cap."""
+        with self._lock:
+            if job.state == _QUEUED:
+                job.state = _DONE  # the thread that takes it skips it
+                return
+            if job.state != _RUNNING:  # it returned meanwhile; its thread is free already
+                return
+            if self._abandoned >= self.max_abandoned:
+                abandoned = 0  # past the ceiling the hung call keeps its place under the cap
+            else:
+                job.state = _ABANDONED
+                self._threads -= 1
+                self._abandoned = abandoned = self._abandoned + 1
+                replace = self._backlog > 0  # a queued job would otherwise wait for a free thread
+                if replace:
+                    self._backlog -= 1
+                    self._threads += 1
+        if not abandoned:
+            _log.warning("%d abandoned tool threads, the ceiling: another hung sync tool holds "
+                         "one of the %d regular threads", self.max_abandoned, self.max_threads)
+            return
+        if abandoned >= ABANDONED_WARNING and abandoned & (abandoned - 1) == 0:
+            _log.warning("%d sync tool calls that timed out or were cancelled still hold their "
+                         "threads (a blocked tool cannot be interrupted)", abandoned)
+        if replace:
+            self._start_thread()
 
 
-def _deliver(
-    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value: Any,
-    error: BaseException | None,
-) -> None:
+def _deliver(job: _Job, value: Any, error: BaseException | None) -> None:
     # RuntimeError: the loop was closed while the tool ran, so nobody is waiting.
     with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(_settle, future, value, error)
+        job.loop.call_soon_threadsafe(_settle, job, value, error)
 
 
-def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+def _settle(job: _Job, value: Any, error: BaseException | None) -> None:
+    future = job.future
     if future.cancelled():  # timed out or cancelled meanwhile: the result has no taker
         return
+    future.remove_done_callback(job)  # a settled job is not given up; saves a scheduled call
     if isinstance(error, StopIteration):  # asyncio futures refuse it; it would hang the run
         wrapped = RuntimeError(f"the tool raised StopIteration: {error!r}")
         wrapped.__cause__ = error
