@@ -16,11 +16,12 @@ import inspect
 import json
 import numbers
 import re
+import reprlib
 import sys
 import types
 from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._tool_schema import (
     ArgumentsAdapter,
@@ -31,11 +32,6 @@ from ._tool_schema import (
 )
 from ._tool_schema import ToolFunction as ToolFunction  # re-exported: tools' callable type
 from .context import RunContext
-
-if TYPE_CHECKING:
-    pass
-
-
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -360,24 +356,74 @@ class ToolLibrary:
 
 
 def serialize_result(value: Any) -> tuple[str, bool]:
-    """Render a tool's return value as the observation text.
+    """Render a tool's return value as the observation text; never raises.
 
     Returns ``(text, ok)``; ``ok`` is false when the value could not be turned into JSON, in
-    which case the text is its ``repr`` behind a visible marker.
+    which case the text is a bounded ``repr`` behind a visible marker (the loop makes that an
+    ``is_error`` observation). Whatever a tool returns, a broken ``__repr__``, an integer past
+    Python's digit limit or a structure nested past the recursion limit included, the run goes
+    on: a tool's output is untrusted and must not end the run.
     """
     kind = type(value)
     if kind is str:
         return value, True
-    if kind is int or kind is float:
+    if kind is float:
         return repr(value), True
+    if kind is int:
+        return _int_text(value)
     try:
         return json.dumps(value, ensure_ascii=False, default=_json_default), True
-    except (TypeError, ValueError) as exc:
-        return (
-            f"[result of type {type(value).__name__} is not JSON-serializable ({exc}); "
-            f"shown as text] {value!r}",
-            False,
-        )
+    except Exception as exc:  # TypeError, ValueError (int digits), RecursionError (depth), ...
+        reason = f"{type(value).__name__} is not JSON-serializable ({type(exc).__name__}: {exc})"
+        return _unserializable(value, reason), False
+
+
+#: Integers up to this many digits are written out in full (about 6 ms at the cap, since
+#: decimal conversion is quadratic); the default observation limit is the same size.
+MAX_INT_DIGITS = 20_000
+
+
+def _int_text(value: int) -> tuple[str, bool]:
+    """An integer as JSON text, past ``sys.get_int_max_str_digits()`` too (up to a cap)."""
+    try:
+        return repr(value), True
+    except ValueError:  # more digits than int -> str allows (a DoS guard, not a JSON rule)
+        pass
+    digits = int(value.bit_length() * _LOG10_2) + 1
+    if digits <= MAX_INT_DIGITS:
+        import decimal  # not limited; only needed for such large values
+
+        return str(decimal.Decimal(value)), True
+    reason = f"an integer of about {digits} digits is too long to write out (over {MAX_INT_DIGITS})"
+    return _unserializable(value, reason), False
+
+
+_LOG10_2 = 0.30103
+
+
+def _unserializable(value: Any, reason: str) -> str:
+    return f"[unserializable result: {reason}; shown as text] {_BOUNDED_REPR.repr(value)}"
+
+
+class _BoundedRepr(reprlib.Repr):
+    """``repr`` with bounded work and output: limited depth, items and lengths, and guarded
+    against values whose ``repr`` raises (reprlib already guards plain instances)."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        try:
+            return super().repr_int(x, level)
+        except ValueError:
+            return f"<int of {x.bit_length()} bits>"
+
+    def repr1(self, x: Any, level: int) -> str:
+        try:
+            return super().repr1(x, level)
+        except Exception as exc:  # a container subclass whose __repr__ or iteration fails
+            return f"<{type(x).__name__} object; repr failed: {type(exc).__name__}>"
+
+
+_BOUNDED_REPR = _BoundedRepr(maxlevel=6, maxlist=100, maxtuple=100, maxdict=100, maxset=100,
+                             maxfrozenset=100, maxstring=2_000, maxlong=2_000, maxother=2_000)
 
 
 def _json_default(value: Any) -> Any:
