@@ -12,57 +12,24 @@ import os
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Protocol
+from dataclasses import replace
+from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from .context import CancelToken, RunContext
+from .context import CancelToken
 from .errors import ConfigurationError
-from .events import Callbacks, CallbacksArg, Emitter, Event
+from .events import Callbacks, CallbacksArg, Event
 from .limits import Limits, resolve_limits
-from .messages import Message, Usage
+from .messages import Message
 from .models import resolve_model
 from .models.base import Model, ModelSettings, ToolDefinition
 from .output import SUBMIT_TOOL_NAME, Output, as_output
-from .result import RunResult, Termination
-from .run.loop import run_loop
-from .run.state import RunState
+from .result import RunResult
+from .run.loop import run as run_loop
+from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
 from .tools import Tool, ToolFunction, as_tool
-from .tracing.trace import Trace
-
-
-class TraceSink(Protocol):
-    """Where traces go while a run happens (``toolcycle.tracing.store.TraceStore`` is one)."""
-
-    def start(self, trace: Trace) -> None: ...
-    def record_step(self, trace: Trace) -> None: ...
-    def finish(self, trace: Trace) -> None: ...
-
-
-class PlaybookHook(Protocol):
-    """What the loop needs from a playbook (``toolcycle.playbook.Playbook`` is one)."""
-
-    def instructions_for(
-        self, task: str, agent_name: str, tool_names: list[str]
-    ) -> tuple[str, list[str]]: ...
-    def observe(self, trace: Trace, termination: Termination | None) -> None: ...
-
-
-@dataclass(slots=True)
-class AgentCore:
-    """The immutable, precomputed part of an agent shared by all its runs."""
-
-    name: str
-    tools: dict[str, Tool[Any]]
-    definitions: tuple[ToolDefinition, ...]
-    output: Output[Any]
-    parallel_tools: bool
-    tools_tokens: int
-    trace_store: TraceSink | None = None
-    playbook: PlaybookHook | None = None
-    callbacks: Callbacks = field(default_factory=Callbacks)
-
+from .tracing.recorder import TraceSink
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of ``deps`` given to tools and validators (``deps_type=``; untyped by default)."""
@@ -155,6 +122,7 @@ class Agent(Generic[DepsT, OutputT]):
         self.model_settings = replace(model_settings or ModelSettings(), tools=definitions)
         self._core = AgentCore(
             name=name,
+            instructions=instructions,
             tools=built_tools,
             definitions=definitions,
             output=resolved_output,
@@ -220,7 +188,6 @@ class Agent(Generic[DepsT, OutputT]):
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
                                 callbacks, run_id, sink=queue.put_nowait)
-        state.streaming = True
         return AgentStream(state, queue)
 
     def _new_state(
@@ -234,61 +201,21 @@ class Agent(Generic[DepsT, OutputT]):
         run_id: str | None,
         sink: Callable[[Event], None] | None,
     ) -> RunState:
+        """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
         core = self._core
-        resolved = resolve_limits(self.limits, limits)
-        run_id = run_id or uuid.uuid4().hex
-        messages = list(message_history or ())
-        instructions = self.instructions
-        trace = Trace(run_id, core.name, self.model.name, user_prompt)
-        if core.playbook is not None:
-            advice, shown = core.playbook.instructions_for(
-                user_prompt or "", core.name, [d.name for d in core.definitions]
-            )
-            if advice:
-                instructions = f"{instructions}\n\n{advice}" if instructions else advice
-            trace.strategies_shown = list(shown)
-        if instructions and not (messages and messages[0].role == "system"):
-            messages.insert(0, Message.system(instructions))
-        new_index = len(messages)
-        if user_prompt is not None:
-            messages.append(Message.user(user_prompt))
-        if not messages or messages[-1].role == "assistant":
-            raise ConfigurationError(
-                ["a run needs a user prompt (or a message history ending in a user message)"],
-                subject="run",
-            )
-        callbacks_resolved = core.callbacks
-        if callbacks is not None:
-            callbacks_resolved = core.callbacks.merged(Callbacks.resolve(callbacks))
-        usage = Usage()
-        token = cancel_token or CancelToken()
-        ctx: RunContext[Any] = RunContext(
-            deps=deps, usage=usage, cancel_token=token, run_id=run_id, agent_name=core.name
-        )
-        state = RunState(
-            agent=core,
+        setup = RunSetup(
+            core=core,
             model=self.model,
-            messages=messages,
-            limits=resolved,
             settings=self.model_settings,
-            emitter=Emitter(callbacks_resolved, sink),
-            ctx=ctx,
-            trace=trace,
-            run_id=run_id,
+            limits=resolve_limits(self.limits, limits),
+            run_id=run_id or uuid.uuid4().hex,
             user_prompt=user_prompt,
-            user_token=cancel_token is not None,
-            new_message_index=new_index,
-            usage=usage,
-            tracks_size=any(
-                v is not None
-                for v in (resolved.max_input_tokens, resolved.max_output_tokens,
-                          resolved.max_total_tokens)
-            ),
+            streaming=sink is not None,
         )
-        if state.tracks_size:
-            for message in messages:
-                state.history_chars += len(message.text) + 8
-        return state
+        listeners = core.callbacks
+        if callbacks is not None:
+            listeners = core.callbacks.merged(Callbacks.resolve(callbacks))
+        return prepare(setup, message_history, deps, cancel_token, listeners, sink)
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"

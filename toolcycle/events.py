@@ -74,6 +74,9 @@ class ToolCallEvent(Event):
     attempt: int
     iteration: int
     call: ToolCall
+    #: ``tool``, ``output``, ``submit``, ``unknown`` (no such tool) or ``refused`` (tools were
+    #: withdrawn for the final request at a limit).
+    kind: str = "tool"
 
 
 @dataclass(slots=True)
@@ -107,6 +110,9 @@ class AttemptEnd(Event):
     hook: ClassVar[str] = "on_attempt_end"
     attempt: int
     success: bool
+    #: When the run failed inside the attempt: why, and the error's code.
+    error: str | None = None
+    code: str | None = None
 
 
 @dataclass(slots=True)

@@ -4,17 +4,59 @@ Every field left as ``None`` inherits from the level below. Values are validated
 is a :class:`~toolcycle.errors.ConfigurationError` listing every problem) and clamped to the
 documented caps in :data:`CAPS` (with a warning), so a typo cannot start a 10-million-iteration
 run.
+
+Each limit also owns what happens when it is reached: :meth:`Limits.reached` names the first
+limit a run has hit (a :data:`LimitName`), :meth:`Limits.describe` says it in words, and
+:data:`LIMIT_ERRORS` gives the error raised with ``on_limit="error"``. The engine only asks;
+adding a limit means a field, a cap, a line in each of those and, if it counts something new,
+a counter on the run's state.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, fields, replace
-from typing import Literal
+from typing import Literal, Protocol
 
-from .errors import ConfigurationError
+from .errors import (
+    AgentError,
+    ConfigurationError,
+    MaxIterationsExceeded,
+    RunTimeout,
+    UsageLimitExceeded,
+)
+from .messages import Usage
 
 OnLimit = Literal["final_answer", "partial", "error"]
+
+#: The limits that can stop a run; ``token_budget`` covers the three token fields.
+LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget"]
+
+#: What ``on_limit="error"`` raises for each limit.
+LIMIT_ERRORS: dict[LimitName, type[AgentError]] = {
+    "max_iterations": MaxIterationsExceeded,
+    "max_tool_calls": UsageLimitExceeded,
+    "token_budget": UsageLimitExceeded,
+    "timeout": RunTimeout,
+}
+
+
+class RunCounts(Protocol):
+    """What a run has used so far: the figures the limits are checked against."""
+
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def attempt_iterations(self) -> int: ...
+    @property
+    def executed_calls(self) -> int: ...
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def deadline(self) -> float | None: ...
+    @property
+    def upcoming_input_tokens(self) -> int: ...
 ON_LIMIT_CHOICES: tuple[OnLimit, ...] = ("final_answer", "partial", "error")
 
 
@@ -79,6 +121,57 @@ class Limits:
             elif value < 1:
                 found.append(f"{f.name} must be >= 1, got {value}")
         return found
+
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether a token budget is set (only then does the run estimate its history size)."""
+        return (self.max_input_tokens is not None or self.max_output_tokens is not None
+                or self.max_total_tokens is not None)
+
+    def reached(self, run: RunCounts) -> LimitName | None:
+        """The first limit that stops the run's next model request, or ``None``."""
+        if self.max_iterations is not None and run.attempt_iterations >= self.max_iterations:
+            return "max_iterations"
+        if self.max_tool_calls is not None and run.executed_calls >= self.max_tool_calls:
+            return "max_tool_calls"
+        if run.deadline is not None and time.monotonic() >= run.deadline:
+            return "timeout"
+        if self.counts_tokens and self._over_token_budget(run):
+            return "token_budget"
+        return None
+
+    def _over_token_budget(self, run: RunCounts) -> bool:
+        usage = run.usage
+        if self.max_output_tokens is not None and usage.output_tokens >= self.max_output_tokens:
+            return True
+        upcoming = run.upcoming_input_tokens
+        max_input = self.max_input_tokens
+        if max_input is not None and usage.input_tokens + upcoming > max_input:
+            return True
+        total = self.max_total_tokens
+        return total is not None and usage.total_tokens + upcoming > total
+
+    def describe(self, limit: LimitName, run: RunCounts) -> str:
+        """The limit in words, with the figures that reached it."""
+        match limit:
+            case "max_iterations":
+                return f"max_iterations={self.max_iterations} reached in attempt {run.attempt}"
+            case "max_tool_calls":
+                return f"max_tool_calls={self.max_tool_calls} reached"
+            case "timeout":
+                return f"timeout={self.timeout}s reached"
+            case "token_budget":
+                usage = run.usage
+                return (f"token budget reached (input {usage.input_tokens}/"
+                        f"{self.max_input_tokens}, output {usage.output_tokens}/"
+                        f"{self.max_output_tokens}, total {usage.total_tokens}/"
+                        f"{self.max_total_tokens})")
+
+    def refuse_call(self, run: RunCounts) -> str | None:
+        """Why one more tool call is refused by the run-wide ``max_tool_calls``, or ``None``."""
+        if self.max_tool_calls is not None and run.executed_calls >= self.max_tool_calls:
+            return f"The run's tool-call limit ({self.max_tool_calls}) is reached"
+        return None
 
     def over(self, base: Limits) -> Limits:
         """These limits layered over ``base``: every field set here wins."""

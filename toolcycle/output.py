@@ -10,6 +10,11 @@ Reflection is opt-in: ``Output(T, reflect=handler)`` makes the output tool retur
 (the handler's string) instead of ending the attempt, and injects a parameterless ``submit``
 tool that ends it with the last output. A handler without ``submit`` (or the reverse) cannot be
 expressed: both come from the one ``reflect`` argument.
+
+The call that ends an attempt (the output tool, or ``submit``) cannot be answered when it is
+made: its observation says whether the output was accepted, which only validation decides.
+:class:`HeldAnswer` is that answer in waiting; the run engine writes it at exactly one of
+three points: accepted, rejected, or the run stopped first.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from ._tool_schema import strip_titles
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
+from .messages import ToolCall
 from .models.base import ToolDefinition
 from .tools import TOOL_NAME_PATTERN
 
@@ -68,6 +74,37 @@ class ValidationProblem:
     errors: list[str]
     validator: str  # "schema", a validator's name, or a protocol code
     code: str = "VALIDATION"
+
+
+#: An observation and, when the call failed, the kind of failure (``ToolResultEvent.error_type``).
+Answer = tuple[str, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class HeldAnswer:
+    """The answer to the call that ended the attempt, held back until the output is judged.
+
+    ``call`` is the output tool's call (or ``submit``'s); ``arguments`` the output it gave (for
+    ``submit``, the last previewed output); ``started`` the ``perf_counter`` time the call was
+    made, so its recorded duration runs to the verdict.
+    """
+
+    call: ToolCall
+    arguments: dict[str, Any] | None
+    started: float
+
+    @staticmethod
+    def accepted() -> Answer:
+        return "Output accepted.", None
+
+    @staticmethod
+    def rejected(errors: Sequence[str]) -> Answer:
+        return "Rejected:\n" + "\n".join(errors), "output_rejected"
+
+    @staticmethod
+    def stopped(why: str, error_type: str) -> Answer:
+        """The run stopped before the output was judged (a limit, a cancel, a failure)."""
+        return f"not validated: {why}", error_type
 
 
 class Output[OutputT]:
@@ -214,6 +251,48 @@ class Output[OutputT]:
         if inspect.isawaitable(preview):
             preview = await preview
         return str(preview)
+
+    # -- the output protocol: what the model is told ------------------------------------------
+
+    async def preview_answer(
+        self, call: ToolCall, ctx: RunContext[Any]
+    ) -> tuple[Answer, OutputT | None]:
+        """Reflection: answer an output-tool call with a preview (or its schema errors).
+
+        Returns the observation and the parsed output when it fits the schema.
+        """
+        assert call.arguments is not None
+        try:
+            value = self.parse(call.arguments)
+        except OutputSchemaError as exc:
+            return ("Output does not match the schema:\n" + "\n".join(exc.errors),
+                    "invalid_arguments"), None
+        try:
+            preview = await self.preview(value, ctx)
+        except Exception as exc:
+            return (f"The reflection handler failed: {type(exc).__name__}: {exc}",
+                    type(exc).__name__), value
+        text = (f"{preview}\n\nIf this is right, call `{SUBMIT_TOOL_NAME}`; otherwise call "
+                f"`{call.name}` again with a corrected output.")
+        return (text, None), value
+
+    def no_output_call(self) -> ValidationProblem:
+        """The model answered in text where a structured output was due."""
+        names = [self.name] + ([SUBMIT_TOOL_NAME] if self.submit_tool else [])
+        return ValidationProblem(
+            [f"you answered without calling a tool; give your output by calling "
+             f"`{'` then `'.join(names)}`"],
+            "protocol",
+            "INVALID_RESPONSE",
+        )
+
+    def submit_before_output(self) -> ValidationProblem:
+        return ValidationProblem(
+            ["submit was called before any output: call the output tool "
+             f"`{self.name}` first, then submit"],
+            "submit",
+            "SUBMIT_BEFORE_OUTPUT",
+        )
 
 
 def as_output(output: Any) -> Output[Any]:

@@ -1,10 +1,16 @@
-"""Executing the tool calls of one model response.
+"""Executing the tool calls of one model response: one :class:`Turn`.
 
 Calls run in emission order, because calls in one turn may depend on each other (``cd`` then
 ``ls``). Consecutive calls to tools declared ``concurrent=True`` run together, and with
-``parallel_tools=True`` every call of the turn does. Results always come back in call order.
+``parallel_tools=True`` every call of the turn does. Results always go back in call order.
 Nothing a tool does can crash the run: unknown tools, malformed or invalid arguments,
-exceptions, timeouts and unserializable results all become ``is_error`` observations.
+exceptions (``CancelledError`` raised by the tool itself included), timeouts and
+unserializable results all become ``is_error`` observations.
+
+Every answer is kept in the turn the moment it exists, so a run that stops mid-turn (a cancel,
+a deadline, a crash) answers only the calls that did not finish: :func:`stop_turn`. The call
+that ends the attempt (the output tool, or ``submit``) is not answered here: it becomes the
+run's :class:`~toolcycle.output.HeldAnswer`, written once the output is judged.
 """
 
 from __future__ import annotations
@@ -14,171 +20,234 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..context import RunContext
-from ..errors import Cancelled
 from ..events import ToolCallEvent, ToolResultEvent
-from ..messages import ToolCall, ToolResult
-from ..output import SUBMIT_TOOL_NAME, OutputSchemaError
+from ..messages import Message, ToolCall, ToolResult
+from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
-from ..tracing.trace import Step, ToolCallRecord
-from .state import LimitHit, PendingResults
+from .scope import LimitHit
+from .state import RunState
 from .threads import TOOL_THREADS
 
-if TYPE_CHECKING:
-    from .state import RunState
 
-@dataclass(slots=True)
-class CallOutcome:
-    """The results of a turn, in call order, and whether a call ended the attempt."""
+@dataclass(slots=True, eq=False)
+class Turn:
+    """The calls of one assistant message and their answers, kept as each call finishes."""
 
-    results: list[ToolResult] = field(default_factory=list)
-    ended_by: str | None = None  # "output" or "submit"
-    arguments: dict[str, Any] | None = None
-    pending_index: int | None = None
-    stopped: str | None = None  # "cancelled" or "timeout": later calls are not executed
-    # Attempt-ending calls (output, submit): their observation is known only after validation,
-    # so their ``on_tool_result`` waits for :meth:`RunState.settle_pending`.
-    deferred: list[tuple[ToolCall, float]] = field(default_factory=list)
+    attempt: int
+    iteration: int
+    calls: list[ToolCall]
+    answers: dict[str, tuple[ToolResult, str | None, float]] = field(default_factory=dict)
+    started: dict[str, float] = field(default_factory=dict)  # announced calls -> start time
+    reported: set[str] = field(default_factory=set)  # answers already sent as events
+    stopped: str | None = None  # why the calls still to come are not executed
+
+    def message(self) -> Message:
+        """The tool message that answers every call, in call order."""
+        return Message.tool_results([self.answers[c.id][0] for c in self.calls])
 
 
-async def execute_calls(state: RunState, step: Step, calls: Sequence[ToolCall]) -> CallOutcome:
-    """Answer every call of the turn; hold back the answer to an attempt-ending call."""
-    outcome = CallOutcome()
+# -- one turn ----------------------------------------------------------------------------------
+
+
+async def execute_turn(state: RunState, turn: Turn) -> None:
+    """Answer every call of the turn, except an attempt-ending one (``state.held``)."""
+    tools = state.setup.core.tools
+    parallel = state.setup.core.parallel_tools
     batch: list[tuple[ToolCall, Tool[Any]]] = []
-    parallel = state.agent.parallel_tools
-
-    for call in calls:
-        tool = state.agent.tools.get(call.name)
-        runs_in_batch = tool is not None and call.arguments is not None and (
-            parallel or tool.concurrent
-        )
-        if runs_in_batch and tool is not None and _admit(state, tool) is None:
-            batch.append((call, tool))
-            continue
-        if batch:
-            await _run_batch(state, step, batch, outcome)
+    for call in turn.calls:
+        tool = tools.get(call.name)
+        if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
+                and not turn.stopped):
+            refusal = _admit(state, tool)
+            if refusal is None:
+                batch.append((call, tool))
+                continue
+            await _run_batch(state, turn, batch)
             batch = []
-        await _run_one(state, step, call, tool, outcome)
-    if batch:
-        await _run_batch(state, step, batch, outcome)
+            await _announce(state, turn, call, "tool")
+            await _answer(state, turn, call, (refusal, "call_limit"))
+            continue
+        await _run_batch(state, turn, batch)
+        batch = []
+        await _run_one(state, turn, call, tool)
+    await _run_batch(state, turn, batch)
 
-    if outcome.ended_by is not None:
-        assert outcome.pending_index is not None
-        state.pending = PendingResults(outcome.results, outcome.pending_index, outcome.deferred)
-    return outcome
 
-
-async def _run_one(
-    state: RunState, step: Step, call: ToolCall, tool: Tool[Any] | None, outcome: CallOutcome
-) -> None:
+async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] | None) -> None:
     """One call outside a concurrent batch: output, submit, errors, or a sequential tool."""
-    await state.emit(ToolCallEvent(state.attempt, state.iteration, call))
-    started = time.perf_counter()
-    kind = "tool"
-    refusal: str | None = None
-    error: str | None  # the kind of failure, None when the call succeeded
-    if outcome.stopped:
-        text, error = f"not executed: the run stopped ({outcome.stopped})", "run_stopped"
+    output = state.output
+    if output.tool is not None and call.name == output.tool.name and call.arguments is not None:
+        await _announce(state, turn, call, "output")
+        if turn.stopped:
+            await _answer(state, turn, call, _not_executed(turn.stopped))
+        elif state.reflecting:
+            await _preview(state, turn, call)
+        else:
+            await _hold(state, turn, call, call.arguments)
+        return
+    if output.submit_tool is not None and call.name == SUBMIT_TOOL_NAME:
+        await _announce(state, turn, call, "submit")
+        if turn.stopped:
+            await _answer(state, turn, call, _not_executed(turn.stopped))
+        else:
+            await _hold(state, turn, call, state.last_preview_args)
+        return
+    kind = "tool" if tool is not None else "output" if output.tool is not None and (
+        call.name == output.tool.name) else "unknown"
+    await _announce(state, turn, call, kind)
+    answer: Answer
+    if turn.stopped:
+        answer = _not_executed(turn.stopped)
     elif call.arguments is None:
-        text, error = f"Could not parse the arguments of `{call.name}`: {call.parse_error}. " \
-            f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments"
-    elif state.output.tool is not None and call.name == state.output.tool.name:
-        kind = "output"
-        text, error = await _output_call(state, call, outcome)
-    elif state.output.submit_tool is not None and call.name == SUBMIT_TOOL_NAME:
-        kind = "submit"
-        text, error = "", None
-        _end_attempt(outcome, "submit", None)
+        answer = (f"Could not parse the arguments of `{call.name}`: {call.parse_error}. "
+                  f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments")
     elif tool is None:
-        kind = "unknown"
-        text, error = _unknown_tool(state, call.name), "unknown_tool"
+        answer = _unknown_tool(state, call), "unknown_tool"
     elif (refusal := _admit(state, tool)) is not None:
-        text, error = refusal, "call_limit"
+        answer = refusal, "call_limit"
     else:
-        text, error = await _run_tool(state, tool, call, outcome)
-    await _record(state, step, call, text, error, started, kind, outcome)
+        try:
+            answer = await state.interrupts.guard(_run_tool(state, tool, call))
+        except LimitHit:
+            turn.stopped = "timeout"
+            answer = "not completed: the run's timeout was reached while it ran", "run_stopped"
+    await _answer(state, turn, call, answer)
 
 
-#: An observation and, when the call failed, the kind of failure (``ToolResultEvent.error_type``).
-Answer = tuple[str, str | None]
-
-
-async def _output_call(state: RunState, call: ToolCall, outcome: CallOutcome) -> Answer:
-    assert call.arguments is not None
-    if not state.reflecting:
-        _end_attempt(outcome, "output", call.arguments)
-        return "", None
-    # Reflection: schema errors go straight back; otherwise the handler renders a preview.
-    try:
-        value = state.output.parse(call.arguments)
-    except OutputSchemaError as exc:
-        return "Output does not match the schema:\n" + "\n".join(exc.errors), "invalid_arguments"
-    state.last_preview_args = call.arguments
-    state.last_output = value
-    try:
-        preview = await state.output.preview(value, state.ctx)
-    except Exception as exc:
-        return f"The reflection handler failed: {type(exc).__name__}: {exc}", type(exc).__name__
-    return (
-        f"{preview}\n\nIf this is right, call `{SUBMIT_TOOL_NAME}`; otherwise call "
-        f"`{call.name}` again with a corrected output."
-    ), None
-
-
-async def refuse_calls(state: RunState, step: Step, calls: Sequence[ToolCall], reason: str
-                       ) -> list[ToolResult]:
-    """Answer calls without running them (the model called tools when tools were withdrawn):
-    each still fires its events and gets a trace record, so trace, events and usage agree."""
-    outcome = CallOutcome()
-    for call in calls:
-        await state.emit(ToolCallEvent(state.attempt, state.iteration, call))
-        await _record(state, step, call, reason, "tools_disabled", time.perf_counter(),
-                      "refused", outcome)
-    return outcome.results
-
-
-def _end_attempt(outcome: CallOutcome, by: str, arguments: dict[str, Any] | None) -> None:
-    """The last attempt-ending call of a turn wins; an earlier one is marked superseded."""
-    if outcome.pending_index is not None:
-        held = outcome.results[outcome.pending_index]
-        outcome.results[outcome.pending_index] = ToolResult(
-            held.call_id, held.name, "Superseded by a later call in the same turn.", False
-        )
-    outcome.ended_by = by
-    if by == "output":
-        outcome.arguments = arguments
-    outcome.pending_index = len(outcome.results)
-
-
-async def _run_batch(
-    state: RunState, step: Step, batch: list[tuple[ToolCall, Tool[Any]]], outcome: CallOutcome
-) -> None:
-    """Consecutive concurrency-safe calls: start together, answer in call order."""
-    if len(batch) == 1:
-        call, tool = batch[0]
-        await _run_one(state, step, call, tool, outcome)
+async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, Tool[Any]]]
+                     ) -> None:
+    """Consecutive concurrency-safe calls (already admitted): start together, answer in order."""
+    if not batch:
         return
     for call, _ in batch:
-        await state.emit(ToolCallEvent(state.attempt, state.iteration, call))
-    started = time.perf_counter()
-    if outcome.stopped:
-        answers: list[Answer] = [
-            (f"not executed: the run stopped ({outcome.stopped})", "run_stopped")
-        ] * len(batch)
-    else:
-        answers = await asyncio.gather(
-            *(_run_tool(state, tool, call, outcome) for call, tool in batch)
-        )
-    for (call, _), (text, error) in zip(batch, answers, strict=True):
-        await _record(state, step, call, text, error, started, "tool", outcome)
+        await _announce(state, turn, call, "tool")
+
+    async def run(call: ToolCall, tool: Tool[Any]) -> None:
+        _store(turn, call, await _run_tool(state, tool, call))
+
+    try:
+        await state.interrupts.guard(asyncio.gather(*(run(call, tool) for call, tool in batch)))
+    except LimitHit:
+        turn.stopped = "timeout"
+        for call, _ in batch:
+            if call.id not in turn.answers:
+                _store(turn, call, ("not completed: the run's timeout was reached while it ran",
+                                    "run_stopped"))
+    await _report(state, turn)
 
 
-async def _run_tool(
-    state: RunState, tool: Tool[Any], call: ToolCall, outcome: CallOutcome
-) -> Answer:
-    """Validate, invoke (with timeout and cancellation), serialize, truncate."""
+async def _preview(state: RunState, turn: Turn, call: ToolCall) -> None:
+    """Reflection: the output call is answered with a preview of the output."""
+    assert call.arguments is not None
+    try:
+        answer, value = await state.interrupts.guard(
+            state.output.preview_answer(call, state.ctx))
+    except LimitHit:
+        turn.stopped = "timeout"
+        answer, value = ("not completed: the run's timeout was reached while it ran",
+                         "run_stopped"), None
+    if value is not None:
+        state.last_preview_args = call.arguments
+        state.last_output = value
+    await _answer(state, turn, call, answer)
+
+
+async def _hold(state: RunState, turn: Turn, call: ToolCall, arguments: dict[str, Any] | None
+                ) -> None:
+    """The call ends the attempt; the last such call of a turn wins."""
+    previous = state.held
+    if previous is not None:
+        await _answer(state, turn, previous.call,
+                      ("Superseded by a later call in the same turn.", None))
+    state.held = HeldAnswer(call, arguments, turn.started[call.id])
+
+
+# -- answering ---------------------------------------------------------------------------------
+
+
+async def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> None:
+    turn.started[call.id] = time.perf_counter()
+    await state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind))
+
+
+def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
+    text, error = answer
+    turn.answers[call.id] = (ToolResult(call.id, call.name, text, error is not None), error,
+                             time.perf_counter())
+
+
+async def _answer(state: RunState, turn: Turn, call: ToolCall, answer: Answer) -> None:
+    _store(turn, call, answer)
+    await _report(state, turn)
+
+
+async def _report(state: RunState, turn: Turn) -> None:
+    """Send the answers not yet reported as events, in call order."""
+    for call in turn.calls:
+        if call.id in turn.answers and call.id not in turn.reported:
+            turn.reported.add(call.id)
+            result, error, finished = turn.answers[call.id]
+            duration = (finished - turn.started.get(call.id, finished)) * 1000.0
+            await state.emit(ToolResultEvent(turn.attempt, turn.iteration, call, result,
+                                             duration, error))
+
+
+async def answer_held(state: RunState, answer: Answer) -> None:
+    """Write the held answer (accepted, rejected, or stopped) and close its turn."""
+    held, turn = state.held, state.turn
+    assert held is not None and turn is not None
+    state.held = None
+    await _answer(state, turn, held.call, answer)
+    close_turn(state, turn)
+
+
+def close_turn(state: RunState, turn: Turn) -> None:
+    state.append(turn.message())
+    state.turn = None
+
+
+async def stop_turn(state: RunState, why: str, error_type: str) -> None:
+    """The run stops with the turn open: keep the answers that exist, answer the rest."""
+    turn = state.turn
+    if turn is None:
+        return
+    if state.held is not None:
+        held, state.held = state.held, None
+        await _answer(state, turn, held.call, HeldAnswer.stopped(why, error_type))
+    await _report(state, turn)  # answers gathered by a batch that did not report them
+    for call in turn.calls:
+        if call.id in turn.answers:
+            continue
+        if call.id in turn.started:
+            answer = f"not completed: {why} while it ran", error_type
+        else:
+            await _announce(state, turn, call, "tool")
+            answer = f"not executed: {why}", error_type
+        await _answer(state, turn, call, answer)
+    close_turn(state, turn)
+
+
+async def refuse_calls(state: RunState, turn: Turn, reason: str) -> None:
+    """Answer calls without running them (the model called tools when they were withdrawn):
+    each still fires its events and gets a trace record, so trace, events and usage agree."""
+    for call in turn.calls:
+        await _announce(state, turn, call, "refused")
+        await _answer(state, turn, call, (reason, "tools_disabled"))
+    close_turn(state, turn)
+
+
+def _not_executed(stopped: str) -> Answer:
+    return f"not executed: the run stopped ({stopped})", "run_stopped"
+
+
+# -- one tool ----------------------------------------------------------------------------------
+
+
+async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
+    """Validate, invoke (with the tool's timeout), serialize, truncate."""
     assert call.arguments is not None
     try:
         arguments = tool.validate(call.arguments)
@@ -189,19 +258,15 @@ async def _run_tool(
                 "invalid_arguments")
     ctx = _call_context(state, tool, call)
     try:
-        value = await state.guard(_invoke(tool, ctx, arguments), "tool_execution")
+        value = await _invoke(tool, ctx, arguments)
     except TimeoutError:
         return f"Tool `{tool.name}` timed out after {tool.timeout} s.", "timeout"
     except asyncio.CancelledError:
-        if state.cancel_token.cancelled:
-            outcome.stopped = "cancelled"
-            return "not completed: the run was cancelled", "cancelled"
-        raise
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # the run is being cancelled or timed out: not the tool's doing
+        return f"Tool `{tool.name}` failed: CancelledError (raised by the tool)", "CancelledError"
     except Exception as exc:
-        stop = _stop_kind(exc)
-        if stop is not None:
-            outcome.stopped = stop
-            return f"not completed: the run stopped ({stop})", "run_stopped"
         return f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}", type(exc).__name__
     text, ok = serialize_result(value)
     return _truncate(text, state.limits.max_observation_chars), (
@@ -217,15 +282,6 @@ async def _invoke(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, An
     # Off the event loop, on a reused worker thread (see toolcycle.run.threads).
     future = TOOL_THREADS.run(lambda: tool.invoke(ctx, arguments))
     return await (asyncio.wait_for(future, tool.timeout) if tool.timeout else future)
-
-
-def _stop_kind(exc: Exception) -> str | None:
-    """The run's own cancellation or deadline surfacing through a tool await."""
-    if isinstance(exc, Cancelled):
-        return "cancelled"
-    if isinstance(exc, LimitHit):
-        return "timeout"
-    return None
 
 
 def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContext[Any]:
@@ -246,17 +302,17 @@ def _admit(state: RunState, tool: Tool[Any]) -> str | None:
     if tool.max_calls is not None and used >= tool.max_calls:
         return (f"`{tool.name}` may be called at most {tool.max_calls} time(s) per run; "
                 "it was not called. Use what you have.")
-    limit = state.limits.max_tool_calls
-    if limit is not None and state.executed_calls >= limit:
-        return f"The run's tool-call limit ({limit}) is reached; `{tool.name}` was not called."
+    refusal = state.limits.refuse_call(state)
+    if refusal is not None:
+        return f"{refusal}; `{tool.name}` was not called."
     state.tool_counts[tool.name] = used + 1
     state.executed_calls += 1
     return None
 
 
-def _unknown_tool(state: RunState, name: str) -> str:
-    available = ", ".join(d.name for d in state.settings.tools) or "(none)"
-    return f"Unknown tool `{name}`. Available tools: {available}."
+def _unknown_tool(state: RunState, call: ToolCall) -> str:
+    available = ", ".join(d.name for d in state.setup.settings.tools) or "(none)"
+    return f"Unknown tool `{call.name}`. Available tools: {available}."
 
 
 def _truncate(text: str, limit: int | None) -> str:
@@ -266,27 +322,5 @@ def _truncate(text: str, limit: int | None) -> str:
     return f"{text[:limit]}\n[... truncated: {cut} of {len(text)} characters cut]"
 
 
-async def _record(
-    state: RunState,
-    step: Step,
-    call: ToolCall,
-    text: str,
-    error: str | None,
-    started: float,
-    kind: str,
-    outcome: CallOutcome,
-) -> None:
-    is_error = error is not None
-    result = ToolResult(call.id, call.name, text, is_error)
-    outcome.results.append(result)
-    duration_ms = (time.perf_counter() - started) * 1000.0
-    step.tool_calls.append(ToolCallRecord(
-        call.id, call.name, call.arguments, state.iteration, state.attempt,
-        None if is_error else text, text if is_error else None, duration_ms, kind,
-    ))
-    if outcome.pending_index == len(outcome.results) - 1:
-        outcome.deferred.append((call, duration_ms))  # answered after validation
-        return
-    await state.emit(
-        ToolResultEvent(state.attempt, state.iteration, call, result, duration_ms, error)
-    )
+def new_turn(state: RunState, calls: Sequence[ToolCall]) -> Turn:
+    return Turn(state.attempt, state.iteration, list(calls))

@@ -1,4 +1,4 @@
-"""The attempt/iteration loop: the heart of toolcycle, meant to be read top to bottom.
+"""The attempt/iteration loop: the one module that sequences a run, meant to be read top to bottom.
 
     run      -> attempts (until an output validates, or attempts run out)
     attempt  -> iterations (until the model gives an output, or a limit is hit)
@@ -6,18 +6,22 @@
 
 Invariants kept on every path (success, tool failure, limit, cancellation, crash):
 - every tool call id gets exactly one result, in call order, in the message right after it;
-- the trace has one step per model request, and usage is the sum over the steps;
-- ``termination`` says why the run ended.
+  results that exist when a run stops are kept, only unfinished calls are answered so;
+- the trace has one step per model request (a failed or cancelled one included), a record per
+  tool call from the moment it starts, and usage is the sum over the steps;
+- ``termination`` says why the run ended, and the trace is finished, on every way out.
 
 The conversation is only ever appended to; nothing here re-walks it, so an iteration late in a
-long run costs the same as an early one. Tool execution lives in :mod:`toolcycle.run.calls`.
+long run costs the same as an early one. Tool calls are executed by :mod:`.calls`; limits are
+checked by :class:`~toolcycle.limits.Limits`; the held answer to the output call belongs to
+:mod:`toolcycle.output`; awaited work is interrupted by :mod:`.scope`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import (
@@ -25,11 +29,8 @@ from ..errors import (
     Cancelled,
     InvalidResponse,
     MaxAttemptsExceeded,
-    MaxIterationsExceeded,
     ModelError,
-    RunTimeout,
     SubmitBeforeOutput,
-    UsageLimitExceeded,
 )
 from ..events import (
     AttemptEnd,
@@ -43,188 +44,273 @@ from ..events import (
     TextDeltaEvent,
     ValidationFailure,
 )
-from ..messages import Message, ToolCall, Usage
+from ..limits import LIMIT_ERRORS, LimitName
+from ..messages import Message, Usage
 from ..models.base import ModelResponse, ModelSettings, TextDelta
-from ..output import OutputSchemaError, ValidationProblem
+from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
-from ..tracing.trace import AttemptRecord, Step
-from .calls import CallOutcome, execute_calls, refuse_calls
-from .state import LimitHit, RunState
+from .calls import answer_held, close_turn, execute_turn, new_turn, refuse_calls, stop_turn
+from .scope import CancelledByToken, LimitHit
+from .state import RunState
 
-_LIMIT_ERRORS: dict[str, type[AgentError]] = {
-    "max_iterations": MaxIterationsExceeded,
-    "max_tool_calls": UsageLimitExceeded,
-    "token_budget": UsageLimitExceeded,
-    "timeout": RunTimeout,
-}
+# -- how an attempt ends -------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class AttemptOutcome:
-    """What an attempt produced before validation.
+@dataclass(frozen=True, slots=True)
+class Forced:
+    """The attempt's output came from the final request at a limit."""
 
-    ``kind``: ``"text"`` (free-text answer), ``"output"`` (the output tool's arguments),
-    ``"slip"`` (a protocol slip that costs the attempt), ``"partial"`` (a limit with
-    ``on_limit="partial"``). When the attempt ended on the output tool or ``submit``, the tool
-    message of that turn is held in ``state.pending`` and answered after validation.
-    """
-
-    kind: str
-    text: str = ""
-    arguments: dict[str, Any] | None = None
-    slip: ValidationProblem | None = None
-    limit: str | None = None
-    forced: bool = False
-    ignored_calls: int = 0  # tool calls the forced final request made anyway (refused)
+    limit: LimitName
+    refused_calls: int = 0  # tool calls that request made anyway (refused)
 
 
-async def run_loop(state: RunState) -> RunResult[Any]:
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """Free text: a reply without tool calls."""
+
+    text: str
+    forced: Forced | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputGiven:
+    """The output tool (or ``submit`` after a preview) gave the output; ``state.held`` waits."""
+
+    arguments: dict[str, Any]
+    forced: Forced | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolSlip:
+    """A reply that breaks the output protocol: no output call, or ``submit`` first."""
+
+    problem: ValidationProblem
+    forced: Forced | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedAt:
+    """A limit with ``on_limit="partial"``: return what exists."""
+
+    limit: LimitName
+
+
+AttemptEnding = Answered | OutputGiven | ProtocolSlip | StoppedAt
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+async def run(state: RunState) -> RunResult[Any]:
     """Execute one run; return its result or raise an ``AgentError`` carrying the partial one."""
-    await state.begin()
-    await state.emit(
-        RunStart(state.run_id, state.agent.name, state.user_prompt, state.model.name,
-                 state.model.system)
-    )
+    setup = state.setup
+    state.interrupts.open(setup.limits.timeout)
+    state.trace.start()
     try:
+        await state.emit(RunStart(setup.run_id, setup.core.name, setup.user_prompt,
+                                  setup.model.name, setup.model.system))
         output = await _run_attempts(state)
     except AgentError as error:
         await _fail(state, error)
         raise
+    except CancelledByToken:
+        cancelled = Cancelled(
+            f"run cancelled during {state.phase}: {state.ctx.cancel_token.reason}",
+            phase=state.phase, attempt=state.attempt, iteration=state.iteration)
+        await _fail(state, cancelled)
+        raise cancelled from None
     except asyncio.CancelledError:
-        # Plain task cancellation: keep the history well-formed and the trace saved, then let
-        # the cancellation propagate as asyncio expects.
-        cancelled = Cancelled("the run's task was cancelled", phase=state.phase)
-        await _fail(state, cancelled, Termination("cancelled", "raised", str(cancelled)))
+        # The caller cancelled the run's task: keep the history well-formed and the trace
+        # saved, then let the cancellation propagate as asyncio expects.
+        await _fail(state, Cancelled("the run's task was cancelled", phase=state.phase))
         raise
     except Exception as exc:  # a bug or a broken adapter: still keep everything we have
         crash = AgentError(f"{type(exc).__name__}: {exc}", phase=state.phase)
         await _fail(state, crash, Termination("error", "raised", str(crash)))
         raise crash from exc
-    result = state.result(output)
-    state.finish_trace("success", output)
+    finally:
+        state.interrupts.close()
+    result = _result(state, output)
+    _finish(state, "success", output, None)
     await state.emit(FinalResult(output))
     await state.emit(RunSuccess(result))
-    result.callback_errors = state.emitter.errors
-    await state.end()
     return result
 
 
-async def _fail(state: RunState, error: AgentError, termination: Termination | None = None) -> None:
-    """Close open calls, record the failure, attach the partial result to the error."""
-    unanswered = f"not executed: the run ended ({error.code})"
-    await state.settle_pending(unanswered, "run_stopped")
-    state.answer_open_calls(unanswered)
-    attempts = state.trace.attempts
-    if state.attempt and not (attempts and attempts[-1].attempt == state.attempt):
-        # The run failed inside an attempt: close it, so every start has its end.
-        attempts.append(AttemptRecord(state.attempt, False, [error.message], None, error.code))
-        await state.emit(AttemptEnd(state.attempt, False))
-    if state.termination is None:
-        limit = error.context.get("limit")
-        reason: TerminationReason = (
-            "cancelled" if isinstance(error, Cancelled) else _reason_of(error)
-        )
-        state.termination = termination or Termination(reason, "raised", error.message, limit)
-    error.result = state.result(None)
-    status = "cancelled" if isinstance(error, Cancelled) else "failure"
-    state.finish_trace(status, None, error)
+async def _fail(state: RunState, error: AgentError, termination: Termination | None = None
+                ) -> None:
+    """Answer what is still open, finish the trace, attach the partial result to the error.
+
+    The trace is finished in ``finally``: a second cancellation while the open calls are
+    being answered must not leave a stored trace "running".
+    """
+    cancelled = isinstance(error, Cancelled)
+    try:
+        if state.termination is None:
+            state.termination = termination or Termination(
+                _reason_of(error), "raised", error.message, error.context.get("limit"))
+        await stop_turn(state, f"the run ended ({error.code})",
+                        "cancelled" if cancelled else "run_stopped")
+        if state.attempt and state.attempt not in state.closed_attempts:
+            state.closed_attempts.add(state.attempt)  # every attempt that starts, ends
+            await state.emit(AttemptEnd(state.attempt, False, error.message, error.code))
+    finally:
+        error.result = _result(state, None)
+        _finish(state, "cancelled" if cancelled else "failure", None, error)
     await state.emit(RunFailure(error, error.result))
-    error.result.callback_errors = state.emitter.errors
-    await state.end()
 
 
 def _reason_of(error: AgentError) -> TerminationReason:
+    if isinstance(error, Cancelled):
+        return "cancelled"
     if isinstance(error, ModelError):
         return "model_error"
     if isinstance(error, MaxAttemptsExceeded | InvalidResponse | SubmitBeforeOutput):
         return "max_attempts"
     limit = error.context.get("limit")
-    return limit if limit in _LIMIT_ERRORS else "error"
+    return limit if limit in LIMIT_ERRORS else "error"
 
 
-# -- attempts ------------------------------------------------------------------------------
+def _result(state: RunState, output: Any) -> RunResult[Any]:
+    return RunResult(
+        output=output,
+        messages=state.messages,
+        new_message_index=state.new_message_index,
+        usage=state.usage,
+        trace=state.trace.trace,
+        termination=state.termination or Termination("error", "raised", "run did not finish"),
+        run_id=state.setup.run_id,
+        callback_errors=state.emitter.errors,
+    )
+
+
+def _finish(state: RunState, status: str, output: Any, error: AgentError | None) -> None:
+    """Finish and store the trace, and let the playbook learn from it (never raises)."""
+    termination = state.termination
+    failure = None if error is None else {
+        "code": error.code, "message": str(error),
+        "context": {k: v if isinstance(v, str | int | float | bool | list) or v is None
+                    else repr(v) for k, v in error.context.items()},
+    }
+    state.trace.finish(status, state.usage, output,
+                       None if termination is None else termination.to_dict(), failure)
+    playbook = state.setup.core.playbook
+    if playbook is not None:
+        try:
+            playbook.observe(state.trace.trace, termination)
+        except Exception as exc:
+            from ..events import CallbackError
+
+            state.emitter.errors.append(CallbackError("playbook.observe", repr(playbook), exc))
+
+
+# -- attempts ------------------------------------------------------------------------------------
 
 
 async def _run_attempts(state: RunState) -> Any:
     max_attempts = state.limits.max_attempts or 1
     while True:
         state.start_attempt()
+        if state.forcing:  # a forced output ended the last attempt; this one is normal again
+            state.forcing = False
+            state.interrupts.resume_deadline()
         await state.emit(AttemptStart(state.attempt))
-        outcome = await _run_iterations(state)
+        ending = await _run_iterations(state)
+        while True:
+            if isinstance(ending, StoppedAt):
+                return await _stop_at(state, ending.limit)
+            try:
+                output, problem = await _judge(state, ending)
+                break
+            except LimitHit:  # the deadline passed while the output was being judged
+                if state.held is not None:
+                    await answer_held(state, HeldAnswer.stopped(
+                        "the run's timeout was reached while it was judged", "run_stopped"))
+                ending = await _at_limit(state, "timeout")
 
-        if outcome.kind == "partial":
-            await state.settle_pending("not validated: the run stopped at a limit", "run_stopped")
-            state.trace.attempts.append(AttemptRecord(state.attempt, False))
-            await state.emit(AttemptEnd(state.attempt, False))
-            limit = outcome.limit or "max_iterations"
-            state.termination = Termination(
-                limit, "partial", state.limit_detail(limit), limit  # type: ignore[arg-type]
-            )
-            return state.partial_output()
-
-        output, problem = await _validate(state, outcome)
         if problem is None:
-            await state.settle_pending("Output accepted.", None)
-            state.trace.attempts.append(AttemptRecord(state.attempt, True))
-            await state.emit(AttemptEnd(state.attempt, True))
-            action = "final_answer" if outcome.forced else "answered"
-            reason = outcome.limit if outcome.forced and outcome.limit else "completed"
-            detail = _forced_detail(outcome) if outcome.forced else ""
-            state.termination = Termination(reason, action, detail, outcome.limit)  # type: ignore[arg-type]
+            if state.held is not None:
+                await answer_held(state, HeldAnswer.accepted())
+            await _end_attempt(state, True)
+            state.termination = _termination(ending)
             return output
 
-        # The attempt failed: answer the output call with the errors, tell the model, retry.
-        await state.settle_pending("Rejected:\n" + "\n".join(problem.errors), "output_rejected")
-        state.trace.attempts.append(
-            AttemptRecord(state.attempt, False, problem.errors, problem.validator, problem.code)
-        )
+        # Rejected: answer the output call with the errors, tell the model, retry.
+        if state.held is not None:
+            await answer_held(state, HeldAnswer.rejected(problem.errors))
         await state.emit(
             ValidationFailure(state.attempt, problem.errors, problem.validator, problem.code)
         )
-        await state.emit(AttemptEnd(state.attempt, False))
+        await _end_attempt(state, False)
+        forced = ending.forced if not isinstance(ending, StoppedAt) else None
         # max_iterations bounds one attempt, so a rejected forced output may still retry;
         # after a run-wide limit (timeout, budgets) there is nothing left to retry with.
-        run_limit = outcome.forced and outcome.limit != "max_iterations"
-        if state.attempt >= max_attempts or run_limit:
-            raise _attempts_exhausted(state, problem, outcome.limit if run_limit else None)
+        run_limit = forced.limit if forced and forced.limit != "max_iterations" else None
+        if state.attempt >= max_attempts or run_limit is not None:
+            raise _attempts_exhausted(state, problem, run_limit)
         state.append(Message.user(state.output.error_prompt(problem.errors, state.attempt)))
 
 
-def _forced_detail(outcome: AttemptOutcome) -> str:
-    if outcome.ignored_calls:
-        return (f"{outcome.limit} reached; the final request called {outcome.ignored_calls} "
-                "tool(s) instead of answering: refused, and the answer is its text only")
-    return f"{outcome.limit} reached; answered without tools"
+async def _end_attempt(state: RunState, success: bool) -> None:
+    state.closed_attempts.add(state.attempt)
+    await state.emit(AttemptEnd(state.attempt, success))
 
 
-async def _validate(
-    state: RunState, outcome: AttemptOutcome
-) -> tuple[Any, ValidationProblem | None]:
+async def _stop_at(state: RunState, limit: LimitName) -> Any:
+    """``on_limit="partial"``: close the attempt and return what exists, flagged."""
+    if state.held is not None:
+        await answer_held(state, HeldAnswer.stopped("the run stopped at a limit", "run_stopped"))
+    await _end_attempt(state, False)
+    state.termination = Termination(limit, "partial", state.limits.describe(limit, state), limit)
+    if not state.output.is_text:
+        return state.last_output
+    for message in reversed(state.messages):
+        if message.role == "assistant" and message.text:
+            return message.text
+    return None
+
+
+async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, ValidationProblem | None]:
     """Schema first, then the custom validators in order; the first failure wins."""
-    if outcome.kind == "slip":
-        assert outcome.slip is not None
-        return None, outcome.slip
-    if outcome.kind == "text":
-        output: Any = outcome.text
+    match ending:
+        case ProtocolSlip(problem=problem):
+            return None, problem
+        case Answered(text=text):
+            output: Any = text
+        case OutputGiven(arguments=arguments):
+            try:
+                output = state.output.parse(arguments)
+            except OutputSchemaError as exc:
+                return None, ValidationProblem(exc.errors, "schema")
+            state.last_output = output
+        case StoppedAt():
+            raise AssertionError("a stopped attempt is not judged")
+    state.phase = "validation"
+    rejection: ValidationProblem | None = await state.interrupts.guard(
+        state.output.validate(output, state.ctx))
+    return output, rejection
+
+
+def _termination(ending: AttemptEnding) -> Termination:
+    forced = None if isinstance(ending, StoppedAt) else ending.forced
+    if forced is None:
+        return Termination("completed", "answered")
+    if forced.refused_calls:
+        detail = (f"{forced.limit} reached; the final request called {forced.refused_calls} "
+                  "tool(s) instead of answering: refused, and the answer is its text only")
     else:
-        assert outcome.arguments is not None
-        try:
-            output = state.output.parse(outcome.arguments)
-        except OutputSchemaError as exc:
-            return None, ValidationProblem(exc.errors, "schema")
-    state.last_output = output
-    problem = await state.output.validate(output, state.ctx)
-    return output, problem
+        detail = f"{forced.limit} reached; answered without tools"
+    return Termination(forced.limit, "final_answer", detail, forced.limit)
 
 
 def _attempts_exhausted(
-    state: RunState, problem: ValidationProblem, limit: str | None = None
+    state: RunState, problem: ValidationProblem, limit: LimitName | None
 ) -> AgentError:
     rejected = f"{problem.validator}: {'; '.join(problem.errors)}"
     if limit is not None:  # a run-wide limit stopped the run; its forced output was rejected
-        return _LIMIT_ERRORS[limit](
-            f"{state.limit_detail(limit)}; the output forced at the limit was rejected by "
-            f"{rejected}",
+        return LIMIT_ERRORS[limit](
+            f"{state.limits.describe(limit, state)}; the output forced at the limit was "
+            f"rejected by {rejected}",
             limit=limit, attempt=state.attempt, validator=problem.validator,
             errors=problem.errors,
         )
@@ -232,121 +318,91 @@ def _attempts_exhausted(
     cls = errors.get(problem.code, MaxAttemptsExceeded)
     return cls(
         f"no valid output after {state.attempt} attempt(s); last rejected by {rejected}",
-        attempt=state.attempt,
-        validator=problem.validator,
-        errors=problem.errors,
+        attempt=state.attempt, validator=problem.validator, errors=problem.errors,
     )
 
 
-# -- iterations ----------------------------------------------------------------------------
+# -- iterations ----------------------------------------------------------------------------------
 
 
-async def _run_iterations(state: RunState) -> AttemptOutcome:
+async def _run_iterations(state: RunState) -> AttemptEnding:
     while True:
-        limit = state.limit_reached()
+        limit = state.limits.reached(state)
         if limit is not None:
             return await _at_limit(state, limit)
-        state.check_cancelled("before_model_request")
-
+        if state.ctx.cancel_token.cancelled:
+            state.phase = "before_model_request"
+            raise CancelledByToken
         try:
-            message, calls, step = await _request(state, state.settings)
-        except LimitHit as hit:
-            return await _at_limit(state, hit.limit)
-        if not calls:
+            message = await _request(state, state.setup.settings)
+        except LimitHit:
+            return await _at_limit(state, "timeout")
+        if not message.tool_calls:
             if state.output.is_text:
-                return AttemptOutcome("text", text=message.text)
-            return AttemptOutcome("slip", slip=_no_output_call(state))
+                return Answered(message.text)
+            return ProtocolSlip(state.output.no_output_call())
+        ending = await _execute(state, message)
+        if ending is not None:
+            return ending
 
-        outcome = await _execute(state, step, calls)
-        if outcome is not None:
-            return outcome
 
-
-async def _execute(state: RunState, step: Step, calls: list[ToolCall]) -> AttemptOutcome | None:
-    """Run the calls of one response; return an outcome if the attempt ended in this turn."""
+async def _execute(state: RunState, message: Message, forced: Forced | None = None
+                   ) -> OutputGiven | ProtocolSlip | None:
+    """Run the calls of one reply; say how the attempt ended if a call ended it."""
+    turn = state.turn = new_turn(state, message.tool_calls)
     state.phase = "tool_execution"
-    started = time.perf_counter()
-    outcome: CallOutcome = await execute_calls(state, step, calls)
-    step.tools_ms = (time.perf_counter() - started) * 1000.0
+    await execute_turn(state, turn)
     state.phase = "between_iterations"
-    if outcome.stopped == "cancelled":
-        if state.pending is not None:
-            await state.settle_pending("not validated: the run was cancelled", "cancelled")
-        else:
-            state.append(Message.tool_results(outcome.results))
-        state.step_done(step)
-        state.raise_cancelled("tool_execution")
-    if outcome.ended_by is None:
-        state.append(Message.tool_results(outcome.results))
-        state.step_done(step)
-        return None  # a stopped (timed-out) turn is caught by the limit check that follows
-    state.step_done(step)
-    if outcome.ended_by == "submit" and state.last_preview_args is None:
-        problem = ValidationProblem(
-            ["submit was called before any output: call the output tool "
-             f"`{state.output.name}` first, then submit"],
-            "submit",
-            "SUBMIT_BEFORE_OUTPUT",
-        )
-        return AttemptOutcome("slip", slip=problem)
-    arguments = outcome.arguments if outcome.ended_by == "output" else state.last_preview_args
-    return AttemptOutcome("output", arguments=arguments)
+    held = state.held
+    if held is None:
+        close_turn(state, turn)
+        return None
+    if held.arguments is None:  # submit before any output was previewed
+        assert held.call.name == SUBMIT_TOOL_NAME
+        return ProtocolSlip(state.output.submit_before_output(), forced)
+    return OutputGiven(held.arguments, forced)
 
 
-def _no_output_call(state: RunState) -> ValidationProblem:
-    names = [state.output.name] + (["submit"] if state.output.submit_tool else [])
-    return ValidationProblem(
-        [f"you answered without calling a tool; give your output by calling "
-         f"`{'` then `'.join(names)}`"],
-        "protocol",
-        "INVALID_RESPONSE",
-    )
-
-
-async def _request(
-    state: RunState, settings: ModelSettings, forced: bool = False
-) -> tuple[Message, list[ToolCall], Step]:
-    """One model request: emit, call (streaming when asked), record the step, append."""
+async def _request(state: RunState, settings: ModelSettings, forced: bool = False) -> Message:
+    """One model request: emit, call (streaming when asked), repair, append, emit."""
     iteration = state.next_iteration()
     await state.emit(IterationStart(state.attempt, iteration, forced))
-    step = Step(iteration, state.attempt, started_at=time.time(), forced=forced)
     state.phase = "model_request"
     started = time.perf_counter()
     try:
-        message = await state.guard(_call_model(state, settings, iteration), "model_request")
-    except (AgentError, LimitHit):
-        state.record_failed_request(step, started)
+        message = await state.interrupts.guard(_call_model(state, settings, iteration))
+    except BaseException as exc:  # the request still counts, and keeps its step
+        state.usage.add(Usage(requests=1))
+        state.trace.request_failed((time.perf_counter() - started) * 1000.0)
+        if isinstance(exc, Exception) and not isinstance(
+                exc, AgentError | LimitHit | CancelledByToken):
+            raise ModelError(f"model request failed: {type(exc).__name__}: {exc}",
+                             phase="model_request", attempt=state.attempt,
+                             iteration=state.iteration) from exc
         raise
-    except Exception as exc:
-        state.record_failed_request(step, started)
-        raise _model_error(exc, state) from exc
-    step.model_ms = (time.perf_counter() - started) * 1000.0
-    usage = message.usage if message.usage is not None else Usage()
+    duration_ms = (time.perf_counter() - started) * 1000.0
+    message = _repair_reply(message, state.call_ids)
     calls = message.tool_calls
-    step.usage = Usage(
-        usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-        usage.cache_write_tokens,
+    state.call_ids.update(call.id for call in calls)
+    reported = message.usage if message.usage is not None else Usage()
+    usage = Usage(
+        reported.input_tokens, reported.output_tokens, reported.cache_read_tokens,
+        reported.cache_write_tokens,
         # an adapter may make several requests for one reply (a re-ask, a paused turn)
-        requests=max(usage.requests, 1), tool_calls=len(calls),
+        requests=max(reported.requests, 1), tool_calls=len(calls),
     )
-    step.thought = message.text
-    step.thinking = message.thinking
-    step.finish_reason = message.finish_reason
-    state.usage.add(step.usage)
-    state.trace.steps.append(step)
-    state.record_step()  # the reply is stored before its tools run (a crash keeps it)
-    state.append(message, calls)
-    await state.emit(
-        ModelResponseEvent(state.attempt, iteration, message, step.usage, step.model_ms)
-    )
-    return message, calls, step
+    state.usage.add(usage)
+    state.append(message)
+    await state.emit(ModelResponseEvent(state.attempt, iteration, message, usage, duration_ms))
+    return message
 
 
 async def _call_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
-    if not state.streaming:
-        return await state.model.request(state.messages, settings)
+    model = state.setup.model
+    if not state.setup.streaming:
+        return await model.request(state.messages, settings)
     final: Message | None = None
-    async for item in state.model.stream(state.messages, settings):
+    async for item in model.stream(state.messages, settings):
         if isinstance(item, TextDelta):
             await state.emit(TextDeltaEvent(iteration, item.text))
         elif isinstance(item, ModelResponse):
@@ -356,42 +412,37 @@ async def _call_model(state: RunState, settings: ModelSettings, iteration: int) 
     return final
 
 
-def _model_error(exc: Exception, state: RunState) -> AgentError:
-    return ModelError(
-        f"model request failed: {type(exc).__name__}: {exc}",
-        phase="model_request",
-        attempt=state.attempt,
-        iteration=state.iteration,
-    )
+# -- limits --------------------------------------------------------------------------------------
 
 
-# -- limits --------------------------------------------------------------------------------
-
-
-async def _at_limit(state: RunState, limit: str) -> AttemptOutcome:
+async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     """A limit was hit: raise, return what exists, or ask once more for a final answer."""
     on_limit = state.limits.on_limit
-    detail = state.limit_detail(limit)
     if on_limit == "error":
-        raise _LIMIT_ERRORS[limit](detail, limit=limit, attempt=state.attempt,
-                                   iteration=state.iteration)
+        raise LIMIT_ERRORS[limit](state.limits.describe(limit, state), limit=limit,
+                                  attempt=state.attempt, iteration=state.iteration)
     if on_limit == "partial":
-        return AttemptOutcome("partial", limit=limit)
+        return StoppedAt(limit)
 
-    # on_limit == "final_answer": one more request, tools disabled (or the output tool forced).
-    settings = state.forced_settings()
-    message, calls, step = await _request(state, settings, forced=True)
-    if state.output.is_text:
+    # on_limit == "final_answer": one more request, tools withdrawn (or the output tool forced);
+    # it gets its answer even after the timeout.
+    state.forcing = True
+    state.interrupts.suspend_deadline()
+    output = state.output
+    choice = "none" if output.tool is None else output.tool.name
+    message = await _request(state, replace(state.setup.settings, tool_choice=choice),
+                             forced=True)
+    calls = message.tool_calls
+    if output.is_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
-            reason = "Tools are disabled now: answer directly."
-            state.append(Message.tool_results(await refuse_calls(state, step, calls, reason)))
-            state.step_done(step)
-        return AttemptOutcome("text", text=message.text, limit=limit, forced=True,
-                              ignored_calls=len(calls))
-    outcome = await _execute(state, step, calls) if calls else None
-    if outcome is None or outcome.kind != "output":
-        problem = outcome.slip if outcome is not None and outcome.slip else _no_output_call(state)
-        return AttemptOutcome("slip", slip=problem, limit=limit, forced=True)
-    outcome.forced = True
-    outcome.limit = limit
-    return outcome
+            state.turn = new_turn(state, calls)
+            await refuse_calls(state, state.turn, "Tools are disabled now: answer directly.")
+        return Answered(message.text, Forced(limit, len(calls)))
+    ending = await _execute(state, message, Forced(limit)) if calls else None
+    if ending is None:
+        return ProtocolSlip(output.no_output_call(), Forced(limit))
+    return ending
+
+
+def _repair_reply(message: Message, used_ids: set[str]) -> Message:
+    return message

@@ -1,36 +1,206 @@
-"""Record runs into a :class:`~toolcycle.tracing.store.TraceStore` from callbacks alone.
+"""The one trace builder: a run's events in, its :class:`~toolcycle.tracing.trace.Trace` out.
 
-``Agent(trace_store=...)`` is the usual way to record. This recorder is for the other cases: an
-agent built elsewhere, a store chosen per call site, or a store that should see only some runs.
-Pass ``callbacks=store.recorder()`` and the recorder rebuilds the trace from the events of
-:mod:`toolcycle.events`, writing it after every model response and tool result. When the run
-ends, the loop's own trace (``result.trace``) replaces the rebuilt one, so the stored record is
-exactly what the run returned.
+The run engine emits every event through :class:`TraceBuilder` before the callbacks see it, so
+the trace is written in one place and agrees with the events by construction: a step starts
+with ``IterationStart``, a tool-call record with ``ToolCallEvent`` (so a run that dies while a
+tool runs still shows which call it was) and is completed by ``ToolResultEvent``. With a sink
+(a :class:`~toolcycle.tracing.store.TraceStore`), the trace is written as it grows: after each
+model response and around each tool call, so a crash keeps everything up to it.
 
-State is kept per run in a context variable, so one recorder may serve concurrent runs.
+:class:`TraceRecorder` is the same builder behind callbacks, for agents built elsewhere:
+``Agent(..., callbacks=store.recorder())``. State is kept per run in a context variable, so
+one recorder may serve concurrent runs; when the run ends, the engine's own trace
+(``result.trace``) replaces the rebuilt one, so the stored record is what the run returned.
 """
 
 from __future__ import annotations
 
 import contextvars
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..events import (
     AttemptEnd,
     AttemptStart,
+    Event,
     IterationStart,
     ModelResponseEvent,
     RunFailure,
     RunStart,
     RunSuccess,
+    ToolCallEvent,
     ToolResultEvent,
     ValidationFailure,
 )
-from .store import TraceStore
+from ..messages import Usage
 from .trace import AttemptRecord, Step, ToolCallRecord, Trace
 
-_CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar(
+if TYPE_CHECKING:
+    from .store import TraceStore
+
+
+class TraceSink(Protocol):
+    """Where traces go while a run happens (:class:`~toolcycle.tracing.store.TraceStore`)."""
+
+    def start(self, trace: Trace) -> None: ...
+    def record_step(self, trace: Trace) -> None: ...
+    def finish(self, trace: Trace) -> None: ...
+
+
+#: Reports a failing sink (full disk, locked file) without breaking the run: (what, error).
+SinkErrorHandler = Callable[[str, Exception], None]
+
+
+class TraceBuilder:
+    """Applies a run's events to its trace and, if there is a sink, persists it as it grows."""
+
+    __slots__ = ("_apply", "_open", "_tools_started", "on_sink_error", "sink", "trace")
+
+    def __init__(self, trace: Trace, sink: TraceSink | None = None,
+                 on_sink_error: SinkErrorHandler | None = None) -> None:
+        self.trace = trace
+        self.sink = sink
+        self.on_sink_error = on_sink_error
+        self._open: dict[str, ToolCallRecord] = {}  # call id -> record awaiting its result
+        self._tools_started = 0.0
+        self._apply: dict[type[Event], Callable[[Any], None]] = {
+            AttemptStart: self._attempt_start,
+            IterationStart: self._iteration_start,
+            ModelResponseEvent: self._model_response,
+            ToolCallEvent: self._tool_call,
+            ToolResultEvent: self._tool_result,
+            ValidationFailure: self._validation_failure,
+            AttemptEnd: self._attempt_end,
+        }
+
+    def apply(self, event: Event) -> None:
+        """Record ``event`` (events that change nothing in the trace cost one lookup)."""
+        handler = self._apply.get(type(event))
+        if handler is not None:
+            handler(event)
+
+    # -- lifecycle, called by the engine --------------------------------------------------------
+
+    def start(self) -> None:
+        self.trace.started_at = time.time()
+        self._persist("start")
+
+    def request_failed(self, duration_ms: float) -> None:
+        """The model request of the current step raised (or was cancelled): it still counts."""
+        if self.trace.steps:
+            step = self.trace.steps[-1]
+            step.model_ms = duration_ms
+            step.usage = Usage(requests=1)
+        self._persist("record_step")
+
+    def finish(self, status: str, usage: Usage, output: Any,
+               termination: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
+        trace = self.trace
+        trace.ended_at = time.time()
+        trace.status = status
+        trace.usage = usage
+        trace.output = output
+        trace.termination = termination
+        trace.error = error
+        self._persist("finish")
+
+    def _persist(self, what: str) -> None:
+        sink = self.sink
+        if sink is None:
+            return
+        try:
+            getattr(sink, what)(self.trace)
+        except Exception as exc:
+            if self.on_sink_error is None:
+                raise
+            self.on_sink_error(f"trace_store.{what}", exc)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _attempt_start(self, event: AttemptStart) -> None:
+        if not any(a.attempt == event.attempt for a in self.trace.attempts):
+            self.trace.attempts.append(AttemptRecord(event.attempt))
+
+    def _iteration_start(self, event: IterationStart) -> None:
+        self.trace.steps.append(Step(event.iteration, event.attempt, started_at=time.time(),
+                                     forced=event.forced, usage=Usage(requests=1)))
+
+    def _step(self, attempt: int, iteration: int) -> Step:
+        steps = self.trace.steps
+        if steps and steps[-1].iteration == iteration and steps[-1].attempt == attempt:
+            return steps[-1]
+        for step in reversed(steps):
+            if step.iteration == iteration and step.attempt == attempt:
+                return step
+        step = Step(iteration, attempt, started_at=time.time())  # the start event was missed
+        steps.append(step)
+        return step
+
+    def _model_response(self, event: ModelResponseEvent) -> None:
+        step = self._step(event.attempt, event.iteration)
+        message = event.message
+        step.thought = message.text
+        step.thinking = message.thinking
+        step.usage = event.usage.copy()
+        step.model_ms = event.duration_ms
+        step.finish_reason = message.finish_reason
+        if message.model_name and not self.trace.model_name:
+            self.trace.model_name = message.model_name
+        self._persist("record_step")  # the reply is stored before its tools run
+
+    def _tool_call(self, event: ToolCallEvent) -> None:
+        step = self._step(event.attempt, event.iteration)
+        if not step.tool_calls:
+            self._tools_started = time.perf_counter()
+        call = event.call
+        record = ToolCallRecord(call.id, call.name, call.arguments, event.iteration,
+                                event.attempt, kind=event.kind)
+        step.tool_calls.append(record)
+        self._open[call.id] = record
+        self._persist("record_step")  # a crash while the tool runs still shows the call
+
+    def _tool_result(self, event: ToolResultEvent) -> None:
+        record = self._open.pop(event.call.id, None)
+        step = self._step(event.attempt, event.iteration)
+        if record is None:  # no call event was seen (a recorder attached mid-run)
+            call = event.call
+            record = ToolCallRecord(call.id, call.name, call.arguments, event.iteration,
+                                    event.attempt)
+            step.tool_calls.append(record)
+            self._tools_started = self._tools_started or time.perf_counter()
+        result = event.result
+        if result.is_error:
+            record.result, record.error = None, result.content
+        else:
+            record.result, record.error = result.content, None
+        record.duration_ms = event.duration_ms
+        step.tools_ms = (time.perf_counter() - self._tools_started) * 1000.0
+        self._persist("record_step")
+
+    def _validation_failure(self, event: ValidationFailure) -> None:
+        record = self._attempt(event.attempt)
+        record.errors.extend(event.errors)
+        record.validator = event.validator
+        record.code = event.code
+
+    def _attempt_end(self, event: AttemptEnd) -> None:
+        record = self._attempt(event.attempt)
+        record.success = event.success
+        if event.error is not None:
+            record.errors.append(event.error)
+            record.code = event.code
+
+    def _attempt(self, attempt: int) -> AttemptRecord:
+        for record in reversed(self.trace.attempts):
+            if record.attempt == attempt:
+                return record
+        record = AttemptRecord(attempt)
+        self.trace.attempts.append(record)
+        return record
+
+
+_CURRENT: contextvars.ContextVar[TraceBuilder | None] = contextvars.ContextVar(
     "toolcycle_trace_recorder", default=None
 )
 
@@ -41,125 +211,43 @@ class TraceRecorder:
     def __init__(self, store: TraceStore) -> None:
         self.store = store
 
-    def _trace(self) -> Trace | None:
-        return _CURRENT.get()
-
     def on_run_start(self, event: RunStart) -> None:
-        trace = Trace(
-            run_id=event.run_id,
-            agent_name=event.agent_name,
-            user_prompt=event.user_prompt,
-            started_at=time.time(),
-        )
-        _CURRENT.set(trace)
-        self.store.start(trace)
+        trace = Trace(run_id=event.run_id, agent_name=event.agent_name,
+                      model_name=event.model_name, user_prompt=event.user_prompt)
+        builder = TraceBuilder(trace, self.store)
+        _CURRENT.set(builder)
+        builder.start()
 
-    def on_attempt_start(self, event: AttemptStart) -> None:
-        trace = self._trace()
-        if trace is not None and not any(a.attempt == event.attempt for a in trace.attempts):
-            trace.attempts.append(AttemptRecord(event.attempt))
+    def _forward(self, event: Event) -> None:
+        builder = _CURRENT.get()
+        if builder is not None:
+            builder.apply(event)
 
-    def on_iteration_start(self, event: IterationStart) -> None:
-        trace = self._trace()
-        if trace is not None:
-            trace.steps.append(
-                Step(event.iteration, event.attempt, started_at=time.time(), forced=event.forced)
-            )
-
-    def on_model_response(self, event: ModelResponseEvent) -> None:
-        trace = self._trace()
-        if trace is None:
-            return
-        step = _current_step(trace, event.attempt, event.iteration)
-        step.thought = event.message.text
-        step.thinking = event.message.thinking
-        step.usage = event.usage.copy()
-        step.model_ms = event.duration_ms
-        step.finish_reason = event.message.finish_reason
-        trace.usage.add(event.usage)
-        if event.message.model_name and not trace.model_name:
-            trace.model_name = event.message.model_name
-        self.store.record_step(trace)
-
-    def on_tool_result(self, event: ToolResultEvent) -> None:
-        trace = self._trace()
-        if trace is None:
-            return
-        step = _current_step(trace, event.attempt, event.iteration)
-        result = event.result
-        step.tool_calls.append(
-            ToolCallRecord(
-                call_id=event.call.id,
-                name=event.call.name,
-                args=event.call.arguments,
-                iteration=event.iteration,
-                attempt=event.attempt,
-                result=None if result.is_error else result.content,
-                error=result.content if result.is_error else None,
-                duration_ms=event.duration_ms,
-            )
-        )
-        step.tools_ms += event.duration_ms
-        self.store.record_step(trace)
-
-    def on_validation_failure(self, event: ValidationFailure) -> None:
-        trace = self._trace()
-        if trace is not None:
-            record = _attempt(trace, event.attempt)
-            record.errors.extend(event.errors)
-            record.validator = event.validator
-            record.code = event.code
-
-    def on_attempt_end(self, event: AttemptEnd) -> None:
-        trace = self._trace()
-        if trace is not None:
-            _attempt(trace, event.attempt).success = event.success
+    on_attempt_start = on_iteration_start = on_model_response = _forward
+    on_tool_call = on_tool_result = on_validation_failure = on_attempt_end = _forward
 
     def on_success(self, event: RunSuccess) -> None:
         self._finish(event.result, "success", None)
 
     def on_failure(self, event: RunFailure) -> None:
         code = getattr(event.error, "code", type(event.error).__name__)
-        status = "cancelled" if code == "CANCELLED" else "failure"
-        self._finish(event.result, status, event.error)
+        self._finish(event.result, "cancelled" if code == "CANCELLED" else "failure",
+                     event.error)
 
     def _finish(self, result: Any, status: str, error: BaseException | None) -> None:
-        rebuilt = self._trace()
+        builder = _CURRENT.get()
         final = getattr(result, "trace", None)
-        if isinstance(final, Trace):
+        if isinstance(final, Trace):  # the engine's own trace: exactly what the run returned
             if final.status == "running":
                 final.status = status
-            trace = final
-        elif rebuilt is not None:
-            trace = rebuilt
-            trace.status = status
-            trace.ended_at = time.time()
-            if error is not None:
-                trace.error = {
-                    "code": getattr(error, "code", type(error).__name__),
-                    "message": str(error),
-                }
-        else:
-            return
-        if trace.ended_at is None:
-            trace.ended_at = time.time()
-        self.store.finish(trace)
+            if final.ended_at is None:
+                final.ended_at = time.time()
+            self.store.finish(final)
+        elif builder is not None:
+            usage = Usage()
+            for step in builder.trace.steps:
+                usage.add(step.usage)
+            failure = None if error is None else {
+                "code": getattr(error, "code", type(error).__name__), "message": str(error)}
+            builder.finish(status, usage, None, None, failure)
         _CURRENT.set(None)
-
-
-def _current_step(trace: Trace, attempt: int, iteration: int) -> Step:
-    """The step of (attempt, iteration), created if the iteration event was not seen."""
-    if trace.steps and (trace.steps[-1].attempt, trace.steps[-1].iteration) == (attempt, iteration):
-        return trace.steps[-1]
-    step = Step(iteration, attempt, started_at=time.time())
-    trace.steps.append(step)
-    return step
-
-
-def _attempt(trace: Trace, attempt: int) -> AttemptRecord:
-    for record in trace.attempts:
-        if record.attempt == attempt:
-            return record
-    record = AttemptRecord(attempt)
-    trace.attempts.append(record)
-    return record
