@@ -9,7 +9,8 @@ the code fits the schema (see :mod:`toolcycle.spec.binding`) and returns a runna
 traces can be compared (A/B tests, staging versus production, offline replays).
 
 JSON and gram (:mod:`toolcycle.spec.gram_format`) hold the same information and convert into each
-other without loss. Malformed files raise :class:`SpecError` with the line and column.
+other without loss; this module reaches gram only through :data:`FORMATS`, where the gram module
+registers itself. Malformed files raise :class:`SpecError` with the line and column.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -48,6 +49,29 @@ LibraryLike = ToolLibrary | types.ModuleType | Iterable[Tool[Any] | ToolFunction
 
 class SpecError(GramError):
     """A spec file that cannot be read: the message says where (line, column, field) and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpecFormat:
+    """How one kind of spec file is read (``read(text, source)``) and written."""
+
+    read: Callable[[str, str], AgentSpec]
+    write: Callable[[AgentSpec], str]
+
+
+#: Spec file formats by file suffix. JSON is this module's own; gram registers itself from
+#: :mod:`toolcycle.spec.gram_format`, which the package imports, so that the data module never
+#: imports a format module (the format module builds specs, so that would be an import cycle).
+FORMATS: dict[str, SpecFormat] = {}
+
+
+def spec_format(suffix: str, source: str = "") -> SpecFormat:
+    """The format for a file suffix, or a :class:`SpecError` that names the known ones."""
+    try:
+        return FORMATS[suffix]
+    except KeyError:
+        known = " or ".join(sorted(FORMATS))
+        raise SpecError(f"unknown spec format {suffix!r}: use {known}", source=source) from None
 
 
 @dataclass(slots=True)
@@ -127,35 +151,23 @@ class AgentSpec:
     # -- gram and files --------------------------------------------------------------------
 
     def to_gram(self) -> str:
-        from .gram_format import dump_gram
-
-        return dump_gram(self)
+        return spec_format(".gram").write(self)
 
     @classmethod
     def from_gram(cls, text: str, source: str = "") -> AgentSpec:
-        from .gram_format import load_gram
-
-        return load_gram(text, source)
+        return spec_format(".gram").read(text, source)
 
     @classmethod
     def load(cls, path: str | Path) -> AgentSpec:
         """Read a ``.gram`` or ``.json`` file (chosen by its suffix)."""
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".gram":
-            return cls.from_gram(text, str(path))
-        if path.suffix == ".json":
-            return cls.from_json(text, str(path))
-        raise SpecError(
-            f"unknown spec format {path.suffix!r}: use .gram or .json", source=str(path)
-        )
+        found = spec_format(path.suffix, str(path))
+        return found.read(path.read_text(encoding="utf-8"), str(path))
 
     def dump(self, path: str | Path) -> None:
+        """Write a ``.gram`` or ``.json`` file (chosen by its suffix)."""
         path = Path(path)
-        if path.suffix not in (".gram", ".json"):
-            raise SpecError(f"unknown spec format {path.suffix!r}: use .gram or .json")
-        text = self.to_gram() if path.suffix == ".gram" else self.to_json()
-        path.write_text(text, encoding="utf-8")
+        path.write_text(spec_format(path.suffix).write(self), encoding="utf-8")
 
     # -- binding ---------------------------------------------------------------------------
 
@@ -224,6 +236,9 @@ class AgentSpec:
                 )
         if self.output_schema is not None and not _valid_schema(self.output_schema):
             raise where.error("output_schema is not a valid JSON Schema", r"\boutput")
+
+
+FORMATS[".json"] = SpecFormat(AgentSpec.from_json, AgentSpec.to_json)
 
 
 def model_string(model: str) -> str:

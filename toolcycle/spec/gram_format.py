@@ -33,7 +33,15 @@ from typing import Any
 
 from ..tools import ToolSpec
 from . import gram_syntax as gram
-from .agent_spec import AgentSpec, Locator, SpecError, limits_from_dict, limits_to_dict
+from .agent_spec import (
+    FORMATS,
+    AgentSpec,
+    Locator,
+    SpecError,
+    SpecFormat,
+    limits_from_dict,
+    limits_to_dict,
+)
 from .gram_syntax import Document, GramError, RawPattern
 from .signatures import (
     NotExpressible,
@@ -244,3 +252,6 @@ def _output_expression(schema: dict[str, Any]) -> Any:
 
 def _json_text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+FORMATS[".gram"] = SpecFormat(load_gram, dump_gram)
