@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextvars
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..events import (
     AttemptEnd,
@@ -35,9 +35,6 @@ from ..events import (
 )
 from ..messages import Usage
 from .trace import AttemptRecord, Step, ToolCallRecord, Trace
-
-if TYPE_CHECKING:
-    from .store import TraceStore
 
 
 class TraceSink(Protocol):
@@ -208,7 +205,7 @@ _CURRENT: contextvars.ContextVar[TraceBuilder | None] = contextvars.ContextVar(
 class TraceRecorder:
     """A callbacks object (``on_*`` methods) that writes each run into ``store`` as it goes."""
 
-    def __init__(self, store: TraceStore) -> None:
+    def __init__(self, store: TraceSink) -> None:
         self.store = store
 
     def on_run_start(self, event: RunStart) -> None:

@@ -29,14 +29,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..messages import Usage
+from .recorder import TraceRecorder
 from .redaction import Redactor
 from .trace import Step, Trace
-
-if TYPE_CHECKING:
-    from .recorder import TraceRecorder
 
 #: Environment variable naming the database that agents record into automatically.
 ENV_VAR = "TOOLCYCLE_TRACE_DB"
@@ -169,9 +167,9 @@ class TraceStore:
         """A callbacks object that records runs into this store from their events.
 
         For agents that were not given ``trace_store=``: ``Agent(..., callbacks=store.recorder())``.
+        The store knows the recorder, not the other way: the recorder writes to any
+        :class:`~toolcycle.tracing.recorder.TraceSink`.
         """
-        from .recorder import TraceRecorder
-
         return TraceRecorder(self)
 
     def save(self, trace: Trace) -> None:
