@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolcycle import Agent, Limits
-from toolcycle.messages import Message
+from toolcycle.messages import Message, ToolResult
 from toolcycle.models.base import ModelSettings, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.calls import parse_tool_calls
@@ -170,27 +170,57 @@ async def test_a_repeated_call_is_answered_by_asking_without_tools() -> None:
     assert answer.messages[-1].text.endswith("without calling any tool.")
 
 
-async def test_a_repeated_output_preview_is_followed_by_submit() -> None:
-    retry = Capture('{"name": "submit", "arguments": {}}')
+_PREVIEW_TOOLS = (
+    ToolDefinition("final_report", "", {"type": "object", "properties": {}}),
+    ToolDefinition("submit", "", {"type": "object", "properties": {}}),
+)
+
+
+async def _repeat_preview(retry: Capture, settings: ModelSettings) -> tuple[Message, int]:
+    """The model previews its output, then repeats the preview; the reply and request count."""
     preview = '{"name": "final_report", "arguments": {"text": "ok"}}'
     inner = ScriptedModel([preview, preview, retry])
-    tools = (
-        ToolDefinition("final_report", "", {"type": "object", "properties": {}}),
-        ToolDefinition("submit", "", {"type": "object", "properties": {}}),
-    )
     model = JsonToolsModel(inner, constrained=True)
     history = [Message.user("report")]
-    first = await model.request(history, ModelSettings(tools=tools))
-    from toolcycle.messages import ToolResult
-
+    first = await model.request(history, settings)
     history += [first, Message.tool_results([ToolResult("call_1_1", "final_report", "PREVIEW")])]
-    second = await model.request(history, ModelSettings(tools=tools))
+    return await model.request(history, settings), len(inner.requests)
+
+
+async def test_a_repeated_output_preview_is_followed_by_the_tool_the_run_names() -> None:
+    retry = Capture('{"name": "submit", "arguments": {}}')
+    second, _ = await _repeat_preview(
+        retry, ModelSettings(tools=_PREVIEW_TOOLS, on_repeat="submit"))
     assert [c.name for c in second.tool_calls] == ["submit"]
     assert retry.settings is not None
     assert retry.settings.extra["response_format"]["schema"]["properties"]["name"] == {
         "const": "submit"
     }
     assert retry.messages[-1].text.endswith("Call the tool submit now.")
+
+
+async def test_the_adapter_does_not_know_submit_by_itself() -> None:
+    # The way forward is the run's policy (ModelSettings.on_repeat), not the adapter's: by
+    # default a repeat is answered by asking for the answer without tools, submit offered or not.
+    retry = Capture('{"answer": "done"}')
+    second, _ = await _repeat_preview(retry, ModelSettings(tools=_PREVIEW_TOOLS))
+    assert second.text == "done" and not second.tool_calls
+    assert retry.settings is not None
+    assert retry.settings.extra["response_format"]["schema"]["required"] == ["answer"]
+
+
+async def test_a_named_forward_that_is_itself_repeated_asks_without_tools() -> None:
+    retry = Capture('{"answer": "done"}')
+    settings = ModelSettings(tools=_PREVIEW_TOOLS, on_repeat="final_report")
+    second, _ = await _repeat_preview(retry, settings)
+    assert second.text == "done"
+
+
+async def test_on_repeat_auto_keeps_the_repeated_call() -> None:
+    second, requests = await _repeat_preview(
+        Capture("never sent"), ModelSettings(tools=_PREVIEW_TOOLS, on_repeat="auto"))
+    assert [c.name for c in second.tool_calls] == ["final_report"]
+    assert requests == 2
 
 
 async def test_a_call_written_after_tools_are_withdrawn_is_text() -> None:

@@ -46,6 +46,13 @@ class ModelSettings:
     max_tokens: int | None = None
     seed: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    on_repeat: ToolChoice = "none"
+    """What a text-protocol adapter asks for when the model repeats a call it just made: the
+    answer without tools (``"none"``), or a named tool (the run sets ``"submit"`` in reflection
+    mode), which is forced only if it is offered and is not itself the repeated call, else
+    ``"none"``; ``"auto"`` keeps the repeated call (no second request). Small models repeat a
+    call they were just answered until the iteration limit; the adapter asks once more, so the
+    way forward is run policy, given here, not something an adapter knows."""
 
 
 @dataclass(slots=True)

@@ -27,7 +27,6 @@ from dataclasses import replace
 from typing import Any
 
 from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult
-from ...output import SUBMIT_TOOL_NAME
 from ..base import Model, ModelSettings, ToolDefinition, usage_of
 from .calls import parse_tool_calls, render_tool_call
 from .constrained import reply_schema
@@ -60,13 +59,8 @@ class TextProtocolModel(Model):
         reply, parts = await self._ask(messages, settings)
         usage = usage_of(reply).copy()
         repeated = repeated_call_names(parts, messages)
-        if settings.tool_choice == "auto" and repeated:
-            # Small models ask again for exactly what they were just given (measured: SmolLM2
-            # and Qwen 0.5B repeat sayHello("Alice") until the iteration limit). Ask once more
-            # for the way forward: in reflection mode, after a repeated output preview, that is
-            # `submit`; otherwise the answer, with tools withdrawn.
-            offered = {t.name for t in settings.tools}
-            forward = SUBMIT_TOOL_NAME if SUBMIT_TOOL_NAME in offered - repeated else "none"
+        forward = _forward(settings, repeated)
+        if forward is not None:
             reply, parts = await self._ask(messages, replace(settings, tool_choice=forward))
             usage.add(usage_of(reply))
         return Message(
@@ -211,6 +205,23 @@ def _type_name(schema: dict[str, Any]) -> str:
         return "null"
     slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
     return json.dumps(slim, separators=(",", ":"))
+
+
+def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
+    """The ``tool_choice`` to ask again with when the reply only repeats calls, else ``None``.
+
+    Small models ask again for exactly what they were just given (measured: SmolLM2 and Qwen
+    0.5B repeat sayHello("Alice") until the iteration limit), so they are asked once more for
+    the way forward the run chose in ``settings.on_repeat`` (``submit`` after a repeated output
+    preview in reflection mode; by default the answer, with tools withdrawn).
+    """
+    if settings.tool_choice != "auto" or not repeated or settings.on_repeat == "auto":
+        return None
+    forward = settings.on_repeat
+    if forward in ("none", "required"):
+        return forward
+    offered = {t.name for t in settings.tools}
+    return forward if forward in offered - repeated else "none"
 
 
 def repeated_call_names(parts: Sequence[Part], messages: Sequence[Message]) -> frozenset[str]:
