@@ -12,12 +12,13 @@ ifeq ($(PYTHON312),)
 PYTHON312 := $(shell for c in python3.12 python3.13 python3; do p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
 endif
 
-.PHONY: help venv dev local test lint typecheck pytest browser demo bench clean
+.PHONY: help venv dev local test lint typecheck pytest browser demo bench fuzz clean
 
 help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
 	@echo "make test   - set up .venv and run ruff, mypy --strict and the whole test suite"
 	@echo "make bench  - run the benchmarks under bench/"
+	@echo "make fuzz   - run the engine's invariant fuzzer on 100,000 seeds and print the counts"
 
 $(VENV)/.created:
 	@if [ -z "$(PYTHON312)" ]; then \
@@ -85,6 +86,9 @@ test: lint typecheck pytest
 
 bench: dev
 	$(PY) bench/overhead.py
+
+fuzz: dev
+	$(PY) -m tests.fuzz.engine --runs 100000
 
 # First run: builds llama-cpp-python (~8 min, cached afterwards) and downloads the 1.5B pack
 # (22 wheels, ~1.0 GiB); then both demo agents run offline on 2 cores in about a minute or two.

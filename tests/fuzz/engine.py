@@ -1,0 +1,442 @@
+"""The run engine's invariant fuzzer: generate a scenario per seed, run it, check invariants.
+
+    python -m tests.fuzz.engine --runs 100000 [--seed 0] [--workers 2] [--show]
+
+Drives only the public API (``Agent``, ``Limits``, ``CancelToken``, ``Output``, ``tool``,
+``toolcycle.testing``), the way a user would, and prints what the runs exercised (scenario
+features, termination reasons, error codes) and every violation with its seed. Reproduce one
+with ``--seed S --runs 1 --show``. Scenarios are drawn in :mod:`tests.fuzz.scenario`, tools
+live in :mod:`tests.fuzz.tools`, the checks in :mod:`tests.fuzz.invariants`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import multiprocessing
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from toolcycle import (
+    Agent,
+    AgentError,
+    CancelToken,
+    Limits,
+    Message,
+    Output,
+    RunContext,
+    ValidationFailed,
+)
+
+from .invariants import Observation, check
+from .scenario import HOOKS, Answer, FuzzModel, ModelBehaviour, Scenario, generate
+from .tools import ACTIVE, ALL_TOOLS, STOPPED, idle_threads_busy
+
+HANG_S = 10.0
+GRACE_S = 0.3  # a sync tool may block 20 ms; after this long its thread must be idle
+
+
+@dataclass
+class Report:
+    """What one seed produced, small enough to send back from a worker process."""
+
+    seed: int
+    features: list[str]
+    outcome: str  # "returned", an error code, or an exception's class name
+    termination: str
+    violations: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# -- one run -------------------------------------------------------------------------------
+
+
+def run_seed(seed: int) -> Report:
+    """Generate, run and check the scenario of ``seed``."""
+    started = time.perf_counter()
+    scenario = generate(seed)
+    try:
+        obs = asyncio.run(_drive(scenario))
+        violations = check(obs)
+        final, error = obs.final, obs.error
+        del obs
+        if scenario.streaming or scenario.cancel is not None:
+            gc.collect()  # a task dropped with its exception unread logs it now
+        violations += [f"5 {line}" for line in _LOOP_ERRORS]
+    except Exception as exc:  # the fuzzer's own failure: show it as a violation, loudly
+        line = traceback.format_exc(limit=-3).strip().splitlines()[-1]
+        return Report(seed, sorted(scenario.features), "fuzzer-crash", "-",
+                      [f"0 the fuzzer itself failed: {type(exc).__name__}: {line}"])
+    termination = (f"{final.termination.reason}/{final.termination.action}"
+                   if final is not None and final.termination is not None else "-")
+    return Report(seed, sorted(scenario.features), _outcome(error, violations), termination,
+                  violations, time.perf_counter() - started)
+
+
+def _outcome(error: BaseException | None, violations: list[str]) -> str:
+    if any("did not end" in v for v in violations):
+        return "hung"
+    if error is None:
+        return "returned"
+    code = getattr(error, "code", None)
+    return str(code) if code else type(error).__name__
+
+
+#: What the event loop reported during the run (e.g. "Task exception was never retrieved").
+_LOOP_ERRORS: list[str] = []
+
+
+def _record_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    error = context.get("exception")
+    what = f"{type(error).__name__}: {error}" if error is not None else ""
+    _LOOP_ERRORS.append(" ".join(f"event loop reported: {context.get('message')} — {what}"
+                                 .split())[:200])
+
+
+async def _drive(s: Scenario) -> Observation:
+    _LOOP_ERRORS.clear()
+    asyncio.get_running_loop().set_exception_handler(_record_loop_error)
+    obs = Observation(s)
+    STOPPED.update(by=None, token=None)
+    behaviour = ModelBehaviour(s)
+    model = FuzzModel(behaviour, wire="both")
+    model.latency_s = s.latency_ms / 1000.0
+    history = await _prior_history(s, model, behaviour)
+    uses_token = s.pass_token or (s.cancel is not None and s.cancel.how.startswith(
+        ("token", "thread")))
+    token = CancelToken() if uses_token else None
+    behaviour.token = token
+    holder: dict[str, Any] = {"task": None, "by": None}
+
+    def cancel_task(from_callback: bool = False) -> None:
+        task = holder["task"]
+        if task is not None and task.cancel():
+            obs.task_cancelled = True
+            # From a sync callback (inside the run's task, or inside a stream's run task while
+            # its consumer waits) the cancel lands at the next suspension; a run that finishes
+            # without one keeps its outcome, as asyncio defines.
+            # A stream's consumer is cancelled, not its run task: the run may finish first.
+            sync_callback = from_callback and not s.async_callbacks
+            obs.cancel_may_be_late = obs.reported is not None or sync_callback or s.streaming
+
+    def cancel_token(by: str) -> None:
+        if token is not None and not token.cancelled:
+            holder["by"] = holder["by"] or by
+            token.cancel(f"fuzz cancel ({by})")
+
+    store_path = _store_path(s.seed) if s.trace_store else None
+    agent = Agent(
+        model, "You are being fuzzed.", [ALL_TOOLS[name] for name in s.tool_names],
+        output=_output(s, obs), limits=Limits(**s.agent_limits) if s.agent_limits else None,
+        parallel_tools=s.parallel, trace_store=store_path or False,
+    )
+    options: dict[str, Any] = {
+        "message_history": history, "limits": Limits(**s.run_limits), "cancel_token": token,
+        "callbacks": _callbacks(s, obs, cancel_task, cancel_token), "run_id": f"fuzz-{s.seed}",
+    }
+    if s.cancel is not None and s.cancel.how == "token_before":
+        cancel_token("loop")
+
+    async def go() -> Any:
+        if not s.streaming:
+            return await agent.run("fuzz the loop", **options)
+        stream = agent.stream("fuzz the loop", **options)
+        obs.stream_events = []
+        async for event in stream:
+            obs.stream_events.append(event)
+        return stream.result
+
+    loop = asyncio.get_running_loop()
+    task = holder["task"] = asyncio.ensure_future(go())
+    timer: threading.Timer | None = None
+    handle = None
+    if s.cancel is not None:
+        delay = s.cancel.delay_ms / 1000.0
+        if s.cancel.how == "task_after":
+            handle = loop.call_later(delay, cancel_task)
+        elif s.cancel.how == "token_after":
+            handle = loop.call_later(delay, cancel_token, "loop")
+        elif s.cancel.how == "thread_after":
+            timer = threading.Timer(delay, cancel_token, args=("thread",))
+            timer.start()
+    done, _ = await asyncio.wait({task}, timeout=HANG_S)
+    if not done:
+        obs.hung = True
+        task.cancel()
+    else:
+        try:
+            obs.result = task.result()
+        except BaseException as exc:  # every outcome is checked
+            obs.error = exc
+    _validator_bug_seen(obs)
+    current = asyncio.current_task()
+    obs.leftover_tasks = [repr(t.get_coro())[:80] for t in asyncio.all_tasks()
+                          if t is not current and not t.done()]
+    obs.async_bodies_after = ACTIVE["async"]
+    if handle is not None:
+        handle.cancel()
+    if timer is not None:
+        timer.cancel()
+        timer.join()
+    obs.token_cancelled_by = holder["by"] or STOPPED["by"]
+    obs.requests_after_cancel = behaviour.requests_after_cancel
+    deadline = time.monotonic() + GRACE_S
+    while (ACTIVE["sync"] or idle_threads_busy()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.002)
+    obs.sync_bodies_after, obs.pool_busy_after = ACTIVE["sync"], idle_threads_busy()
+    if store_path is not None:
+        obs.stored_status = _stored_status(store_path, f"fuzz-{s.seed}")
+    return obs
+
+
+def _validator_bug_seen(obs: Observation) -> None:
+    error = obs.error
+    if isinstance(error, AgentError) and isinstance(error.__cause__, FuzzValidatorBug):
+        obs.validator_bug_raised = True
+
+
+# -- pieces of a run -----------------------------------------------------------------------
+
+
+class FuzzValidatorBug(KeyError):
+    """A validator that raises something other than ValidationFailed (a bug in user code)."""
+
+
+def _output(s: Scenario, obs: Observation) -> Any:
+    if s.output_mode == "text":
+        return None
+    if s.output_mode == "model":
+        return Answer
+
+    def not_multiple_of_3(answer: Answer, ctx: RunContext[Any]) -> None:
+        if answer.value % 3 == 0:
+            raise ValidationFailed(f"{answer.value} is a multiple of 3")
+
+    async def small_enough(answer: Answer, ctx: RunContext[Any]) -> None:
+        await asyncio.sleep(0)
+        if answer.value > 900:
+            raise ValidationFailed(f"{answer.value} is too large")
+
+    def buggy(answer: Answer, ctx: RunContext[Any]) -> None:
+        if answer.value % 50 == 13:
+            obs.validator_bug_raised = True
+            raise FuzzValidatorBug("validator bug")
+
+    validators: list[Any] = [not_multiple_of_3, small_enough]
+    if s.buggy_validator:
+        validators.append(buggy)
+    if s.output_mode == "validators":
+        return Output(Answer, validators=validators)
+
+    def preview(answer: Answer, ctx: RunContext[Any]) -> str:
+        if answer.value % 10 == 7:
+            raise RuntimeError("preview handler failed")
+        return f"Answer: {answer.value} ({answer.note})"
+
+    async def apreview(answer: Answer, ctx: RunContext[Any]) -> str:
+        await asyncio.sleep(0)
+        return preview(answer, ctx)
+
+    return Output(Answer, validators=validators, reflect=apreview if s.async_preview else preview)
+
+
+def _callbacks(s: Scenario, obs: Observation, cancel_task: Any, cancel_token: Any) -> Any:
+    seen: Counter[str] = Counter()
+
+    def handle(hook: str, event: Any) -> None:
+        obs.events.append(event)
+        seen[hook] += 1
+        if hook in ("on_success", "on_failure"):
+            obs.reported = event.result
+        plan = s.cancel
+        if plan is not None and plan.hook == hook and seen[hook] == plan.nth:
+            if plan.how == "token_event":
+                cancel_token("loop")
+            elif plan.how == "task_event":
+                cancel_task(True)
+        if hook == s.failing_hook and seen[hook] == 1:
+            obs.callback_raises += 1
+            raise RuntimeError(f"callback {hook} failed on purpose")
+
+    def sync_callback(hook: str) -> Any:
+        return lambda event: handle(hook, event)
+
+    def async_callback(hook: str) -> Any:
+        async def callback(event: Any) -> None:
+            handle(hook, event)
+            await asyncio.sleep(0)
+        return callback
+
+    make = async_callback if s.async_callbacks else sync_callback
+    return {hook: make(hook) for hook in HOOKS}
+
+
+async def _prior_history(s: Scenario, model: FuzzModel,
+                         behaviour: ModelBehaviour) -> list[Message] | None:
+    """The messages of an earlier run, for ``message_history`` (None: a fresh conversation)."""
+    if s.prior is None:
+        return None
+    from toolcycle.testing import call
+
+    from .tools import add, stopper
+
+    if s.prior == "same_model":  # the fuzzed model answers the earlier run too
+        replies: list[Any] = [call("add", {"a": 1, "b": 2}), "prior answer"]
+        model.script = lambda m, st: replies[len([x for x in m if x.role == "assistant"]) % 2]
+        runner = model
+    else:
+        script: list[Any] = [call("add", {"a": 1, "b": 2}), "prior answer"]
+        if s.prior == "cancelled":
+            script = [[call("add", {"a": 1, "b": 2}), call("stopper"),
+                       call("add", {"a": 3, "b": 4})]]
+        runner = FuzzModel(script, wire="both")
+    limits = Limits(max_iterations=1, on_limit="error") if s.prior == "failed" else None
+    agent = Agent(runner, "An earlier conversation.", [add, stopper], limits=limits)
+    try:
+        result = await agent.run("earlier question")
+        messages = result.messages
+    except AgentError as error:
+        messages = error.result.messages if error.result is not None else []
+    finally:
+        model.script = behaviour
+        STOPPED.update(by=None, token=None)
+    return list(messages) or None
+
+
+_STORE_DIR: list[str] = []
+
+
+def _store_path(seed: int) -> str:
+    if not _STORE_DIR:
+        _STORE_DIR.append(tempfile.mkdtemp(prefix="toolcycle-fuzz-"))
+    return os.path.join(_STORE_DIR[0], f"traces-{os.getpid()}.sqlite")
+
+
+def _stored_status(path: str, run_id: str) -> str:
+    from toolcycle.tracing.store import TraceStore
+
+    with TraceStore(path) as store:
+        trace = store.get(run_id)
+    return "missing" if trace is None else trace.status
+
+
+# -- many runs -----------------------------------------------------------------------------
+
+
+def run_many(seeds: Iterable[int], workers: int = 1) -> list[Report]:
+    """Run every seed, in worker processes when ``workers > 1``."""
+    seeds = list(seeds)
+    if workers <= 1:
+        return [run_seed(seed) for seed in seeds]
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers) as pool:
+        return list(pool.imap_unordered(run_seed, seeds, chunksize=64))
+
+
+def violation_class(reason: str) -> str:
+    """A reason without its ids, numbers and quoted details: the class it belongs to.
+
+    Reasons put run-specific details after " — ", which the class leaves out."""
+    number, _, text = reason.partition(" ")
+    text = text.split(" — ")[0]
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    text = re.sub(r"\[[^\]]*\]|\{[^}]*\}", "[…]", text)
+    text = re.sub(r"\d+", "N", text)
+    return f"{number} {text[:150]}"
+
+
+def summary(reports: list[Report], elapsed: float, show_all: bool = True) -> str:
+    lines = [f"{len(reports)} runs in {elapsed:.1f} s "
+             f"({len(reports) / max(elapsed, 1e-9):.0f} runs/s)"]
+    sections = [
+        ("scenario features", Counter(f for r in reports for f in r.features)),
+        ("outcomes", Counter(r.outcome for r in reports)),
+        ("terminations", Counter(r.termination for r in reports)),
+    ]
+    for title, counts in sections:
+        lines.append(f"\n{title}:")
+        lines.extend(f"  {count:7d}  {name}" for name, count in sorted(counts.items()))
+    classes: dict[str, list[int]] = defaultdict(list)
+    for report in reports:
+        for reason in dict.fromkeys(violation_class(v) for v in report.violations):
+            classes[reason].append(report.seed)
+    bad = [r for r in reports if r.violations]
+    lines.append(f"\nviolations: {len(bad)} of {len(reports)} runs, {len(classes)} classes")
+    for reason, seeds in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"  {len(seeds):6d}  {reason}  seeds {sorted(seeds)[:6]}")
+    if show_all and bad:
+        lines.append("\nevery violation:")
+        for report in sorted(bad, key=lambda r: r.seed):
+            lines.extend(f"  seed {report.seed}: {v}" for v in report.violations)
+    return "\n".join(lines)
+
+
+def explain(seed: int) -> str:
+    """One seed in full: its scenario, outcome, history, events and trace, then violations."""
+    scenario = generate(seed)
+    obs = asyncio.run(_drive(scenario))
+    lines = [f"scenario: {asdict(scenario)}", f"error: {obs.error!r}",
+             f"task cancelled by the test: {obs.task_cancelled}; token cancelled by: "
+             f"{obs.token_cancelled_by}"]
+    final = obs.final
+    if final is not None:
+        lines.append(f"termination: {final.termination}; new messages from "
+                     f"{final.new_message_index}")
+        for index, message in enumerate(final.messages):
+            parts = ", ".join(_part(p) for p in message.parts)
+            lines.append(f"  [{index}] {message.role}: {parts}")
+        lines.append("trace steps:")
+        for step in final.trace.steps:
+            calls = ", ".join(f"{r.name}[{r.call_id}]" for r in step.tool_calls)
+            lines.append(f"  attempt {step.attempt} iteration {step.iteration}: {calls}")
+    lines.append("events: " + " ".join(type(e).__name__ for e in obs.events))
+    lines.extend(f"VIOLATION {v}" for v in check(obs))
+    return "\n".join(lines)
+
+
+def _part(part: Any) -> str:
+    kind = type(part).__name__
+    if hasattr(part, "call_id"):
+        return f"{kind}({part.call_id}, error={part.is_error}, {part.content[:70]!r})"
+    if hasattr(part, "raw_arguments"):
+        return f"{kind}({part.id}, {part.name!r}, {part.raw_arguments[:40]!r})"
+    return f"{kind}({part.text[:40]!r})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz.engine", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0, help="the first seed")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--show", action="store_true", help="print each scenario first")
+    parser.add_argument("--classes-only", action="store_true",
+                        help="list violation classes, not every violation")
+    parser.add_argument("--explain", type=int, metavar="SEED",
+                        help="run one seed and print its history, events and trace")
+    args = parser.parse_args(argv)
+    if args.explain is not None:
+        print(explain(args.explain))
+        return 0
+    seeds = range(args.seed, args.seed + args.runs)
+    if args.show:
+        for seed in seeds:
+            print(f"seed {seed}: {asdict(generate(seed))}")
+    started = time.perf_counter()
+    reports = run_many(seeds, 1 if args.runs < 200 else args.workers)
+    print(summary(reports, time.perf_counter() - started, not args.classes_only))
+    return 1 if any(r.violations for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
