@@ -9,6 +9,8 @@ of that iteration, in call order. Adapters split or merge those as their protoco
 from __future__ import annotations
 
 import json
+import reprlib
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -60,19 +62,135 @@ class ToolCall:
         """Build a call from the model's raw argument string, recording a parse failure."""
         if not raw.strip():
             return cls(id=id, name=name, arguments={}, raw_arguments=raw)
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            return cls(id, name, None, raw, f"arguments are not valid JSON: {exc}")
-        if not isinstance(parsed, dict):
-            kind = type(parsed).__name__
-            return cls(id, name, None, raw, f"arguments must be a JSON object, got {kind}")
-        return cls(id=id, name=name, arguments=parsed, raw_arguments=raw)
+        arguments, problem = parse_json_object(raw)
+        return cls(id, name, arguments, raw, problem)
 
     @classmethod
     def from_args(cls, id: str, name: str, arguments: dict[str, Any]) -> ToolCall:
-        """Build a call from already-parsed arguments (the raw string is derived)."""
-        return cls(id=id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments))
+        """Build a call from already-parsed arguments (the raw string is derived).
+
+        Never raises: a value without a JSON form makes a call with a ``parse_error``.
+        """
+        if type(arguments) is dict:
+            try:
+                return cls(id, name, arguments, json.dumps(arguments, allow_nan=False))
+            except (TypeError, ValueError, RecursionError):
+                pass
+        return cls.from_value(id, name, arguments)
+
+    @classmethod
+    def from_value(cls, id: str, name: str, value: Any, raw: str | None = None) -> ToolCall:
+        """Build a call from arguments a lenient parser decoded, which may hold Python-only
+        values (``ast.literal_eval`` gives tuples, sets, bytes, complex numbers).
+
+        Tuples become lists (their JSON form); anything else without a faithful JSON form
+        makes a call with a ``parse_error`` naming it, so the model hears what was wrong.
+        ``raw``, the text the model wrote, is kept as ``raw_arguments`` of such a call (a
+        call that converts gets the JSON text instead, which is what providers expect back).
+        """
+        try:
+            arguments = _json_form(value, "", 0)
+            if not isinstance(arguments, dict):
+                raise _NoJsonForm(f"arguments must be a JSON object, got {type(value).__name__}")
+            text = json.dumps(arguments, allow_nan=False)
+        except (_NoJsonForm, ValueError) as exc:  # ValueError: an int past the digit limit
+            shown = raw if raw is not None else bounded_repr(value)
+            return cls(id, name, None, shown, str(exc))
+        return cls(id, name, arguments, text)
+
+
+def parse_json_object(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Model-written JSON as an object, or ``None`` and why not; never raises.
+
+    Besides malformed text, Python's ``json`` refuses text that is valid JSON: integers past
+    ``sys.get_int_max_str_digits()`` (``ValueError``) and nesting deeper than the recursion
+    limit (``RecursionError``). Model output is untrusted, so those are parse failures too.
+    """
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    except ValueError as exc:
+        return None, f"arguments cannot be read: {exc}"
+    except RecursionError:
+        return None, "arguments cannot be read: they are nested too deeply"
+    if not isinstance(parsed, dict):
+        return None, f"arguments must be a JSON object, got {type(parsed).__name__}"
+    return parsed, None
+
+
+#: Arguments nested deeper than this have no JSON form we accept (the walk stays far from
+#: the recursion limit).
+MAX_ARGUMENT_DEPTH = 256
+
+
+class _NoJsonForm(Exception):
+    """A decoded value holds something JSON cannot express; the message says what and where."""
+
+
+def _json_form(value: Any, path: str, depth: int) -> Any:
+    """``value`` with tuples as lists; raises :class:`_NoJsonForm` for anything else that is
+    not JSON (sets, bytes, complex numbers, non-string keys, non-finite floats)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if value.bit_length() > _MAX_INT_BITS:  # Python refuses to write it out as digits
+            raise _NoJsonForm(f"arguments hold an integer of over "
+                              f"{sys.get_int_max_str_digits()} digits at {path or '(root)'}")
+        return value
+    if kind is float:
+        if value != value or value in (_INFINITY, -_INFINITY):
+            raise _NoJsonForm(f"arguments hold {value!r} at {path or '(root)'}, not a JSON number")
+        return value
+    if depth >= MAX_ARGUMENT_DEPTH:
+        raise _NoJsonForm(f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
+    if kind is dict:
+        converted: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NoJsonForm(f"arguments hold the key {bounded_repr(key)} at "
+                                  f"{path or '(root)'}; JSON keys are strings")
+            converted[key] = _json_form(item, f"{path}/{key}" if path else key, depth + 1)
+        return converted
+    if kind is list or kind is tuple:
+        return [_json_form(item, f"{path}/{i}" if path else str(i), depth + 1)
+                for i, item in enumerate(value)]
+    raise _NoJsonForm(f"arguments hold a {kind.__name__} value ({bounded_repr(value)}) at "
+                      f"{path or '(root)'}, which has no JSON form")
+
+
+_INFINITY = float("inf")
+#: Integers of up to this many bits have at most ``sys.get_int_max_str_digits()`` digits
+#: (4,300 by default), the most Python writes out.
+_MAX_INT_BITS = int((sys.get_int_max_str_digits() or 1 << 60) / 0.30103)
+
+
+class _BoundedRepr(reprlib.Repr):
+    """``repr`` with bounded work and output: limited depth, items and lengths, and guarded
+    against values whose ``repr`` raises (reprlib already guards plain instances)."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        try:
+            return super().repr_int(x, level)
+        except ValueError:  # past the int -> str digit limit
+            return f"<int of {x.bit_length()} bits>"
+
+    def repr1(self, x: Any, level: int) -> str:
+        try:
+            return super().repr1(x, level)
+        except Exception as exc:  # a container subclass whose __repr__ or iteration fails
+            return f"<{type(x).__name__} object; repr failed: {type(exc).__name__}>"
+
+
+_BOUNDED_REPR = _BoundedRepr(maxlevel=6, maxlist=100, maxtuple=100, maxdict=100, maxset=100,
+                             maxfrozenset=100, maxstring=2_000, maxlong=2_000, maxother=2_000)
+
+
+def bounded_repr(value: Any) -> str:
+    """``repr(value)`` at bounded cost and length, for untrusted values shown in messages and
+    observations; never raises."""
+    return _BOUNDED_REPR.repr(value)
 
 
 @dataclass(slots=True)

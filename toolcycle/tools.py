@@ -16,7 +16,6 @@ import inspect
 import json
 import numbers
 import re
-import reprlib
 import sys
 import types
 from collections.abc import Awaitable, Iterable, Iterator
@@ -32,6 +31,7 @@ from ._tool_schema import (
 )
 from ._tool_schema import ToolFunction as ToolFunction  # re-exported: tools' callable type
 from .context import RunContext
+from .messages import bounded_repr
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -402,28 +402,7 @@ _LOG10_2 = 0.30103
 
 
 def _unserializable(value: Any, reason: str) -> str:
-    return f"[unserializable result: {reason}; shown as text] {_BOUNDED_REPR.repr(value)}"
-
-
-class _BoundedRepr(reprlib.Repr):
-    """``repr`` with bounded work and output: limited depth, items and lengths, and guarded
-    against values whose ``repr`` raises (reprlib already guards plain instances)."""
-
-    def repr_int(self, x: int, level: int) -> str:
-        try:
-            return super().repr_int(x, level)
-        except ValueError:
-            return f"<int of {x.bit_length()} bits>"
-
-    def repr1(self, x: Any, level: int) -> str:
-        try:
-            return super().repr1(x, level)
-        except Exception as exc:  # a container subclass whose __repr__ or iteration fails
-            return f"<{type(x).__name__} object; repr failed: {type(exc).__name__}>"
-
-
-_BOUNDED_REPR = _BoundedRepr(maxlevel=6, maxlist=100, maxtuple=100, maxdict=100, maxset=100,
-                             maxfrozenset=100, maxstring=2_000, maxlong=2_000, maxother=2_000)
+    return f"[unserializable result: {reason}; shown as text] {bounded_repr(value)}"
 
 
 def _json_default(value: Any) -> Any:

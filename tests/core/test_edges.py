@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, tool
+from toolcycle.messages import ToolCall
 from toolcycle.testing import ScriptedModel, call
 from toolcycle.tools import MAX_INT_DIGITS, serialize_result
 
@@ -75,3 +76,45 @@ async def test_a_tool_returning_an_unserializable_value_does_not_end_the_run(
     first, second = result.messages[-2].results
     assert first.content == "fine" and not first.is_error
     assert second.is_error == (type(returned) is not int)
+
+
+# -- rel-11 / rel-15: model-written arguments Python cannot read or JSON cannot hold -----------
+
+BIG_INT_ARGS = '{"x": ' + "1" * 5000 + "}"
+DEEP_ARGS = '{"x": ' + "[" * 5000 + "]" * 5000 + "}"
+
+
+@pytest.mark.parametrize("raw", [BIG_INT_ARGS, DEEP_ARGS], ids=["5000 digits", "5000 deep"])
+def test_json_that_python_refuses_is_a_parse_error(raw: str) -> None:
+    made = ToolCall.from_raw("c1", "echo", raw)
+    assert made.arguments is None and made.raw_arguments == raw
+    assert made.parse_error is not None and made.parse_error.startswith("arguments cannot be read")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ({"name": {"Ann", "Bob"}}, "arguments hold a set"),
+        ({"name": b"Ann"}, "arguments hold a bytes value (b'Ann') at name"),
+        ({"z": [1, 2j]}, "arguments hold a complex value (2j) at z/1"),
+        ({"x": float("nan")}, "arguments hold nan at x, not a JSON number"),
+        ({"n": 10**5000}, "arguments hold an integer of over 4300 digits at n"),
+        ({"deep": _nested(2000)}, "nested deeper than 256 levels"),
+        (["not", "an", "object"], "arguments must be a JSON object, got list"),
+        (None, "arguments must be a JSON object, got NoneType"),
+    ],
+)
+def test_from_args_never_raises_on_values_without_json_form(arguments: Any, problem: str) -> None:
+    made = ToolCall.from_args("c1", "lookup", arguments)
+    assert made.arguments is None
+    assert made.parse_error is not None and problem in made.parse_error
+    assert isinstance(made.raw_arguments, str) and len(made.raw_arguments) < 10_000
+
+
+def test_from_value_writes_tuples_as_lists_and_keeps_the_model_text_on_failure() -> None:
+    made = ToolCall.from_value("c1", "f", {"pair": (1, (2, 3))}, raw="{'pair': (1, (2, 3))}")
+    assert made.arguments == {"pair": [1, [2, 3]]} and made.raw_arguments == '{"pair": [1, [2, 3]]}'
+    refused = ToolCall.from_value("c2", "f", {"s": {1}}, raw="{'s': {1}}")
+    assert refused.arguments is None and refused.raw_arguments == "{'s': {1}}"
+    keyed = ToolCall.from_value("c3", "f", {"x": {1: "a"}})
+    assert keyed.parse_error == "arguments hold the key 1 at x; JSON keys are strings"

@@ -23,12 +23,19 @@ Conversions are cached per message object and per tool tuple, as in the OpenAI a
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any
 
-from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from ..messages import (
+    Message,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    Usage,
+    parse_json_object,
+)
 from .base import (
     Model,
     ModelResponse,
@@ -420,11 +427,9 @@ class _Assembly:
 
 
 def _json_object(raw: str) -> Any:
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    """The streamed input of a tool_use block as an object (``{}`` when it is not one)."""
+    value, _ = parse_json_object(raw) if raw.strip() else ({}, None)
+    return value if value is not None else {}
 
 
 def model_from_string(text: str) -> AnthropicModel:

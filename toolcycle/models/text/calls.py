@@ -26,7 +26,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...messages import ToolCall
+from ...messages import ToolCall, bounded_repr
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input")
@@ -120,7 +120,7 @@ def _bare_spans(text: str) -> list[_Span]:
             return spans
         try:
             value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # malformed, or JSON that Python refuses
             value, end = _decode_prefix_leniently(text, start)
         if end <= start:
             index = start + 1
@@ -182,9 +182,14 @@ def decode_lenient(raw: str) -> Any:
     raw = raw.strip()
     if raw.startswith("{{") and raw.endswith("}}"):
         # Seen from Qwen2.5-Coder-1.5B: a call wrapped in doubled braces, template-style.
-        inner = decode_lenient(raw[1:-1])
+        # One level only: stripping them recursively would recurse once per brace.
+        inner = _decode_candidates(raw[1:-1].strip())
         if inner is not None:
             return inner
+    return _decode_candidates(raw)
+
+
+def _decode_candidates(raw: str) -> Any:
     for candidate in (raw, _UNQUOTED_KEY.sub(r'\1"\2":', raw)):
         for suffix in _CLOSINGS:
             value = _decode(candidate + suffix)
@@ -194,11 +199,15 @@ def decode_lenient(raw: str) -> Any:
 
 
 def _decode(candidate: str) -> Any:
+    """JSON, else a Python literal (which may hold tuples, sets, bytes: ToolCall.from_value
+    turns those into JSON or a parse error); ``None`` when neither reads it."""
     try:
         # strict=False: grammar-constrained strings may hold raw newlines (seen from SmolLM2).
         return json.loads(candidate, strict=False)
     except json.JSONDecodeError:
         pass
+    except (ValueError, RecursionError):  # JSON, but too many digits or too deep for Python
+        return None
     try:
         value = ast.literal_eval(_pythonize(candidate))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -234,7 +243,7 @@ def _calls_in(span: _Span, id_prefix: str, already: int) -> list[ToolCall]:
     if match is None:
         return []
     call_id = f"{id_prefix}_{already + 1}"
-    return [ToolCall(call_id, match.group(1), None, span.raw, "the call is not valid JSON")]
+    return [ToolCall(call_id, match.group(1), None, span.raw, "the call could not be read as JSON")]
 
 
 def _plausible_bare_call(value: Any, tool_names: Collection[str] | None) -> bool:
@@ -263,15 +272,10 @@ def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
         return None
     arguments = next((value[k] for k in ARGUMENT_KEYS if k in value), None)
     if arguments is None:
-        extra = {k: v for k, v in value.items() if k not in NAME_KEYS}
-        return ToolCall.from_args(call_id, name.strip(), extra)
+        arguments = {k: v for k, v in value.items() if k not in NAME_KEYS}
     if isinstance(arguments, str):
         return ToolCall.from_raw(call_id, name.strip(), arguments)
-    if isinstance(arguments, dict):
-        return ToolCall.from_args(call_id, name.strip(), arguments)
-    raw = json.dumps(arguments)
-    problem = f"arguments must be a JSON object, got {type(arguments).__name__}"
-    return ToolCall(call_id, name.strip(), None, raw, problem)
+    return ToolCall.from_value(call_id, name.strip(), arguments)
 
 
 def _answer_in(value: Any) -> str | None:
@@ -280,7 +284,12 @@ def _answer_in(value: Any) -> str | None:
     for key in ANSWER_KEYS:
         if key in value and not any(k in value for k in NAME_KEYS):
             answer = value[key]
-            return answer if isinstance(answer, str) else json.dumps(answer)
+            if isinstance(answer, str):
+                return answer
+            try:
+                return json.dumps(answer)
+            except (TypeError, ValueError, RecursionError):  # a Python literal such as a set
+                return bounded_repr(answer)
     return None
 
 

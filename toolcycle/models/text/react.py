@@ -128,7 +128,7 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     raw = _FENCE.sub("", raw).strip()
     value = decode_lenient(raw) if raw else {}
     if isinstance(value, dict):
-        return ToolCall.from_args(call_id, name, value)
+        return ToolCall.from_value(call_id, name, value, raw)
     single = _single_parameter(tools.get(name))
     if single is not None and raw:
         text_value: Any = raw.strip().strip("\"'")
