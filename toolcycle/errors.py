@@ -3,6 +3,30 @@
 A run that fails still carries everything it produced: ``error.result`` is the partial
 :class:`~toolcycle.result.RunResult` (trace, usage, messages). Configuration problems are found
 before anything runs and reported all at once by :class:`ConfigurationError`.
+
+Every exception toolcycle raises derives from :class:`ToolcycleError`; where a builtin base
+says what kind of mistake it is, it stays as a second base, so ``except ValueError`` still
+catches a bad spec. The tree (the classes not defined here live beside what raises them):
+
+* ToolcycleError
+  + ConfigurationError (ValueError)
+  + AgentError — a run failed; ``code``, ``context``, the partial ``result``
+  |  + MaxIterationsExceeded, MaxAttemptsExceeded, UsageLimitExceeded, RunTimeout
+  |  + Cancelled, InvalidResponse, SubmitBeforeOutput
+  |  + ModelError
+  |     + RateLimited
+  + ValidationFailed — raised by output validators, its message goes to the model
+  + SpecError (ValueError) — a spec file that cannot be read, with line and column
+  |  + GramError — gram text (``toolcycle.spec.gram_syntax``)
+  |     + SignatureError — a tool signature (``toolcycle.spec.signatures``)
+  |        + NotExpressible — a schema that no signature can say
+  + ProtocolViolation (AssertionError) — a history the provider would reject
+  |  (``toolcycle.models.protocol``, raised by the scripted test model)
+  + ScriptExhausted (RuntimeError) — a scripted model asked for more replies than it has
+  |  (``toolcycle.models.scripted``)
+  + ModelPackError (RuntimeError) — a local model pack missing or corrupt
+  |  (``toolcycle.models.local.packs``)
+  + ReadOnlyViolation (ValueError) — SQL that does more than read (``toolcycle.rag.sql_tools``)
 """
 
 from __future__ import annotations
@@ -101,3 +125,24 @@ class ValidationFailed(ToolcycleError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class SpecError(ToolcycleError, ValueError):
+    """A spec file that cannot be read: the message says where (line, column, field) and why.
+
+    ``line`` and ``column`` are 1-based (0 when unknown). JSON and gram specs raise it; the gram
+    parser raises its subclass :class:`~toolcycle.spec.gram_syntax.GramError`.
+    """
+
+    #: How an unnamed text is called in the message when a line is known.
+    unnamed = "<spec>"
+
+    def __init__(self, message: str, line: int = 0, column: int = 0, source: str = "") -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        self.source = source
+        where = f"{source or self.unnamed}:{line}:{column}: " if line else (
+            f"{source}: " if source else ""
+        )
+        super().__init__(where + message)

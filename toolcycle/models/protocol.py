@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from ..errors import ToolcycleError
 from ..messages import Message, TextPart, ThinkingPart
 from ..tools import TOOL_NAME_PATTERN
 
 Wire = Literal["openai", "openai-functions", "anthropic", "both"]
 
 
-class ProtocolViolation(AssertionError):
+class ProtocolViolation(ToolcycleError, AssertionError):
     """The history breaks a rule the provider's API enforces (it would answer 400)."""
 
 

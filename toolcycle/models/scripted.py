@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..errors import ToolcycleError
 from ..messages import Message, TextPart, ToolCall, ToolResult, Usage
 from .base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta, ToolCallDelta
 from .protocol import HistoryChecker, ProtocolViolation, Wire
@@ -27,7 +28,7 @@ from .protocol import HistoryChecker, ProtocolViolation, Wire
 ScriptItem = str | ToolCall | list[ToolCall] | Message | Callable[..., Any]
 
 
-class ScriptExhausted(RuntimeError):
+class ScriptExhausted(ToolcycleError, RuntimeError):
     """The model was asked for more replies than the script has."""
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ToolcycleError
 from ..tools import Tool
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,40}$")
@@ -56,7 +57,7 @@ _ACTION_NAMES = {
 }
 
 
-class ReadOnlyViolation(ValueError):
+class ReadOnlyViolation(ToolcycleError, ValueError):
     """A statement tried to do more than read one database."""
 
 

@@ -27,10 +27,11 @@ import jsonschema_rs
 import pydantic
 
 from ..errors import ConfigurationError
+from ..errors import SpecError as SpecError  # defined in errors.py (the tree); importable here
 from ..limits import Limits
 from ..tools import Tool, ToolFunction, ToolLibrary, ToolSpec
 from .binding import bind_tools
-from .gram_syntax import Document, GramError
+from .gram_syntax import Document
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -45,10 +46,6 @@ _SPEC_KEYS = (
 _TOOL_KEYS = ("name", "description", "parameters", "result_schema")
 
 LibraryLike = ToolLibrary | types.ModuleType | Iterable[Tool[Any] | ToolFunction]
-
-
-class SpecError(GramError):
-    """A spec file that cannot be read: the message says where (line, column, field) and why."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
-from ..errors import ToolcycleError
+from ..errors import SpecError
 
 #: A bare gram identifier; anything else is written between backquotes.
 _BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -37,18 +37,10 @@ _MAX_INT = 2**63 - 1
 _TAGGED_KINDS = frozenset({"symbol", "range", "measurement", "tagged"})
 
 
-class GramError(ToolcycleError, ValueError):
+class GramError(SpecError):
     """A gram text that cannot be read: ``line`` and ``column`` are 1-based (0 when unknown)."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0, source: str = "") -> None:
-        self.message = message
-        self.line = line
-        self.column = column
-        self.source = source
-        where = f"{source or '<gram>'}:{line}:{column}: " if line else (
-            f"{source}: " if source else ""
-        )
-        super().__init__(where + message)
+    unnamed = "<gram>"
 
 
 RawPattern = dict[str, Any]

@@ -19,10 +19,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...errors import ToolcycleError
+
 _HASH_BLOCK = 1 << 20
 
 
-class ModelPackError(RuntimeError):
+class ModelPackError(ToolcycleError, RuntimeError):
     """A pack is not installed or its assembled weights fail the checksum."""
 
 
