@@ -40,3 +40,16 @@ def test_an_empty_running_trace_renders() -> None:
     assert "No iterations were recorded." in page
     assert 'data-status="running"' in page
     assert "no end recorded" in page
+
+
+def test_the_styles_from_the_package_file_are_inline_and_shipped() -> None:
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    css = (root / "toolcycle" / "tracing" / "viewer.css").read_text(encoding="utf-8")
+    for page in (render_html(weather_trace()),
+                 render_comparison_html(weather_trace(), failed_trace())):
+        assert f"<style>{css}</style>" in page
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "**/*.css" in data["tool"]["setuptools"]["package-data"]["toolcycle"]

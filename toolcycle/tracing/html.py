@@ -2,8 +2,9 @@
 
 A developer whose agent misbehaved wants to *look*: which iteration went wrong, what the model
 thought, which tool failed, where the tokens went. One static file answers that and can be
-attached to a bug report: no network, no CDN, no build step. Styles and the small script live
-inline; the chart is inline SVG drawn here, so the page works from ``file://`` and offline.
+attached to a bug report: no network, no CDN, no build step. Styles (kept in ``viewer.css``
+beside this module, package data) and the small script are written inline into each page; the
+chart is inline SVG drawn here, so the page works from ``file://`` and offline.
 Tool calls are native ``<details>`` elements, so they expand without any script at all.
 """
 
@@ -11,76 +12,20 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from functools import cache
 from html import escape
+from importlib.resources import files
 from typing import Any
 
 from .redaction import Redactor
 from .trace import Step, ToolCallRecord, Trace
 
-_CSS = """
-:root{--fg:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#f6f8fa;--card:#fff;--err:#cf222e;
---errbg:#ffebe9;--ok:#1a7f37;--okbg:#dafbe1;--warn:#9a6700;--warnbg:#fff8c5;--in:#0969da;
---out:#fb8500;--lat:#8250df}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
-background:var(--bg)}
-main{max-width:1180px;margin:0 auto;padding:20px}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
-.sub{color:var(--muted);font-size:13px}
-.badge{display:inline-block;padding:1px 8px;border-radius:999px;font-size:12px;font-weight:600;
-border:1px solid var(--line);background:var(--card);color:var(--muted);white-space:nowrap}
-.badge.success{color:var(--ok);background:var(--okbg);border-color:#aceebb}
-.badge.failure,.badge.crashed,.badge.error{color:var(--err);background:var(--errbg);
-border-color:#ffcecb}
-.badge.cancelled,.badge.running,.badge.warn{color:var(--warn);background:var(--warnbg);
-border-color:#f5e0a0}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(125px,1fr));gap:8px;margin:12px 0}
-.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 12px}
-.card b{display:block;font-size:18px}.card.err b{color:var(--err)}
-.card span{color:var(--muted);font-size:12px}
-.panel{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px 16px;
-margin:8px 0}
-.panel.error{border-color:var(--err);background:var(--errbg)}
-pre{margin:4px 0;padding:8px;background:var(--bg);border-radius:6px;white-space:pre-wrap;
-word-break:break-word;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
-max-height:360px;overflow:auto}
-.attempt{margin:16px 0 4px;font-weight:600;color:var(--muted);text-transform:uppercase;
-font-size:12px;letter-spacing:.04em}
-.step{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--in);
-border-radius:8px;padding:10px 14px;margin:8px 0}
-.step.has-error{border-left-color:var(--err)}.step.forced{border-left-color:var(--warn)}
-.step header{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
-.step header .meta{color:var(--muted);font-size:12px;margin-left:auto}
-.thought{margin:6px 0;white-space:pre-wrap}
-.thinking summary,.call summary{cursor:pointer}
-.thinking{color:var(--muted);margin:6px 0}
-.call{border:1px solid var(--line);border-radius:6px;margin:6px 0;background:var(--card)}
-.call>summary{padding:6px 10px;display:flex;gap:8px;align-items:center;list-style:none}
-.call>summary::-webkit-details-marker{display:none}
-.call>summary::before{content:"▸";color:var(--muted)}.call[open]>summary::before{content:"▾"}
-.call .body{padding:0 10px 8px}
-.call.error{border-color:var(--err)}.call.error>summary{background:var(--errbg);color:var(--err)}
-.call .name{font-family:ui-monospace,monospace;font-weight:600}
-.call .id,.call .dur{color:var(--muted);font-size:12px}.call .dur{margin-left:auto}
-.label{font-size:12px;color:var(--muted);margin-top:6px}.label.err{color:var(--err);font-weight:600}
-.validation{border:1px solid #f5e0a0;background:var(--warnbg);border-radius:8px;padding:8px 12px;
-margin:8px 0;color:var(--warn)}
-.chart{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px;
-overflow-x:auto}
-.chart svg{width:100%;min-width:520px;height:auto;display:block}
-.legend{display:flex;gap:16px;font-size:12px;color:var(--muted);padding:0 8px 4px}
-.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
-.toolbar{display:flex;gap:8px;margin:8px 0}
-button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);border-radius:6px;
-background:var(--card);cursor:pointer}
-table.cmp{border-collapse:collapse;width:100%;background:var(--card)}
-table.cmp td,table.cmp th{border:1px solid var(--line);padding:5px 10px;text-align:left}
-table.cmp td.num{text-align:right;font-variant-numeric:tabular-nums}
-.better{color:var(--ok)}.worse{color:var(--err)}
-.columns{display:grid;grid-template-columns:1fr 1fr;gap:16px;align-items:start}
-.columns>section{min-width:0}
-footer{color:var(--muted);font-size:12px;margin:24px 0}
-"""
+
+@cache
+def _css() -> str:
+    """The page styles, read once from the package."""
+    return files(__package__).joinpath("viewer.css").read_text(encoding="utf-8")
+
 
 _SCRIPT = """
 function setAll(open,sel){document.querySelectorAll(sel).forEach(d=>{d.open=open});}
@@ -151,7 +96,7 @@ def _page(title: str, body: str) -> str:
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{escape(title)}</title><style>{_CSS}</style><script>{_SCRIPT}</script>"
+        f"<title>{escape(title)}</title><style>{_css()}</style><script>{_SCRIPT}</script>"
         f"</head><body><main>\n{body}\n<footer>Generated by toolcycle · "
         "self-contained page, no network access.</footer></main></body></html>\n"
     )
