@@ -16,6 +16,8 @@ import inspect
 import json
 import types
 import typing
+import urllib.parse
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
@@ -287,3 +289,55 @@ def strip_titles(schema: Any) -> Any:
 
 #: Keywords whose values are data, not schemas: a "title" key inside them is kept.
 _VALUE_KEYWORDS = frozenset({"default", "enum", "const", "examples"})
+
+
+def reference_problems(schema: dict[str, Any]) -> list[str]:
+    """Every ``$ref`` of ``schema`` that points to nothing inside it, with its location.
+
+    Tool schemas are untrusted (spec files, MCP servers, imported definitions): a reference
+    is resolved only within the schema, never fetched, and one that resolves to nothing is a
+    configuration error at construction rather than a crash at the tool's first call. Schemas
+    that declare ``$id`` (where relative references resolve against nested resources) are left
+    to the validator's compiler, whose retrieval refuses everything as well.
+    """
+    refs: list[tuple[str, str]] = []
+    has_ids = False
+    pending: deque[tuple[Any, str]] = deque([(schema, "")])
+    while pending:  # iterative: an untrusted schema may nest past the recursion limit
+        node, where = pending.popleft()
+        if isinstance(node, dict):
+            has_ids = has_ids or "$id" in node
+            if isinstance(node.get("$ref"), str):
+                refs.append((node["$ref"], where or "/"))
+            pending.extend((value, f"{where}/{key}") for key, value in node.items()
+                           if key not in _VALUE_KEYWORDS)
+        elif isinstance(node, list):
+            pending.extend((value, f"{where}/{i}") for i, value in enumerate(node))
+    problems: list[str] = []
+    for ref, where in refs:
+        if has_ids or ref.startswith(_BUNDLED_SCHEMAS):
+            continue
+        if not ref.startswith("#"):
+            problems.append(f"$ref {ref!r} at {where} points outside the schema (references "
+                            "are resolved within the schema only, never fetched)")
+        elif (ref == "#" or ref.startswith("#/")) and not _resolves(schema, ref[1:]):
+            problems.append(f"$ref {ref!r} at {where} points to nothing in the schema")
+    return problems
+
+
+#: Meta-schemas the validator carries with it: referring to them fetches nothing.
+_BUNDLED_SCHEMAS = ("https://json-schema.org/", "http://json-schema.org/")
+
+
+def _resolves(schema: Any, pointer: str) -> bool:
+    """Whether the JSON Pointer (RFC 6901, URI-fragment encoded) names a value in ``schema``."""
+    node = schema
+    for token in pointer.split("/")[1:]:
+        key = urllib.parse.unquote(token).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return False
+    return True

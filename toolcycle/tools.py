@@ -27,6 +27,7 @@ from ._tool_schema import (
     adapter_for,
     context_param_of,
     load_pydantic,
+    reference_problems,
     schema_from_function,
 )
 from ._tool_schema import ToolFunction as ToolFunction  # re-exported: tools' callable type
@@ -112,6 +113,14 @@ class Tool[DepsT]:
         check_schema: bool = True,
     ) -> None:
         problems = _spec_problems(spec, timeout, max_calls, check_schema)
+        validator: Any = None  # compiled on first use: keeps construction cheap
+        if check_schema and not problems:
+            # A schema from outside is compiled now: a reference that resolves to nothing (or
+            # only remotely) is a configuration error here, not a crash at the first call.
+            try:
+                validator = _compile_validator(spec.parameters)
+            except Exception as exc:
+                problems.append(f"parameters cannot be compiled: {str(exc).splitlines()[0]}")
         if problems:
             from .errors import ConfigurationError
 
@@ -125,7 +134,7 @@ class Tool[DepsT]:
         self.inline = inline
         self.is_async = function is not None and _is_async_callable(function)
         self._adapter = adapter
-        self._validator: Any = None  # compiled on first use: keeps construction cheap
+        self._validator = validator
 
     # -- construction -----------------------------------------------------------------------
 
@@ -230,15 +239,25 @@ class Tool[DepsT]:
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Check ``arguments`` against the schema and convert typed parameters.
 
-        Raises :class:`ToolArgumentsError` listing every problem with its path.
+        Raises :class:`ToolArgumentsError` listing every problem with its path, also when the
+        validator itself fails (the model then hears it instead of the run ending).
         """
-        validator = self._validator
-        if validator is None:
-            validator = self._validator = _jsonschema_rs().validator_for(self.spec.parameters)
-        if not validator.is_valid(arguments):
+        try:
+            validator = self._validator
+            if validator is None:
+                validator = self._validator = _compile_validator(self.spec.parameters)
+            if not validator.is_valid(arguments):
+                raise ToolArgumentsError(
+                    [_describe_error(e) for e in validator.iter_errors(arguments)]
+                )
+        except ToolArgumentsError:
+            raise
+        except Exception as exc:  # defence in depth: construction compiles checked schemas
+            first = str(exc).splitlines()[0] if str(exc) else ""
             raise ToolArgumentsError(
-                [_describe_error(e) for e in validator.iter_errors(arguments)]
-            )
+                [f"(schema): the tool's argument schema cannot be used: {type(exc).__name__}: "
+                 f"{first}"]
+            ) from exc
         if self._adapter is None:
             return arguments
         try:
@@ -449,11 +468,23 @@ def _spec_problems(
             _jsonschema_rs().meta.validate(spec.parameters)
         except Exception as exc:  # invalid, or a schema the validator cannot even read
             problems.append(f"parameters are not a valid JSON Schema: {exc}")
+        else:
+            problems.extend(f"parameters: {p}" for p in reference_problems(spec.parameters))
     if timeout is not None and timeout <= 0:
         problems.append(f"timeout must be > 0 seconds, got {timeout}")
     if max_calls is not None and max_calls < 1:
         problems.append(f"max_calls must be >= 1, got {max_calls}")
     return problems
+
+
+def _compile_validator(schema: dict[str, Any]) -> Any:
+    """The compiled validator of ``schema``. References resolve only inside the schema (and
+    the meta-schemas the validator bundles): tool schemas are untrusted, never fetched."""
+    return _jsonschema_rs().validator_for(schema, retriever=_refuse_retrieval)
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    raise ValueError(f"{uri} is outside the schema; remote references are never fetched")
 
 
 def _jsonschema_rs() -> types.ModuleType:

@@ -3,14 +3,22 @@ schemas and configuration values that used to end a run with a raw exception."""
 
 from __future__ import annotations
 
+import http.server
+import threading
 from typing import Any
 
 import pytest
 
-from toolcycle import Agent, tool
+from toolcycle import Agent, Tool, tool
+from toolcycle.errors import ConfigurationError
 from toolcycle.messages import ToolCall
 from toolcycle.testing import ScriptedModel, call
-from toolcycle.tools import MAX_INT_DIGITS, serialize_result
+from toolcycle.tools import (
+    MAX_INT_DIGITS,
+    ToolArgumentsError,
+    ToolSpec,
+    serialize_result,
+)
 
 # -- rel-10: tool return values that cannot be serialized -------------------------------------
 
@@ -118,3 +126,84 @@ def test_from_value_writes_tuples_as_lists_and_keeps_the_model_text_on_failure()
     assert refused.arguments is None and refused.raw_arguments == "{'s': {1}}"
     keyed = ToolCall.from_value("c3", "f", {"x": {1: "a"}})
     assert keyed.parse_error == "arguments hold the key 1 at x; JSON keys are strings"
+
+
+# -- rel-12: schema references that point nowhere, or outside the schema ----------------------
+
+
+def _schema(ref: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"x": {"$ref": ref}}, **extra}
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        (_schema("#/$defs/missing"), "$ref '#/$defs/missing' at /properties/x points to nothing"),
+        (_schema("#/$defs/a~1c", **{"$defs": {"a/b": {}}}), "$ref '#/$defs/a~1c'"),
+        (_schema("file:///etc/passwd"), "$ref 'file:///etc/passwd' at /properties/x points "
+                                        "outside the schema"),
+        (_schema("other.json#/x"), "$ref 'other.json#/x' at /properties/x points outside"),
+    ],
+    ids=["missing", "escaped pointer", "file", "relative document"],
+)
+def test_a_reference_to_nothing_is_a_configuration_error(
+    schema: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Tool.from_schema("lookup", "Look up.", schema, lambda **kw: "ran")
+    assert any(problem in p for p in caught.value.problems), caught.value.problems
+
+
+def test_every_bad_reference_is_listed_at_once() -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"},
+                                               "b": {"$ref": "https://example.com/b.json"}}}
+    with pytest.raises(ConfigurationError) as caught:
+        Tool.from_schema("lookup", "Look up.", schema)
+    assert len(caught.value.problems) == 2
+
+
+def test_remote_references_are_never_fetched() -> None:
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "integer"}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/schema.json"
+    try:
+        for schema in (_schema(url),  # found by the walk
+                       _schema("schema.json", **{"$id": url.rsplit("/", 1)[0] + "/root"})):
+            with pytest.raises(ConfigurationError):  # the second one by the refusing compiler
+                Tool.from_schema("lookup", "Look up.", schema)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == []
+
+
+def test_references_inside_the_schema_and_to_meta_schemas_are_fine() -> None:
+    schema = _schema("#/$defs/a~1b", **{"$defs": {"a/b": {"type": "integer"}}})
+    made = Tool.from_schema("lookup", "Look up.", schema)
+    assert made.validate({"x": 1}) == {"x": 1}
+    with pytest.raises(ToolArgumentsError):
+        made.validate({"x": "one"})
+    Tool.from_schema("meta", "d", _schema("https://json-schema.org/draft/2020-12/schema"))
+
+
+async def test_a_validator_failure_is_an_argument_error_not_a_crash() -> None:
+    unchecked = Tool(ToolSpec("lookup", "Look up.", _schema("#/$defs/missing")),
+                     lambda **kw: "ran", check_schema=False)
+    with pytest.raises(ToolArgumentsError) as caught:
+        unchecked.validate({"x": 1})
+    assert "argument schema cannot be used" in caught.value.problems[0]
+    model = ScriptedModel([call("lookup", {"x": 1}), "done"])
+    result = await Agent(model, "t", [unchecked]).run("go")
+    assert result.output == "done" and result.tool_calls[0].error is not None
