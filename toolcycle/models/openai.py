@@ -26,22 +26,18 @@ from __future__ import annotations
 
 import os
 import re
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ModelError
-from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from ..messages import Message, ToolCall, Usage
+from ._openai_stream import ResponseAssembly, wire_usage
 from .base import (
     Model,
     ModelResponse,
     ModelSettings,
     StreamItem,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
     ToolDefinition,
 )
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
@@ -49,12 +45,6 @@ from .sdk_client import LoopBoundClient
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
-
-TRUNCATED = (
-    "the response hit the output token limit (finish_reason length) while the model was "
-    "writing this call's arguments, so they are incomplete; call the tool again with complete "
-    "arguments"
-)
 
 #: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
 _AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
@@ -117,9 +107,9 @@ class OpenAIModel(Model):
         if not completion.choices:
             raise ModelError("the response has no choices", provider=self.provider)
         choice = completion.choices[0]
-        assembly = _Assembly(self.synthesize_ids)
+        assembly = ResponseAssembly(self.synthesize_ids)
         assembly.add_message(choice.message)
-        return assembly.finish(choice.finish_reason, _usage(completion.usage), self.name)
+        return assembly.finish(choice.finish_reason, wire_usage(completion.usage), self.name)
 
     async def stream(
         self, messages: Sequence[Message], settings: ModelSettings
@@ -128,7 +118,7 @@ class OpenAIModel(Model):
         kwargs["stream"] = True
         if self.stream_usage:
             kwargs["stream_options"] = {"include_usage": True}
-        assembly = _Assembly(self.synthesize_ids)
+        assembly = ResponseAssembly(self.synthesize_ids)
 
         async def chunks() -> AsyncIterator[Any]:
             assembly.reset()
@@ -147,7 +137,7 @@ class OpenAIModel(Model):
         async with aclosing(stream):
             async for chunk in stream:
                 if chunk.usage is not None:
-                    usage = _usage(chunk.usage)
+                    usage = wire_usage(chunk.usage)
                 for choice in chunk.choices[:1]:
                     for item in assembly.add_delta(choice.delta):
                         yield item
@@ -340,123 +330,6 @@ def _raw(call: ToolCall) -> str:
     if call.raw_arguments:
         return call.raw_arguments
     return ToolCall.from_args(call.id, call.name, call.arguments).raw_arguments
-
-
-def _usage(usage: Any) -> Usage:
-    if usage is None:
-        return Usage(requests=1)
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) or 0
-    return Usage(
-        input_tokens=usage.prompt_tokens or 0,
-        output_tokens=usage.completion_tokens or 0,
-        cache_read_tokens=cached,
-        requests=1,
-    )
-
-
-@dataclass(slots=True)
-class _PendingCall:
-    id: str
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-
-class _Assembly:
-    """Collects a response (whole or in deltas) and builds the neutral assistant message.
-
-    Thinking comes from the ``reasoning_content`` field that compatible servers (llama.cpp,
-    vLLM, DeepSeek) add; it is kept on the message but not sent back, as those servers expect.
-    """
-
-    def __init__(self, synthesize_ids: bool) -> None:
-        self.synthesize_ids = synthesize_ids
-        self.reset()
-
-    def reset(self) -> None:
-        self.text: list[str] = []
-        self.thinking: list[str] = []
-        self.calls: dict[int, _PendingCall] = {}
-
-    def add_message(self, message: Any) -> None:
-        self.thinking.append(_reasoning(message))
-        self.text.append(message.content or "")
-        for index, call in enumerate(message.tool_calls or ()):
-            function = getattr(call, "function", None)  # "custom" tools carry no function
-            if function is not None:
-                self.calls[index] = _PendingCall(call.id, function.name, [function.arguments or ""])
-        function_call = getattr(message, "function_call", None)
-        if function_call is not None:
-            self.calls[0] = _PendingCall(_new_id(), function_call.name, [function_call.arguments])
-
-    def add_delta(self, delta: Any) -> list[StreamItem]:
-        items: list[StreamItem] = []
-        reasoning = _reasoning(delta)
-        if reasoning:
-            self.thinking.append(reasoning)
-            items.append(ThinkingDelta(reasoning))
-        if delta.content:
-            self.text.append(delta.content)
-            items.append(TextDelta(delta.content))
-        for piece in delta.tool_calls or ():
-            function = piece.function
-            items.append(
-                self._call_delta(
-                    piece.index,
-                    piece.id,
-                    function.name if function else None,
-                    (function.arguments if function else None) or "",
-                )
-            )
-        function_call = getattr(delta, "function_call", None)
-        if function_call is not None:
-            items.append(
-                self._call_delta(0, None, function_call.name, function_call.arguments or "")
-            )
-        return items
-
-    def _call_delta(self, index: int, id: str | None, name: str | None, args: str) -> StreamItem:
-        pending = self.calls.get(index)
-        if pending is None:
-            new_id = id or (_new_id() if self.synthesize_ids else "")
-            pending = self.calls[index] = _PendingCall(new_id)
-            id = new_id
-        elif id:
-            pending.id = id
-        if name:
-            pending.name += name
-        pending.arguments.append(args)
-        return ToolCallDelta(index, id or None, name, args)
-
-    def finish(self, finish_reason: str | None, usage: Usage, model_name: str) -> Message:
-        parts: list[Part] = []
-        thinking = "".join(self.thinking)
-        if thinking:
-            parts.append(ThinkingPart(thinking))
-        text = "".join(self.text)
-        if text:
-            parts.append(TextPart(text))
-        indices = sorted(self.calls)
-        for index in indices:
-            pending = self.calls[index]
-            call_id = pending.id or _new_id()
-            call = ToolCall.from_raw(call_id, pending.name, "".join(pending.arguments))
-            if finish_reason == "length" and index == indices[-1]:
-                call.arguments, call.parse_error = None, TRUNCATED
-            parts.append(call)
-        return Message(
-            "assistant", parts, usage=usage, finish_reason=finish_reason, model_name=model_name
-        )
-
-
-def _reasoning(message: Any) -> str:
-    extra = getattr(message, "model_extra", None) or {}
-    value = extra.get("reasoning_content") or extra.get("reasoning")
-    return value if isinstance(value, str) else ""
-
-
-def _new_id() -> str:
-    return f"call_{uuid.uuid4().hex[:24]}"
 
 
 def _split_url(text: str) -> tuple[str, str | None]:
