@@ -207,3 +207,26 @@ async def test_a_validator_failure_is_an_argument_error_not_a_crash() -> None:
     model = ScriptedModel([call("lookup", {"x": 1}), "done"])
     result = await Agent(model, "t", [unchecked]).run("go")
     assert result.output == "done" and result.tool_calls[0].error is not None
+
+
+# -- ScriptedModel call ids never collide with the history it is given -------------------------
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+async def test_a_new_scripted_model_continues_a_conversation() -> None:
+    script: list[Any] = [call("add", {"a": 1, "b": 2}), "3"]
+    first = await Agent(ScriptedModel(script), tools=[add]).run("1+2?")
+    model = ScriptedModel([call("add", {"a": 3, "b": 4}), [call("add", {"a": 5, "b": 6}),
+                                                            call("add", {"a": 0, "b": 0},
+                                                                 id="call_4")], "done"])
+    second = await Agent(model, tools=[add]).run("more", message_history=first.messages)
+    ids = [c.id for m in second.messages for c in m.tool_calls]
+    assert ids == ["call_1", "call_2", "call_3", "call_4"]  # deterministic, and none repeats
+    again = await Agent(ScriptedModel([call("add", {"a": 3, "b": 4}), "7"]), tools=[add]).run(
+        "more", message_history=first.messages)
+    assert [c.id for m in again.messages for c in m.tool_calls] == ["call_1", "call_2"]

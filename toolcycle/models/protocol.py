@@ -15,6 +15,7 @@ Wire shapes:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from ..errors import ToolcycleError
@@ -36,6 +37,11 @@ class HistoryChecker:
         self._open: list[str] = []
         self._seen_ids: set[str] = set()
         self._seen_non_system = False
+
+    @property
+    def seen_ids(self) -> AbstractSet[str]:
+        """Every tool call id of the history checked so far: ids a new call must not reuse."""
+        return self._seen_ids
 
     def check(self, messages: Sequence[Message]) -> None:
         """Raise :class:`ProtocolViolation` if the history (as a request) would be rejected."""

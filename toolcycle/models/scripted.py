@@ -120,23 +120,30 @@ class ScriptedModel(Model):
         return item
 
     def _to_message(self, item: Any) -> Message:
-        if isinstance(item, Message):
-            return replace(item, parts=[self._with_id(p) for p in item.parts])
         if isinstance(item, str):
             return Message("assistant", [TextPart(item)] if item else [], finish_reason="stop")
-        calls = [item] if isinstance(item, ToolCall) else list(item)
-        parts: list[Any] = [p if isinstance(p, TextPart) else self._with_id(p) for p in calls]
+        parts: list[Any] = (list(item.parts) if isinstance(item, Message) else
+                            [item] if isinstance(item, ToolCall) else list(item))
+        # Ids given in the script are kept; the ones made here avoid them and every id of the
+        # history (which may come from another model, or from an earlier ScriptedModel).
+        taken = {p.id for p in parts if isinstance(p, ToolCall) and p.id}
+        parts = [self._with_id(p, taken) for p in parts]
+        if isinstance(item, Message):
+            return replace(item, parts=parts)
         return Message("assistant", parts, finish_reason="tool_calls")
 
-    def _with_id(self, part: Any) -> Any:
+    def _with_id(self, part: Any, taken: set[str]) -> Any:
         if not isinstance(part, ToolCall):
             return part
         self._ids += 1
         if part.id:
             return part
+        seen = self._checker.seen_ids
+        while f"call_{self._ids}" in taken or f"call_{self._ids}" in seen:
+            self._ids += 1
+        taken.add(f"call_{self._ids}")
         # A fresh call each time: a script item may be replayed, and ids must stay unique.
-        return ToolCall(f"call_{self._ids}", part.name, part.arguments, part.raw_arguments,
-                        part.parse_error)
+        return replace(part, id=f"call_{self._ids}")
 
     def _usage(self, messages: Sequence[Message], reply: Message) -> Usage:
         """Deterministic token counts: about 4 characters per token, counted incrementally."""
