@@ -249,6 +249,8 @@ class AgentStream[OutputT]:
             if not self._task.done():
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
+            elif not self._task.cancelled() and self.result is None:
+                self._task.exception()  # left early: the run's error is not the caller's
 
     async def get_result(self) -> RunResult[OutputT]:
         """Drain the events and return the result."""

@@ -64,6 +64,9 @@ class ModelResponseEvent(Event):
     message: Message
     usage: Usage
     duration_ms: float
+    #: What had to be changed for the reply to enter the history (an invalid tool name, a
+    #: reused call id, an empty turn), in words; empty nearly always.
+    repairs: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -127,7 +127,12 @@ async def _drive(s: Scenario) -> Observation:
             # without one keeps its outcome, as asyncio defines.
             # A stream's consumer is cancelled, not its run task: the run may finish first.
             sync_callback = from_callback and not s.async_callbacks
-            obs.cancel_may_be_late = obs.reported is not None or sync_callback or s.streaming
+            # In on_final_result / on_success the run has its outcome and its trace is
+            # finished: the cancel propagates, but the run stays a success (docs/loop.md).
+            decided = from_callback and s.cancel is not None and s.cancel.hook in (
+                "on_final_result", "on_success")
+            obs.cancel_may_be_late = (obs.reported is not None or sync_callback or s.streaming
+                                      or decided)
 
     def cancel_token(by: str) -> None:
         if token is not None and not token.cancelled:

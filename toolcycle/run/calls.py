@@ -19,35 +19,16 @@ import asyncio
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..context import RunContext
 from ..events import ToolCallEvent, ToolResultEvent
-from ..messages import Message, ToolCall, ToolResult
+from ..messages import ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .scope import LimitHit
-from .state import RunState
+from .state import RunState, Turn
 from .threads import TOOL_THREADS
-
-
-@dataclass(slots=True, eq=False)
-class Turn:
-    """The calls of one assistant message and their answers, kept as each call finishes."""
-
-    attempt: int
-    iteration: int
-    calls: list[ToolCall]
-    answers: dict[str, tuple[ToolResult, str | None, float]] = field(default_factory=dict)
-    started: dict[str, float] = field(default_factory=dict)  # announced calls -> start time
-    reported: set[str] = field(default_factory=set)  # answers already sent as events
-    stopped: str | None = None  # why the calls still to come are not executed
-
-    def message(self) -> Message:
-        """The tool message that answers every call, in call order."""
-        return Message.tool_results([self.answers[c.id][0] for c in self.calls])
-
 
 # -- one turn ----------------------------------------------------------------------------------
 
@@ -128,8 +109,11 @@ async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, To
     async def run(call: ToolCall, tool: Tool[Any]) -> None:
         _store(turn, call, await _run_tool(state, tool, call))
 
+    async def run_all() -> None:  # a coroutine: nothing starts if the guard refuses at once
+        await asyncio.gather(*(run(call, tool) for call, tool in batch))
+
     try:
-        await state.interrupts.guard(asyncio.gather(*(run(call, tool) for call, tool in batch)))
+        await state.interrupts.guard(run_all())
     except LimitHit:
         turn.stopped = "timeout"
         for call, _ in batch:
@@ -312,6 +296,10 @@ def _admit(state: RunState, tool: Tool[Any]) -> str | None:
 
 def _unknown_tool(state: RunState, call: ToolCall) -> str:
     available = ", ".join(d.name for d in state.setup.settings.tools) or "(none)"
+    written = state.written_names.get(call.id)
+    if written is not None:
+        return (f"`{written[:200]}` is not a tool name (names are letters, digits, _ and -). "
+                f"Available tools: {available}.")
     return f"Unknown tool `{call.name}`. Available tools: {available}."
 
 

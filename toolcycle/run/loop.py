@@ -50,6 +50,7 @@ from ..models.base import ModelResponse, ModelSettings, TextDelta
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
 from .calls import answer_held, close_turn, execute_turn, new_turn, refuse_calls, stop_turn
+from .repair import repair_reply
 from .scope import CancelledByToken, LimitHit
 from .state import RunState
 
@@ -132,8 +133,10 @@ async def run(state: RunState) -> RunResult[Any]:
         state.interrupts.close()
     result = _result(state, output)
     _finish(state, "success", output, None)
-    await state.emit(FinalResult(output))
-    await state.emit(RunSuccess(result))
+    try:
+        await state.emit(FinalResult(output))
+    finally:  # also when the caller cancels during on_final_result: report the success
+        await state.emit(RunSuccess(result))
     return result
 
 
@@ -157,7 +160,9 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
     finally:
         error.result = _result(state, None)
         _finish(state, "cancelled" if cancelled else "failure", None, error)
-    await state.emit(RunFailure(error, error.result))
+        # Also while a second cancellation propagates: on_failure is how a caller that
+        # cancelled the task gets the partial result.
+        await state.emit(RunFailure(error, error.result))
 
 
 def _reason_of(error: AgentError) -> TerminationReason:
@@ -334,12 +339,12 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
             state.phase = "before_model_request"
             raise CancelledByToken
         try:
-            message = await _request(state, state.setup.settings)
+            message, text = await _request(state, state.setup.settings)
         except LimitHit:
             return await _at_limit(state, "timeout")
         if not message.tool_calls:
             if state.output.is_text:
-                return Answered(message.text)
+                return Answered(text)
             return ProtocolSlip(state.output.no_output_call())
         ending = await _execute(state, message)
         if ending is not None:
@@ -349,7 +354,8 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
 async def _execute(state: RunState, message: Message, forced: Forced | None = None
                    ) -> OutputGiven | ProtocolSlip | None:
     """Run the calls of one reply; say how the attempt ended if a call ended it."""
-    turn = state.turn = new_turn(state, message.tool_calls)
+    turn = state.turn
+    assert turn is not None and turn.calls == message.tool_calls
     state.phase = "tool_execution"
     await execute_turn(state, turn)
     state.phase = "between_iterations"
@@ -363,13 +369,17 @@ async def _execute(state: RunState, message: Message, forced: Forced | None = No
     return OutputGiven(held.arguments, forced)
 
 
-async def _request(state: RunState, settings: ModelSettings, forced: bool = False) -> Message:
-    """One model request: emit, call (streaming when asked), repair, append, emit."""
+async def _request(state: RunState, settings: ModelSettings, forced: bool = False
+                   ) -> tuple[Message, str]:
+    """One model request: emit, call (streaming when asked), repair, append, emit.
+
+    Returns the reply as it entered the history and the text the model wrote.
+    """
     iteration = state.next_iteration()
-    await state.emit(IterationStart(state.attempt, iteration, forced))
-    state.phase = "model_request"
     started = time.perf_counter()
     try:
+        await state.emit(IterationStart(state.attempt, iteration, forced))
+        state.phase = "model_request"
         message = await state.interrupts.guard(_call_model(state, settings, iteration))
     except BaseException as exc:  # the request still counts, and keeps its step
         state.usage.add(Usage(requests=1))
@@ -381,9 +391,14 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
                              iteration=state.iteration) from exc
         raise
     duration_ms = (time.perf_counter() - started) * 1000.0
-    message = _repair_reply(message, state.call_ids)
+    reply = message
+    message, repairs = repair_reply(reply, state.call_ids)
     calls = message.tool_calls
     state.call_ids.update(call.id for call in calls)
+    if repairs:
+        for written, original in zip(calls, reply.tool_calls, strict=True):
+            if written.name != original.name:
+                state.written_names[written.id] = original.name
     reported = message.usage if message.usage is not None else Usage()
     usage = Usage(
         reported.input_tokens, reported.output_tokens, reported.cache_read_tokens,
@@ -393,8 +408,11 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     )
     state.usage.add(usage)
     state.append(message)
-    await state.emit(ModelResponseEvent(state.attempt, iteration, message, usage, duration_ms))
-    return message
+    if calls:  # open from now on: a run that stops before they run still answers them
+        state.turn = new_turn(state, calls)
+    await state.emit(ModelResponseEvent(state.attempt, iteration, message, usage, duration_ms,
+                                        repairs))
+    return message, reply.text
 
 
 async def _call_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
@@ -430,19 +448,16 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     state.interrupts.suspend_deadline()
     output = state.output
     choice = "none" if output.tool is None else output.tool.name
-    message = await _request(state, replace(state.setup.settings, tool_choice=choice),
-                             forced=True)
+    message, text = await _request(state, replace(state.setup.settings, tool_choice=choice),
+                                   forced=True)
     calls = message.tool_calls
     if output.is_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
-            state.turn = new_turn(state, calls)
+            assert state.turn is not None
             await refuse_calls(state, state.turn, "Tools are disabled now: answer directly.")
-        return Answered(message.text, Forced(limit, len(calls)))
+        return Answered(text, Forced(limit, len(calls)))
     ending = await _execute(state, message, Forced(limit)) if calls else None
     if ending is None:
         return ProtocolSlip(output.no_output_call(), Forced(limit))
     return ending
 
-
-def _repair_reply(message: Message, used_ids: set[str]) -> Message:
-    return message

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Awaitable
 from typing import Literal
@@ -43,8 +44,8 @@ class CancelledByToken(Exception):
 class Interrupts:
     """The cancel token and the deadline of one run, armed only while work is awaited."""
 
-    __slots__ = ("_armed", "_fired", "_handle", "_loop", "_suspended", "_task", "deadline",
-                 "token", "watching_token")
+    __slots__ = ("_armed", "_fired", "_handle", "_loop", "_suspended", "_task", "_thread",
+                 "deadline", "token", "watching_token")
 
     def __init__(self, token: CancelToken, watching_token: bool) -> None:
         self.token = token
@@ -54,6 +55,7 @@ class Interrupts:
         self._suspended: float | None = None
         self._task: asyncio.Task[object] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = 0
         self._handle: int | None = None
         self._armed = False
         self._fired: Trigger | None = None
@@ -68,6 +70,7 @@ class Interrupts:
             self.deadline = time.monotonic() + timeout
         self._task = asyncio.current_task()
         self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
         if self.watching_token:
             self._handle = self.token.add_callback(self._token_fired)
 
@@ -77,9 +80,14 @@ class Interrupts:
             self._handle = None
 
     def _token_fired(self) -> None:
-        """Runs in the cancelling thread: hop onto the run's loop."""
+        """Runs in the cancelling thread: on the run's own loop act at once (a hop would let
+        the run start a request first), from another thread hop onto it."""
         loop = self._loop
-        if loop is not None and not loop.is_closed():
+        if loop is None:
+            return
+        if threading.get_ident() == self._thread:
+            self._fire("cancel")
+        elif not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop closed since the check
                 loop.call_soon_threadsafe(self._fire, "cancel")
 

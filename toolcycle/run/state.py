@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..context import CancelToken, RunContext
 from ..errors import ConfigurationError
 from ..events import CallbackError, Callbacks, Emitter, Event
 from ..limits import Limits
-from ..messages import Message, TextPart, ThinkingPart, ToolCall, Usage
+from ..messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import HeldAnswer, Output
 from ..result import Termination
@@ -25,9 +25,6 @@ from ..tools import Tool
 from ..tracing.recorder import TraceBuilder, TraceSink
 from ..tracing.trace import Trace
 from .scope import Interrupts
-
-if TYPE_CHECKING:
-    from .calls import Turn
 
 
 class PlaybookHook(Protocol):
@@ -69,6 +66,24 @@ class RunSetup:
 
 
 @dataclass(slots=True, eq=False)
+class Turn:
+    """The calls of one assistant message and their answers, kept as each call finishes."""
+
+    attempt: int
+    iteration: int
+    calls: list[ToolCall]
+    answers: dict[str, tuple[ToolResult, str | None, float]] = field(default_factory=dict)
+    started: dict[str, float] = field(default_factory=dict)  # announced calls -> start time
+    reported: set[str] = field(default_factory=set)  # answers already sent as events
+    stopped: str | None = None  # why the calls still to come are not executed
+
+    def message(self) -> Message:
+        """The tool message that answers every call, in call order."""
+        return Message.tool_results([self.answers[c.id][0] for c in self.calls])
+
+
+
+@dataclass(slots=True, eq=False)
 class RunState:
     """The mutable state of one run (see the module docstring)."""
 
@@ -98,6 +113,8 @@ class RunState:
     #: Every tool call id in the conversation: a reply may not reuse one (see repair_reply).
     call_ids: set[str] = field(default_factory=set)
     closed_attempts: set[int] = field(default_factory=set)
+    #: Calls whose invalid name was re-written (see repair.py): call id -> the name as written.
+    written_names: dict[str, str] = field(default_factory=dict)
     termination: Termination | None = None
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------

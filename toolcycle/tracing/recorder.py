@@ -142,6 +142,8 @@ class TraceBuilder:
         step.usage = event.usage.copy()
         step.model_ms = event.duration_ms
         step.finish_reason = message.finish_reason
+        if event.repairs:
+            step.repairs = list(event.repairs)
         if message.model_name and not self.trace.model_name:
             self.trace.model_name = message.model_name
         self._persist("record_step")  # the reply is stored before its tools run

@@ -48,6 +48,8 @@ class Step:
     started_at: float = 0.0
     forced: bool = False
     finish_reason: str | None = None
+    #: What was changed in the reply before it entered the history (see toolcycle.run.repair).
+    repairs: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
