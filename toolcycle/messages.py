@@ -48,6 +48,11 @@ class ToolCall:
     ``arguments`` is the parsed JSON object, or ``None`` when ``raw_arguments`` was not a JSON
     object; then ``parse_error`` says why, and the loop answers the call with an error
     observation instead of invoking the tool.
+
+    ``original_name`` and ``original_id`` are set only on a call repaired before it entered
+    the history (:func:`toolcycle.models.protocol.repair_reply`): the model wrote a name or an
+    id that providers refuse or that repeats, and these keep what it wrote, for the trace and
+    for the observation that answers the call.
     """
 
     id: str
@@ -55,6 +60,8 @@ class ToolCall:
     arguments: dict[str, Any] | None
     raw_arguments: str = ""
     parse_error: str | None = None
+    original_name: str | None = None
+    original_id: str | None = None
     kind: Literal["tool_call"] = "tool_call"
 
     @classmethod
@@ -338,7 +345,7 @@ def _part_to_dict(part: Part) -> dict[str, Any]:
             data["redacted"] = part.redacted
         return data
     if isinstance(part, ToolCall):
-        return {
+        call: dict[str, Any] = {
             "kind": "tool_call",
             "id": part.id,
             "name": part.name,
@@ -346,6 +353,11 @@ def _part_to_dict(part: Part) -> dict[str, Any]:
             "raw_arguments": part.raw_arguments,
             "parse_error": part.parse_error,
         }
+        if part.original_name is not None:
+            call["original_name"] = part.original_name
+        if part.original_id is not None:
+            call["original_id"] = part.original_id
+        return call
     return {
         "kind": "tool_result",
         "call_id": part.call_id,
@@ -368,6 +380,8 @@ def _part_from_dict(data: dict[str, Any]) -> Part:
             arguments=data.get("arguments"),
             raw_arguments=data.get("raw_arguments", ""),
             parse_error=data.get("parse_error"),
+            original_name=data.get("original_name"),
+            original_id=data.get("original_id"),
         )
     if kind == "tool_result":
         return ToolResult(

@@ -186,6 +186,8 @@ def _check_block(block: dict[str, Any], role: str, where: str) -> None:
         raise WireError(f"{where}.type: `{kind}` blocks are not allowed in {role} messages")
     if kind == "text" and (not isinstance(block.get("text"), str) or not block["text"]):
         raise WireError(f"{where}: text content blocks must be non-empty")
+    if kind == "text" and not block["text"].strip():
+        raise WireError(f"{where}: text content blocks must contain non-whitespace text")
     if kind == "tool_use":
         if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
             raise WireError(f"{where}: tool_use blocks need id and name")

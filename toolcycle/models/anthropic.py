@@ -254,7 +254,7 @@ def _convert(message: Message) -> Wire:
         return {"role": "user", "content": blocks}
     blocks = []
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
+        if isinstance(part, TextPart) and part.text.strip():  # the API refuses blank blocks
             blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, ThinkingPart) and part.redacted is not None:
             blocks.append({"type": "redacted_thinking", "data": part.redacted})

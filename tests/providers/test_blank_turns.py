@@ -1,0 +1,61 @@
+"""Blank assistant text (rel-20): the Messages API refuses empty and whitespace-only text
+blocks, so the Anthropic adapter never sends them; and a history that repair_reply made
+(rel-18: re-keyed ids, placeholder names) is accepted by both wire servers."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolcycle.messages import Message, TextPart, ToolCall, ToolResult
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.protocol import repair_reply
+
+from .conftest import anthropic_model, openai_model
+from .script import Reply
+from .server import ProviderServer
+from .test_openai_adapter import TOOLS
+
+
+def _history(*turns: Message) -> list[Message]:
+    history = [Message.system("t"), Message.user("go")]
+    used: set[str] = set()
+    for turn in turns:
+        repaired, _ = repair_reply(turn, used)
+        used.update(c.id for c in repaired.tool_calls)
+        history.append(repaired)
+        calls = repaired.tool_calls
+        history.append(Message.tool_results([ToolResult(c.id, c.name, "x", True) for c in calls])
+                       if calls else Message.user("again"))
+    return history
+
+
+BLANK_BESIDE_A_CALL = Message("assistant", [TextPart(" \n"), ToolCall.from_args("c1", "add", {})])
+
+
+async def test_whitespace_text_is_not_sent_to_anthropic(server: ProviderServer) -> None:
+    """Without repair: the adapter alone must drop the blank block (and patch a blank turn)."""
+    server.script([Reply(text="done")])
+    history = [Message.user("go"), Message.assistant("  "), Message.user("again"),
+               BLANK_BESIDE_A_CALL,
+               Message.tool_results([ToolResult("c1", "add", "3")])]
+    await anthropic_model(server).request(history, TOOLS)
+    sent = server.requests[-1].body["messages"]
+    assert [b["type"] for b in sent[1]["content"]] == ["text"]
+    assert sent[1]["content"][0]["text"] == "(empty)"
+    assert [b["type"] for b in sent[3]["content"]] == ["tool_use"]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_repaired_histories_are_accepted(server: ProviderServer, provider: str) -> None:
+    server.script([Reply(text="done")])
+    history = _history(
+        Message("assistant", [ToolCall.from_args("c1", "functions.add", {})]),
+        Message("assistant", [ToolCall.from_args("c1", "add", {}),
+                              ToolCall.from_args("c1", "add", {})]),
+        Message("assistant", [TextPart("   ")]),
+        Message("assistant", []),
+        BLANK_BESIDE_A_CALL,
+    )
+    model = openai_model(server) if provider == "openai" else anthropic_model(server)
+    reply = await model.request(history, ModelSettings(tools=TOOLS.tools))
+    assert reply.text == "done"
