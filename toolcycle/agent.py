@@ -11,7 +11,7 @@ import atexit
 import os
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
@@ -68,14 +68,21 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
-        try:
-            resolved_model = resolve_model(model)
-        except (ValueError, ImportError) as exc:
-            problems.append(f"model: {exc}")
-        if not isinstance(instructions, str):
-            problems.append(f"instructions must be a string, got {type(instructions).__name__}")
+        if not isinstance(model, Model | str):
+            problems.append("model must be a Model or a model string such as "
+                            f"'openai:gpt-4o-mini', got {type(model).__name__}")
+        else:
+            try:
+                resolved_model = resolve_model(model)
+            except (ValueError, ImportError) as exc:
+                problems.append(f"model: {exc}")
+        for label, text in (("instructions", instructions), ("name", name),
+                            ("description", description)):
+            if not isinstance(text, str):
+                problems.append(f"{label} must be a string, got {type(text).__name__}")
         built_tools: dict[str, Tool[Any]] = {}
-        for item in tools:
+        problems.extend(_check_tools(tools))
+        for item in tools if _is_tool_list(tools) else ():
             try:
                 built = as_tool(item)
             except ConfigurationError as exc:
@@ -101,11 +108,13 @@ class Agent(Generic[DepsT, OutputT]):
             problems.append("parallel_tools must be True or False")
         try:
             resolved_callbacks = Callbacks.resolve(callbacks)
-        except ValueError as exc:
-            problems.append(f"callbacks: {exc}")
+        except ConfigurationError as exc:
+            problems.extend(f"callbacks: {p}" for p in exc.problems)
             resolved_callbacks = Callbacks()
-        if limits is not None and not isinstance(limits, Limits):
-            problems.append(f"limits must be a Limits object, got {type(limits).__name__}")
+        problems.extend(_check_limits(limits))
+        problems.extend(_check_model_settings(model_settings))
+        problems.extend(_check_trace_store(trace_store))
+        problems.extend(_check_playbook(playbook))
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -219,6 +228,58 @@ class Agent(Generic[DepsT, OutputT]):
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
+
+
+def _is_tool_list(tools: object) -> bool:
+    return isinstance(tools, Iterable) and not isinstance(tools, str | bytes | Mapping)
+
+
+def _check_tools(tools: object) -> list[str]:
+    """``tools=`` must be a list (or another iterable) of tools and functions: one function
+    given bare used to fail with "'function' object is not iterable"."""
+    if _is_tool_list(tools):
+        return []
+    return [f"tools must be a list of tools or functions, got {type(tools).__name__}"
+            + (" (wrap it in a list: tools=[...])" if callable(tools) else "")]
+
+
+def _check_limits(limits: object, where: str = "limits") -> list[str]:
+    """``limits=`` is ``None`` or a :class:`Limits` (a dict is not: ``Limits(**d)`` is). The
+    run-level ``limits=`` of ``run``/``run_sync``/``stream`` needs the same check."""
+    if limits is None or isinstance(limits, Limits):
+        return []
+    hint = f" (write {where}=Limits(**...))" if isinstance(limits, dict) else ""
+    return [f"{where} must be a Limits object, got {type(limits).__name__}{hint}"]
+
+
+def _check_model_settings(settings: object) -> list[str]:
+    if settings is None or isinstance(settings, ModelSettings):
+        return []
+    return [f"model_settings must be a ModelSettings object, got {type(settings).__name__}"]
+
+
+def _check_trace_store(value: object) -> list[str]:
+    """A sink needs the :class:`TraceSink` methods: a wrong value used to pass construction and
+    fail at the first run ("'int' object has no attribute 'start'")."""
+    if value is None or isinstance(value, str | bool | os.PathLike):
+        return []
+    missing = _missing_methods(value, ("start", "record_step", "finish"))
+    if not missing:
+        return []
+    return [f"trace_store must be a trace sink (start, record_step, finish), a SQLite path, "
+            f"True/False or None; {type(value).__name__} lacks {', '.join(missing)}"]
+
+
+def _check_playbook(value: object) -> list[str]:
+    missing = [] if value is None else _missing_methods(value, ("instructions_for", "observe"))
+    if not missing:
+        return []
+    return [f"playbook must be a Playbook (instructions_for, observe) or None; "
+            f"{type(value).__name__} lacks {', '.join(missing)}"]
+
+
+def _missing_methods(value: object, names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if not callable(getattr(value, n, None))]
 
 
 class AgentStream[OutputT]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .messages import Message, ToolCall, ToolResult, Usage
+from .messages import Message, ToolCall, ToolResult, Usage, bounded_repr
 
 
 @dataclass(slots=True)
@@ -179,36 +179,67 @@ class Callbacks:
 
     @classmethod
     def resolve(cls, *sources: CallbacksArg) -> Callbacks:
-        """Accept objects with ``on_*`` methods, mappings of hook -> callable(s), or lists."""
+        """Accept objects with ``on_*`` methods, mappings of hook -> callable(s), or lists.
+
+        Raises :class:`~toolcycle.errors.ConfigurationError` listing every source that is none
+        of these (a value that provides no hook would otherwise be ignored in silence).
+        """
         resolved = cls()
+        problems: list[str] = []
         for source in sources:
-            resolved._add_source(source)
+            resolved._add_source(source, problems)
+        if problems:
+            from .errors import ConfigurationError
+
+            raise ConfigurationError(problems, subject="callbacks")
         return resolved
 
-    def _add_source(self, source: CallbacksArg) -> None:
+    def _add_source(self, source: CallbacksArg, problems: list[str]) -> None:
         if source is None:
             return
         if isinstance(source, Mapping):
             for hook, value in source.items():
                 if hook not in HOOKS:
-                    raise ValueError(f"unknown callback hook {hook!r}; known: {', '.join(HOOKS)}")
-                funcs = [value] if callable(value) else list(value)
+                    problems.append(f"unknown callback hook {hook!r}; known: {', '.join(HOOKS)}")
+                    continue
+                funcs = [value] if callable(value) else _callables(value)
+                if funcs is None:
+                    problems.append(f"callback for {hook!r} must be a callable or a list of "
+                                    f"callables, got {_shown(value)}")
+                    continue
                 self.by_hook.setdefault(hook, []).extend(funcs)
             return
         if isinstance(source, list | tuple):
             for item in source:
-                self._add_source(item)
+                self._add_source(item, problems)
             return
+        found = False
         for hook in HOOKS:
             method = getattr(source, hook, None)
             if callable(method):
                 self.by_hook.setdefault(hook, []).append(method)
+                found = True
+        if not found:
+            problems.append(f"callbacks must be objects with on_* methods, mappings of hook to "
+                            f"callable(s) or lists of those; {_shown(source)} has no on_* method")
 
     def merged(self, other: Callbacks) -> Callbacks:
         combined = Callbacks({k: list(v) for k, v in self.by_hook.items()})
         for hook, funcs in other.by_hook.items():
             combined.by_hook.setdefault(hook, []).extend(funcs)
         return combined
+
+
+def _callables(value: Any) -> list[Callback] | None:
+    """``value`` as a list of callables, or ``None`` when it is not an iterable of them."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        return None
+    funcs = list(value)
+    return funcs if all(callable(f) for f in funcs) else None
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {bounded_repr(value)}"[:80]
 
 
 class Emitter:

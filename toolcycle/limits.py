@@ -14,6 +14,7 @@ a counter on the run's state.
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass, fields, replace
@@ -113,8 +114,10 @@ class Limits:
                     found.append(f"on_limit must be one of {ON_LIMIT_CHOICES}, got {value!r}")
                 continue
             if f.name == "timeout":
-                if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                    found.append(f"timeout must be a number of seconds > 0, got {value!r}")
+                # NaN passed "<= 0" and then meant no deadline at all; inf is no deadline too.
+                if (isinstance(value, bool) or not isinstance(value, int | float)
+                        or not math.isfinite(value) or value <= 0):
+                    found.append(f"timeout must be a finite number of seconds > 0, got {value!r}")
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
                 found.append(f"{f.name} must be an integer, got {value!r}")

@@ -158,15 +158,17 @@ class Output[OutputT]:
         description: str | None = None,
         error_prompt: ErrorPrompt | None = None,
     ) -> None:
+        argument_problems = _argument_problems(validators, name, description, error_prompt)
         self.type = type_
-        self.validators = list(validators)
+        # A lone validator (not in a list) is reported, not iterated (a TypeError before).
+        self.validators = list(validators) if isinstance(validators, list | tuple) else []
         self.reflect = reflect
         self.name = name
         self.error_prompt = error_prompt or default_error_prompt
         self.is_text = type_ is str
         # Free text needs no adapter, so an agent answering in text never imports pydantic.
         self._adapter: pydantic.TypeAdapter[Any] | None = None
-        problems = self._problems()
+        problems = argument_problems + self._problems()
         if problems:
             raise ConfigurationError(problems, subject="output")
         self.wrapped = False
@@ -186,7 +188,7 @@ class Output[OutputT]:
 
     def _problems(self) -> list[str]:
         found: list[str] = []
-        if not TOOL_NAME_PATTERN.match(self.name):
+        if isinstance(self.name, str) and not TOOL_NAME_PATTERN.match(self.name):
             found.append(f"output tool name {self.name!r} must match {TOOL_NAME_PATTERN.pattern}")
         if self.name == SUBMIT_TOOL_NAME:
             found.append("the output tool cannot be named 'submit' (reserved for reflection)")
@@ -323,3 +325,22 @@ def _type_description(type_: Any) -> str:
         doc = None
     base = "Call this tool to give your final output."
     return f"{base} {doc}" if doc else base
+
+
+def _argument_problems(
+    validators: object, name: object, description: object, error_prompt: object
+) -> list[str]:
+    """Problems with the shape of Output's arguments, found before they are used: a wrong
+    type here used to raise a raw TypeError at construction, or at the first rejection."""
+    found: list[str] = []
+    if not isinstance(validators, list | tuple):
+        found.append("validators must be a list of callables validator(output, ctx), got "
+                     f"{type(validators).__name__}")
+    if not isinstance(name, str):
+        found.append(f"the output tool name must be a string, got {type(name).__name__}")
+    if description is not None and not isinstance(description, str):
+        found.append(f"description must be a string, got {type(description).__name__}")
+    if error_prompt is not None and not callable(error_prompt):
+        found.append("error_prompt must be a callable (errors, attempt) -> str, got "
+                     f"{type(error_prompt).__name__}")
+    return found

@@ -14,6 +14,7 @@ import dataclasses
 import enum
 import inspect
 import json
+import math
 import numbers
 import re
 import sys
@@ -457,24 +458,38 @@ def _spec_problems(
     spec: ToolSpec, timeout: float | None, max_calls: int | None, check_schema: bool
 ) -> list[str]:
     problems: list[str] = []
-    if not TOOL_NAME_PATTERN.match(spec.name):
+    if not isinstance(spec.name, str) or not TOOL_NAME_PATTERN.match(spec.name):
         problems.append(
             f"name {spec.name!r} must match {TOOL_NAME_PATTERN.pattern} (provider APIs reject it)"
         )
-    if spec.parameters.get("type", "object") != "object":
+    if not isinstance(spec.description, str):
+        problems.append(f"description must be a string, got {type(spec.description).__name__}")
+    if not isinstance(spec.parameters, dict):
+        problems.append("parameters must be a JSON Schema (a dict) of type 'object', got "
+                        f"{type(spec.parameters).__name__}")
+    elif spec.parameters.get("type", "object") != "object":
         problems.append("parameters must be a JSON Schema of type 'object'")
-    if check_schema:
+    elif check_schema:
         try:
             _jsonschema_rs().meta.validate(spec.parameters)
         except Exception as exc:  # invalid, or a schema the validator cannot even read
             problems.append(f"parameters are not a valid JSON Schema: {exc}")
         else:
             problems.extend(f"parameters: {p}" for p in reference_problems(spec.parameters))
-    if timeout is not None and timeout <= 0:
-        problems.append(f"timeout must be > 0 seconds, got {timeout}")
-    if max_calls is not None and max_calls < 1:
-        problems.append(f"max_calls must be >= 1, got {max_calls}")
+    if timeout is not None and not _positive_seconds(timeout):
+        problems.append(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
+    if max_calls is not None and (
+        isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1
+    ):
+        problems.append(f"max_calls must be an integer >= 1, got {max_calls!r}")
     return problems
+
+
+def _positive_seconds(value: object) -> bool:
+    """A usable duration: a real number, finite (NaN compares false with everything, so
+    ``nan <= 0`` let it through and every call then 'timed out after nan s') and > 0."""
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
 
 
 def _compile_validator(schema: dict[str, Any]) -> Any:
