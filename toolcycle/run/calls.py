@@ -296,10 +296,9 @@ def _admit(state: RunState, tool: Tool[Any]) -> str | None:
 
 def _unknown_tool(state: RunState, call: ToolCall) -> str:
     available = ", ".join(d.name for d in state.setup.settings.tools) or "(none)"
-    written = state.written_names.get(call.id)
-    if written is not None:
-        return (f"`{written[:200]}` is not a tool name (names are letters, digits, _ and -). "
-                f"Available tools: {available}.")
+    if call.original_name is not None:  # repaired before it entered the history
+        return (f"`{call.original_name[:200]}` is not a tool name (names are letters, digits, "
+                f"_ and -). Available tools: {available}.")
     return f"Unknown tool `{call.name}`. Available tools: {available}."
 
 

@@ -47,10 +47,10 @@ from ..events import (
 from ..limits import LIMIT_ERRORS, LimitName
 from ..messages import Message, Usage
 from ..models.base import ModelResponse, ModelSettings, TextDelta
+from ..models.protocol import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
 from .calls import answer_held, close_turn, execute_turn, new_turn, refuse_calls, stop_turn
-from .repair import repair_reply
 from .scope import CancelledByToken, LimitHit
 from .state import RunState
 
@@ -395,10 +395,6 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     message, repairs = repair_reply(reply, state.call_ids)
     calls = message.tool_calls
     state.call_ids.update(call.id for call in calls)
-    if repairs:
-        for written, original in zip(calls, reply.tool_calls, strict=True):
-            if written.name != original.name:
-                state.written_names[written.id] = original.name
     reported = message.usage if message.usage is not None else Usage()
     usage = Usage(
         reported.input_tokens, reported.output_tokens, reported.cache_read_tokens,

@@ -113,8 +113,6 @@ class RunState:
     #: Every tool call id in the conversation: a reply may not reuse one (see repair_reply).
     call_ids: set[str] = field(default_factory=set)
     closed_attempts: set[int] = field(default_factory=set)
-    #: Calls whose invalid name was re-written (see repair.py): call id -> the name as written.
-    written_names: dict[str, str] = field(default_factory=dict)
     termination: Termination | None = None
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------
