@@ -14,6 +14,7 @@ import builtins
 import functools
 import inspect
 import json
+import re
 import types
 import typing
 import urllib.parse
@@ -37,7 +38,10 @@ def load_pydantic() -> types.ModuleType:
 
     return pydantic
 
+
 #: Names the OpenAI and Anthropic APIs accept for tools.
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
 
 def schema_from_function(
     function: ToolFunction, localns: dict[str, Any] | None = None
@@ -341,3 +345,26 @@ def _resolves(schema: Any, pointer: str) -> bool:
         else:
             return False
     return True
+
+
+def compile_validator(schema: dict[str, Any]) -> Any:
+    """The compiled validator of ``schema``. References resolve only inside the schema (and
+    the meta-schemas the validator bundles): tool schemas are untrusted, never fetched."""
+    return jsonschema_rs_module().validator_for(schema, retriever=_refuse_retrieval)
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    raise ValueError(f"{uri} is outside the schema; remote references are never fetched")
+
+
+def jsonschema_rs_module() -> types.ModuleType:
+    """The validator module, imported on first use: it is a third of the import time of a
+    module that most programs import long before they validate anything."""
+    import jsonschema_rs
+
+    return jsonschema_rs
+
+
+def describe_error(error: Any) -> str:
+    path = "/".join(str(p) for p in error.instance_path) or "(root)"
+    return f"{path}: {error.message}"

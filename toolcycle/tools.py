@@ -16,17 +16,20 @@ import inspect
 import json
 import math
 import numbers
-import re
 import sys
 import types
 from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._tool_schema import TOOL_NAME_PATTERN as TOOL_NAME_PATTERN  # re-exported: public name
 from ._tool_schema import (
     ArgumentsAdapter,
     adapter_for,
+    compile_validator,
     context_param_of,
+    describe_error,
+    jsonschema_rs_module,
     load_pydantic,
     reference_problems,
     schema_from_function,
@@ -34,8 +37,6 @@ from ._tool_schema import (
 from ._tool_schema import ToolFunction as ToolFunction  # re-exported: tools' callable type
 from .context import RunContext
 from .messages import bounded_repr
-
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 @dataclass(slots=True)
@@ -119,7 +120,7 @@ class Tool[DepsT]:
             # A schema from outside is compiled now: a reference that resolves to nothing (or
             # only remotely) is a configuration error here, not a crash at the first call.
             try:
-                validator = _compile_validator(spec.parameters)
+                validator = compile_validator(spec.parameters)
             except Exception as exc:
                 problems.append(f"parameters cannot be compiled: {str(exc).splitlines()[0]}")
         if problems:
@@ -246,10 +247,10 @@ class Tool[DepsT]:
         try:
             validator = self._validator
             if validator is None:
-                validator = self._validator = _compile_validator(self.spec.parameters)
+                validator = self._validator = compile_validator(self.spec.parameters)
             if not validator.is_valid(arguments):
                 raise ToolArgumentsError(
-                    [_describe_error(e) for e in validator.iter_errors(arguments)]
+                    [describe_error(e) for e in validator.iter_errors(arguments)]
                 )
         except ToolArgumentsError:
             raise
@@ -442,11 +443,6 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _describe_error(error: Any) -> str:
-    path = "/".join(str(p) for p in error.instance_path) or "(root)"
-    return f"{path}: {error.message}"
-
-
 def _is_async_callable(function: ToolFunction) -> bool:
     if inspect.iscoroutinefunction(function):
         return True
@@ -471,7 +467,7 @@ def _spec_problems(
         problems.append("parameters must be a JSON Schema of type 'object'")
     elif check_schema:
         try:
-            _jsonschema_rs().meta.validate(spec.parameters)
+            jsonschema_rs_module().meta.validate(spec.parameters)
         except Exception as exc:  # invalid, or a schema the validator cannot even read
             problems.append(f"parameters are not a valid JSON Schema: {exc}")
         else:
@@ -490,24 +486,6 @@ def _positive_seconds(value: object) -> bool:
     ``nan <= 0`` let it through and every call then 'timed out after nan s') and > 0."""
     return (isinstance(value, int | float) and not isinstance(value, bool)
             and math.isfinite(value) and value > 0)
-
-
-def _compile_validator(schema: dict[str, Any]) -> Any:
-    """The compiled validator of ``schema``. References resolve only inside the schema (and
-    the meta-schemas the validator bundles): tool schemas are untrusted, never fetched."""
-    return _jsonschema_rs().validator_for(schema, retriever=_refuse_retrieval)
-
-
-def _refuse_retrieval(uri: str) -> Any:
-    raise ValueError(f"{uri} is outside the schema; remote references are never fetched")
-
-
-def _jsonschema_rs() -> types.ModuleType:
-    """The validator module, imported on first use: it is a third of the import time of a
-    module that most programs import long before they validate anything."""
-    import jsonschema_rs
-
-    return jsonschema_rs
 
 
 AwaitableResult = Awaitable[Any]
