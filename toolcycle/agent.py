@@ -106,11 +106,8 @@ class Agent(Generic[DepsT, OutputT]):
                     problems.append(f"tool {reserved!r} clashes with the {what}")
         if not isinstance(parallel_tools, bool):
             problems.append("parallel_tools must be True or False")
-        try:
-            resolved_callbacks = Callbacks.resolve(callbacks)
-        except ConfigurationError as exc:
-            problems.extend(f"callbacks: {p}" for p in exc.problems)
-            resolved_callbacks = Callbacks()
+        resolved_callbacks, callback_problems = Callbacks.collect(callbacks)
+        problems.extend(f"callbacks: {p}" for p in callback_problems)
         problems.extend(_check_limits(limits))
         problems.extend(_check_model_settings(model_settings))
         problems.extend(_check_trace_store(trace_store))
@@ -212,6 +209,10 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> RunState:
         """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
         core = self._core
+        extra, problems = Callbacks.collect(callbacks)
+        problems = [f"callbacks: {p}" for p in problems] + _check_limits(limits)
+        if problems:
+            raise ConfigurationError(problems, subject="run")
         setup = RunSetup(
             core=core,
             model=self.model,
@@ -221,9 +222,7 @@ class Agent(Generic[DepsT, OutputT]):
             user_prompt=user_prompt,
             streaming=sink is not None,
         )
-        listeners = core.callbacks
-        if callbacks is not None:
-            listeners = core.callbacks.merged(Callbacks.resolve(callbacks))
+        listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
         return prepare(setup, message_history, deps, cancel_token, listeners, sink)
 
     def __repr__(self) -> str:

@@ -178,20 +178,23 @@ class Callbacks:
     by_hook: dict[str, list[Callback]] = field(default_factory=dict)
 
     @classmethod
-    def resolve(cls, *sources: CallbacksArg) -> Callbacks:
-        """Accept objects with ``on_*`` methods, mappings of hook -> callable(s), or lists.
-
-        Raises :class:`~toolcycle.errors.ConfigurationError` listing every source that is none
-        of these (a value that provides no hook would otherwise be ignored in silence).
-        """
+    def collect(cls, *sources: CallbacksArg) -> tuple[Callbacks, list[str]]:
+        """Accept objects with ``on_*`` methods, mappings of hook -> callable(s), or lists;
+        return the listeners and every source that is none of these (a value that provides no
+        hook would otherwise be ignored in silence). The agent reports those problems in its
+        :class:`~toolcycle.errors.ConfigurationError`."""
         resolved = cls()
         problems: list[str] = []
         for source in sources:
             resolved._add_source(source, problems)
-        if problems:
-            from .errors import ConfigurationError
+        return resolved, problems
 
-            raise ConfigurationError(problems, subject="callbacks")
+    @classmethod
+    def resolve(cls, *sources: CallbacksArg) -> Callbacks:
+        """:meth:`collect`, raising ``ValueError`` with every problem listed."""
+        resolved, problems = cls.collect(*sources)
+        if problems:
+            raise ValueError("invalid callbacks: " + "; ".join(problems))
         return resolved
 
     def _add_source(self, source: CallbacksArg, problems: list[str]) -> None:

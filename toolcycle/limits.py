@@ -28,11 +28,10 @@ from .errors import (
     UsageLimitExceeded,
 )
 from .messages import Usage
+from .result import LimitName as LimitName  # re-exported: the limits by name
 
 OnLimit = Literal["final_answer", "partial", "error"]
 
-#: The limits that can stop a run; ``token_budget`` covers the three token fields.
-LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget"]
 
 #: What ``on_limit="error"`` raises for each limit.
 LIMIT_ERRORS: dict[LimitName, type[AgentError]] = {

@@ -9,17 +9,14 @@ from .events import CallbackError
 from .messages import Message, Usage
 from .tracing.trace import ToolCallRecord, Trace
 
-TerminationReason = Literal[
-    "completed",
-    "max_iterations",
-    "max_tool_calls",
-    "token_budget",
-    "timeout",
-    "max_attempts",
-    "cancelled",
-    "model_error",
-    "error",
-]
+#: The limits that can stop a run (``token_budget`` covers the three token fields). Each one's
+#: check, wording and error live in :mod:`toolcycle.limits`; the name is here because it is
+#: also a reason a run ends.
+LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget"]
+
+#: Why a run ended: it completed, a limit stopped it, or it failed.
+TerminationReason = Literal["completed", "max_attempts", "cancelled", "model_error", "error"] \
+    | LimitName
 
 
 @dataclass(slots=True)
@@ -34,7 +31,7 @@ class Termination:
     reason: TerminationReason
     action: Literal["answered", "final_answer", "partial", "raised"] = "answered"
     detail: str = ""
-    limit: str | None = None
+    limit: LimitName | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"reason": self.reason, "action": self.action, "detail": self.detail,

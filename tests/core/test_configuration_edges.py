@@ -84,11 +84,11 @@ def test_each_gap_is_a_configuration_error(label: str) -> None:
     assert any(problem in p for p in caught.value.problems), caught.value.problems
 
 
-@pytest.mark.xfail(strict=True, reason="run-level limits are checked in Agent._new_state, which "
-                   "the run-engine rewrite owns: it should call agent._check_limits(limits)")
-def test_run_level_limits_must_be_a_limits_object() -> None:
-    with pytest.raises(ConfigurationError):
-        Agent(model()).run_sync("go", limits={"timeout": 1})  # type: ignore[arg-type]
+def test_run_level_limits_and_callbacks_are_checked_together() -> None:
+    with pytest.raises(ConfigurationError) as info:
+        Agent(model()).run_sync("go", limits={"timeout": 1},  # type: ignore[arg-type]
+                                callbacks=42)
+    assert len(info.value.problems) == 2
 
 
 def test_the_run_level_limits_check_is_ready_for_the_loop() -> None:

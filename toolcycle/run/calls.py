@@ -39,7 +39,8 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
     parallel = state.setup.core.parallel_tools
     batch: list[tuple[ToolCall, Tool[Any]]] = []
     for call in turn.calls:
-        tool = tools.get(call.name)
+        # A repaired name is no tool's, even if a tool happens to be called like the placeholder.
+        tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
                 and not turn.stopped):
             refusal = _admit(state, tool)
