@@ -29,8 +29,7 @@ from ._tool_schema import strip_titles
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
 from .messages import ToolCall
-from .models.base import ToolDefinition
-from .tools import TOOL_NAME_PATTERN
+from .tools import TOOL_NAME_PATTERN, ToolDefinition
 
 if TYPE_CHECKING:
     import pydantic

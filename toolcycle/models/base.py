@@ -14,17 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..messages import Message, TextPart, ThinkingPart, Usage
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDefinition:
-    """What a model is told about a tool: built once per agent, reused by every request."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    strict: bool = False
-
+from ..tools import ToolDefinition as ToolDefinition  # re-exported: adapters' old import path
 
 ToolChoice = Literal["auto", "required", "none"] | str
 """``"auto"``, ``"required"``, ``"none"`` or the name of one tool that must be called."""

@@ -1,0 +1,85 @@
+"""A tool's return value as the observation text the model reads.
+
+Kept apart from :mod:`toolcycle.tools` because it is about untrusted output, not about
+declaring tools: whatever a tool returns (a broken ``__repr__``, an integer past Python's digit
+limit, a structure nested past the recursion limit), the result is text or a marked
+``is_error`` observation, never an exception that ends the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import numbers
+import sys
+from typing import Any
+
+from .messages import bounded_repr
+
+
+def serialize_result(value: Any) -> tuple[str, bool]:
+    """Render a tool's return value as the observation text; never raises.
+
+    Returns ``(text, ok)``; ``ok`` is false when the value could not be turned into JSON, in
+    which case the text is a bounded ``repr`` behind a visible marker (the loop makes that an
+    ``is_error`` observation). Whatever a tool returns, a broken ``__repr__``, an integer past
+    Python's digit limit or a structure nested past the recursion limit included, the run goes
+    on: a tool's output is untrusted and must not end the run.
+    """
+    kind = type(value)
+    if kind is str:
+        return value, True
+    if kind is float:
+        return repr(value), True
+    if kind is int:
+        return _int_text(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_json_default), True
+    except Exception as exc:  # TypeError, ValueError (int digits), RecursionError (depth), ...
+        reason = f"{type(value).__name__} is not JSON-serializable ({type(exc).__name__}: {exc})"
+        return _unserializable(value, reason), False
+
+
+#: Integers up to this many digits are written out in full (about 6 ms at the cap, since
+#: decimal conversion is quadratic); the default observation limit is the same size.
+MAX_INT_DIGITS = 20_000
+
+
+def _int_text(value: int) -> tuple[str, bool]:
+    """An integer as JSON text, past ``sys.get_int_max_str_digits()`` too (up to a cap)."""
+    try:
+        return repr(value), True
+    except ValueError:  # more digits than int -> str allows (a DoS guard, not a JSON rule)
+        pass
+    digits = int(value.bit_length() * _LOG10_2) + 1
+    if digits <= MAX_INT_DIGITS:
+        import decimal  # not limited; only needed for such large values
+
+        return str(decimal.Decimal(value)), True
+    reason = f"an integer of about {digits} digits is too long to write out (over {MAX_INT_DIGITS})"
+    return _unserializable(value, reason), False
+
+
+_LOG10_2 = 0.30103
+
+
+def _unserializable(value: Any, reason: str) -> str:
+    return f"[unserializable result: {reason}; shown as text] {bounded_repr(value)}"
+
+
+def _json_default(value: Any) -> Any:
+    pydantic = sys.modules.get("pydantic")  # an instance of its models means it is loaded
+    if pydantic is not None and isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, numbers.Integral):  # numpy, mpmath and other numeric types
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
