@@ -125,7 +125,12 @@ class Agent(Generic[DepsT, OutputT]):
             ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
             for t in built_tools.values()
         ) + resolved_output.tool_definitions
-        self.model_settings = replace(model_settings or ModelSettings(), tools=definitions)
+        settings = model_settings or ModelSettings()
+        on_repeat = settings.on_repeat
+        if resolved_output.submit_tool is not None and on_repeat == "none":
+            # Reflection: a text-protocol model that repeats its preview is asked to submit.
+            on_repeat = SUBMIT_TOOL_NAME
+        self.model_settings = replace(settings, tools=definitions, on_repeat=on_repeat)
         self._core = AgentCore(
             name=name,
             instructions=instructions,

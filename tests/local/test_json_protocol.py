@@ -245,3 +245,23 @@ def test_real_planning_reply_keeps_only_the_call_it_can_make_now() -> None:
     calls = [(p.name, p.arguments) for p in parts if p.kind == "tool_call"]
     assert calls == [("find_customer", {"name": "Ada Lovelace"})]
     assert parts[0].kind == "text" and "follow these steps" in parts[0].text
+
+
+async def test_in_a_reflection_run_a_repeated_preview_is_followed_by_submit() -> None:
+    """The run (not the adapter) says where a repeat goes: with reflection, to ``submit``."""
+    from pydantic import BaseModel
+
+    from toolcycle import Output
+
+    class Report(BaseModel):
+        text: str
+
+    preview = '{"name": "final_result", "arguments": {"text": "ok"}}'
+    submit = Capture('{"name": "submit", "arguments": {}}')
+    inner = ScriptedModel([preview, preview, submit])
+    agent = Agent(JsonToolsModel(inner, constrained=True), "",
+                  output=Output(Report, reflect=lambda report, ctx: f"PREVIEW {report.text}"))
+    assert agent.model_settings.on_repeat == "submit"
+    result = await agent.run("report")
+    assert result.output == Report(text="ok")
+    assert [r.name for r in result.tool_calls] == ["final_result", "submit"]

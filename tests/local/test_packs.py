@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcycle.models import packs
+from toolcycle.models.local import packs
 from toolcycle.models.local.packs import PACKS, ModelPack, ModelPackError, pack_path
 
 CHUNKS = [b"GGUF" + bytes(range(200)), b"second chunk" * 50, b"tail"]

@@ -306,4 +306,5 @@ def _remove_spans(text: str, spans: list[_Span]) -> str:
 def render_tool_call(call: ToolCall) -> str:
     """The canonical text form of a call, as the JSON protocol asks models to write it."""
     arguments: Any = call.arguments if call.arguments is not None else call.raw_arguments
-    return json.dumps({"name": call.name, "arguments": arguments}, ensure_ascii=False)
+    name = call.original_name if call.original_name is not None else call.name  # as written
+    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)

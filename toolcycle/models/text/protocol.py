@@ -134,14 +134,20 @@ class TextProtocolModel(Model):
         if tools:
             system = f"{system}\n\n{self.tool_instructions(tools, settings)}".strip()
         rendered: list[Message] = [Message.system(system)] if system else []
+        written: dict[str, str] = {}  # call id -> the name the model wrote, where it was repaired
         for message in messages:
             role: Role
             if message.role == "system":
                 continue
             if message.role == "assistant":
                 role, text = "assistant", self.render_assistant(message)
+                written = {c.id: c.original_name for c in message.tool_calls
+                           if c.original_name is not None}
             elif message.role == "tool":
-                role, text = "user", self.render_observations(message.results)
+                results = message.results
+                if written:  # a text model is shown the name it wrote, not the placeholder
+                    results = [replace(r, name=written.get(r.call_id, r.name)) for r in results]
+                role, text = "user", self.render_observations(results)
             else:
                 role, text = "user", message.text
             if rendered and rendered[-1].role == role:

@@ -58,7 +58,8 @@ class ReActModel(TextProtocolModel):
             lines.append(thought if _THOUGHT.match(thought) else f"Thought: {thought}")
         for call in message.tool_calls:
             arguments = call.raw_arguments if call.arguments is None else json.dumps(call.arguments)
-            lines += [f"Action: {call.name}", f"Action Input: {arguments}"]
+            name = call.original_name if call.original_name is not None else call.name
+            lines += [f"Action: {name}", f"Action Input: {arguments}"]
         if not message.tool_calls:
             lines.append(f"Final Answer: {message.text}")
         return "\n".join(lines)
