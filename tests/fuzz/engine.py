@@ -37,6 +37,7 @@ from toolcycle import (
     RunContext,
     ValidationFailed,
 )
+from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
 from .invariants import Observation, check
 from .scenario import HOOKS, Answer, FuzzModel, ModelBehaviour, Scenario, generate
@@ -126,11 +127,15 @@ async def _drive(s: Scenario) -> Observation:
             # its consumer waits) the cancel lands at the next suspension; a run that finishes
             # without one keeps its outcome, as asyncio defines.
             # A stream's consumer is cancelled, not its run task: the run may finish first.
-            sync_callback = from_callback and not s.async_callbacks
-            # In on_final_result / on_success the run has its outcome and its trace is
-            # finished: the cancel propagates, but the run stays a success (docs/loop.md).
-            decided = from_callback and s.cancel is not None and s.cancel.hook in (
-                "on_final_result", "on_success")
+            # An async callback that raises before it awaits (the failing hook) acts as a
+            # sync one: nothing suspends, so the cancel lands later.
+            raises_first = s.failing_hook is not None and s.failing_hook == (
+                s.cancel.hook if s.cancel is not None else None)
+            sync_callback = from_callback and (not s.async_callbacks or raises_first)
+            # Once the run's outcome is decided (an output accepted, or a failure being closed)
+            # the cancel still propagates, but it does not rewrite the outcome: the trace says
+            # success or failure, with its reason (docs/loop.md, "Cancellation").
+            decided = any(_decides(event) for event in obs.events)
             obs.cancel_may_be_late = (obs.reported is not None or sync_callback or s.streaming
                                       or decided)
 
@@ -253,6 +258,13 @@ def _output(s: Scenario, obs: Observation) -> Any:
         return preview(answer, ctx)
 
     return Output(Answer, validators=validators, reflect=apreview if s.async_preview else preview)
+
+
+def _decides(event: Any) -> bool:
+    """An event emitted only once the run's outcome is decided."""
+    if isinstance(event, AttemptEnd):
+        return event.error is not None  # the run failed inside this attempt
+    return isinstance(event, FinalResult | RunSuccess | RunFailure)
 
 
 def _callbacks(s: Scenario, obs: Observation, cancel_task: Any, cancel_token: Any) -> Any:

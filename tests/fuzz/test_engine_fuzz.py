@@ -14,11 +14,17 @@ from .engine import run_many, summary, violation_class
 
 DEFAULT_RUNS = 3500
 
+#: Seeds beyond the default range that once broke an invariant (found by ``make fuzz``), kept so
+#: every ``make test`` replays them: a cancel landing while a failure was being closed (19908,
+#: 21630), a token and a task cancel together (5898, 30007), a token cancelled from a callback
+#: inside the run's own task (38838), a failing async callback that cancels (43215).
+REGRESSION_SEEDS = (5898, 19908, 21630, 30007, 38838, 43215)
+
 
 def test_engine_invariants_hold_on_fuzzed_runs() -> None:
     runs = int(os.environ.get("TOOLCYCLE_FUZZ_RUNS", DEFAULT_RUNS))
     started = time.perf_counter()
-    reports = run_many(range(runs))
+    reports = run_many([*range(runs), *REGRESSION_SEEDS])
     elapsed = time.perf_counter() - started
     bad = [r for r in reports if r.violations]
     print(summary(reports, elapsed, show_all=False))

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..context import RunContext
-from ..events import ToolCallEvent, ToolResultEvent
+from ..events import Event, ToolCallEvent, ToolResultEvent
 from ..messages import ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
@@ -154,8 +154,12 @@ async def _hold(state: RunState, turn: Turn, call: ToolCall, arguments: dict[str
 
 
 async def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> None:
+    await state.emit(_announcement(turn, call, kind))
+
+
+def _announcement(turn: Turn, call: ToolCall, kind: str) -> ToolCallEvent:
     turn.started[call.id] = time.perf_counter()
-    await state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind))
+    return ToolCallEvent(turn.attempt, turn.iteration, call, kind)
 
 
 def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
@@ -173,11 +177,14 @@ async def _report(state: RunState, turn: Turn) -> None:
     """Send the answers not yet reported as events, in call order."""
     for call in turn.calls:
         if call.id in turn.answers and call.id not in turn.reported:
-            turn.reported.add(call.id)
-            result, error, finished = turn.answers[call.id]
-            duration = (finished - turn.started.get(call.id, finished)) * 1000.0
-            await state.emit(ToolResultEvent(turn.attempt, turn.iteration, call, result,
-                                             duration, error))
+            await state.emit(_result_event(turn, call))
+
+
+def _result_event(turn: Turn, call: ToolCall) -> ToolResultEvent:
+    turn.reported.add(call.id)
+    result, error, finished = turn.answers[call.id]
+    duration = (finished - turn.started.get(call.id, finished)) * 1000.0
+    return ToolResultEvent(turn.attempt, turn.iteration, call, result, duration, error)
 
 
 async def answer_held(state: RunState, answer: Answer) -> None:
@@ -194,25 +201,33 @@ def close_turn(state: RunState, turn: Turn) -> None:
     state.turn = None
 
 
-async def stop_turn(state: RunState, why: str, error_type: str) -> None:
-    """The run stops with the turn open: keep the answers that exist, answer the rest."""
+def stop_turn(state: RunState, why: str, error_type: str) -> list[Event]:
+    """The run stops with the turn open: keep the answers that exist, answer the rest.
+
+    Synchronous, so that a second cancellation cannot leave the history or the trace half
+    written: the answers are appended and recorded here, and the events are returned for the
+    caller to deliver to the callbacks.
+    """
     turn = state.turn
     if turn is None:
-        return
+        return []
+    events: list[Event] = []
     if state.held is not None:
         held, state.held = state.held, None
-        await _answer(state, turn, held.call, HeldAnswer.stopped(why, error_type))
-    await _report(state, turn)  # answers gathered by a batch that did not report them
+        _store(turn, held.call, HeldAnswer.stopped(why, error_type))
     for call in turn.calls:
-        if call.id in turn.answers:
-            continue
-        if call.id in turn.started:
-            answer = f"not completed: {why} while it ran", error_type
-        else:
-            await _announce(state, turn, call, "tool")
-            answer = f"not executed: {why}", error_type
-        await _answer(state, turn, call, answer)
+        if call.id not in turn.answers:
+            if call.id in turn.started:
+                _store(turn, call, (f"not completed: {why} while it ran", error_type))
+            else:
+                events.append(_announcement(turn, call, "tool"))
+                _store(turn, call, (f"not executed: {why}", error_type))
+        if call.id not in turn.reported:
+            events.append(_result_event(turn, call))
+    for event in events:
+        state.trace.apply(event)
     close_turn(state, turn)
+    return events
 
 
 async def refuse_calls(state: RunState, turn: Turn, reason: str) -> None:

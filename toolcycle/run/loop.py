@@ -35,6 +35,7 @@ from ..errors import (
 from ..events import (
     AttemptEnd,
     AttemptStart,
+    Event,
     FinalResult,
     IterationStart,
     ModelResponseEvent,
@@ -133,10 +134,7 @@ async def run(state: RunState) -> RunResult[Any]:
         state.interrupts.close()
     result = _result(state, output)
     _finish(state, "success", output, None)
-    try:
-        await state.emit(FinalResult(output))
-    finally:  # also when the caller cancels during on_final_result: report the success
-        await state.emit(RunSuccess(result))
+    await _deliver(state, [FinalResult(output), RunSuccess(result)])
     return result
 
 
@@ -144,25 +142,38 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
                 ) -> None:
     """Answer what is still open, finish the trace, attach the partial result to the error.
 
-    The trace is finished in ``finally``: a second cancellation while the open calls are
-    being answered must not leave a stored trace "running".
+    The books are closed synchronously first (history, trace, store, playbook), so that a
+    second cancellation cannot leave them half written; then the callbacks are told.
     """
     cancelled = isinstance(error, Cancelled)
-    try:
-        if state.termination is None:
-            state.termination = termination or Termination(
-                _reason_of(error), "raised", error.message, error.context.get("limit"))
-        await stop_turn(state, f"the run ended ({error.code})",
-                        "cancelled" if cancelled else "run_stopped")
-        if state.attempt and state.attempt not in state.closed_attempts:
-            state.closed_attempts.add(state.attempt)  # every attempt that starts, ends
-            await state.emit(AttemptEnd(state.attempt, False, error.message, error.code))
-    finally:
-        error.result = _result(state, None)
-        _finish(state, "cancelled" if cancelled else "failure", None, error)
-        # Also while a second cancellation propagates: on_failure is how a caller that
-        # cancelled the task gets the partial result.
-        await state.emit(RunFailure(error, error.result))
+    if state.termination is None:
+        state.termination = termination or Termination(
+            _reason_of(error), "raised", error.message, error.context.get("limit"))
+    events = stop_turn(state, f"the run ended ({error.code})",
+                       "cancelled" if cancelled else "run_stopped")
+    if state.attempt and state.attempt not in state.closed_attempts:
+        state.closed_attempts.add(state.attempt)  # every attempt that starts, ends
+        end = AttemptEnd(state.attempt, False, error.message, error.code)
+        state.trace.apply(end)
+        events.append(end)
+    error.result = _result(state, None)
+    _finish(state, "cancelled" if cancelled else "failure", None, error)
+    events.append(RunFailure(error, error.result))
+    await _deliver(state, events)
+
+
+async def _deliver(state: RunState, events: list[Event]) -> None:
+    """Tell the callbacks about the run's last events, all of them even when the caller
+    cancels meanwhile (the cancellation is raised once they are told): ``on_failure`` and
+    ``on_success`` are how a caller that cancelled gets the result."""
+    interrupted: asyncio.CancelledError | None = None
+    for event in events:
+        try:
+            await state.emitter.emit(event)
+        except asyncio.CancelledError as exc:
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
 
 
 def _reason_of(error: AgentError) -> TerminationReason:

@@ -80,13 +80,19 @@ class Interrupts:
             self._handle = None
 
     def _token_fired(self) -> None:
-        """Runs in the cancelling thread: on the run's own loop act at once (a hop would let
-        the run start a request first), from another thread hop onto it."""
+        """Runs in the cancelling thread. On the run's loop, from a timer or another task: act
+        at once (a hop would let the run start a request first). From inside the run's own
+        task (a callback, an async tool): once the task next waits, because cancelling a task
+        that is running only marks it, and the mark would outlive a guard that then returns
+        normally. From another thread: hop onto the loop."""
         loop = self._loop
         if loop is None:
             return
         if threading.get_ident() == self._thread:
-            self._fire("cancel")
+            if asyncio.current_task() is self._task:
+                loop.call_soon(self._fire, "cancel")
+            else:
+                self._fire("cancel")
         elif not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop closed since the check
                 loop.call_soon_threadsafe(self._fire, "cancel")
