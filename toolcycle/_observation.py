@@ -33,7 +33,10 @@ def serialize_result(value: Any) -> tuple[str, bool]:
     if kind is float:
         return repr(value), True
     if kind is int:
-        return _int_text(value)
+        try:
+            return repr(value), True
+        except ValueError:  # more digits than int -> str allows (a DoS guard, not a JSON rule)
+            return _int_text(value)
     try:
         return json.dumps(value, ensure_ascii=False, default=_json_default), True
     except Exception as exc:  # TypeError, ValueError (int digits), RecursionError (depth), ...
@@ -47,11 +50,7 @@ MAX_INT_DIGITS = 20_000
 
 
 def _int_text(value: int) -> tuple[str, bool]:
-    """An integer as JSON text, past ``sys.get_int_max_str_digits()`` too (up to a cap)."""
-    try:
-        return repr(value), True
-    except ValueError:  # more digits than int -> str allows (a DoS guard, not a JSON rule)
-        pass
+    """An integer past ``sys.get_int_max_str_digits()`` as JSON text (up to a cap)."""
     digits = int(value.bit_length() * _LOG10_2) + 1
     if digits <= MAX_INT_DIGITS:
         import decimal  # not limited; only needed for such large values

@@ -248,12 +248,29 @@ def _shown(value: Any) -> str:
 class Emitter:
     """Delivers events of one run to its callbacks and, when streaming, to a sink."""
 
-    __slots__ = ("_by_hook", "_sink", "errors")
+    __slots__ = ("_by_hook", "_plain", "_sink", "errors")
 
-    def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None) -> None:
-        self._by_hook = callbacks.by_hook
+    def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None,
+                 first: Mapping[str, Callback] | None = None) -> None:
+        """``first``: a listener per hook that hears each event before the callbacks (the
+        run's trace builder), merged into the same lists so that it costs no extra layer."""
+        by_hook = callbacks.by_hook
+        self._plain: Emitter | None = None  # the same callbacks without ``first`` (notify)
+        if first:
+            self._plain = Emitter(callbacks, sink)
+            by_hook = dict(by_hook)
+            for hook, func in first.items():
+                by_hook[hook] = [func, *by_hook.get(hook, ())]
+        self._by_hook = by_hook
         self._sink = sink
         self.errors: list[CallbackError] = []
+        if self._plain is not None:
+            self._plain.errors = self.errors
+
+    async def notify(self, event: Event) -> None:
+        """Deliver to the callbacks and the stream only: the ``first`` listeners have
+        recorded this event already."""
+        await (self if self._plain is None else self._plain).emit(event)
 
     async def emit(self, event: Event) -> None:
         if self._sink is not None:

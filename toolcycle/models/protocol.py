@@ -186,11 +186,15 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
                 if ids is None:
                     ids = {first_id}
                 duplicate = part.id in ids or part.id in used_ids
-            kept = _repaired_call(part, duplicate, used_ids, ids, parts, repairs)
+            call = part
+            if (duplicate or CALL_ID_PATTERN.match(part.id) is None
+                    or not _valid_name(part.name)):
+                call = _repaired_call(part, duplicate, used_ids, ids, parts, repairs)
+            kept = call
             if ids is not None:
-                ids.add(kept.id)
-            elif kept.id != first_id:
-                first_id = kept.id
+                ids.add(call.id)
+            elif call.id != first_id:
+                first_id = call.id
         if kept is not part and repaired is None:
             repaired = list(parts[:index])
         if repaired is not None and kept is not None:
@@ -203,6 +207,20 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
         repaired.append(TextPart(EMPTY_TURN_TEXT))
         repairs.append(f"an assistant turn with no content got the text {EMPTY_TURN_TEXT!r}")
     return replace(message, parts=repaired), repairs
+
+
+_VALID_NAMES: set[str] = set()  # names seen to match TOOL_NAME_PATTERN (a bounded cache)
+
+
+def _valid_name(name: str) -> bool:
+    """``TOOL_NAME_PATTERN.match``, remembered: a run calls the same few tools over and over."""
+    if name in _VALID_NAMES:
+        return True
+    if TOOL_NAME_PATTERN.match(name) is None:
+        return False
+    if len(_VALID_NAMES) < 4096:
+        _VALID_NAMES.add(name)
+    return True
 
 
 def _repaired_call(

@@ -139,11 +139,13 @@ class ScriptedModel(Model):
         if part.id:
             return part
         seen = self._checker.seen_ids
-        while f"call_{self._ids}" in taken or f"call_{self._ids}" in seen:
+        call_id = f"call_{self._ids}"
+        while call_id in taken or call_id in seen:
             self._ids += 1
-        taken.add(f"call_{self._ids}")
+            call_id = f"call_{self._ids}"
+        taken.add(call_id)
         # A fresh call each time: a script item may be replayed, and ids must stay unique.
-        return replace(part, id=f"call_{self._ids}")
+        return ToolCall(call_id, part.name, part.arguments, part.raw_arguments, part.parse_error)
 
     def _usage(self, messages: Sequence[Message], reply: Message) -> Usage:
         """Deterministic token counts: about 4 characters per token, counted incrementally."""

@@ -18,12 +18,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from ..context import RunContext
 from ..events import Event, ToolCallEvent, ToolResultEvent
-from ..messages import ToolCall, ToolResult
+from ..messages import Message, ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .scope import LimitHit
@@ -47,15 +46,18 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
             if refusal is None:
                 batch.append((call, tool))
                 continue
-            await _run_batch(state, turn, batch)
-            batch = []
+            if batch:
+                await _run_batch(state, turn, batch)
+                batch = []
             await _announce(state, turn, call, "tool")
             await _answer(state, turn, call, (refusal, "call_limit"))
             continue
-        await _run_batch(state, turn, batch)
-        batch = []
+        if batch:
+            await _run_batch(state, turn, batch)
+            batch = []
         await _run_one(state, turn, call, tool)
-    await _run_batch(state, turn, batch)
+    if batch:
+        await _run_batch(state, turn, batch)
 
 
 async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] | None) -> None:
@@ -102,8 +104,6 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
 async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, Tool[Any]]]
                      ) -> None:
     """Consecutive concurrency-safe calls (already admitted): start together, answer in order."""
-    if not batch:
-        return
     for call, _ in batch:
         await _announce(state, turn, call, "tool")
 
@@ -154,7 +154,8 @@ async def _hold(state: RunState, turn: Turn, call: ToolCall, arguments: dict[str
 
 
 async def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> None:
-    await state.emit(_announcement(turn, call, kind))
+    turn.started[call.id] = time.perf_counter()
+    await state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind))
 
 
 def _announcement(turn: Turn, call: ToolCall, kind: str) -> ToolCallEvent:
@@ -169,14 +170,17 @@ def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
 
 
 async def _answer(state: RunState, turn: Turn, call: ToolCall, answer: Answer) -> None:
-    _store(turn, call, answer)
+    text, error = answer
+    turn.answers[call.id] = (ToolResult(call.id, call.name, text, error is not None), error,
+                             time.perf_counter())
     await _report(state, turn)
 
 
 async def _report(state: RunState, turn: Turn) -> None:
     """Send the answers not yet reported as events, in call order."""
+    answers, reported = turn.answers, turn.reported
     for call in turn.calls:
-        if call.id in turn.answers and call.id not in turn.reported:
+        if call.id in answers and call.id not in reported:
             await state.emit(_result_event(turn, call))
 
 
@@ -197,7 +201,8 @@ async def answer_held(state: RunState, answer: Answer) -> None:
 
 
 def close_turn(state: RunState, turn: Turn) -> None:
-    state.append(turn.message())
+    answers = turn.answers
+    state.append(Message.tool_results([answers[c.id][0] for c in turn.calls]))
     state.turn = None
 
 
@@ -280,8 +285,12 @@ async def _invoke(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, An
     if tool.inline:
         return tool.invoke(ctx, arguments)
     # Off the event loop, on a reused worker thread (see toolcycle.run.threads).
-    future = TOOL_THREADS.run(lambda: tool.invoke(ctx, arguments))
-    return await (asyncio.wait_for(future, tool.timeout) if tool.timeout else future)
+    job = TOOL_THREADS.start(lambda: tool.invoke(ctx, arguments))
+    try:
+        return await (asyncio.wait_for(job.future, tool.timeout) if tool.timeout else job.future)
+    except BaseException:
+        job.give_up()  # timed out or cancelled: the thread runs on, its result is dropped
+        raise
 
 
 def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContext[Any]:
@@ -325,5 +334,3 @@ def _truncate(text: str, limit: int | None) -> str:
     return f"{text[:limit]}\n[... truncated: {cut} of {len(text)} characters cut]"
 
 
-def new_turn(state: RunState, calls: Sequence[ToolCall]) -> Turn:
-    return Turn(state.attempt, state.iteration, list(calls))

@@ -51,9 +51,9 @@ from ..models.base import ModelResponse, ModelSettings, TextDelta
 from ..models.protocol import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
-from .calls import answer_held, close_turn, execute_turn, new_turn, refuse_calls, stop_turn
+from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .scope import CancelledByToken, LimitHit
-from .state import RunState
+from .state import RunState, Turn
 
 # -- how an attempt ends -------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ async def run(state: RunState) -> RunResult[Any]:
         state.interrupts.close()
     result = _result(state, output)
     _finish(state, "success", output, None)
-    await _deliver(state, [FinalResult(output), RunSuccess(result)])
+    await _deliver(state, [FinalResult(output), RunSuccess(result)])  # the trace ignores these
     return result
 
 
@@ -169,7 +169,7 @@ async def _deliver(state: RunState, events: list[Event]) -> None:
     interrupted: asyncio.CancelledError | None = None
     for event in events:
         try:
-            await state.emitter.emit(event)
+            await state.emitter.notify(event)  # recorded into the trace already
         except asyncio.CancelledError as exc:
             interrupted = exc
     if interrupted is not None:
@@ -350,23 +350,23 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
             state.phase = "before_model_request"
             raise CancelledByToken
         try:
-            message, text = await _request(state, state.setup.settings)
+            _, reply = await _request(state, state.setup.settings)
         except LimitHit:
             return await _at_limit(state, "timeout")
-        if not message.tool_calls:
+        if state.turn is None:  # no tool calls
             if state.output.is_text:
-                return Answered(text)
+                return Answered(reply.text)
             return ProtocolSlip(state.output.no_output_call())
-        ending = await _execute(state, message)
+        ending = await _execute(state)
         if ending is not None:
             return ending
 
 
-async def _execute(state: RunState, message: Message, forced: Forced | None = None
+async def _execute(state: RunState, forced: Forced | None = None
                    ) -> OutputGiven | ProtocolSlip | None:
-    """Run the calls of one reply; say how the attempt ended if a call ended it."""
+    """Run the calls of the open turn; say how the attempt ended if a call ended it."""
     turn = state.turn
-    assert turn is not None and turn.calls == message.tool_calls
+    assert turn is not None
     state.phase = "tool_execution"
     await execute_turn(state, turn)
     state.phase = "between_iterations"
@@ -381,10 +381,11 @@ async def _execute(state: RunState, message: Message, forced: Forced | None = No
 
 
 async def _request(state: RunState, settings: ModelSettings, forced: bool = False
-                   ) -> tuple[Message, str]:
+                   ) -> tuple[Message, Message]:
     """One model request: emit, call (streaming when asked), repair, append, emit.
 
-    Returns the reply as it entered the history and the text the model wrote.
+    Returns the reply as it entered the history, and as the model wrote it (its text is the
+    answer: an empty answer stays empty, though the history holds a placeholder).
     """
     iteration = state.next_iteration()
     started = time.perf_counter()
@@ -405,7 +406,8 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     reply = message
     message, repairs = repair_reply(reply, state.call_ids)
     calls = message.tool_calls
-    state.call_ids.update(call.id for call in calls)
+    for call in calls:
+        state.call_ids.add(call.id)
     reported = message.usage if message.usage is not None else Usage()
     usage = Usage(
         reported.input_tokens, reported.output_tokens, reported.cache_read_tokens,
@@ -416,10 +418,10 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     state.usage.add(usage)
     state.append(message)
     if calls:  # open from now on: a run that stops before they run still answers them
-        state.turn = new_turn(state, calls)
+        state.turn = Turn(state.attempt, iteration, calls)
     await state.emit(ModelResponseEvent(state.attempt, iteration, message, usage, duration_ms,
                                         repairs))
-    return message, reply.text
+    return message, reply
 
 
 async def _call_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
@@ -455,15 +457,15 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     state.interrupts.suspend_deadline()
     output = state.output
     choice = "none" if output.tool is None else output.tool.name
-    message, text = await _request(state, replace(state.setup.settings, tool_choice=choice),
-                                   forced=True)
+    message, reply = await _request(state, replace(state.setup.settings, tool_choice=choice),
+                                    forced=True)
     calls = message.tool_calls
     if output.is_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
             assert state.turn is not None
             await refuse_calls(state, state.turn, "Tools are disabled now: answer directly.")
-        return Answered(text, Forced(limit, len(calls)))
-    ending = await _execute(state, message, Forced(limit)) if calls else None
+        return Answered(reply.text, Forced(limit, len(calls)))
+    ending = await _execute(state, Forced(limit)) if calls else None
     if ending is None:
         return ProtocolSlip(output.no_output_call(), Forced(limit))
     return ending

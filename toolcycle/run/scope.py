@@ -118,10 +118,8 @@ class Interrupts:
     async def guard[T](self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable``; raise :class:`CancelledByToken` or :class:`LimitHit` if a
         trigger fires first (the work is cancelled and awaited before that)."""
-        if not self.watching:
-            if self.token.cancelled:  # the run's own token, cancelled by a tool
-                _discard(awaitable)
-                raise CancelledByToken
+        if self.deadline is None and not self.watching_token:  # the hot path
+            # (the run's own token, cancelled by a tool, is checked before each request)
             return await awaitable
         if self.token.cancelled or self.deadline_passed():
             _discard(awaitable)

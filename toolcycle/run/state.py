@@ -9,7 +9,7 @@ about the data; every decision is taken in :mod:`toolcycle.run.loop`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -77,10 +77,6 @@ class Turn:
     reported: set[str] = field(default_factory=set)  # answers already sent as events
     stopped: str | None = None  # why the calls still to come are not executed
 
-    def message(self) -> Message:
-        """The tool message that answers every call, in call order."""
-        return Message.tool_results([self.answers[c.id][0] for c in self.calls])
-
 
 
 @dataclass(slots=True, eq=False)
@@ -95,6 +91,11 @@ class RunState:
     trace: TraceBuilder
     interrupts: Interrupts
     usage: Usage
+    #: Record an event into the trace, then tell the callbacks (and the stream): the emitter's
+    #: ``emit``, with the trace builder as the first listener of every hook it records.
+    emit: Callable[[Event], Awaitable[None]]
+    limits: Limits  # the run's resolved limits (setup.limits, read on every iteration)
+    output: Output[Any]  # setup.core.output, read on every iteration
     attempt: int = 0
     iteration: int = 0
     attempt_iterations: int = 0
@@ -109,6 +110,7 @@ class RunState:
     last_preview_args: dict[str, Any] | None = None
     #: The final request at a limit is being made (tools withdrawn or the output tool forced).
     forcing: bool = False
+    counts_tokens: bool = False  # a token budget is set: the history's size is tracked
     history_chars: int = 0  # kept only with a token budget
     #: Every tool call id in the conversation: a reply may not reuse one (see repair_reply).
     call_ids: set[str] = field(default_factory=set)
@@ -129,28 +131,15 @@ class RunState:
     # -- shorthands ----------------------------------------------------------------------------
 
     @property
-    def limits(self) -> Limits:
-        return self.setup.limits
-
-    @property
-    def output(self) -> Output[Any]:
-        return self.setup.core.output
-
-    @property
     def reflecting(self) -> bool:
         """Reflection is on, except for the forced output request at a limit."""
-        return self.setup.core.output.reflect is not None and not self.forcing
+        return self.output.reflect is not None and not self.forcing
 
     # -- small operations on the data -----------------------------------------------------------
 
-    async def emit(self, event: Event) -> None:
-        """Record the event into the trace, then tell the callbacks (and the stream)."""
-        self.trace.apply(event)
-        await self.emitter.emit(event)
-
     def append(self, message: Message) -> None:
         self.messages.append(message)
-        if self.setup.limits.counts_tokens:
+        if self.counts_tokens:
             self.history_chars += message_chars(message)
 
     def start_attempt(self) -> None:
@@ -216,20 +205,27 @@ def prepare(
     ctx: RunContext[Any] = RunContext(
         deps=deps, usage=usage, cancel_token=token, run_id=setup.run_id, agent_name=core.name
     )
-    emitter = Emitter(callbacks, sink)
+    errors: list[CallbackError] = []
 
     def sink_failed(what: str, exc: Exception) -> None:
-        emitter.errors.append(CallbackError(what, repr(core.trace_store), exc))
+        errors.append(CallbackError(what, repr(core.trace_store), exc))
 
+    builder = TraceBuilder(trace, core.trace_store, sink_failed)
+    emitter = Emitter(callbacks, sink, first=builder.handlers)
+    emitter.errors = errors
     state = RunState(
         setup=setup,
         messages=messages,
         new_message_index=new_index,
         ctx=ctx,
         emitter=emitter,
-        trace=TraceBuilder(trace, core.trace_store, sink_failed),
+        trace=builder,
         interrupts=Interrupts(token, watching_token=cancel_token is not None),
         usage=usage,
+        emit=emitter.emit,
+        limits=setup.limits,
+        output=core.output,
+        counts_tokens=setup.limits.counts_tokens,
         call_ids={c.id for m in messages if m.role == "assistant" for c in m.tool_calls},
     )
     if setup.limits.counts_tokens:

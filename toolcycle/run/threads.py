@@ -67,9 +67,14 @@ class _Job:
         self.function = function
         self.state = _QUEUED
 
+    def give_up(self) -> None:
+        """The caller stopped waiting (a timeout, a cancelled run): a queued job never runs, a
+        running one's thread stops counting against the cap. Harmless once the job is done."""
+        self.pool._give_up(self)
+
     def __call__(self, future: asyncio.Future[Any]) -> None:
-        # Registered with add_done_callback and removed before a result is set, so this runs
-        # only when the future was cancelled (timeout, cancelled run).
+        # As a done callback (see ToolThreads.run), removed before a result is set: this runs
+        # only when the future was cancelled.
         self.pool._give_up(self)
 
 
@@ -99,10 +104,16 @@ class ToolThreads:
         counts against the cap (see the module docstring), and a call not yet started never
         starts.
         """
+        job = self.start(function)
+        job.future.add_done_callback(job)
+        return job.future
+
+    def start(self, function: Callable[[], Any]) -> _Job:
+        """:meth:`run` for a caller that says itself when it stops waiting (``job.give_up()``),
+        which saves registering and removing a done callback per call: the run engine's way."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         job = _Job(self, loop, future, function)
-        future.add_done_callback(job)
         with self._lock:
             if self._idle:
                 self._idle -= 1
@@ -116,7 +127,7 @@ class ToolThreads:
         self._jobs.put(job)
         if start:
             self._start_thread()
-        return future
+        return job
 
     @property
     def threads(self) -> int:

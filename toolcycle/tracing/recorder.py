@@ -61,19 +61,25 @@ class TraceBuilder:
         self.on_sink_error = on_sink_error
         self._open: dict[str, ToolCallRecord] = {}  # call id -> record awaiting its result
         self._tools_started = 0.0
-        self._apply: dict[type[Event], Callable[[Any], None]] = {
-            AttemptStart: self._attempt_start,
-            IterationStart: self._iteration_start,
-            ModelResponseEvent: self._model_response,
-            ToolCallEvent: self._tool_call,
-            ToolResultEvent: self._tool_result,
-            ValidationFailure: self._validation_failure,
-            AttemptEnd: self._attempt_end,
+        self._apply: dict[str, Callable[[Any], None]] = {
+            AttemptStart.hook: self._attempt_start,
+            IterationStart.hook: self._iteration_start,
+            ModelResponseEvent.hook: self._model_response,
+            ToolCallEvent.hook: self._tool_call,
+            ToolResultEvent.hook: self._tool_result,
+            ValidationFailure.hook: self._validation_failure,
+            AttemptEnd.hook: self._attempt_end,
         }
+
+    @property
+    def handlers(self) -> dict[str, Callable[[Any], None]]:
+        """Hook name -> the method that records it: the engine's emitter calls these first,
+        before the callbacks, in its own dispatch (no extra call per event)."""
+        return self._apply
 
     def apply(self, event: Event) -> None:
         """Record ``event`` (events that change nothing in the trace cost one lookup)."""
-        handler = self._apply.get(type(event))
+        handler = self._apply.get(event.hook)
         if handler is not None:
             handler(event)
 
@@ -125,9 +131,7 @@ class TraceBuilder:
 
     def _step(self, attempt: int, iteration: int) -> Step:
         steps = self.trace.steps
-        if steps and steps[-1].iteration == iteration and steps[-1].attempt == attempt:
-            return steps[-1]
-        for step in reversed(steps):
+        for step in reversed(steps):  # nearly always the last one
             if step.iteration == iteration and step.attempt == attempt:
                 return step
         step = Step(iteration, attempt, started_at=time.time())  # the start event was missed
@@ -135,21 +139,26 @@ class TraceBuilder:
         return step
 
     def _model_response(self, event: ModelResponseEvent) -> None:
-        step = self._step(event.attempt, event.iteration)
+        steps = self.trace.steps
+        step = steps[-1] if steps and steps[-1].iteration == event.iteration and (
+            steps[-1].attempt == event.attempt) else self._step(event.attempt, event.iteration)
         message = event.message
         step.thought = message.text
         step.thinking = message.thinking
-        step.usage = event.usage.copy()
+        step.usage = event.usage  # made for this step by the engine, never changed after
         step.model_ms = event.duration_ms
         step.finish_reason = message.finish_reason
         if event.repairs:
             step.repairs = list(event.repairs)
         if message.model_name and not self.trace.model_name:
             self.trace.model_name = message.model_name
-        self._persist("record_step")  # the reply is stored before its tools run
+        if self.sink is not None:
+            self._persist("record_step")  # the reply is stored before its tools run
 
     def _tool_call(self, event: ToolCallEvent) -> None:
-        step = self._step(event.attempt, event.iteration)
+        steps = self.trace.steps
+        step = steps[-1] if steps and steps[-1].iteration == event.iteration and (
+            steps[-1].attempt == event.attempt) else self._step(event.attempt, event.iteration)
         if not step.tool_calls:
             self._tools_started = time.perf_counter()
         call = event.call
@@ -157,11 +166,14 @@ class TraceBuilder:
                                 event.attempt, kind=event.kind)
         step.tool_calls.append(record)
         self._open[call.id] = record
-        self._persist("record_step")  # a crash while the tool runs still shows the call
+        if self.sink is not None:
+            self._persist("record_step")  # a crash while the tool runs still shows the call
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         record = self._open.pop(event.call.id, None)
-        step = self._step(event.attempt, event.iteration)
+        steps = self.trace.steps
+        step = steps[-1] if steps and steps[-1].iteration == event.iteration and (
+            steps[-1].attempt == event.attempt) else self._step(event.attempt, event.iteration)
         if record is None:  # no call event was seen (a recorder attached mid-run)
             call = event.call
             record = ToolCallRecord(call.id, call.name, call.arguments, event.iteration,
@@ -175,7 +187,8 @@ class TraceBuilder:
             record.result, record.error = result.content, None
         record.duration_ms = event.duration_ms
         step.tools_ms = (time.perf_counter() - self._tools_started) * 1000.0
-        self._persist("record_step")
+        if self.sink is not None:
+            self._persist("record_step")
 
     def _validation_failure(self, event: ValidationFailure) -> None:
         record = self._attempt(event.attempt)
