@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from .messages import Message, ToolCall, ToolResult, Usage, bounded_repr
 
@@ -245,34 +245,32 @@ def _shown(value: Any) -> str:
     return f"{type(value).__name__} {bounded_repr(value)}"[:80]
 
 
-class Emitter:
-    """Delivers events of one run to its callbacks and, when streaming, to a sink."""
+class Recorder(Protocol):
+    """What the emitter tells first about every event: the run's trace builder."""
 
-    __slots__ = ("_by_hook", "_plain", "_sink", "errors")
+    def record(self, event: Event) -> None: ...
+
+
+class Emitter:
+    """Delivers events of one run to its recorder, then its callbacks and, when streaming, a
+    sink. The recorder hears each event first, so a callback reads a trace that includes it."""
+
+    __slots__ = ("_by_hook", "_record", "_sink", "errors")
 
     def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None,
-                 first: Mapping[str, Callback] | None = None) -> None:
-        """``first``: a listener per hook that hears each event before the callbacks (the
-        run's trace builder), merged into the same lists so that it costs no extra layer."""
-        by_hook = callbacks.by_hook
-        self._plain: Emitter | None = None  # the same callbacks without ``first`` (notify)
-        if first:
-            self._plain = Emitter(callbacks, sink)
-            by_hook = dict(by_hook)
-            for hook, func in first.items():
-                by_hook[hook] = [func, *by_hook.get(hook, ())]
-        self._by_hook = by_hook
+                 recorder: Recorder | None = None) -> None:
+        self._by_hook = callbacks.by_hook
+        self._record = None if recorder is None else recorder.record
         self._sink = sink
         self.errors: list[CallbackError] = []
-        if self._plain is not None:
-            self._plain.errors = self.errors
 
     async def notify(self, event: Event) -> None:
-        """Deliver to the callbacks and the stream only: the ``first`` listeners have
-        recorded this event already."""
-        await (self if self._plain is None else self._plain).emit(event)
+        """Deliver to the callbacks and the stream only: the recorder has it already."""
+        await self.emit(event, recorded=True)
 
-    async def emit(self, event: Event) -> None:
+    async def emit(self, event: Event, recorded: bool = False) -> None:
+        if self._record is not None and not recorded:
+            self._record(event)
         if self._sink is not None:
             self._sink(event)
         funcs = self._by_hook.get(event.hook)

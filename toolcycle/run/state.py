@@ -211,7 +211,7 @@ def prepare(
         errors.append(CallbackError(what, repr(core.trace_store), exc))
 
     builder = TraceBuilder(trace, core.trace_store, sink_failed)
-    emitter = Emitter(callbacks, sink, first=builder.handlers)
+    emitter = Emitter(callbacks, sink, recorder=builder)
     emitter.errors = errors
     state = RunState(
         setup=setup,

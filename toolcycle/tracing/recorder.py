@@ -52,7 +52,7 @@ SinkErrorHandler = Callable[[str, Exception], None]
 class TraceBuilder:
     """Applies a run's events to its trace and, if there is a sink, persists it as it grows."""
 
-    __slots__ = ("_apply", "_open", "_tools_started", "on_sink_error", "sink", "trace")
+    __slots__ = ("_open", "_tools_started", "on_sink_error", "sink", "trace")
 
     def __init__(self, trace: Trace, sink: TraceSink | None = None,
                  on_sink_error: SinkErrorHandler | None = None) -> None:
@@ -61,27 +61,15 @@ class TraceBuilder:
         self.on_sink_error = on_sink_error
         self._open: dict[str, ToolCallRecord] = {}  # call id -> record awaiting its result
         self._tools_started = 0.0
-        self._apply: dict[str, Callable[[Any], None]] = {
-            AttemptStart.hook: self._attempt_start,
-            IterationStart.hook: self._iteration_start,
-            ModelResponseEvent.hook: self._model_response,
-            ToolCallEvent.hook: self._tool_call,
-            ToolResultEvent.hook: self._tool_result,
-            ValidationFailure.hook: self._validation_failure,
-            AttemptEnd.hook: self._attempt_end,
-        }
 
-    @property
-    def handlers(self) -> dict[str, Callable[[Any], None]]:
-        """Hook name -> the method that records it: the engine's emitter calls these first,
-        before the callbacks, in its own dispatch (no extra call per event)."""
-        return self._apply
-
-    def apply(self, event: Event) -> None:
-        """Record ``event`` (events that change nothing in the trace cost one lookup)."""
-        handler = self._apply.get(event.hook)
+    def record(self, event: Event) -> None:
+        """Record ``event`` (events that change nothing in the trace cost one lookup). The
+        engine's emitter calls this before the callbacks see the event."""
+        handler = _HANDLERS.get(event.hook)
         if handler is not None:
-            handler(event)
+            handler(self, event)
+
+    apply = record
 
     # -- lifecycle, called by the engine --------------------------------------------------------
 
@@ -211,6 +199,17 @@ class TraceBuilder:
         self.trace.attempts.append(record)
         return record
 
+
+#: Hook name -> the builder method that records it (the events that change the trace).
+_HANDLERS: dict[str, Callable[[TraceBuilder, Any], None]] = {
+    AttemptStart.hook: TraceBuilder._attempt_start,
+    IterationStart.hook: TraceBuilder._iteration_start,
+    ModelResponseEvent.hook: TraceBuilder._model_response,
+    ToolCallEvent.hook: TraceBuilder._tool_call,
+    ToolResultEvent.hook: TraceBuilder._tool_result,
+    ValidationFailure.hook: TraceBuilder._validation_failure,
+    AttemptEnd.hook: TraceBuilder._attempt_end,
+}
 
 _CURRENT: contextvars.ContextVar[TraceBuilder | None] = contextvars.ContextVar(
     "toolcycle_trace_recorder", default=None
