@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._sqlite import create_schema, use_wal
 from .strategy import Strategy, keywords
 
 
@@ -149,7 +150,7 @@ class SQLitePlaybookStore(PlaybookStore):
         self._lock = threading.RLock()
         self._index: _Index | None = None
         self._connections: list[sqlite3.Connection] = []
-        self._conn().executescript(_SCHEMA)
+        create_schema(self._conn(), _SCHEMA)  # safe against other processes opening it too
 
     # -- connections and transactions ---------------------------------------------------
 
@@ -171,8 +172,7 @@ class SQLitePlaybookStore(PlaybookStore):
             check_same_thread=False,
         )
         if not self._memory:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            use_wal(conn)
         with self._lock:
             self._connections.append(conn)
         return conn

@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
+from .._sqlite import run_script, write_once
 from .chunking import ChunkingPolicy, split_text
 from .embedders import Embedder
 from .storage import (
@@ -113,9 +114,11 @@ class KnowledgeBase:
         self._conn = connect(self.path, read_only)
         self.read_only = read_only
         with self._lock:
-            if not read_only:
-                self._conn.executescript(SCHEMA)
-            self.chunking = self._settle_meta(chunking)
+            if read_only:
+                self.chunking = self._settle_meta(chunking)
+            else:
+                # one write transaction: other openers of a new file read settings whole
+                self.chunking = write_once(self._conn, lambda conn: self._create(chunking))
 
     @classmethod
     def open(
@@ -276,6 +279,10 @@ class KnowledgeBase:
 
     # -- internals --------------------------------------------------------------------------
 
+    def _create(self, chunking: ChunkingPolicy | None) -> ChunkingPolicy:
+        run_script(self._conn, SCHEMA)
+        return self._settle_meta(chunking)
+
     def _settle_meta(self, chunking: ChunkingPolicy | None) -> ChunkingPolicy:
         """Check the file's stored settings against ours; write them if the file is new."""
         try:
@@ -287,12 +294,11 @@ class KnowledgeBase:
             if self.read_only:
                 raise ValueError(f"{self.path} is not a toolcycle knowledge base")
             policy = chunking or ChunkingPolicy()
-            with self._conn:
-                self._conn.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [("schema_version", SCHEMA_VERSION), ("chunk_size", str(policy.size)),
-                     ("chunk_overlap", str(policy.overlap)), ("embedder", embedder_name)],
-                )
+            self._conn.executemany(  # inside the opening transaction (see __init__)
+                "INSERT INTO meta(key, value) VALUES (?, ?)",
+                [("schema_version", SCHEMA_VERSION), ("chunk_size", str(policy.size)),
+                 ("chunk_overlap", str(policy.overlap)), ("embedder", embedder_name)],
+            )
             return policy
         if stored.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(f"{self.path}: unsupported schema {stored.get('schema_version')!r}")
@@ -307,10 +313,9 @@ class KnowledgeBase:
         if self.embedder is not None and stored["embedder"] == "" and not self.read_only:
             if self._conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None:
                 raise ValueError(f"{self.path} was indexed without an embedder; re-index it")
-            with self._conn:
-                self._conn.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'embedder'", (embedder_name,)
-                )
+            self._conn.execute(
+                "UPDATE meta SET value = ? WHERE key = 'embedder'", (embedder_name,)
+            )
         return policy
 
     @contextmanager

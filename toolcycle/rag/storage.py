@@ -12,8 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .._sqlite import use_wal
 from .embedders import STOPWORDS
 
+#: How long a statement waits for another connection's lock before failing (seconds).
+BUSY_TIMEOUT_S = 5.0
 SCHEMA_VERSION = "1"
 META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -70,10 +73,13 @@ def connect(path: str, read_only: bool) -> sqlite3.Connection:
             conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         else:
             file.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(file, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA busy_timeout=5000")
+            # the busy timeout is set before the first statement (the WAL switch); use_wal
+            # retries where SQLite does not wait (rel-16: other processes opening it too)
+            conn = sqlite3.connect(
+                file, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
+            )
+            use_wal(conn)
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
     return conn
 
 

@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._sqlite import create_schema, use_wal
 from ..messages import Usage
 from .recorder import TraceRecorder
 from .redaction import Redactor
@@ -119,12 +120,11 @@ class TraceStore:
         self._written: dict[str, int] = {}
         self._pid = os.getpid()
         self._host = socket.gethostname()
+        # Safe while other processes open the same new file (rel-16): see toolcycle._sqlite.
         self._conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
+        use_wal(self._conn)
         self._conn.execute("PRAGMA foreign_keys=ON")
-        with self._conn:
-            self._conn.executescript(_SCHEMA)
+        create_schema(self._conn, _SCHEMA)
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> TraceStore | None:
