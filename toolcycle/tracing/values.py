@@ -1,0 +1,103 @@
+"""Recorded values as the trace viewer shows them: escaped, and numbers that may not be numbers.
+
+A trace read back from a file or a shared store is untrusted: any field can hold any JSON
+value (markup where an int is expected, NaN, 1e308, a dict). These helpers never raise on such
+values and never let them reach the page unescaped; the CLI shares the time/duration format.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from html import escape
+from typing import Any
+
+
+def esc(value: object) -> str:
+    """Any recorded value as escaped HTML text (quotes too, so it is safe in an attribute).
+
+    Not only strings: an int field of a crafted trace can hold markup, a dict or a list.
+    """
+    return escape(value if isinstance(value, str) else str(value))
+
+
+def finite(value: object) -> float | None:
+    """A recorded number as a finite float; None for anything else (strings, NaN, inf...)."""
+    if not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float range
+        return None
+    return number if math.isfinite(number) else None
+
+
+def num(value: object) -> float:
+    """A recorded number to compute with; 0 when it is not one."""
+    number = finite(value)
+    return 0.0 if number is None else number
+
+
+def amount(value: object) -> float:
+    """A token count or duration for the chart: clamped to [0, 1e15], so sums stay finite."""
+    return min(max(num(value), 0.0), 1e15)
+
+
+def tally(value: object) -> str:
+    """A count with thousands separators; a value that is not a number shows as "?"."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    number = finite(value)
+    return "?" if number is None else f"{number:,.0f}"
+
+
+def as_dict(value: object, key: str) -> dict[str, Any]:
+    """A recorded mapping (termination, error); anything else is shown under ``key``."""
+    return value if isinstance(value, dict) else {key: value}
+
+
+def to_json(value: object) -> str:
+    """Arguments or output as indented JSON, or their repr when they are not JSON data."""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # non-string keys, circular references
+        return repr(value)
+
+
+def format_time(epoch: object) -> str:
+    """Epoch seconds as a UTC timestamp (pages and the CLI show the same text)."""
+    seconds = finite(epoch)
+    if not seconds:
+        return "unknown" if not epoch else "invalid time"
+    try:
+        return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):  # out of the platform's range
+        return "invalid time"
+
+
+def format_ms(value: object) -> str:
+    """A duration in milliseconds, switching to seconds from one second on ("?" if no number)."""
+    ms = finite(value)
+    if ms is None:
+        return "?"
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
+
+
+def short(value: float) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
+
+
+def nice_max(value: float) -> float:
+    """Round an axis maximum up to 1, 2, 2.5 or 5 times a power of ten (never zero)."""
+    if value <= 0:
+        return 1.0
+    magnitude = 10 ** (len(str(int(value))) - 1)
+    for factor in (1, 2, 2.5, 5, 10):
+        if value <= factor * magnitude:
+            return float(factor * magnitude)
+    return float(10 * magnitude)
