@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._safe_text import terminal_safe
 from ..errors import ConfigurationError
 from ..spec.agent_spec import AgentSpec, SpecError
 from ..tools import ToolLibrary
@@ -25,14 +26,17 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def guarded(handler: Handler) -> Handler:
-    """Print what could not be loaded or bound as ``error: ...`` and exit with status 2."""
+    """Print what could not be loaded or bound as ``error: ...`` and exit with status 2.
+
+    The message may quote spec content (names, descriptions), so it is made terminal-safe.
+    """
 
     @functools.wraps(handler)
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
         except (CommandError, ConfigurationError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(terminal_safe(f"error: {exc}"), file=sys.stderr)
             return 2
 
     return run

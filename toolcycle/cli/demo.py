@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from .._safe_text import terminal_safe
 from ..agent import Agent
 from ..errors import AgentError
 from ..limits import Limits
@@ -86,12 +87,12 @@ def run_demo(model_name: str, out: Any = sys.stdout) -> int:
             result = build(model).run_sync(prompt)
         except AgentError as exc:
             failures += 1
-            print(f"run failed: {exc}", file=out)
+            print(terminal_safe(f"run failed: {exc}"), file=out)
             if exc.result is not None:
                 print(exc.result.trace.render(), file=out)
             continue
         print(result.trace.render(), file=out)
-        print(f"\nanswer: {result.output}", file=out)
+        print(terminal_safe(f"\nanswer: {result.output}"), file=out)
     print(f"\ndemo finished in {time.perf_counter() - started:.1f} s", file=out)
     return 1 if failures else 0
 

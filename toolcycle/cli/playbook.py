@@ -3,6 +3,9 @@
 ``learn`` needs an agent: ``--agent module:attribute`` names an :class:`~toolcycle.Agent` (or a
 zero-argument function returning one) importable from the current directory, and ``--tasks`` a
 JSON list of ``{"id", "prompt", "expected"}``. The session name makes it resumable.
+
+Strategies are written by a model from recorded runs, so what they say (and tool names) is
+untrusted: every line printed here goes through :func:`~toolcycle._safe_text.terminal_safe`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._safe_text import terminal_safe
 from ..playbook import Curator, LearningTask, Playbook, Strategy, learn
 from ..playbook.stats import compute_stats, format_table
 
@@ -85,20 +89,20 @@ def _show(args: argparse.Namespace) -> int:
     strategies = pb.strategies(args.domain, None if args.all else "active")
     strategies.sort(key=lambda s: s.score(), reverse=True)
     for s in strategies:
-        print(_row(s))
+        print(terminal_safe(_row(s)))
     print(f"{len(strategies)} strategies")
     if args.candidates:
         for c in pb.store.candidates(args.domain):
             first = c["insights"][0]
-            print(f"pending: {first['kind']} {' > '.join(first['tools'])} "
-                  f"({len(c['insights'])} runs)")
+            print(terminal_safe(f"pending: {first['kind']} {' > '.join(first['tools'])} "
+                                f"({len(c['insights'])} runs)"))
     return 0
 
 
 def _stats(args: argparse.Namespace) -> int:
     pb = _open(args)
     stats = compute_stats(pb.store.tool_observations(args.domain))
-    print(format_table(stats) if stats else "no tool calls recorded")
+    print(terminal_safe(format_table(stats)) if stats else "no tool calls recorded")
     return 0
 
 
@@ -131,7 +135,7 @@ def _prune(args: argparse.Namespace) -> int:
     domains = [args.domain] if args.domain else sorted({s.domain for s in pb.strategies()})
     for domain in domains:
         for delta in curator.retire(pb.store, domain, now=time.time()):
-            print(f"{delta.op} {delta.strategy_id}: {delta.detail}")
+            print(terminal_safe(f"{delta.op} {delta.strategy_id}: {delta.detail}"))
     if args.purge:
         retired = [s.id for s in pb.strategies(args.domain, "retired")]
         pb.store.delete(retired)
@@ -149,8 +153,8 @@ def _export(args: argparse.Namespace) -> int:
     for s in strategies:
         by_domain.setdefault(s.domain, []).append(s)
     for domain, items in sorted(by_domain.items()):
-        print(f"## {domain}\n")
+        print(terminal_safe(f"## {domain}\n"))
         for s in sorted(items, key=lambda s: s.score(), reverse=True):
-            print(s.render())
+            print(terminal_safe(s.render()))
         print()
     return 0

@@ -3,7 +3,8 @@
 Binds the spec to the tools found in the modules (late binding: the spec names the tools, the
 modules supply them), runs it once, prints the answer on stdout and the trace on stderr, so
 ``toolcycle run ... > answer.txt`` keeps the answer alone. ``--json`` prints one JSON object
-(output, termination, usage, trace) instead.
+(output, termination, usage, trace) instead. The answer, errors and the trace are model and tool
+text: terminal controls in them are printed as escapes (:mod:`toolcycle._safe_text`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from .._safe_text import json_safe, terminal_safe
 from ..errors import AgentError
 from ..limits import Limits
 from ._loading import guarded, load_library, load_spec, resolve_model_argument
@@ -40,20 +42,21 @@ def _run(args: argparse.Namespace) -> int:
     try:
         result = agent.run_sync(args.input, limits=limits)
     except AgentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"error: {exc}"), file=sys.stderr)
         if exc.result is not None and not args.no_trace:
             print(exc.result.trace.render(), file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({
+        print(json_safe(json.dumps({
             "output": result.output,
             "termination": result.termination.to_dict(),
             "usage": result.usage.to_dict(),
             "trace": result.trace.to_dict(),
-        }, ensure_ascii=False, default=str))
+        }, ensure_ascii=False, default=str)))
         return 0
     if not args.no_trace:
         print(result.trace.render(), file=sys.stderr)
     output = result.output
-    print(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False))
+    print(terminal_safe(output) if isinstance(output, str)
+          else json_safe(json.dumps(output, ensure_ascii=False)))
     return 0

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._safe_text import json_safe, terminal_safe
 from ..spec.agent_spec import AgentSpec
 from ..spec.formats import (
     export_anthropic_tools,
@@ -68,10 +69,11 @@ def _check(args: argparse.Namespace) -> int:
     if problems:
         print(f"{args.spec}: {len(problems)} binding problem(s):", file=sys.stderr)
         for problem in problems:
-            print(f"  - {problem}", file=sys.stderr)
+            print(terminal_safe(f"  - {problem}"), file=sys.stderr)
         return 1
     bound = f", bound to {', '.join(args.tools)}" if args.tools else ""
-    print(f"{args.spec}: ok: agent {spec.name!r} with {len(spec.tools)} tool(s){bound}")
+    print(terminal_safe(f"{args.spec}: ok: agent {spec.name!r} with {len(spec.tools)} tool(s)"
+                        f"{bound}"))
     return 0
 
 
@@ -84,7 +86,7 @@ def _convert(args: argparse.Namespace) -> int:
         spec.dump(args.output)
         return 0
     target = args.to or ("json" if Path(args.spec).suffix == ".gram" else "gram")
-    sys.stdout.write(spec.to_json() if target == "json" else spec.to_gram())
+    sys.stdout.write(json_safe(spec.to_json()) if target == "json" else spec.to_gram())
     return 0
 
 
@@ -117,5 +119,5 @@ def _export(args: argparse.Namespace) -> int:
         exported = export_anthropic_tools(spec.tools)
     else:
         exported = export_mcp_tools(spec.tools)
-    print(json.dumps(exported, indent=2, ensure_ascii=False))
+    print(json_safe(json.dumps(exported, indent=2, ensure_ascii=False)))
     return 0

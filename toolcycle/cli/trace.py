@@ -4,6 +4,11 @@
 extra): iterations, thoughts, calls with arguments, observations, errors, tokens and timings.
 Colours follow the terminal (``--no-color`` or ``NO_COLOR`` turn them off), so the output can
 also be pasted into an issue. Bulk exports show a progress bar on stderr.
+
+Everything recorded is untrusted (a tool result may be a hostile web page): it is printed only
+inside ``rich.text.Text`` objects, never parsed as markup, and through
+:func:`~toolcycle._safe_text.terminal_safe`, so no escape sequence reaches the terminal, with or
+without colour. Exports escape C1 and bidi characters the same way inside their JSON strings.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._safe_text import json_safe, terminal_safe
 from ..tracing.html import format_ms, format_time, render_comparison_html, render_html
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace
@@ -114,6 +120,7 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     console = _console(no_color=False)  # first: it explains a missing rich
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("run", "agent", "status", "started (UTC)", "iter", "tokens in/out",
@@ -121,14 +128,17 @@ def _list(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=True)
     table.add_column("termination", overflow="ellipsis", no_wrap=True, min_width=8)
     for row in rows:
-        table.add_row(
-            row.run_id, row.agent_name,
-            f"[{STATUS_STYLES.get(row.status, '')}]{row.status}[/]",
-            format_time(row.started_at)[:16], str(row.iterations),
-            f"{row.input_tokens:,}/{row.output_tokens:,}",
+        cells = (
+            row.run_id, row.agent_name, row.status, format_time(row.started_at)[:16],
+            str(row.iterations), f"{row.input_tokens:,}/{row.output_tokens:,}",
             "-" if row.duration_ms is None else format_ms(row.duration_ms),
             row.termination_reason or row.error_code or "-",
         )
+        # Text cells: a name like "billing[/x]" is shown as written, not parsed as markup
+        table.add_row(*(
+            Text(terminal_safe(cell), style=STATUS_STYLES.get(row.status, "") if i == 2 else "")
+            for i, cell in enumerate(cells)
+        ))
     if not console.is_terminal:  # piped: do not squeeze the table to the 80-column default
         console.width = 200
     console.print(table if rows else "no runs match")
@@ -192,6 +202,7 @@ def _export(args: argparse.Namespace) -> int:
     else:
         text = json.dumps([t.to_dict() for t in traces], indent=2, ensure_ascii=False,
                           default=str) + "\n"
+    text = json_safe(text)  # the same data; no raw C1 or bidi character reaches a terminal
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
         print(f"exported {len(traces)} run(s) to {args.output}", file=sys.stderr)
@@ -226,34 +237,35 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
     from rich.rule import Rule
     from rich.text import Text
 
+    safe = terminal_safe
     head = Text.assemble(
-        ("run ", "dim"), (trace.run_id, "bold"), ("  agent ", "dim"), (trace.agent_name, "bold"),
-        ("  model ", "dim"), trace.model_name or "unknown", ("  status ", "dim"),
-        (trace.status, STATUS_STYLES.get(trace.status, "")),
+        ("run ", "dim"), (safe(trace.run_id), "bold"), ("  agent ", "dim"),
+        (safe(trace.agent_name), "bold"), ("  model ", "dim"), safe(trace.model_name or "unknown"),
+        ("  status ", "dim"), (safe(trace.status), STATUS_STYLES.get(trace.status, "")),
     )
     console.print(head)
     ended = format_ms(trace.duration_ms) if trace.ended_at is not None else "no end recorded"
     console.print(Text(f"started {format_time(trace.started_at)} · {ended}", style="dim"))
     if trace.user_prompt:
-        console.print(Text.assemble(("user: ", "bold"), _clip(trace.user_prompt, max_chars)))
+        console.print(Text.assemble(("user: ", "bold"), _shown(trace.user_prompt, max_chars)))
     attempt: int | None = None
     for step in trace.steps:
         if step.attempt != attempt:
             if attempt is not None:
                 _print_validation(trace, attempt, console)
             attempt = step.attempt
-            console.print(Rule(f"attempt {attempt}", align="left", style="dim"))
+            console.print(Rule(Text(safe(f"attempt {attempt}")), align="left", style="dim"))
         _print_step(step, console, max_chars)
     if attempt is not None:
         _print_validation(trace, attempt, console)
     console.print(Rule(style="dim"))
     term = trace.termination or {}
     if term:
-        line = Text.assemble(("termination: ", "bold"), str(term.get("reason")))
+        line = Text.assemble(("termination: ", "bold"), safe(term.get("reason")))
         if term.get("action"):
-            line.append(f" ({term['action']})")
+            line.append(safe(f" ({term['action']})"))
         if term.get("detail"):
-            line.append(f" · {term['detail']}", style="dim")
+            line.append(safe(f" · {term['detail']}"), style="dim")
         console.print(line)
     elif trace.status in ("crashed", "running"):
         console.print(Text.assemble(("termination: ", "bold"), (
@@ -261,7 +273,7 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
             else "none yet: the run is in progress", "yellow")))
     if trace.error:
         console.print(Text.assemble(("error: ", "bold red"), (
-            f"{trace.error.get('code', '')}: {trace.error.get('message', '')}", "red")))
+            safe(f"{trace.error.get('code', '')}: {trace.error.get('message', '')}"), "red")))
     u = trace.usage
     cost = trace.metadata.get("cost_usd")
     console.print(Text(
@@ -274,7 +286,7 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
     if trace.output is not None:
         output = trace.output if isinstance(trace.output, str) else json.dumps(
             trace.output, ensure_ascii=False, default=str)
-        console.print(Text.assemble(("output: ", "bold green"), _clip(output, max_chars)))
+        console.print(Text.assemble(("output: ", "bold green"), _shown(output, max_chars)))
 
 
 def _print_step(step: Step, console: Console, max_chars: int) -> None:
@@ -290,9 +302,9 @@ def _print_step(step: Step, console: Console, max_chars: int) -> None:
     )
     console.print(title)
     if step.thinking:
-        console.print(Text(f"  thinking: {_clip(step.thinking, max_chars)}", style="dim italic"))
+        console.print(Text(f"  thinking: {_shown(step.thinking, max_chars)}", style="dim italic"))
     if step.thought:
-        console.print(Text.assemble("  ", ("thought: ", "bold"), _clip(step.thought, max_chars)))
+        console.print(Text.assemble("  ", ("thought: ", "bold"), _shown(step.thought, max_chars)))
     for call in step.tool_calls:
         _print_call(call, console, max_chars)
 
@@ -303,17 +315,18 @@ def _print_call(call: ToolCallRecord, console: Console, max_chars: int) -> None:
     args = json.dumps(call.args, ensure_ascii=False) if call.args is not None else "?"
     failed = call.error is not None
     line = Text.assemble(
-        "  ", ("→ ", "red" if failed else "magenta"), (call.name, "bold"), " ",
-        _clip(args, max_chars), (f"  [{call.call_id}] {format_ms(call.duration_ms)}", "dim"),
+        "  ", ("→ ", "red" if failed else "magenta"), (terminal_safe(call.name), "bold"), " ",
+        _shown(args, max_chars),
+        (terminal_safe(f"  [{call.call_id}] {format_ms(call.duration_ms)}"), "dim"),
     )
     if call.kind != "tool":
-        line.append(f" ({call.kind})", style="dim")
+        line.append(terminal_safe(f" ({call.kind})"), style="dim")
     console.print(line)
     if failed:
         console.print(Text.assemble("    ", ("✗ ", "bold red"),
-                                    (_clip(call.error or "", max_chars), "red")))
+                                    (_shown(call.error or "", max_chars), "red")))
     else:
-        console.print(Text.assemble("    ", ("← ", "green"), _clip(call.result or "", max_chars)))
+        console.print(Text.assemble("    ", ("← ", "green"), _shown(call.result or "", max_chars)))
 
 
 def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
@@ -323,11 +336,17 @@ def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
         if record.attempt == attempt and record.errors:
             source = record.validator or record.code or "validation"
             console.print(Text.assemble(
-                ("  ✗ ", "bold yellow"), (f"attempt {attempt} failed validation ({source}): ",
-                                          "yellow"), "; ".join(record.errors)))
+                ("  ✗ ", "bold yellow"),
+                (terminal_safe(f"attempt {attempt} failed validation ({source}): "), "yellow"),
+                terminal_safe("; ".join(map(str, record.errors)))))
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _shown(text: object, max_chars: int) -> str:
+    """Recorded text as the timeline prints it: clipped, then made terminal-safe."""
+    return terminal_safe(_clip(str(text), max_chars))
 
 
 def _console(no_color: bool, width: int | None = None, stderr: bool = False) -> Console:

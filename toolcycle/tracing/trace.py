@@ -12,6 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .._safe_text import terminal_safe
 from ..messages import Usage
 
 
@@ -155,7 +156,11 @@ class Trace:
         return cls.from_dict(json.loads(text))
 
     def render(self, max_chars: int = 400) -> str:
-        """A readable plain-text timeline (the CLI adds colour on top of the same content)."""
+        """A readable plain-text timeline (the CLI adds colour on top of the same content).
+
+        Terminal control sequences in recorded text are shown as escapes (see
+        :func:`toolcycle._safe_text.terminal_safe`): ``toolcycle run`` and the demo print this.
+        """
         lines = [
             f"run {self.run_id} · agent {self.agent_name} · model {self.model_name} · "
             f"status {self.status}"
@@ -198,7 +203,7 @@ class Trace:
         )
         if self.status != "running" and self.output is not None:
             lines.append(f"output: {_clip(str(self.output), max_chars)}")
-        return "\n".join(lines)
+        return terminal_safe("\n".join(lines))
 
 
 def _clip(text: str, limit: int) -> str:
