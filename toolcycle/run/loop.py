@@ -343,12 +343,12 @@ def _attempts_exhausted(
 
 async def _run_iterations(state: RunState) -> AttemptEnding:
     while True:
+        if state.ctx.cancel_token.cancelled:  # a cancel wins over a limit reached with it
+            state.phase = "before_model_request"
+            raise CancelledByToken
         limit = state.limits.reached(state)
         if limit is not None:
             return await _at_limit(state, limit)
-        if state.ctx.cancel_token.cancelled:
-            state.phase = "before_model_request"
-            raise CancelledByToken
         try:
             _, reply = await _request(state, state.setup.settings)
         except LimitHit:
@@ -387,6 +387,9 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     Returns the reply as it entered the history, and as the model wrote it (its text is the
     answer: an empty answer stays empty, though the history holds a placeholder).
     """
+    if state.ctx.cancel_token.cancelled:  # no request after a cancel, a forced one included
+        state.phase = "before_model_request"
+        raise CancelledByToken
     iteration = state.next_iteration()
     started = time.perf_counter()
     try:
