@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .._safe_text import json_safe, terminal_safe
-from ..spec.agent_spec import AgentSpec
+from ..spec.agent_spec import AgentSpec, SpecError
+from ..spec.bounds import load_json, read_spec_bytes
 from ..spec.formats import (
     export_anthropic_tools,
     export_mcp_tools,
@@ -94,10 +95,13 @@ def _convert(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     readers = {"openai": import_openai_tools, "anthropic": import_anthropic_tools,
                "mcp": import_mcp_tools}
-    try:
-        data = json.loads(Path(args.definitions).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    path = Path(args.definitions)
+    try:  # untrusted: size, depth and numbers bounded before parsing (rel-09)
+        data = load_json(read_spec_bytes(path), str(path))
+    except OSError as exc:
         raise CommandError(f"{args.definitions}: {exc}") from exc
+    except SpecError as exc:
+        raise CommandError(str(exc)) from exc
     tools = readers[args.provider](data)
     spec = AgentSpec(args.name, instructions=args.instructions, model=args.model, tools=tools)
     if args.output:

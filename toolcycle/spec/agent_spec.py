@@ -31,6 +31,7 @@ from ..errors import SpecError as SpecError  # defined in errors.py (the tree); 
 from ..limits import Limits
 from ..tools import Tool, ToolFunction, ToolLibrary, ToolSpec
 from .binding import bind_tools
+from .bounds import load_json, read_spec_bytes
 from .gram_syntax import Document
 
 if TYPE_CHECKING:
@@ -139,10 +140,7 @@ class AgentSpec:
 
     @classmethod
     def from_json(cls, text: str, source: str = "") -> AgentSpec:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SpecError(exc.msg, exc.lineno, exc.colno, source) from exc
+        data = load_json(text, source)  # size, depth and number bounds first (rel-09)
         return cls.from_dict(data, Document([], text, source))
 
     # -- gram and files --------------------------------------------------------------------
@@ -159,7 +157,7 @@ class AgentSpec:
         """Read a ``.gram`` or ``.json`` file (chosen by its suffix)."""
         path = Path(path)
         found = spec_format(path.suffix, str(path))
-        return found.read(path.read_text(encoding="utf-8"), str(path))
+        return found.read(read_spec_bytes(path), str(path))
 
     def dump(self, path: str | Path) -> None:
         """Write a ``.gram`` or ``.json`` file (chosen by its suffix)."""

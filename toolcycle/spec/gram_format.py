@@ -42,6 +42,7 @@ from .agent_spec import (
     limits_from_dict,
     limits_to_dict,
 )
+from .bounds import load_json
 from .gram_syntax import Document, GramError, RawPattern
 from .signatures import (
     NotExpressible,
@@ -164,8 +165,8 @@ def _json_schema(value: Any, label: str, where: Locator, needle: str) -> dict[st
     """A schema given as JSON text (what :func:`dump_gram` writes) or as a gram record."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
+            value = load_json(value)
+        except SpecError as exc:
             raise where.error(f"{label}: not valid JSON ({exc})", needle) from exc
     if not isinstance(value, dict):
         raise where.error(f"{label} must be a JSON Schema object", needle)

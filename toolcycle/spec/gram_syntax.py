@@ -28,6 +28,7 @@ from decimal import Decimal
 from typing import Any, cast
 
 from ..errors import SpecError
+from .bounds import check_text
 
 #: A bare gram identifier; anything else is written between backquotes.
 _BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -89,6 +90,10 @@ def parse(text: str, source: str = "") -> Document:
     # Files saved with Windows line endings read like any other (a fenced string would
     # otherwise keep a carriage return on every line).
     text = text.replace("\r\n", "\n")
+    try:  # before the native parser, which a deep enough text crashes (rel-09)
+        check_text(text, source, gram=True)
+    except SpecError as exc:
+        raise GramError(exc.message, exc.line, exc.column, source) from None
     normalised, origins = normalise(text)
     try:
         patterns = cast(list[RawPattern], parse_raw(normalised))
