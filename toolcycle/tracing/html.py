@@ -23,7 +23,6 @@ from base64 import b64encode
 from functools import cache
 from hashlib import sha256
 from importlib.resources import files
-from typing import Any
 
 from .redaction import Redactor
 from .trace import Step, ToolCallRecord, Trace
@@ -31,6 +30,7 @@ from .values import (
     amount,
     as_dict,
     esc,
+    finite,
     format_ms,
     format_time,
     nice_max,
@@ -479,5 +479,5 @@ def _duration_ms(trace: Trace) -> float:
 
 
 def _cost(trace: Trace) -> str:
-    cost: Any = trace.metadata.get("cost_usd")
-    return f"${cost:,.4f}" if isinstance(cost, int | float) else "unknown"
+    cost = finite(trace.metadata.get("cost_usd")) if isinstance(trace.metadata, dict) else None
+    return "unknown" if cost is None else f"${cost:,.4f}"
