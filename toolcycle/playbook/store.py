@@ -10,6 +10,10 @@ inverted index. Every write bumps a version counter inside its transaction and s
 it wrote, so a lookup is one tiny ``SELECT`` of the counters, a fetch of the rows changed since
 (usually none) and a scan of the posting lists of the task's words in the task's domain.
 ``bench/learning.py --retrieval`` measures it at 10k strategies.
+
+Strategies and pending patterns are distilled from traces (a task's keywords are words of its
+user prompt; a model reflector writes advice), so they are redacted like traces before they
+are written (:mod:`toolcycle.tracing.redaction`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from .._sqlite import create_schema, use_wal
+from ..tracing.redaction import Redactor
 from .strategy import Strategy, keywords
+
+#: Secrets out of what a playbook file keeps (the trace store's defaults).
+_REDACTOR = Redactor()
 
 
 @dataclass(slots=True, frozen=True)
@@ -231,7 +239,7 @@ class SQLitePlaybookStore(PlaybookStore):
         return [Strategy.from_dict(json.loads(r[0])) for r in rows]
 
     def put(self, strategies: Iterable[Strategy]) -> None:
-        rows = [(s.id, s.domain, s.status, s.updated_at, json.dumps(s.to_dict()))
+        rows = [(s.id, s.domain, s.status, s.updated_at, _REDACTOR.dumps(s.to_dict()))
                 for s in strategies]
         if not rows:
             return
@@ -262,7 +270,7 @@ class SQLitePlaybookStore(PlaybookStore):
             conn.execute(
                 "INSERT INTO candidates(key, domain, data) VALUES (?, ?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET data = excluded.data",
-                (key, domain, json.dumps(data)),
+                (key, domain, _REDACTOR.dumps(data)),
             )
 
     def delete_candidate(self, key: str) -> None:

@@ -5,19 +5,28 @@ tool echoed back or a user pasted into a prompt. A trace file outlives the run a
 (``toolcycle trace html`` pages land in bug reports), so secrets are removed *before* anything is
 written, not when it is displayed. Patterns are plain regular expressions so a team can add its
 own token formats.
+
+What is redacted (tests/security/test_redaction.py): the value, of any type, of a key named like
+a secret in any naming style (``api_key``, ``apiKey``, ``x-api-key``, ``clientSecret``,
+``refresh_token``, ...), also inside strings that hold JSON (tool results are stored as JSON
+text); secret-named assignments in free text (``KEY=value``, ``password: x``, the raw text of
+arguments that were not valid JSON); and values that look like secrets wherever they are
+(provider keys, bearer and Basic credentials, JWTs, PEM private keys, passwords in URLs). A
+secret with no recognisable name or shape (a bare random string) cannot be told from data.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 REDACTED = "[REDACTED]"
 
 #: Default secret formats. Each pattern matches the secret itself (a ``secret`` group, when
-#: present, limits the replacement to that group so that e.g. ``Bearer`` stays readable).
+#: present, limits the replacement to that group so that e.g. ``Bearer`` stays readable). They
+#: run on the JSON text the store writes, where a quote inside a string reads ``\"``.
 DEFAULT_PATTERNS: tuple[str, ...] = (
     # Anthropic (sk-ant-...), OpenAI (sk-..., sk-proj-...) and look-alikes.
     r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}",
@@ -34,35 +43,82 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]+=*)",
     # JSON Web Tokens.
     r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    # Stripe secret and restricted keys.
+    r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+    # Hugging Face tokens.
+    r"\bhf_[A-Za-z0-9]{30,}\b",
+    # PEM private keys, the whole block (its newlines are ``\n`` escapes in JSON text).
+    r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
+    # HTTP Basic credentials (base64 with a digit or + / =, so "basic understanding" stays).
+    r"(?i)\bbasic\s+(?P<secret>(?=[A-Za-z0-9+/]*[0-9+/])[A-Za-z0-9+/]{8,}={0,2})",
+    # A password in a URL: scheme://user:password@host.
+    r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@\"'\\]+:(?P<secret>[^\s/@\"'\\]+)@",
+    # A secret-named assignment in free text: KEY=value env dumps, query strings,
+    # "password: x", a Python dict's repr and JSON too malformed to parse ({"api_key": "x",).
+    # A quoted value is taken up to its quote, a bare one up to a separator; Bearer and Basic
+    # credentials are left to their own patterns, which keep the scheme readable.
+    r"(?i)(?:api[_\-]?key|secret|passw(?:or)?d|passphrase|token|authorization|credentials?"
+    r"|private[_\-]?key|access[_\-]?key)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"
+    r"(?!(?:bearer|basic)\s)(?P<secret>(?<=[\"'])[^\"'\\]+|[^\s\"'\\,;&}\]]+)",
 )
 
-#: How a JSON key matched by DEFAULT_SECRET_KEYS ends in the serialized text (lower case).
-_DEFAULT_KEY_HINTS = ('key"', 'secret"', 'password"', 'passwd"', 'token"', 'authorization"')
+#: The words a secret-named key or assignment ends with (lower case), for the cheap pre-checks.
+_KEY_WORDS = ("key", "secret", "password", "passwd", "passphrase", "token", "authorization",
+              "auth", "bearer", "credential", "credentials", "cookie")
+
+#: The text reversed, a ``:`` or ``=``, then quotes or spaces, then a secret word reversed:
+#: the regex engine skips to the next operator in C, and the words are tried only there.
+_REVERSED_NAME = re.compile(
+    "[:=][\\s\"'\\\\]{0,6}(?:" + "|".join(re.escape(w[::-1]) for w in _KEY_WORDS) + ")"
+)
+
+
+def _names_a_secret(lowered: str) -> bool:
+    """Whether a word that ends a secret name comes right before a ``:`` or ``=`` (quotes and
+    spaces between allowed): a JSON key (``"api_key": ``, ``\\"accessToken\\": `` nested in a
+    string), an assignment or a header line. ``"input_tokens": `` does not count.
+
+    The gate of the key walk and of the assignment pattern: one search of the reversed text,
+    much cheaper than a substring test per word and quoting style, or a pattern that tries
+    every word at every character.
+    """
+    return _REVERSED_NAME.search(lowered[::-1]) is not None
+
 
 #: Literal prefixes (lower case) whose presence lets a default pattern run at all.
-_HINTS: dict[str, tuple[str, ...]] = dict(
+_HINTS: dict[str, tuple[str, ...] | Callable[[str], bool]] = dict(
     zip(
         DEFAULT_PATTERNS,
         [("sk-",), ("akia", "asia"), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), ("github_pat_",),
-         ("aiza",), ("xox",), ("bearer",), ("eyj",)],
+         ("aiza",), ("xox",), ("bearer",), ("eyj",), ("k_live_", "k_test_"), ("hf_",),
+         ("private key-----",), ("basic",), ("://",), _names_a_secret],
         strict=True,
     )
 )
 
-#: Mapping keys whose *values* are secrets whatever they look like (tool arguments, metadata).
+#: Mapping keys whose *values* (of any type: a number, a list, a dict) are secrets whatever
+#: they look like. Searched in the key and in the key lower-cased with every character but
+#: letters and digits removed, so accessToken, access-token, ACCESS_TOKEN, x-api-key and
+#: clientSecret all match while input_tokens does not.
 DEFAULT_SECRET_KEYS = (
-    r"(?i)^(?:.*[_\-])?(?:api[_\-]?key|secret|password|passwd|token|authorization)$"
+    r"(?i)(?:api_?key|secret|secret_?key|password|passwd|passphrase|token|authorization|auth"
+    r"|bearer|private_?key|access_?key|credentials?|cookie)$"
 )
+
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
 
 class Redactor:
     """Replace secrets in strings and in nested JSON-like data.
 
     ``patterns`` replaces the defaults; ``extra_patterns`` adds to them. ``secret_keys`` is a
-    regex over mapping keys whose string values are always redacted (``None`` disables it).
+    regex searched in mapping keys (as written, and normalised as :data:`DEFAULT_SECRET_KEYS`
+    says) whose values are always redacted whatever their type (``None`` disables it). Strings
+    that hold a JSON object or array (tool results are stored as JSON text) are parsed and
+    their keys checked the same way.
     """
 
-    __slots__ = ("_key_hints", "_key_regex", "_passes")
+    __slots__ = ("_gated", "_key_regex", "_passes")
 
     def __init__(
         self,
@@ -77,13 +133,15 @@ class Redactor:
         # substring test on the lowered text finds its literal prefix.
         self._passes = [(re.compile(p), _HINTS.get(p)) for p in chosen]
         self._key_regex = re.compile(secret_keys) if secret_keys else None
-        self._key_hints = _DEFAULT_KEY_HINTS if secret_keys == DEFAULT_SECRET_KEYS else None
+        self._gated = secret_keys == DEFAULT_SECRET_KEYS
 
     def text(self, value: str) -> str:
         """Return ``value`` with every secret replaced by ``[REDACTED]``."""
         lowered = value.lower()
         for regex, hints in self._passes:
-            if hints is None or any(h in lowered for h in hints):
+            if hints is None or (
+                hints(lowered) if callable(hints) else any(h in lowered for h in hints)
+            ):
                 value = regex.sub(_replacement, value)
         return value
 
@@ -95,9 +153,7 @@ class Redactor:
         text holds a key that could be one (with the default ``secret_keys``; always otherwise).
         """
         text = json.dumps(value, ensure_ascii=False, default=str)
-        if self._key_regex is not None and (
-            self._key_hints is None or any(h in text.lower() for h in self._key_hints)
-        ):
+        if self._may_hold_secret_keys(text):
             text = json.dumps(self._redact_keys(value), ensure_ascii=False, default=str)
         return self.text(text)
 
@@ -105,11 +161,17 @@ class Redactor:
         """Redact every string inside dicts, lists and tuples (a new structure is returned)."""
         return self._walk(value, strings=True)
 
+    def _may_hold_secret_keys(self, text: str) -> bool:
+        if self._key_regex is None:
+            return False
+        return not self._gated or _names_a_secret(text.lower())
+
     def _redact_keys(self, value: Any) -> Any:
         return self._walk(value, strings=False)
 
     def _walk(self, value: Any, strings: bool) -> Any:
         if isinstance(value, str):
+            value = self._nested_json(value, strings)
             return self.text(value) if strings else value
         if isinstance(value, dict):
             return {
@@ -120,13 +182,30 @@ class Redactor:
             return [self._walk(item, strings) for item in value]
         return value
 
+    def _nested_json(self, value: str, strings: bool) -> str:
+        """A string holding a JSON object or array, with its secret-named keys redacted.
+
+        Returned unchanged (same formatting) when it is not JSON or nothing in it is secret.
+        """
+        if value[:1] not in ("{", "[") and value.lstrip()[:1] not in ("{", "["):
+            return value
+        if not self._may_hold_secret_keys(value):
+            return value
+        try:
+            parsed = json.loads(value)
+        except ValueError:  # not JSON: the text patterns still see it
+            return value
+        redacted = self._walk(parsed, strings)
+        if redacted == parsed:
+            return value
+        return json.dumps(redacted, ensure_ascii=False, default=str)
+
     def _is_secret(self, key: object, item: object) -> bool:
+        if self._key_regex is None or not isinstance(key, str) or item is None or item == "":
+            return False
         return (
-            self._key_regex is not None
-            and isinstance(key, str)
-            and isinstance(item, str)
-            and bool(item)
-            and self._key_regex.match(key) is not None
+            self._key_regex.search(key) is not None
+            or self._key_regex.search(_NOT_ALNUM.sub("", key.lower())) is not None
         )
 
 

@@ -198,8 +198,8 @@ class TraceStore:
             " writer_host = excluded.writer_host, header = excluded.header",
             (
                 trace.run_id,
-                trace.agent_name,
-                trace.model_name,
+                self._column(trace.agent_name),
+                self._column(trace.model_name),
                 trace.status,
                 trace.started_at,
                 trace.ended_at,
@@ -207,8 +207,8 @@ class TraceStore:
                 len(trace.steps),
                 usage.input_tokens,
                 usage.output_tokens,
-                termination.get("reason"),
-                error.get("code"),
+                self._column(termination.get("reason")),
+                self._column(error.get("code")),
                 self._pid,
                 self._host,
                 self._dumps(header),
@@ -222,6 +222,13 @@ class TraceStore:
         self._conn.executemany(
             "INSERT OR REPLACE INTO steps (run_id, position, data) VALUES (?, ?, ?)", rows
         )
+
+    def _column(self, value: Any) -> Any:
+        """A plain column copied from the trace, redacted like the JSON beside it (a model
+        name may be a URL with a password in it)."""
+        if self.redactor is not None and isinstance(value, str):
+            return self.redactor.text(value)
+        return value
 
     def _dumps(self, data: dict[str, Any]) -> str:
         if self.redactor is not None:
