@@ -353,6 +353,58 @@ def compile_validator(schema: dict[str, Any]) -> Any:
     return jsonschema_rs_module().validator_for(schema, retriever=_refuse_retrieval)
 
 
+def schema_problems(schema: Any) -> list[str]:
+    """Every reason ``schema`` cannot be used, for any JSON Schema that comes from outside
+    (tool parameters, result and output schemas in specs, imported tool lists).
+
+    The one check every untrusted schema goes through, so that none is ever compiled by a
+    validator that fetches: it must be valid against its meta-schema, each ``$ref`` must
+    resolve inside it, and it must compile with :func:`compile_validator` (whose retrieval
+    refuses every URI: http, https, file, relative paths, unknown schemes).
+    """
+    if not isinstance(schema, dict):
+        return [f"must be a JSON Schema object, got {type(schema).__name__}"]
+    try:
+        check_meta(schema)
+    except Exception as exc:  # invalid, or a schema the validator cannot even read
+        return [f"not a valid JSON Schema: {_first_line(exc)}"]
+    problems = reference_problems(schema)
+    if not problems:
+        try:
+            compile_validator(schema)
+        except Exception as exc:
+            problems.append(f"cannot be compiled: {_first_line(exc)}")
+    return problems
+
+
+def accepts(schema: dict[str, Any], value: Any) -> bool:
+    """Whether ``value`` fits ``schema``, compiled without fetching; ``False`` when the schema
+    cannot be compiled (jsonschema_rs's own ``is_valid`` would fetch remote references)."""
+    try:
+        return bool(compile_validator(schema).is_valid(value))
+    except Exception:  # a schema that cannot compile, or a value that is not JSON
+        return False
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def check_meta(schema: dict[str, Any]) -> None:
+    """Validate ``schema`` against its meta-schema; raises when it is not a JSON Schema.
+
+    jsonschema_rs's plain ``meta.validate`` fetches a ``$schema`` it does not bundle (a
+    request to any URL the schema names); the registry given here refuses that retrieval.
+    """
+    jsonschema_rs_module().meta.validate(schema, registry=_refusing_registry())
+
+
+@functools.cache
+def _refusing_registry() -> Any:
+    return jsonschema_rs_module().Registry([], retriever=_refuse_retrieval)
+
+
 def _refuse_retrieval(uri: str) -> Any:
     raise ValueError(f"{uri} is outside the schema; remote references are never fetched")
 

@@ -24,10 +24,10 @@ from ._tool_schema import TOOL_NAME_PATTERN as TOOL_NAME_PATTERN  # re-exported:
 from ._tool_schema import (
     ArgumentsAdapter,
     adapter_for,
+    check_meta,
     compile_validator,
     context_param_of,
     describe_error,
-    jsonschema_rs_module,
     load_pydantic,
     reference_problems,
     schema_from_function,
@@ -409,7 +409,7 @@ def _spec_problems(
         problems.append("parameters must be a JSON Schema of type 'object'")
     elif check_schema:
         try:
-            jsonschema_rs_module().meta.validate(spec.parameters)
+            check_meta(spec.parameters)  # a remote $schema is refused, not fetched
         except Exception as exc:  # invalid, or a schema the validator cannot even read
             problems.append(f"parameters are not a valid JSON Schema: {exc}")
         else:

@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import jsonschema_rs
 import pydantic
 
+from .._tool_schema import compile_validator, schema_problems
 from ..errors import ConfigurationError
 from ..errors import SpecError as SpecError  # defined in errors.py (the tree); importable here
 from ..limits import Limits
@@ -220,17 +220,18 @@ class AgentSpec:
             field = "parameters" if where.gram else _key("parameters")
             for label, schema in (("parameters", tool.parameters),
                                   ("result_schema", tool.result_schema)):
-                if schema is not None and not _valid_schema(schema):
-                    raise where.error(
-                        f"tool {tool.name!r}: {label} is not a valid JSON Schema", *needles, field
-                    )
+                problems = [] if schema is None else schema_problems(schema)
+                if problems:
+                    raise where.error(f"tool {tool.name!r}: {label} {_unusable(problems)}",
+                                      *needles, field)
             if tool.parameters.get("type") != "object":
                 raise where.error(
                     f"tool {tool.name!r}: parameters must be a JSON Schema of type 'object'",
                     *needles, field,
                 )
-        if self.output_schema is not None and not _valid_schema(self.output_schema):
-            raise where.error("output_schema is not a valid JSON Schema", r"\boutput")
+        problems = [] if self.output_schema is None else schema_problems(self.output_schema)
+        if problems:
+            raise where.error(f"output_schema {_unusable(problems)}", r"\boutput")
 
 
 FORMATS[".json"] = SpecFormat(AgentSpec.from_json, AgentSpec.to_json)
@@ -262,7 +263,10 @@ def output_type(schema: dict[str, Any]) -> Any:
     The output tool shows the model exactly ``schema``; arguments are checked by the same
     JSON Schema validator as tool arguments and the output is the plain JSON value.
     """
-    validator = jsonschema_rs.validator_for(schema)
+    problems = schema_problems(schema)  # untrusted: a $ref is refused here, never fetched
+    if problems:
+        raise ConfigurationError(problems, subject="output schema")
+    validator = compile_validator(schema)
 
     def check(value: Any) -> Any:
         errors = [
@@ -394,9 +398,7 @@ def _tool(item: Any, index: int, where: Locator) -> ToolSpec:
     return ToolSpec(name, description, parameters, result)
 
 
-def _valid_schema(schema: dict[str, Any]) -> bool:
-    try:
-        jsonschema_rs.meta.validate(schema)
-    except Exception:  # invalid, or unreadable by the validator
-        return False
-    return True
+def _unusable(problems: list[str]) -> str:
+    """Why a schema from the file cannot be used: invalid, or a ``$ref`` that would have to
+    be fetched or points to nothing (spec files are untrusted; nothing is ever fetched)."""
+    return f"is not a valid JSON Schema: {'; '.join(problems)}"

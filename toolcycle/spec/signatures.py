@@ -31,8 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema_rs
-
+from .._tool_schema import compile_validator
 from . import gram_syntax as gram
 from .gram_syntax import Document, GramError, RawPattern
 
@@ -326,7 +325,7 @@ def _expression_schema(expression: Any, where: _Where) -> dict[str, Any]:
 
 def _check_default(schema: dict[str, Any], default: Any, where: _Where) -> None:
     try:
-        valid = jsonschema_rs.validator_for(schema).is_valid(default)
+        valid = compile_validator(schema).is_valid(default)  # never fetches a $ref
     except Exception:  # a schema the validator cannot compile is not this check's subject
         return
     if not valid:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..._tool_schema import schema_problems
 from ...errors import ConfigurationError
 from ...tools import ToolSpec
 from .names import OPENAI_NAMES, NameMap, NamePolicy
@@ -120,4 +121,10 @@ def _schema_problems(name: str, parameters: Any, result: Any) -> list[str]:
         found.append(f"tool {name!r}: the parameters schema must be of type 'object'")
     if result is not None and not isinstance(result, dict):
         found.append(f"tool {name!r}: the output schema must be an object")
+        result = None
+    # Imported lists are untrusted: each schema is checked with the refusing compiler, so a
+    # $ref to a URL or a file is a problem reported here and is never fetched.
+    for label, schema in (("parameters", parameters), ("output schema", result)):
+        if schema is not None:
+            found.extend(f"tool {name!r}: {label}: {p}" for p in schema_problems(schema))
     return found

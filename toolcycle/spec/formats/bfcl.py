@@ -45,8 +45,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import jsonschema_rs
-
+from ..._tool_schema import accepts, schema_problems
 from ...errors import ConfigurationError
 from ...tools import ToolSpec
 from ._common import tool_items
@@ -161,6 +160,8 @@ def import_function(
     schema.setdefault("properties", {})
     if closed:
         schema["additionalProperties"] = False
+    if not problems:  # untrusted: a $ref outside the schema is refused here, never fetched
+        problems.extend(f"parameters: {p}" for p in schema_problems(schema))
     if problems:
         raise ConfigurationError(problems, subject=f"BFCL function {bfcl_name!r}")
     description = doc.get("description", "")
@@ -268,7 +269,7 @@ def _convert(
     _resolve_required(node, out)
     if "default" in node:
         default = node["default"]
-        if _accepts(out, default):
+        if accepts(out, default):
             out["default"] = copy.deepcopy(default)
         else:
             dropped[pointer] = copy.deepcopy(default)
@@ -347,13 +348,6 @@ def _truthy(flag: Any) -> bool:
     if isinstance(flag, str):
         return flag.strip().lower() in _TRUE_WORDS
     return False
-
-
-def _accepts(schema: dict[str, Any], value: Any) -> bool:
-    try:
-        return bool(jsonschema_rs.is_valid(schema, value))
-    except Exception:  # a value the validator cannot even read (e.g. not JSON)
-        return False
 
 
 def _same_json(left: Any, right: Any) -> bool:
