@@ -11,7 +11,9 @@ on), markup must show literally, and no command may crash.
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -221,3 +223,33 @@ def test_demo_neutralises(
     run_demo("scripted", out=sys.stdout)
     out, err = capsys.readouterr()
     assert_neutral(out + err, payload)
+
+
+def craft_numbers(db: str, payload: str) -> None:
+    """Put the payload where numbers belong (a crafted or corrupted traces.db, as in rel-04)."""
+    with sqlite3.connect(db) as conn:
+        for position, data in conn.execute("SELECT position, data FROM steps").fetchall():
+            step = json.loads(data)
+            step.update(iteration=payload, attempt=payload, model_ms=payload, tools_ms=payload)
+            step["usage"] = {"input_tokens": payload, "output_tokens": payload}
+            for record in step["tool_calls"]:
+                record.update(duration_ms=payload, iteration=payload, attempt=payload)
+            conn.execute("UPDATE steps SET data = ? WHERE position = ?",
+                         (json.dumps(step), position))
+        conn.execute("UPDATE runs SET iterations = ?, input_tokens = ?, output_tokens = ?,"
+                     " started_at = ?, ended_at = ?", (payload,) * 5)
+    conn.close()
+
+
+@pytest.mark.parametrize("argv", [["show", "run-hostile"], ["list"], ["list", "--json"],
+                                  ["export", "--all"]], ids=" ".join)
+def test_crafted_numbers_neither_crash_nor_inject(
+    argv: list[str], trace_db: str, payload: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    craft_numbers(trace_db, payload)
+    code = main(["trace", *argv, "--db", trace_db])  # an exception here fails the test
+    out, err = capsys.readouterr()
+    assert code in (0, 1)
+    if argv[0] == "show" and code == 1:
+        assert "cannot be read" in err  # one line saying so
+    assert_neutral(out + err, "")

@@ -25,6 +25,7 @@ from ..tracing.html import format_ms, format_time, render_comparison_html, rende
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace
 from ..tracing.trace import _clip as _clip
+from ..tracing.values import finite, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -98,6 +99,10 @@ def _load(store: TraceStore, run_id: str) -> Trace | None:
     except KeyError as exc:
         print(f"toolcycle trace: {exc.args[0]}", file=sys.stderr)
         return None
+    except (TypeError, ValueError, AttributeError) as exc:  # a crafted or corrupt row
+        print(terminal_safe(f"toolcycle trace: run {run_id!r} in {store.path} cannot be read: "
+                            f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+        return None
     if trace is None:
         print(f"toolcycle trace: no run {run_id!r} in {store.path}", file=sys.stderr)
     return trace
@@ -116,7 +121,7 @@ def _list(args: argparse.Namespace) -> int:
             return 2
     if args.json:
         for row in rows:
-            print(json.dumps({**_summary_dict(row), "duration_ms": row.duration_ms}))
+            print(json.dumps({**_summary_dict(row), "duration_ms": _span_ms(row)}, default=str))
         return 0
     console = _console(no_color=False)  # first: it explains a missing rich
     from rich.table import Table
@@ -130,8 +135,8 @@ def _list(args: argparse.Namespace) -> int:
     for row in rows:
         cells = (
             row.run_id, row.agent_name, row.status, format_time(row.started_at)[:16],
-            str(row.iterations), f"{row.input_tokens:,}/{row.output_tokens:,}",
-            "-" if row.duration_ms is None else format_ms(row.duration_ms),
+            str(row.iterations), f"{tally(row.input_tokens)}/{tally(row.output_tokens)}",
+            "-" if row.ended_at is None else format_ms(_span_ms(row)),
             row.termination_reason or row.error_code or "-",
         )
         # Text cells: a name like "billing[/x]" is shown as written, not parsed as markup
@@ -244,7 +249,7 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         ("  status ", "dim"), (safe(trace.status), STATUS_STYLES.get(trace.status, "")),
     )
     console.print(head)
-    ended = format_ms(trace.duration_ms) if trace.ended_at is not None else "no end recorded"
+    ended = format_ms(_span_ms(trace)) if trace.ended_at is not None else "no end recorded"
     console.print(Text(f"started {format_time(trace.started_at)} · {ended}", style="dim"))
     if trace.user_prompt:
         console.print(Text.assemble(("user: ", "bold"), _shown(trace.user_prompt, max_chars)))
@@ -278,8 +283,8 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
     cost = trace.metadata.get("cost_usd")
     console.print(Text(
         f"usage: {u.requests} requests · {u.tool_calls} tool calls · tokens in "
-        f"{u.input_tokens:,} / out {u.output_tokens:,} · cache read {u.cache_read_tokens:,} / "
-        f"write {u.cache_write_tokens:,}"
+        f"{tally(u.input_tokens)} / out {tally(u.output_tokens)} · cache read "
+        f"{tally(u.cache_read_tokens)} / write {tally(u.cache_write_tokens)}"
         + (f" · cost ${cost:,.4f}" if isinstance(cost, int | float) else ""),
         style="dim",
     ))
@@ -297,7 +302,7 @@ def _print_step(step: Step, console: Console, max_chars: int) -> None:
         title.append(" forced final answer", style="yellow")
     title.append(
         f"  model {format_ms(step.model_ms)} · tools {format_ms(step.tools_ms)} · tokens in "
-        f"{step.usage.input_tokens:,} / out {step.usage.output_tokens:,}",
+        f"{tally(step.usage.input_tokens)} / out {tally(step.usage.output_tokens)}",
         style="dim",
     )
     console.print(title)
@@ -342,6 +347,12 @@ def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _span_ms(run: Trace | TraceSummary) -> float | None:
+    """A run's duration, or None when a crafted store holds no numbers for its times."""
+    start, end = finite(run.started_at), finite(run.ended_at)
+    return None if start is None or end is None else (end - start) * 1000.0
 
 
 def _shown(text: object, max_chars: int) -> str:
