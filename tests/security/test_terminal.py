@@ -11,6 +11,7 @@ on), markup must show literally, and no command may crash.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sqlite3
@@ -253,3 +254,24 @@ def test_crafted_numbers_neither_crash_nor_inject(
     if argv[0] == "show" and code == 1:
         assert "cannot be read" in err  # one line saying so
     assert_neutral(out + err, "")
+
+
+class _Terminal(io.StringIO):
+    """A stdout that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("to", ["gram", "json"])
+def test_spec_convert_to_a_terminal_neutralises(
+    to: str, tmp_path: Path, payload: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spec's text is untrusted too; gram cannot escape controls, so a terminal gets escapes."""
+    spec = tmp_path / "agent.json"
+    spec.write_text(json.dumps({"spec_version": 1, "name": "a", "instructions": payload,
+                                "description": payload}), encoding="utf-8")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    assert main(["spec", "convert", str(spec), "--to", to]) == 0
+    assert_neutral(terminal.getvalue(), "")

@@ -87,7 +87,7 @@ def _convert(args: argparse.Namespace) -> int:
         spec.dump(args.output)
         return 0
     target = args.to or ("json" if Path(args.spec).suffix == ".gram" else "gram")
-    sys.stdout.write(json_safe(spec.to_json()) if target == "json" else spec.to_gram())
+    _write_spec(json_safe(spec.to_json()) if target == "json" else spec.to_gram())
     return 0
 
 
@@ -107,8 +107,14 @@ def _import(args: argparse.Namespace) -> int:
     if args.output:
         spec.dump(args.output)
     else:
-        sys.stdout.write(spec.to_gram())
+        _write_spec(spec.to_gram())
     return 0
+
+
+def _write_spec(text: str) -> None:
+    """Print a spec. Gram strings have no escape for control characters, so a terminal gets
+    them as visible escapes; a pipe or file gets the spec exactly (it may be read back)."""
+    sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
 
 
 @guarded
