@@ -12,16 +12,20 @@ handful of read-only pragmas). Writes, DDL, ``ATTACH`` (and so ``VACUUM INTO``),
 assignments, the functions that reach outside the database (``load_extension``, and
 ``fts3_tokenizer``, which reads and sets raw C pointers) and more than one statement per call
 are rejected with a :class:`ReadOnlyViolation` naming what was refused; the agent loop turns it
-into an error observation the model can read and correct. A progress handler bounds each
-query's time, results are capped in rows, and every string or blob a query builds is capped in
-bytes (``printf('%.*c', 900000000, 'x')`` would otherwise allocate a gigabyte).
+into an error observation the model can read and correct.
+
+Resources are capped per query (rel-06; :mod:`toolcycle.rag._sql_guard` says how): time (a
+deadline checked every 100 VM instructions, and guarded versions of the functions that can
+spend seconds in one instruction), the size of every string or blob a query builds
+(``SQLITE_LIMIT_LENGTH``: ``printf('%.*c', 900000000, 'x')`` would otherwise allocate a
+gigabyte), the temporary files a sort or ``GROUP BY`` spills, and the result, in rows and in
+bytes.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +33,7 @@ from typing import Any
 
 from ..errors import ToolcycleError
 from ..tools import Tool
+from ._sql_guard import QueryGuard
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,40}$")
 
@@ -87,7 +92,11 @@ class SQLiteDatabase:
     holds, in words for the model; ``max_rows``: rows returned per query (more are flagged as
     truncated); ``timeout``: seconds a query may run before it is interrupted;
     ``max_value_bytes``: the largest string, blob or row a query may read or build (SQLite's
-    ``SQLITE_LIMIT_LENGTH``; it bounds the memory one call can take).
+    ``SQLITE_LIMIT_LENGTH``; it bounds the memory one call can take); ``max_temp_bytes``: the
+    temporary-file space a query may fill (sorts, ``DISTINCT``, ``GROUP BY``; enforced where
+    ``/proc/self/fd`` exists, i.e. Linux); ``max_result_bytes``: the size of the rows returned
+    (characters of text, bytes of blobs, 8 per number): later rows are dropped and the result
+    is flagged as truncated.
     """
 
     def __init__(
@@ -99,6 +108,8 @@ class SQLiteDatabase:
         max_rows: int = 100,
         timeout: float = 5.0,
         max_value_bytes: int = 1_000_000,
+        max_temp_bytes: int = 100_000_000,
+        max_result_bytes: int = 2_000_000,
     ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
@@ -113,11 +124,14 @@ class SQLiteDatabase:
             raise ValueError(f"max_rows must be a positive integer, got {max_rows!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
-        if (isinstance(max_value_bytes, bool) or not isinstance(max_value_bytes, int)
-                or max_value_bytes < 1):
-            raise ValueError(
-                f"max_value_bytes must be a positive integer, got {max_value_bytes!r}")
+        for label, value in (("max_value_bytes", max_value_bytes),
+                             ("max_temp_bytes", max_temp_bytes),
+                             ("max_result_bytes", max_result_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be a positive integer, got {value!r}")
         self.max_value_bytes = max_value_bytes
+        self.max_temp_bytes = max_temp_bytes
+        self.max_result_bytes = max_result_bytes
         self.description = description
         self.max_rows = max_rows
         self.timeout = timeout
@@ -139,10 +153,12 @@ class SQLiteDatabase:
             raise ReadOnlyViolation("the query is empty; send one SELECT statement")
         refused: list[str] = []
         conn = self._connect(refused)
+        guard = QueryGuard(conn, sql, timeout=self.timeout, max_value_bytes=self.max_value_bytes,
+                           max_temp_bytes=self.max_temp_bytes, errors=self._stopped)
         try:
             cursor = conn.execute(sql, params)
             columns = [d[0] for d in cursor.description or ()]
-            rows = cursor.fetchmany(self.max_rows + 1)
+            rows, truncated = self._fetch(cursor)
         except sqlite3.ProgrammingError as exc:
             if "one statement" in str(exc):
                 raise ReadOnlyViolation(
@@ -151,6 +167,8 @@ class SQLiteDatabase:
                 ) from None
             raise
         except sqlite3.DatabaseError as exc:
+            if guard.stop is not None:
+                raise guard.stop from None
             if refused:
                 raise ReadOnlyViolation(
                     f"database {self.name!r} is read-only: {refused[0]} is not allowed; "
@@ -161,15 +179,47 @@ class SQLiteDatabase:
                     f"query on {self.name!r} ran longer than {self.timeout} s and was stopped"
                 ) from None
             if "too big" in str(exc):
-                raise ValueError(
-                    f"a string or blob in this query is larger than {self.max_value_bytes} "
-                    "bytes; select less (substr(), length()) instead"
-                ) from None
+                raise self._stopped("too big", self.max_value_bytes) from None
             raise
         finally:
+            guard.close()
             conn.close()
-        truncated = len(rows) > self.max_rows
-        return QueryResult(columns, [list(r) for r in rows[: self.max_rows]], truncated)
+        return QueryResult(columns, rows, truncated)
+
+    def _fetch(self, cursor: sqlite3.Cursor) -> tuple[list[list[Any]], bool]:
+        """Up to ``max_rows`` rows and ``max_result_bytes`` in all; whether more were left."""
+        rows: list[list[Any]] = []
+        size = 0
+        for row in iter(cursor.fetchone, None):
+            size += sum(_value_size(value) for value in row)
+            if len(rows) == self.max_rows or size > self.max_result_bytes:
+                if not rows:
+                    raise self._stopped("row", size)
+                return rows, True
+            rows.append(list(row))
+        return rows, False
+
+    def _stopped(self, kind: str, figure: int) -> Exception:
+        """The error the model reads when a cap stopped its query: what, and what to do."""
+        if kind == "timeout":
+            return TimeoutError(
+                f"query on {self.name!r} ran longer than {self.timeout} s and was stopped")
+        if kind == "temp":
+            return ValueError(
+                f"query on {self.name!r} needed more than {self.max_temp_bytes} bytes of "
+                "temporary files (sorting or grouping too much data) and was stopped; filter "
+                "first or sort less")
+        if kind == "row":
+            return ValueError(
+                f"one row of this result is larger than {self.max_result_bytes} bytes; select "
+                "fewer or shorter columns (substr(), length())")
+        if kind.startswith("costly"):
+            return ValueError(
+                f"{kind.removeprefix('costly ')}() on arguments this long would run for "
+                "seconds in one step; use shorter arguments")
+        return ValueError(
+            f"a string or blob in this query is larger than {self.max_value_bytes} "
+            "bytes; select less (substr(), length()) instead")
 
     def as_tool(self) -> Tool[Any]:
         """The ``query_<name>`` tool: its description holds the schema; errors go to the model."""
@@ -220,9 +270,12 @@ class SQLiteDatabase:
             return sqlite3.SQLITE_DENY
 
         conn.set_authorizer(authorize)
-        deadline = time.monotonic() + self.timeout
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         return conn
+
+
+def _value_size(value: Any) -> int:
+    """What one value adds to a result: characters of text, bytes of a blob, 8 otherwise."""
+    return len(value) if isinstance(value, str | bytes) else 8
 
 
 def sql_tools(
