@@ -246,21 +246,28 @@ def _shown(value: Any) -> str:
 
 
 class Recorder(Protocol):
-    """What the emitter tells first about every event: the run's trace builder."""
+    """What the emitter tells first about every event: the run's trace builder.
 
-    def record(self, event: Event) -> None: ...
+    ``handlers`` maps a hook to the function that records its events, called as
+    ``handler(recorder, event)``: the emitter looks it up itself, which saves a call per event.
+    """
+
+    @property
+    def handlers(self) -> Mapping[str, Callable[[Any, Any], None]]: ...
 
 
 class Emitter:
     """Delivers events of one run to its recorder, then its callbacks and, when streaming, a
     sink. The recorder hears each event first, so a callback reads a trace that includes it."""
 
-    __slots__ = ("_by_hook", "_record", "_sink", "errors")
+    __slots__ = ("_by_hook", "_handlers", "_recorder", "_sink", "errors")
 
     def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None,
                  recorder: Recorder | None = None) -> None:
         self._by_hook = callbacks.by_hook
-        self._record = None if recorder is None else recorder.record
+        self._recorder = recorder
+        self._handlers: Mapping[str, Callable[[Any, Any], None]] = (
+            {} if recorder is None else recorder.handlers)
         self._sink = sink
         self.errors: list[CallbackError] = []
 
@@ -269,8 +276,10 @@ class Emitter:
         await self.emit(event, recorded=True)
 
     async def emit(self, event: Event, recorded: bool = False) -> None:
-        if self._record is not None and not recorded:
-            self._record(event)
+        if not recorded:
+            handler = self._handlers.get(event.hook)
+            if handler is not None:
+                handler(self._recorder, event)
         if self._sink is not None:
             self._sink(event)
         funcs = self._by_hook.get(event.hook)

@@ -62,14 +62,17 @@ class TraceBuilder:
         self._open: dict[str, ToolCallRecord] = {}  # call id -> record awaiting its result
         self._tools_started = 0.0
 
-    def record(self, event: Event) -> None:
-        """Record ``event`` (events that change nothing in the trace cost one lookup). The
-        engine's emitter calls this before the callbacks see the event."""
+    def apply(self, event: Event) -> None:
+        """Record ``event`` (events that change nothing in the trace cost one lookup)."""
         handler = _HANDLERS.get(event.hook)
         if handler is not None:
             handler(self, event)
 
-    apply = record
+    @property
+    def handlers(self) -> dict[str, Callable[[TraceBuilder, Any], None]]:
+        """Hook -> recording method, for the engine's emitter, which calls it before the
+        callbacks see the event (:class:`toolcycle.events.Recorder`)."""
+        return _HANDLERS
 
     # -- lifecycle, called by the engine --------------------------------------------------------
 
