@@ -105,6 +105,7 @@ def _record_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
 
 
 async def _drive(s: Scenario) -> Observation:
+    busy_before = idle_threads_busy()
     _LOOP_ERRORS.clear()
     asyncio.get_running_loop().set_exception_handler(_record_loop_error)
     obs = Observation(s)
@@ -200,10 +201,13 @@ async def _drive(s: Scenario) -> Observation:
         timer.join()
     obs.token_cancelled_by = holder["by"] or STOPPED["by"]
     obs.requests_after_cancel = behaviour.requests_after_cancel
+    # Threads busy before this run (a test run earlier in the same process may have left a
+    # sync tool blocking) are not this run's: only the excess counts.
     deadline = time.monotonic() + GRACE_S
-    while (ACTIVE["sync"] or idle_threads_busy()) and time.monotonic() < deadline:
+    while (ACTIVE["sync"] or idle_threads_busy() > busy_before) and time.monotonic() < deadline:
         await asyncio.sleep(0.002)
-    obs.sync_bodies_after, obs.pool_busy_after = ACTIVE["sync"], idle_threads_busy()
+    obs.sync_bodies_after = ACTIVE["sync"]
+    obs.pool_busy_after = max(0, idle_threads_busy() - busy_before)
     if store_path is not None:
         obs.stored_status = _stored_status(store_path, f"fuzz-{s.seed}")
     return obs
@@ -354,7 +358,15 @@ def run_many(seeds: Iterable[int], workers: int = 1) -> list[Report]:
     """Run every seed, in worker processes when ``workers > 1``."""
     seeds = list(seeds)
     if workers <= 1:
-        return [run_seed(seed) for seed in seeds]
+        # run_seed collects garbage after many runs; in a pytest process the heap already holds
+        # every earlier test's objects (the BFCL data among them), which made each collection
+        # ~100 ms. Frozen, they are left out: a collection sees only what the fuzz made.
+        gc.collect()
+        gc.freeze()
+        try:
+            return [run_seed(seed) for seed in seeds]
+        finally:
+            gc.unfreeze()
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers) as pool:
         return list(pool.imap_unordered(run_seed, seeds, chunksize=64))
