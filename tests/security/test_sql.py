@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(),
                                 reason="temporary files are measured (and capped) via /proc")
 
 _WORKER = """
-import json, resource, sys, time
+import json, sys, time
 from toolcycle.rag import SQLiteDatabase
 path, sql, caps = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 db = SQLiteDatabase(path, name="crm", **caps)
@@ -46,7 +46,11 @@ try:
 except Exception as exc:
     outcome = {"error": type(exc).__name__, "message": str(exc)}
 outcome["wall_s"] = time.perf_counter() - start
-outcome["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM, not ru_maxrss: the latter survives exec, so it would report the (large) pytest
+# process this child was forked from.
+with open("/proc/self/status") as status:
+    hwm = next(line for line in status if line.startswith("VmHWM:"))
+outcome["max_rss_mb"] = int(hwm.split()[1]) / 1024
 print(json.dumps(outcome))
 """
 
