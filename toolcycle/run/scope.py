@@ -60,10 +60,6 @@ class Interrupts:
         self._armed = False
         self._fired: Trigger | None = None
 
-    @property
-    def watching(self) -> bool:
-        return self.deadline is not None or self.watching_token
-
     def open(self, timeout: float | None) -> None:
         """Start watching: called once, from the run's task, when the run starts."""
         if timeout is not None:

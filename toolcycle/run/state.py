@@ -78,7 +78,6 @@ class Turn:
     stopped: str | None = None  # why the calls still to come are not executed
 
 
-
 @dataclass(slots=True, eq=False)
 class RunState:
     """The mutable state of one run (see the module docstring)."""
