@@ -189,14 +189,6 @@ class Callbacks:
             resolved._add_source(source, problems)
         return resolved, problems
 
-    @classmethod
-    def resolve(cls, *sources: CallbacksArg) -> Callbacks:
-        """:meth:`collect`, raising ``ValueError`` with every problem listed."""
-        resolved, problems = cls.collect(*sources)
-        if problems:
-            raise ValueError("invalid callbacks: " + "; ".join(problems))
-        return resolved
-
     def _add_source(self, source: CallbacksArg, problems: list[str]) -> None:
         if source is None:
             return

@@ -138,8 +138,7 @@ class Limits:
             return "max_tool_calls"
         if run.deadline is not None and time.monotonic() >= run.deadline:
             return "timeout"
-        if (self.max_input_tokens is not None or self.max_output_tokens is not None
-                or self.max_total_tokens is not None) and self._over_token_budget(run):
+        if self.counts_tokens and self._over_token_budget(run):
             return "token_budget"
         return None
 

@@ -284,3 +284,29 @@ async def test_rel25_a_tool_raising_cancelled_error_is_an_observation() -> None:
     answers = _tool_answers(result.messages)
     assert "CancelledError" in answers["fetch"]
     assert answers["other"] == "fine"
+
+
+async def test_a_tool_cancelling_its_run_stops_the_rest_of_the_turn() -> None:
+    """Without a caller token the run's own token is not raced in flight, but a tool that
+    cancels through ``ctx.cancel_token`` still stops the calls after it (docs/loop.md)."""
+    ran: list[str] = []
+
+    @tool
+    def stop(ctx: RunContext[Any]) -> str:
+        ran.append("stop")
+        ctx.cancel_token.cancel("the tool gave up")
+        return "stopping"
+
+    @tool
+    def after() -> str:
+        ran.append("after")
+        return "ran"
+
+    agent = Agent(ScriptedModel([[call("stop"), call("after")], "never"]), tools=[stop, after])
+    with pytest.raises(Cancelled) as info:
+        await agent.run("go")
+    assert ran == ["stop"]
+    result = info.value.result
+    assert result is not None
+    answers = _tool_answers(result.messages)
+    assert answers["stop"] == "stopping" and answers["after"].startswith("not executed")

@@ -25,7 +25,7 @@ from ..events import Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
-from .scope import LimitHit
+from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .threads import TOOL_THREADS
 
@@ -37,7 +37,10 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
     tools = state.setup.core.tools
     parallel = state.setup.core.parallel_tools
     batch: list[tuple[ToolCall, Tool[Any]]] = []
+    token = state.ctx.cancel_token
     for call in turn.calls:
+        if token.cancelled:  # a tool cancelled the run (its own token is not watched in flight)
+            raise CancelledByToken
         # A repaired name is no tool's, even if a tool happens to be called like the placeholder.
         tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
