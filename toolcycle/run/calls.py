@@ -100,7 +100,7 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
             answer = await state.interrupts.guard(_run_tool(state, tool, call))
         except LimitHit:
             turn.stopped = "timeout"
-            answer = "not completed: the run's timeout was reached while it ran", "run_stopped"
+            answer = _TIMED_OUT
     await _answer(state, turn, call, answer)
 
 
@@ -122,8 +122,7 @@ async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, To
         turn.stopped = "timeout"
         for call, _ in batch:
             if call.id not in turn.answers:
-                _store(turn, call, ("not completed: the run's timeout was reached while it ran",
-                                    "run_stopped"))
+                _store(turn, call, _TIMED_OUT)
     await _report(state, turn)
 
 
@@ -135,8 +134,7 @@ async def _preview(state: RunState, turn: Turn, call: ToolCall) -> None:
             state.output.preview_answer(call, state.ctx))
     except LimitHit:
         turn.stopped = "timeout"
-        answer, value = ("not completed: the run's timeout was reached while it ran",
-                         "run_stopped"), None
+        answer, value = _TIMED_OUT, None
     if value is not None:
         state.last_preview_args = call.arguments
         state.last_output = value
@@ -245,6 +243,10 @@ async def refuse_calls(state: RunState, turn: Turn, reason: str) -> None:
         await _announce(state, turn, call, "refused")
         await _answer(state, turn, call, (reason, "tools_disabled"))
     close_turn(state, turn)
+
+
+#: The answer to a call that was running when the run's deadline passed.
+_TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran", "run_stopped")
 
 
 def _not_executed(stopped: str) -> Answer:

@@ -35,6 +35,7 @@ from ..errors import (
 from ..events import (
     AttemptEnd,
     AttemptStart,
+    CallbackError,
     Event,
     FinalResult,
     IterationStart,
@@ -214,9 +215,7 @@ def _finish(state: RunState, status: str, output: Any, error: AgentError | None)
     if playbook is not None:
         try:
             playbook.observe(state.trace.trace, termination)
-        except Exception as exc:
-            from ..events import CallbackError
-
+        except Exception as exc:  # a failing playbook never breaks the run
             state.emitter.errors.append(CallbackError("playbook.observe", repr(playbook), exc))
 
 
