@@ -9,7 +9,7 @@ an event nobody listens to costs one dictionary lookup.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -248,41 +248,97 @@ class Recorder(Protocol):
     def handlers(self) -> Mapping[str, Callable[[Any, Any], None]]: ...
 
 
+class _Done:
+    """An awaitable that is already finished, shared: what :meth:`Emitter.emit` returns when
+    no callback needs awaiting. ``await`` on it runs no Python code (its ``__await__`` is an
+    empty tuple's iterator), where an ``async def`` would build and run a coroutine per event:
+    four per iteration on the loop's hot path."""
+
+    __slots__ = ()
+    __await__ = ().__iter__
+
+
+DONE: Awaitable[None] = _Done()  # type: ignore[assignment]
+
+
 class Emitter:
     """Delivers events of one run to its recorder, then its callbacks and, when streaming, a
-    sink. The recorder hears each event first, so a callback reads a trace that includes it."""
+    sink. The recorder hears each event first, so a callback reads a trace that includes it.
 
-    __slots__ = ("_by_hook", "_handlers", "_recorder", "_sink", "errors")
+    :meth:`emit` is a plain function that returns an awaitable: :data:`DONE` when every
+    callback was synchronous (the common case, and free), or a coroutine that awaits the first
+    callback that returned an awaitable and then goes on with the rest, in order. Either way
+    the caller writes ``await emitter.emit(event)``.
+    """
+
+    __slots__ = ("_recorder", "_routes", "_sink", "errors")
 
     def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None,
                  recorder: Recorder | None = None) -> None:
-        self._by_hook = callbacks.by_hook
+        by_hook = callbacks.by_hook
         self._recorder = recorder
-        self._handlers: Mapping[str, Callable[[Any, Any], None]] = (
+        handlers: Mapping[str, Callable[[Any, Any], None]] = (
             {} if recorder is None else recorder.handlers)
+        #: hook -> (the recorder's handler, the callbacks): one lookup per event
+        self._routes: dict[str, tuple[Callable[[Any, Any], None] | None, list[Callback]]] = {
+            hook: (handlers.get(hook), by_hook.get(hook) or [])
+            for hook in {*handlers, *by_hook}}
         self._sink = sink
         self.errors: list[CallbackError] = []
 
-    async def notify(self, event: Event) -> None:
+    def notify(self, event: Event) -> Awaitable[None]:
         """Deliver to the callbacks and the stream only: the recorder has it already."""
-        await self.emit(event, recorded=True)
+        return self.emit(event, recorded=True)
 
-    async def emit(self, event: Event, recorded: bool = False) -> None:
-        if not recorded:
-            handler = self._handlers.get(event.hook)
-            if handler is not None:
-                handler(self._recorder, event)
+    def emit(self, event: Event, recorded: bool = False) -> Awaitable[None]:
+        route = self._routes.get(event.hook)
+        if route is None:  # neither recorded nor listened to
+            if self._sink is not None:
+                self._sink(event)
+            return DONE
+        handler, funcs = route
+        if handler is not None and not recorded:
+            handler(self._recorder, event)
         if self._sink is not None:
             self._sink(event)
-        funcs = self._by_hook.get(event.hook)
         if not funcs:
-            return
-        for func in funcs:
+            return DONE
+        index = 0
+        for func in funcs:  # _call(event, funcs, 0) inline: a call less
             try:
                 outcome = func(event)
+            except Exception as exc:  # a callback must never break the run
+                self._failed(event, func, exc)
+            else:
                 # cheap check first: inspect.isawaitable goes through an ABC check
                 if outcome is not None and inspect.isawaitable(outcome):
-                    await outcome
+                    return self._awaiting(event, funcs, index, outcome)
+            index += 1  # noqa: SIM113 (enumerate allocates per event, on the hot path)
+        return DONE
+
+    def _call(self, event: Event, funcs: list[Callback], start: int) -> Awaitable[None]:
+        """Call ``funcs[start:]`` in order until one returns an awaitable; from there on, a
+        coroutine awaits it and calls the rest (:meth:`emit` does the same from 0, inline)."""
+        for index in range(start, len(funcs)):
+            func = funcs[index]
+            try:
+                outcome = func(event)
             except Exception as exc:  # a callback must never break the run
-                name = getattr(func, "__qualname__", repr(func))
-                self.errors.append(CallbackError(event.hook, name, exc))
+                self._failed(event, func, exc)
+                continue
+            # cheap check first: inspect.isawaitable goes through an ABC check
+            if outcome is not None and inspect.isawaitable(outcome):
+                return self._awaiting(event, funcs, index, outcome)
+        return DONE
+
+    async def _awaiting(self, event: Event, funcs: list[Callback], index: int,
+                        outcome: Awaitable[Any]) -> None:
+        try:
+            await outcome
+        except Exception as exc:
+            self._failed(event, funcs[index], exc)
+        await self._call(event, funcs, index + 1)
+
+    def _failed(self, event: Event, func: Callback, exc: Exception) -> None:
+        name = getattr(func, "__qualname__", repr(func))
+        self.errors.append(CallbackError(event.hook, name, exc))

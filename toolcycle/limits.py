@@ -57,6 +57,11 @@ class RunCounts(Protocol):
     def deadline(self) -> float | None: ...
     @property
     def upcoming_input_tokens(self) -> int: ...
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether these limits set a token budget (:attr:`Limits.counts_tokens`), kept by the
+        run as a plain field: it is read before every model request."""
+        ...
 ON_LIMIT_CHOICES: tuple[OnLimit, ...] = ("final_answer", "partial", "error")
 
 
@@ -138,7 +143,7 @@ class Limits:
             return "max_tool_calls"
         if run.deadline is not None and time.monotonic() >= run.deadline:
             return "timeout"
-        if self.counts_tokens and self._over_token_budget(run):
+        if run.counts_tokens and self._over_token_budget(run):
             return "token_budget"
         return None
 

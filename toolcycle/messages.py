@@ -297,14 +297,16 @@ class Message:
     def tool_results(cls, results: list[ToolResult]) -> Message:
         return cls("tool", list(results))
 
+    # List comprehensions, not generator expressions: since Python 3.12 they are inlined (no
+    # generator object to allocate and collect), and the loop reads these on every reply.
     @property
     def text(self) -> str:
         """All text parts joined (thinking excluded)."""
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+        return "".join([p.text for p in self.parts if isinstance(p, TextPart)])
 
     @property
     def thinking(self) -> str:
-        return "".join(p.text for p in self.parts if isinstance(p, ThinkingPart))
+        return "".join([p.text for p in self.parts if isinstance(p, ThinkingPart)])
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -167,6 +167,8 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
     an empty list (the common case allocates nothing); the work is O(number of parts).
     """
     parts = message.parts
+    if _sound(message, used_ids):
+        return message, []
     repaired: list[Part] | None = None  # made on the first repair
     repairs: list[str] = []
     ids: set[str] | None = None  # this reply's call ids so far, once a reply has two calls
@@ -207,6 +209,25 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
         repaired.append(TextPart(EMPTY_TURN_TEXT))
         repairs.append(f"an assistant turn with no content got the text {EMPTY_TURN_TEXT!r}")
     return replace(message, parts=repaired), repairs
+
+
+def _sound(message: Message, used_ids: AbstractSet[str]) -> bool:
+    """Whether ``message`` needs no repair: the check every reply gets, kept to one pass with
+    no allocation for the usual reply of one call or one text (a reply of several calls also
+    builds the set of its ids, to see a repeat)."""
+    parts = message.parts
+    if not parts:
+        return message.role != "assistant"
+    calls = 0
+    for part in parts:
+        if isinstance(part, ToolCall):
+            calls += 1
+            if (part.id in used_ids or CALL_ID_PATTERN.match(part.id) is None
+                    or (part.name not in _VALID_NAMES and not _valid_name(part.name))):
+                return False
+        elif isinstance(part, TextPart) and not part.text.strip():
+            return False
+    return calls < 2 or len({p.id for p in parts if isinstance(p, ToolCall)}) == calls
 
 
 _VALID_NAMES: set[str] = set()  # names seen to match TOOL_NAME_PATTERN (a bounded cache)

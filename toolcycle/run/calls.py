@@ -18,10 +18,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from ..context import RunContext
-from ..events import Event, ToolCallEvent, ToolResultEvent
+from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
@@ -45,7 +46,7 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
                 and not turn.stopped):
-            refusal = _admit(state, tool)
+            refusal = _admit(state, tool, call.name)
             if refusal is None:
                 batch.append((call, tool))
                 continue
@@ -93,7 +94,7 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
                   f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments")
     elif tool is None:
         answer = _unknown_tool(state, call), "unknown_tool"
-    elif (refusal := _admit(state, tool)) is not None:
+    elif (refusal := _admit(state, tool, call.name)) is not None:
         answer = refusal, "call_limit"
     else:
         try:
@@ -154,9 +155,9 @@ async def _hold(state: RunState, turn: Turn, call: ToolCall, arguments: dict[str
 # -- answering ---------------------------------------------------------------------------------
 
 
-async def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> None:
+def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> Awaitable[None]:
     turn.started[call.id] = time.perf_counter()
-    await state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind))
+    return state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind))
 
 
 def _announcement(turn: Turn, call: ToolCall, kind: str) -> ToolCallEvent:
@@ -170,18 +171,32 @@ def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
                              time.perf_counter())
 
 
-async def _answer(state: RunState, turn: Turn, call: ToolCall, answer: Answer) -> None:
-    text, error = answer
+def _answer(state: RunState, turn: Turn, call: ToolCall, answer: Answer) -> Awaitable[None]:
+    text, error = answer  # _store(turn, call, answer), inline: this is once per call
     turn.answers[call.id] = (ToolResult(call.id, call.name, text, error is not None), error,
                              time.perf_counter())
-    await _report(state, turn)
+    if len(turn.calls) == 1:  # the common turn: its one answer is the one to report
+        return state.emit(_result_event(turn, call))
+    return _report(state, turn)
 
 
-async def _report(state: RunState, turn: Turn) -> None:
-    """Send the answers not yet reported as events, in call order."""
+def _report(state: RunState, turn: Turn) -> Awaitable[None]:
+    """Send the answers not yet reported as events, in call order.
+
+    Plain, not ``async``: the usual case is one answer, whose event's awaitable comes back
+    as is (a coroutine per answer less on the hot path)."""
     answers, reported = turn.answers, turn.reported
-    for call in turn.calls:
-        if call.id in answers and call.id not in reported:
+    due = [c for c in turn.calls if c.id in answers and c.id not in reported]
+    if not due:
+        return DONE
+    if len(due) == 1:
+        return state.emit(_result_event(turn, due[0]))
+    return _report_each(state, turn, due)
+
+
+async def _report_each(state: RunState, turn: Turn, due: list[ToolCall]) -> None:
+    for call in due:
+        if call.id not in turn.reported:
             await state.emit(_result_event(turn, call))
 
 
@@ -203,7 +218,7 @@ async def answer_held(state: RunState, answer: Answer) -> None:
 
 def close_turn(state: RunState, turn: Turn) -> None:
     answers = turn.answers
-    state.append(Message.tool_results([answers[c.id][0] for c in turn.calls]))
+    state.append(Message("tool", [answers[c.id][0] for c in turn.calls]))
     state.turn = None
 
 
@@ -266,9 +281,15 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         schema = json.dumps(tool.spec.parameters, separators=(",", ":"))
         return (f"Invalid arguments for `{tool.name}`:\n{listed}\nExpected schema: {schema}",
                 "invalid_arguments")
-    ctx = _call_context(state, tool, call)
+    ctx = state.ctx if tool.context_param is None else _call_context(state, tool, call)
     try:
-        value = await _invoke(tool, ctx, arguments)
+        if tool.is_async:
+            pending = tool.invoke(ctx, arguments)
+            value = await (asyncio.wait_for(pending, tool.timeout) if tool.timeout else pending)
+        elif tool.inline:
+            value = tool.invoke(ctx, arguments)
+        else:
+            value = await _on_thread(tool, ctx, arguments)
     except TimeoutError:
         return f"Tool `{tool.name}` timed out after {tool.timeout} s.", "timeout"
     except asyncio.CancelledError:
@@ -279,17 +300,14 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     except Exception as exc:
         return f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}", type(exc).__name__
     text, ok = serialize_result(value)
-    return _truncate(text, state.limits.max_observation_chars), (
-        None if ok else "unserializable_result")
+    limit = state.limits.max_observation_chars
+    if limit is not None and len(text) > limit:
+        text = _truncate(text, limit)
+    return text, None if ok else "unserializable_result"
 
 
-async def _invoke(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
-    if tool.is_async:
-        call = tool.invoke(ctx, arguments)
-        return await (asyncio.wait_for(call, tool.timeout) if tool.timeout else call)
-    if tool.inline:
-        return tool.invoke(ctx, arguments)
-    # Off the event loop, on a reused worker thread (see toolcycle.run.threads).
+async def _on_thread(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+    """A sync tool off the event loop, on a reused worker thread (see toolcycle.run.threads)."""
     job = TOOL_THREADS.start(lambda: tool.invoke(ctx, arguments))
     try:
         return await (asyncio.wait_for(job.future, tool.timeout) if tool.timeout else job.future)
@@ -299,8 +317,7 @@ async def _invoke(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, An
 
 
 def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContext[Any]:
-    if tool.context_param is None:
-        return state.ctx
+    """The run's context with the call's id and tool name, for a tool that takes one."""
     base = state.ctx
     return RunContext(
         deps=base.deps, usage=base.usage, cancel_token=base.cancel_token, run_id=base.run_id,
@@ -310,16 +327,18 @@ def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContex
     )
 
 
-def _admit(state: RunState, tool: Tool[Any]) -> str | None:
-    """Count the call against the per-tool and per-run budgets; say why if it is refused."""
-    used = state.tool_counts.get(tool.name, 0)
+def _admit(state: RunState, tool: Tool[Any], name: str) -> str | None:
+    """Count the call to ``tool`` (found by ``name``) against the per-tool and per-run budgets;
+    say why if it is refused."""
+    used = state.tool_counts.get(name, 0)
     if tool.max_calls is not None and used >= tool.max_calls:
         return (f"`{tool.name}` may be called at most {tool.max_calls} time(s) per run; "
                 "it was not called. Use what you have.")
-    refusal = state.limits.refuse_call(state)
-    if refusal is not None:
-        return f"{refusal}; `{tool.name}` was not called."
-    state.tool_counts[tool.name] = used + 1
+    if state.limits.max_tool_calls is not None:
+        refusal = state.limits.refuse_call(state)
+        if refusal is not None:
+            return f"{refusal}; `{tool.name}` was not called."
+    state.tool_counts[name] = used + 1
     state.executed_calls += 1
     return None
 
@@ -332,9 +351,7 @@ def _unknown_tool(state: RunState, call: ToolCall) -> str:
     return f"Unknown tool `{call.name}`. Available tools: {available}."
 
 
-def _truncate(text: str, limit: int | None) -> str:
-    if limit is None or len(text) <= limit:
-        return text
+def _truncate(text: str, limit: int) -> str:
     cut = len(text) - limit
     return f"{text[:limit]}\n[... truncated: {cut} of {len(text)} characters cut]"
 

@@ -394,7 +394,9 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     try:
         await state.emit(IterationStart(state.attempt, iteration, forced))
         state.phase = "model_request"
-        message = await state.interrupts.guard(_call_model(state, settings, iteration))
+        request = (_stream_model(state, settings, iteration) if state.setup.streaming
+                   else state.setup.model.request(state.messages, settings))
+        message = await state.interrupts.guard(request)
     except BaseException as exc:  # the request still counts, and keeps its step
         state.usage.add(Usage(requests=1))
         state.trace.request_failed((time.perf_counter() - started) * 1000.0)
@@ -426,12 +428,9 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     return message, reply
 
 
-async def _call_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
-    model = state.setup.model
-    if not state.setup.streaming:
-        return await model.request(state.messages, settings)
+async def _stream_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
     final: Message | None = None
-    async for item in model.stream(state.messages, settings):
+    async for item in state.setup.model.stream(state.messages, settings):
         if isinstance(item, TextDelta):
             await state.emit(TextDeltaEvent(iteration, item.text))
         elif isinstance(item, ModelResponse):

@@ -111,12 +111,17 @@ class Interrupts:
     def deadline_passed(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    async def guard[T](self, awaitable: Awaitable[T]) -> T:
-        """Await ``awaitable``; raise :class:`CancelledByToken` or :class:`LimitHit` if a
-        trigger fires first (the work is cancelled and awaited before that)."""
-        if self.deadline is None and not self.watching_token:  # the hot path
-            # (the run's own token, cancelled by a tool, is checked before each request)
-            return await awaitable
+    def guard[T](self, awaitable: Awaitable[T]) -> Awaitable[T]:
+        """``awaitable``, guarded: awaiting the result raises :class:`CancelledByToken` or
+        :class:`LimitHit` if a trigger fires first (the work is cancelled and awaited before
+        that). With nothing to watch, ``awaitable`` itself comes back: the hot path gets no
+        extra coroutine (the run's own token, cancelled by a tool, is checked before each
+        request)."""
+        if self.deadline is None and not self.watching_token:
+            return awaitable
+        return self._guarded(awaitable)
+
+    async def _guarded[T](self, awaitable: Awaitable[T]) -> T:
         if self.token.cancelled or self.deadline_passed():
             _discard(awaitable)
             if self.token.cancelled:
