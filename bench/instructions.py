@@ -121,7 +121,7 @@ def main() -> None:
     trees = [t.resolve() for t in (args.tree or [Path(__file__).resolve().parents[1]])]
     width = max(len(str(t)) for t in trees)
     for tree in trees:
-        for variant in args.variants.split(","):
+        for variant in filter(None, args.variants.split(",")):
             count = per_iteration(tree, variant, args.short, args.long)
             print(f"{tree!s:<{width}}  instructions/iteration  {variant:<7} {count:>10,.0f}",
                   flush=True)

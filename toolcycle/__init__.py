@@ -25,24 +25,29 @@ from .events import CallbackError
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
-from .models.retry import RetryPolicy
 from .output import Output
 from .result import RunResult, Termination
 from .tools import Tool, ToolLibrary, ToolSpec, tool
 from .tracing.trace import Step, ToolCallRecord, Trace
 
 if TYPE_CHECKING:
+    from .models.retry import RetryPolicy
     from .spec.agent_spec import AgentSpec, SpecError
 
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """Agent specs (gram, JSON Schema checks) load on first use, not with every import."""
+    """Agent specs (gram, JSON Schema checks) and the retry policy (only the SDK adapters use
+    it) load on first use, not with every import."""
     if name in ("AgentSpec", "SpecError"):
         from . import spec
 
         return getattr(spec, name)
+    if name == "RetryPolicy":
+        from .models.retry import RetryPolicy
+
+        return RetryPolicy
     raise AttributeError(f"module 'toolcycle' has no attribute {name!r}")
 
 

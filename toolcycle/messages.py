@@ -50,7 +50,7 @@ class ToolCall:
     observation instead of invoking the tool.
 
     ``original_name`` and ``original_id`` are set only on a call repaired before it entered
-    the history (:func:`toolcycle.models.protocol.repair_reply`): the model wrote a name or an
+    the history (:func:`toolcycle.models.repair.repair_reply`): the model wrote a name or an
     id that providers refuse or that repeats, and these keep what it wrote, for the trace and
     for the observation that answers the call.
     """

@@ -8,12 +8,8 @@ import random
 import pytest
 
 from toolcycle.messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
-from toolcycle.models.protocol import (
-    EMPTY_TURN_TEXT,
-    INVALID_TOOL_NAME,
-    HistoryChecker,
-    repair_reply,
-)
+from toolcycle.models.protocol import HistoryChecker
+from toolcycle.models.repair import EMPTY_TURN_TEXT, INVALID_TOOL_NAME, repair_reply
 
 
 def _call(name: str, id: str) -> ToolCall:

@@ -8,7 +8,7 @@ import pytest
 
 from toolcycle.messages import Message, TextPart, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings
-from toolcycle.models.protocol import repair_reply
+from toolcycle.models.repair import repair_reply
 
 from .conftest import anthropic_model, openai_model
 from .script import Reply

@@ -49,7 +49,7 @@ from ..events import (
 from ..limits import LIMIT_ERRORS, LimitName
 from ..messages import Message, Usage
 from ..models.base import ModelResponse, ModelSettings, TextDelta
-from ..models.protocol import repair_reply
+from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
