@@ -342,12 +342,12 @@ def _attempts_exhausted(
 
 async def _run_iterations(state: RunState) -> AttemptEnding:
     while True:
-        if state.ctx.cancel_token.cancelled:  # a cancel wins over a limit reached with it
-            state.phase = "before_model_request"
-            raise CancelledByToken
         limit = state.limits.reached(state)
         if limit is not None:
-            return await _at_limit(state, limit)
+            if state.ctx.cancel_token.cancelled:  # a cancel wins over a limit reached with it
+                state.phase = "before_model_request"
+                raise CancelledByToken
+            return await _at_limit(state, limit)  # (_request checks the token otherwise)
         try:
             _, reply = await _request(state, state.setup.settings)
         except LimitHit:

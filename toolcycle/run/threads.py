@@ -54,7 +54,7 @@ _ABANDONED: Final = 3  # the future was cancelled while the function ran
 class _Job:
     """One call of a sync tool; also the done callback that notices a cancelled future."""
 
-    __slots__ = ("context", "function", "future", "loop", "pool", "state")
+    __slots__ = ("context", "function", "future", "loop", "pool", "state", "watched")
 
     def __init__(
         self, pool: ToolThreads, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any],
@@ -66,6 +66,7 @@ class _Job:
         self.context = contextvars.copy_context()
         self.function = function
         self.state = _QUEUED
+        self.watched = False  # a done callback watches the future (ToolThreads.run)
 
     def give_up(self) -> None:
         """The caller stopped waiting (a timeout, a cancelled run): a queued job never runs, a
@@ -105,6 +106,7 @@ class ToolThreads:
         starts.
         """
         job = self.start(function)
+        job.watched = True
         job.future.add_done_callback(job)
         return job.future
 
@@ -214,7 +216,8 @@ def _settle(job: _Job, value: Any, error: BaseException | None) -> None:
     future = job.future
     if future.cancelled():  # timed out or cancelled meanwhile: the result has no taker
         return
-    future.remove_done_callback(job)  # a settled job is not given up; saves a scheduled call
+    if job.watched:  # a settled job is not given up; saves a scheduled call
+        future.remove_done_callback(job)
     if isinstance(error, StopIteration):  # asyncio futures refuse it; it would hang the run
         wrapped = RuntimeError(f"the tool raised StopIteration: {error!r}")
         wrapped.__cause__ = error
