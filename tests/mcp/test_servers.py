@@ -1,0 +1,121 @@
+"""Runs through real MCP servers nobody here wrote: `mcp-server-time` (PyPI, stdio),
+`@modelcontextprotocol/server-everything` (npm, stdio and streamable HTTP) and the SDK's own
+quickstart server, each with the protocol-checking ScriptedModel."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import PYTHON, SDK_EXAMPLE, alive, child_pids, everything_path
+
+from toolcycle import Agent, Limits
+from toolcycle.mcp import MCPTools
+from toolcycle.testing import ScriptedModel, call
+
+
+def results(result: object) -> dict[str, tuple[str, bool]]:
+    out = {}
+    for message in result.messages:  # type: ignore[attr-defined]
+        for part in message.parts:
+            if part.kind == "tool_result":
+                out[part.name] = (part.content, part.is_error)
+    return out
+
+
+async def test_time_server_run_and_close_by_pid() -> None:
+    tools = MCPTools.stdio(PYTHON, "-m", "mcp_server_time")
+    model = ScriptedModel([
+        call("get_current_time", {"timezone": "Europe/Paris"}),
+        call("convert_time", {"source_timezone": "UTC", "time": "12:00",
+                              "target_timezone": "Asia/Tokyo"}),
+        "It is 21:00 in Tokyo.",
+    ])
+    agent = Agent(model, tools=[tools])
+    assert not tools.running  # lazy: nothing starts before a run
+    result = await agent.run("What time is it in Tokyo when it is noon UTC?")
+    assert result.output == "It is 21:00 in Tokyo."
+    seen = results(result)
+    now, is_error = seen["get_current_time"]
+    assert not is_error and json.loads(now)["timezone"] == "Europe/Paris"  # structured -> JSON
+    converted, is_error = seen["convert_time"]
+    assert not is_error and "T21:00" in json.loads(converted)["target"]["datetime"]
+    # the tool definitions the model saw are the server's schemas
+    sent = {d.name: d for d in model.requests[0].settings.tools}
+    assert sent["get_current_time"].parameters["required"] == ["timezone"]
+    assert [r.name for r in result.trace.steps[0].tool_calls] == ["get_current_time"]
+    pids = child_pids("mcp_server_time")
+    assert len(pids) == 1
+    await agent.close()
+    assert not any(alive(pid) for pid in pids)
+    assert not child_pids("mcp_server_time")
+
+
+async def test_time_server_invalid_arguments_are_checked_before_sending() -> None:
+    model = ScriptedModel([call("get_current_time", {"tz": "Europe/Paris"}), "sorry"])
+    async with Agent(model, tools=[MCPTools.stdio(PYTHON, "-m", "mcp_server_time")]) as agent:
+        result = await agent.run("time?")
+    content, is_error = results(result)["get_current_time"]
+    assert is_error and "Invalid arguments for `get_current_time`" in content
+    assert "timezone" in content  # the missing required property is named
+    assert "Invalid arguments" in (result.trace.steps[0].tool_calls[0].error or "")
+
+
+async def test_everything_stdio_content_kinds_and_errors() -> None:
+    tools = MCPTools.stdio("node", everything_path(), "stdio")
+    model = ScriptedModel([
+        [call("echo", {"message": "hi"}), call("get-tiny-image", {}),
+         call("get-structured-content", {"location": "New York"}),
+         call("get-resource-links", {"count": 2}),
+         call("get-resource-reference", {"resourceType": "Text", "resourceId": 1}),
+         call("get-sum", {"a": "one", "b": 2})],
+        "done",
+    ])
+    async with Agent(model, tools=[tools]) as agent:
+        result = await agent.run("exercise")
+    seen = results(result)
+    assert seen["echo"] == ("Echo: hi", False)
+    image, _ = seen["get-tiny-image"]
+    assert "[image: image/png, " in image and "bytes]" in image
+    structured, _ = seen["get-structured-content"]
+    assert json.loads(structured.splitlines()[0])["temperature"] is not None
+    links, _ = seen["get-resource-links"]
+    assert links.count("[resource link: ") == 2 and "<demo://resource/" in links
+    reference, _ = seen["get-resource-reference"]
+    assert "[resource <demo://resource/static/document/" in reference or "[resource <" in reference
+    invalid, is_error = seen["get-sum"]
+    assert is_error and "Invalid arguments for `get-sum`" in invalid
+
+
+async def test_everything_over_streamable_http(everything_http: str) -> None:
+    tools = MCPTools.http(everything_http, headers={"X-Test": "toolcycle"})
+    model = ScriptedModel([call("get-sum", {"a": 2, "b": 3}), call("echo", {"message": "x"}),
+                           "5"])
+    agent = Agent(model, tools=[tools])
+    result = await agent.run("2+3?")
+    seen = results(result)
+    assert "5" in seen["get-sum"][0] and not seen["get-sum"][1]
+    assert seen["echo"] == ("Echo: x", False)
+    assert tools.running
+    await agent.close()
+    assert not tools.running
+
+
+async def test_sdk_example_server_and_tools_listed_once() -> None:
+    tools = MCPTools.stdio(PYTHON, SDK_EXAMPLE)
+    model = ScriptedModel([call("add", {"a": 1, "b": 2}), "3", call("add", {"a": 2, "b": 2}),
+                           "4"])
+    async with Agent(model, tools=[tools]) as agent:
+        first = await agent.run("1+2")
+        listed = await tools.get_tools()
+        second = await agent.run("2+2")
+        assert await tools.get_tools() is listed  # no list_changed: not listed again
+    assert json.loads(results(first)["add"][0]) == {"result": 3}
+    assert json.loads(results(second)["add"][0]) == {"result": 4}
+
+
+async def test_results_are_truncated_to_the_runs_budget() -> None:
+    model = ScriptedModel([call("get-env", {}), "ok"])
+    async with Agent(model, tools=[MCPTools.stdio("node", everything_path(), "stdio")]) as agent:
+        result = await agent.run("env", limits=Limits(max_observation_chars=50))
+    content, _ = results(result)["get-env"]
+    assert content.startswith(content[:50]) and "[... truncated: " in content
