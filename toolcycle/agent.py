@@ -150,7 +150,8 @@ class Agent(Generic[DepsT, OutputT]):
         )
         self._toolsets = tuple(toolsets)
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
-        self._expanded: tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings] | None = None
+        self._expanded: tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings] | None
+        self._expanded = None
 
     @property
     def name(self) -> str:

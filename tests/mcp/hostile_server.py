@@ -60,7 +60,10 @@ def starts() -> int:
     if not LOG:
         return 1
     path = LOG + ".starts"
-    count = int(open(path).read()) + 1 if os.path.exists(path) else 1
+    count = 1
+    if os.path.exists(path):
+        with open(path) as f:
+            count = int(f.read()) + 1
     with open(path, "w") as f:
         f.write(str(count))
     return count

@@ -28,14 +28,14 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import ToolcycleError
 
-MessageHandler = Callable[[Any], Any]
-"""The SDK's ``message_handler``: notifications from the server and transport exceptions."""
+if TYPE_CHECKING:
+    from mcp.client.session import MessageHandlerFnT
 
-ClientOpener = Callable[[MessageHandler], AbstractAsyncContextManager[Any]]
+ClientOpener = Callable[["MessageHandlerFnT"], AbstractAsyncContextManager[Any]]
 """Enters a connected, initialized :class:`mcp.Client` (the transport inside it)."""
 
 #: How long a stopping connection may take before its task is cancelled (the SDK's own stdio

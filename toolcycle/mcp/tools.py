@@ -21,16 +21,19 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import ConfigurationError
 from ..spec.formats.mcp import import_mcp_tools
 from ..spec.formats.names import OPENAI_NAMES, NameMap
 from ..tools import Tool
-from .connection import ClientOpener, Connection, MessageHandler
+from .connection import ClientOpener, Connection
 from .content import observation
+
+if TYPE_CHECKING:
+    from mcp.client.session import MessageHandlerFnT
 
 #: Default seconds for a server to start (stdio) or answer the handshake (HTTP).
 STARTUP_TIMEOUT = 30.0
@@ -74,6 +77,7 @@ class MCPTools:
         self._connection = Connection(
             opener, describe=describe, startup_timeout=float(startup_timeout),
             max_restarts=max_restarts, on_tools_changed=self._tools_changed, errlog=errlog)
+        self._errlog = errlog
         self._tools: list[Tool[Any]] | None = None
         self._listed_at_start = 0  # the connection start the tool list came from
         self._stale = True
@@ -104,10 +108,11 @@ class MCPTools:
             raise ConfigurationError(problems, subject="MCP stdio server")
         params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}),
                                        cwd=None if cwd is None else os.fspath(cwd))
-        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        # The server's stderr, quoted when it fails; open as long as the tools (closed by close()).
+        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
 
         @asynccontextmanager
-        async def opener(handler: MessageHandler) -> AsyncIterator[Any]:
+        async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
             from mcp.client.stdio import stdio_client
 
             errlog.seek(0)
@@ -135,7 +140,7 @@ class MCPTools:
         fixed_headers = dict(headers or {})
 
         @asynccontextmanager
-        async def opener(handler: MessageHandler) -> AsyncIterator[Any]:
+        async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
@@ -158,7 +163,7 @@ class MCPTools:
             return self._tools
         self._stale = False
         try:
-            listed = await self._connection.request("tools/list", _list_all)
+            listed: list[dict[str, Any]] = await self._connection.request("tools/list", _list_all)
         except BaseException:
             self._stale = True
             raise
@@ -169,6 +174,8 @@ class MCPTools:
     async def close(self) -> None:
         """Stop the server (a stdio server's process has ended when this returns)."""
         await self._connection.close()
+        if self._errlog is not None:
+            self._errlog.close()
 
     async def __aenter__(self) -> MCPTools:
         return self
@@ -203,7 +210,7 @@ class MCPTools:
         async def call(**arguments: Any) -> str:
             if connection.starts != self._listed_at_start:
                 self._stale = True  # restarted: list again at the next run's start
-            result = await connection.request(
+            result: Any = await connection.request(
                 f"tool {name!r}", lambda client: client.call_tool(name, arguments))
             return observation(result)
 
