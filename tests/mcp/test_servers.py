@@ -4,7 +4,9 @@ quickstart server, each with the protocol-checking ScriptedModel."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
 from conftest import PYTHON, SDK_EXAMPLE, alive, child_pids, everything_path
 
@@ -119,3 +121,17 @@ async def test_results_are_truncated_to_the_runs_budget() -> None:
         result = await agent.run("env", limits=Limits(max_observation_chars=50))
     content, _ = results(result)["get-env"]
     assert content.startswith(content[:50]) and "[... truncated: " in content
+
+
+async def test_list_changed_on_the_2026_protocol_via_listen() -> None:
+    tools = MCPTools.stdio(PYTHON, str(Path(SDK_EXAMPLE).with_name("sdk_growing_server.py")))
+    model = ScriptedModel([call("grow", {}), "grown", call("late_tool", {}), "done"])
+    async with Agent(model, tools=[tools]) as agent:
+        await agent.run("grow")
+        for _ in range(100):  # the event arrives on the listen stream, after the call's reply
+            if any(t.name == "late_tool" for t in await tools.get_tools()):
+                break
+            await asyncio.sleep(0.02)
+        result = await agent.run("use it")
+    assert "late_tool" in {d.name for d in model.requests[-1].settings.tools}
+    assert results(result)["late_tool"] == ('{"result":"late tool ran"}', False)

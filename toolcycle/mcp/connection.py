@@ -134,7 +134,12 @@ class Connection:
                 if ready.done():  # the starter gave up meanwhile
                     return
                 ready.set_result(client)
-                await stop.wait()
+                listener = asyncio.create_task(self._listen(client))
+                try:
+                    await stop.wait()
+                finally:
+                    listener.cancel()
+                    await asyncio.wait({listener})
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else
@@ -143,6 +148,15 @@ class Connection:
                 raise
         finally:
             self._lost = True
+
+    async def _listen(self, client: Any) -> None:
+        """Servers on the 2026-07-28 protocol announce list changes only on a
+        ``subscriptions/listen`` stream; older ones send the notification unasked (see
+        :meth:`_handle`). Without either, the list is read again after a restart only."""
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _ in subscription:
+                    self._on_tools_changed()
 
     async def _stop_task(self, cancel: bool = False) -> None:
         task, self._task, self._client = self._task, None, None
