@@ -1,0 +1,94 @@
+"""`toolcycle mcp serve`: a bound spec's tools and the agent itself, served by the SDK's own
+server, driven by the SDK's own client and by toolcycle's, over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+from conftest import ROOT, free_port
+from mcp import Client, StdioServerParameters
+
+from toolcycle import Agent
+from toolcycle.mcp import MCPTools
+from toolcycle.testing import ScriptedModel, call
+
+SERVE = ["-m", "toolcycle", "mcp", "serve", "examples/hello_world.gram",
+         "--tools", "examples.hello_tools", "--model", "python:tests.mcp.serve_model:model"]
+
+
+async def test_served_over_stdio_to_the_sdk_client() -> None:
+    params = StdioServerParameters(command=sys.executable, args=SERVE, cwd=str(ROOT))
+    async with Client(params) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(listed) == {"sayHello", "hello_world_agent"}
+        assert listed["sayHello"].input_schema["properties"]["personName"]["type"] == "string"
+        hello = await client.call_tool("sayHello", {"personName": "Grace"})
+        assert not hello.is_error
+        assert hello.content[0].text == "Hello, Grace! Nice to meet you."  # type: ignore[union-attr]
+        bad = await client.call_tool("sayHello", {"personName": 3})
+        assert bad.is_error and "Invalid arguments" in bad.content[0].text  # type: ignore[union-attr]
+        ran = await client.call_tool("hello_world_agent", {"input": "Hi, I'm Ada"})
+        assert not ran.is_error
+        assert ran.content[0].text == "Done: Hello, Ada! Nice to meet you."  # type: ignore[union-attr]
+
+
+async def test_served_over_stdio_to_toolcycles_client() -> None:
+    served = MCPTools.stdio(sys.executable, *SERVE, cwd=ROOT)
+    model = ScriptedModel([[call("sayHello", {"personName": "Lin"}),
+                            call("hello_world_agent", {"input": "hello"})], "ok"])
+    async with Agent(model, tools=[served]) as agent:
+        result = await agent.run("greet")
+    answers = [p.content for m in result.messages for p in m.parts if p.kind == "tool_result"]
+    assert answers == ["Hello, Lin! Nice to meet you.", "Done: Hello, Ada! Nice to meet you."]
+
+
+@pytest.fixture
+def served_http() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, *SERVE, "--http", f"127.0.0.1:{port}"],
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "toolcycle mcp serve --http did not listen"
+            time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        os.kill(process.pid, signal.SIGINT)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+async def test_served_over_http_to_both_clients(served_http: str) -> None:
+    async with Client(served_http) as client:
+        ran = await client.call_tool("hello_world_agent", {"input": "hi"})
+        assert ran.content[0].text == "Done: Hello, Ada! Nice to meet you."  # type: ignore[union-attr]
+    model = ScriptedModel([call("sayHello", {}), "ok"])
+    async with Agent(model, tools=[MCPTools.http(served_http)]) as agent:
+        result = await agent.run("greet")
+    answers = [p.content for m in result.messages for p in m.parts if p.kind == "tool_result"]
+    assert answers == ["Hello, world! Nice to meet you."]
+
+
+def test_bad_address_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolcycle.cli import main
+
+    assert main(["mcp", "serve", "examples/hello_world.gram", "--http", "nowhere"]) == 2
+    assert "--http expects HOST:PORT" in capsys.readouterr().err
