@@ -14,7 +14,7 @@ from conftest import HOSTILE, PYTHON, alive, child_pids
 
 from toolcycle import Agent, Limits
 from toolcycle.context import CancelToken
-from toolcycle.errors import Cancelled
+from toolcycle.errors import Cancelled, ConfigurationError
 from toolcycle.mcp import MCPServerError, MCPTools
 from toolcycle.testing import ScriptedModel, call
 
@@ -114,7 +114,7 @@ async def test_garbage_fails_the_call_at_once(tmp_path: Path) -> None:
     async with hostile(tmp_path / "log", call_timeout=120) as tools:
         result = await run_calls(tools, call("garbage", {}), call("echo", {"text": "ok"}))
     (_, garbage, is_error), (_, echo, _) = observations(result)
-    assert is_error and "not valid JSON-RPC" in garbage  # not a 120 s timeout
+    assert is_error and "not valid JSON-RPC" in garbage  # at once, not a 120 s timeout
     assert echo == "ok"
 
 
@@ -161,3 +161,12 @@ async def test_startup_timeout_on_restart_is_one_observation(tmp_path: Path) -> 
     (_, _, crashed), (_, slow, is_error) = observations(result)
     assert crashed and is_error and "did not start within 1.0 s" in slow
     assert not child_pids(HOSTILE)
+
+
+def test_bad_options_are_listed_at_construction() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        MCPTools.stdio(PYTHON, HOSTILE, startup_timeout=0, call_timeout=float("nan"),
+                       max_restarts=-1)
+    assert len(caught.value.problems) == 3
+    with pytest.raises(ConfigurationError, match="url must be"):
+        MCPTools.http("ftp://example.org/mcp")

@@ -13,9 +13,9 @@ What can go wrong becomes :class:`MCPServerError`, raised for the one call it co
 - the server exits or drops the connection mid-call: the SDK wakes the waiting request at
   once (end of stdout), the connection is marked lost and the next call starts a new one, at
   most ``max_restarts`` times;
-- the server sends a line that is not JSON-RPC: the SDK hands that to the message handler,
-  not to the request waiting for a reply, so calls race a "broken" signal and fail at once
-  instead of waiting for the call's timeout;
+- the server sends a line that is not JSON-RPC (or the HTTP transport fails): the SDK hands
+  that to the message handler, not to the request waiting for a reply, so calls race a
+  "broken" signal and fail at once instead of waiting for the call's timeout;
 - an error reply or a result that breaks the protocol.
 
 Cancelling a call (the run is cancelled, or the tool's timeout passes) cancels the SDK's
@@ -201,8 +201,9 @@ class Connection:
             return result
         if broken.done():
             self._broken = asyncio.get_running_loop().create_future()
-            raise MCPServerError(f"{self.describe}: {what}: the server sent a message that is "
-                                 f"not valid JSON-RPC: {broken.result()}")
+            raise MCPServerError(f"{self.describe}: {what}: the server's reply could not be read "
+                                 f"(not valid JSON-RPC, or the transport failed): "
+                                 f"{broken.result()}")
         exc = call.exception()
         assert exc is not None
         if _connection_closed(exc) or self._lost:

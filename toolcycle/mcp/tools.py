@@ -19,6 +19,7 @@ said so in :attr:`MCPTools.problems` instead of failing the others.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import AsyncIterator, Mapping
@@ -59,7 +60,9 @@ class MCPTools:
     ) -> None:
         problems = []
         for label, value in (("startup_timeout", startup_timeout), ("call_timeout", call_timeout)):
-            if value is not None and not (isinstance(value, int | float) and value > 0):
+            if (value is not None or label == "startup_timeout") and not (
+                    isinstance(value, int | float) and not isinstance(value, bool)
+                    and math.isfinite(value) and value > 0):
                 problems.append(f"{label} must be a number of seconds > 0, got {value!r}")
         if isinstance(max_restarts, bool) or not isinstance(max_restarts, int) or max_restarts < 0:
             problems.append(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
