@@ -9,7 +9,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,32 +64,41 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def everything_http() -> Iterator[str]:
-    """server-everything over streamable HTTP on a free port; stopped by PID."""
-    port = free_port()
-    process = subprocess.Popen(
-        ["node", everything_path(), "streamableHttp"], env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if process.poll() is not None:
-                pytest.fail(f"server-everything exited: {process.stderr.read()!r}")  # type: ignore[union-attr]
-            time.sleep(0.1)
-    else:
-        pytest.fail("server-everything did not listen within 30 s")
+@contextmanager
+def http_server(command: list[str], port: int, stop: int = signal.SIGTERM,
+                **popen: Any) -> Iterator[str]:
+    """Start ``command`` (listening on ``port``), wait until it accepts connections, yield its
+    MCP URL, and stop it by PID (``stop``, then SIGKILL after 10 s)."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               **popen)
+    assert process.stderr is not None
     try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail(f"{command[:3]} exited: {process.stderr.read()!r}")
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{command[:3]} did not listen within 60 s")
+                time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        os.kill(process.pid, signal.SIGTERM)
+        os.kill(process.pid, stop)
         try:
             process.wait(10)
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
-        assert process.stderr is not None
         process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def everything_http() -> Iterator[str]:
+    """server-everything over streamable HTTP on a free port; stopped by PID."""
+    port = free_port()
+    with http_server(["node", everything_path(), "streamableHttp"], port,
+                     env={**os.environ, "PORT": str(port)}) as url:
+        yield url

@@ -3,24 +3,25 @@ server, driven by the SDK's own client and by toolcycle's, over stdio and stream
 
 from __future__ import annotations
 
-import os
+import re
+import shlex
 import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import ROOT, free_port
+from conftest import ROOT, free_port, http_server
 from mcp import Client, StdioServerParameters
 
 from toolcycle import Agent
 from toolcycle.mcp import MCPTools
 from toolcycle.testing import ScriptedModel, call
 
-SERVE = ["-m", "toolcycle", "mcp", "serve", "examples/hello_world.gram",
-         "--tools", "examples.hello_tools", "--model", "python:tests.mcp.serve_model:model"]
+#: docs/mcp.md's stdio command as written, run by this interpreter, with a scripted model for
+#: the agent tool (the spec names an OpenAI model).
+DOCUMENTED = re.findall(r"```bash\n(toolcycle mcp serve .*?)\n",
+                        (ROOT / "docs" / "mcp.md").read_text())
+SERVE = ["-m", *shlex.split(DOCUMENTED[0]), "--model", "python:tests.mcp.serve_model:model"]
 
 
 async def test_served_over_stdio_to_the_sdk_client() -> None:
@@ -52,28 +53,9 @@ async def test_served_over_stdio_to_toolcycles_client() -> None:
 @pytest.fixture
 def served_http() -> Iterator[str]:
     port = free_port()
-    process = subprocess.Popen([sys.executable, *SERVE, "--http", f"127.0.0.1:{port}"],
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
-            assert time.monotonic() < deadline, "toolcycle mcp serve --http did not listen"
-            time.sleep(0.1)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        os.kill(process.pid, signal.SIGINT)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
+    with http_server([sys.executable, *SERVE, "--http", f"127.0.0.1:{port}"], port,
+                     signal.SIGINT, cwd=ROOT) as url:
+        yield url
 
 
 async def test_served_over_http_to_both_clients(served_http: str) -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 
-from conftest import PYTHON, SDK_EXAMPLE, alive, child_pids, everything_path
+from conftest import HOSTILE, PYTHON, SDK_EXAMPLE, alive, child_pids, everything_path
 
 from toolcycle import Agent, Limits
 from toolcycle.mcp import MCPTools
@@ -28,19 +29,22 @@ async def test_time_server_run_and_close_by_pid() -> None:
     tools = MCPTools.stdio(PYTHON, "-m", "mcp_server_time")
     model = ScriptedModel([
         call("get_current_time", {"timezone": "Europe/Paris"}),
-        call("convert_time", {"source_timezone": "UTC", "time": "12:00",
-                              "target_timezone": "Asia/Tokyo"}),
+        [call("convert_time", {"source_timezone": "UTC", "time": "12:00",
+                               "target_timezone": "Asia/Tokyo"}),
+         call("get_current_time", {"tz": "Europe/Paris"})],  # checked here, never sent
         "It is 21:00 in Tokyo.",
     ])
     agent = Agent(model, tools=[tools])
     assert not tools.running  # lazy: nothing starts before a run
     result = await agent.run("What time is it in Tokyo when it is noon UTC?")
     assert result.output == "It is 21:00 in Tokyo."
-    seen = results(result)
-    now, is_error = seen["get_current_time"]
-    assert not is_error and json.loads(now)["timezone"] == "Europe/Paris"  # structured -> JSON
-    converted, is_error = seen["convert_time"]
-    assert not is_error and "T21:00" in json.loads(converted)["target"]["datetime"]
+    (_, now, e1), (_, converted, e2), (_, invalid, e3) = [
+        (p.name, p.content, p.is_error) for m in result.messages for p in m.parts
+        if p.kind == "tool_result"]
+    assert not e1 and json.loads(now)["timezone"] == "Europe/Paris"  # structured -> JSON
+    assert not e2 and "T21:00" in json.loads(converted)["target"]["datetime"]
+    assert e3 and "Invalid arguments for `get_current_time`" in invalid
+    assert '"timezone" is a required property' in invalid
     # the tool definitions the model saw are the server's schemas
     sent = {d.name: d for d in model.requests[0].settings.tools}
     assert sent["get_current_time"].parameters["required"] == ["timezone"]
@@ -50,16 +54,6 @@ async def test_time_server_run_and_close_by_pid() -> None:
     await agent.close()
     assert not any(alive(pid) for pid in pids)
     assert not child_pids("mcp_server_time")
-
-
-async def test_time_server_invalid_arguments_are_checked_before_sending() -> None:
-    model = ScriptedModel([call("get_current_time", {"tz": "Europe/Paris"}), "sorry"])
-    async with Agent(model, tools=[MCPTools.stdio(PYTHON, "-m", "mcp_server_time")]) as agent:
-        result = await agent.run("time?")
-    content, is_error = results(result)["get_current_time"]
-    assert is_error and "Invalid arguments for `get_current_time`" in content
-    assert "timezone" in content  # the missing required property is named
-    assert "Invalid arguments" in (result.trace.steps[0].tool_calls[0].error or "")
 
 
 async def test_everything_stdio_content_kinds_and_errors() -> None:
@@ -135,3 +129,34 @@ async def test_list_changed_on_the_2026_protocol_via_listen() -> None:
         result = await agent.run("use it")
     assert "late_tool" in {d.name for d in model.requests[-1].settings.tools}
     assert results(result)["late_tool"] == ('{"result":"late tool ran"}', False)
+
+
+async def test_streaming_run_connects_when_iterated() -> None:
+    tools = MCPTools.stdio(PYTHON, HOSTILE)
+    async with Agent(ScriptedModel([call("echo", {"text": "7"}), "7"]), tools=[tools]) as agent:
+        stream = agent.stream("2+5")
+        assert not tools.running
+        kinds = [type(event).__name__ async for event in stream]
+    assert stream.result is not None and stream.result.output == "7"
+    assert "ToolResultEvent" in kinds
+
+
+def test_run_sync_leaves_no_orphan_at_exit() -> None:
+    """A script that never closes its agent: the server still ends with the interpreter."""
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import child_pids
+from toolcycle import Agent
+from toolcycle.mcp import MCPTools
+from toolcycle.testing import ScriptedModel, call
+agent = Agent(ScriptedModel([call("echo", {{"text": "2"}}), "2"]),
+              tools=[MCPTools.stdio(sys.executable, {HOSTILE!r})])
+print(agent.run_sync("1+1").output)
+print(*child_pids("hostile_server"))
+"""
+    done = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    output, pids = done.stdout.splitlines()
+    assert output == "2" and pids
+    assert not any(alive(int(pid)) for pid in pids.split())
