@@ -6,10 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 
-from conftest import HOSTILE, PYTHON, SDK_EXAMPLE, alive, child_pids, everything_path
+from conftest import (
+    HOSTILE,
+    PYTHON,
+    SDK_EXAMPLE,
+    alive,
+    child_pids,
+    everything_path,
+    free_port,
+    http_server,
+)
 
 from toolcycle import Agent, Limits
 from toolcycle.mcp import MCPTools
@@ -160,3 +171,25 @@ print(*child_pids("hostile_server"))
     output, pids = done.stdout.splitlines()
     assert output == "2" and pids
     assert not any(alive(int(pid)) for pid in pids.split())
+
+
+async def test_http_server_killed_mid_call() -> None:
+    """The server dies during a long call: that call fails well before its timeout, and the
+    next call's reconnection fails with its own clear error."""
+    port = free_port()
+    with http_server(["node", everything_path(), "streamableHttp"], port,
+                     env={**os.environ, "PORT": str(port)}) as url:
+        tools = MCPTools.http(url, call_timeout=60, startup_timeout=5)
+        await tools.get_tools()
+        (pid,) = child_pids("streamableHttp")
+        model = ScriptedModel([call("trigger-long-running-operation", {"duration": 30,
+                                                                       "steps": 3}),
+                               call("echo", {"message": "x"}), "done"])
+        asyncio.get_running_loop().call_later(0.5, os.kill, pid, signal.SIGKILL)
+        async with Agent(model, tools=[tools]) as agent:
+            result = await agent.run("go")
+    (long, lost), (echo, refused) = [
+        (p.content, p.is_error) for m in result.messages for p in m.parts
+        if p.kind == "tool_result"]
+    assert lost and "the server closed the connection" in long
+    assert refused and "could not start or connect" in echo

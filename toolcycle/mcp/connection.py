@@ -124,7 +124,7 @@ class Connection:
             await self._stop_task(cancel=True)
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            raise MCPServerError(f"{self.describe}: could not start: {_describe(exc)}"
+            raise MCPServerError(f"{self.describe}: could not start or connect: {_describe(exc)}"
                                  f"{self.stderr_tail()}") from exc
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
