@@ -1,10 +1,10 @@
 """A hostile MCP server over stdio, written by hand (no SDK) so that it can break the rules.
 
 Tools: ``echo`` (well behaved), ``fail`` (an ``isError`` result), ``error`` (a JSON-RPC error),
-``crash`` (exits mid-call, after a line on stderr), ``hang`` (never answers), ``garbage`` (answers
-with a line that is not JSON-RPC), ``flood`` (5,000 notifications before its answer), ``huge``
-(a 2,000,000-character result), ``grow`` (adds ``late.tool`` and says the list changed), and
-``late.tool`` once grown.
+``crash`` (exits mid-call, after a line on stderr), ``hang`` (never answers), ``garbage``
+(answers with a line that is not JSON-RPC), ``garbage_after`` (answers, then writes such a
+line), ``flood`` (5,000 notifications before its answer), ``huge`` (a 2,000,000-character
+result), ``grow`` (adds ``late.tool`` and says the list changed), and ``late.tool`` once grown.
 
 Environment: ``HOSTILE_LOG`` (a file: every message received is appended as one JSON line, so
 tests can see ``notifications/cancelled``), ``HOSTILE_START_DELAY`` (seconds to sleep before
@@ -50,6 +50,7 @@ TOOLS = [
     tool("crash", "Exit mid-call."),
     tool("hang", "Never answer."),
     tool("garbage", "Answer with a line that is not JSON-RPC."),
+    tool("garbage_after", "Answer, then write a line that is not JSON-RPC."),
     tool("flood", "Send many notifications, then answer."),
     tool("huge", "Answer with 2,000,000 characters."),
     tool("grow", "Add a tool and say the list changed."),
@@ -118,6 +119,10 @@ def call(request_id: object, params: dict[str, object], tools: list[dict[str, ob
         return
     elif name == "garbage":
         sys.stdout.write("this is not JSON-RPC {\n")
+        sys.stdout.flush()
+    elif name == "garbage_after":
+        result(request_id, text("answered"))
+        sys.stdout.write("stray garbage after the answer\n")
         sys.stdout.flush()
     elif name == "flood":
         for i in range(5000):

@@ -118,6 +118,15 @@ async def test_garbage_fails_the_call_at_once(tmp_path: Path) -> None:
     assert echo == "ok"
 
 
+async def test_stray_garbage_between_calls_fails_no_later_call(tmp_path: Path) -> None:
+    async with hostile(tmp_path / "log") as tools:
+        first = await run_calls(tools, call("garbage_after", {}))
+        await asyncio.sleep(0.3)  # the stray line has been read by now
+        second = await run_calls(tools, call("echo", {"text": "fine"}))
+    assert observations(first) == [("garbage_after", "answered", False)]
+    assert observations(second) == [("echo", "fine", False)]
+
+
 async def test_flood_and_huge_results(tmp_path: Path) -> None:
     async with hostile(tmp_path / "log") as tools:
         result = await run_calls(tools, call("flood", {}), call("huge", {}),

@@ -189,6 +189,8 @@ class Connection:
         client = await self.client()
         broken = self._broken
         assert broken is not None
+        if broken.done():  # garbage that came while no call waited is not this call's failure
+            broken = self._broken = asyncio.get_running_loop().create_future()
         call = asyncio.ensure_future(send(client))
         try:
             await asyncio.wait({call, broken}, return_when=asyncio.FIRST_COMPLETED)
@@ -200,7 +202,8 @@ class Connection:
             result: T = call.result()
             return result
         if broken.done():
-            self._broken = asyncio.get_running_loop().create_future()
+            if self._broken is broken:
+                self._broken = asyncio.get_running_loop().create_future()
             raise MCPServerError(f"{self.describe}: {what}: the server's reply could not be read "
                                  f"(not valid JSON-RPC, or the transport failed): "
                                  f"{broken.result()}")
