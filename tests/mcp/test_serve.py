@@ -74,3 +74,41 @@ def test_bad_address_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> Non
 
     assert main(["mcp", "serve", "examples/hello_world.gram", "--http", "nowhere"]) == 2
     assert "--http expects HOST:PORT" in capsys.readouterr().err
+
+
+async def test_served_in_process_outcomes() -> None:
+    """The SDK client on the SDK server in-process: structured output, and every failure a
+    result with isError (never a dropped connection)."""
+    from pydantic import BaseModel
+
+    from toolcycle import tool
+    from toolcycle.errors import ConfigurationError
+    from toolcycle.mcp.serve import agent_server
+
+    class Sum(BaseModel):
+        total: int
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @tool
+    def broken() -> str:
+        """Always fails."""
+        raise OSError("disk unplugged")
+
+    model = ScriptedModel([call("final_result", {"total": 3}), "not structured"])
+    agent = Agent(model, tools=[add, broken], name="adder", output=Sum)
+    async with Client(agent_server(agent)) as client:
+        ran = await client.call_tool("adder", {"input": "1+2"})
+        assert ran.structured_content == {"total": 3} and not ran.is_error
+        failed = await client.call_tool("adder", {"input": "again"})  # no output call
+        assert failed.is_error and "The agent failed" in failed.content[0].text  # type: ignore[union-attr]
+        assert (await client.call_tool("add", {"a": 2, "b": 2})).content[0].text == "4"  # type: ignore[union-attr]
+        crash = await client.call_tool("broken", {})
+        assert crash.is_error and "OSError: disk unplugged" in crash.content[0].text  # type: ignore[union-attr]
+        bad = await client.call_tool("adder", {"task": "x"})
+        assert bad.is_error and "exactly one argument" in bad.content[0].text  # type: ignore[union-attr]
+    with pytest.raises(ConfigurationError, match="also one of its tools' names"):
+        agent_server(Agent(ScriptedModel([]), tools=[add], name="add"))
