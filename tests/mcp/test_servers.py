@@ -177,11 +177,12 @@ async def test_http_server_killed_mid_call() -> None:
     """The server dies during a long call: that call fails well before its timeout, and the
     next call's reconnection fails with its own clear error."""
     port = free_port()
+    others = child_pids("streamableHttp")  # the module's own HTTP server may be running
     with http_server(["node", everything_path(), "streamableHttp"], port,
                      env={**os.environ, "PORT": str(port)}) as url:
         tools = MCPTools.http(url, call_timeout=60, startup_timeout=5)
         await tools.get_tools()
-        (pid,) = child_pids("streamableHttp")
+        (pid,) = child_pids("streamableHttp") - others
         model = ScriptedModel([call("trigger-long-running-operation", {"duration": 30,
                                                                        "steps": 3}),
                                call("echo", {"message": "x"}), "done"])
