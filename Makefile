@@ -63,6 +63,7 @@ $(VENV)/.packs-demo: PACKS = $(DEMO_PACKS)
 local: $(VENV)/.local $(VENV)/.packs-test
 
 venv: $(VENV)/.created
+
 # MCP servers from npm for tests/mcp (stdio and streamable HTTP), pinned, in a folder this
 # Makefile owns; npm reinstalls only when the pin changes.
 MCP_NPM_DIR := .mcp-servers

@@ -179,7 +179,8 @@ class Agent(Generic[DepsT, OutputT]):
         run_id: str | None = None,
     ) -> RunResult[OutputT]:
         """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure."""
-        core, settings = await self._run_core()
+        core, settings = (await self._run_core() if self._toolsets
+                          else (self._core, self.model_settings))  # no await on the hot path
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
                                 callbacks, run_id, sink=None, core=core, settings=settings)
         return await run_loop(state)
