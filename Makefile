@@ -12,7 +12,7 @@ ifeq ($(PYTHON312),)
 PYTHON312 := $(shell for c in python3.12 python3.13 python3; do p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
 endif
 
-.PHONY: help venv dev local test lint typecheck pytest browser demo bench fuzz clean
+.PHONY: help venv dev local mcp-servers test lint typecheck pytest browser demo bench fuzz clean
 
 help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
@@ -63,6 +63,19 @@ $(VENV)/.packs-demo: PACKS = $(DEMO_PACKS)
 local: $(VENV)/.local $(VENV)/.packs-test
 
 venv: $(VENV)/.created
+
+# MCP servers from npm for tests/mcp (stdio and streamable HTTP), pinned, in a folder this
+# Makefile owns; npm reinstalls only when the pin changes.
+MCP_NPM_DIR := .mcp-servers
+MCP_NPM_PKGS := @modelcontextprotocol/server-everything@2026.8.31
+
+$(MCP_NPM_DIR)/.installed-$(subst /,_,$(subst @,,$(MCP_NPM_PKGS))):
+	npm install --prefix $(MCP_NPM_DIR) --no-audit --no-fund --no-save $(MCP_NPM_PKGS)
+	rm -f $(MCP_NPM_DIR)/.installed-*
+	touch $@
+
+mcp-servers: $(MCP_NPM_DIR)/.installed-$(subst /,_,$(subst @,,$(MCP_NPM_PKGS)))
+
 dev: $(VENV)/.dev $(VENV)/.conformance
 
 lint: dev
@@ -79,7 +92,7 @@ browser:
 	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
 	  $$SUDO apt-get update && $$SUDO apt-get install -y chromium; fi
 
-pytest: dev browser local
+pytest: dev browser local mcp-servers
 	$(VENV)/bin/pytest
 
 test: lint typecheck pytest

@@ -11,7 +11,7 @@ import atexit
 import os
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
@@ -28,7 +28,7 @@ from .output import SUBMIT_TOOL_NAME, Output, as_output
 from .result import RunResult
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
-from .tools import Tool, ToolFunction, as_tool
+from .tools import Tool, ToolFunction, Toolset, as_tool
 from .tracing.recorder import TraceSink
 
 DepsT = TypeVar("DepsT", default=Any)
@@ -53,7 +53,7 @@ class Agent(Generic[DepsT, OutputT]):
         self,
         model: Model | str,
         instructions: str = "",
-        tools: Sequence[Tool[Any] | ToolFunction] = (),
+        tools: Sequence[Tool[Any] | ToolFunction | Toolset] = (),
         *,
         name: str = "agent",
         description: str = "",
@@ -81,8 +81,12 @@ class Agent(Generic[DepsT, OutputT]):
             if not isinstance(text, str):
                 problems.append(f"{label} must be a string, got {type(text).__name__}")
         built_tools: dict[str, Tool[Any]] = {}
+        toolsets: list[Toolset] = []
         problems.extend(_check_tools(tools))
         for item in tools if _is_tool_list(tools) else ():
+            if isinstance(item, Toolset):  # known only once connected: expanded per run
+                toolsets.append(item)
+                continue
             try:
                 built = as_tool(item)
             except ConfigurationError as exc:
@@ -144,6 +148,10 @@ class Agent(Generic[DepsT, OutputT]):
             playbook=playbook,
             callbacks=resolved_callbacks,
         )
+        self._toolsets = tuple(toolsets)
+        #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
+        self._expanded: tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings] | None
+        self._expanded = None
 
     @property
     def name(self) -> str:
@@ -171,8 +179,10 @@ class Agent(Generic[DepsT, OutputT]):
         run_id: str | None = None,
     ) -> RunResult[OutputT]:
         """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure."""
+        core, settings = (await self._run_core() if self._toolsets
+                          else (self._core, self.model_settings))  # no await on the hot path
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                callbacks, run_id, sink=None)
+                                callbacks, run_id, sink=None, core=core, settings=settings)
         return await run_loop(state)
 
     def run_sync(self, user_prompt: str | None = None, **kwargs: Any) -> RunResult[OutputT]:
@@ -197,9 +207,58 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> AgentStream[OutputT]:
         """Run with streaming: iterate the returned object for events, then read ``.result``."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        if self._toolsets:  # the toolsets connect once the stream is iterated
+            _run_options(callbacks, limits)  # but bad options raise here, as without them
+
+            async def prepare_state() -> RunState:
+                core, settings = await self._run_core()
+                return self._new_state(user_prompt, deps, message_history, limits, cancel_token,
+                                       callbacks, run_id, queue.put_nowait, core, settings)
+
+            return AgentStream(None, queue, prepare_state)
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
                                 callbacks, run_id, sink=queue.put_nowait)
         return AgentStream(state, queue)
+
+    async def _run_core(self) -> tuple[AgentCore, ModelSettings]:
+        """The agent's core with its toolsets' current tools (the same objects while no
+        toolset's list changed, so a run without changes costs a comparison)."""
+        if not self._toolsets:
+            return self._core, self.model_settings
+        lists = await asyncio.gather(*(t.get_tools() for t in self._toolsets))
+        last = self._expanded
+        if last is not None and len(last[0]) == len(lists) and all(
+                a is b for a, b in zip(last[0], lists, strict=True)):
+            return last[1], last[2]
+        core = self._core
+        merged = dict(core.tools)
+        reserved = {d.name for d in core.output.tool_definitions}
+        problems: list[str] = []
+        for tools in lists:
+            for item in tools:
+                if item.name in merged or item.name in reserved:
+                    problems.append(f"two tools are named {item.name!r} (a toolset's and another)")
+                merged[item.name] = item
+        if problems:
+            raise ConfigurationError(problems, subject=f"agent {core.name!r}")
+        definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
+                            for t in merged.values()) + core.output.tool_definitions
+        expanded = replace(core, tools=merged, definitions=definitions, tools_tokens=sum(
+            len(str(d.parameters)) + len(d.description) for d in definitions) // 4)
+        settings = replace(self.model_settings, tools=definitions)
+        self._expanded = (tuple(lists), expanded, settings)
+        return expanded, settings
+
+    async def close(self) -> None:
+        """Close the agent's toolsets (an MCP server's process ends here); idempotent."""
+        for toolset in self._toolsets:
+            await toolset.close()
+
+    async def __aenter__(self) -> Agent[DepsT, OutputT]:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
 
     def _new_state(
         self,
@@ -211,17 +270,16 @@ class Agent(Generic[DepsT, OutputT]):
         callbacks: CallbacksArg,
         run_id: str | None,
         sink: Callable[[Event], None] | None,
+        core: AgentCore | None = None,
+        settings: ModelSettings | None = None,
     ) -> RunState:
         """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
-        core = self._core
-        extra, problems = Callbacks.collect(callbacks)
-        problems = [f"callbacks: {p}" for p in problems] + _check_limits(limits)
-        if problems:
-            raise ConfigurationError(problems, subject="run")
+        core = core or self._core
+        extra = _run_options(callbacks, limits)
         setup = RunSetup(
             core=core,
             model=self.model,
-            settings=self.model_settings,
+            settings=settings or self.model_settings,
             limits=resolve_limits(self.limits, limits),
             run_id=run_id or uuid.uuid4().hex,
             user_prompt=user_prompt,
@@ -232,6 +290,15 @@ class Agent(Generic[DepsT, OutputT]):
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
+
+
+def _run_options(callbacks: CallbacksArg, limits: object) -> Callbacks:
+    """The run's own callbacks, once its options are checked (every problem at once)."""
+    extra, problems = Callbacks.collect(callbacks)
+    problems = [f"callbacks: {p}" for p in problems] + _check_limits(limits)
+    if problems:
+        raise ConfigurationError(problems, subject="run")
+    return extra
 
 
 def _is_tool_list(tools: object) -> bool:
@@ -294,13 +361,18 @@ class AgentStream[OutputT]:
     event. Leaving the iteration early cancels the run.
     """
 
-    def __init__(self, state: RunState, queue: asyncio.Queue[Event | None]) -> None:
+    def __init__(self, state: RunState | None, queue: asyncio.Queue[Event | None],
+                 prepare: Callable[[], Awaitable[RunState]] | None = None) -> None:
         self._state = state
+        self._prepare = prepare  # makes the state first (an agent with toolsets connects)
         self._queue = queue
         self._task: asyncio.Task[RunResult[Any]] | None = None
         self.result: RunResult[OutputT] | None = None
 
     async def __aiter__(self) -> AsyncIterator[Event]:
+        if self._state is None:
+            assert self._prepare is not None
+            self._state = await self._prepare()
         self._task = asyncio.ensure_future(run_loop(self._state))
         self._task.add_done_callback(lambda _: self._queue.put_nowait(None))
         try:

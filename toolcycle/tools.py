@@ -14,9 +14,9 @@ import inspect
 import math
 import sys
 import types
-from collections.abc import Awaitable, Iterable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ._observation import MAX_INT_DIGITS as MAX_INT_DIGITS  # re-exported
 from ._observation import serialize_result as serialize_result  # re-exported
@@ -327,6 +327,19 @@ def tool(
         )
 
     return wrap(function) if function is not None else wrap
+
+
+@runtime_checkable
+class Toolset(Protocol):
+    """Tools known only once something is reached (an MCP server's tool list).
+
+    An agent given a toolset among its ``tools`` asks it for its current tools at the start of
+    each run, so they are validated, limited, observed and traced like any other, and closes it
+    when the agent closes. :class:`toolcycle.mcp.MCPTools` is one.
+    """
+
+    async def get_tools(self) -> Sequence[Tool[Any]]: ...
+    async def close(self) -> None: ...
 
 
 def as_tool(item: Tool[Any] | ToolFunction) -> Tool[Any]:

@@ -1,0 +1,48 @@
+"""docs/mcp.md runs as written: its python examples, and its `toolcycle mcp serve` commands
+(the HTTP one on a free port instead of 8000, which may be taken on a shared machine; the
+stdio one in test_serve.py, with a scripted model for the agent)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, free_port, http_server
+
+DOC = ROOT / "docs" / "mcp.md"
+BIN = str(Path(sys.executable).parent)  # `python` and `toolcycle` as a user's shell finds them
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", DOC.read_text(), re.S)
+
+
+@pytest.fixture(autouse=True)
+def venv_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.chdir(ROOT)
+
+
+def test_using_a_servers_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    exec(compile(blocks("python")[0], "mcp.md", "exec"), {"__name__": "__main__"})
+    output, seen = capsys.readouterr().out.splitlines()
+    assert output == "It is evening in Tokyo."
+    assert '"timezone":"Asia/Tokyo"' in seen
+
+
+def test_serve_over_http_and_both_clients(capsys: pytest.CaptureFixture[str]) -> None:
+    (_, http) = blocks("bash")[1].splitlines()
+    port = free_port()
+    command = shlex.split(http.replace("127.0.0.1:8000", f"127.0.0.1:{port}"))
+    with http_server(command, port, signal.SIGINT, cwd=ROOT):
+        example = blocks("python")[1].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+        exec(compile(example, "mcp.md", "exec"), {"__name__": "__main__"})
+    listed, hello, grace = capsys.readouterr().out.splitlines()
+    assert listed == "['hello_world_agent', 'sayHello']"
+    assert hello == "Hello, Ada! Nice to meet you."
+    assert grace == "Hello, Grace! Nice to meet you."

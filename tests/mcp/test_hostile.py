@@ -1,0 +1,181 @@
+"""Every way a server can fail becomes exactly one error observation for the call it concerns
+(the ScriptedModel rejects a history with a call left unanswered or answered twice), and no
+server process outlives its MCPTools. The server is tests/mcp/hostile_server.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import HOSTILE, PYTHON, alive, child_pids
+
+from toolcycle import Agent, Limits
+from toolcycle.context import CancelToken
+from toolcycle.errors import Cancelled, ConfigurationError
+from toolcycle.mcp import MCPServerError, MCPTools
+from toolcycle.testing import ScriptedModel, call
+
+
+def hostile(log: Path, **options: Any) -> MCPTools:
+    env = {"HOSTILE_LOG": str(log)}
+    env.update({k: str(v) for k, v in options.pop("env", {}).items()})
+    return MCPTools.stdio(PYTHON, HOSTILE, env=env, **options)
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def observations(result: Any) -> list[tuple[str, str, bool]]:
+    return [(p.name, p.content, p.is_error) for m in result.messages for p in m.parts
+            if p.kind == "tool_result"]
+
+
+async def run_calls(tools: MCPTools, *calls: Any, **run_options: Any) -> Any:
+    model = ScriptedModel([*([c] for c in calls), "done"])
+    agent = Agent(model, tools=[tools])
+    return await agent.run("go", **run_options)
+
+
+async def test_errors_reported_by_the_server(tmp_path: Path) -> None:
+    async with hostile(tmp_path / "log") as tools:
+        result = await run_calls(tools, call("fail", {}), call("error", {}),
+                                 call("echo", {"text": 5}), call("echo", {"text": "still up"}))
+    (_, fail, e1), (_, error, e2), (_, invalid, e3), (_, echo, e4) = observations(result)
+    assert e1 and fail == "Tool `fail` failed: MCPToolError: the disk is full"
+    assert e2 and "MCPServerError" in error and "internal: database locked" in error
+    assert e3 and invalid.startswith("Invalid arguments for `echo`")
+    assert not e4 and echo == "still up"
+    calls = [m["params"]["name"] for m in received(tmp_path / "log")
+             if m.get("method") == "tools/call"]
+    assert calls == ["fail", "error", "echo"]  # the invalid call was never sent
+
+
+async def test_crash_mid_call_is_noticed_and_the_server_restarted(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log", call_timeout=60)
+    await tools.get_tools()
+    (first,) = child_pids(HOSTILE)
+    result = await run_calls(tools, call("crash", {}), call("echo", {"text": "back"}))
+    (_, crash, crashed), (_, echo, failed) = observations(result)
+    assert crashed and "closed the connection" in crash
+    assert "fatal: crashed on purpose" in crash  # the server's last words, from its stderr
+    assert not failed and echo == "back"
+    (second,) = child_pids(HOSTILE)
+    assert second != first and not alive(first)
+    await tools.close()
+    assert not alive(second)
+
+
+async def test_lost_too_often_is_refused_clearly(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log", max_restarts=0)
+    result = await run_calls(tools, call("crash", {}), call("echo", {"text": "x"}))
+    (_, _, crashed), (_, refused, is_error) = observations(result)
+    assert crashed and is_error and "it is not restarted again" in refused
+    await tools.close()
+    assert not child_pids(HOSTILE)
+
+
+async def test_call_timeout_cancels_on_the_server(tmp_path: Path) -> None:
+    async with hostile(tmp_path / "log", call_timeout=0.5) as tools:
+        result = await run_calls(tools, call("hang", {}), call("echo", {"text": "ok"}))
+    (_, hang, timed_out), (_, echo, _) = observations(result)
+    assert timed_out and hang == "Tool `hang` timed out after 0.5 s."
+    assert echo == "ok"
+    messages = received(tmp_path / "log")
+    (request,) = [m for m in messages if m.get("params", {}).get("name") == "hang"]
+    cancels = [m for m in messages if m.get("method") == "notifications/cancelled"]
+    assert [c["params"]["requestId"] for c in cancels] == [request["id"]]
+
+
+async def test_cancelling_the_run_sends_the_cancel_notification(tmp_path: Path) -> None:
+    token = CancelToken()
+    async with hostile(tmp_path / "log") as tools:
+        model = ScriptedModel([call("hang", {}), "never"])
+        agent = Agent(model, tools=[tools])
+        asyncio.get_running_loop().call_later(1.0, token.cancel, "user stop")
+        with pytest.raises(Cancelled) as caught:
+            await agent.run("go", cancel_token=token)
+        (record,) = caught.value.result.trace.steps[0].tool_calls  # type: ignore[union-attr]
+        assert "not completed" in (record.error or "")
+        for _ in range(50):  # the notification is written before the cancel returns
+            if any(m.get("method") == "notifications/cancelled"
+                   for m in received(tmp_path / "log")):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            pytest.fail("no notifications/cancelled reached the server")
+    assert not child_pids(HOSTILE)
+
+
+async def test_garbage_fails_the_call_at_once(tmp_path: Path) -> None:
+    async with hostile(tmp_path / "log", call_timeout=120) as tools:
+        result = await run_calls(tools, call("garbage", {}), call("echo", {"text": "ok"}))
+    (_, garbage, is_error), (_, echo, _) = observations(result)
+    assert is_error and "not valid JSON-RPC" in garbage  # at once, not a 120 s timeout
+    assert echo == "ok"
+
+
+async def test_stray_garbage_between_calls_fails_no_later_call(tmp_path: Path) -> None:
+    async with hostile(tmp_path / "log") as tools:
+        first = await run_calls(tools, call("garbage_after", {}))
+        await asyncio.sleep(0.3)  # the stray line has been read by now
+        second = await run_calls(tools, call("echo", {"text": "fine"}))
+    assert observations(first) == [("garbage_after", "answered", False)]
+    assert observations(second) == [("echo", "fine", False)]
+
+
+async def test_flood_and_huge_results(tmp_path: Path) -> None:
+    async with hostile(tmp_path / "log") as tools:
+        result = await run_calls(tools, call("flood", {}), call("huge", {}),
+                                 limits=Limits(max_observation_chars=1000))
+    (_, flood, _), (_, huge, is_error) = observations(result)
+    assert flood == "flood done"
+    assert not is_error and huge.startswith("x" * 1000)
+    assert huge.endswith("[... truncated: 1999000 of 2000000 characters cut]")
+
+
+async def test_list_changed_refreshes_and_dotted_names_map_back(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log")
+    model = ScriptedModel([call("grow", {}), "grown", call("late_tool", {}), "done"])
+    async with Agent(model, tools=[tools]) as agent:
+        await agent.run("grow")
+        assert "late_tool" not in {d.name for d in model.requests[0].settings.tools}
+        result = await agent.run("use the new tool")
+    assert "late_tool" in {d.name for d in model.requests[-1].settings.tools}
+    assert observations(result) == [("late_tool", "late tool ran", False)]
+    assert tools.names.original("late_tool") == "late.tool"
+    sent = [m["params"]["name"] for m in received(tmp_path / "log")
+            if m.get("method") == "tools/call"]
+    assert sent == ["grow", "late.tool"]
+    lists = [m for m in received(tmp_path / "log") if m.get("method") == "tools/list"]
+    assert len(lists) == 2  # once, then once after the notification
+
+
+async def test_startup_timeout_at_the_first_run(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log", startup_timeout=1, env={"HOSTILE_START_DELAY": 30})
+    agent = Agent(ScriptedModel(["never asked"]), tools=[tools])
+    with pytest.raises(MCPServerError, match=r"did not start within 1\.0 s"):
+        await agent.run("go")
+    assert not child_pids(HOSTILE)  # the slow server was stopped, not left behind
+    await agent.close()
+
+
+async def test_startup_timeout_on_restart_is_one_observation(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log", startup_timeout=1, env={"HOSTILE_SLOW_RESTART": 30})
+    async with tools:
+        result = await run_calls(tools, call("crash", {}), call("echo", {"text": "x"}))
+    (_, _, crashed), (_, slow, is_error) = observations(result)
+    assert crashed and is_error and "did not start within 1.0 s" in slow
+    assert not child_pids(HOSTILE)
+
+
+def test_bad_options_are_listed_at_construction() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        MCPTools.stdio(PYTHON, HOSTILE, startup_timeout=0, call_timeout=float("nan"),
+                       max_restarts=-1)
+    assert len(caught.value.problems) == 3
+    with pytest.raises(ConfigurationError, match="url must be"):
+        MCPTools.http("ftp://example.org/mcp")

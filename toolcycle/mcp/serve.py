@@ -1,0 +1,148 @@
+"""Serving an agent over MCP: its tools, and the agent itself as one more tool.
+
+The server is the SDK's own low-level :class:`mcp.server.lowlevel.Server` (it speaks both the
+handshake-era and the 2026-07-28 protocol, over stdio or streamable HTTP); toolcycle only
+answers ``tools/list`` and ``tools/call``:
+
+- each of the agent's tools is listed with its own schema (through
+  :func:`~toolcycle.spec.formats.mcp.export_mcp_tools`, the exporter of saved tool lists) and
+  called as a run would call it: arguments validated first, sync tools on a worker thread,
+  the result serialized by the same code as observations;
+- the agent is listed under its name with one ``input`` argument; a call runs it once and
+  answers with its output (structured outputs also as ``structuredContent``).
+
+Every failure is a result with ``isError`` and the reason, never a dropped connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..context import CancelToken, RunContext
+from ..errors import AgentError, ConfigurationError
+from ..messages import Usage
+from ..spec.formats.mcp import export_mcp_tools
+from ..tools import Tool, ToolArgumentsError, serialize_result
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+    from mcp.types import CallToolResult
+
+    from ..agent import Agent
+
+_AGENT_INPUT = {
+    "type": "object",
+    "properties": {"input": {"type": "string", "description": "The task for the agent."}},
+    "required": ["input"],
+    "additionalProperties": False,
+}
+
+
+def agent_server(agent: Agent[Any, Any]) -> Server[Any]:
+    """An SDK server exposing ``agent``'s tools and ``agent`` itself as a tool."""
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+
+    tools = agent.tools
+    if agent.name in tools:
+        raise ConfigurationError(
+            [f"the agent's name {agent.name!r} is also one of its tools' names: rename one"],
+            subject="MCP server")
+    listed = export_mcp_tools(t.spec for t in tools.values())["tools"]
+    listed.append({"name": agent.name, "inputSchema": _AGENT_INPUT,
+                   "description": agent.description or f"Run the agent {agent.name!r} once on "
+                   "a task and return its answer."})
+    listing = types.ListToolsResult.model_validate({"tools": listed})
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return listing
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        if params.name == agent.name:
+            return await _run_agent(agent, arguments)
+        tool = tools.get(params.name)
+        if tool is None:
+            return _error(f"Unknown tool `{params.name}`. Available tools: "
+                          f"{', '.join([*tools, agent.name])}.")
+        return await _call(agent, tool, arguments)
+
+    return Server(agent.name, description=agent.description or None,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _call(
+    agent: Agent[Any, Any], tool: Tool[Any], arguments: dict[str, Any]
+) -> CallToolResult:
+    try:
+        validated = tool.validate(arguments)
+    except ToolArgumentsError as exc:
+        return _error(f"Invalid arguments for `{tool.name}`: {'; '.join(exc.problems)}")
+    ctx: RunContext[Any] = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
+                                      run_id="mcp", agent_name=agent.name, tool_name=tool.name)
+    try:
+        if tool.is_async:
+            pending = tool.invoke(ctx, validated)
+            value = await (asyncio.wait_for(pending, tool.timeout) if tool.timeout else pending)
+        else:
+            work = asyncio.to_thread(tool.invoke, ctx, validated)
+            value = await (asyncio.wait_for(work, tool.timeout) if tool.timeout else work)
+    except TimeoutError:
+        return _error(f"Tool `{tool.name}` timed out after {tool.timeout} s.")
+    except Exception as exc:
+        return _error(f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}")
+    text, ok = serialize_result(value)
+    return _result(text, None, not ok)
+
+
+async def _run_agent(agent: Agent[Any, Any], arguments: dict[str, Any]) -> CallToolResult:
+    task = arguments.get("input")
+    if not isinstance(task, str) or set(arguments) != {"input"}:
+        return _error("The agent takes exactly one argument, `input`, a string.")
+    try:
+        result = await agent.run(task)
+    except AgentError as exc:
+        return _error(f"The agent failed ({exc.code}): {exc}")
+    output = result.output
+    if isinstance(output, str):
+        return _result(output, None, False)
+    text, _ = serialize_result(output)
+    structured = json.loads(text) if text.startswith("{") else None
+    return _result(text, structured, False)
+
+
+def _result(text: str, structured: dict[str, Any] | None, is_error: bool) -> CallToolResult:
+    import mcp.types as types
+
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=structured, is_error=is_error)
+
+
+def _error(text: str) -> CallToolResult:
+    return _result(text, None, True)
+
+
+async def serve_stdio(agent: Agent[Any, Any]) -> None:
+    """Serve over this process's stdin/stdout until the client closes them."""
+    from mcp.server.stdio import stdio_server
+
+    server = agent_server(agent)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        await agent.close()
+
+
+async def serve_http(agent: Agent[Any, Any], host: str, port: int) -> None:
+    """Serve over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+    import uvicorn
+
+    app = agent_server(agent).streamable_http_app(host=host)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    try:
+        await server.serve()
+    finally:
+        await agent.close()

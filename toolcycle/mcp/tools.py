@@ -1,0 +1,244 @@
+"""``MCPTools``: one MCP server's tools, usable wherever tools are accepted.
+
+    agent = Agent(model, tools=[MCPTools.stdio("python", "-m", "mcp_server_time"), my_tool])
+
+It is a :class:`~toolcycle.tools.Toolset`: the agent asks for its tools at the start of each
+run, so they are :class:`~toolcycle.tools.Tool` objects like any other (arguments validated
+against the server's ``inputSchema`` before anything is sent, ``max_calls`` and the run's
+limits applied, events and traces recorded, results truncated to the run's
+``max_observation_chars``). The server starts (or is connected to) on the first run, its tools
+are listed once and listed again only after it says they changed
+(``notifications/tools/list_changed``) or after a restart.
+
+Names: MCP allows names that provider APIs reject (``math.factorial``); each tool gets a safe
+name from :class:`~toolcycle.spec.formats.names.NameMap` and calls go out under the server's
+own name. Schemas are read by :func:`~toolcycle.spec.formats.mcp.import_mcp_tools`, the same
+code that imports a saved ``tools/list``; a tool whose schema cannot be used is left out and
+said so in :attr:`MCPTools.problems` instead of failing the others.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ..errors import ConfigurationError
+from ..spec.formats.mcp import import_mcp_tools
+from ..spec.formats.names import OPENAI_NAMES, NameMap
+from ..tools import Tool
+from .connection import ClientOpener, Connection
+from .content import observation
+
+if TYPE_CHECKING:
+    from mcp.client.session import MessageHandlerFnT
+
+#: Default seconds for a server to start (stdio) or answer the handshake (HTTP).
+STARTUP_TIMEOUT = 30.0
+#: Default seconds for one call (the tool's timeout: the call is cancelled on the server too).
+CALL_TIMEOUT = 120.0
+
+
+class MCPTools:
+    """The tools of one MCP server (see the module docstring). Build with :meth:`stdio` or
+    :meth:`http`; close with ``await tools.close()``, ``async with``, or by closing the agent."""
+
+    def __init__(
+        self,
+        opener: ClientOpener,
+        *,
+        describe: str,
+        prefix: str = "",
+        startup_timeout: float = STARTUP_TIMEOUT,
+        call_timeout: float | None = CALL_TIMEOUT,
+        max_restarts: int = 3,
+        concurrent: bool = False,
+        errlog: TextIO | None = None,
+    ) -> None:
+        problems = []
+        for label, value in (("startup_timeout", startup_timeout), ("call_timeout", call_timeout)):
+            if (value is not None or label == "startup_timeout") and not (
+                    isinstance(value, int | float) and not isinstance(value, bool)
+                    and math.isfinite(value) and value > 0):
+                problems.append(f"{label} must be a number of seconds > 0, got {value!r}")
+        if isinstance(max_restarts, bool) or not isinstance(max_restarts, int) or max_restarts < 0:
+            problems.append(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
+        if not isinstance(prefix, str):
+            problems.append(f"prefix must be a string, got {type(prefix).__name__}")
+        if problems:
+            raise ConfigurationError(problems, subject=f"MCP tools {describe}")
+        self.describe = describe
+        self.prefix = prefix
+        self.call_timeout = call_timeout
+        self.concurrent = concurrent
+        self.names = NameMap(OPENAI_NAMES)
+        #: Tools the server listed that cannot be used (their schema), one line each.
+        self.problems: list[str] = []
+        self._connection = Connection(
+            opener, describe=describe, startup_timeout=float(startup_timeout),
+            max_restarts=max_restarts, on_tools_changed=self._tools_changed, errlog=errlog)
+        self._errlog = errlog
+        self._tools: list[Tool[Any]] | None = None
+        self._listed_at_start = 0  # the connection start the tool list came from
+        self._stale = True
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> MCPTools:
+        """A server started as a subprocess, spoken to over its stdin/stdout.
+
+        ``env`` is added to the few variables the SDK passes on (``PATH``, ``HOME``, ...): a
+        server does not see the caller's secrets unless they are given here. ``options``:
+        ``prefix``, ``startup_timeout``, ``call_timeout``, ``max_restarts``, ``concurrent``.
+        """
+        from mcp import Client, StdioServerParameters
+
+        problems = [] if isinstance(command, str) and command else [
+            f"command must be a non-empty string, got {command!r}"]
+        problems += [f"argument {a!r} must be a string" for a in args if not isinstance(a, str)]
+        if problems:
+            raise ConfigurationError(problems, subject="MCP stdio server")
+        params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}),
+                                       cwd=None if cwd is None else os.fspath(cwd))
+        # The server's stderr, quoted when it fails; open as long as the tools (closed by close()).
+        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+
+        @asynccontextmanager
+        async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
+            from mcp.client.stdio import stdio_client
+
+            errlog.seek(0)
+            errlog.truncate()
+            async with Client(stdio_client(params, errlog=errlog), message_handler=handler,
+                              cache=None) as client:
+                yield client
+
+        describe = f"MCP server `{' '.join((command, *args))[:120]}`"
+        return cls(opener, describe=describe, errlog=errlog, **options)
+
+    @classmethod
+    def http(cls, url: str, headers: Mapping[str, str] | None = None, **options: Any
+             ) -> MCPTools:
+        """A server reached over streamable HTTP at ``url`` (``http://host:port/mcp``).
+
+        ``headers`` go with every request (an ``Authorization`` header, say). ``options`` as
+        for :meth:`stdio`.
+        """
+        from mcp import Client
+
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ConfigurationError([f"url must be an http:// or https:// URL, got {url!r}"],
+                                     subject="MCP HTTP server")
+        fixed_headers = dict(headers or {})
+
+        @asynccontextmanager
+        async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults
+            async with (
+                httpx2.AsyncClient(headers=fixed_headers, timeout=timeout) as http,
+                Client(streamable_http_client(url, http_client=http), message_handler=handler,
+                       cache=None) as client,
+            ):
+                yield client
+
+        return cls(opener, describe=f"MCP server <{url}>", **options)
+
+    # -- the toolset protocol -----------------------------------------------------------------
+
+    async def get_tools(self) -> list[Tool[Any]]:
+        """The server's tools (the same list object until they change): starts the server
+        if it is not running. Raises :class:`~toolcycle.mcp.MCPServerError` if it cannot."""
+        if self._tools is not None and not self._stale:
+            return self._tools
+        self._stale = False
+        try:
+            listed: list[dict[str, Any]] = await self._connection.request("tools/list", _list_all)
+        except BaseException:
+            self._stale = True
+            raise
+        self._listed_at_start = self._connection.starts
+        self._tools = self._build(listed)
+        return self._tools
+
+    async def close(self) -> None:
+        """Stop the server (a stdio server's process has ended when this returns)."""
+        await self._connection.close()
+        if self._errlog is not None:
+            self._errlog.close()
+
+    async def __aenter__(self) -> MCPTools:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # -- inside -------------------------------------------------------------------------------
+
+    def _tools_changed(self) -> None:
+        self._stale = True
+
+    def _build(self, listed: list[dict[str, Any]]) -> list[Tool[Any]]:
+        tools: list[Tool[Any]] = []
+        self.problems = []
+        for item in listed:
+            name = item.get("name")
+            try:
+                prefixed = {**item, "name": f"{self.prefix}{name}"}
+                (spec,) = import_mcp_tools([prefixed], self.names)
+                tool: Tool[Any] = Tool(spec, self._caller(str(name)), timeout=self.call_timeout,
+                                       concurrent=self.concurrent)
+            except ConfigurationError as exc:
+                self.problems.extend(exc.problems)
+                continue
+            tools.append(tool)
+        return tools
+
+    def _caller(self, name: str) -> Any:
+        connection = self._connection
+
+        async def call(**arguments: Any) -> str:
+            if connection.starts != self._listed_at_start:
+                self._stale = True  # restarted: list again at the next run's start
+            result: Any = await connection.request(
+                f"tool {name!r}", lambda client: client.call_tool(name, arguments))
+            return observation(result)
+
+        call.__name__ = name
+        return call
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is started (or connected) now."""
+        return self._connection.running
+
+    def __repr__(self) -> str:
+        return f"MCPTools({self.describe})"
+
+
+async def _list_all(client: Any) -> list[dict[str, Any]]:
+    """Every page of ``tools/list``, as the wire's JSON (the form the importer reads)."""
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(100):  # a server whose cursor never ends cannot hang the run
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True)
+                     for t in page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools
+
