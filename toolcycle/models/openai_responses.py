@@ -1,0 +1,200 @@
+"""OpenAI Responses API adapter (``openai-responses:MODEL``) on the official ``openai`` SDK.
+
+The Responses API is the one OpenAI recommends for reasoning models: a request's ``input`` is
+a list of items (messages, ``function_call``, ``function_call_output``, ``reasoning``) and a
+response's ``output`` is a list of the same kinds. Needs only ``toolcycle[openai]``.
+
+What the protocol demands, and where it is handled:
+
+- **Stateless by default**: ``store=False`` and ``include=["reasoning.encrypted_content"]``,
+  so nothing is kept on OpenAI's side and ``previous_response_id`` is never needed; the loop
+  sends the whole history each time, as with every other adapter.
+- **Reasoning items go back unchanged**, ``encrypted_content`` included, each before the item
+  that followed it (which keeps its item id): the API refuses a ``function_call`` without its
+  reasoning item and a reasoning item without its following item. See ``_responses_items``.
+- **``call_id`` vs item ``id``**: a ``function_call`` item has both; the neutral
+  :class:`~toolcycle.messages.ToolCall` id is the ``call_id`` (what ``function_call_output``
+  answers); the item id travels only with the reasoning item it belongs to.
+- **Function tools** are sent with ``strict`` explicit (the API's default is strict), from
+  :attr:`~toolcycle.tools.ToolDefinition.strict`.
+- **``status: incomplete``**: ``max_output_tokens`` while a call was being written gives that
+  call a ``parse_error`` (the loop answers it instead of running it); an incomplete response
+  with nothing written, or cut by the content filter, and ``status: failed`` or a stream
+  ``error`` event are :class:`~toolcycle.errors.ModelError` s with the provider's words.
+- ``ModelSettings.seed`` has no Responses parameter and is not sent.
+
+Conversions are cached per message object and per tool tuple, as in the other adapters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Any
+
+from ..messages import Message
+from ._responses_items import ItemAssembly, input_items
+from .base import Model, ModelResponse, ModelSettings, StreamItem, ToolDefinition
+from .openai import _key_for, _raw, _split_url
+from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
+from .sdk_client import LoopBoundClient
+from .wire_cache import MessageCache
+
+Wire = dict[str, Any]
+PROVIDER = "openai-responses"
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+class OpenAIResponsesModel(Model):
+    """A model behind ``client.responses.create``.
+
+    ``reasoning`` is sent as the request's ``reasoning`` object (e.g. ``{"effort": "low",
+    "summary": "auto"}``). ``encrypted_reasoning=False`` leaves ``reasoning.encrypted_content``
+    out of ``include``, for models or gateways that refuse it (reasoning then cannot be sent
+    back statelessly). ``store=True`` lets OpenAI keep responses; the history still goes in
+    full.
+    """
+
+    system = "openai"
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        client: Any | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 300.0,
+        retry: RetryPolicy | None = None,
+        reasoning: dict[str, Any] | None = None,
+        encrypted_reasoning: bool = True,
+        store: bool = False,
+    ) -> None:
+        self.name = model_name
+        self.provider = PROVIDER
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.reasoning = reasoning
+        self.encrypted_reasoning = encrypted_reasoning
+        self.store = store
+        factory = None
+        if client is None:
+            import openai
+
+            def factory() -> Any:
+                return openai.AsyncOpenAI(
+                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+                )
+
+        # One client per event loop: a caller may run us under several (see sdk_client.py).
+        self._client = LoopBoundClient(factory, client)
+        self._messages = MessageCache()
+        self._tools_key: tuple[ToolDefinition, ...] | None = None
+        self._tools_wire: list[Wire] = []
+
+    @property
+    def client(self) -> Any:
+        """The SDK client of the running event loop (or the one passed in)."""
+        return self._client.get()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # ----------------------------------------------------------------- requests
+
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        kwargs = self.build_request(messages, settings)
+
+        async def send() -> Any:
+            return await self.client.responses.create(**kwargs)
+
+        response = await with_retries(send, self.retry, provider=PROVIDER, model=self.name)
+        return ItemAssembly().finish(response, self.name)
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        kwargs = self.build_request(messages, settings)
+        assembly = ItemAssembly()
+
+        async def events() -> AsyncIterator[Any]:
+            assembly.reset()
+            response = await self.client.responses.create(**kwargs, stream=True)
+            async with response:
+                async for event in response:
+                    yield event
+                    if event.type in _TERMINAL:
+                        return
+            raise StreamIncomplete("the stream ended before response.completed")
+
+        stream = stream_with_retries(events, self.retry, provider=PROVIDER, model=self.name)
+        async with aclosing(stream):
+            async for event in stream:
+                for item in assembly.add_event(event):
+                    yield item
+        yield ModelResponse(assembly.finish(assembly.final, self.name))
+
+    # ------------------------------------------------------------ wire building
+
+    def build_request(self, messages: Sequence[Message], settings: ModelSettings) -> Wire:
+        """The keyword arguments of ``responses.create`` for this conversation."""
+        kwargs: Wire = {
+            "model": self.name,
+            "input": self.wire_input(messages),
+            "store": self.store,
+        }
+        if self.encrypted_reasoning:
+            kwargs["include"] = ["reasoning.encrypted_content"]
+        if self.reasoning is not None:
+            kwargs["reasoning"] = dict(self.reasoning)
+        if settings.tools:
+            kwargs["tools"] = self.tools_wire(settings.tools)
+            choice = settings.tool_choice
+            kwargs["tool_choice"] = (
+                choice
+                if choice in ("auto", "required", "none")
+                else {"type": "function", "name": choice}
+            )
+            if settings.parallel_tool_calls is not None:
+                kwargs["parallel_tool_calls"] = settings.parallel_tool_calls
+        if settings.temperature is not None:
+            kwargs["temperature"] = settings.temperature
+        if settings.max_tokens is not None:
+            kwargs["max_output_tokens"] = settings.max_tokens
+        if settings.extra:
+            kwargs["extra_body"] = dict(settings.extra)
+        return kwargs
+
+    def tools_wire(self, tools: tuple[ToolDefinition, ...]) -> list[Wire]:
+        if tools is not self._tools_key:
+            self._tools_wire = [
+                {
+                    "type": "function",
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                    "strict": bool(t.strict),
+                }
+                for t in tools
+            ]
+            self._tools_key = tools
+        return self._tools_wire
+
+    def wire_input(self, messages: Sequence[Message]) -> list[Wire]:
+        out: list[Wire] = []
+        for message in messages:
+            wire = self._messages.get(message)
+            if wire is None:
+                wire = input_items(message, _raw)
+                self._messages.put(message, wire)
+            out.extend(wire)
+        self._messages.prune(messages)
+        return out
+
+
+
+
+def model_from_string(text: str) -> OpenAIResponsesModel:
+    """``"openai-responses:gpt-5.4-mini"`` (key from ``OPENAI_API_KEY``), or
+    ``"openai-responses:<model>@<base url>"`` for a gateway or a local test server."""
+    name, url = _split_url(text)
+    return OpenAIResponsesModel(name, base_url=url, api_key=_key_for(url))
