@@ -219,18 +219,26 @@ class ProviderServer:
         kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(fault.status, "api_error")
         return _error(provider, fault.status, fault.message, kind, headers)
 
-    async def _openai(self, request: Request) -> Response:
-        body, record, entry = await self._prologue(request, "openai")
+    async def _scripted(
+        self, request: Request, provider: str
+    ) -> tuple[dict[str, Any], Recorded, Reply | Response, int | None]:
+        """The request's reply after its faults: an error response ends the request, a drop
+        on a stream says after how many events the stream breaks."""
+        body, record, entry = await self._prologue(request, provider)
         drop_after: int | None = None
         while isinstance(entry, Fault):
             if entry.drop and body.get("stream"):
                 drop_after, entry = entry.drop_after, self._next(body)
                 record.status = -1
                 continue
-            response = await self._fault("openai", entry, record)
+            response = await self._fault(provider, entry, record)
             if response is not None:
-                return response
+                return body, record, response, drop_after
             entry = self._next(body)
+        return body, record, entry, drop_after
+
+    async def _openai(self, request: Request) -> Response:
+        body, record, entry, drop_after = await self._scripted(request, "openai")
         if isinstance(entry, Response):
             return entry
         prompt, cached, self._previous_keys = openai_wire.prompt_usage(body, self._previous_keys)
@@ -245,17 +253,7 @@ class ProviderServer:
         return _sse(lines, drop_after, entry.event_delay)
 
     async def _responses(self, request: Request) -> Response:
-        body, record, entry = await self._prologue(request, "responses")
-        drop_after: int | None = None
-        while isinstance(entry, Fault):
-            if entry.drop and body.get("stream"):
-                drop_after, entry = entry.drop_after, self._next(body)
-                record.status = -1
-                continue
-            response = await self._fault("responses", entry, record)
-            if response is not None:
-                return response
-            entry = self._next(body)
+        body, record, entry, drop_after = await self._scripted(request, "responses")
         if isinstance(entry, Response):
             return entry
         number = self._number
@@ -270,17 +268,7 @@ class ProviderServer:
         return _sse(lines, drop_after, entry.event_delay)
 
     async def _anthropic(self, request: Request) -> Response:
-        body, record, entry = await self._prologue(request, "anthropic")
-        drop_after: int | None = None
-        while isinstance(entry, Fault):
-            if entry.drop and body.get("stream"):
-                drop_after, entry = entry.drop_after, self._next(body)
-                record.status = -1
-                continue
-            response = await self._fault("anthropic", entry, record)
-            if response is not None:
-                return response
-            entry = self._next(body)
+        body, record, entry, drop_after = await self._scripted(request, "anthropic")
         if isinstance(entry, Response):
             return entry
         accounting = self.cache.account(body)

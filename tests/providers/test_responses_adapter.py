@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from toolcycle import Agent, Limits, tool
+from toolcycle import Agent, Limits
 from toolcycle.errors import ModelError
 from toolcycle.messages import Message, ThinkingPart, ToolCall, ToolResult
 from toolcycle.models import resolve_model
@@ -28,6 +28,7 @@ from . import responses_wire
 from .conftest import responses_model
 from .script import Call, Reply
 from .server import ProviderServer
+from .test_agent_scenarios import add
 
 ADD = ToolDefinition(
     "add",
@@ -36,17 +37,6 @@ ADD = ToolDefinition(
      "required": ["a", "b"]},
 )
 TOOLS = ModelSettings(tools=(ADD,))
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: The first addend.
-        b: The second addend.
-    """
-    return a + b
 
 
 @pytest.fixture(params=[False, True], ids=["json", "sse"])
