@@ -35,9 +35,8 @@ from typing import Any
 from ..messages import Message
 from ._responses_items import ItemAssembly, input_items
 from .base import Model, ModelResponse, ModelSettings, StreamItem, ToolDefinition
-from .openai import _key_for, _raw, _split_url
+from .openai import _key_for, _raw, _split_url, openai_client
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
-from .sdk_client import LoopBoundClient
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -76,17 +75,7 @@ class OpenAIResponsesModel(Model):
         self.reasoning = reasoning
         self.encrypted_reasoning = encrypted_reasoning
         self.store = store
-        factory = None
-        if client is None:
-            import openai
-
-            def factory() -> Any:
-                return openai.AsyncOpenAI(
-                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-                )
-
-        # One client per event loop: a caller may run us under several (see sdk_client.py).
-        self._client = LoopBoundClient(factory, client)
+        self._client = openai_client(client, api_key, base_url, timeout)
         self._messages = MessageCache()
         self._tools_key: tuple[ToolDefinition, ...] | None = None
         self._tools_wire: list[Wire] = []
