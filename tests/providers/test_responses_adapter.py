@@ -195,14 +195,28 @@ async def test_content_filter_and_failed_are_model_errors(server: ProviderServer
     assert caught.value.context["error_type"] == "server_error"
 
 
-async def test_stream_error_event_is_a_model_error(server: ProviderServer) -> None:
-    error = {"type": "error", "sequence_number": 0, "code": "rate_limit_exceeded",
-             "message": "slow down", "param": None}
-    server.script([lambda body: _raw_stream(error)])
-    with pytest.raises(ModelError, match="slow down") as caught:
-        async for _ in responses_model(server).stream([Message.user("go")], ModelSettings()):
-            pass
-    assert caught.value.context["error_type"] == "rate_limit_exceeded"
+async def test_stream_error_events(server: ProviderServer) -> None:
+    """A retryable ``error`` event before any output is retried; others are model errors,
+    whether the stream yields them or the SDK raises them (a nested ``error`` object)."""
+    def error(code: str, message: str) -> Any:
+        event = {"type": "error", "sequence_number": 0, "code": code, "message": message,
+                 "param": None}
+        return lambda body: _raw_stream(event)
+
+    nested = {"type": "error", "sequence_number": 0,
+              "error": {"message": "bad prompt", "code": "invalid_prompt"}}
+    server.script([error("server_error", "hiccup"), Reply(text="fine"),
+                   error("invalid_prompt", "no way"), lambda body: _raw_stream(nested)])
+    model = responses_model(server)
+    items = [i async for i in model.stream([Message.user("go")], ModelSettings())]
+    final = items[-1]
+    assert isinstance(final, ModelResponse) and final.message.text == "fine"
+    for expected, code in [("no way", "invalid_prompt"), ("bad prompt", "invalid_prompt")]:
+        with pytest.raises(ModelError, match=expected) as caught:
+            async for _ in model.stream([Message.user("go")], ModelSettings()):
+                pass
+        assert caught.value.context["error_type"] == code
+        assert caught.value.context["tries"] == 1
 
 
 async def test_foreign_thinking_is_not_sent(server: ProviderServer) -> None:
@@ -235,3 +249,14 @@ async def test_model_string_and_telemetry_name(server: ProviderServer,
     assert server.requests[0].body["model"] == "gpt-test"
     assert PROVIDER_NAMES["openai-responses"] == "openai"
     assert responses_wire.ITEM_TYPES  # the wire module is the server's
+
+
+async def test_a_streamed_failed_response_is_a_model_error(server: ProviderServer) -> None:
+    failed = json.loads(_raw_response(
+        "failed", error={"code": "server_error", "message": "melted"}).body)
+    event = {"type": "response.failed", "sequence_number": 0, "response": failed}
+    server.script([lambda body: _raw_stream(event)])
+    with pytest.raises(ModelError, match="melted") as caught:
+        async for _ in responses_model(server).stream([Message.user("go")], ModelSettings()):
+            pass
+    assert caught.value.context["error_type"] == "server_error"

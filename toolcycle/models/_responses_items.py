@@ -178,13 +178,6 @@ class ItemAssembly:
             self.done[event.output_index] = event.item.to_dict(mode="json")
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self.final = event.response
-        elif kind == "error":
-            raise ModelError(
-                f"openai-responses stream error: {event.message}",
-                provider="openai-responses",
-                provider_message=event.message,
-                error_type=getattr(event, "code", None),
-            )
         return []
 
     # -- the message ----------------------------------------------------------------------

@@ -36,12 +36,49 @@ from ..messages import Message
 from ._responses_items import ItemAssembly, input_items
 from .base import Model, ModelResponse, ModelSettings, StreamItem, ToolDefinition
 from .openai import _key_for, _raw, _split_url, openai_client
-from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
+from .retry import (
+    Failure,
+    RetryPolicy,
+    StreamIncomplete,
+    failure_from_sdk_error,
+    stream_with_retries,
+    with_retries,
+)
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
 PROVIDER = "openai-responses"
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+#: Codes of stream ``error`` events that say "try again" rather than "your request is wrong".
+RETRYABLE_CODES = frozenset({"server_error", "rate_limit_exceeded"})
+
+
+class StreamError(Exception):
+    """An ``error`` event in a response stream (the HTTP status was already 200)."""
+
+    def __init__(self, message: str, code: str | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def classify(exc: BaseException) -> Failure | None:
+    """The SDK's errors as :mod:`~toolcycle.models.retry` sees them, plus stream errors: an
+    ``error`` event the stream yields, or the ``APIError`` the SDK raises itself for one
+    whose body nests an ``error`` object. Retried only while nothing has streamed yet."""
+    failure = failure_from_sdk_error(exc)
+    if failure is not None:
+        return failure
+    if not isinstance(exc, StreamError):
+        import openai  # loaded: the exception came from it
+
+        if not isinstance(exc, openai.APIError):
+            return None
+        body = exc.body if isinstance(exc.body, dict) else {}
+        exc = StreamError(exc.message, body.get("code"))
+    return Failure(
+        f"stream error: {exc.message}", None, None, exc.code in RETRYABLE_CODES, exc.code
+    )
 
 
 class OpenAIResponsesModel(Model):
@@ -110,12 +147,16 @@ class OpenAIResponsesModel(Model):
             response = await self.client.responses.create(**kwargs, stream=True)
             async with response:
                 async for event in response:
+                    if event.type == "error":
+                        raise StreamError(event.message, getattr(event, "code", None))
                     yield event
                     if event.type in _TERMINAL:
                         return
             raise StreamIncomplete("the stream ended before response.completed")
 
-        stream = stream_with_retries(events, self.retry, provider=PROVIDER, model=self.name)
+        stream = stream_with_retries(
+            events, self.retry, provider=PROVIDER, model=self.name, classify=classify
+        )
         async with aclosing(stream):
             async for event in stream:
                 for item in assembly.add_event(event):
