@@ -113,3 +113,29 @@ def test_cli_run_and_agent_specs_take_openai_responses_strings(
     assert [r.body["model"] for r in server.requests] == ["gpt-test", "gpt-test"]
     assert [i.get("type") for i in server.requests[1].body["input"]][-3:] == [
         "reasoning", "function_call", "function_call_output"]
+
+
+def test_an_agent_spec_names_an_openai_responses_model(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from toolcycle.models.openai_responses import OpenAIResponsesModel
+    from toolcycle.spec import AgentSpec
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "examples" / "hello_world.gram").read_text().replace(
+        '"openai:gpt-4o-mini"', f'"openai-responses:gpt-spec@{server.openai_url}"'
+    )
+    spec = AgentSpec.from_gram(text)
+
+    def sayHello(personName: str = "world") -> str:  # the spec names the tool and parameter
+        """Greet."""
+        return f"Hello, {personName}!"
+
+    agent = spec.bind([sayHello])
+    assert isinstance(agent.model, OpenAIResponsesModel) and agent.model.name == "gpt-spec"
+    server.script([Reply(calls=[Call("sayHello", {"personName": "Bo"})]), Reply(text="Hi Bo")])
+    assert agent.run_sync("hi, I'm Bo").output == "Hi Bo"
+    assert server.requests[1].body["input"][-1]["output"] == "Hello, Bo!"
