@@ -27,6 +27,15 @@ from toolcycle.models.retry import NO_RETRIES
 from toolcycle.models.scripted import ScriptedModel
 
 
+_USAGE = {
+    "input_tokens": 1,
+    "input_tokens_details": {"cached_tokens": 0},
+    "output_tokens": 1,
+    "output_tokens_details": {"reasoning_tokens": 0},
+    "total_tokens": 2,
+}
+
+
 class ThroughResponses(Model):
     """``scripted`` decides each reply; the adapter carries it over the Responses wire."""
 
@@ -66,7 +75,7 @@ class ThroughResponses(Model):
         responses_wire.check_reply(body, reply)
         self._number += 1
         output = responses_wire.output_items(body, reply, self._number, self.issued)
-        usage, _ = responses_wire.usage(body, reply, output, [])
+        usage = dict(_USAGE)  # the replays compare state and observations, not tokens
         return httpx.Response(
             200, json=responses_wire.response(body, reply, self._number, output, usage)
         )
