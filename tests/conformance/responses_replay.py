@@ -26,7 +26,6 @@ from toolcycle.models.openai_responses import OpenAIResponsesModel
 from toolcycle.models.retry import NO_RETRIES
 from toolcycle.models.scripted import ScriptedModel
 
-
 _USAGE = {
     "input_tokens": 1,
     "input_tokens_details": {"cached_tokens": 0},
