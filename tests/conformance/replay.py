@@ -40,13 +40,16 @@ from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import state_chec
 
 from toolcycle import Agent, Limits, Tool
 from toolcycle.messages import Message, ToolCall
+from toolcycle.models.base import Model
 from toolcycle.models.protocol import Wire
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.spec.formats.bfcl import import_function
 
 from .bfcl_data import backend_docs
+from .responses_replay import ThroughResponses
 
-WIRES: tuple[Wire, ...] = ("openai", "openai-functions", "anthropic")
+#: ``openai-responses`` goes through the Responses adapter and the SDK (see responses_replay).
+WIRES: tuple[Any, ...] = ("openai", "openai-functions", "anthropic", "openai-responses")
 MAX_OBSERVATION_CHARS = 10_000_000  # the documented cap
 ANSWER = "Done."
 INSTRUCTIONS = "You operate the user's tools. Do exactly what each request asks."
@@ -206,7 +209,12 @@ class OurRun:
         self.history: list[Message] = []
         # One model for the whole task, as a real conversation has: call ids stay unique.
         self.replies: collections.deque[Any] = collections.deque()
-        self.model = ScriptedModel(lambda messages, settings: self.replies.popleft(), wire=wire)
+        self.model: Model = ScriptedModel(
+            lambda messages, settings: self.replies.popleft(),
+            wire="openai" if wire == "openai-responses" else wire,
+        )
+        if wire == "openai-responses":
+            self.model = ThroughResponses(self.model)
 
     async def run_turn(self, turn: int, prompt: str, calls: list[str]) -> list[Any]:
         """Run one turn through the agent; returns the observations, in call order."""

@@ -1,8 +1,9 @@
-"""800 executable BFCL multi-turn tasks replayed through the real agent loop, on three wires.
+"""800 executable BFCL multi-turn tasks replayed through the real agent loop, on four wires.
 
-One test per category runs its 200 tasks on the OpenAI tools, OpenAI legacy functions and
-Anthropic shapes next to BFCL's own run of the ground truth (see ``replay.py``), collects every
-mismatch and asserts the exact sets, so that a failure lists all the tasks that moved.
+One test per category runs its 200 tasks on the OpenAI tools, OpenAI legacy functions,
+Anthropic and OpenAI Responses shapes next to BFCL's own run of the ground truth (see
+``replay.py``), collects every mismatch and asserts the exact sets, so that a failure lists all
+the tasks that moved.
 """
 
 from __future__ import annotations

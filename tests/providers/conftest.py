@@ -13,6 +13,7 @@ import pytest
 
 from toolcycle.models.anthropic import AnthropicModel
 from toolcycle.models.openai import OpenAIFunctionsModel, OpenAIModel
+from toolcycle.models.openai_responses import OpenAIResponsesModel
 from toolcycle.models.retry import RetryPolicy
 
 from .server import ProviderServer
@@ -55,3 +56,10 @@ def functions_model(server: ProviderServer, **options: object) -> OpenAIFunction
 def anthropic_model(server: ProviderServer, **options: object) -> AnthropicModel:
     options.setdefault("retry", FAST_RETRY)
     return AnthropicModel("claude-test", base_url=server.url, api_key="sk-ant-test", **options)  # type: ignore[arg-type]
+
+
+def responses_model(server: ProviderServer, **options: object) -> OpenAIResponsesModel:
+    options.setdefault("retry", FAST_RETRY)
+    return OpenAIResponsesModel(
+        "gpt-test-responses", base_url=server.openai_url, api_key="sk-test", **options  # type: ignore[arg-type]
+    )

@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from . import anthropic_wire, openai_wire
+from . import anthropic_wire, openai_wire, responses_wire
 from .script import Entry, Fault, Reply, ScriptError
 
 
@@ -72,6 +72,7 @@ class ProviderServer:
         self.rejections: list[str] = []
         self.require_tool_call_content = False
         self.cache = anthropic_wire.PromptCache()
+        self.issued = responses_wire.Issued()
         self._previous_keys: list[str] = []
         self._number = 0
         self._generation = 0  # bumped by reset(): late handlers of a finished test stand down
@@ -80,6 +81,7 @@ class ProviderServer:
             routes=[
                 Route("/v1/chat/completions", self._openai, methods=["POST"]),
                 Route("/v1/messages", self._anthropic, methods=["POST"]),
+                Route("/v1/responses", self._responses, methods=["POST"]),
             ]
         )
         self._server: uvicorn.Server | None = None
@@ -99,6 +101,7 @@ class ProviderServer:
             self.rejections.clear()
             self.require_tool_call_content = False
             self.cache = anthropic_wire.PromptCache()
+            self.issued = responses_wire.Issued()
             self._previous_keys = []
             self._generation += 1
 
@@ -165,8 +168,7 @@ class ProviderServer:
         try:
             entry = self._next(body)
             if isinstance(entry, Reply):
-                check = openai_wire if provider == "openai" else anthropic_wire
-                check.check_reply(body, entry)
+                _WIRES[provider].check_reply(body, entry)
         except ScriptError as exc:
             self._reject(f"script: {exc}")
             record.status = 400
@@ -174,7 +176,7 @@ class ProviderServer:
         return body, record, entry
 
     def _authenticate(self, request: Request, provider: str) -> Response | None:
-        if provider == "openai":
+        if provider in ("openai", "responses"):
             ok = request.headers.get("authorization", "").startswith("Bearer ")
         else:
             key = request.headers.get("x-api-key") or request.headers.get("authorization")
@@ -188,6 +190,8 @@ class ProviderServer:
         try:
             if provider == "openai":
                 openai_wire.validate(body, require_tool_call_content=self.require_tool_call_content)
+            elif provider == "responses":
+                responses_wire.validate(body, self.issued)
             else:
                 anthropic_wire.validate(body)
         except (openai_wire.WireError, anthropic_wire.WireError) as exc:
@@ -215,18 +219,26 @@ class ProviderServer:
         kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(fault.status, "api_error")
         return _error(provider, fault.status, fault.message, kind, headers)
 
-    async def _openai(self, request: Request) -> Response:
-        body, record, entry = await self._prologue(request, "openai")
+    async def _scripted(
+        self, request: Request, provider: str
+    ) -> tuple[dict[str, Any], Recorded, Reply | Response, int | None]:
+        """The request's reply after its faults: an error response ends the request, a drop
+        on a stream says after how many events the stream breaks."""
+        body, record, entry = await self._prologue(request, provider)
         drop_after: int | None = None
         while isinstance(entry, Fault):
             if entry.drop and body.get("stream"):
                 drop_after, entry = entry.drop_after, self._next(body)
                 record.status = -1
                 continue
-            response = await self._fault("openai", entry, record)
+            response = await self._fault(provider, entry, record)
             if response is not None:
-                return response
+                return body, record, response, drop_after
             entry = self._next(body)
+        return body, record, entry, drop_after
+
+    async def _openai(self, request: Request) -> Response:
+        body, record, entry, drop_after = await self._scripted(request, "openai")
         if isinstance(entry, Response):
             return entry
         prompt, cached, self._previous_keys = openai_wire.prompt_usage(body, self._previous_keys)
@@ -240,18 +252,23 @@ class ProviderServer:
         lines = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
         return _sse(lines, drop_after, entry.event_delay)
 
+    async def _responses(self, request: Request) -> Response:
+        body, record, entry, drop_after = await self._scripted(request, "responses")
+        if isinstance(entry, Response):
+            return entry
+        number = self._number
+        output = responses_wire.output_items(body, entry, number, self.issued)
+        usage, self._previous_keys = responses_wire.usage(body, entry, output, self._previous_keys)
+        record.usage = usage
+        data = responses_wire.response(body, entry, number, output, usage)
+        if not body.get("stream"):
+            return JSONResponse(data)
+        events = responses_wire.events(data)
+        lines = [f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in events]
+        return _sse(lines, drop_after, entry.event_delay)
+
     async def _anthropic(self, request: Request) -> Response:
-        body, record, entry = await self._prologue(request, "anthropic")
-        drop_after: int | None = None
-        while isinstance(entry, Fault):
-            if entry.drop and body.get("stream"):
-                drop_after, entry = entry.drop_after, self._next(body)
-                record.status = -1
-                continue
-            response = await self._fault("anthropic", entry, record)
-            if response is not None:
-                return response
-            entry = self._next(body)
+        body, record, entry, drop_after = await self._scripted(request, "anthropic")
         if isinstance(entry, Response):
             return entry
         accounting = self.cache.account(body)
@@ -263,6 +280,11 @@ class ProviderServer:
         events = anthropic_wire.events(body, entry, number, accounting)
         lines = [f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in events]
         return _sse(lines, drop_after, entry.event_delay)
+
+
+_WIRES: dict[str, Any] = {
+    "openai": openai_wire, "anthropic": anthropic_wire, "responses": responses_wire
+}
 
 
 def _sse(lines: list[str], drop_after: int | None, delay: float) -> StreamingResponse:
@@ -282,7 +304,7 @@ def _error(
 ) -> JSONResponse:
     body = (
         openai_wire.error_body(message, kind)
-        if provider == "openai"
+        if provider in ("openai", "responses")
         else anthropic_wire.error_body(message, kind)
     )
     return JSONResponse(body, status_code=status, headers=headers)

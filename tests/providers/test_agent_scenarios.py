@@ -19,7 +19,7 @@ from toolcycle.errors import ModelError, ValidationFailed
 from toolcycle.models.base import Model
 from toolcycle.result import RunResult
 
-from .conftest import anthropic_model, functions_model, openai_model
+from .conftest import anthropic_model, functions_model, openai_model, responses_model
 from .script import Call, Fault, Reply
 from .server import ProviderServer
 
@@ -27,10 +27,11 @@ FACTORIES: dict[str, Callable[..., Model]] = {
     "openai": openai_model,
     "functions": functions_model,
     "anthropic": anthropic_model,
+    "responses": responses_model,
 }
 
 
-@pytest.fixture(params=["openai", "functions", "anthropic"])
+@pytest.fixture(params=["openai", "functions", "anthropic", "responses"])
 def wire(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
@@ -87,6 +88,9 @@ def results_sent(server: ProviderServer) -> list[tuple[str, bool]]:
     """(content, is_error) of every tool result in the last request, in the wire's terms."""
     body = server.requests[-1].body
     out: list[tuple[str, bool]] = []
+    if "input" in body:  # the Responses API: one function_call_output item per result
+        items = body["input"]
+        return [(i["output"], False) for i in items if i.get("type") == "function_call_output"]
     for message in body["messages"]:
         if message["role"] in ("tool", "function"):
             out.append((message["content"], False))
@@ -135,7 +139,7 @@ async def test_parallel_calls(server: ProviderServer, wire: str, stream: bool) -
     )
     assert results_sent(server) == [("3", False), ("10", False)]
     body = server.requests[0].body
-    if wire == "openai":  # parallel tool calls stay the provider's default unless set
+    if wire in ("openai", "responses"):  # parallel calls stay the provider's default unless set
         assert "parallel_tool_calls" not in body
     elif wire == "anthropic":
         assert "disable_parallel_tool_use" not in body["tool_choice"]
@@ -211,7 +215,8 @@ async def test_structured_output_with_retries(
     result = await run(agent, stream)
     assert result.output == Report(company="Acme", revenue=1200)
     assert result.attempts == 2
-    retry_prompt = server.requests[1].body["messages"][-1]
+    sent = server.requests[1].body
+    retry_prompt = (sent["input"] if wire == "responses" else sent["messages"])[-1]
     assert retry_prompt["role"] == "user"
     if wire == "anthropic":  # the retry prompt rides in the user message with the results
         assert [b["type"] for b in retry_prompt["content"]] == ["tool_result", "text"]
@@ -278,6 +283,7 @@ async def test_limit_forces_the_output_tool(
     assert result.output == Report(company="Acme", revenue=2) and result.forced_final_answer
     assert _tool_choice(server.requests[-1].body) in (
         {"type": "function", "function": {"name": "final_result"}},
+        {"type": "function", "name": "final_result"},
         {"name": "final_result"},
         {"type": "tool", "name": "final_result"},
     )

@@ -54,3 +54,35 @@ def test_anthropic_example(
     out = capsys.readouterr().out
     assert out.startswith("49 went out.\n") and "cache read" in out
     assert len(server.requests) == 2
+
+
+def _examples(name: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (DOCS / name).read_text(), re.S)
+
+
+def test_openai_responses_examples(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-docs")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
+    server.script(
+        [
+            Reply(thinking="Add 1 and 2.", calls=[Call("add", {"a": 1, "b": 2})]),
+            Reply(thinking="Then 3 and 4.", calls=[Call("add", {"a": 3, "b": 4})]),
+            Reply(text="1 + 2 = 3, and 3 + 4 = 7."),
+            Reply(thinking="Greet.", text="Hello."),
+        ]
+    )
+    first, second = _examples("openai-responses.md")
+    exec(compile(first, "openai-responses.md", "exec"), {})
+    exec(compile(second, "openai-responses.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "1 + 2 = 3, and 3 + 4 = 7."
+    assert out[1:4] == [
+        "reasoning summary: Add 1 and 2.",
+        "reasoning summary: Then 3 and 4.",
+        "reasoning summary: -",
+    ]
+    assert "input tokens read from the cache" in out[4] and out[5] == "Hello."
+    assert [r.body["model"] for r in server.requests] == ["gpt-5.4-mini"] * 4
+    assert server.requests[3].body["reasoning"] == {"effort": "low", "summary": "auto"}

@@ -88,3 +88,54 @@ def test_unknown_prefix_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="cannot resolve model 'gemini:pro'") as caught:
         resolve_model("gemini:pro")
     assert "openai:..." in str(caught.value) and "anthropic:..." in str(caught.value)
+
+
+def test_cli_run_and_agent_specs_take_openai_responses_strings(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from toolcycle.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    server.script([
+        Reply(thinking="Greet Ada.", calls=[Call("sayHello", {"personName": "Ada"})]),
+        Reply(text="Hello, Ada!"),
+    ])
+    model = f"openai-responses:gpt-test@{server.openai_url}"
+    code = main(["run", "examples/hello_world.gram", "--tools", "examples.hello_tools",
+                 "--model", model, "Hello, I'm Ada"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == "Hello, Ada!\n", err
+    assert [r.body["model"] for r in server.requests] == ["gpt-test", "gpt-test"]
+    assert [i.get("type") for i in server.requests[1].body["input"]][-3:] == [
+        "reasoning", "function_call", "function_call_output"]
+
+
+def test_an_agent_spec_names_an_openai_responses_model(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from toolcycle.models.openai_responses import OpenAIResponsesModel
+    from toolcycle.spec import AgentSpec
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "examples" / "hello_world.gram").read_text().replace(
+        '"openai:gpt-4o-mini"', f'"openai-responses:gpt-spec@{server.openai_url}"'
+    )
+    spec = AgentSpec.from_gram(text)
+
+    def sayHello(personName: str = "world") -> str:  # the spec names the tool and parameter
+        """Greet."""
+        return f"Hello, {personName}!"
+
+    agent = spec.bind([sayHello])
+    assert isinstance(agent.model, OpenAIResponsesModel) and agent.model.name == "gpt-spec"
+    server.script([Reply(calls=[Call("sayHello", {"personName": "Bo"})]), Reply(text="Hi Bo")])
+    assert agent.run_sync("hi, I'm Bo").output == "Hi Bo"
+    assert server.requests[1].body["input"][-1]["output"] == "Hello, Bo!"

@@ -15,7 +15,13 @@ from toolcycle.messages import Message
 from toolcycle.models.base import Model, ModelResponse, ModelSettings, TextDelta
 from toolcycle.models.retry import Failure, RetryAttempt, RetryPolicy, parse_retry_after
 
-from .conftest import FAST_RETRY, anthropic_model, functions_model, openai_model
+from .conftest import (
+    FAST_RETRY,
+    anthropic_model,
+    functions_model,
+    openai_model,
+    responses_model,
+)
 from .script import Fault, Reply
 from .server import ProviderServer
 
@@ -23,6 +29,7 @@ FACTORIES: dict[str, Callable[..., Model]] = {
     "openai": openai_model,
     "functions": functions_model,
     "anthropic": anthropic_model,
+    "responses": responses_model,
 }
 WIRES = list(FACTORIES)
 

@@ -8,7 +8,7 @@ import pytest
 
 from toolcycle import Agent, tool
 
-from .conftest import anthropic_model, openai_model
+from .conftest import anthropic_model, openai_model, responses_model
 from .script import Call, Reply
 from .server import ProviderServer
 
@@ -28,14 +28,16 @@ def echo(x: int = 0) -> int:
 @pytest.mark.parametrize(
     ("wire", "stream"),
     # The test server sends Anthropic's non-streamed input as an object it has parsed itself.
-    [("openai", False), ("openai", True), ("anthropic", True)],
-    ids=["openai-json", "openai-sse", "anthropic-sse"],
+    [("openai", False), ("openai", True), ("anthropic", True), ("responses", False),
+     ("responses", True)],
+    ids=["openai-json", "openai-sse", "anthropic-sse", "responses-json", "responses-sse"],
 )
 async def test_unreadable_arguments_are_answered(
     server: ProviderServer, wire: str, stream: bool, label: str
 ) -> None:
     server.script([Reply(calls=[Call("echo", RAW[label])]), Reply(text="done")])
-    model = openai_model(server) if wire == "openai" else anthropic_model(server)
+    makers = {"openai": openai_model, "anthropic": anthropic_model, "responses": responses_model}
+    model = makers[wire](server)
     agent = Agent(model, "t", [echo])
     result = await (agent.stream("go").get_result() if stream else agent.run("go"))
     assert result.output == "done"

@@ -26,6 +26,7 @@ PROVIDERS: dict[str, str] = {
     "openai": "toolcycle.models.openai:model_from_string",
     "openai-functions": "toolcycle.models.openai:functions_model_from_string",
     "openai-compatible": "toolcycle.models.openai:compatible_model_from_string",
+    "openai-responses": "toolcycle.models.openai_responses:model_from_string",
     "anthropic": "toolcycle.models.anthropic:model_from_string",
     "local": "toolcycle.models.local.llama:model_from_string",
 }

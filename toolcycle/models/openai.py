@@ -80,17 +80,7 @@ class OpenAIModel(Model):
         self.tool_call_content = tool_call_content
         self.max_tokens_field = max_tokens_field
         self.stream_usage = stream_usage
-        factory = None
-        if client is None:
-            import openai
-
-            def factory() -> Any:
-                return openai.AsyncOpenAI(
-                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-                )
-
-        # One client per event loop: a caller may run us under several (see sdk_client.py).
-        self._client = LoopBoundClient(factory, client)
+        self._client = openai_client(client, api_key, base_url, timeout)
         self._messages = MessageCache()
         self._tools_key: tuple[ToolDefinition, ...] | None = None
         self._tools_wire: list[Wire] = []
@@ -319,6 +309,23 @@ def _interleave(messages: list[Wire]) -> list[Wire]:
             out.append({k: v for k, v in result.items() if k != "_pair"})
         out.extend({k: v for k, v in c.items() if k != "_pair"} for c in calls[len(results) :])
     return out
+
+
+def openai_client(
+    client: Any | None, api_key: str | None, base_url: str | None, timeout: float
+) -> LoopBoundClient:
+    """The caller's ``client``, or an ``AsyncOpenAI`` per event loop (see sdk_client.py) with
+    the SDK's own retries off: :mod:`toolcycle.models.retry` retries instead."""
+    if client is not None:
+        return LoopBoundClient(None, client)
+    import openai
+
+    def factory() -> Any:
+        return openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+        )
+
+    return LoopBoundClient(factory)
 
 
 def _raw(call: ToolCall) -> str:

@@ -58,6 +58,7 @@ from ..events import (
 PROVIDER_NAMES = {
     "openai": "openai",
     "openai-functions": "openai",
+    "openai-responses": "openai",
     "anthropic": "anthropic",
     "azure": "azure.ai.openai",
     "bedrock": "aws.bedrock",
