@@ -224,6 +224,9 @@ class Usage:
     cache_write_tokens: int = 0
     requests: int = 0
     tool_calls: int = 0
+    #: Of ``output_tokens``, those the model spent reasoning (OpenAI's ``reasoning_tokens``,
+    #: Gemini's ``thoughtsTokenCount``): billed as output, reported apart so a run can see them.
+    reasoning_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -237,6 +240,7 @@ class Usage:
         self.cache_write_tokens += other.cache_write_tokens
         self.requests += other.requests
         self.tool_calls += other.tool_calls
+        self.reasoning_tokens += other.reasoning_tokens
 
     def __add__(self, other: Usage) -> Usage:
         total = Usage()
@@ -255,6 +259,7 @@ class Usage:
             "cache_write_tokens": self.cache_write_tokens,
             "requests": self.requests,
             "tool_calls": self.tool_calls,
+            "reasoning_tokens": self.reasoning_tokens,
         }
 
     @classmethod

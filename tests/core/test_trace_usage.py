@@ -77,3 +77,26 @@ def test_message_round_trip() -> None:
     message = Message("assistant", [ThinkingPart("t", "sig"), TextPart("x"),
                                     call("lookup", {"city": "A"}, id="1")])
     assert Message.from_dict(message.to_dict()) == message
+
+
+async def test_reasoning_tokens_add_up_into_the_run_and_survive_the_trace_round_trip() -> None:
+    """``Usage.reasoning_tokens`` (part of the output tokens, reported apart by the Responses
+    and Gemini adapters) reaches each step and the run's total, and the stored trace."""
+    from toolcycle import Agent, Message, Trace, Usage
+    from toolcycle.testing import ScriptedModel, call
+
+    def script(messages: list[Message], _settings: object) -> Message:
+        reply = (Message.assistant(tool_calls=[call("add", {"a": 1, "b": 2})])
+                 if messages[-1].role == "user" else Message.assistant("3"))
+        reply.usage = Usage(input_tokens=10, output_tokens=7, reasoning_tokens=5)
+        return reply
+
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    result = await Agent(ScriptedModel(script), tools=[add]).run("1+2?")
+    assert result.usage.reasoning_tokens == 10 and result.usage.output_tokens == 14
+    assert [s.usage.reasoning_tokens for s in result.trace.steps] == [5, 5]
+    again = Trace.from_dict(result.trace.to_dict())
+    assert again.usage.reasoning_tokens == 10

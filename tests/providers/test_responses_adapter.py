@@ -144,6 +144,7 @@ async def test_usage_with_cached_and_reasoning_tokens(server: ProviderServer, st
     assert reported["output_tokens_details"]["reasoning_tokens"] >= 100
     assert first.usage is not None
     assert first.usage.output_tokens == reported["output_tokens"]  # reasoning included
+    assert first.usage.reasoning_tokens == reported["output_tokens_details"]["reasoning_tokens"]
     assert first.usage.input_tokens == reported["input_tokens"]
     results = Message.tool_results([ToolResult("call_1_0", "add", "3")])
     second, _ = await ask(model, [Message.user("hi " * 50), first, results], TOOLS, stream)

@@ -40,17 +40,19 @@ def wire_usage(usage: Any) -> Usage:
     """``usage`` of a response: ``input_tokens_details.cached_tokens`` are cache reads.
 
     Reasoning tokens (``output_tokens_details.reasoning_tokens``) are part of
-    ``output_tokens``, as the API bills them; :class:`~toolcycle.messages.Usage` has no
-    separate field for them.
+    ``output_tokens``, as the API bills them, and also reported apart as
+    ``Usage.reasoning_tokens``.
     """
     if usage is None:
         return Usage(requests=1)
     details = getattr(usage, "input_tokens_details", None)
+    output_details = getattr(usage, "output_tokens_details", None)
     return Usage(
         input_tokens=usage.input_tokens or 0,
         output_tokens=usage.output_tokens or 0,
         cache_read_tokens=getattr(details, "cached_tokens", None) or 0,
         requests=1,
+        reasoning_tokens=getattr(output_details, "reasoning_tokens", None) or 0,
     )
 
 

@@ -69,7 +69,9 @@ class ScriptedModel(Model):
         self._check(messages, settings)
         item = self._next_item(messages, settings)
         message = self._to_message(item)
-        message.usage = self._usage(messages, message)
+        estimated = self._usage(messages, message)  # (keeps the running count either way)
+        if message.usage is None:  # a scripted Message may state its own usage
+            message.usage = estimated
         message.model_name = self.name
         return message
 

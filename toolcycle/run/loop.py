@@ -418,6 +418,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
         reported.cache_write_tokens,
         # an adapter may make several requests for one reply (a re-ask, a paused turn)
         requests=max(reported.requests, 1), tool_calls=len(calls),
+        reasoning_tokens=reported.reasoning_tokens,
     )
     state.usage.add(usage)
     state.append(message)

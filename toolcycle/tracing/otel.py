@@ -269,6 +269,8 @@ class OTelCallbacks:
             attributes["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_tokens
         if usage.cache_write_tokens:
             attributes["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
+        if usage.reasoning_tokens:  # no GenAI convention for them yet: our own namespace
+            attributes["toolcycle.usage.reasoning_tokens"] = usage.reasoning_tokens
         if event.message.finish_reason:
             attributes["gen_ai.response.finish_reasons"] = [event.message.finish_reason]
         parent = state.iteration or state.run

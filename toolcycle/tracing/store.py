@@ -388,7 +388,8 @@ def _usage_of_steps(trace: Trace) -> Usage:
     total = Usage(requests=len(trace.steps), tool_calls=len(trace.tool_calls))
     for step in trace.steps:
         total.add(Usage(step.usage.input_tokens, step.usage.output_tokens,
-                        step.usage.cache_read_tokens, step.usage.cache_write_tokens))
+                        step.usage.cache_read_tokens, step.usage.cache_write_tokens,
+                        reasoning_tokens=step.usage.reasoning_tokens))
     return total
 
 
