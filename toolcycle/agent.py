@@ -18,6 +18,7 @@ from typing import Any, Generic
 from typing_extensions import TypeVar
 
 from .context import CancelToken
+from .conversation import Conversation
 from .errors import ConfigurationError
 from .events import Callbacks, CallbacksArg, Event
 from .limits import Limits, resolve_limits
@@ -177,10 +178,21 @@ class Agent(Generic[DepsT, OutputT]):
         cancel_token: CancelToken | None = None,
         callbacks: CallbacksArg = None,
         run_id: str | None = None,
+        conversation: Conversation | None = None,
     ) -> RunResult[OutputT]:
-        """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure."""
+        """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure.
+
+        With ``conversation=`` the history is the conversation's and the run's messages are
+        appended to it when the run succeeds (:mod:`toolcycle.conversation`).
+        """
         core, settings = (await self._run_core() if self._toolsets
                           else (self._core, self.model_settings))  # no await on the hot path
+        if conversation is not None:
+            _check_conversation(conversation, message_history)
+            run_id = run_id or uuid.uuid4().hex
+            return await conversation.run(run_id, lambda history: run_loop(self._new_state(
+                user_prompt, deps, history, limits, cancel_token, callbacks, run_id,
+                sink=None, core=core, settings=settings)))
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
                                 callbacks, run_id, sink=None, core=core, settings=settings)
         return await run_loop(state)
@@ -299,6 +311,16 @@ def _run_options(callbacks: CallbacksArg, limits: object) -> Callbacks:
     if problems:
         raise ConfigurationError(problems, subject="run")
     return extra
+
+
+def _check_conversation(conversation: object, message_history: object) -> None:
+    problems = [] if isinstance(conversation, Conversation) else [
+        f"conversation must be a Conversation, got {type(conversation).__name__}"]
+    if message_history is not None:
+        problems.append("give conversation= or message_history=, not both (the conversation "
+                        "holds the history)")
+    if problems:
+        raise ConfigurationError(problems, subject="run")
 
 
 def _is_tool_list(tools: object) -> bool:
