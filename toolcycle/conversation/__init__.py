@@ -29,7 +29,10 @@ from ..result import RunResult
 from .sqlite import SQLiteConversationStore
 from .store import ConversationStore, fit_budget
 
-__all__ = ["Conversation", "ConversationStore", "SQLiteConversationStore", "fit_budget"]
+__all__ = [
+    "Conversation", "ConversationStore", "SQLiteConversationStore", "check_run_conversation",
+    "fit_budget",
+]
 
 #: How long a run may hold a conversation before another run may take it (seconds).
 DEFAULT_LEASE_S = 3600.0
@@ -91,6 +94,16 @@ class Conversation:
 
     def __repr__(self) -> str:
         return f"Conversation({self.id!r}, store={type(self.store).__name__})"
+
+
+def check_run_conversation(conversation: object, message_history: object) -> None:
+    problems = [] if isinstance(conversation, Conversation) else [
+        f"conversation must be a Conversation, got {type(conversation).__name__}"]
+    if message_history is not None:
+        problems.append("give conversation= or message_history=, not both (the conversation "
+                        "holds the history)")
+    if problems:
+        raise ConfigurationError(problems, subject="run")
 
 
 def _all_answered(messages: Sequence[Message]) -> bool:
