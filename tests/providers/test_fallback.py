@@ -50,3 +50,19 @@ async def test_only_rate_limits_fall_back_when_so_configured(server: ProviderSer
         await Agent(model).run("hi")
     assert any("gpt-test failed first" in n for n in caught.value.__notes__)
     assert [r.provider for r in server.requests] == ["openai"] * 4 + ["anthropic"] * 4
+
+
+def test_the_docs_sample(server: ProviderServer, monkeypatch: pytest.MonkeyPatch,
+                         capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "conversations.md"
+    sample = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)[2]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-docs")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    server.script([*[Fault(status=429, retry_after="0")] * 5, Reply(text="Hello!")])
+    exec(compile(sample, "conversations.md", "exec", dont_inherit=True), {})
+    assert capsys.readouterr().out == "Hello! - answered by claude-3-5-haiku-latest\n"
