@@ -157,9 +157,11 @@ class ConversationBusy(ToolcycleError):
 
 class ConversationConflict(ToolcycleError):
     """A run's messages were not appended: the conversation changed since the run loaded it
-    (its claim had expired and another run took it). The conversation is left as it was."""
+    (its claim had expired and another run took it). The conversation is left as it was;
+    ``result`` holds the run's result when the run itself succeeded."""
 
     code = "CONVERSATION_CONFLICT"
+    result: RunResult[Any] | None = None
 
 
 class InputError(ToolcycleError, ValueError):

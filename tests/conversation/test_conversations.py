@@ -243,3 +243,19 @@ def test_async_runs_on_one_loop_are_refused_too(tmp_path: Path) -> None:
 
     busy, output = asyncio.run(main())
     assert isinstance(busy, ConversationBusy) and output == "first"
+
+
+def test_a_run_that_outlived_its_lease_is_refused_with_its_result(tmp_path: Path) -> None:
+    import time
+
+    conv = Conversation(tmp_path / "c.db", "c", lease_s=0.001)
+
+    def slow_then_intruded(*_: object) -> str:
+        time.sleep(0.01)  # the lease runs out; another run takes the conversation
+        conv.store.claim("c", "intruder", 60)
+        return "late answer"
+
+    with pytest.raises(ConversationConflict) as info:
+        Agent(ScriptedModel([slow_then_intruded])).run_sync("hi", conversation=conv)
+    assert info.value.result is not None and info.value.result.output == "late answer"
+    assert conv.messages == []

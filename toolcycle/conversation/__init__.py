@@ -21,13 +21,15 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ConversationConflict
 from ..messages import Message
 from ..result import RunResult
-from .sqlite import SQLiteConversationStore
 from .store import ConversationStore, fit_budget
+
+if TYPE_CHECKING:
+    from .sqlite import SQLiteConversationStore
 
 __all__ = [
     "Conversation", "ConversationStore", "SQLiteConversationStore", "check_run_conversation",
@@ -60,8 +62,11 @@ class Conversation:
                             f"{type(store).__name__}")
         if problems:
             raise ConfigurationError(problems, subject="conversation")
-        self.store: ConversationStore = (
-            SQLiteConversationStore(store) if isinstance(store, str | os.PathLike) else store)
+        if isinstance(store, str | os.PathLike):
+            from .sqlite import SQLiteConversationStore  # sqlite3 loads only when used
+
+            store = SQLiteConversationStore(store)
+        self.store: ConversationStore = store
         self.id = conversation_id
         self.max_tokens = max_tokens
         self.lease_s = float(lease_s)
@@ -89,7 +94,11 @@ class Conversation:
         if not _all_answered(new):
             await asyncio.to_thread(self.store.release, self.id, run_id)
             return result
-        await asyncio.to_thread(self.store.append, self.id, run_id, new, version)
+        try:
+            await asyncio.to_thread(self.store.append, self.id, run_id, new, version)
+        except ConversationConflict as exc:
+            exc.result = result  # the run's work is not lost with its messages
+            raise
         return result
 
     def __repr__(self) -> str:
@@ -104,6 +113,14 @@ def check_run_conversation(conversation: object, message_history: object) -> Non
                         "holds the history)")
     if problems:
         raise ConfigurationError(problems, subject="run")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SQLiteConversationStore":
+        from .sqlite import SQLiteConversationStore
+
+        return SQLiteConversationStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _all_answered(messages: Sequence[Message]) -> bool:
