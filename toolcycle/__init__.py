@@ -6,10 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 from .agent import Agent, AgentStream
 from .context import CancelToken, RunContext
+from .conversation import Conversation
 from .errors import (
     AgentError,
     Cancelled,
     ConfigurationError,
+    ConversationBusy,
+    ConversationConflict,
+    InputError,
     InvalidResponse,
     MaxAttemptsExceeded,
     MaxIterationsExceeded,
@@ -25,6 +29,7 @@ from .events import CallbackError
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
+from .models.fallback import FallbackModel
 from .output import Output
 from .result import RunResult, Termination
 from .tools import Tool, ToolLibrary, ToolSpec, tool
@@ -60,6 +65,11 @@ __all__ = [
     "CancelToken",
     "Cancelled",
     "ConfigurationError",
+    "Conversation",
+    "ConversationBusy",
+    "ConversationConflict",
+    "FallbackModel",
+    "InputError",
     "InvalidResponse",
     "Limits",
     "MaxAttemptsExceeded",

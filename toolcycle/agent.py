@@ -18,6 +18,7 @@ from typing import Any, Generic
 from typing_extensions import TypeVar
 
 from .context import CancelToken
+from .conversation import Conversation, check_run_conversation
 from .errors import ConfigurationError
 from .events import Callbacks, CallbacksArg, Event
 from .limits import Limits, resolve_limits
@@ -28,6 +29,7 @@ from .output import SUBMIT_TOOL_NAME, Output, as_output
 from .result import RunResult
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
+from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .tools import Tool, ToolFunction, Toolset, as_tool
 from .tracing.recorder import TraceSink
 
@@ -35,9 +37,11 @@ DepsT = TypeVar("DepsT", default=Any)
 """The type of ``deps`` given to tools and validators (``deps_type=``; untyped by default)."""
 OutputT = TypeVar("OutputT", default=str)
 """The type of ``result.output``, inferred from ``output=`` (``str`` when it is left out)."""
+InputT = TypeVar("InputT", default=Any)
+"""The type of a run's ``input=``, inferred from ``input_type=`` (untyped when left out)."""
 
 
-class Agent(Generic[DepsT, OutputT]):
+class Agent(Generic[DepsT, OutputT, InputT]):
     """An LLM agent that calls tools in a loop.
 
     ``output`` is ``str`` (free text, the default; ``None`` means the same), any type pydantic
@@ -47,12 +51,15 @@ class Agent(Generic[DepsT, OutputT]):
     annotate the variable (``agent: Agent[None, A | B] = ...``). ``limits`` sit between the
     system defaults and the per-run limits. ``callbacks`` is an object with ``on_*`` methods, a
     mapping of hook name to callable(s), or a list of those.
+
+    ``input_type`` types a run's ``input=`` and ``instructions`` may be a template over its
+    fields or a callable of the run's context (:mod:`toolcycle.task_input`).
     """
 
     def __init__(
         self,
         model: Model | str,
-        instructions: str = "",
+        instructions: Instructions = "",
         tools: Sequence[Tool[Any] | ToolFunction | Toolset] = (),
         *,
         name: str = "agent",
@@ -65,6 +72,7 @@ class Agent(Generic[DepsT, OutputT]):
         deps_type: type[DepsT] | None = None,
         trace_store: TraceSink | str | os.PathLike[str] | bool | None = None,
         playbook: PlaybookHook | None = None,
+        input_type: type[InputT] | None = None,
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -76,8 +84,12 @@ class Agent(Generic[DepsT, OutputT]):
                 resolved_model = resolve_model(model)
             except (ValueError, ImportError) as exc:
                 problems.append(f"model: {exc}")
-        for label, text in (("instructions", instructions), ("name", name),
-                            ("description", description)):
+        task = None if input_type is None else TaskInput(input_type, instructions)
+        problems.extend(task.problems if task is not None else ())
+        if callable(instructions):
+            problems.extend(check_callable_instructions(instructions))
+        for label, text in (("instructions", "" if callable(instructions) else instructions),
+                            ("name", name), ("description", description)):
             if not isinstance(text, str):
                 problems.append(f"{label} must be a string, got {type(text).__name__}")
         built_tools: dict[str, Tool[Any]] = {}
@@ -122,6 +134,8 @@ class Agent(Generic[DepsT, OutputT]):
 
         self.model = resolved_model
         self.instructions = instructions
+        self.input_type = input_type
+        self._task = task
         self.description = description
         self.limits = limits
         self.deps_type = deps_type
@@ -137,7 +151,7 @@ class Agent(Generic[DepsT, OutputT]):
         self.model_settings = replace(settings, tools=definitions, on_repeat=on_repeat)
         self._core = AgentCore(
             name=name,
-            instructions=instructions,
+            instructions=instructions if isinstance(instructions, str) else "",
             tools=built_tools,
             definitions=definitions,
             output=resolved_output,
@@ -177,12 +191,25 @@ class Agent(Generic[DepsT, OutputT]):
         cancel_token: CancelToken | None = None,
         callbacks: CallbacksArg = None,
         run_id: str | None = None,
+        conversation: Conversation | None = None,
+        input: InputT | None = None,
     ) -> RunResult[OutputT]:
-        """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure."""
+        """Run the agent once; raises an ``AgentError`` (carrying the partial result) on failure.
+
+        With ``conversation=`` the history is the conversation's and the run's messages are
+        appended to it when the run succeeds (:mod:`toolcycle.conversation`).
+        """
         core, settings = (await self._run_core() if self._toolsets
                           else (self._core, self.model_settings))  # no await on the hot path
+        if conversation is not None:
+            check_run_conversation(conversation, message_history)
+            run_id = run_id or uuid.uuid4().hex
+            return await conversation.run(run_id, lambda history: run_loop(self._new_state(
+                user_prompt, deps, history, limits, cancel_token, callbacks, run_id,
+                sink=None, core=core, settings=settings, task_input=input)))
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                callbacks, run_id, sink=None, core=core, settings=settings)
+                                callbacks, run_id, sink=None, core=core, settings=settings,
+                                task_input=input)
         return await run_loop(state)
 
     def run_sync(self, user_prompt: str | None = None, **kwargs: Any) -> RunResult[OutputT]:
@@ -204,6 +231,7 @@ class Agent(Generic[DepsT, OutputT]):
         cancel_token: CancelToken | None = None,
         callbacks: CallbacksArg = None,
         run_id: str | None = None,
+        input: InputT | None = None,
     ) -> AgentStream[OutputT]:
         """Run with streaming: iterate the returned object for events, then read ``.result``."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -213,11 +241,12 @@ class Agent(Generic[DepsT, OutputT]):
             async def prepare_state() -> RunState:
                 core, settings = await self._run_core()
                 return self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                       callbacks, run_id, queue.put_nowait, core, settings)
+                                       callbacks, run_id, queue.put_nowait, core, settings,
+                                       task_input=input)
 
             return AgentStream(None, queue, prepare_state)
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                callbacks, run_id, sink=queue.put_nowait)
+                                callbacks, run_id, sink=queue.put_nowait, task_input=input)
         return AgentStream(state, queue)
 
     async def _run_core(self) -> tuple[AgentCore, ModelSettings]:
@@ -272,10 +301,13 @@ class Agent(Generic[DepsT, OutputT]):
         sink: Callable[[Event], None] | None,
         core: AgentCore | None = None,
         settings: ModelSettings | None = None,
+        task_input: Any = None,
     ) -> RunState:
         """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
         core = core or self._core
         extra = _run_options(callbacks, limits)
+        task_input, user_prompt, instructions = start_run(
+            self._task, self.instructions, task_input, user_prompt)
         setup = RunSetup(
             core=core,
             model=self.model,
@@ -284,6 +316,8 @@ class Agent(Generic[DepsT, OutputT]):
             run_id=run_id or uuid.uuid4().hex,
             user_prompt=user_prompt,
             streaming=sink is not None,
+            task_input=task_input,
+            instructions=instructions,
         )
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
         return prepare(setup, message_history, deps, cancel_token, listeners, sink)

@@ -144,3 +144,5 @@ class RunContext[DepsT]:
     attempt_state: dict[str, Any] = field(default_factory=dict)
     tool_call_id: str | None = None
     tool_name: str | None = None
+    #: The run's validated ``input=`` (``Agent(input_type=...)``); ``None`` without one.
+    input: Any = None

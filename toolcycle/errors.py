@@ -146,3 +146,30 @@ class SpecError(ToolcycleError, ValueError):
             f"{source}: " if source else ""
         )
         super().__init__(where + message)
+
+
+class ConversationBusy(ToolcycleError):
+    """Another run holds the conversation: concurrent runs on one conversation are refused,
+    never interleaved (see :mod:`toolcycle.conversation`). Retry once that run has ended."""
+
+    code = "CONVERSATION_BUSY"
+
+
+class ConversationConflict(ToolcycleError):
+    """A run's messages were not appended: the conversation changed since the run loaded it
+    (its claim had expired and another run took it). The conversation is left as it was;
+    ``result`` holds the run's result when the run itself succeeded."""
+
+    code = "CONVERSATION_CONFLICT"
+    result: RunResult[Any] | None = None
+
+
+class InputError(ToolcycleError, ValueError):
+    """A run's ``input=`` does not fit the agent's ``input_type``; every problem is listed."""
+
+    code = "INPUT"
+
+    def __init__(self, problems: list[str], subject: str = "input") -> None:
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"invalid {subject} ({len(self.problems)} problem(s)):\n{lines}")

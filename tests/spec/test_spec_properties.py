@@ -40,6 +40,7 @@ def specs(draw: st.DrawFn) -> AgentSpec:
         on_limit=st.one_of(st.none(), st.sampled_from(["final_answer", "partial", "error"])),
     )))
     output = draw(st.one_of(st.none(), st.builds(lambda s: s.parameters, signatures())))
+    task_input = draw(st.one_of(st.none(), st.builds(lambda s: s.parameters, signatures())))
     return AgentSpec(
         name=draw(names),
         description=draw(texts),
@@ -47,6 +48,7 @@ def specs(draw: st.DrawFn) -> AgentSpec:
         model=draw(st.one_of(st.none(), texts)),
         tools=tool_list,
         output_schema=output,
+        input_schema=task_input,
         limits=limits,
         metadata=draw(st.dictionaries(names, json_values, max_size=3)),
     )

@@ -260,7 +260,7 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
                 _print_validation(trace, attempt, console)
             attempt = step.attempt
             console.print(Rule(Text(safe(f"attempt {attempt}")), align="left", style="dim"))
-        _print_step(step, console, max_chars)
+        _print_step(step, console, max_chars, trace.model_name)
     if attempt is not None:
         _print_validation(trace, attempt, console)
     console.print(Rule(style="dim"))
@@ -294,12 +294,15 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         console.print(Text.assemble(("output: ", "bold green"), _shown(output, max_chars)))
 
 
-def _print_step(step: Step, console: Console, max_chars: int) -> None:
+def _print_step(step: Step, console: Console, max_chars: int,
+                trace_model: str | None = None) -> None:
     from rich.text import Text
 
     title = Text.assemble((f"iteration {step.iteration}", "bold cyan"))
     if step.forced:
         title.append(" forced final answer", style="yellow")
+    if step.model and step.model != trace_model:  # a FallbackModel's answering model
+        title.append(f" answered by {terminal_safe(step.model)}", style="magenta")
     title.append(
         f"  model {format_ms(step.model_ms)} · tools {format_ms(step.tools_ms)} · tokens in "
         f"{tally(step.usage.input_tokens)} / out {tally(step.usage.output_tokens)}",

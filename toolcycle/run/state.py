@@ -63,6 +63,10 @@ class RunSetup:
     run_id: str
     user_prompt: str | None
     streaming: bool = False
+    task_input: Any = None  # the validated input= (ctx.input)
+    #: This run's instructions when not the agent's string: a rendered template or a callable
+    #: of the run's context.
+    instructions: str | Callable[[RunContext[Any]], str] | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -181,7 +185,18 @@ def prepare(
     core = setup.core
     messages = list(history or ())
     trace = Trace(setup.run_id, core.name, setup.model.name, setup.user_prompt)
-    instructions = core.instructions
+    token = cancel_token or CancelToken()
+    usage = Usage()
+    ctx: RunContext[Any] = RunContext(
+        deps=deps, usage=usage, cancel_token=token, run_id=setup.run_id, agent_name=core.name,
+        input=setup.task_input,
+    )
+    given = setup.instructions
+    instructions = core.instructions if given is None else (
+        given if isinstance(given, str) else given(ctx))
+    if not isinstance(instructions, str):
+        raise ConfigurationError([f"instructions(ctx) must return a string, got "
+                                  f"{type(instructions).__name__}"], subject="run")
     if core.playbook is not None:
         advice, shown = core.playbook.instructions_for(
             setup.user_prompt or "", core.name, [d.name for d in core.definitions]
@@ -199,11 +214,6 @@ def prepare(
             ["a run needs a user prompt (or a message history ending in a user message)"],
             subject="run",
         )
-    token = cancel_token or CancelToken()
-    usage = Usage()
-    ctx: RunContext[Any] = RunContext(
-        deps=deps, usage=usage, cancel_token=token, run_id=setup.run_id, agent_name=core.name
-    )
     errors: list[CallbackError] = []
 
     def sink_failed(what: str, exc: Exception) -> None:

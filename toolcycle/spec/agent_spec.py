@@ -2,11 +2,12 @@
 
 A spec holds everything about an agent that can be stored, diffed, reviewed and shared: name,
 description, instructions, model, tool specs (name, description, argument schema, optional
-result schema), output schema and limits. Tool *implementations* stay code: ``spec.bind(
-library)`` looks each tool up by name in a :class:`~toolcycle.tools.ToolLibrary`, checks that
-the code fits the schema (see :mod:`toolcycle.spec.binding`) and returns a runnable
-:class:`~toolcycle.agent.Agent`. The same spec bound to two libraries gives two agents whose
-traces can be compared (A/B tests, staging versus production, offline replays).
+result schema), output schema, task input schema and limits. Tool *implementations* stay
+code: ``spec.bind(library)`` looks each tool up by name in a
+:class:`~toolcycle.tools.ToolLibrary`, checks that the code fits the schema (see
+:mod:`toolcycle.spec.binding`) and returns a runnable :class:`~toolcycle.agent.Agent`. The
+same spec bound to two libraries gives two agents whose traces can be compared (A/B tests,
+staging versus production, offline replays).
 
 JSON and gram (:mod:`toolcycle.spec.gram_format`) hold the same information and convert into each
 other without loss; this module reaches gram only through :data:`FORMATS`, where the gram module
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 SPEC_VERSION = 1
 _SPEC_KEYS = (
     "spec_version", "name", "description", "instructions", "model", "tools", "output_schema",
-    "limits", "metadata",
+    "input_schema", "limits", "metadata",
 )
 _TOOL_KEYS = ("name", "description", "parameters", "result_schema")
 
@@ -83,6 +84,8 @@ class AgentSpec:
     tools: list[ToolSpec] = field(default_factory=list)
     output_schema: dict[str, Any] | None = None
     limits: Limits | None = None
+    #: The task input's JSON Schema: ``bind()`` gives the agent ``input_type`` from it.
+    input_schema: dict[str, Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
     # -- JSON ------------------------------------------------------------------------------
@@ -98,6 +101,8 @@ class AgentSpec:
         data["tools"] = [t.to_dict() for t in self.tools]
         if self.output_schema is not None:
             data["output_schema"] = self.output_schema
+        if self.input_schema is not None:
+            data["input_schema"] = self.input_schema
         if self.limits is not None:
             data["limits"] = limits_to_dict(self.limits)
         if self.metadata:
@@ -132,6 +137,7 @@ class AgentSpec:
             model=_optional_text(data, "model", where),
             tools=[_tool(item, k, where) for k, item in enumerate(_list(data, "tools", where))],
             output_schema=_optional_schema(data, "output_schema", where),
+            input_schema=_optional_schema(data, "input_schema", where),
             limits=limits_from_dict(data.get("limits"), where),
             metadata=_mapping(data, "metadata", where),
         )
@@ -204,6 +210,8 @@ class AgentSpec:
         }
         if self.output_schema is not None:
             options["output"] = output_type(self.output_schema)
+        if self.input_schema is not None:
+            options["input_type"] = output_type(self.input_schema)
         options.update(agent_options)
         return Agent(resolved, self.instructions, tools, **options)
 
@@ -229,9 +237,10 @@ class AgentSpec:
                     f"tool {tool.name!r}: parameters must be a JSON Schema of type 'object'",
                     *needles, field,
                 )
-        problems = [] if self.output_schema is None else schema_problems(self.output_schema)
-        if problems:
-            raise where.error(f"output_schema {_unusable(problems)}", r"\boutput")
+        for key, schema in (("output", self.output_schema), ("input", self.input_schema)):
+            problems = [] if schema is None else schema_problems(schema)
+            if problems:
+                raise where.error(f"{key}_schema {_unusable(problems)}", rf"\b{key}")
 
 
 FORMATS[".json"] = SpecFormat(AgentSpec.from_json, AgentSpec.to_json)

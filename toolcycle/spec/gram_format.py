@@ -16,7 +16,7 @@ The layout follows the gram agent examples::
 
 The agent's record holds ``description``, ``instruction`` (``instructions`` is accepted too),
 ``model``, ``output`` (a type expression, see :mod:`toolcycle.spec.signatures`) or
-``output_schema``,
+``output_schema``, ``input`` or ``input_schema`` (the task input, written the same way),
 ``limits`` (a record of :class:`~toolcycle.limits.Limits` fields) and ``metadata``. Each tool
 (label ``Tool``; ``ToolSpecification`` is accepted) has a signature as its one element. A tool
 whose schema a signature cannot express exactly (``anyOf``, ``minimum``, ...) keeps it as JSON
@@ -56,8 +56,8 @@ from .signatures import (
 )
 
 _AGENT_KEYS = (
-    "description", "instruction", "instructions", "model", "output", "output_schema", "limits",
-    "metadata",
+    "description", "instruction", "instructions", "model", "output", "output_schema", "input",
+    "input_schema", "limits", "metadata",
 )
 _TOOL_KEYS = ("description", "parameters", "result_schema")
 _TOOL_LABELS = ("Tool", "ToolSpecification")
@@ -92,18 +92,11 @@ def _read_agent(doc: Document) -> AgentSpec:
     _reject_unknown(props, _AGENT_KEYS, f"agent {name!r}", where, re.escape(name))
     if "instruction" in props and "instructions" in props:
         raise where.error("give either 'instruction' or 'instructions', not both", "instruction")
-    if "output" in props and "output_schema" in props:
-        raise where.error("give either 'output' or 'output_schema', not both", "output")
     for key in ("description", "instruction", "instructions", "model"):
         if key in props and not isinstance(props[key], str):
             raise where.error(f"{key!r} must be a string", rf"\b{key}\s*:")
-    output_schema = None
-    if "output" in props:
-        output_schema = type_expression_schema(
-            props["output"], doc, "output", (r"\boutput\s*:",)
-        )
-    elif "output_schema" in props:
-        output_schema = _json_schema(props["output_schema"], "output_schema", where, "output")
+    output_schema = _typed_schema(props, "output", doc, where)
+    input_schema = _typed_schema(props, "input", doc, where)
     metadata = props.get("metadata", {})
     if not isinstance(metadata, dict):
         raise where.error("'metadata' must be a record", r"\bmetadata\s*:")
@@ -114,11 +107,24 @@ def _read_agent(doc: Document) -> AgentSpec:
         model=props.get("model"),
         tools=[_read_tool(element, doc, where) for element in agent["elements"]],
         output_schema=output_schema,
+        input_schema=input_schema,
         limits=limits_from_dict(props.get("limits"), where),
         metadata=metadata,
     )
     spec.check_tools(where)
     return spec
+
+
+def _typed_schema(props: dict[str, Any], key: str, doc: Document, where: Locator,
+                  ) -> dict[str, Any] | None:
+    """The ``output`` / ``input`` schema: a type expression, or JSON Schema in ``<key>_schema``."""
+    if key in props and f"{key}_schema" in props:
+        raise where.error(f"give either '{key}' or '{key}_schema', not both", key)
+    if key in props:
+        return type_expression_schema(props[key], doc, key, (rf"\b{key}\s*:",))
+    if f"{key}_schema" in props:
+        return _json_schema(props[f"{key}_schema"], f"{key}_schema", where, key)
+    return None
 
 
 def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> ToolSpec:
@@ -196,12 +202,13 @@ def dump_gram(spec: AgentSpec) -> str:
         props["instruction"] = spec.instructions
     if spec.model is not None:
         props["model"] = spec.model
-    if spec.output_schema is not None:
-        expression = _output_expression(spec.output_schema)
-        if expression is not None:
-            props["output"] = expression
-        else:
-            props["output_schema"] = _json_text(spec.output_schema)
+    for key, schema in (("output", spec.output_schema), ("input", spec.input_schema)):
+        if schema is not None:
+            expression = _output_expression(schema)
+            if expression is not None:
+                props[key] = expression
+            else:
+                props[f"{key}_schema"] = _json_text(schema)
     if spec.limits is not None:
         props["limits"] = limits_to_dict(spec.limits)
     if spec.metadata:

@@ -221,7 +221,7 @@ def _timeline(trace: Trace) -> str:
                 out.append(_validation_block(trace, current_attempt))
             current_attempt = step.attempt
             out.append(f'<div class="attempt">Attempt {esc(step.attempt)}</div>')
-        out.append(_step_block(step))
+        out.append(_step_block(step, trace.model_name))
     if current_attempt is not None:
         out.append(_validation_block(trace, current_attempt))
     if not trace.steps:
@@ -230,7 +230,7 @@ def _timeline(trace: Trace) -> str:
     return "".join(out)
 
 
-def _step_block(step: Step) -> str:
+def _step_block(step: Step, trace_model: str | None = None) -> str:
     errors = sum(1 for c in step.tool_calls if c.error is not None)
     classes = "step" + (" has-error" if errors else "") + (" forced" if step.forced else "")
     badges = []
@@ -240,6 +240,8 @@ def _step_block(step: Step) -> str:
         badges.append(f'<span class="badge error">{errors} tool error{"s" * (errors > 1)}</span>')
     if step.finish_reason:
         badges.append(f'<span class="badge">{esc(step.finish_reason)}</span>')
+    if step.model and step.model != trace_model:  # a FallbackModel's answering model
+        badges.append(f'<span class="badge">answered by {esc(step.model)}</span>')
     meta = (
         f"model {format_ms(step.model_ms)} · tools {format_ms(step.tools_ms)} · tokens in "
         f"{tally(step.usage.input_tokens)} / out {tally(step.usage.output_tokens)}"

@@ -139,6 +139,7 @@ class TraceBuilder:
         step.usage = event.usage  # made for this step by the engine, never changed after
         step.model_ms = event.duration_ms
         step.finish_reason = message.finish_reason
+        step.model = message.model_name
         if event.repairs:
             step.repairs = list(event.repairs)
         if message.model_name and not self.trace.model_name:

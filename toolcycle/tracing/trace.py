@@ -51,6 +51,8 @@ class Step:
     finish_reason: str | None = None
     #: What was changed in the reply before it entered the history (see toolcycle.run.repair).
     repairs: list[str] = field(default_factory=list)
+    #: Which model wrote the reply (differs between steps under a FallbackModel).
+    model: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -1,0 +1,130 @@
+"""Persistent conversations: ``agent.run(prompt, conversation=Conversation(store, id))``.
+
+A run on a conversation claims it, loads its history (the newest whole turns within
+``max_tokens``, see :func:`fit_budget`), runs, and appends the messages it added (the user
+prompt and everything after it; never the instructions, which each run adds itself).
+
+Decisions (docs/conversations.md):
+
+- **Concurrent runs are refused**, not queued: a second run on a conversation another run holds
+  raises :class:`~toolcycle.errors.ConversationBusy` before it calls the model. Queuing would
+  make the second run answer a history its caller never saw.
+- **Only a successful run is appended.** A run that raised (a model error, a limit that
+  raises, cancellation) leaves the conversation exactly as it was and releases it; so does a
+  returned result whose messages would leave a tool call unanswered (the engine answers every
+  call, so this is a guard, not a path). A stored history is therefore always one a provider
+  accepts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError, ConversationConflict
+from ..messages import Message
+from ..result import RunResult
+from .store import ConversationStore, fit_budget
+
+if TYPE_CHECKING:
+    from .sqlite import SQLiteConversationStore
+
+__all__ = [
+    "Conversation", "ConversationStore", "SQLiteConversationStore", "check_run_conversation",
+    "fit_budget",
+]
+
+#: How long a run may hold a conversation before another run may take it (seconds).
+DEFAULT_LEASE_S = 3600.0
+
+
+class Conversation:
+    """One conversation in a store. ``store`` is a :class:`ConversationStore` or a SQLite path.
+
+    ``max_tokens`` bounds the history a run is given (oldest turns dropped first; the store
+    keeps everything). ``lease_s`` is how long a run may hold the conversation: a run that
+    takes longer loses its claim, and its messages are refused rather than interleaved.
+    """
+
+    def __init__(self, store: ConversationStore | str | os.PathLike[str], conversation_id: str,
+                 *, max_tokens: int | None = None, lease_s: float = DEFAULT_LEASE_S) -> None:
+        problems: list[str] = []
+        if not isinstance(conversation_id, str) or not conversation_id:
+            problems.append("conversation_id must be a non-empty string")
+        if max_tokens is not None and (type(max_tokens) is not int or max_tokens <= 0):
+            problems.append(f"max_tokens must be a positive integer or None, got {max_tokens!r}")
+        if not isinstance(lease_s, int | float) or lease_s <= 0:
+            problems.append(f"lease_s must be a positive number of seconds, got {lease_s!r}")
+        if not isinstance(store, str | os.PathLike | ConversationStore):
+            problems.append("store must be a ConversationStore or a SQLite path, got "
+                            f"{type(store).__name__}")
+        if problems:
+            raise ConfigurationError(problems, subject="conversation")
+        if isinstance(store, str | os.PathLike):
+            from .sqlite import SQLiteConversationStore  # sqlite3 loads only when used
+
+            store = SQLiteConversationStore(store)
+        self.store: ConversationStore = store
+        self.id = conversation_id
+        self.max_tokens = max_tokens
+        self.lease_s = float(lease_s)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The whole stored history (no budget applied)."""
+        return self.store.load(self.id)[0]
+
+    async def run(self, run_id: str, start: Callable[[list[Message]], Awaitable[RunResult[Any]]],
+                  ) -> RunResult[Any]:
+        """Claim, load, ``start(history)``, append the run's new messages; release on failure.
+
+        The store is called in a worker thread: a busy SQLite file or a remote database must
+        not stall the event loop's other runs.
+        """
+        version = await asyncio.to_thread(self.store.claim, self.id, run_id, self.lease_s)
+        try:
+            stored, version = await asyncio.to_thread(self.store.load, self.id)
+            result = await start(fit_budget(stored, self.max_tokens))
+        except BaseException:
+            await asyncio.shield(asyncio.to_thread(self.store.release, self.id, run_id))
+            raise
+        new = result.new_messages
+        if not _all_answered(new):
+            await asyncio.to_thread(self.store.release, self.id, run_id)
+            return result
+        try:
+            await asyncio.to_thread(self.store.append, self.id, run_id, new, version)
+        except ConversationConflict as exc:
+            exc.result = result  # the run's work is not lost with its messages
+            raise
+        return result
+
+    def __repr__(self) -> str:
+        return f"Conversation({self.id!r}, store={type(self.store).__name__})"
+
+
+def check_run_conversation(conversation: object, message_history: object) -> None:
+    problems = [] if isinstance(conversation, Conversation) else [
+        f"conversation must be a Conversation, got {type(conversation).__name__}"]
+    if message_history is not None:
+        problems.append("give conversation= or message_history=, not both (the conversation "
+                        "holds the history)")
+    if problems:
+        raise ConfigurationError(problems, subject="run")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SQLiteConversationStore":
+        from .sqlite import SQLiteConversationStore
+
+        return SQLiteConversationStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _all_answered(messages: Sequence[Message]) -> bool:
+    """Whether every tool call in ``messages`` has its result among them."""
+    calls = {c.id for m in messages if m.role == "assistant" for c in m.tool_calls}
+    answered = {r.call_id for m in messages if m.role == "tool" for r in m.results}
+    return calls <= answered
