@@ -189,9 +189,10 @@ def parts(reply: Reply, issued: Issued, number: int) -> list[dict[str, Any]]:
                     "thoughtSignature": _sign(f"thought:{number}:{reply.thinking}")})
     if reply.text:
         out.append({"text": reply.text})
-    calls = reply.calls[:-1] if reply.truncate else reply.calls
-    for i, call in enumerate(calls):
+    for i, call in enumerate(reply.calls):
         args = call.arguments if isinstance(call.arguments, dict) else {}
+        if reply.truncate and i == len(reply.calls) - 1:  # cut off: half its arguments
+            args = dict(list(args.items())[: len(args) // 2])
         wire: dict[str, Any] = {"functionCall": {"name": call.name, "args": args}}
         if call.id:
             wire["functionCall"]["id"] = call.id

@@ -43,6 +43,8 @@ class Recorded:
     headers: dict[str, str]
     status: int = 200
     usage: dict[str, Any] = field(default_factory=dict)
+    #: streamed: ``"stream": true`` in the body, or Gemini's ``:streamGenerateContent``
+    streamed: bool = False
 
 
 class _DroppedResponse(Response):
@@ -161,7 +163,9 @@ class ProviderServer:
     ) -> tuple[dict[str, Any], Recorded, Reply | Fault | Response]:
         """Parse, record, authenticate and validate; return the scripted entry or an error."""
         body = await request.json()
-        record = Recorded(provider, body, dict(request.headers))
+        streamed = bool(body.get("stream")) or request.url.path.endswith(
+            ":streamGenerateContent")
+        record = Recorded(provider, body, dict(request.headers), streamed=streamed)
         with self._lock:
             self.requests.append(record)
         error = self._authenticate(request, provider) or self._validate(body, provider)
@@ -234,8 +238,7 @@ class ProviderServer:
         body, record, entry = await self._prologue(request, provider)
         drop_after: int | None = None
         while isinstance(entry, Fault):
-            streamed = request.url.path.endswith(":streamGenerateContent")
-            if entry.drop and (body.get("stream") or streamed):
+            if entry.drop and record.streamed:
                 drop_after, entry = entry.drop_after, self._next(body)
                 record.status = -1
                 continue

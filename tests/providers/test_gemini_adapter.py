@@ -16,7 +16,7 @@ from toolcycle.models.base import ModelResponse, ModelSettings, ToolDefinition
 from toolcycle.models.google import GeminiModel
 from toolcycle.tracing.otel import PROVIDER_NAMES
 
-from .conftest import FAST_RETRY
+from .conftest import gemini_model
 from .script import Call, Fault, Reply
 from .server import ProviderServer
 
@@ -26,11 +26,6 @@ ADD = ToolDefinition(
      "required": ["a", "b"]},
 )
 TOOLS = ModelSettings(tools=(ADD,))
-
-
-def gemini_model(server: ProviderServer, **options: Any) -> GeminiModel:
-    options.setdefault("retry", FAST_RETRY)
-    return GeminiModel("gemini-test", base_url=server.url, api_key="test-key", **options)
 
 
 @pytest.fixture(params=[False, True], ids=["json", "sse"])

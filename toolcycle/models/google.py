@@ -35,6 +35,7 @@ from ..errors import ConfigurationError, ModelError
 from ..messages import Message, Part, TextPart, ToolCall
 from ._gemini_parts import contents, neutral_parts, wire_usage
 from ._gemini_schema import SchemaError, to_gemini
+from ._responses_items import TRUNCATED
 from .base import (
     Model,
     ModelResponse,
@@ -230,7 +231,9 @@ class GeminiModel(Model):
                             f"call was written ({usage.output_tokens} output tokens)",
                             "MAX_TOKENS")
             raise error("the candidate is empty (no text and no function call)", "empty")
-        calls = any(isinstance(p, ToolCall) for p in parts)
+        calls = [p for p in parts if isinstance(p, ToolCall)]
+        if calls and reason_name == "MAX_TOKENS":  # the last call may be cut short
+            calls[-1].arguments, calls[-1].parse_error = None, TRUNCATED
         finish = "length" if reason_name == "MAX_TOKENS" else "tool_calls" if calls else "stop"
         return Message("assistant", parts, usage=usage, finish_reason=finish,
                        model_name=self.name)
