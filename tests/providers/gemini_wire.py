@@ -11,7 +11,9 @@ in functionCall parts..."). ``functionDeclarations`` parameters use the OpenAPI 
 (upper-case types, no ``$ref``/``const``/``additionalProperties``).
 
 The server signs the first function call of every reply (as Gemini 3 models do) and the
-thought part of a reply with ``thinking``; :class:`Issued` remembers the signatures.
+thought part of a reply with ``thinking``; :class:`Issued` remembers the signatures, and a
+model turn whose first call is one the server signed must carry one of them (the API checks
+the first call of each step).
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ SCHEMA_KEYS = {"type", "format", "title", "description", "nullable", "enum", "ma
 
 @dataclass(slots=True)
 class Issued:
-    """Signatures handed out: the call's key (name and arguments) -> its signature."""
+    """Signatures handed out: a signed call's key (name and arguments) -> its signatures."""
 
-    calls: dict[str, str] = field(default_factory=dict)
+    calls: dict[str, set[bytes]] = field(default_factory=dict)
 
 
 def _key(call: dict[str, Any]) -> str:
@@ -99,16 +101,18 @@ def validate(body: dict[str, Any], issued: Issued) -> None:
             raise WireError("Please ensure that function response turn comes immediately "
                             "after a function call turn.", where)
         if role == "model":
+            first = True  # the API checks the first call of each model turn
             for j, part in enumerate(parts):
                 if "functionCall" in part:
                     call = part["functionCall"]
-                    needed = issued.calls.get(_key(call))
+                    needed = issued.calls.get(_key(call)) if first else None
                     given = _bytes(part.get("thoughtSignature") or part.get("thought_signature"))
-                    if needed is not None and given != _bytes(needed):
+                    if needed is not None and given not in needed:
                         raise WireError(
                             f"Function call is missing a thought_signature in functionCall "
                             f"parts. ({where}.parts[{j}])", where)
                     open_calls.append(call)
+                    first = False
     if open_calls:
         raise WireError("Please ensure that the number of function response parts is equal "
                         "to the number of function call parts of the function call turn.",
@@ -199,7 +203,8 @@ def parts(reply: Reply, issued: Issued, number: int) -> list[dict[str, Any]]:
         if i == 0:
             signature = _sign(f"call:{number}:{_key(wire['functionCall'])}")
             wire["thoughtSignature"] = signature
-            issued.calls[_key(wire["functionCall"])] = signature
+            issued.calls.setdefault(_key(wire["functionCall"]), set()).add(
+                base64.b64decode(signature))
         out.append(wire)
     return out
 
