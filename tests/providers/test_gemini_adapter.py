@@ -19,18 +19,9 @@ from toolcycle.tracing.otel import PROVIDER_NAMES
 from .conftest import gemini_model
 from .script import Call, Fault, Reply
 from .server import ProviderServer
+from .test_responses_adapter import ADD, TOOLS, stream  # the same tool; JSON and SSE
 
-ADD = ToolDefinition(
-    "add", "Add two integers.",
-    {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-     "required": ["a", "b"]},
-)
-TOOLS = ModelSettings(tools=(ADD,))
-
-
-@pytest.fixture(params=[False, True], ids=["json", "sse"])
-def stream(request: pytest.FixtureRequest) -> bool:
-    return bool(request.param)
+__all__ = ["stream"]  # a fixture, used by name
 
 
 async def ask(model: GeminiModel, messages: list[Message], settings: ModelSettings,

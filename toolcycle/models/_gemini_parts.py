@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from ._responses_items import signature_envelope
 
 Wire = dict[str, Any]
 ENVELOPE_KEY = "gemini_thought"
@@ -40,15 +41,7 @@ def envelope(signature: str, on: str) -> str:
 
 def envelope_of(part: ThinkingPart) -> Mapping[str, Any] | None:
     """The envelope a Gemini thinking part carries, or ``None`` (another provider's)."""
-    signature = part.signature
-    if not signature or not signature.startswith('{"' + ENVELOPE_KEY):
-        return None
-    try:
-        data = json.loads(signature)
-    except ValueError:
-        return None
-    inner = data.get(ENVELOPE_KEY) if isinstance(data, dict) else None
-    return inner if isinstance(inner, dict) else None
+    return signature_envelope(part, ENVELOPE_KEY)
 
 
 def neutral_parts(parts: list[Any], call_prefix: str, first_call: int = 0) -> list[Part]:

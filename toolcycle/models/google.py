@@ -173,9 +173,11 @@ class GeminiModel(Model):
     ) -> AsyncIterator[StreamItem]:
         kwargs = self.build_request(messages, settings)
         chunks: list[Any] = []
+        parts: list[Any] = []
 
         async def events() -> AsyncIterator[Any]:
-            chunks.clear()
+            chunks.clear()  # a retry starts over (retries happen only before any output)
+            parts.clear()
             stream = await self.client.models.generate_content_stream(**kwargs)
             async for chunk in stream:
                 yield chunk
@@ -183,7 +185,6 @@ class GeminiModel(Model):
         stream = stream_with_retries(
             events, self.retry, provider=PROVIDER, model=self.name, classify=classify
         )
-        parts: list[Any] = []
         calls = 0
         async with aclosing(stream):
             async for chunk in stream:
