@@ -46,10 +46,14 @@ from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.spec.formats.bfcl import import_function
 
 from .bfcl_data import backend_docs
+from .gemini_replay import ThroughGemini
 from .responses_replay import ThroughResponses
 
 #: ``openai-responses`` goes through the Responses adapter and the SDK (see responses_replay).
-WIRES: tuple[Any, ...] = ("openai", "openai-functions", "anthropic", "openai-responses")
+#: ``google`` goes through the Gemini adapter and the google-genai SDK (see gemini_replay).
+WIRES: tuple[Any, ...] = (
+    "openai", "openai-functions", "anthropic", "openai-responses", "google"
+)
 MAX_OBSERVATION_CHARS = 10_000_000  # the documented cap
 ANSWER = "Done."
 INSTRUCTIONS = "You operate the user's tools. Do exactly what each request asks."
@@ -211,10 +215,12 @@ class OurRun:
         self.replies: collections.deque[Any] = collections.deque()
         self.model: Model = ScriptedModel(
             lambda messages, settings: self.replies.popleft(),
-            wire="openai" if wire == "openai-responses" else wire,
+            wire="openai" if wire in ("openai-responses", "google") else wire,
         )
         if wire == "openai-responses":
             self.model = ThroughResponses(self.model)
+        elif wire == "google":
+            self.model = ThroughGemini(self.model)
 
     async def run_turn(self, turn: int, prompt: str, calls: list[str]) -> list[Any]:
         """Run one turn through the agent; returns the observations, in call order."""

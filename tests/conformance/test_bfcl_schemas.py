@@ -217,3 +217,26 @@ def test_import_bfcl_tools_reads_a_bfcl_entry_and_reports_every_problem() -> Non
         import_bfcl_tools([{"name": "a", "parameters": {"type": "dict", "properties": {
             "p": {"type": "complex"}}}}, "not a doc"])
     assert len(caught.value.problems) == 2
+
+
+def test_bfcl_schemas_that_convert_to_gemini_and_why_the_rest_do_not() -> None:
+    """The ``google:`` adapter's JSON Schema -> Gemini Schema conversion on all 8,888 docs:
+    the ones it refuses use what Gemini cannot express (non-string enums, "any" values)."""
+    from toolcycle.models._gemini_schema import SchemaError, to_gemini
+
+    refused: collections.Counter[str] = collections.Counter()
+    converted = 0
+    for _, language, doc in all_function_docs():
+        spec = import_function(doc, language=language).spec
+        try:
+            to_gemini(spec.name, spec.parameters)
+            converted += 1
+        except SchemaError as exc:
+            assert exc.tool == spec.name and exc.pointer.startswith("/")
+            refused[exc.construct] += 1
+    assert converted == 8405
+    assert refused == {
+        "an enum of values that are not all strings": 362,
+        "a schema without a type": 119,
+        "a schema that accepts any value (no type)": 2,
+    }

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from toolcycle.models.anthropic import AnthropicModel
+from toolcycle.models.google import GeminiModel
 from toolcycle.models.openai import OpenAIFunctionsModel, OpenAIModel
 from toolcycle.models.openai_responses import OpenAIResponsesModel
 from toolcycle.models.retry import RetryPolicy
@@ -63,3 +64,8 @@ def responses_model(server: ProviderServer, **options: object) -> OpenAIResponse
     return OpenAIResponsesModel(
         "gpt-test-responses", base_url=server.openai_url, api_key="sk-test", **options  # type: ignore[arg-type]
     )
+
+
+def gemini_model(server: ProviderServer, **options: object) -> GeminiModel:
+    options.setdefault("retry", FAST_RETRY)
+    return GeminiModel("gemini-test", base_url=server.url, api_key="test-key", **options)  # type: ignore[arg-type]

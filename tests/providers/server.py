@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from . import anthropic_wire, openai_wire, responses_wire
+from . import anthropic_wire, gemini_wire, openai_wire, responses_wire
 from .script import Entry, Fault, Reply, ScriptError
 
 
@@ -43,6 +43,8 @@ class Recorded:
     headers: dict[str, str]
     status: int = 200
     usage: dict[str, Any] = field(default_factory=dict)
+    #: streamed: ``"stream": true`` in the body, or Gemini's ``:streamGenerateContent``
+    streamed: bool = False
 
 
 class _DroppedResponse(Response):
@@ -73,6 +75,7 @@ class ProviderServer:
         self.require_tool_call_content = False
         self.cache = anthropic_wire.PromptCache()
         self.issued = responses_wire.Issued()
+        self.signed = gemini_wire.Issued()
         self._previous_keys: list[str] = []
         self._number = 0
         self._generation = 0  # bumped by reset(): late handlers of a finished test stand down
@@ -82,6 +85,7 @@ class ProviderServer:
                 Route("/v1/chat/completions", self._openai, methods=["POST"]),
                 Route("/v1/messages", self._anthropic, methods=["POST"]),
                 Route("/v1/responses", self._responses, methods=["POST"]),
+                Route("/v1beta/models/{call:path}", self._gemini, methods=["POST"]),
             ]
         )
         self._server: uvicorn.Server | None = None
@@ -102,6 +106,7 @@ class ProviderServer:
             self.require_tool_call_content = False
             self.cache = anthropic_wire.PromptCache()
             self.issued = responses_wire.Issued()
+            self.signed = gemini_wire.Issued()
             self._previous_keys = []
             self._generation += 1
 
@@ -158,7 +163,9 @@ class ProviderServer:
     ) -> tuple[dict[str, Any], Recorded, Reply | Fault | Response]:
         """Parse, record, authenticate and validate; return the scripted entry or an error."""
         body = await request.json()
-        record = Recorded(provider, body, dict(request.headers))
+        streamed = bool(body.get("stream")) or request.url.path.endswith(
+            ":streamGenerateContent")
+        record = Recorded(provider, body, dict(request.headers), streamed=streamed)
         with self._lock:
             self.requests.append(record)
         error = self._authenticate(request, provider) or self._validate(body, provider)
@@ -178,6 +185,8 @@ class ProviderServer:
     def _authenticate(self, request: Request, provider: str) -> Response | None:
         if provider in ("openai", "responses"):
             ok = request.headers.get("authorization", "").startswith("Bearer ")
+        elif provider == "gemini":
+            ok = bool(request.headers.get("x-goog-api-key"))
         else:
             key = request.headers.get("x-api-key") or request.headers.get("authorization")
             ok = bool(key) and bool(request.headers.get("anthropic-version"))
@@ -192,6 +201,8 @@ class ProviderServer:
                 openai_wire.validate(body, require_tool_call_content=self.require_tool_call_content)
             elif provider == "responses":
                 responses_wire.validate(body, self.issued)
+            elif provider == "gemini":
+                gemini_wire.validate(body, self.signed)
             else:
                 anthropic_wire.validate(body)
         except (openai_wire.WireError, anthropic_wire.WireError) as exc:
@@ -227,7 +238,7 @@ class ProviderServer:
         body, record, entry = await self._prologue(request, provider)
         drop_after: int | None = None
         while isinstance(entry, Fault):
-            if entry.drop and body.get("stream"):
+            if entry.drop and record.streamed:
                 drop_after, entry = entry.drop_after, self._next(body)
                 record.status = -1
                 continue
@@ -267,6 +278,19 @@ class ProviderServer:
         lines = [f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in events]
         return _sse(lines, drop_after, entry.event_delay)
 
+    async def _gemini(self, request: Request) -> Response:
+        model, _, method = request.path_params["call"].partition(":")
+        body, record, entry, drop_after = await self._scripted(request, "gemini")
+        if isinstance(entry, Response):
+            return entry
+        out = gemini_wire.parts(entry, self.signed, self._number)
+        data = gemini_wire.response(body, entry, out, self._number, model)
+        record.usage = data["usageMetadata"]
+        if method != "streamGenerateContent":
+            return JSONResponse(data)
+        lines = [f"data: {json.dumps(c)}\r\n\r\n" for c in gemini_wire.chunks(data)]
+        return _sse(lines, drop_after, entry.event_delay)
+
     async def _anthropic(self, request: Request) -> Response:
         body, record, entry, drop_after = await self._scripted(request, "anthropic")
         if isinstance(entry, Response):
@@ -283,7 +307,8 @@ class ProviderServer:
 
 
 _WIRES: dict[str, Any] = {
-    "openai": openai_wire, "anthropic": anthropic_wire, "responses": responses_wire
+    "openai": openai_wire, "anthropic": anthropic_wire, "responses": responses_wire,
+    "gemini": gemini_wire,
 }
 
 
@@ -302,6 +327,11 @@ def _sse(lines: list[str], drop_after: int | None, delay: float) -> StreamingRes
 def _error(
     provider: str, status: int, message: str, kind: str, headers: dict[str, str] | None = None
 ) -> JSONResponse:
+    if provider == "gemini":
+        status_name = {429: "RESOURCE_EXHAUSTED", 401: "UNAUTHENTICATED"}.get(
+            status, "INVALID_ARGUMENT" if status == 400 else "INTERNAL")
+        return JSONResponse(gemini_wire.error_body(message, status, status_name),
+                            status_code=status, headers=headers)
     body = (
         openai_wire.error_body(message, kind)
         if provider in ("openai", "responses")

@@ -19,7 +19,13 @@ from toolcycle.errors import ModelError, ValidationFailed
 from toolcycle.models.base import Model
 from toolcycle.result import RunResult
 
-from .conftest import anthropic_model, functions_model, openai_model, responses_model
+from .conftest import (
+    anthropic_model,
+    functions_model,
+    gemini_model,
+    openai_model,
+    responses_model,
+)
 from .script import Call, Fault, Reply
 from .server import ProviderServer
 
@@ -28,10 +34,11 @@ FACTORIES: dict[str, Callable[..., Model]] = {
     "functions": functions_model,
     "anthropic": anthropic_model,
     "responses": responses_model,
+    "gemini": gemini_model,
 }
 
 
-@pytest.fixture(params=["openai", "functions", "anthropic", "responses"])
+@pytest.fixture(params=["openai", "functions", "anthropic", "responses", "gemini"])
 def wire(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
@@ -88,6 +95,10 @@ def results_sent(server: ProviderServer) -> list[tuple[str, bool]]:
     """(content, is_error) of every tool result in the last request, in the wire's terms."""
     body = server.requests[-1].body
     out: list[tuple[str, bool]] = []
+    if "contents" in body:  # Gemini: functionResponse parts, errors under "error"
+        answers = [p["functionResponse"]["response"] for c in body["contents"]
+                   for p in c["parts"] if "functionResponse" in p]
+        return [(a.get("result", a.get("error")), "error" in a) for a in answers]
     if "input" in body:  # the Responses API: one function_call_output item per result
         items = body["input"]
         return [(i["output"], False) for i in items if i.get("type") == "function_call_output"]
@@ -121,7 +132,7 @@ async def test_multi_step(server: ProviderServer, wire: str, stream: bool) -> No
     assert result.iterations == 3 and result.usage.requests == 3
     assert results_sent(server) == [("3", False), ("7", False)]
     assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0
-    assert [bool(r.body.get("stream")) for r in server.requests] == [stream] * 3
+    assert [r.streamed for r in server.requests] == [stream] * 3
 
 
 async def test_parallel_calls(server: ProviderServer, wire: str, stream: bool) -> None:
@@ -152,7 +163,7 @@ async def test_unknown_tool(server: ProviderServer, wire: str, stream: bool) -> 
     assert result.tool_calls[0].error is not None
     ((content, is_error),) = results_sent(server)
     assert "nope" in content
-    assert is_error == (wire == "anthropic")  # only Anthropic has a wire flag for it
+    assert is_error == (wire in ("anthropic", "gemini"))  # the wires with a flag for it
 
 
 async def test_tool_error(server: ProviderServer, wire: str, stream: bool) -> None:
@@ -162,7 +173,7 @@ async def test_tool_error(server: ProviderServer, wire: str, stream: bool) -> No
     assert "disk full" in (result.tool_calls[0].error or "")
     ((content, is_error),) = results_sent(server)
     assert "disk full" in content
-    assert is_error == (wire == "anthropic")
+    assert is_error == (wire in ("anthropic", "gemini"))
 
 
 async def test_truncated_call_becomes_an_error_observation(
@@ -197,7 +208,7 @@ async def test_truncated_call_becomes_an_error_observation(
     assert "they are incomplete" in first.error
     (content, is_error), second = results_sent(server)
     assert "they are incomplete" in content and second == ("7", False)
-    assert is_error == (wire == "anthropic")
+    assert is_error == (wire in ("anthropic", "gemini"))
 
 
 async def test_structured_output_with_retries(
@@ -216,6 +227,10 @@ async def test_structured_output_with_retries(
     assert result.output == Report(company="Acme", revenue=1200)
     assert result.attempts == 2
     sent = server.requests[1].body
+    if wire == "gemini":  # the retry prompt is a user turn after the functionResponse turn
+        last = sent["contents"][-1]
+        assert last["role"] == "user" and "revenue must be positive" in last["parts"][0]["text"]
+        return
     retry_prompt = (sent["input"] if wire == "responses" else sent["messages"])[-1]
     assert retry_prompt["role"] == "user"
     if wire == "anthropic":  # the retry prompt rides in the user message with the results
@@ -247,6 +262,10 @@ async def test_reflection_with_submit(server: ProviderServer, wire: str, stream:
 
 
 def _tool_choice(body: dict[str, Any]) -> Any:
+    config = (body.get("toolConfig") or {}).get("functionCallingConfig")
+    if config is not None:  # Gemini: a mode, and the allowed names for a forced call
+        allowed = config.get("allowedFunctionNames")
+        return {"name": allowed[0]} if allowed else config["mode"].lower()
     return body.get("tool_choice", body.get("function_call"))
 
 

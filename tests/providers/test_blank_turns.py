@@ -10,7 +10,7 @@ from toolcycle.messages import Message, TextPart, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.repair import repair_reply
 
-from .conftest import anthropic_model, openai_model, responses_model
+from .conftest import anthropic_model, gemini_model, openai_model, responses_model
 from .script import Reply
 from .server import ProviderServer
 from .test_openai_adapter import TOOLS
@@ -45,7 +45,7 @@ async def test_whitespace_text_is_not_sent_to_anthropic(server: ProviderServer) 
     assert [b["type"] for b in sent[3]["content"]] == ["tool_use"]
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "responses"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "responses", "gemini"])
 async def test_repaired_histories_are_accepted(server: ProviderServer, provider: str) -> None:
     server.script([Reply(text="done")])
     history = _history(
@@ -56,7 +56,8 @@ async def test_repaired_histories_are_accepted(server: ProviderServer, provider:
         Message("assistant", []),
         BLANK_BESIDE_A_CALL,
     )
-    makers = {"openai": openai_model, "anthropic": anthropic_model, "responses": responses_model}
+    makers = {"openai": openai_model, "anthropic": anthropic_model, "responses": responses_model,
+              "gemini": gemini_model}
     model = makers[provider](server)
     reply = await model.request(history, ModelSettings(tools=TOOLS.tools))
     assert reply.text == "done"

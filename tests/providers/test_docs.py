@@ -86,3 +86,21 @@ def test_openai_responses_examples(
     assert "input tokens read from the cache" in out[4] and out[5] == "Hello."
     assert [r.body["model"] for r in server.requests] == ["gpt-5.4-mini"] * 4
     assert server.requests[3].body["reasoning"] == {"effort": "low", "summary": "auto"}
+
+
+def test_gemini_example(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-docs")
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+    server.script(
+        [
+            Reply(calls=[Call("add", {"a": 1, "b": 2}), Call("add", {"a": 3, "b": 4})]),
+            Reply(text="3 and 7."),
+        ]
+    )
+    exec(compile(_first_example("gemini.md"), "gemini.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.startswith("3 and 7.\n") and "of them thinking" in out
+    assert len(server.requests) == 2

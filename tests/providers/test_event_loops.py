@@ -15,7 +15,13 @@ import pytest
 from toolcycle import Agent
 from toolcycle.models.base import Model
 
-from .conftest import anthropic_model, functions_model, openai_model, responses_model
+from .conftest import (
+    anthropic_model,
+    functions_model,
+    gemini_model,
+    openai_model,
+    responses_model,
+)
 from .script import Call, Reply
 from .server import ProviderServer
 from .test_agent_scenarios import add
@@ -23,6 +29,7 @@ from .test_agent_scenarios import add
 MAKERS: dict[str, Callable[[ProviderServer], Model]] = {
     "openai": openai_model, "openai-functions": functions_model, "anthropic": anthropic_model,
     "openai-responses": responses_model,
+    "google": gemini_model,
 }
 
 

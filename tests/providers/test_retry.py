@@ -19,6 +19,7 @@ from .conftest import (
     FAST_RETRY,
     anthropic_model,
     functions_model,
+    gemini_model,
     openai_model,
     responses_model,
 )
@@ -30,6 +31,7 @@ FACTORIES: dict[str, Callable[..., Model]] = {
     "functions": functions_model,
     "anthropic": anthropic_model,
     "responses": responses_model,
+    "gemini": gemini_model,
 }
 WIRES = list(FACTORIES)
 

@@ -28,6 +28,7 @@ PROVIDERS: dict[str, str] = {
     "openai-compatible": "toolcycle.models.openai:compatible_model_from_string",
     "openai-responses": "toolcycle.models.openai_responses:model_from_string",
     "anthropic": "toolcycle.models.anthropic:model_from_string",
+    "google": "toolcycle.models.google:model_from_string",
     "local": "toolcycle.models.local.llama:model_from_string",
 }
 

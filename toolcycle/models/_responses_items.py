@@ -69,17 +69,24 @@ def reasoning_part(item: Mapping[str, Any], following: Mapping[str, Any] | None)
     return ThinkingPart(summary or content, signature=json.dumps(envelope))
 
 
-def envelope_of(part: ThinkingPart) -> Mapping[str, Any] | None:
-    """The envelope a Responses reasoning part carries, or ``None`` (another provider's)."""
+def signature_envelope(part: ThinkingPart, key: str) -> dict[str, Any] | None:
+    """The JSON envelope under ``key`` in a thinking part's signature, or ``None`` (another
+    provider's signature). Shared with the Gemini adapter, which keeps its signatures so."""
     signature = part.signature
-    if not signature or not signature.startswith('{"' + ENVELOPE_KEY):
+    if not signature or not signature.startswith('{"' + key):
         return None
     try:
         data = json.loads(signature)
     except ValueError:
         return None
-    envelope = data.get(ENVELOPE_KEY) if isinstance(data, dict) else None
-    if not isinstance(envelope, dict) or not isinstance(envelope.get("item"), dict):
+    envelope = data.get(key) if isinstance(data, dict) else None
+    return envelope if isinstance(envelope, dict) else None
+
+
+def envelope_of(part: ThinkingPart) -> Mapping[str, Any] | None:
+    """The envelope a Responses reasoning part carries, or ``None`` (another provider's)."""
+    envelope = signature_envelope(part, ENVELOPE_KEY)
+    if envelope is None or not isinstance(envelope.get("item"), dict):
         return None
     return envelope
 

@@ -63,6 +63,7 @@ PROVIDER_NAMES = {
     "azure": "azure.ai.openai",
     "bedrock": "aws.bedrock",
     "gemini": "gcp.gemini",
+    "google": "gcp.gemini",
     "vertex": "gcp.vertex_ai",
     "mistral": "mistral_ai",
     "groq": "groq",
