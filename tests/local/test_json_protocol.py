@@ -156,6 +156,29 @@ def test_tool_descriptions_are_compact_signatures() -> None:
     )
 
 
+def test_sub_models_are_described_by_their_fields_not_a_bare_ref() -> None:
+    import pydantic
+
+    from toolcycle.models.text.protocol import describe_tools
+
+    flight = pydantic.create_model("FlightInfo", flight_number=(str, ...), date=(str, ...))
+    parameters = pydantic.create_model("book", user_id=(str, ...),
+                                       flights=(list[flight], ...)).model_json_schema()
+    text = describe_tools([ToolDefinition("book", "Book.", parameters)])
+    assert "$ref" not in text
+    assert "flights: list[{flight_number: string, date: string}]" in text
+    legacy = {"type": "object", "definitions": {"Tag": {"enum": ["a", "b"]}},
+              "properties": {"tag": {"$ref": "#/definitions/Tag"},
+                             "node": {"$ref": "#/definitions/Node"}}}
+    assert describe_tools([ToolDefinition("t", "T.", legacy)]) == (
+        '- t(tag?: "a" | "b", node?: Node): T.')
+    recursive = {"type": "object", "$defs": {"Tree": {"type": "object", "properties": {
+        "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}},
+        "properties": {"tree": {"$ref": "#/$defs/Tree"}}}
+    assert describe_tools([ToolDefinition("r", "R.", recursive)]) == (
+        "- r(tree?: {children?: list[Tree]}): R.")
+
+
 async def test_a_repeated_call_is_answered_by_asking_without_tools() -> None:
     answer = Capture('{"answer": "C-1"}')
     same = '{"name": "find_customer", "arguments": {"name": "Ada"}}'

@@ -186,31 +186,62 @@ def describe_tools(tools: Sequence[ToolDefinition]) -> str:
 
 
 def _signature(tool: ToolDefinition) -> str:
-    properties: dict[str, Any] = tool.parameters.get("properties", {})
-    required = set(tool.parameters.get("required", ()))
+    return f"{tool.name}({_fields(tool.parameters, tool.parameters, ())})"
+
+
+def _fields(schema: dict[str, Any], root: dict[str, Any], seen: tuple[str, ...]) -> str:
+    """``name: type, opt?: type = default`` for an object schema's properties."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", ()))
     args = []
-    for name, schema in properties.items():
-        text = f"{name}{'' if name in required else '?'}: {_type_name(schema)}"
-        if "default" in schema:
-            text += f" = {json.dumps(schema['default'])}"
+    for name, sub in properties.items():
+        text = f"{name}{'' if name in required else '?'}: {_type_name(sub, root, seen)}"
+        if isinstance(sub, dict) and "default" in sub:
+            text += f" = {json.dumps(sub['default'])}"
         args.append(text)
-    return f"{tool.name}({', '.join(args)})"
+    return ", ".join(args)
 
 
-def _type_name(schema: dict[str, Any]) -> str:
+def _type_name(schema: Any, root: dict[str, Any], seen: tuple[str, ...] = ()) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        # A sub-model ("#/$defs/FlightInfo"): the model is shown its fields, never the bare
+        # ref, whose target the prompt does not hold. A recursive one is named, not expanded.
+        target = _resolve_local(ref, root)
+        if target is None or ref in seen:
+            return ref.rsplit("/", 1)[-1] or "object"
+        return _type_name(target, root, (*seen, ref))
     if "enum" in schema:
         return " | ".join(json.dumps(v) for v in schema["enum"])
     kind = schema.get("type")
     if kind in ("string", "integer", "number", "boolean"):
         return str(kind)
     if kind == "array" and isinstance(schema.get("items"), dict):
-        return f"list[{_type_name(schema['items'])}]"
+        return f"list[{_type_name(schema['items'], root, seen)}]"
     if "anyOf" in schema:
-        return " | ".join(_type_name(s) for s in schema["anyOf"] if isinstance(s, dict))
+        return " | ".join(_type_name(s, root, seen) for s in schema["anyOf"]
+                          if isinstance(s, dict))
     if kind == "null":
         return "null"
+    if kind == "object" and isinstance(schema.get("properties"), dict) and schema["properties"]:
+        return f"{{{_fields(schema, root, seen)}}}"
     slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
     return json.dumps(slim, separators=(",", ":"))
+
+
+def _resolve_local(ref: str, root: dict[str, Any]) -> dict[str, Any] | None:
+    """The sub-schema a local ref ("#/$defs/X", "#/definitions/X") names in ``root``."""
+    if not ref.startswith("#"):
+        return None
+    target: Any = root
+    for step in filter(None, ref[1:].split("/")):
+        step = step.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, dict) or step not in target:
+            return None
+        target = target[step]
+    return target if isinstance(target, dict) else None
 
 
 def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
 from ..base import ModelSettings, ToolDefinition
-from .calls import decode_lenient
+from .calls import decode_first_object, decode_lenient
 from .protocol import TextProtocolModel, describe_tools, render_observation_text
 
 _KEYWORD = r"(?:^|\n)[ \t]*[*_]*{word}[*_]*[ \t]*(?:\d+)?[ \t]*[*_]*:[*_]*[ \t]*"
@@ -128,6 +128,8 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     raw = _first_thought_cut(raw).strip()
     raw = _FENCE.sub("", raw).strip()
     value = decode_lenient(raw) if raw else {}
+    if value is None:  # several inputs, or text after one: the first complete object counts
+        value = decode_first_object(raw)
     if isinstance(value, dict):
         return ToolCall.from_value(call_id, name, value, raw)
     single = _single_parameter(tools.get(name))
