@@ -288,3 +288,37 @@ async def test_in_a_reflection_run_a_repeated_preview_is_followed_by_submit() ->
     result = await agent.run("report")
     assert result.output == Report(text="ok")
     assert [r.name for r in result.tool_calls] == ["final_result", "submit"]
+
+
+async def test_structured_output_requires_a_call_and_never_offers_a_text_answer() -> None:
+    """new-01/new-02: in structured mode only a call can end the attempt, so the loop sends
+    tool_choice="required": the grammar loses its answer branch and the prompt stops offering
+    {"answer": ...} (which Qwen2.5-Coder-1.5B took three attempts running)."""
+    import pydantic
+
+    answer_model = pydantic.create_model("Answer", customer_id=(str, ...))
+    second = Capture('{"name": "final_result", "arguments": {"customer_id": "C-1"}}')
+    inner = ScriptedModel(['{"name": "find_customer", "arguments": {"name": "Ada"}}', second])
+    agent = Agent(JsonToolsModel(inner, constrained=True), "Find ids.", [find_customer],
+                  output=answer_model)
+    result = await agent.run("Ada's id?")
+    assert result.output.customer_id == "C-1"
+    assert second.settings is not None
+    schema = second.settings.extra["response_format"]["schema"]
+    assert all("answer" not in b["properties"] for b in schema["anyOf"])
+    prompt = "\n".join(m.text for m in second.messages)
+    assert '{"answer"' not in prompt
+    assert "the final answer, too, is given by calling a tool" in prompt
+
+
+async def test_a_structured_run_that_repeats_a_call_is_asked_for_the_output() -> None:
+    import pydantic
+
+    answer_model = pydantic.create_model("Answer", customer_id=(str, ...))
+    same = '{"name": "find_customer", "arguments": {"name": "Ada"}}'
+    output = Capture('{"name": "final_result", "arguments": {"customer_id": "C-1"}}')
+    inner = ScriptedModel([same, same, output])
+    agent = Agent(JsonToolsModel(inner), "Find ids.", [find_customer], output=answer_model)
+    result = await agent.run("Ada's id?")
+    assert result.output.customer_id == "C-1" and len(result.tool_calls) == 2
+    assert output.messages[-1].text.endswith("Call the tool final_result now.")

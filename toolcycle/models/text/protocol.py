@@ -40,6 +40,13 @@ _WRAPPER_KEYS = frozenset({CONSTRAINED})
 _AFTER_OBSERVATION = (
     'Call the next tool, or reply {"answer": "..."} if you already know the answer.'
 )
+# When only a call may end the attempt (structured output: the loop sends "required"), the
+# {"answer": ...} form is not offered at all. Measured on Qwen2.5-Coder-1.5B (README
+# quickstart): offered it, it answered {"answer": "It is 21 degrees in Paris."} three
+# attempts running instead of calling the output tool.
+_AFTER_OBSERVATION_CALL_ONLY = (
+    "Call the next tool; once you know the answer, call the tool that gives the final answer."
+)
 
 
 class TextProtocolModel(Model):
@@ -104,8 +111,9 @@ class TextProtocolModel(Model):
         """A past assistant turn, written as the model was asked to write it."""
 
     @abstractmethod
-    def render_observations(self, results: Sequence[ToolResult]) -> str:
-        """The observations of one iteration, as a user turn."""
+    def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
+        """The observations of one iteration, as a user turn (``settings`` are the current
+        request's: what the model may do next depends on its ``tool_choice``)."""
 
     @abstractmethod
     def parse_reply(
@@ -147,7 +155,7 @@ class TextProtocolModel(Model):
                 results = message.results
                 if written:  # a text model is shown the name it wrote, not the placeholder
                     results = [replace(r, name=written.get(r.call_id, r.name)) for r in results]
-                role, text = "user", self.render_observations(results)
+                role, text = "user", self.render_observations(results, settings)
             else:
                 role, text = "user", message.text
             if rendered and rendered[-1].role == role:
@@ -162,6 +170,11 @@ class TextProtocolModel(Model):
             else:
                 rendered.append(Message.user(directive))
         return rendered
+
+
+def _answer_allowed(settings: ModelSettings) -> bool:
+    """Whether a text answer may end this request's turn (not when a call is required)."""
+    return settings.tool_choice in ("auto", "none")
 
 
 def _directive(settings: ModelSettings) -> str:
@@ -252,7 +265,8 @@ def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
     the way forward the run chose in ``settings.on_repeat`` (``submit`` after a repeated output
     preview in reflection mode; by default the answer, with tools withdrawn).
     """
-    if settings.tool_choice != "auto" or not repeated or settings.on_repeat == "auto":
+    if (settings.tool_choice not in ("auto", "required") or not repeated
+            or settings.on_repeat == "auto"):
         return None
     forward = settings.on_repeat
     if forward in ("none", "required"):
@@ -325,6 +339,13 @@ class JsonToolsModel(TextProtocolModel):
         # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
         # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
         # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
+        if not _answer_allowed(settings):
+            return (
+                f"Tools:\n{describe_tools(tools)}\n"
+                'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a '
+                "tool (one call per reply; its result comes back before your next reply). "
+                "Every reply is a tool call: the final answer, too, is given by calling a tool."
+            )
         return (
             f"Tools:\n{describe_tools(tools)}\n"
             'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
@@ -343,10 +364,11 @@ class JsonToolsModel(TextProtocolModel):
             return json.dumps({"answer": message.text}, ensure_ascii=False)
         return "\n".join(calls)
 
-    def render_observations(self, results: Sequence[ToolResult]) -> str:
-        # Small models otherwise repeat the call they just made: remind them of both ways on.
+    def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
+        # Small models otherwise repeat the call they just made: remind them of the ways on.
         observations = "\n".join(render_observation_text(r) for r in results)
-        return f"{observations}\n{_AFTER_OBSERVATION}"
+        after = _AFTER_OBSERVATION if _answer_allowed(settings) else _AFTER_OBSERVATION_CALL_ONLY
+        return f"{observations}\n{after}"
 
     def parse_reply(
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str

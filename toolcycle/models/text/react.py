@@ -40,8 +40,11 @@ Action: the tool to use, one of [{names}]
 Action Input: the tool's arguments as a JSON object
 Observation: the tool's result (I will write it)
 ... (Thought/Action/Action Input/Observation can repeat)
-Thought: I know the answer
-Final Answer: the answer to the user"""
+{ending}"""
+_FINAL_ANSWER = "Thought: I know the answer\nFinal Answer: the answer to the user"
+# Structured output (the loop requires a call): the answer is a call, never "Final Answer:".
+_FINAL_CALL = ("Thought: I know the answer\nAction: the tool that gives the final answer\n"
+               "Action Input: the answer as that tool's arguments")
 
 
 class ReActModel(TextProtocolModel):
@@ -49,7 +52,9 @@ class ReActModel(TextProtocolModel):
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
         names = ", ".join(t.name for t in tools)
-        return f"You can use these tools:\n{describe_tools(tools)}\n\n{FORMAT.format(names=names)}"
+        ending = _FINAL_ANSWER if settings.tool_choice in ("auto", "none") else _FINAL_CALL
+        return (f"You can use these tools:\n{describe_tools(tools)}\n\n"
+                f"{FORMAT.format(names=names, ending=ending)}")
 
     def render_assistant(self, message: Message) -> str:
         lines: list[str] = []
@@ -64,7 +69,7 @@ class ReActModel(TextProtocolModel):
             lines.append(f"Final Answer: {message.text}")
         return "\n".join(lines)
 
-    def render_observations(self, results: Sequence[ToolResult]) -> str:
+    def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
         if len(results) == 1:
             result = results[0]
             prefix = "Error: " if result.is_error else ""
