@@ -24,7 +24,9 @@ import pytest
 
 from toolcycle import Agent, Limits, RunResult
 from toolcycle.cli.demo import find_customer, latest_order, sayHello
-from toolcycle.models import Model, ModelSettings
+from toolcycle.events import RunSuccess, TextDeltaEvent
+from toolcycle.messages import Message
+from toolcycle.models import Model, ModelResponse, ModelSettings, ToolCallDelta, resolve_model
 from toolcycle.models.local.llama import DEFAULT_SEED
 from toolcycle.models.local.packs import pack_path
 from toolcycle.models.openai import compatible_model_from_string
@@ -138,6 +140,36 @@ async def test_same_agent_through_llama_cpp_server_and_the_openai_sdk(llama_serv
     remote = compatible_model_from_string(f"qwen2.5-coder-0.5b@{llama_server}")
     result = await hello_agent(JsonToolsModel(remote)).run("Say hello to Alice.")
     assert_greeted(result, "Alice")
+
+
+async def test_a_model_string_alone_drives_the_server_with_tools_and_streaming(
+        llama_server: str) -> None:
+    """new-03/new-05: `?tools=text` in the model string; the answer streams token by token."""
+    agent = hello_agent(f"openai-compatible:qwen2.5-coder-0.5b@{llama_server}?tools=text")
+    texts: list[str] = []
+    result: RunResult[str] | None = None
+    async for event in agent.stream("Say hello to Alice."):
+        if isinstance(event, TextDeltaEvent):
+            texts.append(event.text)
+        elif isinstance(event, RunSuccess):
+            result = event.result
+    assert result is not None
+    assert_greeted(result, "Alice")
+    assert len(texts) > 1 and "".join(texts) == result.output, texts
+
+
+async def test_local_model_streams_token_by_token_in_process() -> None:
+    """new-05: text deltas while the answer is written; the call itself as a ToolCallDelta."""
+    model = resolve_model("local:qwen2.5-coder-0.5b")
+    agent = hello_agent(model)
+    texts = [e.text async for e in agent.stream("Say hello to Bob.")
+             if isinstance(e, TextDeltaEvent)]
+    assert len(texts) > 1 and "Hello, Bob" in "".join(texts), texts
+    items = [item async for item in model.stream([Message.user("Say hello to Carol.")],
+                                                 agent.model_settings)]
+    calls = [i for i in items if isinstance(i, ToolCallDelta)]
+    assert [c.name for c in calls] == ["sayHello"], items
+    assert isinstance(items[-1], ModelResponse) and items[-1].message.tool_calls
 
 
 async def test_constrained_decoding_over_the_wire(llama_server: str) -> None:

@@ -22,14 +22,25 @@ from __future__ import annotations
 import json
 import re
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult
-from ..base import Model, ModelSettings, ToolDefinition, usage_of
+from ...errors import ModelError
+from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
+from ..base import (
+    Model,
+    ModelResponse,
+    ModelSettings,
+    StreamItem,
+    TextDelta,
+    ToolCallDelta,
+    ToolDefinition,
+    usage_of,
+)
 from .calls import parse_tool_calls, render_tool_call
 from .constrained import reply_schema
+from .streaming import json_answer_so_far, new_text
 
 #: ``ModelSettings.extra`` key: ``True``/``False`` turns grammar-constrained replies on/off.
 CONSTRAINED = "constrained"
@@ -70,6 +81,31 @@ class TextProtocolModel(Model):
         if forward is not None:
             reply, parts = await self._ask(messages, replace(settings, tool_choice=forward))
             usage.add(usage_of(reply))
+        return self._message(reply, parts, usage)
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        """Answer text as the inner model writes it; calls whole at the end (see
+        :mod:`.streaming`), then the same message :meth:`request` would return."""
+        outcome: list[tuple[Message, list[Part]]] = []
+        async for delta in self._stream_ask(messages, settings, outcome):
+            yield delta
+        reply, parts = outcome.pop()
+        usage = usage_of(reply).copy()
+        forward = _forward(settings, repeated_call_names(parts, messages))
+        if forward is not None:
+            async for delta in self._stream_ask(
+                    messages, replace(settings, tool_choice=forward), outcome):
+                yield delta
+            reply, parts = outcome.pop()
+            usage.add(usage_of(reply))
+        message = self._message(reply, parts, usage)
+        for index, call in enumerate(message.tool_calls):
+            yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
+        yield ModelResponse(message)
+
+    def _message(self, reply: Message, parts: list[Part], usage: Usage) -> Message:
         return Message(
             "assistant",
             parts,
@@ -79,10 +115,10 @@ class TextProtocolModel(Model):
             model_name=reply.model_name or self.name,
         )
 
-    async def _ask(
+    def _prepare(
         self, messages: Sequence[Message], settings: ModelSettings
-    ) -> tuple[Message, list[Part]]:
-        """One request to the inner model: render, send, parse."""
+    ) -> tuple[list[Message], ModelSettings, Sequence[ToolDefinition], str]:
+        """The inner request (text turns, settings), the tools offered, the call-id prefix."""
         tools = settings.tools if settings.tool_choice != "none" else ()
         text_messages = self.render_conversation(messages, settings)
         extra = {k: v for k, v in settings.extra.items() if k not in _WRAPPER_KEYS}
@@ -93,9 +129,47 @@ class TextProtocolModel(Model):
             seed=settings.seed,
             extra=extra,
         )
-        reply = await self.inner.request(text_messages, inner_settings)
         turn = sum(1 for m in messages if m.role == "assistant") + 1
-        return reply, self.parse_reply(reply.text, tools, f"call_{turn}")
+        return text_messages, inner_settings, tools, f"call_{turn}"
+
+    async def _ask(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> tuple[Message, list[Part]]:
+        """One request to the inner model: render, send, parse."""
+        text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
+        reply = await self.inner.request(text_messages, inner_settings)
+        return reply, self.parse_reply(reply.text, tools, prefix)
+
+    async def _stream_ask(
+        self, messages: Sequence[Message], settings: ModelSettings,
+        outcome: list[tuple[Message, list[Part]]],
+    ) -> AsyncIterator[TextDelta]:
+        """One streamed request: answer deltas while it is written; the reply and its parts
+        are appended to ``outcome`` at the end."""
+        text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
+        written, shown, reply = "", "", None
+        async for item in self.inner.stream(text_messages, inner_settings):
+            if isinstance(item, TextDelta):
+                written += item.text
+                fresh = new_text(shown, self.answer_so_far(written))
+                if fresh:
+                    shown += fresh
+                    yield TextDelta(fresh)
+            elif isinstance(item, ModelResponse):
+                reply = item.message
+        if reply is None:
+            raise ModelError(f"{self.name}: the stream ended without a final response")
+        parts = self.parse_reply(reply.text, tools, prefix)
+        if not any(isinstance(p, ToolCall) for p in parts):
+            rest = new_text(shown, "".join(p.text for p in parts if isinstance(p, TextPart)))
+            if rest:
+                yield TextDelta(rest)
+        outcome.append((reply, parts))
+
+    def answer_so_far(self, written: str) -> str:
+        """The answer text that the reply written so far can already show (default: none
+        until the reply is complete)."""
+        return ""
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -389,6 +463,9 @@ class JsonToolsModel(TextProtocolModel):
         elif text.strip():
             parts.append(TextPart(text.strip()))
         return parts
+
+    def answer_so_far(self, written: str) -> str:
+        return json_answer_so_far(written)
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         if not self.is_constrained(settings):

@@ -25,6 +25,7 @@ from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolRes
 from ..base import ModelSettings, ToolDefinition
 from .calls import decode_first_object, decode_lenient
 from .protocol import TextProtocolModel, describe_tools, render_observation_text
+from .streaming import react_answer_so_far
 
 _KEYWORD = r"(?:^|\n)[ \t]*[*_]*{word}[*_]*[ \t]*(?:\d+)?[ \t]*[*_]*:[*_]*[ \t]*"
 _ACTION = re.compile(_KEYWORD.format(word="Action"), re.IGNORECASE)
@@ -75,6 +76,9 @@ class ReActModel(TextProtocolModel):
             prefix = "Error: " if result.is_error else ""
             return f"Observation: {prefix}{result.content}"
         return "\n".join(f"Observation: {render_observation_text(r)}" for r in results)
+
+    def answer_so_far(self, written: str) -> str:
+        return react_answer_so_far(written)
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         if not settings.tools or settings.tool_choice == "none":
