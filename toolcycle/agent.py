@@ -203,7 +203,13 @@ class Agent(Generic[DepsT, OutputT]):
         exits), so provider clients keep their pooled connections from one call to the next
         instead of opening new ones (and a new TLS session) each time.
         """
-        return _thread_runner().run(self.run(user_prompt, **kwargs))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop running in this thread: the normal case
+            return _thread_runner().run(self.run(user_prompt, **kwargs))
+        raise RuntimeError(
+            "run_sync() cannot run inside a running event loop (Jupyter, an async framework): "
+            "use `await agent.run(...)` there instead")
 
     def stream(
         self,
