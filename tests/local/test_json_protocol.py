@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolcycle import Agent, Limits
-from toolcycle.messages import Message, ToolResult
+from toolcycle.messages import Message, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.calls import parse_tool_calls
@@ -322,3 +322,14 @@ async def test_a_structured_run_that_repeats_a_call_is_asked_for_the_output() ->
     result = await agent.run("Ada's id?")
     assert result.output.customer_id == "C-1" and len(result.tool_calls) == 2
     assert output.messages[-1].text.endswith("Call the tool final_result now.")
+
+
+def test_calls_written_html_escaped_are_read() -> None:
+    """llama_cpp.server's chatml-function-calling template HTML-escapes the history; Qwen 0.5B
+    then writes its next call escaped the same way."""
+    model = JsonToolsModel(ScriptedModel([]))
+    tools = [ToolDefinition("find_customer", "", {"type": "object", "properties": {
+        "name": {"type": "string"}}})]
+    [call] = model.parse_reply('{&#34;name&#34;: &#34;find_customer&#34;, &#34;arguments&#34;: '
+                               '{&#34;name&#34;: &#34;Ada&#34;}}', tools, "c")
+    assert isinstance(call, ToolCall) and call.arguments == {"name": "Ada"}

@@ -19,6 +19,7 @@ adds OpenAI-style body keys (``response_format``, ``stop``) that both the in-pro
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from abc import abstractmethod
@@ -366,6 +367,7 @@ def repeated_call_names(parts: Sequence[Part], messages: Sequence[Message]) -> f
     return frozenset()
 
 
+_ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
 _PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")
 
 
@@ -447,6 +449,10 @@ class JsonToolsModel(TextProtocolModel):
     def parse_reply(
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
     ) -> list[Part]:
+        if _ESCAPED_JSON.search(text):
+            # llama_cpp.server's chatml-function-calling template HTML-escapes the history,
+            # and the model then writes its calls the way it sees them: {&#34;name&#34;: ...
+            text = html.unescape(text)
         parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools})
         parts: list[Part] = []
         if parsed.calls and not tools:
