@@ -213,9 +213,11 @@ def correct(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome
     if not outcome.calls:
         return False
     try:
-        verdict = checker(case.entry["function"], outcome.calls, case.answer, "python",
+        from bfcl_eval.constants.enums import Language
+
+        verdict = checker(case.entry["function"], outcome.calls, case.answer, Language.PYTHON,
                           case.category, "toolcycle")
-    except Exception:  # a malformed call the checker cannot read is wrong
+    except (KeyError, TypeError, AttributeError):  # a call too malformed for the checker
         return False
     return bool(verdict["valid"])
 
