@@ -96,16 +96,6 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``python -m llama_cpp.server`` with Qwen2.5-Coder-0.5B on a free loopback port."""
-    yield from _serve(tmp_path_factory, [])
-
-
-@pytest.fixture(scope="module")
-def function_calling_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The same server in llama-cpp-python's native function-calling chat format."""
-    yield from _serve(tmp_path_factory, ["--chat_format", "chatml-function-calling"])
-
-
-def _serve(tmp_path_factory: pytest.TempPathFactory, options: list[str]) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
     command = [
@@ -113,7 +103,7 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, options: list[str]) -> Iter
         "--model", str(pack_path("qwen2.5-coder-0.5b")),
         "--model_alias", "qwen2.5-coder-0.5b",
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "4096", "--n_threads", "2", "--seed", str(DEFAULT_SEED), *options,
+        "--n_ctx", "4096", "--n_threads", "2", "--seed", str(DEFAULT_SEED),
     ]
     # llama.cpp logs ~170 KB while loading: a pipe would fill up and block the server.
     log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
@@ -158,16 +148,14 @@ class Greeting(pydantic.BaseModel):
     greeting: str
 
 
-@pytest.mark.parametrize("server_fixture", ["llama_server", "function_calling_server"])
-async def test_both_chat_formats_give_tools_structured_output_and_streaming(
-        server_fixture: str, request: pytest.FixtureRequest) -> None:
-    """new-03/new-05: plain chatml and `--chat_format chatml-function-calling`, each driven by
-    a model string alone (`?tools=text`); the answer streams token by token. The native path
-    of the function-calling format is not usable with these models
-    (Qwen 0.5B writes the handler's own `functions.sayHello:` prefix as text, and the handler
-    refuses tool_choice="required" with HTTP 500), so `?tools=text` is the way to both."""
-    url = request.getfixturevalue(server_fixture)
-    model = f"openai-compatible:qwen2.5-coder-0.5b@{url}?tools=text"
+async def test_a_model_string_alone_gives_tools_structured_output_and_streaming(
+        llama_server: str) -> None:
+    """new-03/new-05: the server in plain chatml, driven by a model string alone
+    (`?tools=text`); the answer streams token by token. (`--chat_format
+    chatml-function-calling`, the native path, is not usable with these models: Qwen 0.5B
+    writes the handler's own `functions.sayHello:` prefix as text, and the handler refuses
+    tool_choice="required" with HTTP 500.)"""
+    model = f"openai-compatible:qwen2.5-coder-0.5b@{llama_server}?tools=text"
     agent = hello_agent(model)
     texts: list[str] = []
     result: RunResult[str] | None = None
