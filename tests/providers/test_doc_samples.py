@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+import os
 import re
 import sys
 import types
@@ -53,9 +54,15 @@ def samples_of(page: Path) -> list[Sample]:
             for m in _BLOCK.finditer(text)]
 
 
+def names_local_model(sample: Sample) -> bool:
+    """Whether the code (comments left out) names a ``local:`` model."""
+    code = re.sub(r"(?m)(^|\s)#.*$", "", sample.code)
+    return LOCAL.search(code) is not None
+
+
 ALL = {str(p.relative_to(ROOT)): samples_of(p) for p in PAGES}
-PAID = sorted(n for n, s in ALL.items() if s and not any(LOCAL.search(x.code) for x in s))
-ON_LOCAL = sorted(n for n, s in ALL.items() if any(LOCAL.search(x.code) for x in s))
+ON_LOCAL = sorted(n for n, s in ALL.items() if any(names_local_model(x) for x in s))
+PAID = sorted(n for n, s in ALL.items() if s and n not in ON_LOCAL)
 
 
 def run_page(samples: list[Sample], namespace: dict[str, Any]) -> list[str]:
@@ -78,6 +85,8 @@ def run_page(samples: list[Sample], namespace: dict[str, Any]) -> list[str]:
 def _scratch_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Samples run where files they create go away; `examples/` is there as in the repo."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
+    # as in an activated virtualenv: a sample that starts `python -m ...` gets this one
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(ROOT))
 
