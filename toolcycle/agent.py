@@ -144,11 +144,22 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             for t in built_tools.values()
         ) + resolved_output.tool_definitions
         settings = model_settings or ModelSettings()
-        on_repeat = settings.on_repeat
+        on_repeat, tool_choice = settings.on_repeat, settings.tool_choice
         if resolved_output.submit_tool is not None and on_repeat == "none":
             # Reflection: a text-protocol model that repeats its preview is asked to submit.
             on_repeat = SUBMIT_TOOL_NAME
-        self.model_settings = replace(settings, tools=definitions, on_repeat=on_repeat)
+        elif resolved_output.tool is not None and on_repeat == "none":
+            # Structured: a text answer cannot end the attempt, so a repeat is asked for the
+            # output instead (withdrawing the tools would only invite a text answer).
+            on_repeat = resolved_output.tool.name
+        if resolved_output.tool is not None and tool_choice == "auto":
+            # Structured: only a tool call can end the attempt, so none is optional. "auto"
+            # would let a grammar-constrained or native function-calling model answer in
+            # text, which is then rejected as INVALID_RESPONSE (measured: Qwen2.5-Coder-1.5B
+            # answered the README quickstart in prose three attempts running).
+            tool_choice = "required"
+        self.model_settings = replace(settings, tools=definitions, on_repeat=on_repeat,
+                                      tool_choice=tool_choice)
         self._core = AgentCore(
             name=name,
             instructions=instructions if isinstance(instructions, str) else "",
@@ -219,7 +230,13 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         exits), so provider clients keep their pooled connections from one call to the next
         instead of opening new ones (and a new TLS session) each time.
         """
-        return _thread_runner().run(self.run(user_prompt, **kwargs))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop running in this thread: the normal case
+            return _thread_runner().run(self.run(user_prompt, **kwargs))
+        raise RuntimeError(
+            "run_sync() cannot run inside a running event loop (Jupyter, an async framework): "
+            "use `await agent.run(...)` there instead")
 
     def stream(
         self,

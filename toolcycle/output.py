@@ -287,6 +287,13 @@ class Output[OutputT]:
             "INVALID_RESPONSE",
         )
 
+    def empty_reply(self) -> ValidationProblem:
+        """The model replied with neither text nor a tool call (seen from llama_cpp.server's
+        function-calling chat format); an empty string is no answer, so the attempt retries."""
+        way = "answer the user" if self.is_text else f"call `{self.name}` with your output"
+        return ValidationProblem(
+            [f"your reply was empty: {way}, or call a tool"], "protocol", "INVALID_RESPONSE")
+
     def submit_before_output(self) -> ValidationProblem:
         return ValidationProblem(
             ["submit was called before any output: call the output tool "

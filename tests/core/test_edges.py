@@ -230,3 +230,20 @@ async def test_a_new_scripted_model_continues_a_conversation() -> None:
     again = await Agent(ScriptedModel([call("add", {"a": 3, "b": 4}), "7"]), tools=[add]).run(
         "more", message_history=first.messages)
     assert [c.id for m in again.messages for c in m.tool_calls] == ["call_1", "call_2"]
+
+
+async def test_an_empty_reply_is_no_answer_but_a_retry() -> None:
+    """new-04: a reply with neither text nor calls used to end the run as a success with "".
+    It is rejected like any protocol slip: the next attempt is told, and the run answers."""
+    from toolcycle import Agent, InvalidResponse, Limits
+    from toolcycle.models.scripted import ScriptedModel
+
+    model = ScriptedModel(["", "  \n", "42"])
+    result = await Agent(model, "x", limits=Limits(max_attempts=3)).run("6 x 7?")
+    assert result.output == "42"
+    assert [a.success for a in result.trace.attempts] == [False, False, True]
+    assert "your reply was empty" in model.requests[1].last_message.text
+    with pytest.raises(InvalidResponse) as caught:
+        await Agent(ScriptedModel([""]), "x", limits=Limits(max_attempts=1)).run("6 x 7?")
+    assert caught.value.result is not None
+    assert caught.value.result.termination.reason == "max_attempts"

@@ -93,3 +93,37 @@ def test_llama_cpp_compiles_the_schema_to_a_grammar(choice: str) -> None:
     assert (literal("weather") in grammar) == (choice != "add")
     assert literal("add") in grammar
     assert (literal("answer") in grammar) == (choice == "auto")
+
+
+def _items_tool(name: str, item: type[pydantic.BaseModel]) -> ToolDefinition:
+    parameters = pydantic.create_model(name, items=(list[item], ...)).model_json_schema()  # type: ignore[valid-type]
+    return ToolDefinition(name, f"{name} items.", parameters)
+
+
+def test_same_named_sub_models_of_two_tools_stay_apart() -> None:
+    # pydantic names $defs after the class: both tools have an `Item`, with different fields.
+    order_item = pydantic.create_model("Item", sku=(str, ...), qty=(int, ...))
+    todo_item = pydantic.create_model("Item", title=(str, ...), done=(bool, ...))
+    tools = [_items_tool("order", order_item), _items_tool("todo", todo_item)]
+    schema = reply_schema(tools, "auto")
+    assert valid(schema, {"name": "order", "arguments": {"items": [{"sku": "A", "qty": 2}]}})
+    assert valid(schema, {"name": "todo", "arguments": {"items": [{"title": "x", "done": True}]}})
+    assert not valid(schema, {"name": "order", "arguments": {"items": [{"title": "x",
+                                                                          "done": True}]}})
+    from llama_cpp import llama_grammar
+    grammar = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+    assert "sku" in grammar and "title" in grammar
+
+
+def test_draft_07_definitions_refs_still_resolve() -> None:
+    legacy = ToolDefinition("tag", "Tag items.", {
+        "type": "object", "definitions": {"Tag": {"type": "string", "enum": ["a", "b"]}},
+        "properties": {"tags": {"type": "array", "items": {"$ref": "#/definitions/Tag"}},
+                       "more": {"$ref": "#/properties/tags"}},
+        "required": ["tags"]})
+    schema = reply_schema([legacy], "auto")
+    assert valid(schema, {"name": "tag", "arguments": {"tags": ["a"], "more": ["b"]}})
+    assert not valid(schema, {"name": "tag", "arguments": {"tags": ["a"], "more": [1]}})
+    assert not valid(schema, {"name": "tag", "arguments": {"tags": ["c"]}})
+    from llama_cpp import llama_grammar
+    assert '"\\"a\\""' in llama_grammar.json_schema_to_gbnf(json.dumps(schema))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolcycle import Agent, Limits
-from toolcycle.messages import Message, ToolResult
+from toolcycle.messages import Message, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.calls import parse_tool_calls
@@ -156,6 +156,29 @@ def test_tool_descriptions_are_compact_signatures() -> None:
     )
 
 
+def test_sub_models_are_described_by_their_fields_not_a_bare_ref() -> None:
+    import pydantic
+
+    from toolcycle.models.text.protocol import describe_tools
+
+    flight = pydantic.create_model("FlightInfo", flight_number=(str, ...), date=(str, ...))
+    parameters = pydantic.create_model("book", user_id=(str, ...),
+                                       flights=(list[flight], ...)).model_json_schema()
+    text = describe_tools([ToolDefinition("book", "Book.", parameters)])
+    assert "$ref" not in text
+    assert "flights: list[{flight_number: string, date: string}]" in text
+    legacy = {"type": "object", "definitions": {"Tag": {"enum": ["a", "b"]}},
+              "properties": {"tag": {"$ref": "#/definitions/Tag"},
+                             "node": {"$ref": "#/definitions/Node"}}}
+    assert describe_tools([ToolDefinition("t", "T.", legacy)]) == (
+        '- t(tag?: "a" | "b", node?: Node): T.')
+    recursive = {"type": "object", "$defs": {"Tree": {"type": "object", "properties": {
+        "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}},
+        "properties": {"tree": {"$ref": "#/$defs/Tree"}}}
+    assert describe_tools([ToolDefinition("r", "R.", recursive)]) == (
+        "- r(tree?: {children?: list[Tree]}): R.")
+
+
 async def test_a_repeated_call_is_answered_by_asking_without_tools() -> None:
     answer = Capture('{"answer": "C-1"}')
     same = '{"name": "find_customer", "arguments": {"name": "Ada"}}'
@@ -265,3 +288,48 @@ async def test_in_a_reflection_run_a_repeated_preview_is_followed_by_submit() ->
     result = await agent.run("report")
     assert result.output == Report(text="ok")
     assert [r.name for r in result.tool_calls] == ["final_result", "submit"]
+
+
+async def test_structured_output_requires_a_call_and_never_offers_a_text_answer() -> None:
+    """new-01/new-02: in structured mode only a call can end the attempt, so the loop sends
+    tool_choice="required": the grammar loses its answer branch and the prompt stops offering
+    {"answer": ...} (which Qwen2.5-Coder-1.5B took three attempts running)."""
+    import pydantic
+
+    answer_model = pydantic.create_model("Answer", customer_id=(str, ...))
+    second = Capture('{"name": "final_result", "arguments": {"customer_id": "C-1"}}')
+    inner = ScriptedModel(['{"name": "find_customer", "arguments": {"name": "Ada"}}', second])
+    agent = Agent(JsonToolsModel(inner, constrained=True), "Find ids.", [find_customer],
+                  output=answer_model)
+    result = await agent.run("Ada's id?")
+    assert result.output.customer_id == "C-1"
+    assert second.settings is not None
+    schema = second.settings.extra["response_format"]["schema"]
+    assert all("answer" not in b["properties"] for b in schema["anyOf"])
+    prompt = "\n".join(m.text for m in second.messages)
+    assert '{"answer"' not in prompt
+    assert "the final answer, too, is given by calling a tool" in prompt
+
+
+async def test_a_structured_run_that_repeats_a_call_is_asked_for_the_output() -> None:
+    import pydantic
+
+    answer_model = pydantic.create_model("Answer", customer_id=(str, ...))
+    same = '{"name": "find_customer", "arguments": {"name": "Ada"}}'
+    output = Capture('{"name": "final_result", "arguments": {"customer_id": "C-1"}}')
+    inner = ScriptedModel([same, same, output])
+    agent = Agent(JsonToolsModel(inner), "Find ids.", [find_customer], output=answer_model)
+    result = await agent.run("Ada's id?")
+    assert result.output.customer_id == "C-1" and len(result.tool_calls) == 2
+    assert output.messages[-1].text.endswith("Call the tool final_result now.")
+
+
+def test_calls_written_html_escaped_are_read() -> None:
+    """llama_cpp.server's chatml-function-calling template HTML-escapes the history; Qwen 0.5B
+    then writes its next call escaped the same way."""
+    model = JsonToolsModel(ScriptedModel([]))
+    tools = [ToolDefinition("find_customer", "", {"type": "object", "properties": {
+        "name": {"type": "string"}}})]
+    [call] = model.parse_reply('{&#34;name&#34;: &#34;find_customer&#34;, &#34;arguments&#34;: '
+                               '{&#34;name&#34;: &#34;Ada&#34;}}', tools, "c")
+    assert isinstance(call, ToolCall) and call.arguments == {"name": "Ada"}

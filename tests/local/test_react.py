@@ -93,6 +93,16 @@ def test_inline_call_and_broken_input() -> None:
     assert broken.arguments is None and broken.parse_error
 
 
+def test_several_action_input_lines_take_the_first_complete_object() -> None:
+    # seen from Qwen2.5-Coder-1.5B: one Action, then three Action Input lines; the whole block
+    # used to become the single parameter's string value
+    text = ('Action: lookup\nAction Input: {"word": "X"}\nAction Input: {"word": "Y"}\n'
+            'Action Input: {"word": "Z"}')
+    assert calls(parse_react(text, [LOOKUP], "c")) == [("lookup", {"word": "X"})]
+    trailing = parse_react('Action: add\nAction Input: {"a": 1, "b": 2} to add them', [ADD], "c")
+    assert calls(trailing) == [("add", {"a": 1, "b": 2})]
+
+
 def test_reply_without_keywords_is_the_answer() -> None:
     assert parse_react("Paris is sunny.", [ADD], "c") == [TextPart("Paris is sunny.")]
 

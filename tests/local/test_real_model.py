@@ -20,11 +20,14 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import pydantic
 import pytest
 
 from toolcycle import Agent, Limits, RunResult
 from toolcycle.cli.demo import find_customer, latest_order, sayHello
-from toolcycle.models import Model, ModelSettings
+from toolcycle.events import RunSuccess, TextDeltaEvent
+from toolcycle.messages import Message
+from toolcycle.models import Model, ModelResponse, ModelSettings, ToolCallDelta, resolve_model
 from toolcycle.models.local.llama import DEFAULT_SEED
 from toolcycle.models.local.packs import pack_path
 from toolcycle.models.openai import compatible_model_from_string
@@ -32,7 +35,7 @@ from toolcycle.models.text.protocol import JsonToolsModel
 
 pytestmark = pytest.mark.real_model
 
-DETERMINISTIC = ModelSettings(temperature=0.0, seed=DEFAULT_SEED)
+DETERMINISTIC = ModelSettings(temperature=0.0, seed=DEFAULT_SEED, max_tokens=256)
 SERVER_START_SECONDS = 180
 
 
@@ -138,6 +141,52 @@ async def test_same_agent_through_llama_cpp_server_and_the_openai_sdk(llama_serv
     remote = compatible_model_from_string(f"qwen2.5-coder-0.5b@{llama_server}")
     result = await hello_agent(JsonToolsModel(remote)).run("Say hello to Alice.")
     assert_greeted(result, "Alice")
+
+
+class Greeting(pydantic.BaseModel):
+    person: str
+    greeting: str
+
+
+async def test_a_model_string_alone_gives_tools_structured_output_and_streaming(
+        llama_server: str) -> None:
+    """new-03/new-05: the server in plain chatml, driven by a model string alone
+    (`?tools=text`); the answer streams token by token. (`--chat_format
+    chatml-function-calling`, the native path, is not usable with these models: Qwen 0.5B
+    writes the handler's own `functions.sayHello:` prefix as text, and the handler refuses
+    tool_choice="required" with HTTP 500.)"""
+    model = f"openai-compatible:qwen2.5-coder-0.5b@{llama_server}?tools=text"
+    agent = hello_agent(model)
+    texts: list[str] = []
+    result: RunResult[str] | None = None
+    async for event in agent.stream("Say hello to Alice."):
+        if isinstance(event, TextDeltaEvent):
+            texts.append(event.text)
+        elif isinstance(event, RunSuccess):
+            result = event.result
+    assert result is not None
+    assert_greeted(result, "Alice")
+    assert len(texts) > 1 and "".join(texts) == result.output, texts
+    structured = Agent(model, "You greet people. Use the sayHello tool, then give the "
+                       "greeting.", [sayHello], output=Greeting,
+                       limits=Limits(max_iterations=4), model_settings=DETERMINISTIC)
+    answer = await structured.run("Say hello to Bob.")
+    assert isinstance(answer.output, Greeting), answer.trace.render()
+    assert "Bob" in answer.output.greeting, answer.trace.render()
+
+
+async def test_local_model_streams_token_by_token_in_process() -> None:
+    """new-05: text deltas while the answer is written; the call itself as a ToolCallDelta."""
+    model = resolve_model("local:qwen2.5-coder-0.5b")
+    agent = hello_agent(model)
+    texts = [e.text async for e in agent.stream("Say hello to Bob.")
+             if isinstance(e, TextDeltaEvent)]
+    assert len(texts) > 1 and "Hello, Bob" in "".join(texts), texts
+    items = [item async for item in model.stream([Message.user("Say hello to Carol.")],
+                                                 agent.model_settings)]
+    calls = [i for i in items if isinstance(i, ToolCallDelta)]
+    assert [c.name for c in calls] == ["sayHello"], items
+    assert isinstance(items[-1], ModelResponse) and items[-1].message.tool_calls
 
 
 async def test_constrained_decoding_over_the_wire(llama_server: str) -> None:

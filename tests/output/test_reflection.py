@@ -193,7 +193,7 @@ async def test_reflection_comes_back_after_a_forced_attempt() -> None:
     result = await agent.run("go")
     assert result.output == Report(**GOOD)
     assert [r.settings.tool_choice for r in model.requests] == [
-        "auto", "auto", OUTPUT_TOOL, "auto", "auto",
+        "required", "required", OUTPUT_TOOL, "required", "required",
     ]
     assert handler.seen == [(Report(**GOOD), 2)]
     assert [r.kind for r in result.tool_calls] == ["tool", "tool", "output", "output", "submit"]

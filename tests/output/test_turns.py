@@ -129,7 +129,7 @@ async def test_forced_output_at_the_iteration_limit() -> None:
     result = await agent.run("go")
 
     assert result.output == Report(**GOOD)
-    assert [r.settings.tool_choice for r in model.requests] == ["auto", "auto", OUTPUT_TOOL]
+    assert [r.settings.tool_choice for r in model.requests] == ["required", "required", OUTPUT_TOOL]
     assert model.requests[-1].settings.tools  # the tools are still declared, one is forced
     assert result.termination.reason == "max_iterations"
     assert result.termination.action == "final_answer"
@@ -170,7 +170,7 @@ async def test_a_forced_output_that_fails_validation_starts_the_next_attempt() -
     assert result.output == Report(**GOOD)
     assert result.attempts == 2
     assert [r.settings.tool_choice for r in model.requests] == [
-        "auto", OUTPUT_TOOL, "auto", OUTPUT_TOOL,
+        "required", OUTPUT_TOOL, "required", OUTPUT_TOOL,
     ]
 
 
@@ -288,7 +288,7 @@ async def test_a_forced_output_rejected_at_a_run_wide_limit_raises_that_limit() 
     assert error.context["errors"] == ["revenue must be positive"]
     assert error.result is not None
     assert error.result.termination.reason == "max_tool_calls"
-    assert [r.settings.tool_choice for r in model.requests] == ["auto", OUTPUT_TOOL]
+    assert [r.settings.tool_choice for r in model.requests] == ["required", OUTPUT_TOOL]
 
 
 def _lookup_forever_then_output_negative(messages: list[Message], settings: ModelSettings) -> Any:

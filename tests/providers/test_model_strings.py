@@ -3,6 +3,8 @@ with the right wire shape and credentials."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toolcycle import Agent
@@ -91,13 +93,13 @@ def test_unknown_prefix_lists_the_known_ones() -> None:
 
 
 def test_cli_run_and_agent_specs_take_openai_responses_strings(
-    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
-    from pathlib import Path
-
     from toolcycle.cli import main
 
     root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("TOOLCYCLE_TRACE_DB", str(tmp_path / "traces.db"))  # `run` records
     monkeypatch.chdir(root)
     monkeypatch.syspath_prepend(str(root))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -139,3 +141,47 @@ def test_an_agent_spec_names_an_openai_responses_model(
     server.script([Reply(calls=[Call("sayHello", {"personName": "Bo"})]), Reply(text="Hi Bo")])
     assert agent.run_sync("hi, I'm Bo").output == "Hi Bo"
     assert server.requests[1].body["input"][-1]["output"] == "Hello, Bo!"
+
+
+async def test_openai_compatible_tools_text_puts_the_model_behind_the_text_protocol(
+    server: ProviderServer,
+) -> None:
+    """new-03: a server whose chat format has no native tool calls returns a call as text;
+    `?tools=text` in the model string alone makes the run execute it."""
+    from toolcycle.models.text.protocol import JsonToolsModel
+    from toolcycle.models.text.react import ReActModel
+
+    model = resolve_model(f"openai-compatible:qwen@{server.openai_url}?tools=text")
+    assert isinstance(model, JsonToolsModel) and not model.constrained
+    server.script([Reply(text='{"name": "add", "arguments": {"a": 1, "b": 2}}'),
+                   Reply(text='{"answer": "3"}')])
+    result = await Agent(model, tools=[add]).run("1+2?")
+    assert result.output == "3" and [c.result for c in result.tool_calls] == ["3"]
+    assert "tools" not in server.requests[0].body  # described in the prompt instead
+    assert server.requests[1].body["messages"][-1]["role"] == "user"  # the observation
+    constrained = resolve_model(f"openai-compatible:q@{server.openai_url}?tools=json&"
+                                "constrained=true")
+    assert isinstance(constrained, JsonToolsModel) and constrained.constrained
+    assert isinstance(resolve_model(f"openai-compatible:q@{server.openai_url}?tools=react"),
+                      ReActModel)
+    assert isinstance(resolve_model(f"openai-compatible:q@{server.openai_url}?tools=native"),
+                      OpenAIModel)
+    with pytest.raises(ValueError, match="unknown tools='xml'"):
+        resolve_model(f"openai-compatible:q@{server.openai_url}?tools=xml")
+
+
+async def test_an_unreachable_compatible_server_is_named_in_the_error() -> None:
+    import socket
+
+    from toolcycle.errors import ModelError
+    from toolcycle.models.retry import RetryPolicy
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    model = resolve_model(f"openai-compatible:q@http://127.0.0.1:{port}/v1?tools=text")
+    assert isinstance(model.inner, OpenAIModel)  # type: ignore[attr-defined]
+    model.inner.retry = RetryPolicy(max_retries=0)  # type: ignore[attr-defined]
+    with pytest.raises(ModelError) as caught:
+        await Agent(model, tools=[add]).run("1+2?")
+    assert f"http://127.0.0.1:{port}/v1/chat/completions" in str(caught.value)

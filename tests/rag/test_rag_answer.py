@@ -176,7 +176,7 @@ async def test_structured_output_is_forced_when_cycles_run_out(kb: KnowledgeBase
 
     model = ScriptedModel(reply)
     answer = await answer_with_rag("Warranty?", kb, model, output=Cited, max_tool_cycles=1)
-    assert [r.settings.tool_choice for r in model.requests] == ["auto", "final_result"]
+    assert [r.settings.tool_choice for r in model.requests] == ["required", "final_result"]
     assert answer.telemetry.path == "forced_final_answer"
     assert answer.citations == ["warranty#0"]
 

@@ -169,9 +169,10 @@ def test_playbook_commands_neutralise(
 
 
 @pytest.fixture
-def in_repository(monkeypatch: pytest.MonkeyPatch, payload: str) -> None:
+def in_repository(monkeypatch: pytest.MonkeyPatch, payload: str, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.setenv("TOOLCYCLE_TRACE_DB", str(tmp_path / "traces.db"))  # `run` records
     monkeypatch.setenv(ENV, payload.encode("unicode_escape").decode("ascii"))
 
 

@@ -19,3 +19,9 @@ def hello_model() -> ScriptedModel:
 def looping_model() -> ScriptedModel:
     """Never stops calling the tool (to hit the iteration limit)."""
     return ScriptedModel(lambda messages, settings: call("sayHello", {"personName": "Bo"}))
+
+
+def settings_model() -> ScriptedModel:
+    """Answers with the temperature and seed it was asked with."""
+    return ScriptedModel(lambda messages, settings:
+                         f"temperature={settings.temperature} seed={settings.seed}")

@@ -16,9 +16,11 @@ MODEL = "python:tests.spec.cli_models:hello_model"
 
 
 @pytest.fixture(autouse=True)
-def in_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+def in_repository(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.syspath_prepend(str(ROOT))
+    # `toolcycle run` records every run: into a scratch store here, never the user's.
+    monkeypatch.setenv("TOOLCYCLE_TRACE_DB", str(tmp_path / "traces.db"))
 
 
 def test_run_prints_the_answer_and_the_trace(capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,3 +100,57 @@ def test_spec_import_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "[get_stock_price:Tool" in out.read_text()
     assert main(["spec", "export", str(out), "--to", "anthropic"]) == 0
     assert json.loads(capsys.readouterr().out) == fixture["tools"]
+
+
+def test_run_records_its_trace_by_default_and_takes_temperature_and_seed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from toolcycle.tracing.store import TraceStore
+
+    code = main(["run", HELLO, "--tools", "examples.hello_tools", "--model",
+                 "python:tests.spec.cli_models:settings_model", "--temperature", "0.3",
+                 "--seed", "7", "hi"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == "temperature=0.3 seed=7\n"
+    [row] = TraceStore(tmp_path / "traces.db").list()
+    assert f"trace recorded: toolcycle trace show {row.run_id}" in err
+    code = main(["run", HELLO, "--tools", "examples.hello_tools", "--model",
+                 "python:tests.spec.cli_models:settings_model", "--no-trace", "hi"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == "temperature=None seed=None\n" and err == ""
+    assert len(TraceStore(tmp_path / "traces.db").list()) == 1  # --no-trace recorded nothing
+    other = tmp_path / "other.db"
+    assert main(["run", HELLO, "--tools", "examples.hello_tools", "--model", MODEL,
+                 "--trace-db", str(other), "hi"]) == 0
+    assert len(TraceStore(other).list()) == 1
+    assert f"--db {other}" in capsys.readouterr().err
+
+
+def test_progress_shows_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from toolcycle.cli._progress import progress_on_stderr
+    from toolcycle.events import IterationStart
+
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    with progress_on_stderr() as callbacks:
+        assert callbacks is None
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    with progress_on_stderr() as callbacks:
+        assert callbacks is not None
+        callbacks.on_iteration_start(IterationStart(1, 2))
+        assert "iteration 2" in str(callbacks.status.status)
+
+
+async def test_run_sync_inside_a_running_loop_says_to_await_run() -> None:
+    from toolcycle import Agent
+    from toolcycle.models.scripted import ScriptedModel
+
+    with pytest.raises(RuntimeError, match=r"await agent\.run\(\.\.\.\)"):
+        Agent(ScriptedModel(["hi"]), "x").run_sync("hello")

@@ -53,3 +53,33 @@ def test_the_styles_from_the_package_file_are_inline_and_shipped() -> None:
         assert f"<style>{css}</style>" in page
     data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     assert "**/*.css" in data["tool"]["setuptools"]["package-data"]["toolcycle"]
+
+
+def test_a_limit_is_shown_as_a_stop_not_a_failed_validation_in_every_view() -> None:
+    """new-06: no validator ran when a limit stopped the attempt."""
+    import io
+
+    from rich.console import Console
+
+    from toolcycle import Agent, AgentError, Limits
+    from toolcycle.cli.trace import print_timeline
+    from toolcycle.models.scripted import ScriptedModel, call
+
+    def lookup(order_id: str) -> str:
+        """Look up an order."""
+        raise LookupError(f"order {order_id} not found")
+
+    agent = Agent(ScriptedModel([call("lookup", {"order_id": "O-1"})] * 3), "x", [lookup],
+                  limits=Limits(max_iterations=2, on_limit="error"))
+    try:
+        agent.run_sync("Where is order O-1?")
+    except AgentError as error:
+        assert error.result is not None
+        trace = error.result.trace
+    buffer = io.StringIO()
+    print_timeline(trace, Console(file=buffer, width=200, no_color=True))
+    views = {"render": trace.render(), "show": buffer.getvalue(), "html": render_html(trace)}
+    for name, text in views.items():
+        assert "failed validation" not in text, name
+        assert "stopped (MAX_ITERATIONS)" in text, name
+    assert 'class="validation stopped"' in views["html"]

@@ -342,10 +342,10 @@ def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
 
     for record in trace.attempts:
         if record.attempt == attempt and record.errors:
-            source = record.validator or record.code or "validation"
+            colour = "yellow" if record.validation_failed else "red"
             console.print(Text.assemble(
-                ("  ✗ ", "bold yellow"),
-                (terminal_safe(f"attempt {attempt} failed validation ({source}): "), "yellow"),
+                ("  ✗ ", f"bold {colour}"),
+                (terminal_safe(f"attempt {attempt} {record.outcome}: "), colour),
                 terminal_safe("; ".join(map(str, record.errors)))))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any
 
 from ..messages import (
@@ -179,13 +180,16 @@ class AnthropicModel(Model):
             if self.cache:
                 blocks[-1] = {**blocks[-1], "cache_control": EPHEMERAL}
             kwargs["system"] = blocks
+        # The API refuses thinking with a forced tool: a named tool (the loop forces the output
+        # tool at a limit) goes without thinking; "required" (structured output) keeps the
+        # thinking and is sent as "auto", the loop rejecting a text answer as it always did.
+        # ``temperature`` is no longer a Messages API parameter (SDK 2.x); endpoints that
+        # still take it get it through ``ModelSettings.extra``.
+        if self.thinking_budget is not None and settings.tool_choice == "required":
+            settings = replace(settings, tool_choice="auto")
         if settings.tools:
             kwargs["tools"] = self.tools_wire(settings.tools)
             kwargs["tool_choice"] = _tool_choice(settings)
-        # The API refuses thinking with a forced tool (the loop forces the output tool at a
-        # limit): such a request goes without thinking. ``temperature`` is no longer a
-        # Messages API parameter (SDK 2.x); endpoints that still take it get it through
-        # ``ModelSettings.extra``.
         forced = bool(settings.tools) and settings.tool_choice not in ("auto", "none")
         if self.thinking_budget is not None and not forced:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}

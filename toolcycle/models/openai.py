@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any
@@ -367,12 +368,18 @@ def functions_model_from_string(text: str) -> OpenAIFunctionsModel:
     return OpenAIFunctionsModel(name, base_url=url, api_key=_key_for(url))
 
 
-def compatible_model_from_string(text: str) -> OpenAIModel:
+def compatible_model_from_string(text: str) -> Model:
     """``"openai-compatible:<model>@http://127.0.0.1:8080/v1"``: any Chat Completions server.
 
     Local servers need no key, so a placeholder is used when ``OPENAI_API_KEY`` is unset;
     tool-call messages carry ``""`` content and ``max_tokens`` is sent under its classic name,
     which is what llama.cpp, vLLM and Ollama accept.
+
+    ``?tools=text`` (or ``json``; ``react``) after the URL puts the model behind a text tool
+    protocol, for servers whose chat format has no native tool calls (``llama_cpp.server``
+    with plain chatml returns a call as text, which native tool calling would take for the
+    answer); ``&constrained=true`` adds grammar-constrained replies through
+    ``response_format``. ``?tools=native`` is the default. Other query parameters stay in URL.
     """
     name, url = _split_url(text)
     if url is None:
@@ -380,7 +387,12 @@ def compatible_model_from_string(text: str) -> OpenAIModel:
             f"openai-compatible model string needs a base URL: '<model>@http://host:port/v1', "
             f"got {text!r}"
         )
-    return OpenAIModel(
+    url, options = _wrapper_options(url)
+    tools = options.get("tools", "native")
+    if tools not in _TOOL_PROTOCOLS:
+        raise ValueError(f"unknown tools={tools!r} in {text!r}: use one of "
+                         f"{', '.join(_TOOL_PROTOCOLS)}")
+    model = OpenAIModel(
         name,
         base_url=url,
         api_key=_key_for(url),
@@ -388,3 +400,26 @@ def compatible_model_from_string(text: str) -> OpenAIModel:
         max_tokens_field="max_tokens",
         provider="openai-compatible",
     )
+    if tools == "native":
+        return model
+    if tools == "react":
+        from .text.react import ReActModel
+
+        return ReActModel(model)
+    from .text.protocol import JsonToolsModel
+
+    return JsonToolsModel(model, constrained=options.get("constrained", "").lower()
+                          in ("1", "true", "yes"))
+
+
+_TOOL_PROTOCOLS = ("native", "text", "json", "react")
+_WRAPPER_OPTIONS = frozenset({"tools", "constrained"})
+
+
+def _wrapper_options(url: str) -> tuple[str, dict[str, str]]:
+    """The URL without toolcycle's own query options (``tools``, ``constrained``), and them."""
+    parts = urllib.parse.urlsplit(url)
+    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    options = {k: v for k, v in pairs if k in _WRAPPER_OPTIONS}
+    kept = urllib.parse.urlencode([(k, v) for k, v in pairs if k not in _WRAPPER_OPTIONS])
+    return urllib.parse.urlunsplit(parts._replace(query=kept)), options

@@ -151,7 +151,14 @@ def failure_from_sdk_error(exc: BaseException) -> Failure | None:
             error_type=error_type,
         )
     label = "timed out" if kind == "timeout" else "connection failed"
-    return Failure(message=f"{label}: {exc}", retryable=True, error_type=kind)
+    # The SDKs say only "Connection error."; the URL tells a user which server is not there.
+    try:  # httpx raises RuntimeError for a request it never had
+        request = getattr(exc, "request", None)
+    except RuntimeError:
+        request = None
+    url = getattr(request, "url", None)
+    where = f" ({getattr(request, 'method', 'request to')} {url})" if url is not None else ""
+    return Failure(message=f"{label}{where}: {exc}", retryable=True, error_type=kind)
 
 
 def _sdk_error_kind(exc: BaseException) -> str | None:

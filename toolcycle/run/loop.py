@@ -353,6 +353,8 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         except LimitHit:
             return await _at_limit(state, "timeout")
         if state.turn is None:  # no tool calls
+            if not reply.text.strip():  # an empty reply is no answer: the attempt retries
+                return ProtocolSlip(state.output.empty_reply())
             if state.output.is_text:
                 return Answered(reply.text)
             return ProtocolSlip(state.output.no_output_call())

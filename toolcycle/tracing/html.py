@@ -289,12 +289,13 @@ def _validation_block(trace: Trace, attempt: object) -> str:
     blocks = []
     for record in trace.attempts:
         if record.attempt == attempt and record.errors:
-            source = esc(record.validator or record.code or "validation")
             errors = record.errors if isinstance(record.errors, list) else [record.errors]
             items = "".join(f"<li>{esc(e)}</li>" for e in errors)
+            # A limit or a model error is no validation failure: shown as a stop, in red.
+            kind = "validation" if record.validation_failed else "validation stopped"
             blocks.append(
-                f'<div class="validation"><b>Attempt {esc(attempt)} failed validation</b> '
-                f"({source})<ul>{items}</ul></div>"
+                f'<div class="{kind}"><b>Attempt {esc(attempt)} {esc(record.outcome)}</b>'
+                f"<ul>{items}</ul></div>"
             )
     return "".join(blocks)
 

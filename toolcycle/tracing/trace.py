@@ -75,6 +75,19 @@ class AttemptRecord:
     validator: str | None = None
     code: str | None = None
 
+    @property
+    def validation_failed(self) -> bool:
+        """Whether a validator (schema, protocol, custom) rejected the output; otherwise the
+        attempt was stopped by a limit, a model error or a cancellation (no validator ran)."""
+        return self.validator is not None
+
+    @property
+    def outcome(self) -> str:
+        """``failed validation (schema)`` or ``stopped (MAX_ITERATIONS)``, for the views."""
+        if self.validation_failed:
+            return f"failed validation ({self.validator})"
+        return f"stopped ({self.code or 'error'})"
+
 
 @dataclass(slots=True, repr=False)
 class Trace:
@@ -189,10 +202,8 @@ class Trace:
                     lines.append(f"     observation: {_clip(call.result or '', max_chars)}")
         for attempt in self.attempts:
             if attempt.errors:
-                lines.append(
-                    f"-- attempt {attempt.attempt} failed validation"
-                    f" ({attempt.validator or attempt.code}): " + "; ".join(attempt.errors)
-                )
+                lines.append(f"-- attempt {attempt.attempt} {attempt.outcome}: "
+                             + "; ".join(attempt.errors))
         if self.termination:
             lines.append(f"termination: {self.termination}")
         if self.error:

@@ -23,7 +23,7 @@ import atexit
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl
 
 from ...errors import ModelError
 from ...messages import Message, TextPart, Usage
-from ..base import Model, ModelSettings
+from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
 from ..text.protocol import JsonToolsModel, TextProtocolModel
 from .packs import PACKS, pack_path
 
@@ -147,6 +147,80 @@ class LlamaChatModel(Model):
         payload = [{"role": m.role, "content": m.text} for m in messages]
         kwargs = self._completion_kwargs(settings)
         return await asyncio.to_thread(self._complete, payload, kwargs)
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        """Token by token: llama.cpp generates in a worker thread and hands each piece of
+        text over as it comes; the complete message (with usage) comes last. A consumer that
+        stops early stops generation at the next token."""
+        if settings.tools and settings.tool_choice != "none":
+            raise ModelError(f"{self.name} has no native tool calling; wrap it in a text protocol")
+        payload = [{"role": m.role, "content": m.text} for m in messages]
+        kwargs = self._completion_kwargs(settings)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[str | Message | BaseException] = asyncio.Queue()
+        stop = threading.Event()
+
+        def produce() -> None:
+            try:
+                message = self._complete_streaming(
+                    payload, kwargs, lambda text: loop.call_soon_threadsafe(queue.put_nowait, text),
+                    stop)
+                loop.call_soon_threadsafe(queue.put_nowait, message)
+            except BaseException as exc:  # handed to the consumer, raised there
+                loop.call_soon_threadsafe(queue.put_nowait, exc)
+
+        worker = loop.run_in_executor(None, produce)
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, Message):
+                    yield ModelResponse(item)
+                    return
+                yield TextDelta(item)
+        finally:
+            stop.set()
+            await asyncio.shield(worker)
+
+    def _complete_streaming(
+        self, payload: list[dict[str, str]], kwargs: dict[str, Any],
+        emit: Callable[[str], object], stop: threading.Event,
+    ) -> Message:
+        entry = _loaded(self.path, self.n_ctx, self.n_threads)
+        pieces: list[str] = []
+        finish_reason: str | None = None
+        with entry.lock:
+            evaluated_before = _prompt_tokens_evaluated(entry.llama)
+            try:
+                chunks = entry.llama.create_chat_completion(messages=payload, stream=True,
+                                                            **kwargs)
+                for chunk in chunks:
+                    choice = chunk["choices"][0]
+                    text = choice.get("delta", {}).get("content") or ""
+                    if text:
+                        pieces.append(text)
+                        emit(text)
+                    finish_reason = choice.get("finish_reason") or finish_reason
+                    if stop.is_set():
+                        chunks.close()
+                        break
+            except ValueError as exc:  # context overflow, bad grammar
+                raise ModelError(f"{self.name}: {exc}") from exc
+            evaluated = _prompt_tokens_evaluated(entry.llama) - evaluated_before
+            # A stream reports no usage: the context holds the prompt and what was generated.
+            output_tokens = len(pieces)
+            prompt_tokens = max(0, int(entry.llama.n_tokens) - output_tokens)
+        return Message(
+            "assistant",
+            [TextPart("".join(pieces))],
+            usage=Usage(input_tokens=prompt_tokens, output_tokens=output_tokens,
+                        cache_read_tokens=max(0, prompt_tokens - evaluated), requests=1),
+            finish_reason=finish_reason,
+            model_name=self.name,
+        )
 
     def _completion_kwargs(self, settings: ModelSettings) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

@@ -169,6 +169,19 @@ def _balanced_end(text: str, start: int) -> int:
     return len(text)
 
 
+def decode_first_object(raw: str) -> Any:
+    """The first balanced brace block of ``raw`` (after leading blanks), decoded leniently.
+
+    For text that holds more after a complete object: seen from Qwen2.5-Coder-1.5B, one
+    ``Action Input: {...}`` followed by more ``Action Input:`` lines. ``None`` when ``raw``
+    does not start with an object or it does not decode.
+    """
+    raw = raw.lstrip()
+    if not raw.startswith("{"):
+        return None
+    return decode_lenient(raw[: _balanced_end(raw, 0)])
+
+
 # -- decoding ---------------------------------------------------------------------------------
 
 

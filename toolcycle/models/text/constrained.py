@@ -16,6 +16,7 @@ them like any other call.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,9 +61,24 @@ def _answer_branch() -> dict[str, Any]:
 
 def _call_branch(tool: ToolDefinition, definitions: dict[str, Any]) -> dict[str, Any]:
     arguments = copy.deepcopy(tool.parameters) or {"type": "object", "properties": {}}
-    # A pydantic-built schema keeps its sub-models under $defs with refs relative to the root;
-    # the grammar converter resolves refs from the root of the whole schema, so hoist them.
-    definitions.update(arguments.pop("$defs", {}))
+    # A tool's local refs ("#/$defs/Item", "#/definitions/Tag", "#/properties/x") resolve from
+    # the root of *its* schema, but the grammar converter resolves them from the root of the
+    # whole reply schema, and names each grammar rule after the ref's last segment. So every
+    # sub-schema moves to a top-level $defs entry named after its tool ("order__Item"): two
+    # tools' same-named sub-models (pydantic names them after the class) stay apart, and
+    # draft-07 "definitions" still resolve. Any other local ref points into a copy of the
+    # tool's whole schema.
+    names = {f"#/$defs/{key}": f"{tool.name}__{key}" for key in arguments.get("$defs", {})}
+    names.update({f"#/definitions/{key}": f"{tool.name}__definitions__{key}"
+                  for key in arguments.get("definitions", {})})
+    root = f"{tool.name}__root"
+    rebase = functools.partial(_rebase_refs, names=names, root=root)
+    for section in ("$defs", "definitions"):
+        for key, sub in arguments.pop(section, {}).items():
+            definitions[names[f"#/{section}/{key}"]] = rebase(sub)
+    arguments = rebase(arguments)
+    if _refers_to(arguments, f"#/$defs/{root}") or _refers_to(definitions, f"#/$defs/{root}"):
+        definitions[root] = copy.deepcopy(arguments)
     arguments.pop("title", None)
     arguments.setdefault("type", "object")
     # Without this, the grammar lets the model append arbitrary keys after the real ones.
@@ -73,3 +89,32 @@ def _call_branch(tool: ToolDefinition, definitions: dict[str, Any]) -> dict[str,
         "required": ["name", "arguments"],
         "additionalProperties": False,
     }
+
+
+def _rebase_refs(node: Any, names: dict[str, str], root: str) -> Any:
+    """``node`` with its tool-local ``$ref``s pointing at their new places in the reply."""
+    if isinstance(node, dict):
+        rebased = {k: _rebase_refs(v, names, root) for k, v in node.items()}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+            steps = ref[2:].split("/")  # "#/$defs/Item/properties/x" -> [$defs, Item, ...]
+            moved = names.get("#/" + "/".join(steps[:2]))
+            if moved is not None:
+                rebased["$ref"] = "/".join([f"#/$defs/{moved}", *steps[2:]])
+            else:
+                rebased["$ref"] = f"#/$defs/{root}{ref[1:]}"
+        return rebased
+    if isinstance(node, list):
+        return [_rebase_refs(v, names, root) for v in node]
+    return node
+
+
+def _refers_to(node: Any, prefix: str) -> bool:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(prefix):
+            return True
+        return any(_refers_to(v, prefix) for v in node.values())
+    if isinstance(node, list):
+        return any(_refers_to(v, prefix) for v in node)
+    return False

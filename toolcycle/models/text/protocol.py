@@ -19,17 +19,29 @@ adds OpenAI-style body keys (``response_format``, ``stop``) that both the in-pro
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult
-from ..base import Model, ModelSettings, ToolDefinition, usage_of
+from ...errors import ModelError
+from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
+from ..base import (
+    Model,
+    ModelResponse,
+    ModelSettings,
+    StreamItem,
+    TextDelta,
+    ToolCallDelta,
+    ToolDefinition,
+    usage_of,
+)
 from .calls import parse_tool_calls, render_tool_call
 from .constrained import reply_schema
+from .streaming import json_answer_so_far, new_text
 
 #: ``ModelSettings.extra`` key: ``True``/``False`` turns grammar-constrained replies on/off.
 CONSTRAINED = "constrained"
@@ -39,6 +51,13 @@ _WRAPPER_KEYS = frozenset({CONSTRAINED})
 # call first made it call latest_order with the id it had just read.
 _AFTER_OBSERVATION = (
     'Call the next tool, or reply {"answer": "..."} if you already know the answer.'
+)
+# When only a call may end the attempt (structured output: the loop sends "required"), the
+# {"answer": ...} form is not offered at all. Measured on Qwen2.5-Coder-1.5B (README
+# quickstart): offered it, it answered {"answer": "It is 21 degrees in Paris."} three
+# attempts running instead of calling the output tool.
+_AFTER_OBSERVATION_CALL_ONLY = (
+    "Call the next tool; once you know the answer, call the tool that gives the final answer."
 )
 
 
@@ -63,6 +82,31 @@ class TextProtocolModel(Model):
         if forward is not None:
             reply, parts = await self._ask(messages, replace(settings, tool_choice=forward))
             usage.add(usage_of(reply))
+        return self._message(reply, parts, usage)
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        """Answer text as the inner model writes it; calls whole at the end (see
+        :mod:`.streaming`), then the same message :meth:`request` would return."""
+        outcome: list[tuple[Message, list[Part]]] = []
+        async for delta in self._stream_ask(messages, settings, outcome):
+            yield delta
+        reply, parts = outcome.pop()
+        usage = usage_of(reply).copy()
+        forward = _forward(settings, repeated_call_names(parts, messages))
+        if forward is not None:
+            async for delta in self._stream_ask(
+                    messages, replace(settings, tool_choice=forward), outcome):
+                yield delta
+            reply, parts = outcome.pop()
+            usage.add(usage_of(reply))
+        message = self._message(reply, parts, usage)
+        for index, call in enumerate(message.tool_calls):
+            yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
+        yield ModelResponse(message)
+
+    def _message(self, reply: Message, parts: list[Part], usage: Usage) -> Message:
         return Message(
             "assistant",
             parts,
@@ -72,10 +116,10 @@ class TextProtocolModel(Model):
             model_name=reply.model_name or self.name,
         )
 
-    async def _ask(
+    def _prepare(
         self, messages: Sequence[Message], settings: ModelSettings
-    ) -> tuple[Message, list[Part]]:
-        """One request to the inner model: render, send, parse."""
+    ) -> tuple[list[Message], ModelSettings, Sequence[ToolDefinition], str]:
+        """The inner request (text turns, settings), the tools offered, the call-id prefix."""
         tools = settings.tools if settings.tool_choice != "none" else ()
         text_messages = self.render_conversation(messages, settings)
         extra = {k: v for k, v in settings.extra.items() if k not in _WRAPPER_KEYS}
@@ -86,9 +130,47 @@ class TextProtocolModel(Model):
             seed=settings.seed,
             extra=extra,
         )
-        reply = await self.inner.request(text_messages, inner_settings)
         turn = sum(1 for m in messages if m.role == "assistant") + 1
-        return reply, self.parse_reply(reply.text, tools, f"call_{turn}")
+        return text_messages, inner_settings, tools, f"call_{turn}"
+
+    async def _ask(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> tuple[Message, list[Part]]:
+        """One request to the inner model: render, send, parse."""
+        text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
+        reply = await self.inner.request(text_messages, inner_settings)
+        return reply, self.parse_reply(reply.text, tools, prefix)
+
+    async def _stream_ask(
+        self, messages: Sequence[Message], settings: ModelSettings,
+        outcome: list[tuple[Message, list[Part]]],
+    ) -> AsyncIterator[TextDelta]:
+        """One streamed request: answer deltas while it is written; the reply and its parts
+        are appended to ``outcome`` at the end."""
+        text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
+        written, shown, reply = "", "", None
+        async for item in self.inner.stream(text_messages, inner_settings):
+            if isinstance(item, TextDelta):
+                written += item.text
+                fresh = new_text(shown, self.answer_so_far(written))
+                if fresh:
+                    shown += fresh
+                    yield TextDelta(fresh)
+            elif isinstance(item, ModelResponse):
+                reply = item.message
+        if reply is None:
+            raise ModelError(f"{self.name}: the stream ended without a final response")
+        parts = self.parse_reply(reply.text, tools, prefix)
+        if not any(isinstance(p, ToolCall) for p in parts):
+            rest = new_text(shown, "".join(p.text for p in parts if isinstance(p, TextPart)))
+            if rest:
+                yield TextDelta(rest)
+        outcome.append((reply, parts))
+
+    def answer_so_far(self, written: str) -> str:
+        """The answer text that the reply written so far can already show (default: none
+        until the reply is complete)."""
+        return ""
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -104,8 +186,9 @@ class TextProtocolModel(Model):
         """A past assistant turn, written as the model was asked to write it."""
 
     @abstractmethod
-    def render_observations(self, results: Sequence[ToolResult]) -> str:
-        """The observations of one iteration, as a user turn."""
+    def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
+        """The observations of one iteration, as a user turn (``settings`` are the current
+        request's: what the model may do next depends on its ``tool_choice``)."""
 
     @abstractmethod
     def parse_reply(
@@ -147,7 +230,7 @@ class TextProtocolModel(Model):
                 results = message.results
                 if written:  # a text model is shown the name it wrote, not the placeholder
                     results = [replace(r, name=written.get(r.call_id, r.name)) for r in results]
-                role, text = "user", self.render_observations(results)
+                role, text = "user", self.render_observations(results, settings)
             else:
                 role, text = "user", message.text
             if rendered and rendered[-1].role == role:
@@ -162,6 +245,11 @@ class TextProtocolModel(Model):
             else:
                 rendered.append(Message.user(directive))
         return rendered
+
+
+def _answer_allowed(settings: ModelSettings) -> bool:
+    """Whether a text answer may end this request's turn (not when a call is required)."""
+    return settings.tool_choice in ("auto", "none")
 
 
 def _directive(settings: ModelSettings) -> str:
@@ -186,31 +274,62 @@ def describe_tools(tools: Sequence[ToolDefinition]) -> str:
 
 
 def _signature(tool: ToolDefinition) -> str:
-    properties: dict[str, Any] = tool.parameters.get("properties", {})
-    required = set(tool.parameters.get("required", ()))
+    return f"{tool.name}({_fields(tool.parameters, tool.parameters, ())})"
+
+
+def _fields(schema: dict[str, Any], root: dict[str, Any], seen: tuple[str, ...]) -> str:
+    """``name: type, opt?: type = default`` for an object schema's properties."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", ()))
     args = []
-    for name, schema in properties.items():
-        text = f"{name}{'' if name in required else '?'}: {_type_name(schema)}"
-        if "default" in schema:
-            text += f" = {json.dumps(schema['default'])}"
+    for name, sub in properties.items():
+        text = f"{name}{'' if name in required else '?'}: {_type_name(sub, root, seen)}"
+        if isinstance(sub, dict) and "default" in sub:
+            text += f" = {json.dumps(sub['default'])}"
         args.append(text)
-    return f"{tool.name}({', '.join(args)})"
+    return ", ".join(args)
 
 
-def _type_name(schema: dict[str, Any]) -> str:
+def _type_name(schema: Any, root: dict[str, Any], seen: tuple[str, ...] = ()) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        # A sub-model ("#/$defs/FlightInfo"): the model is shown its fields, never the bare
+        # ref, whose target the prompt does not hold. A recursive one is named, not expanded.
+        target = _resolve_local(ref, root)
+        if target is None or ref in seen:
+            return ref.rsplit("/", 1)[-1] or "object"
+        return _type_name(target, root, (*seen, ref))
     if "enum" in schema:
         return " | ".join(json.dumps(v) for v in schema["enum"])
     kind = schema.get("type")
     if kind in ("string", "integer", "number", "boolean"):
         return str(kind)
     if kind == "array" and isinstance(schema.get("items"), dict):
-        return f"list[{_type_name(schema['items'])}]"
+        return f"list[{_type_name(schema['items'], root, seen)}]"
     if "anyOf" in schema:
-        return " | ".join(_type_name(s) for s in schema["anyOf"] if isinstance(s, dict))
+        return " | ".join(_type_name(s, root, seen) for s in schema["anyOf"]
+                          if isinstance(s, dict))
     if kind == "null":
         return "null"
+    if kind == "object" and isinstance(schema.get("properties"), dict) and schema["properties"]:
+        return f"{{{_fields(schema, root, seen)}}}"
     slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
     return json.dumps(slim, separators=(",", ":"))
+
+
+def _resolve_local(ref: str, root: dict[str, Any]) -> dict[str, Any] | None:
+    """The sub-schema a local ref ("#/$defs/X", "#/definitions/X") names in ``root``."""
+    if not ref.startswith("#"):
+        return None
+    target: Any = root
+    for step in filter(None, ref[1:].split("/")):
+        step = step.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, dict) or step not in target:
+            return None
+        target = target[step]
+    return target if isinstance(target, dict) else None
 
 
 def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
@@ -221,7 +340,8 @@ def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
     the way forward the run chose in ``settings.on_repeat`` (``submit`` after a repeated output
     preview in reflection mode; by default the answer, with tools withdrawn).
     """
-    if settings.tool_choice != "auto" or not repeated or settings.on_repeat == "auto":
+    if (settings.tool_choice not in ("auto", "required") or not repeated
+            or settings.on_repeat == "auto"):
         return None
     forward = settings.on_repeat
     if forward in ("none", "required"):
@@ -247,6 +367,7 @@ def repeated_call_names(parts: Sequence[Part], messages: Sequence[Message]) -> f
     return frozenset()
 
 
+_ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
 _PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")
 
 
@@ -294,6 +415,13 @@ class JsonToolsModel(TextProtocolModel):
         # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
         # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
         # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
+        if not _answer_allowed(settings):
+            return (
+                f"Tools:\n{describe_tools(tools)}\n"
+                'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a '
+                "tool (one call per reply; its result comes back before your next reply). "
+                "Every reply is a tool call: the final answer, too, is given by calling a tool."
+            )
         return (
             f"Tools:\n{describe_tools(tools)}\n"
             'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
@@ -312,14 +440,19 @@ class JsonToolsModel(TextProtocolModel):
             return json.dumps({"answer": message.text}, ensure_ascii=False)
         return "\n".join(calls)
 
-    def render_observations(self, results: Sequence[ToolResult]) -> str:
-        # Small models otherwise repeat the call they just made: remind them of both ways on.
+    def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
+        # Small models otherwise repeat the call they just made: remind them of the ways on.
         observations = "\n".join(render_observation_text(r) for r in results)
-        return f"{observations}\n{_AFTER_OBSERVATION}"
+        after = _AFTER_OBSERVATION if _answer_allowed(settings) else _AFTER_OBSERVATION_CALL_ONLY
+        return f"{observations}\n{after}"
 
     def parse_reply(
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
     ) -> list[Part]:
+        if _ESCAPED_JSON.search(text):
+            # llama_cpp.server's chatml-function-calling template HTML-escapes the history,
+            # and the model then writes its calls the way it sees them: {&#34;name&#34;: ...
+            text = html.unescape(text)
         parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools})
         parts: list[Part] = []
         if parsed.calls and not tools:
@@ -336,6 +469,9 @@ class JsonToolsModel(TextProtocolModel):
         elif text.strip():
             parts.append(TextPart(text.strip()))
         return parts
+
+    def answer_so_far(self, written: str) -> str:
+        return json_answer_so_far(written)
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         if not self.is_constrained(settings):

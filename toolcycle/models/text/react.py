@@ -23,8 +23,9 @@ from typing import Any
 
 from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
 from ..base import ModelSettings, ToolDefinition
-from .calls import decode_lenient
+from .calls import decode_first_object, decode_lenient
 from .protocol import TextProtocolModel, describe_tools, render_observation_text
+from .streaming import react_answer_so_far
 
 _KEYWORD = r"(?:^|\n)[ \t]*[*_]*{word}[*_]*[ \t]*(?:\d+)?[ \t]*[*_]*:[*_]*[ \t]*"
 _ACTION = re.compile(_KEYWORD.format(word="Action"), re.IGNORECASE)
@@ -40,8 +41,11 @@ Action: the tool to use, one of [{names}]
 Action Input: the tool's arguments as a JSON object
 Observation: the tool's result (I will write it)
 ... (Thought/Action/Action Input/Observation can repeat)
-Thought: I know the answer
-Final Answer: the answer to the user"""
+{ending}"""
+_FINAL_ANSWER = "Thought: I know the answer\nFinal Answer: the answer to the user"
+# Structured output (the loop requires a call): the answer is a call, never "Final Answer:".
+_FINAL_CALL = ("Thought: I know the answer\nAction: the tool that gives the final answer\n"
+               "Action Input: the answer as that tool's arguments")
 
 
 class ReActModel(TextProtocolModel):
@@ -49,7 +53,9 @@ class ReActModel(TextProtocolModel):
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
         names = ", ".join(t.name for t in tools)
-        return f"You can use these tools:\n{describe_tools(tools)}\n\n{FORMAT.format(names=names)}"
+        ending = _FINAL_ANSWER if settings.tool_choice in ("auto", "none") else _FINAL_CALL
+        return (f"You can use these tools:\n{describe_tools(tools)}\n\n"
+                f"{FORMAT.format(names=names, ending=ending)}")
 
     def render_assistant(self, message: Message) -> str:
         lines: list[str] = []
@@ -64,12 +70,15 @@ class ReActModel(TextProtocolModel):
             lines.append(f"Final Answer: {message.text}")
         return "\n".join(lines)
 
-    def render_observations(self, results: Sequence[ToolResult]) -> str:
+    def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
         if len(results) == 1:
             result = results[0]
             prefix = "Error: " if result.is_error else ""
             return f"Observation: {prefix}{result.content}"
         return "\n".join(f"Observation: {render_observation_text(r)}" for r in results)
+
+    def answer_so_far(self, written: str) -> str:
+        return react_answer_so_far(written)
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         if not settings.tools or settings.tool_choice == "none":
@@ -128,6 +137,8 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     raw = _first_thought_cut(raw).strip()
     raw = _FENCE.sub("", raw).strip()
     value = decode_lenient(raw) if raw else {}
+    if value is None:  # several inputs, or text after one: the first complete object counts
+        value = decode_first_object(raw)
     if isinstance(value, dict):
         return ToolCall.from_value(call_id, name, value, raw)
     single = _single_parameter(tools.get(name))

@@ -1,0 +1,278 @@
+"""BFCL single-turn tool-calling accuracy of the shipped local models, toolcycle vs. raw paths.
+
+Side by side, on the same entries of each category (the first ``--entries`` of each), with the
+same GGUF and greedy decoding:
+
+- toolcycle's text protocols: ``json`` (JsonToolsModel), ``json+grammar`` (constrained) and
+  ``react`` (ReActModel), each the adapter's first reply to the question;
+- ``llama-cpp fc``: llama-cpp-python's own function-calling chat handler in process
+  (``chat_format="chatml-function-calling"``, ``tool_choice="auto"``);
+- ``server+openai``: ``python -m llama_cpp.server --chat_format chatml-function-calling`` on
+  127.0.0.1 with the official ``openai`` SDK (started here, stopped by PID).
+
+Graded by BFCL's own AST checker (``bfcl_eval``, installed by ``make test``); ``irrelevance``
+is right when no function is called. Names are mapped back to BFCL's with toolcycle's BFCL
+importer (tests/conformance reads the same data). Prints accuracy per category, tokens and
+seconds per call; CPU-heavy: run it under ``nice``.
+
+    nice -n 10 .venv/bin/python bench/bfcl_local.py --model qwen2.5-coder-0.5b --entries 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import types
+import urllib.request
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from toolcycle.messages import Message
+from toolcycle.models.base import Model, ModelSettings, ToolDefinition
+from toolcycle.models.local.llama import DEFAULT_SEED, LlamaChatModel, load_llama
+from toolcycle.models.local.packs import pack_path
+from toolcycle.models.text.protocol import JsonToolsModel
+from toolcycle.models.text.react import ReActModel
+from toolcycle.spec.formats.bfcl import import_functions
+
+CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+DATA = Path(str(resources.files("bfcl_eval") / "data"))
+MAX_TOKENS = 256
+
+
+def _checker() -> Callable[..., dict[str, Any]]:
+    """BFCL's AST checker. Its model-config module pulls in every provider SDK and
+    tree-sitter; the checker only reads ``underscore_to_dot`` from it, so a one-entry table
+    stands in (names are mapped back to BFCL's here already)."""
+    @dataclass
+    class Config:
+        underscore_to_dot: bool = False
+
+    config = types.ModuleType("bfcl_eval.constants.model_config")
+    config.MODEL_CONFIG_MAPPING = {"toolcycle": Config()}  # type: ignore[attr-defined]
+    sys.modules.setdefault("bfcl_eval.constants.model_config", config)
+    from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+    return ast_checker  # type: ignore[no-any-return]
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@dataclass
+class Case:
+    category: str
+    entry: dict[str, Any]
+    answer: list[Any] | None
+    tools: tuple[ToolDefinition, ...]
+    to_bfcl: dict[str, str]
+
+
+def cases(entries: int) -> list[Case]:
+    out = []
+    for category in CATEGORIES:
+        items = _jsonl(DATA / f"BFCL_v4_{category}.json")[:entries]
+        answers = {} if category == "irrelevance" else {
+            a["id"]: a["ground_truth"]
+            for a in _jsonl(DATA / "possible_answer" / f"BFCL_v4_{category}.json")}
+        for entry in items:
+            functions, _ = import_functions(entry["function"])
+            tools = tuple(ToolDefinition(f.spec.name, f.spec.description, f.spec.parameters)
+                          for f in functions)
+            out.append(Case(category, entry, answers.get(entry["id"]), tools,
+                            {f.spec.name: f.bfcl_name for f in functions}))
+    return out
+
+
+def question(case: Case) -> list[dict[str, str]]:
+    return [{"role": m["role"], "content": m["content"]} for m in case.entry["question"][0]]
+
+
+@dataclass
+class Outcome:
+    calls: list[dict[str, Any]]
+    tokens: int
+    seconds: float
+
+
+# -- the arms ---------------------------------------------------------------------------------
+
+
+def toolcycle_arm(model: Model) -> Callable[[Case], Outcome]:
+    def run(case: Case) -> Outcome:
+        messages = [Message(m["role"], m["content"]) for m in question(case)]  # type: ignore[arg-type]
+        settings = ModelSettings(tools=case.tools, temperature=0.0, seed=DEFAULT_SEED,
+                                 max_tokens=MAX_TOKENS)
+        started = time.perf_counter()
+        reply = asyncio.run(model.request(messages, settings))
+        seconds = time.perf_counter() - started
+        calls = [{case.to_bfcl.get(c.name, c.name): c.arguments or {}} for c in reply.tool_calls]
+        usage = reply.usage
+        return Outcome(calls, usage.output_tokens if usage else 0, seconds)
+    return run
+
+
+def _openai_tools(case: Case) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                              "parameters": t.parameters}} for t in case.tools]
+
+
+def _calls_of(case: Case, tool_calls: list[Any] | None) -> list[dict[str, Any]]:
+    calls = []
+    for call in tool_calls or []:
+        function = call["function"] if isinstance(call, dict) else call.function
+        name = function["name"] if isinstance(function, dict) else function.name
+        raw = function["arguments"] if isinstance(function, dict) else function.arguments
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
+            arguments = {"<unparsed>": raw}
+        calls.append({case.to_bfcl.get(name, name): arguments})
+    return calls
+
+
+def llama_fc_arm(path: Path) -> Callable[[Case], Outcome]:
+    import llama_cpp
+
+    llama = llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=2, seed=DEFAULT_SEED,
+                            chat_format="chatml-function-calling", verbose=False)
+
+    def run(case: Case) -> Outcome:
+        started = time.perf_counter()
+        response = llama.create_chat_completion(
+            messages=question(case), tools=_openai_tools(case), tool_choice="auto",
+            temperature=0.0, max_tokens=MAX_TOKENS, seed=DEFAULT_SEED)
+        seconds = time.perf_counter() - started
+        message = response["choices"][0]["message"]
+        tokens = (response.get("usage") or {}).get("completion_tokens", 0)
+        return Outcome(_calls_of(case, message.get("tool_calls")), tokens, seconds)
+    return run
+
+
+def server_arm(path: Path) -> tuple[Callable[[Case], Outcome], Callable[[], None]]:
+    from openai import OpenAI
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(os.devnull, "w")  # noqa: SIM115 - closed with the server
+    server = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2",
+         "--chat_format", "chatml-function-calling"], stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}/v1"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"{base}/models", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.5)
+    client = OpenAI(base_url=base, api_key="none", max_retries=0, timeout=600)
+
+    def run(case: Case) -> Outcome:
+        started = time.perf_counter()
+        try:
+            response = client.chat.completions.create(
+                model="local", messages=question(case),  # type: ignore[arg-type]
+                tools=_openai_tools(case), tool_choice="auto",  # type: ignore[arg-type]
+                temperature=0.0, max_tokens=MAX_TOKENS, seed=DEFAULT_SEED)
+        except Exception:  # an HTTP 500 from the handler counts as a miss
+            return Outcome([], 0, time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        tokens = response.usage.completion_tokens if response.usage else 0
+        return Outcome(_calls_of(case, response.choices[0].message.tool_calls), tokens, seconds)
+
+    def stop() -> None:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+    return run, stop
+
+
+# -- grading and the table --------------------------------------------------------------------
+
+
+def correct(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome) -> bool:
+    if case.category == "irrelevance":
+        return not outcome.calls
+    if not outcome.calls:
+        return False
+    try:
+        from bfcl_eval.constants.enums import Language
+
+        verdict = checker(case.entry["function"], outcome.calls, case.answer, Language.PYTHON,
+                          case.category, "toolcycle")
+    except (KeyError, TypeError, AttributeError):  # a call too malformed for the checker
+        return False
+    return bool(verdict["valid"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a pack name")
+    parser.add_argument("--entries", type=int, default=100, help="entries per category")
+    parser.add_argument("--arms", default="json,json+grammar,react,llama-cpp fc,server+openai")
+    args = parser.parse_args()
+    checker = _checker()
+    path = pack_path(args.model)
+    chat = LlamaChatModel(path, name=args.model)
+    load_llama(path)
+    arms: dict[str, Callable[[Case], Outcome]] = {}
+    stops: list[Callable[[], None]] = []
+    wanted = args.arms.split(",")
+    if "json" in wanted:
+        arms["json"] = toolcycle_arm(JsonToolsModel(chat))
+    if "json+grammar" in wanted:
+        arms["json+grammar"] = toolcycle_arm(JsonToolsModel(chat, constrained=True))
+    if "react" in wanted:
+        arms["react"] = toolcycle_arm(ReActModel(chat))
+    if "llama-cpp fc" in wanted:
+        arms["llama-cpp fc"] = llama_fc_arm(path)
+    if "server+openai" in wanted:
+        run, stop = server_arm(path)
+        arms["server+openai"] = run
+        stops.append(stop)
+    selected = cases(args.entries)
+    right: dict[tuple[str, str], int] = defaultdict(int)
+    tokens: dict[str, int] = defaultdict(int)
+    seconds: dict[str, float] = defaultdict(float)
+    try:
+        for number, case in enumerate(selected, 1):
+            for arm, run_case in arms.items():
+                outcome = run_case(case)
+                right[(arm, case.category)] += correct(checker, case, outcome)
+                tokens[arm] += outcome.tokens
+                seconds[arm] += outcome.seconds
+            print(f"\r{number}/{len(selected)}", end="", file=sys.stderr, flush=True)
+    finally:
+        for stop in stops:
+            stop()
+    print(file=sys.stderr)
+    counts = {c: sum(1 for x in selected if x.category == c) for c in CATEGORIES}
+    print(f"model {args.model}, {args.entries} entries per category (the first of each file)\n")
+    print("| arm | " + " | ".join(CATEGORIES) + " | overall | tokens/call | s/call |")
+    print("|---" * (len(CATEGORIES) + 4) + "|")
+    for arm in arms:
+        cells = [f"{100 * right[(arm, c)] / counts[c]:.0f}%" for c in CATEGORIES]
+        overall = 100 * sum(right[(arm, c)] for c in CATEGORIES) / len(selected)
+        print(f"| {arm} | " + " | ".join(cells) + f" | {overall:.0f}% | "
+              f"{tokens[arm] / len(selected):.0f} | {seconds[arm] / len(selected):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
