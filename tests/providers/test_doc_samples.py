@@ -3,10 +3,10 @@
 The samples of one page run in order in one namespace (a page's later samples build on its
 earlier ones, as a reader's session would), with top-level ``await`` allowed, in a scratch
 directory. A sample that names a paid provider reaches the local test server through the SDKs'
-own ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``; one that names a ``local:`` model runs in
-the real-model tier. A sample that cannot run says so in its first line, visibly:
-``# not runnable: <reason>``. The test prints what it ran (``pytest -s``), and a page's
-samples are collected anew from the files, so samples added by anyone are covered.
+own ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` / ``GOOGLE_GEMINI_BASE_URL``; one that names
+a ``local:`` model runs in the real-model tier. A sample that cannot run says so in its first
+line, visibly: ``# not runnable: <reason>``. The test prints what it ran (``pytest -s``), and a
+page's samples are collected anew from the files, so samples added by anyone are covered.
 """
 
 from __future__ import annotations
@@ -130,6 +130,10 @@ SCRIPTS: dict[str, Callable[[], list[Entry]]] = {
                                                                               "b": 4})]),
         Reply(text="1 + 2 = 3, and 3 + 4 = 7."),
     ],
+    "docs/providers/gemini.md": lambda: [
+        Reply(calls=[Call("add", {"a": 1, "b": 2}), Call("add", {"a": 3, "b": 4})]),
+        Reply(text="1 + 2 = 3, and 3 + 4 = 7."),
+    ],
     "docs/providers/anthropic.md": lambda: [
         Reply(calls=[Call("ledger", {"month": 3}), Call("ledger", {"month": 4})]),
         Reply(text="49 went out."),
@@ -146,6 +150,8 @@ def test_page_samples_run_against_the_test_server(
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-docs")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
     _scratch_directory(monkeypatch, tmp_path)
     scripted = SCRIPTS.get(page)
     server.script(scripted() if scripted else [_default] * 50)
