@@ -17,6 +17,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
+from .approval import ApprovalAnswer, ApprovalPolicy
 from .context import CancelToken
 from .conversation import Conversation, check_run_conversation
 from .errors import ConfigurationError
@@ -27,6 +28,7 @@ from .models import resolve_model
 from .models.base import Model, ModelSettings, ToolDefinition
 from .output import SUBMIT_TOOL_NAME, Output, as_output
 from .result import RunResult
+from .run.approvals import resume_state
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
@@ -53,7 +55,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     mapping of hook name to callable(s), or a list of those.
 
     ``input_type`` types a run's ``input=`` and ``instructions`` may be a template over its
-    fields or a callable of the run's context (:mod:`toolcycle.task_input`).
+    fields or a callable of the run's context (:mod:`toolcycle.task_input`). ``approval`` is
+    the policy that decides tool calls (:mod:`toolcycle.approval`; calls of tools with
+    ``requires_approval`` pause the run without one); ``snapshot_key`` signs paused runs'
+    snapshots (HMAC).
     """
 
     def __init__(
@@ -73,6 +78,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         trace_store: TraceSink | str | os.PathLike[str] | bool | None = None,
         playbook: PlaybookHook | None = None,
         input_type: type[InputT] | None = None,
+        approval: ApprovalPolicy | None = None,
+        snapshot_key: bytes | str | None = None,
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -128,6 +135,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         problems.extend(_check_model_settings(model_settings))
         problems.extend(_check_trace_store(trace_store))
         problems.extend(_check_playbook(playbook))
+        if approval is not None and not callable(approval):
+            problems.append("approval must be a function (request, ctx) -> Approve() | "
+                            f"Deny(reason) | Defer(), got {type(approval).__name__}")
+        if snapshot_key is not None and not (isinstance(snapshot_key, bytes | str)
+                                             and len(snapshot_key) >= 16):
+            problems.append("snapshot_key must be bytes or a string of at least 16 characters")
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -172,6 +185,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             trace_store=_trace_sink(trace_store),
             playbook=playbook,
             callbacks=resolved_callbacks,
+            approval=approval,
+            gated=approval is not None or any(t.requires_approval for t in built_tools.values()),
+            snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
         )
         self._toolsets = tuple(toolsets)
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
@@ -290,7 +306,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                             for t in merged.values()) + core.output.tool_definitions
         expanded = replace(core, tools=merged, definitions=definitions, tools_tokens=sum(
-            len(str(d.parameters)) + len(d.description) for d in definitions) // 4)
+            len(str(d.parameters)) + len(d.description) for d in definitions) // 4,
+            gated=core.approval is not None or any(t.requires_approval for t in merged.values()))
         settings = replace(self.model_settings, tools=definitions)
         self._expanded = (tuple(lists), expanded, settings)
         return expanded, settings
@@ -338,6 +355,45 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         )
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
         return prepare(setup, message_history, deps, cancel_token, listeners, sink)
+
+    # -- resuming a paused run -----------------------------------------------------------------
+
+    async def resume(
+        self,
+        snapshot: dict[str, Any] | str | bytes,
+        approvals: Mapping[str, ApprovalAnswer],
+        *,
+        deps: DepsT | None = None,
+        cancel_token: CancelToken | None = None,
+        callbacks: CallbacksArg = None,
+    ) -> RunResult[OutputT]:
+        """Continue a paused run (``result.snapshot``, or its JSON) with a person's decisions:
+        ``approvals[call_id]`` is ``True`` to run the call or the reason to deny it, for every
+        call in ``result.pending_approvals``. The run keeps its id, trace, usage and limits;
+        the calls answered before the pause do not run again. It may pause again.
+
+        Raises :class:`~toolcycle.errors.SnapshotError` for a snapshot this agent cannot resume
+        (changed, another version, another agent) and ``ConfigurationError`` for approvals that
+        do not answer every pending call.
+        """
+        extra = _run_options(callbacks, None)
+        core, settings = await self._run_core()
+        listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
+
+        def setup_of(run_id: str, prompt: str | None, limits: Limits) -> RunSetup:
+            return RunSetup(core=core, model=self.model, settings=settings, limits=limits,
+                            run_id=run_id, user_prompt=prompt, streaming=False)
+
+        state = resume_state(
+            core, self.model, setup_of, snapshot,
+            dict(approvals) if isinstance(approvals, Mapping) else approvals,
+            deps, cancel_token, listeners, None)
+        return await run_loop(state)
+
+    def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
+                    approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:
+        """Blocking :meth:`resume` (on the same per-thread event loop as :meth:`run_sync`)."""
+        return _thread_runner().run(self.resume(snapshot, approvals, **kwargs))
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
