@@ -376,19 +376,52 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         (changed, another version, another agent) and ``ConfigurationError`` for approvals that
         do not answer every pending call.
         """
-        extra = _run_options(callbacks, None)
         core, settings = await self._run_core()
+        state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks, None,
+                                    core, settings)
+        return await run_loop(state)
+
+    def resume_stream(
+        self,
+        snapshot: dict[str, Any] | str | bytes,
+        approvals: Mapping[str, ApprovalAnswer],
+        *,
+        deps: DepsT | None = None,
+        cancel_token: CancelToken | None = None,
+        callbacks: CallbacksArg = None,
+    ) -> AgentStream[OutputT]:
+        """:meth:`resume` with streaming, as :meth:`stream` is :meth:`run` with streaming."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        if self._toolsets:  # the toolsets connect once the stream is iterated
+            _run_options(callbacks, None)  # but bad options raise here, as without them
+
+            async def prepare_state() -> RunState:
+                core, settings = await self._run_core()
+                return self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks,
+                                           queue.put_nowait, core, settings)
+
+            return AgentStream(None, queue, prepare_state)
+        state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks,
+                                    queue.put_nowait, self._core, self.model_settings)
+        return AgentStream(state, queue)
+
+    def _resumed_state(self, snapshot: dict[str, Any] | str | bytes, approvals: object,
+                       deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,
+                       sink: Callable[[Event], None] | None, core: AgentCore,
+                       settings: ModelSettings) -> RunState:
+        """A paused run's state on the agent's (expanded) core; the snapshot's limits, run id
+        and prompt, the run's callbacks added to the agent's."""
+        extra = _run_options(callbacks, None)
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
 
         def setup_of(run_id: str, prompt: str | None, limits: Limits) -> RunSetup:
             return RunSetup(core=core, model=self.model, settings=settings, limits=limits,
-                            run_id=run_id, user_prompt=prompt, streaming=False)
+                            run_id=run_id, user_prompt=prompt, streaming=sink is not None)
 
-        state = resume_state(
+        return resume_state(
             core, self.model, setup_of, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,
-            deps, cancel_token, listeners, None)
-        return await run_loop(state)
+            deps, cancel_token, listeners, sink)
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:
