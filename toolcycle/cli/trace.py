@@ -36,6 +36,7 @@ STATUS_STYLES = {
     "crashed": "bold red",
     "cancelled": "bold yellow",
     "running": "bold yellow",
+    "paused": "bold magenta",
 }
 
 
@@ -263,6 +264,8 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         _print_step(step, console, max_chars, trace.model_name)
     if attempt is not None:
         _print_validation(trace, attempt, console)
+    for pause in trace.pauses:
+        _print_pause(pause, console)
     console.print(Rule(style="dim"))
     term = trace.termination or {}
     if term:
@@ -330,11 +333,39 @@ def _print_call(call: ToolCallRecord, console: Console, max_chars: int) -> None:
     if call.kind != "tool":
         line.append(terminal_safe(f" ({call.kind})"), style="dim")
     console.print(line)
+    approval = call.approval
+    if approval is not None:
+        denied = approval.get("decision") == "denied"
+        console.print(Text.assemble("    ", ("⚑ ", "yellow" if denied else "magenta"), (
+            terminal_safe(f"{approval.get('decision')} by {approval.get('by')}"),
+            "bold yellow" if denied else "magenta")))
     if failed:
         console.print(Text.assemble("    ", ("✗ ", "bold red"),
                                     (_shown(call.error or "", max_chars), "red")))
     else:
         console.print(Text.assemble("    ", ("← ", "green"), _shown(call.result or "", max_chars)))
+
+
+def _print_pause(pause: dict[str, Any], console: Console) -> None:
+    """A pause for approvals: which calls waited and what the person answered."""
+    from rich.text import Text
+
+    resumed = pause.get("resumed_at")
+    console.print(Text.assemble(
+        ("⏸ paused ", "bold magenta"),
+        terminal_safe(f"at iteration {pause.get('iteration')} for approval"),
+        (f" · resumed after {format_ms((resumed - pause['paused_at']) * 1000.0)}"
+         if isinstance(resumed, int | float) and isinstance(pause.get("paused_at"), int | float)
+         else " · not resumed", "dim")))
+    answers = pause.get("answers") or {}
+    for request in pause.get("pending") or ():
+        answer = answers.get(request.get("call_id")) or {}
+        verdict = answer.get("decision", "waiting")
+        reason = f": {answer['reason']}" if answer.get("reason") else ""
+        console.print(Text.assemble(
+            "    ", (terminal_safe(str(request.get("tool_name"))), "bold"),
+            (terminal_safe(f" [{request.get('call_id')}] "), "dim"),
+            terminal_safe(f"{verdict}{reason}")))
 
 
 def _print_validation(trace: Trace, attempt: int, console: Console) -> None:
