@@ -17,6 +17,7 @@ from toolcycle import (
     Agent,
     ApprovalRequest,
     Approve,
+    Cancelled,
     ConfigurationError,
     Defer,
     Deny,
@@ -190,6 +191,25 @@ def test_missing_unknown_or_bad_approvals_are_refused_listing_each() -> None:
     assert ledger.done == []
     final = agent.resume_sync(paused.snapshot or {}, {first: True, second: "no"})
     assert final.output == "ok" and ledger.done == ["delete /a"]
+
+
+def test_a_cancel_from_the_batch_before_a_deferred_call_cancels_the_run() -> None:
+    """Found by the fuzzer (seed 5585): the token was checked before the batch ran, and the
+    run paused although a call of the batch had cancelled it."""
+    ledger = Ledger()
+
+    @tool(concurrent=True)
+    async def stop(ctx: RunContext[Any]) -> str:
+        """Cancel the run."""
+        ctx.cancel_token.cancel("stop tool")
+        return "stopping"
+
+    model = ScriptedModel([[call("stop"), call("delete", {"path": "/a"})], "never"])
+    agent = Agent(model, tools=[stop, *ledger.tools()])
+    with pytest.raises(Cancelled) as info:
+        agent.run_sync("go")
+    assert info.value.result is not None and info.value.result.status == "cancelled"
+    assert ledger.done == []
 
 
 def test_limits_count_across_the_pause() -> None:

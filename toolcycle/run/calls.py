@@ -55,6 +55,8 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
                     await _run_batch(state, turn, batch)
                     batch = []
                 if isinstance(decision, Defer):  # this call and the rest wait for a person
+                    if token.cancelled:  # by a call of the batch just run: cancelled, not paused
+                        raise CancelledByToken
                     turn.resume_from = turn.calls.index(call)
                     raise PauseRun
                 await _announce(state, turn, call, "tool")
