@@ -7,16 +7,16 @@ tool, resolved callbacks) and every configuration problem is reported there, all
 from __future__ import annotations
 
 import asyncio
-import atexit
 import os
-import threading
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
+from .agent_stream import AgentStream as AgentStream
+from .agent_stream import thread_runner
 from .approval import ApprovalAnswer, ApprovalPolicy
 from .context import CancelToken
 from .conversation import Conversation, check_run_conversation
@@ -249,7 +249,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no loop running in this thread: the normal case
-            return _thread_runner().run(self.run(user_prompt, **kwargs))
+            return thread_runner().run(self.run(user_prompt, **kwargs))
         raise RuntimeError(
             "run_sync() cannot run inside a running event loop (Jupyter, an async framework): "
             "use `await agent.run(...)` there instead")
@@ -409,24 +409,17 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                        deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,
                        sink: Callable[[Event], None] | None, core: AgentCore,
                        settings: ModelSettings) -> RunState:
-        """A paused run's state on the agent's (expanded) core; the snapshot's limits, run id
-        and prompt, the run's callbacks added to the agent's."""
-        extra = _run_options(callbacks, None)
+        extra = _run_options(callbacks, None)  # the run's callbacks added to the agent's
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
-
-        def setup_of(run_id: str, prompt: str | None, limits: Limits) -> RunSetup:
-            return RunSetup(core=core, model=self.model, settings=settings, limits=limits,
-                            run_id=run_id, user_prompt=prompt, streaming=sink is not None)
-
         return resume_state(
-            core, self.model, setup_of, snapshot,
+            core, self.model, settings, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,
             deps, cancel_token, listeners, sink)
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:
         """Blocking :meth:`resume` (on the same per-thread event loop as :meth:`run_sync`)."""
-        return _thread_runner().run(self.resume(snapshot, approvals, **kwargs))
+        return thread_runner().run(self.resume(snapshot, approvals, **kwargs))
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
@@ -493,50 +486,6 @@ def _missing_methods(value: object, names: tuple[str, ...]) -> list[str]:
     return [n for n in names if not callable(getattr(value, n, None))]
 
 
-class AgentStream[OutputT]:
-    """Events of a streaming run; ``result`` is set once iteration finishes.
-
-    Text deltas may precede tool calls in the same response, so they are never the final
-    answer by themselves: the run's output arrives in the :class:`~toolcycle.events.FinalResult`
-    event. Leaving the iteration early cancels the run.
-    """
-
-    def __init__(self, state: RunState | None, queue: asyncio.Queue[Event | None],
-                 prepare: Callable[[], Awaitable[RunState]] | None = None) -> None:
-        self._state = state
-        self._prepare = prepare  # makes the state first (an agent with toolsets connects)
-        self._queue = queue
-        self._task: asyncio.Task[RunResult[Any]] | None = None
-        self.result: RunResult[OutputT] | None = None
-
-    async def __aiter__(self) -> AsyncIterator[Event]:
-        if self._state is None:
-            assert self._prepare is not None
-            self._state = await self._prepare()
-        self._task = asyncio.ensure_future(run_loop(self._state))
-        self._task.add_done_callback(lambda _: self._queue.put_nowait(None))
-        try:
-            while True:
-                event = await self._queue.get()
-                if event is None:
-                    break
-                yield event
-            self.result = self._task.result()
-        finally:
-            if not self._task.done():
-                self._task.cancel()
-                await asyncio.gather(self._task, return_exceptions=True)
-            elif not self._task.cancelled() and self.result is None:
-                self._task.exception()  # left early: the run's error is not the caller's
-
-    async def get_result(self) -> RunResult[OutputT]:
-        """Drain the events and return the result."""
-        async for _ in self:
-            pass
-        assert self.result is not None
-        return self.result
-
-
 def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> TraceSink | None:
     """``trace_store=`` accepts any sink, a SQLite path, ``True``/``False``, or ``None`` (then
     ``$TOOLCYCLE_TRACE_DB`` decides). SQLite is imported only when a store is used."""
@@ -547,30 +496,3 @@ def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> Trac
     from .tracing.store import resolve_trace_store
 
     return resolve_trace_store(value)
-
-
-_RUNNERS = threading.local()
-
-
-def _thread_runner() -> asyncio.Runner:
-    """The calling thread's event loop for :meth:`Agent.run_sync`, made on first use."""
-    runner: asyncio.Runner | None = getattr(_RUNNERS, "runner", None)
-    if runner is None:
-        runner = _RUNNERS.runner = asyncio.Runner()
-        atexit.register(_close_at_exit, runner)
-    return runner
-
-
-def _close_at_exit(runner: asyncio.Runner) -> None:
-    """``Runner.close()`` without joining the default executor: that needs a new thread, which
-    the interpreter refuses at exit (``concurrent.futures`` joins its threads itself)."""
-    loop = runner.get_loop()
-    if loop.is_closed():
-        return
-    tasks = asyncio.all_tasks(loop)
-    for task in tasks:
-        task.cancel()
-    if tasks:
-        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-    loop.run_until_complete(loop.shutdown_asyncgens())
-    loop.close()

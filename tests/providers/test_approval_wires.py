@@ -1,4 +1,5 @@
-"""Tool approval on every wire (OpenAI tools, legacy functions, Anthropic; JSON and SSE):
+"""Tool approval on every wire (OpenAI chat tools, legacy functions, Anthropic, the OpenAI
+Responses API, Gemini; JSON and SSE):
 approved, denied and deferred calls, the run paused and resumed, through the official SDKs and
 the checking server, which refuses any history (the resumed one included) a real API would."""
 
@@ -15,6 +16,9 @@ from .server import ProviderServer
 from .test_agent_scenarios import FACTORIES, add, results_sent, run, stream, wire
 
 __all__ = ["stream", "wire"]  # the parametrised fixtures, shared with the scenarios
+
+#: The wires whose tool results carry an error flag (a denial is sent as an error there).
+ERROR_FLAG_WIRES = ("anthropic", "gemini")
 
 
 async def resume(agent: Agent[Any, Any], stream: bool, snapshot: Any,
@@ -68,13 +72,12 @@ async def test_approve_deny_defer_and_resume(server: ProviderServer, wire: str,
     assert final.output == "done" and dropped == ["tmp"] and final.run_id == paused.run_id
     sent = results_sent(server)
     assert sent[0] == ("3", False)
-    assert sent[1] == ("prod is off limits", wire == "anthropic")
+    assert sent[1] == ("prod is off limits", wire in ERROR_FLAG_WIRES)
     assert sent[2] == ("dropped tmp", False)
     assert [r.approval and r.approval["decision"] for r in final.tool_calls] == [
         "approved", "denied", "approved"]
     assert final.usage.requests == len(server.requests)
-    assert [bool(r.body.get("stream")) for r in server.requests] == [stream] * len(
-        server.requests)
+    assert [r.streamed for r in server.requests] == [stream] * len(server.requests)
 
 
 async def test_a_person_denies_on_resume(server: ProviderServer, wire: str,
@@ -86,4 +89,4 @@ async def test_a_person_denies_on_resume(server: ProviderServer, wire: str,
     final = await resume(agent, stream, paused.snapshot,
                          {paused.pending_approvals[0].call_id: "ask the DBA"})
     assert final.output == "kept it" and dropped == []
-    assert results_sent(server) == [("ask the DBA", wire == "anthropic")]
+    assert results_sent(server) == [("ask the DBA", wire in ERROR_FLAG_WIRES)]

@@ -28,9 +28,8 @@ from ..approval import (
 from ..context import CancelToken
 from ..errors import ConfigurationError
 from ..events import CallbackError, Callbacks, Event, RunPaused, RunResumed
-from ..limits import Limits
 from ..messages import Message, Usage
-from ..models.base import Model
+from ..models.base import Model, ModelSettings
 from ..result import RunResult, Termination
 from ..tracing.trace import Trace
 from . import snapshot as snapshots
@@ -111,7 +110,7 @@ async def pause(state: RunState) -> RunResult[Any]:
 def resume_state(
     core: AgentCore,
     model: Model,
-    setup_of: Callable[[str, str | None, Limits], RunSetup],
+    settings: ModelSettings,
     snapshot: dict[str, Any] | str | bytes,
     approvals: object,
     deps: Any,
@@ -119,9 +118,10 @@ def resume_state(
     callbacks: Callbacks,
     sink: Callable[[Event], None] | None,
 ) -> RunState:
-    """A paused run's state, checked and ready for the loop; ``setup_of(run_id, prompt,
-    limits)`` is the agent's run setup. Raises :class:`SnapshotError` for a snapshot this agent
-    cannot resume and :class:`ConfigurationError` for approvals that do not answer it."""
+    """A paused run's state, checked and ready for the loop, on the agent's ``core`` (its
+    toolsets' tools included) and model ``settings``; the snapshot's run id, prompt and limits.
+    Raises :class:`SnapshotError` for a snapshot this agent cannot resume and
+    :class:`ConfigurationError` for approvals that do not answer it."""
     data = snapshots.open_snapshot(snapshot, core, model)
     pending = [ApprovalRequest.from_dict(p) for p in data["pending"]]
     problems = answer_problems(pending, approvals)
@@ -132,7 +132,9 @@ def resume_state(
         call_id: Approve("person") if answer is True else Deny(str(answer), "person")
         for call_id, answer in approvals.items()
     }
-    setup = setup_of(data["run_id"], data.get("user_prompt"), snapshots.limits_of(data))
+    setup = RunSetup(core=core, model=model, settings=settings, limits=snapshots.limits_of(data),
+                     run_id=data["run_id"], user_prompt=data.get("user_prompt"),
+                     streaming=sink is not None)
     state = assemble(setup, [Message.from_dict(m) for m in data["messages"]],
                      data["new_message_index"], Trace.from_dict(data["trace"]),
                      new_context(setup, Usage.from_dict(data["usage"]), deps, cancel_token),
