@@ -414,7 +414,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         return resume_state(
             core, self.model, settings, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,
-            deps, cancel_token, listeners, sink)
+            deps, cancel_token, listeners, sink,
+            None if self._task is None else self._task.validate)
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:

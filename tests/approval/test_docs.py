@@ -10,11 +10,10 @@ import pytest
 DOC = Path(__file__).resolve().parents[2] / "docs" / "approval.md"
 
 
-def test_every_sample_of_the_approval_guide_runs(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_sample_of_the_approval_guide_runs(capsys: pytest.CaptureFixture[str]) -> None:
     samples = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
     assert len(samples) == 4
-    namespace: dict[str, object] = {"tmp_dir": tmp_path}
+    namespace: dict[str, object] = {}
     for index, sample in enumerate(samples):
         exec(compile(sample, f"approval.md sample {index + 1}", "exec"), namespace)
     out = capsys.readouterr().out

@@ -117,11 +117,13 @@ def resume_state(
     cancel_token: CancelToken | None,
     callbacks: Callbacks,
     sink: Callable[[Event], None] | None,
+    revive_input: Callable[[Any], Any] | None = None,
 ) -> RunState:
     """A paused run's state, checked and ready for the loop, on the agent's ``core`` (its
     toolsets' tools included) and model ``settings``; the snapshot's run id, prompt and limits.
     Raises :class:`SnapshotError` for a snapshot this agent cannot resume and
-    :class:`ConfigurationError` for approvals that do not answer it."""
+    :class:`ConfigurationError` for approvals that do not answer it. ``revive_input`` turns the
+    snapshot's task input (its JSON form) back into the agent's input type."""
     data = snapshots.open_snapshot(snapshot, core, model)
     pending = [ApprovalRequest.from_dict(p) for p in data["pending"]]
     problems = answer_problems(pending, approvals)
@@ -134,7 +136,8 @@ def resume_state(
     }
     setup = RunSetup(core=core, model=model, settings=settings, limits=snapshots.limits_of(data),
                      run_id=data["run_id"], user_prompt=data.get("user_prompt"),
-                     streaming=sink is not None)
+                     streaming=sink is not None, task_input=None if revive_input is None
+                     or data.get("input") is None else revive_input(data["input"]))
     state = assemble(setup, [Message.from_dict(m) for m in data["messages"]],
                      data["new_message_index"], Trace.from_dict(data["trace"]),
                      new_context(setup, Usage.from_dict(data["usage"]), deps, cancel_token),

@@ -15,6 +15,8 @@ key                       content
 ``agent``                 identity: ``name``, ``model``, ``tools`` (name -> SHA-256 of its
                           definition), ``output`` (SHA-256 of the output protocol)
 ``user_prompt``           the run's prompt
+``input``                 the run's typed task input in its JSON form (``input=`` of an
+                          agent with ``input_type``; validated again on resume), or ``null``
 ``messages``              the conversation (``Message.to_dict``), ending with the assistant
                           message whose calls are being executed
 ``new_message_index``     where the run's own messages start
@@ -198,6 +200,7 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
         "run_id": state.setup.run_id,
         "agent": identity(state.setup.core, state.setup.model),
         "user_prompt": state.setup.user_prompt,
+        "input": _input_json(state.setup.task_input),
         "messages": [m.to_dict() for m in state.messages],
         "new_message_index": state.new_message_index,
         "usage": state.usage.to_dict(),
@@ -270,6 +273,15 @@ def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision
 
 def limits_of(data: dict[str, Any]) -> Limits:
     return Limits(**data["limits"])
+
+
+def _input_json(value: Any) -> Any:
+    """A task input's JSON form (a pydantic model or dataclass dumped); ``None`` without one."""
+    if value is None:
+        return None
+    import pydantic_core
+
+    return pydantic_core.to_jsonable_python(value)
 
 
 def _jsonable_or_none(value: dict[str, Any]) -> dict[str, Any] | None:
