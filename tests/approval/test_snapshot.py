@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from toolcycle import Agent, SnapshotError, tool
+from toolcycle import Agent, Conversation, RunContext, SnapshotError, tool
 from toolcycle.run.snapshot import FORMAT, VERSION
 from toolcycle.testing import ScriptedModel, call
 
@@ -193,3 +194,48 @@ def test_signed_snapshots(tmp_path: Path) -> None:
     with pytest.raises(SnapshotError, match="not signed"):
         keyed.resume_sync(forged, {call_id: True})
     assert keyed.resume_sync(snapshot, {call_id: True}).output == "shipped"
+
+
+class Ticket(BaseModel):
+    customer: str
+    priority: int
+
+
+def test_a_typed_task_input_survives_the_pause() -> None:
+    """``ctx.input`` of a resumed run is the run's input, validated again from the snapshot
+    (an agent built afresh, as in another process, reads it too)."""
+    seen: list[object] = []
+
+    def make_agent(script: list[Any]) -> Agent[Any, Any, Ticket]:
+        @tool(requires_approval=True)
+        def refund(ctx: RunContext[Any], amount: int) -> str:
+            """Refund the customer.
+
+            Args:
+                amount: The amount.
+            """
+            seen.append(ctx.input)
+            return f"refunded {amount}"
+
+        return Agent(ScriptedModel(script), "Help {customer}.", tools=[refund],
+                     input_type=Ticket, name="support")
+
+    paused = make_agent([call("refund", {"amount": 5}), "ok"]).run_sync(
+        input=Ticket(customer="Ada", priority=2))
+    snapshot = json.loads(json.dumps(paused.snapshot))
+    assert snapshot["input"] == {"customer": "Ada", "priority": 2}
+    final = make_agent(["ok"]).resume_sync(snapshot, {paused.pending_approvals[0].call_id: True})
+    assert final.output == "ok" and seen == [Ticket(customer="Ada", priority=2)]
+
+
+def test_a_paused_run_leaves_its_conversation_untouched(tmp_path: Path) -> None:
+    """A paused run's calls are unanswered: the conversation keeps none of its messages (the
+    next run's history stays one a real API accepts) and is free for the next run."""
+    chat = Conversation(tmp_path / "chat.db", "c1")
+    make_agent = _agent_module(tmp_path)["make_agent"]
+    paused = make_agent(tmp_path / "calls.txt", [call("delete", {"path": "/a"})]).run_sync(
+        "go", conversation=chat)
+    assert paused.status == "paused"
+    assert chat.store.load("c1")[0] == []
+    later = make_agent(tmp_path / "calls.txt", ["hello"]).run_sync("hi", conversation=chat)
+    assert later.output == "hello" and len(chat.store.load("c1")[0]) == 2
