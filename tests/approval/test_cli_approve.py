@@ -7,10 +7,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = "examples/hello_world.gram"
 TOOLS = "tests.approval.cli_fixtures"
 MODEL = "python:tests.approval.cli_fixtures:two_greetings"
+
+
+@pytest.fixture(autouse=True)
+def trace_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`toolcycle run` records its trace by default: into this test's folder, not ~/.toolcycle."""
+    path = tmp_path / "traces.db"
+    monkeypatch.setenv("TOOLCYCLE_TRACE_DB", str(path))
+    return path
 
 
 def toolcycle(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -29,6 +39,7 @@ def test_approve_asks_for_each_call_and_resumes() -> None:
     assert "\x1b" not in done.stderr
     assert "approval: approved by person" in done.stderr
     assert "approval: denied by person: not Bo, please" in done.stderr
+    assert "trace recorded: toolcycle trace show" in done.stderr
 
 
 def test_without_approve_the_run_pauses_with_status_3() -> None:
