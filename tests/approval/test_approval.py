@@ -325,3 +325,37 @@ def test_tool_policy_is_one_value_carried_by_bind_and_specs() -> None:
         info.value)
     with pytest.raises(ConfigurationError, match="approval must be a function"):
         Agent(ScriptedModel(["x"]), approval="always")  # type: ignore[arg-type]
+
+
+class _Toolset:
+    """A toolset (as an MCP server's tools are): known at the start of each run only."""
+
+    def __init__(self, tools: list[Tool[Any]]) -> None:
+        self.tools = tools
+
+    async def get_tools(self) -> list[Tool[Any]]:
+        return self.tools
+
+    async def close(self) -> None:
+        pass
+
+
+def test_a_toolsets_tool_that_requires_approval_pauses_and_resumes() -> None:
+    """The agent's gate and the snapshot's identity include the toolsets' tools, and a resumed
+    run (sync or streamed) runs on them."""
+    ledger = Ledger()
+    model = ScriptedModel([[call("delete", {"path": "/a"})], "done", [
+        call("delete", {"path": "/b"})], "done too"])
+    agent = Agent(model, tools=[_Toolset(ledger.tools())])
+    paused = agent.run_sync("tidy")
+    assert paused.status == "paused" and ledger.done == []
+    final = agent.resume_sync(paused.snapshot, {paused.pending_approvals[0].call_id: True})
+    assert final.output == "done" and ledger.done == ["delete /a"]
+
+    async def streamed() -> Any:
+        paused = await agent.stream("again").get_result()
+        events = agent.resume_stream(paused.snapshot, {paused.pending_approvals[0].call_id: True})
+        return await events.get_result()
+
+    assert asyncio.run(streamed()).output == "done too"
+    assert ledger.done == ["delete /a", "delete /b"]
