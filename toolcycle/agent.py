@@ -267,20 +267,25 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         input: InputT | None = None,
     ) -> AgentStream[OutputT]:
         """Run with streaming: iterate the returned object for events, then read ``.result``."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
         if self._toolsets:  # the toolsets connect once the stream is iterated
             _run_options(callbacks, limits)  # but bad options raise here, as without them
+        return self._streamed(lambda sink, core, settings: self._new_state(
+            user_prompt, deps, message_history, limits, cancel_token, callbacks, run_id, sink,
+            core, settings, task_input=input))
 
-            async def prepare_state() -> RunState:
-                core, settings = await self._run_core()
-                return self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                       callbacks, run_id, queue.put_nowait, core, settings,
-                                       task_input=input)
+    def _streamed(self, make: Callable[[Callable[[Event], None], AgentCore, ModelSettings],
+                                       RunState]) -> AgentStream[OutputT]:
+        """A stream of the state ``make(sink, core, settings)`` builds: now, or once the stream
+        is iterated for an agent with toolsets (they connect then)."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        if not self._toolsets:
+            return AgentStream(make(queue.put_nowait, self._core, self.model_settings), queue)
 
-            return AgentStream(None, queue, prepare_state)
-        state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                callbacks, run_id, sink=queue.put_nowait, task_input=input)
-        return AgentStream(state, queue)
+        async def prepare_state() -> RunState:
+            core, settings = await self._run_core()
+            return make(queue.put_nowait, core, settings)
+
+        return AgentStream(None, queue, prepare_state)
 
     async def _run_core(self) -> tuple[AgentCore, ModelSettings]:
         """The agent's core with its toolsets' current tools (the same objects while no
@@ -391,19 +396,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         callbacks: CallbacksArg = None,
     ) -> AgentStream[OutputT]:
         """:meth:`resume` with streaming, as :meth:`stream` is :meth:`run` with streaming."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        if self._toolsets:  # the toolsets connect once the stream is iterated
-            _run_options(callbacks, None)  # but bad options raise here, as without them
-
-            async def prepare_state() -> RunState:
-                core, settings = await self._run_core()
-                return self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks,
-                                           queue.put_nowait, core, settings)
-
-            return AgentStream(None, queue, prepare_state)
-        state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks,
-                                    queue.put_nowait, self._core, self.model_settings)
-        return AgentStream(state, queue)
+        if self._toolsets:
+            _run_options(callbacks, None)  # bad options raise here, as without toolsets
+        return self._streamed(lambda sink, core, settings: self._resumed_state(
+            snapshot, approvals, deps, cancel_token, callbacks, sink, core, settings))
 
     def _resumed_state(self, snapshot: dict[str, Any] | str | bytes, approvals: object,
                        deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,
