@@ -25,7 +25,7 @@ from ..tracing.html import format_ms, format_time, render_comparison_html, rende
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace
 from ..tracing.trace import _clip as _clip
-from ..tracing.values import finite, tally
+from ..tracing.values import approval_text, finite, pause_rows, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -335,9 +335,9 @@ def _print_call(call: ToolCallRecord, console: Console, max_chars: int) -> None:
     console.print(line)
     approval = call.approval
     if approval is not None:
-        denied = approval.get("decision") == "denied"
+        denied = isinstance(approval, dict) and approval.get("decision") == "denied"
         console.print(Text.assemble("    ", ("⚑ ", "yellow" if denied else "magenta"), (
-            terminal_safe(f"{approval.get('decision')} by {approval.get('by')}"),
+            terminal_safe(approval_text(approval).removeprefix("approval: ")),
             "bold yellow" if denied else "magenta")))
     if failed:
         console.print(Text.assemble("    ", ("✗ ", "bold red"),
@@ -350,21 +350,21 @@ def _print_pause(pause: dict[str, Any], console: Console) -> None:
     """A pause for approvals: which calls waited and what the person answered."""
     from rich.text import Text
 
-    resumed = pause.get("resumed_at")
+    resumed = pause.get("resumed_at") if isinstance(pause, dict) else None
+    paused_at = pause.get("paused_at") if isinstance(pause, dict) else None
+    iteration = pause.get("iteration") if isinstance(pause, dict) else None
     console.print(Text.assemble(
         ("⏸ paused ", "bold magenta"),
-        terminal_safe(f"at iteration {pause.get('iteration')} for approval"),
-        (f" · resumed after {format_ms((resumed - pause['paused_at']) * 1000.0)}"
-         if isinstance(resumed, int | float) and isinstance(pause.get("paused_at"), int | float)
+        terminal_safe(f"at iteration {iteration} for approval"),
+        (f" · resumed after {format_ms((resumed - paused_at) * 1000.0)}"
+         if isinstance(resumed, int | float) and isinstance(paused_at, int | float)
          else " · not resumed", "dim")))
-    answers = pause.get("answers") or {}
-    for request in pause.get("pending") or ():
-        answer = answers.get(request.get("call_id")) or {}
-        verdict = answer.get("decision", "waiting")
-        reason = f": {answer['reason']}" if answer.get("reason") else ""
+    for tool_name, call_id, _, answer in pause_rows(pause):
+        verdict = answer.get("decision", "waiting") if answer is not None else "waiting"
+        reason = f": {answer['reason']}" if answer is not None and answer.get("reason") else ""
         console.print(Text.assemble(
-            "    ", (terminal_safe(str(request.get("tool_name"))), "bold"),
-            (terminal_safe(f" [{request.get('call_id')}] "), "dim"),
+            "    ", (terminal_safe(str(tool_name)), "bold"),
+            (terminal_safe(f" [{call_id}] "), "dim"),
             terminal_safe(f"{verdict}{reason}")))
 
 

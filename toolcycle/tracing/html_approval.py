@@ -6,11 +6,13 @@ set, so a crafted trace cannot borrow the page's classes.
 
 from __future__ import annotations
 
-from .values import esc, format_ms, to_json
+from .values import esc, format_ms, pause_rows, to_json
 
 
-def approval_badge(approval: dict[str, object]) -> str:
+def approval_badge(approval: object) -> str:
     """"approved by person", "denied by policy": the class comes from a closed set."""
+    if not isinstance(approval, dict):
+        return f'<span class="badge approval">{esc(approval)}</span>'
     decision = approval.get("decision")
     css = {"approved": "approved", "denied": "denied"}.get(str(decision), "")
     return (f'<span class="badge approval {css}">{esc(decision)} by '
@@ -19,21 +21,15 @@ def approval_badge(approval: dict[str, object]) -> str:
 
 def pause_block(pause: dict[str, object]) -> str:
     """The run paused here for a person's approval: what waited, what they answered."""
-    answers = pause.get("answers")
-    answers = answers if isinstance(answers, dict) else {}
-    pending = pause.get("pending")
     rows = []
-    for request in pending if isinstance(pending, list) else ():
-        if not isinstance(request, dict):
-            continue
-        answer = answers.get(request.get("call_id"))
-        verdict = approval_badge(answer) if isinstance(answer, dict) else (
+    for tool_name, call_id, arguments, answer in pause_rows(pause):
+        verdict = approval_badge(answer) if answer is not None else (
             '<span class="badge warn">waiting</span>')
-        reason = answer.get("reason") if isinstance(answer, dict) else None
+        reason = answer.get("reason") if answer is not None else None
         rows.append(
-            f'<li><span class="name">{esc(request.get("tool_name"))}</span> '
-            f'<span class="id">{esc(request.get("call_id"))}</span> {verdict}'
-            f"<pre>{esc(to_json(request.get('arguments')))}</pre>"
+            f'<li><span class="name">{esc(tool_name)}</span> '
+            f'<span class="id">{esc(call_id)}</span> {verdict}'
+            f"<pre>{esc(to_json(arguments))}</pre>"
             + (f'<div class="reason">{esc(reason)}</div>' if reason else "") + "</li>")
     resumed = pause.get("resumed_at")
     paused_at = pause.get("paused_at")

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._safe_text import terminal_safe
 from ..messages import Usage
+from .values import approval_text, pause_rows
 
 
 @dataclass(slots=True)
@@ -205,16 +206,18 @@ class Trace:
                 args = json.dumps(call.args, ensure_ascii=False) if call.args is not None else "?"
                 lines.append(f"   call {call.name}({_clip(args, max_chars)}) [{call.call_id}]")
                 if call.approval is not None:
-                    lines.append(f"     {_approval_line(call.approval)}")
+                    lines.append(f"     {approval_text(call.approval)}")
                 if call.error is not None:
                     lines.append(f"     error: {_clip(call.error, max_chars)}")
                 else:
                     lines.append(f"     observation: {_clip(call.result or '', max_chars)}")
         for pause in self.pauses:
-            waiting = ", ".join(f"{p['tool_name']} [{p['call_id']}]" for p in pause["pending"])
-            resumed = "resumed" if pause.get("resumed_at") else "not resumed"
-            lines.append(f"-- paused at iteration {pause['iteration']} for approval of "
-                         f"{waiting} ({resumed})")
+            waiting = ", ".join(f"{name} [{call_id}]" for name, call_id, _, _ in pause_rows(pause))
+            resumed = "resumed" if isinstance(pause, dict) and pause.get("resumed_at") else (
+                "not resumed")
+            iteration = pause.get("iteration") if isinstance(pause, dict) else None
+            lines.append(f"-- paused at iteration {iteration} for approval of {waiting} "
+                         f"({resumed})")
         for attempt in self.attempts:
             if attempt.errors:
                 lines.append(f"-- attempt {attempt.attempt} {attempt.outcome}: "
@@ -232,12 +235,6 @@ class Trace:
         if self.status != "running" and self.output is not None:
             lines.append(f"output: {_clip(str(self.output), max_chars)}")
         return terminal_safe("\n".join(lines))
-
-
-def _approval_line(approval: dict[str, Any]) -> str:
-    line = f"approval: {approval.get('decision')} by {approval.get('by')}"
-    reason = approval.get("reason")
-    return f"{line}: {reason}" if reason else line
 
 
 def _clip(text: str, limit: int) -> str:
