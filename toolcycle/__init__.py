@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .agent import Agent, AgentStream
+from .approval import ApprovalRequest, Approve, Defer, Deny
 from .context import CancelToken, RunContext
 from .conversation import Conversation
 from .errors import (
@@ -20,6 +21,7 @@ from .errors import (
     ModelError,
     RateLimited,
     RunTimeout,
+    SnapshotError,
     SubmitBeforeOutput,
     ToolcycleError,
     UsageLimitExceeded,
@@ -32,7 +34,7 @@ from .models.base import Model, ModelSettings
 from .models.fallback import FallbackModel
 from .output import Output
 from .result import RunResult, Termination
-from .tools import Tool, ToolLibrary, ToolSpec, tool
+from .tools import Tool, ToolLibrary, ToolPolicy, ToolSpec, tool
 from .tracing.trace import Step, ToolCallRecord, Trace
 
 if TYPE_CHECKING:
@@ -61,6 +63,8 @@ __all__ = [
     "AgentError",
     "AgentSpec",
     "AgentStream",
+    "ApprovalRequest",
+    "Approve",
     "CallbackError",
     "CancelToken",
     "Cancelled",
@@ -68,6 +72,8 @@ __all__ = [
     "Conversation",
     "ConversationBusy",
     "ConversationConflict",
+    "Defer",
+    "Deny",
     "FallbackModel",
     "InputError",
     "InvalidResponse",
@@ -84,6 +90,7 @@ __all__ = [
     "RunContext",
     "RunResult",
     "RunTimeout",
+    "SnapshotError",
     "SpecError",
     "Step",
     "SubmitBeforeOutput",
@@ -94,6 +101,7 @@ __all__ = [
     "ToolCall",
     "ToolCallRecord",
     "ToolLibrary",
+    "ToolPolicy",
     "ToolResult",
     "ToolSpec",
     "ToolcycleError",

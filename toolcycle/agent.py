@@ -7,16 +7,17 @@ tool, resolved callbacks) and every configuration problem is reported there, all
 from __future__ import annotations
 
 import asyncio
-import atexit
 import os
-import threading
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
+from .agent_stream import AgentStream as AgentStream
+from .agent_stream import thread_runner
+from .approval import ApprovalAnswer, ApprovalPolicy
 from .context import CancelToken
 from .conversation import Conversation, check_run_conversation
 from .errors import ConfigurationError
@@ -27,6 +28,7 @@ from .models import resolve_model
 from .models.base import Model, ModelSettings, ToolDefinition
 from .output import SUBMIT_TOOL_NAME, Output, as_output
 from .result import RunResult
+from .run.approvals import resume_state
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
@@ -53,7 +55,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     mapping of hook name to callable(s), or a list of those.
 
     ``input_type`` types a run's ``input=`` and ``instructions`` may be a template over its
-    fields or a callable of the run's context (:mod:`toolcycle.task_input`).
+    fields or a callable of the run's context (:mod:`toolcycle.task_input`). ``approval`` is
+    the policy that decides tool calls (:mod:`toolcycle.approval`; calls of tools with
+    ``requires_approval`` pause the run without one); ``snapshot_key`` signs paused runs'
+    snapshots (HMAC).
     """
 
     def __init__(
@@ -73,6 +78,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         trace_store: TraceSink | str | os.PathLike[str] | bool | None = None,
         playbook: PlaybookHook | None = None,
         input_type: type[InputT] | None = None,
+        approval: ApprovalPolicy | None = None,
+        snapshot_key: bytes | str | None = None,
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -128,6 +135,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         problems.extend(_check_model_settings(model_settings))
         problems.extend(_check_trace_store(trace_store))
         problems.extend(_check_playbook(playbook))
+        if approval is not None and not callable(approval):
+            problems.append("approval must be a function (request, ctx) -> Approve() | "
+                            f"Deny(reason) | Defer(), got {type(approval).__name__}")
+        if snapshot_key is not None and not (isinstance(snapshot_key, bytes | str)
+                                             and len(snapshot_key) >= 16):
+            problems.append("snapshot_key must be bytes or a string of at least 16 characters")
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -172,6 +185,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             trace_store=_trace_sink(trace_store),
             playbook=playbook,
             callbacks=resolved_callbacks,
+            approval=approval,
+            gated=approval is not None or any(t.requires_approval for t in built_tools.values()),
+            snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
         )
         self._toolsets = tuple(toolsets)
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
@@ -233,7 +249,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no loop running in this thread: the normal case
-            return _thread_runner().run(self.run(user_prompt, **kwargs))
+            return thread_runner().run(self.run(user_prompt, **kwargs))
         raise RuntimeError(
             "run_sync() cannot run inside a running event loop (Jupyter, an async framework): "
             "use `await agent.run(...)` there instead")
@@ -251,20 +267,25 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         input: InputT | None = None,
     ) -> AgentStream[OutputT]:
         """Run with streaming: iterate the returned object for events, then read ``.result``."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
         if self._toolsets:  # the toolsets connect once the stream is iterated
             _run_options(callbacks, limits)  # but bad options raise here, as without them
+        return self._streamed(lambda sink, core, settings: self._new_state(
+            user_prompt, deps, message_history, limits, cancel_token, callbacks, run_id, sink,
+            core, settings, task_input=input))
 
-            async def prepare_state() -> RunState:
-                core, settings = await self._run_core()
-                return self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                       callbacks, run_id, queue.put_nowait, core, settings,
-                                       task_input=input)
+    def _streamed(self, make: Callable[[Callable[[Event], None], AgentCore, ModelSettings],
+                                       RunState]) -> AgentStream[OutputT]:
+        """A stream of the state ``make(sink, core, settings)`` builds: now, or once the stream
+        is iterated for an agent with toolsets (they connect then)."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        if not self._toolsets:
+            return AgentStream(make(queue.put_nowait, self._core, self.model_settings), queue)
 
-            return AgentStream(None, queue, prepare_state)
-        state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                callbacks, run_id, sink=queue.put_nowait, task_input=input)
-        return AgentStream(state, queue)
+        async def prepare_state() -> RunState:
+            core, settings = await self._run_core()
+            return make(queue.put_nowait, core, settings)
+
+        return AgentStream(None, queue, prepare_state)
 
     async def _run_core(self) -> tuple[AgentCore, ModelSettings]:
         """The agent's core with its toolsets' current tools (the same objects while no
@@ -290,7 +311,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                             for t in merged.values()) + core.output.tool_definitions
         expanded = replace(core, tools=merged, definitions=definitions, tools_tokens=sum(
-            len(str(d.parameters)) + len(d.description) for d in definitions) // 4)
+            len(str(d.parameters)) + len(d.description) for d in definitions) // 4,
+            gated=core.approval is not None or any(t.requires_approval for t in merged.values()))
         settings = replace(self.model_settings, tools=definitions)
         self._expanded = (tuple(lists), expanded, settings)
         return expanded, settings
@@ -338,6 +360,63 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         )
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
         return prepare(setup, message_history, deps, cancel_token, listeners, sink)
+
+    # -- resuming a paused run -----------------------------------------------------------------
+
+    async def resume(
+        self,
+        snapshot: dict[str, Any] | str | bytes,
+        approvals: Mapping[str, ApprovalAnswer],
+        *,
+        deps: DepsT | None = None,
+        cancel_token: CancelToken | None = None,
+        callbacks: CallbacksArg = None,
+    ) -> RunResult[OutputT]:
+        """Continue a paused run (``result.snapshot``, or its JSON) with a person's decisions:
+        ``approvals[call_id]`` is ``True`` to run the call or the reason to deny it, for every
+        call in ``result.pending_approvals``. The run keeps its id, trace, usage and limits;
+        the calls answered before the pause do not run again. It may pause again.
+
+        Raises :class:`~toolcycle.errors.SnapshotError` for a snapshot this agent cannot resume
+        (changed, another version, another agent) and ``ConfigurationError`` for approvals that
+        do not answer every pending call.
+        """
+        core, settings = await self._run_core()
+        state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks, None,
+                                    core, settings)
+        return await run_loop(state)
+
+    def resume_stream(
+        self,
+        snapshot: dict[str, Any] | str | bytes,
+        approvals: Mapping[str, ApprovalAnswer],
+        *,
+        deps: DepsT | None = None,
+        cancel_token: CancelToken | None = None,
+        callbacks: CallbacksArg = None,
+    ) -> AgentStream[OutputT]:
+        """:meth:`resume` with streaming, as :meth:`stream` is :meth:`run` with streaming."""
+        if self._toolsets:
+            _run_options(callbacks, None)  # bad options raise here, as without toolsets
+        return self._streamed(lambda sink, core, settings: self._resumed_state(
+            snapshot, approvals, deps, cancel_token, callbacks, sink, core, settings))
+
+    def _resumed_state(self, snapshot: dict[str, Any] | str | bytes, approvals: object,
+                       deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,
+                       sink: Callable[[Event], None] | None, core: AgentCore,
+                       settings: ModelSettings) -> RunState:
+        extra = _run_options(callbacks, None)  # the run's callbacks added to the agent's
+        listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
+        return resume_state(
+            core, self.model, settings, snapshot,
+            dict(approvals) if isinstance(approvals, Mapping) else approvals,
+            deps, cancel_token, listeners, sink,
+            None if self._task is None else self._task.validate)
+
+    def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
+                    approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:
+        """Blocking :meth:`resume` (on the same per-thread event loop as :meth:`run_sync`)."""
+        return thread_runner().run(self.resume(snapshot, approvals, **kwargs))
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
@@ -404,50 +483,6 @@ def _missing_methods(value: object, names: tuple[str, ...]) -> list[str]:
     return [n for n in names if not callable(getattr(value, n, None))]
 
 
-class AgentStream[OutputT]:
-    """Events of a streaming run; ``result`` is set once iteration finishes.
-
-    Text deltas may precede tool calls in the same response, so they are never the final
-    answer by themselves: the run's output arrives in the :class:`~toolcycle.events.FinalResult`
-    event. Leaving the iteration early cancels the run.
-    """
-
-    def __init__(self, state: RunState | None, queue: asyncio.Queue[Event | None],
-                 prepare: Callable[[], Awaitable[RunState]] | None = None) -> None:
-        self._state = state
-        self._prepare = prepare  # makes the state first (an agent with toolsets connects)
-        self._queue = queue
-        self._task: asyncio.Task[RunResult[Any]] | None = None
-        self.result: RunResult[OutputT] | None = None
-
-    async def __aiter__(self) -> AsyncIterator[Event]:
-        if self._state is None:
-            assert self._prepare is not None
-            self._state = await self._prepare()
-        self._task = asyncio.ensure_future(run_loop(self._state))
-        self._task.add_done_callback(lambda _: self._queue.put_nowait(None))
-        try:
-            while True:
-                event = await self._queue.get()
-                if event is None:
-                    break
-                yield event
-            self.result = self._task.result()
-        finally:
-            if not self._task.done():
-                self._task.cancel()
-                await asyncio.gather(self._task, return_exceptions=True)
-            elif not self._task.cancelled() and self.result is None:
-                self._task.exception()  # left early: the run's error is not the caller's
-
-    async def get_result(self) -> RunResult[OutputT]:
-        """Drain the events and return the result."""
-        async for _ in self:
-            pass
-        assert self.result is not None
-        return self.result
-
-
 def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> TraceSink | None:
     """``trace_store=`` accepts any sink, a SQLite path, ``True``/``False``, or ``None`` (then
     ``$TOOLCYCLE_TRACE_DB`` decides). SQLite is imported only when a store is used."""
@@ -458,30 +493,3 @@ def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> Trac
     from .tracing.store import resolve_trace_store
 
     return resolve_trace_store(value)
-
-
-_RUNNERS = threading.local()
-
-
-def _thread_runner() -> asyncio.Runner:
-    """The calling thread's event loop for :meth:`Agent.run_sync`, made on first use."""
-    runner: asyncio.Runner | None = getattr(_RUNNERS, "runner", None)
-    if runner is None:
-        runner = _RUNNERS.runner = asyncio.Runner()
-        atexit.register(_close_at_exit, runner)
-    return runner
-
-
-def _close_at_exit(runner: asyncio.Runner) -> None:
-    """``Runner.close()`` without joining the default executor: that needs a new thread, which
-    the interpreter refuses at exit (``concurrent.futures`` joins its threads itself)."""
-    loop = runner.get_loop()
-    if loop.is_closed():
-        return
-    tasks = asyncio.all_tasks(loop)
-    for task in tasks:
-        task.cancel()
-    if tasks:
-        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-    loop.run_until_complete(loop.shutdown_asyncgens())
-    loop.close()

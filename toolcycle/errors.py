@@ -53,6 +53,13 @@ class ConfigurationError(ToolcycleError, ValueError):
         super().__init__(f"invalid {subject} ({len(self.problems)} problem(s)):\n{lines}")
 
 
+class SnapshotError(ConfigurationError):
+    """A run snapshot that cannot be resumed: changed after it was made, of another version,
+    or made by another agent (model, tools or output differ); every mismatch is listed."""
+
+    code = "SNAPSHOT"
+
+
 class AgentError(ToolcycleError):
     """A run that could not produce a result. ``code`` is stable; ``context`` says where."""
 

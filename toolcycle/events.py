@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from .approval import ApprovalRequest, Decision
 from .messages import Message, ToolCall, ToolResult, Usage, bounded_repr
 
 
@@ -80,6 +81,9 @@ class ToolCallEvent(Event):
     #: ``tool``, ``output``, ``submit``, ``unknown`` (no such tool) or ``refused`` (tools were
     #: withdrawn for the final request at a limit).
     kind: str = "tool"
+    #: The approval decision the call got (only when the agent gates calls: see
+    #: :mod:`toolcycle.approval`); a denied call is answered with ``error_type="denied"``.
+    approval: Decision | None = None
 
 
 @dataclass(slots=True)
@@ -95,7 +99,8 @@ class ToolResultEvent(Event):
     #: Why the call failed, when ``result.is_error``: the class name of the exception the tool
     #: raised, or ``timeout``, ``invalid_arguments``, ``unknown_tool``, ``call_limit``,
     #: ``unserializable_result``, ``tools_disabled``, ``output_rejected``, ``cancelled``,
-    #: ``run_stopped``. Set where the observation is written, so telemetry never parses text.
+    #: ``run_stopped``, ``denied`` (an approval decision). Set where the observation is
+    #: written, so telemetry never parses text.
     error_type: str | None = None
 
 
@@ -139,6 +144,30 @@ class RunFailure(Event):
     result: Any
 
 
+@dataclass(slots=True)
+class RunPaused(Event):
+    """Calls wait for a person's decision: the run returns ``result.status == "paused"`` with
+    ``result.snapshot``, which ``agent.resume`` continues."""
+
+    hook: ClassVar[str] = "on_pause"
+    run_id: str
+    attempt: int
+    iteration: int
+    pending: list[ApprovalRequest]
+    result: Any = None
+
+
+@dataclass(slots=True)
+class RunResumed(Event):
+    """A paused run goes on (instead of :class:`RunStart`): the decisions on its pending calls."""
+
+    hook: ClassVar[str] = "on_resume"
+    run_id: str
+    decisions: dict[str, Decision]
+    #: The run's trace as it was when it paused (a callback recorder continues from it).
+    trace: Any = None
+
+
 HOOKS: tuple[str, ...] = (
     "on_run_start",
     "on_attempt_start",
@@ -152,6 +181,8 @@ HOOKS: tuple[str, ...] = (
     "on_final_result",
     "on_success",
     "on_failure",
+    "on_pause",
+    "on_resume",
 )
 
 

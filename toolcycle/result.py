@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .approval import ApprovalRequest
 from .events import CallbackError
 from .messages import Message, Usage
 from .tracing.trace import ToolCallRecord, Trace
@@ -14,9 +15,9 @@ from .tracing.trace import ToolCallRecord, Trace
 #: also a reason a run ends.
 LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget"]
 
-#: Why a run ended: it completed, a limit stopped it, or it failed.
-TerminationReason = Literal["completed", "max_attempts", "cancelled", "model_error", "error"] \
-    | LimitName
+#: Why a run ended: it completed, a limit stopped it, it failed, or it paused for approvals.
+TerminationReason = Literal["completed", "max_attempts", "cancelled", "model_error", "error",
+                            "paused"] | LimitName
 
 
 @dataclass(slots=True)
@@ -25,11 +26,12 @@ class Termination:
 
     ``action``: ``"answered"`` (the model finished on its own), ``"final_answer"`` (a limit was
     hit and one more request without tools produced the answer), ``"partial"`` (a limit was
-    hit and what existed was returned) or ``"raised"`` (the run failed with an error).
+    hit and what existed was returned), ``"raised"`` (the run failed with an error) or
+    ``"paused"`` (calls wait for a person: ``agent.resume`` continues the run).
     """
 
     reason: TerminationReason
-    action: Literal["answered", "final_answer", "partial", "raised"] = "answered"
+    action: Literal["answered", "final_answer", "partial", "raised", "paused"] = "answered"
     detail: str = ""
     limit: LimitName | None = None
 
@@ -56,6 +58,10 @@ class RunResult[OutputT]:
     termination: Termination
     run_id: str
     callback_errors: list[CallbackError] = field(default_factory=list)
+    #: Paused runs only: the calls waiting for a decision, and the JSON-serialisable record
+    #: ``agent.resume(snapshot, approvals=...)`` continues (see toolcycle.run.snapshot).
+    pending_approvals: list[ApprovalRequest] = field(default_factory=list)
+    snapshot: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         output = repr(self.output)
@@ -66,6 +72,16 @@ class RunResult[OutputT]:
             f"iterations={self.iterations}, tool_calls={len(self.tool_calls)}, "
             f"messages={len(self.messages)}, usage={self.usage!r}, run_id={self.run_id!r})"
         )
+
+    @property
+    def status(self) -> str:
+        """``"success"``, ``"paused"`` (see ``pending_approvals``), ``"failure"`` or
+        ``"cancelled"`` (the last two on ``error.result``): the trace's status."""
+        return self.trace.status
+
+    @property
+    def paused(self) -> bool:
+        return self.termination.action == "paused"
 
     @property
     def partial(self) -> bool:

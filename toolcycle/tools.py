@@ -15,8 +15,8 @@ import math
 import sys
 import types
 from collections.abc import Awaitable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ._observation import MAX_INT_DIGITS as MAX_INT_DIGITS  # re-exported
 from ._observation import serialize_result as serialize_result  # re-exported
@@ -82,6 +82,62 @@ class ToolSpec:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class ToolPolicy:
+    """How the loop treats a tool's calls: the one place the per-tool policies are spelled out.
+
+    ``Tool``, ``Tool.from_function``, ``Tool.from_schema`` and ``@tool`` take these fields as
+    keywords (:class:`ToolOptions`) or a whole ``policy=``; ``Tool.bind`` and agent specs carry
+    the policy over as one value, so a new field cannot be dropped on the way.
+    """
+
+    timeout: float | None = None
+    """Seconds a call may run; when it runs out the call becomes an error observation."""
+    concurrent: bool = False
+    """Safe to run beside neighbouring concurrent calls of the same turn."""
+    max_calls: int | None = None
+    """Calls per run; further calls get an error observation instead of running."""
+    inline: bool = False
+    """A sync tool that is cheap and never blocks runs on the event loop instead of a worker
+    thread, saving the thread hop; a timeout cannot interrupt it."""
+    requires_approval: bool = False
+    """Every call waits for a decision (the agent's ``approval=`` policy, or a person through
+    a paused run: see docs/approval.md) before it runs."""
+
+    def problems(self) -> list[str]:
+        problems: list[str] = []
+        if self.timeout is not None and not _positive_seconds(self.timeout):
+            problems.append(
+                f"timeout must be a finite number of seconds > 0, got {self.timeout!r}")
+        max_calls = self.max_calls
+        if max_calls is not None and (
+            isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1
+        ):
+            problems.append(f"max_calls must be an integer >= 1, got {max_calls!r}")
+        for flag in ("concurrent", "inline", "requires_approval"):
+            if not isinstance(getattr(self, flag), bool):
+                problems.append(f"{flag} must be True or False")
+        return problems
+
+
+class ToolOptions(TypedDict, total=False):
+    """:class:`ToolPolicy`'s fields as keyword arguments (``@tool(timeout=5)``)."""
+
+    timeout: float | None
+    concurrent: bool
+    max_calls: int | None
+    inline: bool
+    requires_approval: bool
+
+
+_DEFAULT_POLICY = ToolPolicy()
+
+
+def _policy_of(policy: ToolPolicy | None, options: ToolOptions) -> ToolPolicy:
+    base = policy if policy is not None else _DEFAULT_POLICY
+    return replace(base, **options) if options else base
+
+
 class ToolArgumentsError(Exception):
     """Arguments failed validation; ``problems`` lists each one as ``path: message``."""
 
@@ -93,11 +149,8 @@ class ToolArgumentsError(Exception):
 class Tool[DepsT]:
     """A tool spec bound to its implementation.
 
-    Per-tool policies: ``timeout`` (seconds, the call becomes an error observation when it
-    runs out), ``concurrent`` (safe to run beside neighbouring concurrent calls of the same
-    turn), ``max_calls`` (per run; further calls get an error observation), ``inline`` (a sync
-    tool that is cheap and never blocks runs on the event loop instead of a worker thread,
-    saving the thread hop; a timeout cannot interrupt it).
+    Per-tool policies are a :class:`ToolPolicy` (``policy=``) or its fields as keywords; the
+    loop reads them as attributes of the tool (``tool.timeout``, ``tool.requires_approval``).
     """
 
     __slots__ = (
@@ -109,6 +162,8 @@ class Tool[DepsT]:
         "inline",
         "is_async",
         "max_calls",
+        "policy",
+        "requires_approval",
         "spec",
         "timeout",
     )
@@ -118,15 +173,14 @@ class Tool[DepsT]:
         spec: ToolSpec,
         function: ToolFunction | None = None,
         *,
-        timeout: float | None = None,
-        concurrent: bool = False,
-        max_calls: int | None = None,
+        policy: ToolPolicy | None = None,
         context_param: str | None = None,
         adapter: ArgumentsAdapter | None = None,
-        inline: bool = False,
         check_schema: bool = True,
+        **options: Unpack[ToolOptions],
     ) -> None:
-        problems = _spec_problems(spec, timeout, max_calls, check_schema)
+        policy = _policy_of(policy, options)
+        problems = _spec_problems(spec, check_schema) + policy.problems()
         validator: Any = None  # compiled on first use: keeps construction cheap
         if check_schema and not problems:
             # A schema from outside is compiled now: a reference that resolves to nothing (or
@@ -141,11 +195,14 @@ class Tool[DepsT]:
             raise ConfigurationError(problems, subject=f"tool {spec.name!r}")
         self.spec = spec
         self.function = function
-        self.timeout = timeout
-        self.concurrent = concurrent
-        self.max_calls = max_calls
+        self.policy = policy
+        # copied out of the policy: the loop reads these on every call
+        self.timeout = policy.timeout
+        self.concurrent = policy.concurrent
+        self.max_calls = policy.max_calls
+        self.inline = policy.inline
+        self.requires_approval = policy.requires_approval
         self.context_param = context_param
-        self.inline = inline
         self.is_async = function is not None and _is_async_callable(function)
         self._adapter = adapter
         self._validator = validator
@@ -159,11 +216,9 @@ class Tool[DepsT]:
         *,
         name: str | None = None,
         description: str | None = None,
-        timeout: float | None = None,
-        concurrent: bool = False,
-        max_calls: int | None = None,
-        inline: bool = False,
         localns: dict[str, Any] | None = None,
+        policy: ToolPolicy | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Tool[Any]:
         """Build the spec from the signature, type hints and docstring of ``function``.
 
@@ -191,12 +246,9 @@ class Tool[DepsT]:
         return cls(
             spec,
             function,
-            timeout=timeout,
-            concurrent=concurrent,
-            max_calls=max_calls,
+            policy=_policy_of(policy, options),
             context_param=context_param,
             adapter=adapter,
-            inline=inline,
             check_schema=False,  # generated from type hints: valid by construction
         )
 
@@ -209,11 +261,9 @@ class Tool[DepsT]:
         function: ToolFunction | None = None,
         *,
         result_schema: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        concurrent: bool = False,
-        max_calls: int | None = None,
         takes_context: bool = False,
-        inline: bool = False,
+        policy: ToolPolicy | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Tool[Any]:
         """A tool defined by JSON Schema; ``function`` receives the arguments as keywords.
 
@@ -223,11 +273,8 @@ class Tool[DepsT]:
         return cls(
             spec,
             function,
-            timeout=timeout,
-            concurrent=concurrent,
-            max_calls=max_calls,
+            policy=_policy_of(policy, options),
             context_param="ctx" if takes_context else None,
-            inline=inline,
         )
 
     def bind(self, function: ToolFunction) -> Tool[DepsT]:
@@ -236,12 +283,9 @@ class Tool[DepsT]:
         return Tool(
             self.spec,
             function,
-            timeout=self.timeout,
-            concurrent=self.concurrent,
-            max_calls=self.max_calls,
+            policy=self.policy,
             context_param=context_param,
             adapter=adapter_for(function, context_param),
-            inline=self.inline,
         )
 
     # -- use --------------------------------------------------------------------------------
@@ -302,14 +346,13 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    timeout: float | None = None,
-    concurrent: bool = False,
-    max_calls: int | None = None,
-    inline: bool = False,
+    policy: ToolPolicy | None = None,
+    **options: Unpack[ToolOptions],
 ) -> Any:
     """Decorator: turn a sync or async function into a :class:`Tool`.
 
-    Usable bare (``@tool``) or with options (``@tool(timeout=5, concurrent=True)``).
+    Usable bare (``@tool``) or with options (``@tool(timeout=5, requires_approval=True)``,
+    the fields of :class:`ToolPolicy`).
     """
 
     localns = sys._getframe(1).f_locals
@@ -319,11 +362,8 @@ def tool(
             fn,
             name=name,
             description=description,
-            timeout=timeout,
-            concurrent=concurrent,
-            max_calls=max_calls,
-            inline=inline,
             localns=localns,
+            policy=_policy_of(policy, options),
         )
 
     return wrap(function) if function is not None else wrap
@@ -405,9 +445,7 @@ def _is_async_callable(function: ToolFunction) -> bool:
     return call is not None and inspect.iscoroutinefunction(call)
 
 
-def _spec_problems(
-    spec: ToolSpec, timeout: float | None, max_calls: int | None, check_schema: bool
-) -> list[str]:
+def _spec_problems(spec: ToolSpec, check_schema: bool) -> list[str]:
     problems: list[str] = []
     if not isinstance(spec.name, str) or not TOOL_NAME_PATTERN.match(spec.name):
         problems.append(
@@ -427,12 +465,6 @@ def _spec_problems(
             problems.append(f"parameters are not a valid JSON Schema: {exc}")
         else:
             problems.extend(f"parameters: {p}" for p in reference_problems(spec.parameters))
-    if timeout is not None and not _positive_seconds(timeout):
-        problems.append(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    if max_calls is not None and (
-        isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1
-    ):
-        problems.append(f"max_calls must be an integer >= 1, got {max_calls!r}")
     return problems
 
 

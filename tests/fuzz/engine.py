@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import multiprocessing
 import os
 import re
@@ -39,9 +40,18 @@ from toolcycle import (
 )
 from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
+from .approvals import MAX_RESUMES, approval_setup
 from .invariants import Observation, check
-from .scenario import HOOKS, Answer, FuzzModel, ModelBehaviour, Scenario, generate
-from .tools import ACTIVE, ALL_TOOLS, STOPPED, idle_threads_busy
+from .scenario import (
+    HOOKS,
+    Answer,
+    FuzzModel,
+    ModelBehaviour,
+    Scenario,
+    generate,
+    person_answers,
+)
+from .tools import ACTIVE, STOPPED, idle_threads_busy
 
 HANG_S = 10.0
 GRACE_S = 0.3  # a sync tool may block 20 ms; after this long its thread must be idle
@@ -70,6 +80,7 @@ def run_seed(seed: int) -> Report:
         obs = asyncio.run(_drive(scenario))
         violations = check(obs)
         final, error = obs.final, obs.error
+        resumed = {"approval:resumed"} if obs.answers else set()
         del obs
         if scenario.streaming or scenario.cancel is not None:
             gc.collect()  # a task dropped with its exception unread logs it now
@@ -80,8 +91,8 @@ def run_seed(seed: int) -> Report:
                       [f"0 the fuzzer itself failed: {type(exc).__name__}: {line}"])
     termination = (f"{final.termination.reason}/{final.termination.action}"
                    if final is not None and final.termination is not None else "-")
-    return Report(seed, sorted(scenario.features), _outcome(error, violations), termination,
-                  violations, time.perf_counter() - started)
+    return Report(seed, sorted(scenario.features | resumed), _outcome(error, violations),
+                  termination, violations, time.perf_counter() - started)
 
 
 def _outcome(error: BaseException | None, violations: list[str]) -> str:
@@ -146,26 +157,39 @@ async def _drive(s: Scenario) -> Observation:
             token.cancel(f"fuzz cancel ({by})")
 
     store_path = _store_path(s.seed) if s.trace_store else None
+    tools, policy = approval_setup(s)
     agent = Agent(
-        model, "You are being fuzzed.", [ALL_TOOLS[name] for name in s.tool_names],
+        model, "You are being fuzzed.", tools,
         output=_output(s, obs), limits=Limits(**s.agent_limits) if s.agent_limits else None,
-        parallel_tools=s.parallel, trace_store=store_path or False,
+        parallel_tools=s.parallel, trace_store=store_path or False, approval=policy,
     )
+    callbacks = _callbacks(s, obs, cancel_task, cancel_token)
     options: dict[str, Any] = {
         "message_history": history, "limits": Limits(**s.run_limits), "cancel_token": token,
-        "callbacks": _callbacks(s, obs, cancel_task, cancel_token), "run_id": f"fuzz-{s.seed}",
+        "callbacks": callbacks, "run_id": f"fuzz-{s.seed}",
     }
     if s.cancel is not None and s.cancel.how == "token_before":
         cancel_token("loop")
 
     async def go() -> Any:
         if not s.streaming:
-            return await agent.run("fuzz the loop", **options)
-        stream = agent.stream("fuzz the loop", **options)
-        obs.stream_events = []
-        async for event in stream:
-            obs.stream_events.append(event)
-        return stream.result
+            result = await agent.run("fuzz the loop", **options)
+        else:
+            obs.stream_events = []
+            result = await _streamed(agent.stream("fuzz the loop", **options), obs)
+        # a paused run is resumed with the fuzzed person's answers, as often as it pauses
+        while result is not None and result.paused and len(obs.answers) < MAX_RESUMES:
+            answers = person_answers(s.seed, len(obs.answers),
+                                     [r.call_id for r in result.pending_approvals])
+            obs.answers.append(answers)
+            # the snapshot goes through JSON every other time, as it would between processes
+            snapshot = result.snapshot if len(obs.answers) % 2 else json.dumps(result.snapshot)
+            extra = {"cancel_token": token, "callbacks": callbacks}
+            if s.streaming:
+                result = await _streamed(agent.resume_stream(snapshot, answers, **extra), obs)
+            else:
+                result = await agent.resume(snapshot, answers, **extra)
+        return result
 
     loop = asyncio.get_running_loop()
     task = holder["task"] = asyncio.ensure_future(go())
@@ -211,6 +235,13 @@ async def _drive(s: Scenario) -> Observation:
     if store_path is not None:
         obs.stored_status = _stored_status(store_path, f"fuzz-{s.seed}")
     return obs
+
+
+async def _streamed(stream: Any, obs: Observation) -> Any:
+    async for event in stream:
+        assert obs.stream_events is not None
+        obs.stream_events.append(event)
+    return stream.result
 
 
 def _validator_bug_seen(obs: Observation) -> None:
@@ -277,7 +308,7 @@ def _callbacks(s: Scenario, obs: Observation, cancel_task: Any, cancel_token: An
     def handle(hook: str, event: Any) -> None:
         obs.events.append(event)
         seen[hook] += 1
-        if hook in ("on_success", "on_failure"):
+        if hook in ("on_success", "on_failure", "on_pause"):
             obs.reported = event.result
         plan = s.cancel
         if plan is not None and plan.hook == hook and seen[hook] == plan.nth:
@@ -299,7 +330,7 @@ def _callbacks(s: Scenario, obs: Observation, cancel_task: Any, cancel_token: An
         return callback
 
     make = async_callback if s.async_callbacks else sync_callback
-    return {hook: make(hook) for hook in HOOKS}
+    return {hook: make(hook) for hook in (*HOOKS, "on_pause", "on_resume")}
 
 
 async def _prior_history(s: Scenario, model: FuzzModel,

@@ -27,6 +27,7 @@ from toolcycle.events import (
 )
 from toolcycle.testing import HistoryChecker, ProtocolViolation
 
+from .approvals import check_approval
 from .scenario import Answer, Scenario
 
 REASONS = {"completed", "max_iterations", "max_tool_calls", "token_budget", "timeout",
@@ -64,6 +65,8 @@ class Observation:
     callback_raises: int = 0
     validator_bug_raised: bool = False
     hung: bool = False
+    #: The fuzzed person's answers, one dict per resume of a paused run.
+    answers: list[dict[str, bool | str]] = field(default_factory=list)
 
     @property
     def final(self) -> RunResult[Any] | None:
@@ -82,6 +85,11 @@ def check(obs: Observation) -> list[str]:
         if not obs.hung:
             found.append("4 the run ended without a result (none returned, carried or reported)")
         return found
+    if result.paused:  # only a cancel landing while the pause was being reported stops here
+        still = f"10 the run is still paused after {len(obs.answers)} resumes"
+        return found if obs.task_cancelled else [*found, still]
+    if obs.scenario.approval is not None:
+        found += check_approval(obs.events, obs.answers, result)
     return (found + _check_history(result) + _check_agreement(obs, result)
             + _check_termination(obs, result) + _check_trace_status(obs, result)
             + _check_cancel(obs) + _check_stream(obs) + _check_store(obs))

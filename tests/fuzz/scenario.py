@@ -74,6 +74,9 @@ class Scenario:
     buggy_validator: bool
     async_preview: bool
     features: set[str] = field(default_factory=set)
+    #: Tool approval: None, "policy" / "policy_async" (the agent's policy approves, denies or
+    #: defers each call) or "tools" (some tools require approval; no policy, so they defer).
+    approval: str | None = None
 
     @property
     def structured(self) -> bool:
@@ -131,6 +134,27 @@ def _cancel_plan(rng: random.Random, streaming: bool) -> CancelPlan | None:
                       rng.choice([0.0, 0.5, 2.0, 5.0, 12.0, 25.0]))
 
 
+def _approval(seed: int) -> str | None:
+    """Drawn from a generator of its own, so that every other choice of a seed stays what it
+    was before approval joined the mix (the regression seeds replay the same scenarios)."""
+    rng = random.Random(f"approval:{seed}")
+    if rng.random() >= 0.2:
+        return None
+    return rng.choice(["policy", "policy_async", "tools"])
+
+
+def approval_decision(seed: int, call_id: str, name: str) -> str:
+    """What the fuzzed policy (or a tool's requirement, mode "tools") decides for one call."""
+    return random.Random(f"{seed}:{call_id}:{name}").choice(
+        ["approve", "approve", "deny", "defer"])
+
+
+def person_answers(seed: int, round_: int, call_ids: list[str]) -> dict[str, bool | str]:
+    """What the fuzzed person answers to a paused run's pending calls."""
+    rng = random.Random(f"person:{seed}:{round_}")
+    return {c: True if rng.random() < 0.6 else f"fuzz person says no to {c}" for c in call_ids}
+
+
 def generate(seed: int) -> Scenario:
     """Every random choice of the run with this seed."""
     rng = random.Random(seed)
@@ -161,6 +185,7 @@ def generate(seed: int) -> Scenario:
         buggy_validator=mode != "text" and rng.random() < 0.05,
         async_preview=rng.random() < 0.5,
     )
+    scenario.approval = _approval(seed)
     scenario.features = features_of(scenario)
     return scenario
 
@@ -185,6 +210,8 @@ def features_of(s: Scenario) -> set[str]:
             found.add(f"cancel_at:{s.cancel.hook}")
     if s.prior:
         found.add(f"prior:{s.prior}")
+    if s.approval:
+        found.add(f"approval:{s.approval}")
     for turn in s.plan:
         found.add(f"turn:{turn['kind']}")
         for spec in turn.get("calls", ()):

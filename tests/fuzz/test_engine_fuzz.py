@@ -18,8 +18,10 @@ DEFAULT_RUNS = 6000
 #: every ``make test`` replays them: a cancel landing while a failure was being closed (19908,
 #: 21630), a token and a task cancel together (5898, 30007), a token cancelled from a callback
 #: inside the run's own task (38838), a failing async callback that cancels (43215), a tool
-#: that cancels the run as a limit is reached (no forced final request after it: 4628, 5139).
-REGRESSION_SEEDS = (4628, 5139, 5898, 19908, 21630, 30007, 38838, 43215)
+#: that cancels the run as a limit is reached (no forced final request after it: 4628, 5139), a
+#: tool of a concurrent batch that cancels the run just before a deferred call (cancelled, not
+#: paused: 5585).
+REGRESSION_SEEDS = (4628, 5139, 5585, 5898, 19908, 21630, 30007, 38838, 43215)
 
 
 def test_engine_invariants_hold_on_fuzzed_runs() -> None:

@@ -73,9 +73,13 @@ def assert_neutral(output: str, payload: str, colour: bool = False) -> None:
 def hostile_trace(payload: str, run_id: str = "run-hostile") -> Trace:
     """A trace with the payload in every text field."""
     calls = [
-        ToolCallRecord("c1", payload, {payload: payload, "n": 1}, 1, 1, result=payload),
+        ToolCallRecord("c1", payload, {payload: payload, "n": 1}, 1, 1, result=payload,
+                       approval={"decision": payload, "by": payload, "reason": payload}),
         ToolCallRecord("c2", "fetch", {"url": payload}, 1, 1, error=payload, kind=payload),
     ]
+    pause = {"attempt": 1, "iteration": payload, "paused_at": 1.0, "resumed_at": payload,
+             "pending": [{"call_id": payload, "tool_name": payload, "arguments": {"a": payload}}],
+             "answers": {payload: {"decision": payload, "by": payload, "reason": payload}}}
     step = Step(1, 1, thought=payload, thinking=payload, tool_calls=calls,
                 usage=Usage(10, 5, requests=1), repairs=[payload], model="step " + payload)
     return Trace(
@@ -85,7 +89,7 @@ def hostile_trace(payload: str, run_id: str = "run-hostile") -> Trace:
         usage=Usage(10, 5, requests=1, tool_calls=2), status="failure",
         termination={"reason": payload, "action": payload, "detail": payload},
         output=payload, error={"code": payload, "message": payload},
-        strategies_shown=[payload], metadata={"note": payload},
+        strategies_shown=[payload], metadata={"note": payload}, pauses=[pause],
     )
 
 

@@ -94,11 +94,21 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
     args: dict[Any, Any] = {"arg": value}
     if isinstance(value, str):
         args[value] = "key"
+    approval = {"decision": value, "by": value, "reason": value}
     calls = [
         ToolCallRecord(value, value, args, value, value, result=value, error=value,
-                       duration_ms=value, kind=value),
+                       duration_ms=value, kind=value, approval=approval),
         ToolCallRecord(value, value, args, value, value, result=value, duration_ms=value,
-                       kind=value),
+                       kind=value, approval=value),
+    ]
+    key = value if isinstance(value, str) else "c"
+    pauses: list[Any] = [
+        {"attempt": value, "iteration": value, "paused_at": value, "resumed_at": value,
+         "pending": [{"call_id": key, "tool_name": value, "arguments": args,
+                      "requires_approval": value}, {"call_id": value, "tool_name": value},
+                     value],
+         "answers": {key: approval}},
+        {"attempt": value, "iteration": value, "pending": value, "answers": value},
     ]
     hostile = Step(iteration=value, attempt=value, thought=value, thinking=value,
                    tool_calls=calls, usage=usage(), model_ms=value, tools_ms=value,
@@ -114,7 +124,7 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
         usage=usage(), status=value,
         termination={"reason": value, "action": value, "limit": value, "detail": value},
         output=value, error={"code": value, "message": value}, strategies_shown=[value],
-        metadata={"cost_usd": value, "note": value},
+        metadata={"cost_usd": value, "note": value}, pauses=pauses,
     )
 
 

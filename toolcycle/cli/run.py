@@ -5,6 +5,11 @@ modules supply them), runs it once, prints the answer on stdout and the trace on
 ``toolcycle run ... > answer.txt`` keeps the answer alone. ``--json`` prints one JSON object
 (output, termination, usage, trace) instead. The answer, errors and the trace are model and tool
 text: terminal controls in them are printed as escapes (:mod:`toolcycle._safe_text`).
+
+Calls of tools that require approval pause the run. ``--approve`` asks at the terminal for each
+(``y`` runs it, ``n`` or an empty line denies it, any other text denies it with that text as the
+reason) and resumes; ``--approve-all`` asks for every tool call. Without ``--approve`` a paused
+run prints what waits and exits with status 3 (``--json`` includes the snapshot).
 """
 
 from __future__ import annotations
@@ -15,9 +20,12 @@ import sys
 from typing import Any
 
 from .._safe_text import json_safe, terminal_safe
+from ..approval import ApprovalRequest, Defer
+from ..context import RunContext
 from ..errors import AgentError
 from ..limits import Limits
 from ..models.base import ModelSettings
+from ..result import RunResult
 from ..tracing.store import DEFAULT_PATH, ENV_VAR
 from ._loading import guarded, load_library, load_spec, resolve_model_argument
 from ._progress import progress_on_stderr
@@ -40,6 +48,10 @@ def register(subparsers: Any) -> None:
                         f"{DEFAULT_PATH})")
     parser.add_argument("--no-trace", action="store_true",
                         help="record no trace and print the answer only")
+    parser.add_argument("--approve", action="store_true",
+                        help="ask at the terminal before calls of tools that require approval")
+    parser.add_argument("--approve-all", action="store_true",
+                        help="ask at the terminal before every tool call")
     parser.set_defaults(handler=_run)
 
 
@@ -48,13 +60,19 @@ def _run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     # Every run is recorded unless asked not to: `toolcycle trace show RUN` needs it afterwards.
     store: object = False if args.no_trace else (args.trace_db or True)
+    options: dict[str, Any] = {"approval": _ask_for_all} if args.approve_all else {}
     agent = spec.bind(load_library(args.tools), model=resolve_model_argument(args.model),
                       trace_store=store,
-                      model_settings=ModelSettings(temperature=args.temperature, seed=args.seed))
+                      model_settings=ModelSettings(temperature=args.temperature, seed=args.seed),
+                      **options)
     limits = Limits(max_iterations=args.max_iterations) if args.max_iterations else None
     try:
         with progress_on_stderr() as callbacks:
             result = agent.run_sync(args.input, limits=limits, callbacks=callbacks)
+            while result.paused and (args.approve or args.approve_all):
+                assert result.snapshot is not None
+                result = agent.resume_sync(result.snapshot, _ask(result.pending_approvals),
+                                           callbacks=callbacks)
     except AgentError as exc:
         print(terminal_safe(f"error: {exc}"), file=sys.stderr)
         if exc.result is not None and not args.no_trace:
@@ -67,8 +85,11 @@ def _run(args: argparse.Namespace) -> int:
             "termination": result.termination.to_dict(),
             "usage": result.usage.to_dict(),
             "trace": result.trace.to_dict(),
+            **({"snapshot": result.snapshot} if result.paused else {}),
         }, ensure_ascii=False, default=str)))
-        return 0
+        return 3 if result.paused else 0
+    if result.paused:
+        return _report_pause(result, args)
     if not args.no_trace:
         print(result.trace.render(), file=sys.stderr)
         _where_recorded(result.run_id, args)
@@ -81,3 +102,42 @@ def _run(args: argparse.Namespace) -> int:
 def _where_recorded(run_id: str, args: argparse.Namespace) -> None:
     where = f" --db {args.trace_db}" if args.trace_db else ""
     print(f"trace recorded: toolcycle trace show{where} {run_id}", file=sys.stderr)
+
+
+def _ask_for_all(request: ApprovalRequest, ctx: RunContext[Any]) -> Defer:
+    """``--approve-all``: every tool call waits for the person at the terminal."""
+    return Defer()
+
+
+def _ask(pending: list[ApprovalRequest]) -> dict[str, bool | str]:
+    """One question per pending call on stderr, one answer per line from stdin. A closed stdin
+    denies what is left: nothing runs without a yes."""
+    answers: dict[str, bool | str] = {}
+    for request in pending:
+        arguments = json.dumps(request.arguments, ensure_ascii=False)
+        print(terminal_safe(f"approve {request.tool_name}({arguments}) [{request.call_id}]? "
+                            "[y/n/reason] "), end="", file=sys.stderr, flush=True)
+        line = sys.stdin.readline()
+        answer = line.strip()
+        if not line:
+            answers[request.call_id] = "denied: no answer (stdin closed)"
+            print(file=sys.stderr)
+        elif answer.lower() in ("y", "yes"):
+            answers[request.call_id] = True
+        elif answer.lower() in ("", "n", "no"):
+            answers[request.call_id] = "denied by the user"
+        else:
+            answers[request.call_id] = answer
+    return answers
+
+
+def _report_pause(result: RunResult[Any], args: argparse.Namespace) -> int:
+    if not args.no_trace:
+        print(result.trace.render(), file=sys.stderr)
+        _where_recorded(result.run_id, args)
+    for request in result.pending_approvals:
+        arguments = json.dumps(request.arguments, ensure_ascii=False)
+        print(terminal_safe(f"waiting for approval: {request.tool_name}({arguments}) "
+                            f"[{request.call_id}]"), file=sys.stderr)
+    print("paused: rerun with --approve to decide at the terminal", file=sys.stderr)
+    return 3

@@ -25,7 +25,7 @@ from ..tracing.html import format_ms, format_time, render_comparison_html, rende
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace
 from ..tracing.trace import _clip as _clip
-from ..tracing.values import finite, tally
+from ..tracing.values import approval_text, finite, pause_rows, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,6 +36,7 @@ STATUS_STYLES = {
     "crashed": "bold red",
     "cancelled": "bold yellow",
     "running": "bold yellow",
+    "paused": "bold magenta",
 }
 
 
@@ -263,6 +264,8 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         _print_step(step, console, max_chars, trace.model_name)
     if attempt is not None:
         _print_validation(trace, attempt, console)
+    for pause in trace.pauses:
+        _print_pause(pause, console)
     console.print(Rule(style="dim"))
     term = trace.termination or {}
     if term:
@@ -330,11 +333,39 @@ def _print_call(call: ToolCallRecord, console: Console, max_chars: int) -> None:
     if call.kind != "tool":
         line.append(terminal_safe(f" ({call.kind})"), style="dim")
     console.print(line)
+    approval = call.approval
+    if approval is not None:
+        denied = isinstance(approval, dict) and approval.get("decision") == "denied"
+        console.print(Text.assemble("    ", ("⚑ ", "yellow" if denied else "magenta"), (
+            terminal_safe(approval_text(approval).removeprefix("approval: ")),
+            "bold yellow" if denied else "magenta")))
     if failed:
         console.print(Text.assemble("    ", ("✗ ", "bold red"),
                                     (_shown(call.error or "", max_chars), "red")))
     else:
         console.print(Text.assemble("    ", ("← ", "green"), _shown(call.result or "", max_chars)))
+
+
+def _print_pause(pause: dict[str, Any], console: Console) -> None:
+    """A pause for approvals: which calls waited and what the person answered."""
+    from rich.text import Text
+
+    resumed = pause.get("resumed_at") if isinstance(pause, dict) else None
+    paused_at = pause.get("paused_at") if isinstance(pause, dict) else None
+    iteration = pause.get("iteration") if isinstance(pause, dict) else None
+    console.print(Text.assemble(
+        ("⏸ paused ", "bold magenta"),
+        terminal_safe(f"at iteration {iteration} for approval"),
+        (f" · resumed after {format_ms((resumed - paused_at) * 1000.0)}"
+         if isinstance(resumed, int | float) and isinstance(paused_at, int | float)
+         else " · not resumed", "dim")))
+    for tool_name, call_id, _, answer in pause_rows(pause):
+        verdict = answer.get("decision", "waiting") if answer is not None else "waiting"
+        reason = f": {answer['reason']}" if answer is not None and answer.get("reason") else ""
+        console.print(Text.assemble(
+            "    ", (terminal_safe(str(tool_name)), "bold"),
+            (terminal_safe(f" [{call_id}] "), "dim"),
+            terminal_safe(f"{verdict}{reason}")))
 
 
 def _print_validation(trace: Trace, attempt: int, console: Console) -> None:

@@ -21,11 +21,13 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
+from ..approval import Approve, Defer
 from ..context import RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
+from .approvals import PauseRun, decide_turn
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .threads import TOOL_THREADS
@@ -35,13 +37,31 @@ from .threads import TOOL_THREADS
 
 async def execute_turn(state: RunState, turn: Turn) -> None:
     """Answer every call of the turn, except an attempt-ending one (``state.held``)."""
-    tools = state.setup.core.tools
-    parallel = state.setup.core.parallel_tools
+    core = state.setup.core
+    tools = core.tools
+    parallel = core.parallel_tools
     batch: list[tuple[ToolCall, Tool[Any]]] = []
     token = state.ctx.cancel_token
-    for call in turn.calls:
+    decisions = turn.decisions
+    if core.gated and decisions is None:  # tool approval: every call decided before any runs
+        decisions = turn.decisions = await decide_turn(state, turn)
+    for call in turn.calls[turn.resume_from:] if turn.resume_from else turn.calls:
         if token.cancelled:  # a tool cancelled the run (its own token is not watched in flight)
             raise CancelledByToken
+        if decisions is not None and call.id in decisions:
+            decision = decisions[call.id]
+            if not isinstance(decision, Approve):
+                if batch:
+                    await _run_batch(state, turn, batch)
+                    batch = []
+                if isinstance(decision, Defer):  # this call and the rest wait for a person
+                    if token.cancelled:  # by a call of the batch just run: cancelled, not paused
+                        raise CancelledByToken
+                    turn.resume_from = turn.calls.index(call)
+                    raise PauseRun
+                await _announce(state, turn, call, "tool")
+                await _answer(state, turn, call, (decision.reason, "denied"))
+                continue
         # A repaired name is no tool's, even if a tool happens to be called like the placeholder.
         tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
@@ -157,7 +177,9 @@ async def _hold(state: RunState, turn: Turn, call: ToolCall, arguments: dict[str
 
 def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> Awaitable[None]:
     turn.started[call.id] = time.perf_counter()
-    return state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind))
+    decisions = turn.decisions
+    return state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind,
+                                    None if decisions is None else decisions.get(call.id)))
 
 
 def _announcement(turn: Turn, call: ToolCall, kind: str) -> ToolCallEvent:

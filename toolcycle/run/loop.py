@@ -52,6 +52,7 @@ from ..models.base import ModelResponse, ModelSettings, TextDelta
 from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
+from .approvals import PauseRun, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
@@ -106,13 +107,16 @@ AttemptEnding = Answered | OutputGiven | ProtocolSlip | StoppedAt
 
 async def run(state: RunState) -> RunResult[Any]:
     """Execute one run; return its result or raise an ``AgentError`` carrying the partial one."""
-    setup = state.setup
-    state.interrupts.open(setup.limits.timeout)
-    state.trace.start()
+    setup, resumed = state.setup, state.resumed
+    state.interrupts.open(setup.limits.timeout if resumed is None else state.timeout_left)
+    if resumed is None:
+        state.trace.start()
     try:
-        await state.emit(RunStart(setup.run_id, setup.core.name, setup.user_prompt,
-                                  setup.model.name, setup.model.system))
+        await state.emit(resumed or RunStart(setup.run_id, setup.core.name, setup.user_prompt,
+                                             setup.model.name, setup.model.system))
         output = await _run_attempts(state)
+    except PauseRun:  # a call waits for a person's approval: toolcycle.run.approvals
+        return await pause(state)
     except AgentError as error:
         await _fail(state, error)
         raise
@@ -225,11 +229,12 @@ def _finish(state: RunState, status: str, output: Any, error: AgentError | None)
 async def _run_attempts(state: RunState) -> Any:
     max_attempts = state.limits.max_attempts or 1
     while True:
-        state.start_attempt()
-        if state.forcing:  # a forced output ended the last attempt; this one is normal again
-            state.forcing = False
-            state.interrupts.resume_deadline()
-        await state.emit(AttemptStart(state.attempt))
+        if state.turn is None:  # else a resumed run: its paused attempt goes on
+            state.start_attempt()
+            if state.forcing:  # a forced output ended the last attempt; this one is normal
+                state.forcing = False
+                state.interrupts.resume_deadline()
+            await state.emit(AttemptStart(state.attempt))
         ending = await _run_iterations(state)
         while True:
             if isinstance(ending, StoppedAt):
@@ -341,6 +346,10 @@ def _attempts_exhausted(
 
 
 async def _run_iterations(state: RunState) -> AttemptEnding:
+    if state.turn is not None:  # a resumed run finishes its paused turn first
+        ending = await _execute(state)
+        if ending is not None:
+            return ending
     while True:
         limit = state.limits.reached(state)
         if limit is not None:

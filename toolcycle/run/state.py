@@ -13,9 +13,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..approval import ApprovalPolicy, Decision
 from ..context import CancelToken, RunContext
 from ..errors import ConfigurationError
-from ..events import CallbackError, Callbacks, Emitter, Event
+from ..events import CallbackError, Callbacks, Emitter, Event, RunResumed
 from ..limits import Limits
 from ..messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..models.base import Model, ModelSettings, ToolDefinition
@@ -50,6 +51,12 @@ class AgentCore:
     trace_store: TraceSink | None = None
     playbook: PlaybookHook | None = None
     callbacks: Callbacks = field(default_factory=Callbacks)
+    #: Tool approval (toolcycle.approval): the agent's policy, and whether any call can need a
+    #: decision at all (a policy, or a tool with ``requires_approval``): read once per turn.
+    approval: ApprovalPolicy | None = None
+    gated: bool = False
+    #: Signs paused runs' snapshots (HMAC); without it they carry a plain digest.
+    snapshot_key: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +87,10 @@ class Turn:
     started: dict[str, float] = field(default_factory=dict)  # announced calls -> start time
     reported: set[str] = field(default_factory=set)  # answers already sent as events
     stopped: str | None = None  # why the calls still to come are not executed
+    #: Approval decisions by call id (only when the agent gates calls), and where a resumed
+    #: turn goes on (the calls before were answered before the run paused).
+    decisions: dict[str, Decision] | None = None
+    resume_from: int = 0
 
 
 @dataclass(slots=True, eq=False)
@@ -119,6 +130,9 @@ class RunState:
     call_ids: set[str] = field(default_factory=set)
     closed_attempts: set[int] = field(default_factory=set)
     termination: Termination | None = None
+    #: A run continued from a snapshot: the event that opens it, and the time it has left.
+    resumed: RunResumed | None = None
+    timeout_left: float | None = None
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------
 
@@ -185,12 +199,7 @@ def prepare(
     core = setup.core
     messages = list(history or ())
     trace = Trace(setup.run_id, core.name, setup.model.name, setup.user_prompt)
-    token = cancel_token or CancelToken()
-    usage = Usage()
-    ctx: RunContext[Any] = RunContext(
-        deps=deps, usage=usage, cancel_token=token, run_id=setup.run_id, agent_name=core.name,
-        input=setup.task_input,
-    )
+    ctx = new_context(setup, Usage(), deps, cancel_token)
     given = setup.instructions
     instructions = core.instructions if given is None else (
         given if isinstance(given, str) else given(ctx))
@@ -214,6 +223,34 @@ def prepare(
             ["a run needs a user prompt (or a message history ending in a user message)"],
             subject="run",
         )
+    return assemble(setup, messages, new_index, trace, ctx, cancel_token, callbacks, sink)
+
+
+def new_context(setup: RunSetup, usage: Usage, deps: Any,
+                cancel_token: CancelToken | None) -> RunContext[Any]:
+    """The run context of a new run (:func:`prepare`) or a resumed one: same run id, the given
+    usage (a resumed run continues its own), the task input."""
+    return RunContext(
+        deps=deps, usage=usage, cancel_token=cancel_token or CancelToken(), run_id=setup.run_id,
+        agent_name=setup.core.name, input=setup.task_input,
+    )
+
+
+def assemble(
+    setup: RunSetup,
+    messages: list[Message],
+    new_index: int,
+    trace: Trace,
+    ctx: RunContext[Any],
+    cancel_token: CancelToken | None,
+    callbacks: Callbacks,
+    sink: Callable[[Event], None] | None,
+) -> RunState:
+    """A run's state around its conversation, trace and usage: a new run's (:func:`prepare`)
+    or a paused one's (:func:`toolcycle.run.approvals.restore`)."""
+    core = setup.core
+    token = ctx.cancel_token
+    usage = ctx.usage
     errors: list[CallbackError] = []
 
     def sink_failed(what: str, exc: Exception) -> None:

@@ -72,13 +72,8 @@ def bind_tool(
         # expected schema) rather than failing inside the function with a TypeError.
         spec = replace(spec, parameters={**spec.parameters, "additionalProperties": False})
     try:
-        policies = item if isinstance(item, Tool) else None
-        base: Tool[Any] = Tool(
-            spec,
-            timeout=policies.timeout if policies else None,
-            concurrent=policies.concurrent if policies else False,
-            max_calls=policies.max_calls if policies else None,
-        )
+        # the implementation's whole policy (inline and requires_approval included)
+        base: Tool[Any] = Tool(spec, policy=item.policy if isinstance(item, Tool) else None)
     except ConfigurationError as exc:
         return None, problems + [f"{prefix}: {p}" for p in exc.problems]
     return (None if problems else base.bind(function)), problems

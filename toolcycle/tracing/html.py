@@ -24,6 +24,7 @@ from functools import cache
 from hashlib import sha256
 from importlib.resources import files
 
+from .html_approval import approval_badge, pause_block
 from .redaction import Redactor
 from .trace import Step, ToolCallRecord, Trace
 from .values import (
@@ -222,6 +223,9 @@ def _timeline(trace: Trace) -> str:
             current_attempt = step.attempt
             out.append(f'<div class="attempt">Attempt {esc(step.attempt)}</div>')
         out.append(_step_block(step, trace.model_name))
+        if trace.pauses:
+            out.extend(pause_block(p) for p in trace.pauses
+                       if p.get("attempt") == step.attempt and p.get("iteration") == step.iteration)
     if current_attempt is not None:
         out.append(_validation_block(trace, current_attempt))
     if not trace.steps:
@@ -269,6 +273,8 @@ def _call_block(call: ToolCallRecord) -> str:
     args = to_json(call.args) if call.args is not None else "?"
     kind = f' <span class="badge">{esc(call.kind)}</span>' if call.kind != "tool" else ""
     status = '<span class="badge error">error</span>' if failed else ""
+    if call.approval is not None:
+        status += approval_badge(call.approval)
     if failed:
         observation = (
             f'<div class="label err">Error</div><pre class="error">{esc(call.error or "")}</pre>'
@@ -456,7 +462,7 @@ def _chart_scale(traces: list[Trace]) -> tuple[float, float]:
 # -- formatting helpers -----------------------------------------------------------------------
 
 
-_STATUSES = frozenset({"running", "success", "failure", "cancelled", "crashed"})
+_STATUSES = frozenset({"running", "success", "failure", "cancelled", "crashed", "paused"})
 
 
 def _status(status: object) -> str:

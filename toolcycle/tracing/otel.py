@@ -45,6 +45,8 @@ from ..events import (
     IterationStart,
     ModelResponseEvent,
     RunFailure,
+    RunPaused,
+    RunResumed,
     RunStart,
     RunSuccess,
     ToolCallEvent,
@@ -148,20 +150,44 @@ class OTelCallbacks:
     def on_run_start(self, event: RunStart) -> None:
         # The adapter knows its provider even when its name is a bare model ("gpt-4o").
         provider = self._provider or PROVIDER_NAMES.get(event.model_system)
-        target = _split_model(self._model or event.model_name, provider)
+        self._start_run(event.run_id, event.agent_name, event.model_name, provider, False)
+
+    def _start_run(self, run_id: str, agent_name: str, model_name: str, provider: str | None,
+                   resumed: bool) -> None:
+        target = _split_model(self._model or model_name, provider)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             **self._provider_attributes(target),  # required, even when the model is unknown
-            "gen_ai.agent.name": event.agent_name,
-            "gen_ai.conversation.id": event.run_id,
-            "toolcycle.run_id": event.run_id,
+            "gen_ai.agent.name": agent_name,
+            "gen_ai.conversation.id": run_id,
+            "toolcycle.run_id": run_id,
         }
         if target.model:
             attributes["gen_ai.request.model"] = target.model
+        if resumed:
+            attributes["toolcycle.resumed"] = True
         span = self._tracer.start_span(
-            f"invoke_agent {event.agent_name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"invoke_agent {agent_name}", kind=SpanKind.INTERNAL, attributes=attributes
         )
         _CURRENT.set(_RunSpans(span, target))
+
+    def on_pause(self, event: RunPaused) -> None:
+        """A paused run's span ends here (unset status: neither success nor failure); the
+        resumed run gets a span of its own with the same ``gen_ai.conversation.id``."""
+        state = _CURRENT.get()
+        if state is None:
+            return
+        self._end_children(state, None)
+        _set_run_outcome(state.run, event.result)
+        state.run.set_attribute("toolcycle.pending_approvals",
+                                [r.call_id for r in event.pending])
+        state.run.end()
+        _CURRENT.set(None)
+
+    def on_resume(self, event: RunResumed) -> None:
+        trace_ = event.trace
+        self._start_run(event.run_id, getattr(trace_, "agent_name", "agent"),
+                        getattr(trace_, "model_name", ""), self._provider, True)
 
     def on_success(self, event: RunSuccess) -> None:
         state = _CURRENT.get()

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..approval import decision_to_dict
 from ..events import (
     AttemptEnd,
     AttemptStart,
@@ -27,6 +28,8 @@ from ..events import (
     IterationStart,
     ModelResponseEvent,
     RunFailure,
+    RunPaused,
+    RunResumed,
     RunStart,
     RunSuccess,
     ToolCallEvent,
@@ -156,6 +159,8 @@ class TraceBuilder:
         call = event.call
         record = ToolCallRecord(call.id, call.name, call.arguments, event.iteration,
                                 event.attempt, kind=event.kind)
+        if event.approval is not None:
+            record.approval = decision_to_dict(event.approval)
         step.tool_calls.append(record)
         self._open[call.id] = record
         if self.sink is not None:
@@ -181,6 +186,31 @@ class TraceBuilder:
         step.tools_ms = (time.perf_counter() - self._tools_started) * 1000.0
         if self.sink is not None:
             self._persist("record_step")
+
+    def _paused(self, event: RunPaused) -> None:
+        self.trace.pauses.append({
+            "attempt": event.attempt, "iteration": event.iteration, "paused_at": time.time(),
+            "pending": [request.to_dict() for request in event.pending],
+            "resumed_at": None, "answers": {},
+        })
+
+    def _resumed(self, event: RunResumed) -> None:
+        trace = self.trace
+        trace.status, trace.ended_at, trace.termination = "running", None, None
+        if trace.pauses:
+            trace.pauses[-1]["resumed_at"] = time.time()
+            trace.pauses[-1]["answers"] = {
+                call_id: decision_to_dict(d) for call_id, d in event.decisions.items()}
+
+    def reopen(self) -> None:
+        """A resumed run: calls of the last step still awaiting their result (a held output
+        call) are open again, and the step's tool time goes on from where it stopped."""
+        if self.trace.steps:
+            step = self.trace.steps[-1]
+            for record in step.tool_calls:
+                if record.result is None and record.error is None:
+                    self._open[record.call_id] = record
+            self._tools_started = time.perf_counter() - step.tools_ms / 1000.0
 
     def _validation_failure(self, event: ValidationFailure) -> None:
         record = self._attempt(event.attempt)
@@ -213,6 +243,8 @@ _HANDLERS: dict[str, Callable[[TraceBuilder, Any], None]] = {
     ToolResultEvent.hook: TraceBuilder._tool_result,
     ValidationFailure.hook: TraceBuilder._validation_failure,
     AttemptEnd.hook: TraceBuilder._attempt_end,
+    RunPaused.hook: TraceBuilder._paused,
+    RunResumed.hook: TraceBuilder._resumed,
 }
 
 _CURRENT: contextvars.ContextVar[TraceBuilder | None] = contextvars.ContextVar(
@@ -240,6 +272,17 @@ class TraceRecorder:
 
     on_attempt_start = on_iteration_start = on_model_response = _forward
     on_tool_call = on_tool_result = on_validation_failure = on_attempt_end = _forward
+
+    def on_pause(self, event: RunPaused) -> None:
+        self._finish(event.result, "paused", None)
+
+    def on_resume(self, event: RunResumed) -> None:
+        """A resumed run (maybe in another process) goes on from a copy of its trace so far."""
+        if event.trace is None:
+            return
+        builder = TraceBuilder(Trace.from_dict(event.trace.to_dict()), self.store)
+        builder.reopen()
+        _CURRENT.set(builder)
 
     def on_success(self, event: RunSuccess) -> None:
         self._finish(event.result, "success", None)

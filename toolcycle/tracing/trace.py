@@ -14,6 +14,7 @@ from typing import Any
 
 from .._safe_text import terminal_safe
 from ..messages import Usage
+from .values import approval_text, pause_rows
 
 
 @dataclass(slots=True)
@@ -29,6 +30,9 @@ class ToolCallRecord:
     error: str | None = None
     duration_ms: float = 0.0
     kind: str = "tool"  # "tool", "output", "submit", "unknown", "refused" (tools withdrawn)
+    #: The approval decision, when the agent gates calls: ``{"decision": "approved" |
+    #: "denied", "by": "policy" | "default" | "person", "reason": ...}``.
+    approval: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,6 +110,9 @@ class Trace:
     error: dict[str, Any] | None = None
     strategies_shown: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Each time the run paused for approvals: ``{"attempt", "iteration", "paused_at",
+    #: "pending": [request dicts], "resumed_at", "answers": {call id: decision dict}}``.
+    pauses: list[dict[str, Any]] = field(default_factory=list)
 
     def __repr__(self) -> str:
         """A summary; :meth:`render` gives the readable whole, ``to_dict`` the data."""
@@ -141,6 +148,7 @@ class Trace:
             "error": self.error,
             "strategies_shown": list(self.strategies_shown),
             "metadata": self.metadata,
+            "pauses": self.pauses,
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -164,6 +172,7 @@ class Trace:
             error=data.get("error"),
             strategies_shown=list(data.get("strategies_shown", [])),
             metadata=dict(data.get("metadata", {})),
+            pauses=[dict(p) for p in data.get("pauses", [])],
         )
 
     @classmethod
@@ -196,10 +205,19 @@ class Trace:
             for call in step.tool_calls:
                 args = json.dumps(call.args, ensure_ascii=False) if call.args is not None else "?"
                 lines.append(f"   call {call.name}({_clip(args, max_chars)}) [{call.call_id}]")
+                if call.approval is not None:
+                    lines.append(f"     {approval_text(call.approval)}")
                 if call.error is not None:
                     lines.append(f"     error: {_clip(call.error, max_chars)}")
                 else:
                     lines.append(f"     observation: {_clip(call.result or '', max_chars)}")
+        for pause in self.pauses:
+            waiting = ", ".join(f"{name} [{call_id}]" for name, call_id, _, _ in pause_rows(pause))
+            resumed = "resumed" if isinstance(pause, dict) and pause.get("resumed_at") else (
+                "not resumed")
+            iteration = pause.get("iteration") if isinstance(pause, dict) else None
+            lines.append(f"-- paused at iteration {iteration} for approval of {waiting} "
+                         f"({resumed})")
         for attempt in self.attempts:
             if attempt.errors:
                 lines.append(f"-- attempt {attempt.attempt} {attempt.outcome}: "

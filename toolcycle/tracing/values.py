@@ -101,3 +101,31 @@ def nice_max(value: float) -> float:
         if value <= factor * magnitude:
             return float(factor * magnitude)
     return float(10 * magnitude)
+
+
+def pause_rows(pause: object) -> list[tuple[Any, Any, Any, dict[str, Any] | None]]:
+    """``(tool name, call id, arguments, answer or None)`` per call a recorded pause waited
+    for; a pause of any other shape (a crafted or damaged trace) gives what can be read."""
+    if not isinstance(pause, dict):
+        return []
+    answers = pause.get("answers")
+    answers = answers if isinstance(answers, dict) else {}
+    pending = pause.get("pending")
+    rows = []
+    for request in pending if isinstance(pending, list) else ():
+        if not isinstance(request, dict):
+            continue
+        call_id = request.get("call_id")
+        answer = answers.get(call_id) if isinstance(call_id, str) else None
+        rows.append((request.get("tool_name"), call_id, request.get("arguments"),
+                     answer if isinstance(answer, dict) else None))
+    return rows
+
+
+def approval_text(approval: object) -> str:
+    """"approved by person", "denied by policy: reason": a recorded decision in words."""
+    if not isinstance(approval, dict):
+        return f"approval: {approval}"
+    line = f"approval: {approval.get('decision')} by {approval.get('by')}"
+    reason = approval.get("reason")
+    return f"{line}: {reason}" if reason else line

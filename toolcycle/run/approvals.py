@@ -1,0 +1,147 @@
+"""Tool approval in the loop: deciding a turn's calls, pausing a run, resuming it.
+
+Only agents that gate calls (an ``approval=`` policy, or a tool with ``requires_approval``)
+come here: :func:`decide_turn` runs once per turn, before any call of the turn runs, so a
+person asked about a paused run sees every call of the turn that waits for them. Calls still
+run in emission order: the first deferred call stops the turn there, the calls before it keep
+their answers, and the run returns paused (:func:`pause`). :func:`resume_state` rebuilds the
+run from its snapshot; the loop then finishes the paused turn from the first deferred call.
+
+At the final request of a limit the run cannot pause (it must answer now): a deferral there is
+a denial.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ..approval import (
+    ApprovalRequest,
+    Approve,
+    Decision,
+    Defer,
+    Deny,
+    answer_problems,
+)
+from ..context import CancelToken
+from ..errors import ConfigurationError
+from ..events import CallbackError, Callbacks, Event, RunPaused, RunResumed
+from ..messages import Message, Usage
+from ..models.base import Model, ModelSettings
+from ..result import RunResult, Termination
+from ..tracing.trace import Trace
+from . import snapshot as snapshots
+from .state import AgentCore, RunSetup, RunState, Turn, assemble, new_context
+
+
+class PauseRun(Exception):
+    """Raised by the turn's execution at its first deferred call; the loop pauses the run."""
+
+
+async def decide_turn(state: RunState, turn: Turn) -> dict[str, Decision]:
+    """A decision for every call of the turn that needs one (see the module docstring)."""
+    core = state.setup.core
+    policy = core.approval
+    decisions: dict[str, Decision] = {}
+    for call in turn.calls:
+        tool = None if call.original_name is not None else core.tools.get(call.name)
+        if tool is None or call.arguments is None:  # answered with an error anyway
+            continue
+        if policy is None:
+            if tool.requires_approval:
+                decisions[call.id] = Defer("default")
+            continue
+        request = ApprovalRequest(call.id, call.name, call.arguments, tool.requires_approval)
+        decision = await _ask(state, policy, request)
+        if isinstance(decision, Defer) and state.forcing:
+            decision = Deny("this call needs a person's approval, which cannot be asked now: "
+                            "the run is at a limit and must answer without it")
+        decisions[call.id] = decision
+    return decisions
+
+
+async def _ask(state: RunState, policy: Callable[..., Any], request: ApprovalRequest
+               ) -> Decision:
+    """The policy's decision; a policy that fails or answers nonsense denies the call (the
+    safe side), and its error is kept in ``result.callback_errors``."""
+    try:
+        decision = policy(request, state.ctx)
+        if inspect.isawaitable(decision):
+            decision = await decision
+        if isinstance(decision, Approve | Deny | Defer):
+            return decision
+        problem: Exception = TypeError(
+            f"an approval policy must return Approve(), Deny(reason) or Defer(), got "
+            f"{type(decision).__name__}")
+    except Exception as exc:
+        problem = exc
+    state.emitter.errors.append(CallbackError("approval", repr(policy), problem))
+    return Deny(f"not run: the approval policy failed ({type(problem).__name__}: {problem})")
+
+
+async def pause(state: RunState) -> RunResult[Any]:
+    """The run waits for a person: finish the trace as paused, snapshot, tell the callbacks."""
+    turn = state.turn
+    assert turn is not None and turn.decisions is not None
+    pending = [
+        ApprovalRequest(call.id, call.name, call.arguments or {},
+                        state.setup.core.tools[call.name].requires_approval)
+        for call in turn.calls[turn.resume_from:]
+        if isinstance(turn.decisions.get(call.id), Defer)
+    ]
+    names = ", ".join(f"{r.tool_name} [{r.call_id}]" for r in pending)
+    state.termination = Termination("paused", "paused", f"waiting for approval of {names}")
+    event = RunPaused(state.setup.run_id, state.attempt, state.iteration, pending)
+    state.trace.apply(event)
+    state.trace.finish("paused", state.usage, None, state.termination.to_dict(), None)
+    result: RunResult[Any] = RunResult(
+        output=None, messages=state.messages, new_message_index=state.new_message_index,
+        usage=state.usage, trace=state.trace.trace, termination=state.termination,
+        run_id=state.setup.run_id, callback_errors=state.emitter.errors,
+        pending_approvals=pending, snapshot=snapshots.capture(state, pending),
+    )
+    event.result = result
+    await state.emitter.notify(event)
+    return result
+
+
+def resume_state(
+    core: AgentCore,
+    model: Model,
+    settings: ModelSettings,
+    snapshot: dict[str, Any] | str | bytes,
+    approvals: object,
+    deps: Any,
+    cancel_token: CancelToken | None,
+    callbacks: Callbacks,
+    sink: Callable[[Event], None] | None,
+    revive_input: Callable[[Any], Any] | None = None,
+) -> RunState:
+    """A paused run's state, checked and ready for the loop, on the agent's ``core`` (its
+    toolsets' tools included) and model ``settings``; the snapshot's run id, prompt and limits.
+    Raises :class:`SnapshotError` for a snapshot this agent cannot resume and
+    :class:`ConfigurationError` for approvals that do not answer it. ``revive_input`` turns the
+    snapshot's task input (its JSON form) back into the agent's input type."""
+    data = snapshots.open_snapshot(snapshot, core, model)
+    pending = [ApprovalRequest.from_dict(p) for p in data["pending"]]
+    problems = answer_problems(pending, approvals)
+    if problems:
+        raise ConfigurationError(problems, subject=f"resume of run {data['run_id']!r}")
+    assert isinstance(approvals, dict)
+    decisions: dict[str, Decision] = {
+        call_id: Approve("person") if answer is True else Deny(str(answer), "person")
+        for call_id, answer in approvals.items()
+    }
+    setup = RunSetup(core=core, model=model, settings=settings, limits=snapshots.limits_of(data),
+                     run_id=data["run_id"], user_prompt=data.get("user_prompt"),
+                     streaming=sink is not None, task_input=None if revive_input is None
+                     or data.get("input") is None else revive_input(data["input"]))
+    state = assemble(setup, [Message.from_dict(m) for m in data["messages"]],
+                     data["new_message_index"], Trace.from_dict(data["trace"]),
+                     new_context(setup, Usage.from_dict(data["usage"]), deps, cancel_token),
+                     cancel_token, callbacks, sink)
+    state.resumed = RunResumed(setup.run_id, decisions, state.trace.trace)
+    snapshots.restore(state, data, decisions)
+    return state

@@ -1,0 +1,292 @@
+"""The snapshot of a paused run: a versioned, self-checking JSON record (format version 1).
+
+A run pauses when a tool call waits for a person's decision (:mod:`toolcycle.approval`).
+``result.snapshot`` is then a plain ``dict`` that ``json.dumps`` writes as is, and
+``agent.resume(snapshot, approvals=...)`` continues the same run from it, in this process or
+another. Durable execution builds on the same record, so its shape is a contract:
+
+========================  ==================================================================
+key                       content
+========================  ==================================================================
+``format``                ``"toolcycle.run-snapshot"``
+``version``               ``1`` (a reader refuses versions it does not know)
+``created_at``            Unix time of the pause
+``run_id``                the run's id (the resumed run keeps it)
+``agent``                 identity: ``name``, ``model``, ``tools`` (name -> SHA-256 of its
+                          definition), ``output`` (SHA-256 of the output protocol)
+``user_prompt``           the run's prompt
+``input``                 the run's typed task input in its JSON form (``input=`` of an
+                          agent with ``input_type``; validated again on resume), or ``null``
+``messages``              the conversation (``Message.to_dict``), ending with the assistant
+                          message whose calls are being executed
+``new_message_index``     where the run's own messages start
+``usage``                 ``Usage.to_dict`` so far
+``trace``                 ``Trace.to_dict`` so far (status ``"paused"``)
+``limits``                the run's resolved limits (``Limits`` fields)
+``counters``              ``attempt``, ``iteration``, ``attempt_iterations``,
+                          ``executed_calls``, ``tool_counts`` (per tool), ``closed_attempts``,
+                          ``timeout_left_s`` (``null`` without a timeout)
+``turn``                  the paused turn: ``attempt``, ``iteration``, ``resume_from`` (index
+                          of the first call not done), ``answers`` (call id -> ``content``,
+                          ``is_error``, ``error_type`` of the calls done), ``decisions``
+                          (call id -> decision dict, ``toolcycle.approval``)
+``pending``               the calls waiting for a person (``ApprovalRequest.to_dict``)
+``held``                  ``null`` or the output call held until the output is judged:
+                          ``call_id``, ``arguments``
+``last_preview_args``     reflection: the last previewed output's arguments, or ``null``
+``run_state``             ``ctx.run_state`` when it is JSON-serialisable, else ``null``
+``integrity``             ``algorithm`` (``"sha256"``, or ``"hmac-sha256"`` with a
+                          ``snapshot_key``) and ``digest`` over the canonical JSON of every
+                          other key
+========================  ==================================================================
+
+The digest catches a snapshot changed by hand or damaged on the way; only the HMAC (an agent
+built with ``snapshot_key=``) stops someone who can rewrite the digest too. The identity stops a
+snapshot from being resumed by an agent with another model, other tools or another output type:
+the error lists every mismatch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from dataclasses import fields
+from typing import Any
+
+from ..approval import ApprovalRequest, Decision, decision_from_dict, decision_to_dict
+from ..errors import SnapshotError
+from ..limits import Limits
+from ..messages import ToolResult
+from ..models.base import Model
+from ..output import HeldAnswer, OutputSchemaError
+from .state import AgentCore, RunState, Turn
+
+FORMAT = "toolcycle.run-snapshot"
+VERSION = 1
+
+
+def canonical(data: Any) -> bytes:
+    """The bytes the digest covers: sorted keys, no spaces, UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str).encode()
+
+
+def _digest(data: Any) -> str:
+    return hashlib.sha256(canonical(data)).hexdigest()
+
+
+def identity(core: AgentCore, model: Model) -> dict[str, Any]:
+    """What must match for an agent to resume a snapshot: its name, model, tools and output."""
+    output = core.output
+    return {
+        "name": core.name,
+        "model": model.name,
+        "tools": {d.name: _digest([d.name, d.description, d.parameters])
+                  for d in core.definitions if d.name in core.tools},
+        "output": _digest({"text": output.is_text, "definitions": [
+            [d.name, d.parameters] for d in output.tool_definitions]}),
+    }
+
+
+def seal(body: dict[str, Any], key: bytes | None) -> dict[str, Any]:
+    """The snapshot: ``body`` with its format, version and integrity."""
+    data = {"format": FORMAT, "version": VERSION, **body}
+    payload = canonical(data)
+    if key is None:
+        integrity = {"algorithm": "sha256", "digest": hashlib.sha256(payload).hexdigest()}
+    else:
+        integrity = {"algorithm": "hmac-sha256",
+                     "digest": hmac.new(key, payload, hashlib.sha256).hexdigest()}
+    data["integrity"] = integrity
+    return data
+
+
+def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model: Model
+                  ) -> dict[str, Any]:
+    """Check a snapshot before it is resumed; raise :class:`SnapshotError` listing every problem.
+
+    Accepts the dict, or its JSON text. Returns the checked dict.
+    """
+    data: Any = snapshot
+    if isinstance(snapshot, str | bytes):
+        try:
+            data = json.loads(snapshot)
+        except ValueError as exc:
+            raise SnapshotError([f"not JSON: {exc}"], subject="snapshot") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SnapshotError([f"not a run snapshot (expected a dict with format {FORMAT!r})"],
+                            subject="snapshot")
+    if data.get("version") != VERSION:
+        raise SnapshotError([f"snapshot version {data.get('version')!r}; this toolcycle reads "
+                             f"version {VERSION}"], subject="snapshot")
+    problems = _integrity_problems(data, core.snapshot_key)
+    problems.extend(_identity_problems(data.get("agent"), identity(core, model)))
+    if not problems:
+        problems.extend(_shape_problems(data))
+    if problems:
+        raise SnapshotError(problems, subject=f"snapshot of run {data.get('run_id')!r}")
+    return data
+
+
+def _integrity_problems(data: dict[str, Any], key: bytes | None) -> list[str]:
+    integrity = data.get("integrity")
+    if not isinstance(integrity, dict):
+        return ["integrity: missing"]
+    body = {k: v for k, v in data.items() if k != "integrity"}
+    payload = canonical(body)
+    algorithm, digest = integrity.get("algorithm"), str(integrity.get("digest"))
+    if algorithm == "hmac-sha256":
+        if key is None:
+            return ["integrity: the snapshot is signed (hmac-sha256); build the agent with the "
+                    "same snapshot_key to resume it"]
+        expected = hmac.new(key, payload, hashlib.sha256).hexdigest()
+    elif algorithm == "sha256":
+        if key is not None:
+            return ["integrity: the agent has a snapshot_key but the snapshot is not signed "
+                    "(sha256 only): refused, anyone could have written it"]
+        expected = hashlib.sha256(payload).hexdigest()
+    else:
+        return [f"integrity: unknown algorithm {algorithm!r}"]
+    if not hmac.compare_digest(expected, digest):
+        return [f"integrity: the {algorithm} digest does not match the content: the snapshot "
+                "was changed after it was made (or signed with another key)"]
+    return []
+
+
+def _identity_problems(recorded: Any, current: dict[str, Any]) -> list[str]:
+    if not isinstance(recorded, dict):
+        return ["agent: the snapshot does not say which agent made it"]
+    problems = []
+    for field in ("name", "model"):
+        if recorded.get(field) != current[field]:
+            problems.append(f"agent {field}: the snapshot was made by {recorded.get(field)!r}, "
+                            f"this agent is {current[field]!r}")
+    tools, mine = recorded.get("tools") or {}, current["tools"]
+    if missing := sorted(set(tools) - set(mine)):
+        problems.append(f"tools: this agent lacks {', '.join(missing)}")
+    if extra := sorted(set(mine) - set(tools)):
+        problems.append(f"tools: this agent has {', '.join(extra)}, the snapshot's did not")
+    if changed := sorted(n for n in set(tools) & set(mine) if tools[n] != mine[n]):
+        problems.append(f"tools: the definition (description or parameters) of "
+                        f"{', '.join(changed)} differs")
+    if recorded.get("output") != current["output"]:
+        problems.append("output: the output type (or its schema) differs")
+    return problems
+
+
+def _shape_problems(data: dict[str, Any]) -> list[str]:
+    """A correctly signed snapshot from a bug or a future writer: say what is missing."""
+    need = ("run_id", "messages", "usage", "trace", "limits", "counters", "turn", "pending")
+    problems = [f"{key}: missing" for key in need if key not in data]
+    messages = data.get("messages")
+    if not problems and not (isinstance(messages, list) and messages
+                             and messages[-1].get("role") == "assistant"):
+        problems.append("messages: must end with the assistant message of the paused turn")
+    return problems
+
+
+# -- writing and reading the run's state ---------------------------------------------------------
+
+
+def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
+    """The snapshot of ``state``, paused with ``pending`` calls (its trace already finished)."""
+    turn, held, ctx = state.turn, state.held, state.ctx
+    assert turn is not None and turn.decisions is not None
+    deadline = state.interrupts.deadline
+    body = {
+        "created_at": time.time(),
+        "run_id": state.setup.run_id,
+        "agent": identity(state.setup.core, state.setup.model),
+        "user_prompt": state.setup.user_prompt,
+        "input": _input_json(state.setup.task_input),
+        "messages": [m.to_dict() for m in state.messages],
+        "new_message_index": state.new_message_index,
+        "usage": state.usage.to_dict(),
+        "trace": state.trace.trace.to_dict(),
+        "limits": {f.name: getattr(state.limits, f.name) for f in fields(state.limits)},
+        "counters": {
+            "attempt": state.attempt, "iteration": state.iteration,
+            "attempt_iterations": state.attempt_iterations,
+            "executed_calls": state.executed_calls, "tool_counts": dict(state.tool_counts),
+            "closed_attempts": sorted(state.closed_attempts),
+            "timeout_left_s": None if deadline is None else max(
+                deadline - time.monotonic(), 0.0),
+        },
+        "turn": {
+            "attempt": turn.attempt, "iteration": turn.iteration,
+            "resume_from": turn.resume_from,
+            "answers": {call_id: {"content": result.content, "is_error": result.is_error,
+                                  "error_type": error}
+                        for call_id, (result, error, _) in turn.answers.items()},
+            "decisions": {call_id: decision_to_dict(d) for call_id, d in turn.decisions.items()},
+        },
+        "pending": [request.to_dict() for request in pending],
+        "held": None if held is None else {"call_id": held.call.id,
+                                           "arguments": held.arguments},
+        "last_preview_args": state.last_preview_args,
+        "run_state": _jsonable_or_none(ctx.run_state),
+    }
+    return seal(body, state.setup.core.snapshot_key)
+
+
+def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision]) -> None:
+    """Put a checked snapshot's counters and paused turn into a freshly assembled ``state``;
+    ``decisions`` are the person's answers to the pending calls."""
+    counters = data["counters"]
+    state.attempt, state.iteration = counters["attempt"], counters["iteration"]
+    state.attempt_iterations = counters["attempt_iterations"]
+    state.executed_calls = counters["executed_calls"]
+    state.tool_counts = dict(counters["tool_counts"])
+    state.closed_attempts = set(counters["closed_attempts"])
+    state.timeout_left = counters["timeout_left_s"]
+    state.ctx.attempt, state.ctx.iteration = state.attempt, state.iteration
+    state.ctx.run_state.update(data.get("run_state") or {})
+    recorded = data["turn"]
+    calls = state.messages[-1].tool_calls
+    now = time.perf_counter()
+    turn = Turn(recorded["attempt"], recorded["iteration"], calls,
+                resume_from=recorded["resume_from"])
+    by_id = {call.id: call for call in calls}
+    for call_id, answer in recorded["answers"].items():
+        call = by_id[call_id]
+        turn.answers[call_id] = (ToolResult(call_id, call.name, answer["content"],
+                                            answer["is_error"]), answer["error_type"], now)
+        turn.started[call_id] = now
+        turn.reported.add(call_id)
+    turn.decisions = {call_id: decision_from_dict(d)
+                      for call_id, d in recorded["decisions"].items()} | decisions
+    state.turn = turn
+    held = data.get("held")
+    if held is not None:
+        state.held = HeldAnswer(by_id[held["call_id"]], held["arguments"], now)
+    preview = data.get("last_preview_args")
+    if preview is not None:
+        state.last_preview_args = preview
+        try:
+            state.last_output = state.output.parse(preview)
+        except OutputSchemaError:
+            state.last_output = None
+    state.trace.reopen()
+
+
+def limits_of(data: dict[str, Any]) -> Limits:
+    return Limits(**data["limits"])
+
+
+def _input_json(value: Any) -> Any:
+    """A task input's JSON form (a pydantic model or dataclass dumped); ``None`` without one."""
+    if value is None:
+        return None
+    import pydantic_core
+
+    return pydantic_core.to_jsonable_python(value)
+
+
+def _jsonable_or_none(value: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return None
+    return value
