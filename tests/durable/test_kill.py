@@ -3,7 +3,8 @@
 tests/durable/worker.py runs the run in a child process on a real PostgreSQL system database
 (the session's throwaway cluster). The first child is killed by PID while the run's second
 turn is inside two concurrent tool calls, a non-idempotent ``charge`` and an idempotent
-``lookup``; a second child recovers the workflow. Marker files count every model request and
+``lookup``, after a third, ``probe``, was cut off by its timeout; a second child recovers the
+workflow. Marker files count every model request and
 tool execution in both processes.
 """
 
@@ -16,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import psycopg
 
 WORKER = Path(__file__).with_name("worker.py")
 
@@ -32,12 +35,24 @@ def _count(markers: Path, kind: str) -> int:
     return len(list(markers.glob(f"{kind}.*")))
 
 
+def _cut(url: str) -> bool:
+    """Whether the timed-out ``probe`` call's *cut* step is recorded yet."""
+    with psycopg.connect(url) as connection:
+        try:
+            row = connection.execute("SELECT count(*) FROM dbos.operation_outputs"
+                                     " WHERE function_name = 'toolcycle.tool_cut'").fetchone()
+        except psycopg.errors.UndefinedTable:  # DBOS has not made its tables yet
+            return False
+    return row is not None and row[0] == 1
+
+
 def test_killed_run_resumes_without_repeating_finished_steps(postgres_url: str,
                                                                tmp_path: Path) -> None:
     first = _worker(postgres_url, tmp_path, "start", block=True)
     try:
         deadline = time.monotonic() + 60  # a safety net for a broken run, not a measurement
-        while _count(tmp_path, "charge") + _count(tmp_path, "lookup") < 2:
+        while _count(tmp_path, "charge") + _count(tmp_path, "lookup") < 2 or not _cut(
+                postgres_url):
             assert first.poll() is None, first.communicate()
             assert time.monotonic() < deadline, "the tool calls never started"
             time.sleep(0.05)
@@ -58,6 +73,7 @@ def test_killed_run_resumes_without_repeating_finished_steps(postgres_url: str,
     assert _count(tmp_path, "note") == 1
     assert _count(tmp_path, "charge") == 1
     assert _count(tmp_path, "lookup") == 2
+    assert _count(tmp_path, "probe") == 1  # idempotent, but it had timed out: not run again
 
     assert result["output"] == "done"
     assert result["run_id"] == "run-1"
@@ -68,13 +84,15 @@ def test_killed_run_resumes_without_repeating_finished_steps(postgres_url: str,
     assert "interrupted" in results["c2"]["content"]
     assert "may or may not have taken effect" in results["c2"]["content"]
     assert json.loads(results["c3"]["content"]) == {"key": "k", "value": "K"}
+    assert results["c4"]["is_error"]
+    assert results["c4"]["content"] == "Tool `probe` timed out after 0.2 s."
 
     # The trace and usage cover the whole run, both processes' parts of it.
     trace = result["trace"]
     assert trace["status"] == "success"
     assert len(trace["steps"]) == 3
     usage = result["usage"]
-    assert usage["requests"] == 3 and usage["tool_calls"] == 3
+    assert usage["requests"] == 3 and usage["tool_calls"] == 4
     assert usage["input_tokens"] == sum(s["usage"]["input_tokens"] for s in trace["steps"])
     calls = [c for s in trace["steps"] for c in s["tool_calls"]]
-    assert [c["name"] for c in calls] == ["note", "charge", "lookup"]
+    assert [c["name"] for c in calls] == ["note", "charge", "lookup", "probe"]

@@ -3,8 +3,9 @@
     python worker.py SYSTEM_DB_URL WORKFLOW_ID MARKER_DIR start|recover
 
 Every model request and every tool execution leaves a marker file in MARKER_DIR, so the test
-counts what ran in which process. With ``$DURABLE_BLOCK`` set, the turn's two concurrent tool
-calls block once they have started, so that the test can kill the process inside them.
+counts what ran in which process. With ``$DURABLE_BLOCK`` set, the second turn's concurrent
+tool calls block once they have started (``probe`` until its timeout cuts it off), so that the
+test can kill the process inside them.
 """
 
 from __future__ import annotations
@@ -60,9 +61,18 @@ def lookup(key: str) -> dict[str, str]:
     return {"key": key, "value": key.upper()}
 
 
+async def probe(key: str) -> str:
+    """A slow read that its timeout cuts off (idempotent)."""
+    mark("probe")
+    if os.environ.get("DURABLE_BLOCK"):
+        await asyncio.sleep(60)
+    return "fresh"
+
+
 REPLIES: list[Any] = [
     call("note", {"text": "start"}, id="c1"),
-    [call("charge", {"amount": 5}, id="c2"), call("lookup", {"key": "k"}, id="c3")],
+    [call("charge", {"amount": 5}, id="c2"), call("lookup", {"key": "k"}, id="c3"),
+     call("probe", {"key": "p"}, id="c4")],
     "done",
 ]
 
@@ -77,6 +87,7 @@ agent = Agent(ScriptedModel(script), "Be brief.", [
     Tool.from_function(note),
     Tool.from_function(charge, concurrent=True),
     Tool.from_function(lookup, concurrent=True, idempotent=True),
+    Tool.from_function(probe, concurrent=True, idempotent=True, timeout=0.2),
 ], name="killed")
 durable = DurableAgent(agent)
 

@@ -14,7 +14,9 @@ A tool call is two steps. The first, *started*, records which execution of the w
 the call; the second runs the tool and records its observation. On recovery, a call whose
 *started* step replays an earlier execution's mark but whose result was never recorded was cut
 off while it ran: it may or may not have taken effect, so it runs again only if its tool is
-declared ``idempotent``; otherwise the model is told it was interrupted.
+declared ``idempotent``; otherwise the model is told it was interrupted. A call the loop gave
+up on (its ``timeout``) is never recorded by DBOS, so a third step, *cut*, records that it timed
+out, and a replay answers it as timed out again instead of taking it for interrupted.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import contextvars
 from collections.abc import Sequence
 from typing import Any
 
-from dbos import DBOS
+from dbos import DBOS, StepReservation
 
 from .._observation import serialize_result
 from ..context import RunContext
@@ -39,6 +41,7 @@ EXECUTION: contextvars.ContextVar[str] = contextvars.ContextVar("toolcycle_durab
 MODEL_STEP = "toolcycle.model_request"
 TOOL_STARTED_STEP = "toolcycle.tool_started"
 TOOL_STEP = "toolcycle.tool"
+TOOL_CUT_STEP = "toolcycle.tool_cut"
 
 
 class DurableModel(Model):
@@ -96,16 +99,19 @@ class _DurableTool(Tool[Any]):
         return self.inner.validate(arguments)
 
     def invoke(self, ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
-        """Reserve both step ids now, synchronously: the loop starts concurrent calls in call
-        order, so the ids stay the same from one execution to the next whatever order the
-        calls then finish in."""
+        """Reserve the call's step ids now, synchronously: the loop starts concurrent calls in
+        call order, so the ids stay the same from one execution to the next whatever order
+        the calls then finish in."""
         if not _in_workflow():
-            return self._outcome(ctx, arguments, earlier=False)
-        started, finished = DBOS.reserve_step(), DBOS.reserve_step()
-        return self._run(started, finished, ctx, arguments)
+            return self._outcome(ctx, arguments)
+        steps = DBOS.reserve_step(), DBOS.reserve_step(), DBOS.reserve_step()
+        return self._run(steps, ctx, arguments)
 
-    async def _run(self, started: Any, finished: Any, ctx: RunContext[Any],
-                   arguments: dict[str, Any]) -> Any:
+    async def _run(self, steps: tuple[StepReservation, StepReservation, StepReservation],
+                   ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+        """*started*, then the call; *cut* only when the loop gives up on the call meanwhile
+        (its timeout), so that a replay answers it as this execution did."""
+        started, finished, cut = steps
         mark = EXECUTION.get()
 
         async def begin() -> str:
@@ -114,22 +120,28 @@ class _DurableTool(Tool[Any]):
         begun_by = await started.run_async({"name": TOOL_STARTED_STEP}, begin)
 
         async def run() -> dict[str, Any]:
-            return await self._recorded(ctx, arguments, earlier=begun_by != mark)
+            if begun_by == mark:
+                return await self._recorded(ctx, arguments)
+            if await _recorded_step(cut.step_id):  # cut off by its timeout back then
+                return _TIMED_OUT
+            if not self.inner.policy.idempotent:
+                return {"interrupted": True}
+            return await self._recorded(ctx, arguments)
 
-        return _replay(await finished.run_async({"name": f"{TOOL_STEP}:{self.name}"}, run),
-                       self.name)
+        try:
+            outcome = await finished.run_async({"name": f"{TOOL_STEP}:{self.name}"}, run)
+        except asyncio.CancelledError:
+            await cut.run_async({"name": TOOL_CUT_STEP}, _cut)
+            raise
+        return _replay(outcome, self.name)
 
-    async def _outcome(self, ctx: RunContext[Any], arguments: dict[str, Any],
-                       earlier: bool) -> Any:
-        return _replay(await self._recorded(ctx, arguments, earlier), self.name)
+    async def _outcome(self, ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+        return _replay(await self._recorded(ctx, arguments), self.name)
 
-    async def _recorded(self, ctx: RunContext[Any], arguments: dict[str, Any],
-                        earlier: bool) -> dict[str, Any]:
-        """Run the inner tool (unless an earlier execution was cut off in it and it is not
-        idempotent) and say how it went, as the step's output."""
+    async def _recorded(self, ctx: RunContext[Any], arguments: dict[str, Any]
+                        ) -> dict[str, Any]:
+        """Run the inner tool and say how it went, as the step's output."""
         inner = self.inner
-        if earlier and not inner.policy.idempotent:
-            return {"interrupted": True}
         try:
             if inner.is_async:
                 value = await inner.invoke(ctx, arguments)
@@ -142,6 +154,24 @@ class _DurableTool(Tool[Any]):
                     "timeout": isinstance(exc, TimeoutError)}
         text, ok = serialize_result(value)
         return {"text": text, "ok": ok}
+
+
+#: How a call the loop timed out replays (the loop words the observation from its own timeout).
+_TIMED_OUT: dict[str, Any] = {"raised": "TimeoutError", "message": "", "timeout": True}
+
+
+async def _cut() -> bool:
+    return True
+
+
+async def _recorded_step(step_id: int) -> bool:
+    """Whether this workflow has a *cut* recorded at ``step_id`` (a step not run yet in this
+    execution, so it cannot be asked by running it)."""
+    workflow_id = DBOS.workflow_id
+    assert workflow_id is not None
+    steps = await DBOS.list_workflow_steps_async(workflow_id)
+    return any(s["function_id"] == step_id and s["function_name"] == TOOL_CUT_STEP
+               for s in steps)
 
 
 def _replay(outcome: dict[str, Any], name: str) -> Any:
