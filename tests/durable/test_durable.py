@@ -138,3 +138,17 @@ def test_model_replies_round_trip_exactly_as_step_outputs() -> None:
     for copy in (pickle.loads(pickle.dumps(reply.to_dict())),
                  json.loads(json.dumps(reply.to_dict()))):
         assert Message.from_dict(copy) == reply
+
+
+def test_idempotent_is_a_tool_policy_checked_at_construction() -> None:
+    from toolcycle import ConfigurationError, ToolPolicy, tool
+
+    @tool(idempotent=True)
+    def read(key: str) -> str:
+        """Read a value."""
+        return key
+
+    assert read.policy.idempotent and read.bind(lambda key: key).policy.idempotent
+    assert not Tool.from_function(add).policy.idempotent
+    with pytest.raises(ConfigurationError, match="idempotent must be True or False"):
+        Tool.from_function(add, policy=ToolPolicy(idempotent="yes"))  # type: ignore[arg-type]
