@@ -22,7 +22,7 @@ from toolcycle import Agent, Message
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn, reflect
-from toolcycle.playbook.reflector import _EMPTY_RESULT
+from toolcycle.playbook.evidence import is_empty_result
 from toolcycle.tools import as_tool
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "learning.py"
@@ -83,13 +83,13 @@ def test_every_answer_comes_from_exactly_one_system_and_the_others_are_empty() -
     for task in _all(SOURCES):
         name = _entity(task)
         answers = {system: TOOLS[system](name) for system in SYSTEMS}
-        hits = [s for s, text in answers.items() if not _EMPTY_RESULT.match(text)]
+        hits = [s for s, text in answers.items() if not is_empty_result(text)]
         assert len(hits) == 1, (task.id, answers)
         [system] = hits
         assert bench.evaluate(task, answers[system]), (task.id, answers[system])
         assert str(task.expected) in {str(v) for v in json.loads(answers[system]).values()}
         assert all(answers[s] == "No record found." for s in SYSTEMS if s != system)
-        assert _EMPTY_RESULT.match(TOOLS["web_search"](task.prompt))
+        assert is_empty_result(TOOLS["web_search"](task.prompt))
         # one kind, one system: what a playbook can learn
         assert system_of_kind.setdefault(task.kind, system) == system
     assert sorted(system_of_kind.values()) == SYSTEMS
@@ -118,7 +118,7 @@ def _policy(messages: list[Message], settings: ModelSettings) -> Any:
     prompt = next(m.text for m in messages if m.role == "user")
     name = next(n for s in SYSTEMS for n in RECORDS[s] if n.lower() in prompt.lower())
     results = [p.content for m in messages if m.role == "tool" for p in m.parts]
-    if results and not _EMPTY_RESULT.match(results[-1]):
+    if results and not is_empty_result(results[-1]):
         return f"The record says: {results[-1]}"
     advised = [s for s in SYSTEMS if f"Call {s}(name)" in system_text]
     plan = advised + [s for s in SYSTEMS if s not in advised]
