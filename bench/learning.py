@@ -48,7 +48,7 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.playbook import Curator, LearningTask, Playbook, Strategy, learn
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
-SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources"}
+SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail"}
 #: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "

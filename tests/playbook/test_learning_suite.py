@@ -54,7 +54,7 @@ def _all(suite: Any) -> list[LearningTask]:
     return [*suite.tasks("train"), *suite.tasks("test")]
 
 
-@pytest.mark.parametrize("name", ["chains", "sources"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail"])
 def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
     suite = bench.load_suite(name)
     train, test = suite.tasks("train"), suite.tasks("test")
@@ -172,3 +172,55 @@ async def test_learning_on_train_gives_one_strategy_per_system_that_test_questio
         assert bench.evaluate(task, without.output) and bench.evaluate(task, with_pb.output)
         assert len(with_pb.trace.steps) == 2  # one lookup in the right system, then the answer
         assert len(without.trace.steps) == 2 + SYSTEMS.index(system)
+
+
+RAIL = bench.load_suite("rail")
+
+
+def _rail_answer(task: LearningTask) -> tuple[str, str]:
+    """The designed route to a rail task's answer: (what the route's last call returned, the
+    lesson's kind), calling the suite's own tools the way a playbook should teach."""
+    m = RAIL.module
+    prompt = task.prompt
+    if task.kind == "delay":
+        [code] = [c for c in m.SERVICES if c in prompt]
+        with pytest.raises(TimeoutError):
+            m.delay_feed(code)  # the primary is down...
+        return m.service_history(code), "alternative"  # ...its alternative is not
+    if task.kind == "facility":
+        [station] = [s for s in m.STATIONS if s in prompt]
+        topic = next(w for w in ("parking", "bike", "bicycle", "locker") if w in prompt)
+        assert m.station_info(station, topic) == "[]"  # the first-tried database is empty
+        assert m.station_info(station, "platforms") != "[]"  # though not for every question
+        return m.amenities_register(station), "empty"
+    if task.kind == "fare":
+        a, b = sorted((s for s in m.STATIONS if s in prompt), key=prompt.index)
+        with pytest.raises(ValueError, match="expected DD.MM.YYYY"):
+            m.fare_quote(a, b, "2026-03-05")  # the format no description states
+        return m.fare_quote(a, b, "05.03.2026"), "format"
+    [name] = [n for n in m.BOOKINGS if n in prompt]
+    with pytest.raises(KeyError):
+        m.booking_detail(name)  # a name is not a booking reference
+    return m.booking_detail(m.find_booking(name)), "lookup"
+
+
+def test_rail_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
+    train, test = RAIL.tasks("train"), RAIL.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    for task in [*train, *test]:
+        answer, _ = _rail_answer(task)
+        assert bench.evaluate(task, answer), (task.id, answer)
+        assert is_empty_result(RAIL.module.web_search(task.prompt))
+    # test tasks ask about entities no train task names
+    m = RAIL.module
+    for table in (m.SERVICES, m.BOOKINGS):
+        seen = {k for k in table for t in train if k in t.prompt}
+        assert not seen & {k for k in table for t in test if k in t.prompt}
+
+
+def test_rail_suite_tool_descriptions_do_not_give_the_lessons_away() -> None:
+    specs = {s.name: s for s in (as_tool(t).spec for t in RAIL.tools)}
+    assert "DD.MM.YYYY" not in json.dumps(specs["fare_quote"].parameters)
+    assert "DD.MM.YYYY" not in specs["fare_quote"].description
+    assert "find_booking" not in specs["booking_detail"].description
+    assert "parking" in specs["station_info"].description  # the lure is there
