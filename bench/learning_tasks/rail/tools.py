@@ -29,6 +29,8 @@ INSTRUCTIONS = (
     "a tool fails or has nothing, try another way. Answer with the exact value a tool returned."
 )
 AGENT_NAME = "rail_assistant"
+#: kind -> its primary tool, which fails on every call (SC-005 is measured on this kind)
+PRIMARY_DOWN = {"delay": "delay_feed"}
 
 #: service code -> (delay in minutes, platform, operator)
 SERVICES = {
