@@ -227,6 +227,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     from toolcycle.models import resolve_model
 
     suite = load_suite(args.suite)
+    if args.threads:  # several benchmarks sharing two cores: one llama.cpp thread each
+        from toolcycle.models.local import llama
+
+        llama.default_threads = lambda: int(args.threads)
     model = resolve_model(args.model)
     train, test = suite.tasks("train"), suite.tasks("test")
     if args.limit:
@@ -398,6 +402,8 @@ def main() -> int:
     parser.add_argument("--learn-only", action="store_true",
                         help="stop after learning on the train split (no test-split runs)")
     parser.add_argument("--retrieval", action="store_true", help="only time retrieval")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="llama.cpp threads per local model (default: the library's)")
     parser.add_argument("--llm-reflector", action="store_true",
                         help="also learn model-written lessons (LLMReflector, same model)")
     parser.add_argument("--report", nargs="+", metavar="JSON",
