@@ -167,8 +167,10 @@ class LoggedLearner:
     usual, and a failed run is re-raised (with its partial result) as ``learn`` expects.
     """
 
-    def __init__(self, agent: Agent[Any, str], tasks: list[LearningTask], label: str) -> None:
+    def __init__(self, agent: Agent[Any, str], tasks: list[LearningTask], label: str,
+                 playbook: Playbook | None = None) -> None:
         self.agent = agent
+        self.playbook = playbook
         self.label = label
         self.by_prompt = {t.prompt: t for t in tasks}
         self.rows: list[dict[str, Any]] = []
@@ -192,7 +194,7 @@ class LoggedLearner:
         trace = getattr(result, "trace", None)
         row = describe(task, trace, getattr(result, "output", None), error, seconds, self.label)
         self.rows.append(row)
-        pb = self.agent.playbook
+        pb = self.playbook
         if pb is not None:
             pb.flush()
             self.strategy_log.append([{"id": s.id, "kind": s.kind, "tools": s.tools}
@@ -256,7 +258,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         agent = LoggedLearner(
             make_agent(suite, model, args.seed + 100 + epoch, args.temperature,
                        args.max_iterations, learner),
-            train, f"learn e{epoch + 1}",
+            train, f"learn e{epoch + 1}", learner,
         )
         report = await learn(train, agent, evaluate, playbook=learner,
                              session=f"bench-epoch{epoch}", progress=False)
@@ -369,7 +371,7 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
         print(f"index rebuild after a write: {(time.perf_counter() - start) * 1000:.0f} ms")
 
 
-def report_files(paths: list[str], suite_name: str) -> int:
+def report_files(paths: list[str], suite_name: str, playbook: str | None) -> int:
     """Re-analyse saved runs; several files (e.g. repeats run in parallel) are pooled."""
     pooled: dict[str, Any] = {"runs": {"baseline": [], "playbook": []}}
     for path in paths:
@@ -379,6 +381,11 @@ def report_files(paths: list[str], suite_name: str) -> int:
         pooled["runs"]["baseline"] += runs["baseline"][:count]
         pooled["runs"]["playbook"] += runs["playbook"][:count]
         print(f"{path}: {count} complete repeats")
+        if "learn_rows" in data:
+            log = data.get("strategy_log") or (
+                report.strategy_log_from_db(playbook, len(data["learn_rows"])) if playbook else [])
+            print("SC-003 (a strategy captured within 3 completions of the same pattern):")
+            print("\n".join(report.sc003(data["learn_rows"], log)))
     print_analysis(pooled, load_suite(suite_name))
     return 0
 
@@ -413,7 +420,7 @@ def main() -> int:
         bench_retrieval()
         return 0
     if args.report:
-        return report_files(args.report, args.suite)
+        return report_files(args.report, args.suite, args.playbook)
     result = asyncio.run(main_async(args))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1, default=str))

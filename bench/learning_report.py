@@ -222,3 +222,25 @@ def tool_preference(strategies: list[dict[str, Any]], stats: dict[str, Any]) -> 
         lines.append(f"- recommends {show(s['tools'])}; skips {show(skipped)}: "
                      f"{'more reliable' if better else 'NOT more reliable'}")
     return lines
+
+
+def strategy_log_from_db(path: str, runs: int) -> list[list[dict[str, Any]]]:
+    """The strategies that existed after each learning run, rebuilt from a playbook file.
+
+    For a saved run without a ``strategy_log``: runs are observed one after another, each
+    marked in ``observed_runs`` before its strategies are written, so a strategy created
+    before the next run's mark came from this run or an earlier one.
+    """
+    import json
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    marks = [at for (at,) in conn.execute("SELECT at FROM observed_runs ORDER BY at")][:runs]
+    strategies = [json.loads(data) for (data,) in conn.execute("SELECT data FROM strategies")]
+    conn.close()
+    log = []
+    for i in range(len(marks)):
+        end = marks[i + 1] if i + 1 < len(marks) else math.inf
+        log.append([{"id": s["id"], "kind": s["kind"], "tools": s["tools"]}
+                    for s in strategies if s["created_at"] < end])
+    return log

@@ -195,7 +195,7 @@ def _rail_answer(task: LearningTask) -> tuple[str, str]:
         return m.amenities_register(station), "empty"
     if task.kind == "fare":
         a, b = sorted((s for s in m.STATIONS if s in prompt), key=prompt.index)
-        with pytest.raises(ValueError, match="expected DD.MM.YYYY"):
+        with pytest.raises(ValueError, match=r"expected DD\.MM\.YYYY"):
             m.fare_quote(a, b, "2026-03-05")  # the format no description states
         return m.fare_quote(a, b, "05.03.2026"), "format"
     [name] = [n for n in m.BOOKINGS if n in prompt]

@@ -42,7 +42,8 @@ SERVICES = {
 STATIONS = {
     "Ashmoor": (140, 36, 12, 4), "Kelby": (85, 20, 0, 2), "Wrenfield": (310, 64, 40, 8),
     "Dunhallow": (55, 18, 6, 3), "Brackwater": (220, 45, 24, 6), "Pellingham": (30, 12, 4, 2),
-    "Ostenby": (175, 50, 16, 5), "Carrick Vale": (95, 28, 8, 3), "Thornbury Cross": (260, 72, 30, 7),
+    "Ostenby": (175, 50, 16, 5), "Carrick Vale": (95, 28, 8, 3),
+    "Thornbury Cross": (260, 72, 30, 7),
 }
 #: unordered station pair -> standard single fare in EUR
 FARES = {
