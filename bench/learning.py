@@ -260,9 +260,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                        args.max_iterations, learner),
             train, f"learn e{epoch + 1}", learner,
         )
-        report = await learn(train, agent, evaluate, playbook=learner,
+        learned_report = await learn(train, agent, evaluate, playbook=learner,
                              session=f"bench-epoch{epoch}", progress=False)
-        outcomes.update({f"{epoch}:{k}": v for k, v in report.outcomes.items()})
+        outcomes.update({f"{epoch}:{k}": v for k, v in learned_report.outcomes.items()})
         learn_runs += agent.rows
         strategy_log += agent.strategy_log
         learn_traces.update({f"{epoch}:{k}": v for k, v in agent.traces.items()})

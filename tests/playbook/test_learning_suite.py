@@ -224,3 +224,35 @@ def test_rail_suite_tool_descriptions_do_not_give_the_lessons_away() -> None:
     assert "DD.MM.YYYY" not in specs["fare_quote"].description
     assert "find_booking" not in specs["booking_detail"].description
     assert "parking" in specs["station_info"].description  # the lure is there
+
+
+def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100) -> dict[str, Any]:
+    return {"task": task, "kind": kind, "success": success, "iterations": iterations,
+            "tokens": tokens}
+
+
+def test_the_paired_analysis_counts_both_ok_pairs_and_tasks_made_worse() -> None:
+    report = bench.report
+    baseline = [[_row("a", "k", True, 4), _row("b", "k", False, 1), _row("c", "j", True, 3)]]
+    playbook = [[_row("a", "k", True, 2), _row("b", "k", True, 3), _row("c", "j", True, 5)]]
+    result = report.analyse_runs(baseline, playbook)
+    assert result["pairs"] == 3 and result["both_ok_pairs"] == 2
+    # the failure that gave up after one iteration does not make the baseline look fast
+    assert result["baseline"]["iterations_both_ok"][0] == 3.5
+    assert result["playbook"]["iterations_both_ok"][0] == 3.5
+    assert (result["tasks_worse"], result["tasks_better"], result["tasks"]) == (1, 2, 3)
+    assert set(result["kinds"]) == {"j", "k"}
+    assert "| no playbook |" in report.render(result)
+    mean, half = report.mean_ci([1.0, 2.0, 3.0])
+    assert mean == 2.0 and round(half, 3) == round(4.303 / 3**0.5, 3)
+    p, lo, hi = report.wilson(9, 10)
+    assert p == 0.9 and lo < 0.9 < hi <= 1.0
+
+
+def test_sc003_says_after_how_many_successes_of_its_kind_a_strategy_appeared() -> None:
+    rows = [{"kind": "x", "success": True}, {"kind": "y", "success": False},
+            {"kind": "x", "success": True}]
+    strategy = {"id": "s", "kind": "sequence", "tools": ["t"]}
+    lines = bench.report.sc003(rows, [[], [], [strategy]])
+    assert lines == ["- sequence ['t'] captured after 2 successful completion(s) of kind x (met)",
+                     "- kind y: no sequence strategy captured (0 successful completions)"]

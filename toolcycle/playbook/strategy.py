@@ -207,7 +207,8 @@ class Strategy:
     def render(self) -> str:
         """The one-line form injected into instructions."""
         evidence = f"worked in {self.helpful}/{self.uses} runs" if self.uses else (
-            f"seen in {self.support} successful runs"
+            f"seen in {self.support} runs" if self.kind == "pitfall"  # failed runs count too
+            else f"seen in {self.support} successful runs"
         )
         return f"- [{self.id}] {self.advice} ({evidence})"
 
