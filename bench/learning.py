@@ -45,10 +45,11 @@ from typing import Any
 
 from toolcycle import Agent, Limits
 from toolcycle.models.base import ModelSettings
-from toolcycle.playbook import Curator, LearningTask, Playbook, Strategy, learn
+from toolcycle.playbook import Curator, LearningTask, LLMReflector, Playbook, Strategy, learn
+from toolcycle.playbook.evidence import classify
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
-SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources"}
+SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail"}
 #: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "
@@ -57,6 +58,21 @@ INSTRUCTIONS = (
 )
 AGENT_NAME = "lookup_assistant"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _load_report() -> Any:
+    """bench/learning_report.py, loaded by path (bench/ is not a package)."""
+    path = Path(__file__).resolve().parent / "learning_report.py"
+    spec = importlib.util.spec_from_file_location("learning_report", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("learning_report", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+report = _load_report()
 
 
 @dataclass(frozen=True)
@@ -116,6 +132,7 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         "iterations": len(trace.steps) if trace else 0,
         "tokens": trace.usage.total_tokens if trace else 0,
         "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
+        "misses": sum(not c.ok for c in classify(trace)) if trace else 0,
         "shown": list(trace.strategies_shown) if trace else [],
         "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
     }
@@ -150,12 +167,16 @@ class LoggedLearner:
     usual, and a failed run is re-raised (with its partial result) as ``learn`` expects.
     """
 
-    def __init__(self, agent: Agent[Any, str], tasks: list[LearningTask], label: str) -> None:
+    def __init__(self, agent: Agent[Any, str], tasks: list[LearningTask], label: str,
+                 playbook: Playbook | None = None) -> None:
         self.agent = agent
+        self.playbook = playbook
         self.label = label
         self.by_prompt = {t.prompt: t for t in tasks}
         self.rows: list[dict[str, Any]] = []
         self.traces: dict[str, str] = {}
+        #: the active strategies after each run (for SC-003: when was each captured)
+        self.strategy_log: list[list[dict[str, Any]]] = []
 
     async def run(self, prompt: str) -> Any:
         task = self.by_prompt[prompt]
@@ -173,6 +194,11 @@ class LoggedLearner:
         trace = getattr(result, "trace", None)
         row = describe(task, trace, getattr(result, "output", None), error, seconds, self.label)
         self.rows.append(row)
+        pb = self.playbook
+        if pb is not None:
+            pb.flush()
+            self.strategy_log.append([{"id": s.id, "kind": s.kind, "tools": s.tools}
+                                      for s in pb.strategies()])
         if trace is not None:
             self.traces[task.id] = trace.render(max_chars=300)
             for c in trace.tool_calls:  # what each lookup returned, to judge the suite by
@@ -203,6 +229,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     from toolcycle.models import resolve_model
 
     suite = load_suite(args.suite)
+    if args.threads:  # several benchmarks sharing two cores: one llama.cpp thread each
+        from toolcycle.models.local import llama
+
+        llama.default_threads = lambda: int(args.threads)
     model = resolve_model(args.model)
     train, test = suite.tasks("train"), suite.tasks("test")
     if args.limit:
@@ -216,21 +246,25 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
           f"repeats {args.repeats} · playbook {db}", flush=True)
 
     t0 = time.perf_counter()
-    learner = Playbook(db, curator=Curator(promote_after=args.promote_after))
+    reflector = LLMReflector(model) if args.llm_reflector else None
+    learner = Playbook(db, curator=Curator(promote_after=args.promote_after),
+                       llm_reflector=reflector)
     outcomes: dict[str, Any] = {}
     learn_runs: list[dict[str, Any]] = []
+    strategy_log: list[list[dict[str, Any]]] = []
     learn_traces: dict[str, str] = {}
     for epoch in range(args.epochs):
         # a new seed per epoch: a repeated task is a new run, not a replay of the same one
         agent = LoggedLearner(
             make_agent(suite, model, args.seed + 100 + epoch, args.temperature,
                        args.max_iterations, learner),
-            train, f"learn e{epoch + 1}",
+            train, f"learn e{epoch + 1}", learner,
         )
-        report = await learn(train, agent, evaluate, playbook=learner,
+        learned_report = await learn(train, agent, evaluate, playbook=learner,
                              session=f"bench-epoch{epoch}", progress=False)
-        outcomes.update({f"{epoch}:{k}": v for k, v in report.outcomes.items()})
+        outcomes.update({f"{epoch}:{k}": v for k, v in learned_report.outcomes.items()})
         learn_runs += agent.rows
+        strategy_log += agent.strategy_log
         learn_traces.update({f"{epoch}:{k}": v for k, v in agent.traces.items()})
     learner.flush()
     learn_success = statistics.fmean(o["success"] for o in outcomes.values())
@@ -240,12 +274,18 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
           f"{len(strategies)} strategies, {len(learner.store.candidates())} pending patterns")
     for s in strategies:
         print(f"  {s.render()}  applies when {s.applies_when}")
+    stats = learner.tool_stats(suite.agent_name)
+    print("SC-003 (a strategy captured within 3 completions of the same pattern):")
+    print("\n".join(report.sc003(learn_runs, strategy_log)))
+    print("Faster and more reliable tools preferred (learned sequence strategies):")
+    print("\n".join(report.tool_preference([s.to_dict() for s in strategies], stats)))
     learned = {
         "suite": suite.name, "model": args.model, "temperature": args.temperature,
         "promote_after": args.promote_after, "epochs": args.epochs,
         "train_tasks": len(train), "learn_seconds": learn_seconds,
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
         "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
+        "strategy_log": strategy_log, "llm_reflector": bool(args.llm_reflector),
     }
     if args.learn_only:
         return learned
@@ -274,17 +314,25 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "baseline": summarise(baseline), "playbook": summarise(with_pb),
         "runs": {"baseline": baseline, "playbook": with_pb},
     }
-    b, p = result["baseline"], result["playbook"]
-    cut = 1 - p["iterations"]["mean"] / b["iterations"]["mean"]
-    result["iteration_cut"] = cut
-    print("\n| arm | success rate | mean iterations | mean tokens | wall s / task |")
-    print("|---|---|---|---|---|")
-    for label, s in (("no playbook", b), ("learned playbook", p)):
-        print(f"| {label} | {fmt(s['success'], 100, 0)} % | {fmt(s['iterations'])} | "
-              f"{fmt(s['tokens'], 1, 0)} | {fmt(s['seconds'], 1, 1)} |")
-    print(f"\niterations cut by {cut:.1%} (target >= 30 %); success "
-          f"{b['success']['mean']:.0%} -> {p['success']['mean']:.0%}")
+    print_analysis(result, suite)
     return result
+
+
+def print_analysis(result: dict[str, Any], suite: Suite | None) -> None:
+    """The paired tables, per kind, and SC-005 on the kind whose primary tool is down."""
+    runs = result["runs"]
+    analysis = report.analyse_runs(runs["baseline"], runs["playbook"])
+    result["analysis"] = analysis
+    result["iteration_cut"] = -analysis["diff"]["iterations"][0] / (
+        analysis["baseline"]["iterations"][0] or 1)
+    print()
+    print(report.render(analysis))
+    down = getattr(suite.module, "PRIMARY_DOWN", {}) if suite is not None else {}
+    for kind, tool in down.items():
+        for label in ("baseline", "playbook"):
+            ok, n = report.sc005(runs[label], kind)
+            print(f"SC-005 ({kind}: {tool} always fails) {label}: {ok}/{n} runs found the "
+                  f"answer ({100 * ok / max(n, 1):.0f} %; target >= 90 %)")
 
 
 def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
@@ -323,6 +371,25 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
         print(f"index rebuild after a write: {(time.perf_counter() - start) * 1000:.0f} ms")
 
 
+def report_files(paths: list[str], suite_name: str, playbook: str | None) -> int:
+    """Re-analyse saved runs; several files (e.g. repeats run in parallel) are pooled."""
+    pooled: dict[str, Any] = {"runs": {"baseline": [], "playbook": []}}
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        runs = data.get("runs") or {"baseline": data["baseline"], "playbook": data["playbook"]}
+        count = min(len(runs["baseline"]), len(runs["playbook"]))  # complete repeats only
+        pooled["runs"]["baseline"] += runs["baseline"][:count]
+        pooled["runs"]["playbook"] += runs["playbook"][:count]
+        print(f"{path}: {count} complete repeats")
+        if "learn_rows" in data:
+            log = data.get("strategy_log") or (
+                report.strategy_log_from_db(playbook, len(data["learn_rows"])) if playbook else [])
+            print("SC-003 (a strategy captured within 3 completions of the same pattern):")
+            print("\n".join(report.sc003(data["learn_rows"], log)))
+    print_analysis(pooled, load_suite(suite_name))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--suite", choices=sorted(SUITES), default="chains",
@@ -342,10 +409,18 @@ def main() -> int:
     parser.add_argument("--learn-only", action="store_true",
                         help="stop after learning on the train split (no test-split runs)")
     parser.add_argument("--retrieval", action="store_true", help="only time retrieval")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="llama.cpp threads per local model (default: the library's)")
+    parser.add_argument("--llm-reflector", action="store_true",
+                        help="also learn model-written lessons (LLMReflector, same model)")
+    parser.add_argument("--report", nargs="+", metavar="JSON",
+                        help="print the analysis of saved --out files (pooled) and exit")
     args = parser.parse_args()
     if args.retrieval:
         bench_retrieval()
         return 0
+    if args.report:
+        return report_files(args.report, args.suite, args.playbook)
     result = asyncio.run(main_async(args))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1, default=str))

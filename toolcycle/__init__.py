@@ -31,13 +31,13 @@ from .events import CallbackError
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
-from .models.fallback import FallbackModel
 from .output import Output
 from .result import RunResult, Termination
 from .tools import Tool, ToolLibrary, ToolPolicy, ToolSpec, tool
 from .tracing.trace import Step, ToolCallRecord, Trace
 
 if TYPE_CHECKING:
+    from .models.fallback import FallbackModel
     from .models.retry import RetryPolicy
     from .spec.agent_spec import AgentSpec, SpecError
 
@@ -45,12 +45,16 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """Agent specs (gram, JSON Schema checks) and the retry policy (only the SDK adapters use
-    it) load on first use, not with every import."""
+    """Agent specs (gram, JSON Schema checks), the retry policy (only the SDK adapters use
+    it) and FallbackModel load on first use, not with every import."""
     if name in ("AgentSpec", "SpecError"):
         from . import spec
 
         return getattr(spec, name)
+    if name == "FallbackModel":
+        from .models.fallback import FallbackModel
+
+        return FallbackModel
     if name == "RetryPolicy":
         from .models.retry import RetryPolicy
 

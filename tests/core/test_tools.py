@@ -208,3 +208,30 @@ def test_free_text_agent_with_plain_tools_never_imports_pydantic() -> None:
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["three", "False"]
+
+
+def test_a_plain_run_loads_no_module_only_pauses_specs_or_viewers_need() -> None:
+    """hashlib (OpenSSL), hmac, html, agent specs and the fallback model cost import
+    time every user pays; only snapshots, the viewer, specs and FallbackModel need them."""
+    import subprocess
+    import sys
+
+    lazy = ["hashlib", "hmac", "html", "toolcycle.spec",
+            "toolcycle.models.fallback", "toolcycle.models.retry"]
+    program = (
+        "import sys\n"
+        "from toolcycle import Agent, tool\n"
+        "from toolcycle.messages import ToolCall\n"
+        "from toolcycle.models.scripted import ScriptedModel\n"
+        "@tool\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    '''Add two numbers.'''\n"
+        "    return a + b\n"
+        "model = ScriptedModel([ToolCall.from_args('c1', 'add', {'a': 1, 'b': 2}), 'three'])\n"
+        "result = Agent(model, tools=[add]).run_sync('1 + 2?')\n"
+        "result.trace.render()\n"
+        f"print([m for m in {lazy!r} if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"

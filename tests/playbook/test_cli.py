@@ -59,7 +59,7 @@ def test_show_lists_strategies_best_first(playbook_file: str, capsys: Any) -> No
 def test_stats_prints_the_tool_table(playbook_file: str, capsys: Any) -> None:
     assert main(["playbook", "stats", "--db", playbook_file]) == 0
     [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("get_q")]
-    assert row.split()[:4] == ["get_quote", "1", "1", "100%"]
+    assert row.split()[:5] == ["get_quote", "1", "1", "0", "100%"]
 
 
 def test_prune_retires_harmful_strategies(playbook_file: str, capsys: Any) -> None:

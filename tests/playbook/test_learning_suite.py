@@ -22,7 +22,7 @@ from toolcycle import Agent, Message
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn, reflect
-from toolcycle.playbook.reflector import _EMPTY_RESULT
+from toolcycle.playbook.evidence import is_empty_result
 from toolcycle.tools import as_tool
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "learning.py"
@@ -54,7 +54,7 @@ def _all(suite: Any) -> list[LearningTask]:
     return [*suite.tasks("train"), *suite.tasks("test")]
 
 
-@pytest.mark.parametrize("name", ["chains", "sources"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail"])
 def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
     suite = bench.load_suite(name)
     train, test = suite.tasks("train"), suite.tasks("test")
@@ -83,13 +83,13 @@ def test_every_answer_comes_from_exactly_one_system_and_the_others_are_empty() -
     for task in _all(SOURCES):
         name = _entity(task)
         answers = {system: TOOLS[system](name) for system in SYSTEMS}
-        hits = [s for s, text in answers.items() if not _EMPTY_RESULT.match(text)]
+        hits = [s for s, text in answers.items() if not is_empty_result(text)]
         assert len(hits) == 1, (task.id, answers)
         [system] = hits
         assert bench.evaluate(task, answers[system]), (task.id, answers[system])
         assert str(task.expected) in {str(v) for v in json.loads(answers[system]).values()}
         assert all(answers[s] == "No record found." for s in SYSTEMS if s != system)
-        assert _EMPTY_RESULT.match(TOOLS["web_search"](task.prompt))
+        assert is_empty_result(TOOLS["web_search"](task.prompt))
         # one kind, one system: what a playbook can learn
         assert system_of_kind.setdefault(task.kind, system) == system
     assert sorted(system_of_kind.values()) == SYSTEMS
@@ -118,7 +118,7 @@ def _policy(messages: list[Message], settings: ModelSettings) -> Any:
     prompt = next(m.text for m in messages if m.role == "user")
     name = next(n for s in SYSTEMS for n in RECORDS[s] if n.lower() in prompt.lower())
     results = [p.content for m in messages if m.role == "tool" for p in m.parts]
-    if results and not _EMPTY_RESULT.match(results[-1]):
+    if results and not is_empty_result(results[-1]):
         return f"The record says: {results[-1]}"
     advised = [s for s in SYSTEMS if f"Call {s}(name)" in system_text]
     plan = advised + [s for s in SYSTEMS if s not in advised]
@@ -172,3 +172,87 @@ async def test_learning_on_train_gives_one_strategy_per_system_that_test_questio
         assert bench.evaluate(task, without.output) and bench.evaluate(task, with_pb.output)
         assert len(with_pb.trace.steps) == 2  # one lookup in the right system, then the answer
         assert len(without.trace.steps) == 2 + SYSTEMS.index(system)
+
+
+RAIL = bench.load_suite("rail")
+
+
+def _rail_answer(task: LearningTask) -> tuple[str, str]:
+    """The designed route to a rail task's answer: (what the route's last call returned, the
+    lesson's kind), calling the suite's own tools the way a playbook should teach."""
+    m = RAIL.module
+    prompt = task.prompt
+    if task.kind == "delay":
+        [code] = [c for c in m.SERVICES if c in prompt]
+        with pytest.raises(TimeoutError):
+            m.delay_feed(code)  # the primary is down...
+        return m.service_history(code), "alternative"  # ...its alternative is not
+    if task.kind == "facility":
+        [station] = [s for s in m.STATIONS if s in prompt]
+        topic = next(w for w in ("parking", "bike", "bicycle", "locker") if w in prompt)
+        assert m.station_info(station, topic) == "[]"  # the first-tried database is empty
+        assert m.station_info(station, "platforms") != "[]"  # though not for every question
+        return m.amenities_register(station), "empty"
+    if task.kind == "fare":
+        a, b = sorted((s for s in m.STATIONS if s in prompt), key=prompt.index)
+        with pytest.raises(ValueError, match=r"expected DD\.MM\.YYYY"):
+            m.fare_quote(a, b, "2026-03-05")  # the format no description states
+        return m.fare_quote(a, b, "05.03.2026"), "format"
+    [name] = [n for n in m.BOOKINGS if n in prompt]
+    with pytest.raises(KeyError):
+        m.booking_detail(name)  # a name is not a booking reference
+    return m.booking_detail(m.find_booking(name)), "lookup"
+
+
+def test_rail_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
+    train, test = RAIL.tasks("train"), RAIL.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    for task in [*train, *test]:
+        answer, _ = _rail_answer(task)
+        assert bench.evaluate(task, answer), (task.id, answer)
+        assert is_empty_result(RAIL.module.web_search(task.prompt))
+    # test tasks ask about entities no train task names
+    m = RAIL.module
+    for table in (m.SERVICES, m.BOOKINGS):
+        seen = {k for k in table for t in train if k in t.prompt}
+        assert not seen & {k for k in table for t in test if k in t.prompt}
+
+
+def test_rail_suite_tool_descriptions_do_not_give_the_lessons_away() -> None:
+    specs = {s.name: s for s in (as_tool(t).spec for t in RAIL.tools)}
+    assert "DD.MM.YYYY" not in json.dumps(specs["fare_quote"].parameters)
+    assert "DD.MM.YYYY" not in specs["fare_quote"].description
+    assert "find_booking" not in specs["booking_detail"].description
+    assert "parking" in specs["station_info"].description  # the lure is there
+
+
+def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100) -> dict[str, Any]:
+    return {"task": task, "kind": kind, "success": success, "iterations": iterations,
+            "tokens": tokens}
+
+
+def test_the_paired_analysis_counts_both_ok_pairs_and_tasks_made_worse() -> None:
+    report = bench.report
+    baseline = [[_row("a", "k", True, 4), _row("b", "k", False, 1), _row("c", "j", True, 3)]]
+    playbook = [[_row("a", "k", True, 2), _row("b", "k", True, 3), _row("c", "j", True, 5)]]
+    result = report.analyse_runs(baseline, playbook)
+    assert result["pairs"] == 3 and result["both_ok_pairs"] == 2
+    # the failure that gave up after one iteration does not make the baseline look fast
+    assert result["baseline"]["iterations_both_ok"][0] == 3.5
+    assert result["playbook"]["iterations_both_ok"][0] == 3.5
+    assert (result["tasks_worse"], result["tasks_better"], result["tasks"]) == (1, 2, 3)
+    assert set(result["kinds"]) == {"j", "k"}
+    assert "| no playbook |" in report.render(result)
+    mean, half = report.mean_ci([1.0, 2.0, 3.0])
+    assert mean == 2.0 and round(half, 3) == round(4.303 / 3**0.5, 3)
+    p, lo, hi = report.wilson(9, 10)
+    assert p == 0.9 and lo < 0.9 < hi <= 1.0
+
+
+def test_sc003_says_after_how_many_successes_of_its_kind_a_strategy_appeared() -> None:
+    rows = [{"kind": "x", "success": True}, {"kind": "y", "success": False},
+            {"kind": "x", "success": True}]
+    strategy = {"id": "s", "kind": "sequence", "tools": ["t"]}
+    lines = bench.report.sc003(rows, [[], [], [strategy]])
+    assert lines == ["- sequence ['t'] captured after 2 successful completion(s) of kind x (met)",
+                     "- kind y: no sequence strategy captured (0 successful completions)"]

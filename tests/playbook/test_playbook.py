@@ -54,7 +54,7 @@ def test_the_token_budget_bounds_what_is_injected() -> None:
     assert len(roomy.instructions_for("stock", "d", [])[1]) == 8
 
 
-def test_tool_statistics_speak_of_timeouts_always_and_errors_of_relevant_tools() -> None:
+def test_tool_statistics_speak_only_of_the_tools_the_task_is_likely_to_use() -> None:
     pb = Playbook(":memory:")
     for i in range(4):
         pb.observe(make_trace(f"price {i}", [
@@ -64,14 +64,16 @@ def test_tool_statistics_speak_of_timeouts_always_and_errors_of_relevant_tools()
         ]))
     assert pb.flush(30)
     text, shown = pb.instructions_for("anything at all", "support", TOOLS)
-    assert shown == []
-    assert "get_quote often times out (4/4 calls" in text
-    assert "web_search" not in text and "find_ticker" not in text  # no strategy makes them relevant
-    pb.store.put([Strategy(id="s-1", domain="support", advice="Call web_search, then find_ticker.",
-                           tools=["web_search", "find_ticker"], applies_when=["anything"])])
+    assert (text, shown) == ("", [])  # no strategy for the task: no tool is known to matter
+    pb.store.put([Strategy(id="s-1", domain="support", kind="pitfall",
+                           advice="get_quote times out. Call find_ticker(company) instead.",
+                           tools=["get_quote", "find_ticker"], applies_when=["anything"])])
     text, shown = pb.instructions_for("anything at all", "support", TOOLS)
     assert shown == ["s-1"]
-    assert "web_search often fails (4/4 calls" in text and "prefer find_ticker" in text
+    assert "get_quote often times out (4/4 calls" in text
+    assert "when it did, find_ticker answered: use find_ticker instead" in text
+    assert "prefer find_ticker" in text
+    assert "web_search" not in text  # not a tool of this task
 
 
 def test_observe_returns_before_learning_is_done() -> None:

@@ -58,8 +58,13 @@ def test_analysis_separates_the_working_sequence_from_wasted_calls() -> None:
         ("web_search", "empty"), ("get_quote", "error"), ("find_ticker", "repeat")
     ]
     assert analysis.iterations == 6 and analysis.tool_latency_ms == 25.0
-    kinds = sorted((i.kind, tuple(i.tools)) for i in reflect(trace, success=True, domain="d"))
-    assert kinds == [("pitfall", ("get_quote",)), ("sequence", ("find_ticker", "get_quote"))]
+    insights = reflect(trace, success=True, domain="d")
+    kinds = sorted((i.kind, tuple(i.tools)) for i in insights)
+    # the pitfall carries its repair: the ticker came from find_ticker
+    assert kinds == [("pitfall", ("get_quote", "find_ticker")),
+                     ("sequence", ("find_ticker", "get_quote"))]
+    [pitfall] = [i for i in insights if i.kind == "pitfall"]
+    assert "call find_ticker(company) first and pass its result as ticker" in pitfall.advice
 
 
 def test_a_failed_run_yields_pitfalls_but_no_sequence() -> None:

@@ -8,7 +8,8 @@ bloats; itemised bullets changed by deltas do neither. The operations here are:
              one-off LLM advice is added directly;
 ``update``   counts of a strategy move: its pattern was seen again, or a run was shown it;
 ``merge``    two near-duplicate strategies of a domain fold into the better one;
-``retire``   a strategy that keeps failing the runs it is shown to, one not confirmed for
+``retire``   a strategy that keeps failing the runs that followed it (runs that ignored it,
+             or to which it did not fit, do not count), one not confirmed for
              ``stale_after_s``, or the weakest beyond ``max_per_domain``, stops being injected.
 
 Each call of :meth:`Curator.apply` runs in one store transaction, so several processes may
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .store import PlaybookStore
-from .strategy import Insight, Strategy, keywords, strategy_id
+from .strategy import Insight, Strategy, UseVerdict, keywords, strategy_id
 
 DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
 
@@ -46,6 +47,9 @@ class RunOutcome:
     iterations: int
     tool_latency_ms: float
     shown: list[str] = field(default_factory=list)
+    #: the run's task tool calls in order, as ``(tool, status)`` with status ``ok``, ``error``,
+    #: ``empty`` or ``repeat``; None when unknown (then success alone is the verdict)
+    calls: list[tuple[str, str]] | None = None
 
 
 @dataclass(slots=True)
@@ -87,11 +91,12 @@ class Curator:
             strategy = touched.get(sid) or store.get(sid)
             if strategy is None:
                 continue
+            verdict = use_verdict(strategy, outcome)
             strategy.record_use(
-                outcome.run_id, outcome.success, outcome.iterations, outcome.tool_latency_ms
+                outcome.run_id, outcome.success, outcome.iterations, outcome.tool_latency_ms,
+                verdict,
             )
             touched[sid] = strategy
-            verdict = "helpful" if outcome.success else "harmful"
             deltas.append(Delta("update", sid, f"{verdict} in run {outcome.run_id}"))
         return deltas
 
@@ -203,6 +208,43 @@ class Curator:
         return deltas
 
 
+def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
+    """How a run shown ``strategy`` bears on it: only a run that followed it is evidence.
+
+    Followed: a sequence's tools were called in order; a pitfall's repair tools were called
+    (without a repair: its tool was called and did not fail); advice: one of its tools was
+    called. A followed strategy whose tools then answered, in a run that failed, is harmful;
+    one whose tools had nothing for the task (empty results, errors) was retrieved for a task
+    it does not fit, and a run that never followed it says nothing about it at all.
+    """
+    if outcome.calls is None:
+        return "helpful" if outcome.success else "harmful"
+    called = [tool for tool, _ in outcome.calls]
+    answered = {tool for tool, status in outcome.calls if status == "ok"}
+    failed = {tool for tool, status in outcome.calls if status == "error"}
+    tools = strategy.tools
+    if strategy.kind == "sequence" and tools:
+        position = 0
+        for tool in called:
+            if position < len(tools) and tool == tools[position]:
+                position += 1
+        followed, fits = position == len(tools), tools[-1] in answered
+    elif strategy.kind == "pitfall" and len(tools) > 1:
+        followed = all(t in called for t in tools[1:])
+        fits = all(t in answered for t in tools[1:])
+    elif strategy.kind == "pitfall" and tools:
+        followed = tools[0] in answered and tools[0] not in failed
+        fits = followed
+    else:
+        followed = not tools or any(t in called for t in tools)
+        fits = not tools or any(t in answered for t in tools)
+    if not followed:
+        return "ignored"
+    if outcome.success:
+        return "helpful"
+    return "harmful" if fits else "misfit"
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
@@ -221,8 +263,7 @@ def _applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
 
 def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
     if insight.kind == "pitfall":
-        return (f"Avoid this error seen in {len(evidence)} runs: {insight.advice}. "
-                "Check the arguments against what earlier tools returned.")
+        return insight.advice  # the error class and its repair (the same in all evidence)
     # the sequence advice of the run that wasted most names every tool worth skipping
     return max(evidence, key=lambda i: (len(i.advice), i.run_id)).advice
 

@@ -117,9 +117,13 @@ class Playbook:
         if not shown:
             lines = []
             used = 0
-        if self.include_tool_stats:
-            relevant = {t for s, _ in found if s.id in shown for t in s.tools}
-            advice = render_stats(self.tool_stats(domain), tool_names, relevant=relevant)
+        if self.include_tool_stats and shown:
+            # only the tools this task is likely to use: those of the strategies shown for it
+            chosen = [s for s, _ in found if s.id in shown]
+            relevant = {t for s in chosen for t in s.tools}
+            recommended = {t for s in chosen if s.kind == "sequence" for t in s.tools}
+            advice = render_stats(self.tool_stats(domain), tool_names, relevant=relevant,
+                                  recommended=recommended)
             if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
                 lines.append(advice)
         return "\n".join(lines), shown
@@ -180,6 +184,7 @@ class Playbook:
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
+            calls=[(c.call.name, c.status) for c in analysis.calls],
         )
         with self.store.transaction():
             if not self.store.mark_observed(trace.run_id):

@@ -1,15 +1,15 @@
 """The reflector: a finished trace in, insights out.
 
-Two passes. The deterministic pass always runs and costs microseconds: it finds the tool
-sequence that did the work (calls that neither failed, repeated an earlier call nor returned
-nothing), the calls that failed and why, and the wasted ones. The optional LLM pass
-(:class:`LLMReflector`) asks a model — any model the Agent machinery can drive, the local one
-included — for advice as structured output, for lessons the trace's shape alone cannot show.
+Two passes. The deterministic pass always runs and costs microseconds: it finds the calls
+that held the answer (the answering call and the calls that fed its arguments), the calls
+that missed (errors, repeats, empty results) and what repaired each miss (:mod:`.evidence`).
+The optional LLM pass (:class:`LLMReflector`) asks a model — any model the Agent machinery
+can drive, the local one included — for advice as structured output, for lessons the
+trace's shape alone cannot show.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,16 +17,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..tracing.trace import ToolCallRecord, Trace
+from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
+from .stats import is_timeout
 from .strategy import Insight, StrategyKind, keywords
 
-_EMPTY_RESULT = re.compile(
-    r"^\s*(\[\s*\]|\{\s*\}|null|none|no results?( found)?|not found|nothing found|"
-    r"no (match|matches|data|record|records|entry|entries)( found)?)\b",
-    re.IGNORECASE,
-)
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(slots=True)
@@ -39,7 +37,12 @@ class WastedCall:
 
 @dataclass(slots=True)
 class TraceAnalysis:
-    """What the deterministic pass saw in one trace."""
+    """What the deterministic pass saw in one trace.
+
+    ``sequence`` is the tools of the answering chain (see :mod:`.evidence`), ``wasted`` the
+    calls that missed, ``repairs`` what worked after each missed call that the run recovered
+    from (keyed by the index of the missed call).
+    """
 
     run_id: str
     success: bool
@@ -48,6 +51,9 @@ class TraceAnalysis:
     sequence: list[str] = field(default_factory=list)
     arg_names: dict[str, list[str]] = field(default_factory=dict)
     wasted: list[WastedCall] = field(default_factory=list)
+    calls: list[CallEvidence] = field(default_factory=list)
+    chain: list[CallEvidence] = field(default_factory=list)
+    repairs: dict[int, Repair] = field(default_factory=dict)
 
     @property
     def failures(self) -> list[WastedCall]:
@@ -55,29 +61,26 @@ class TraceAnalysis:
 
 
 def analyse(trace: Trace, success: bool) -> TraceAnalysis:
-    """Split a trace's tool calls into the working sequence and the wasted calls."""
+    """Classify a trace's tool calls, find the answering chain and the repairs of misses."""
+    calls = classify(trace)
     analysis = TraceAnalysis(
         run_id=trace.run_id,
         success=success,
         iterations=len(trace.steps),
         tool_latency_ms=sum(c.duration_ms for c in trace.tool_calls),
+        calls=calls,
+        wasted=[WastedCall(c.call, c.status) for c in calls if not c.ok],
     )
-    seen: set[str] = set()
-    for call in trace.tool_calls:
-        if call.kind not in ("tool", "unknown"):
-            continue
-        signature = call.name + json.dumps(call.args, sort_keys=True, default=str)
-        if call.error is not None:
-            analysis.wasted.append(WastedCall(call, "error"))
-        elif signature in seen:
-            analysis.wasted.append(WastedCall(call, "repeat"))
-        elif _EMPTY_RESULT.match(call.result or ""):
-            analysis.wasted.append(WastedCall(call, "empty"))
-        else:
-            if not analysis.sequence or analysis.sequence[-1] != call.name:
-                analysis.sequence.append(call.name)
-            analysis.arg_names.setdefault(call.name, sorted((call.args or {}).keys()))
-        seen.add(signature)
+    analysis.chain = answer_chain(trace, calls)
+    for c in analysis.chain:
+        if not analysis.sequence or analysis.sequence[-1] != c.call.name:
+            analysis.sequence.append(c.call.name)
+        analysis.arg_names.setdefault(c.call.name, sorted((c.call.args or {}).keys()))
+    for c in calls:
+        if c.status in ("error", "empty"):
+            repair = repair_of(c, calls, trace.user_prompt or "")
+            if repair is not None:
+                analysis.repairs[c.index] = repair
     return analysis
 
 
@@ -94,9 +97,10 @@ def normalise_error(error: str) -> str:
 def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
     """The deterministic insights of one trace.
 
-    A successful run with a working sequence yields a ``sequence`` insight (its detail lists
-    the tools it wasted, so the curator can say what to skip); every failed call yields a
-    ``pitfall`` insight keyed by the tool and its error class.
+    A successful run yields a ``sequence`` insight for its answering chain (its advice names
+    the tools it called outside the chain, so the curator can say what to skip); every failed
+    call yields a ``pitfall`` insight keyed by the tool, its error class and its repair when
+    the run shows one (so the advice says what to do, not only what to avoid).
     """
     analysis = analyse(trace, success)
     words = keywords(trace.user_prompt or "")
@@ -110,21 +114,54 @@ def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
 
     insights: list[Insight] = []
     if success and analysis.sequence:
-        skipped = sorted({w.call.name for w in analysis.wasted} - set(analysis.sequence))
-        advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped)
+        chain_names = set(analysis.sequence)
+        skipped = sorted({c.call.name for c in analysis.calls} - chain_names)
+        advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
+                                 _shown_formats(trace, analysis))
         insights.append(insight("sequence", advice, list(analysis.sequence), ""))
-    for wasted in analysis.failures:
-        error_class = normalise_error(wasted.call.error or "")
-        advice = f"{wasted.call.name} failed with: {error_class}"
-        insights.append(insight("pitfall", advice, [wasted.call.name], error_class))
+    seen: set[tuple[str, str]] = set()
+    for c in analysis.calls:
+        if c.status != "error" or (c.call.name, c.call.error or "") in seen:
+            continue
+        seen.add((c.call.name, c.call.error or ""))
+        error_class = normalise_error(c.call.error or "")
+        repair = analysis.repairs.get(c.index)
+        tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
+        detail = error_class + ("|" + repair.signature if repair is not None else "")
+        advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
+        insights.append(insight("pitfall", advice, tools, detail))
     return insights
 
 
+def _shown_formats(trace: Trace, analysis: TraceAnalysis) -> dict[str, dict[str, str]]:
+    """Argument values of the chain the model had to shape itself (not copied, not fed).
+
+    A value with digits that is neither in the prompt nor in an earlier result (a date the
+    model reformatted, a code it built) is the format the tool accepted: worth showing.
+    """
+    prompt = (trace.user_prompt or "").lower()
+    results = " ".join((c.call.result or "") for c in analysis.calls if c.ok).lower()
+    formats: dict[str, dict[str, str]] = {}
+    for c in analysis.chain:
+        for key, value in sorted((c.call.args or {}).items()):
+            text = str(value)
+            if _DIGIT.search(text) and text.lower() not in prompt and text.lower() not in results:
+                formats.setdefault(c.call.name, {})[key] = text
+    return formats
+
+
 def sequence_advice(
-    sequence: list[str], arg_names: dict[str, list[str]], skipped: list[str]
+    sequence: list[str], arg_names: dict[str, list[str]], skipped: list[str],
+    formats: dict[str, dict[str, str]] | None = None,
 ) -> str:
     """Plain advice a small model can follow: the calls in order, with their argument names."""
-    steps = [f"{name}({', '.join(arg_names.get(name, []))})" for name in sequence]
+    formats = formats or {}
+
+    def arg(name: str, tool: str) -> str:
+        example = formats.get(tool, {}).get(name)
+        return f'{name} like "{example}"' if example else name
+
+    steps = [f"{t}({', '.join(arg(a, t) for a in arg_names.get(t, []))})" for t in sequence]
     text = "Call " + ", then ".join(steps) + ", then answer"
     if len(sequence) > 1:
         text += " (feed each result into the next call)"
@@ -132,6 +169,20 @@ def sequence_advice(
     if skipped:
         text += f" Do not use {', '.join(skipped)} for this kind of task."
     return text
+
+
+def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool) -> str:
+    """A failure mode and, when the run showed one, its repair."""
+    failure = f"{tool} times out" if timeout else f"{tool} fails with: {error_class}"
+    if repair is None:
+        return f"{failure}. Check the arguments against what earlier tools returned."
+    if repair.kind == "prerequisite":
+        return (f"{tool} needs {repair.argument} from {repair.via}: call "
+                f"{repair.via}({', '.join(repair.via_args)}) first and pass its result as "
+                f"{repair.argument}.")
+    if repair.kind == "argument":
+        return f'{failure}. Pass {repair.argument} like "{repair.example}".'
+    return f"{failure}. Call {repair.via}({', '.join(repair.via_args)}) instead."
 
 
 # -- the LLM pass ------------------------------------------------------------------------

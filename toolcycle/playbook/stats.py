@@ -8,10 +8,12 @@ the most recent ones per tool), so they describe how the tools behave now.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..tracing.trace import Trace
+from .evidence import classify, repair_of
 from .store import ToolObservation
 
 #: Error texts that mean "the call ran out of time" (the loop's timeout observation says so).
@@ -28,10 +30,28 @@ class ToolStats:
     timeouts: int
     p50_ms: float
     p95_ms: float
+    #: calls that returned nothing (``[]``, ``{}``, "No results.")
+    empties: int = 0
+    #: tools that answered after this one missed, most frequent first
+    alternatives: tuple[tuple[str, int], ...] = field(default=())
 
     @property
     def error_rate(self) -> float:
         return self.errors / self.calls if self.calls else 0.0
+
+    @property
+    def misses(self) -> int:
+        """Calls that gave the run nothing: errors and empty results."""
+        return self.errors + self.empties
+
+    @property
+    def miss_rate(self) -> float:
+        return self.misses / self.calls if self.calls else 0.0
+
+    @property
+    def alternative(self) -> str:
+        """The tool that most often answered when this one missed ("" when none did)."""
+        return self.alternatives[0][0] if self.alternatives else ""
 
     @property
     def timeout_rate(self) -> float:
@@ -43,18 +63,21 @@ def is_timeout(error: str | None) -> bool:
 
 
 def observations_from_trace(trace: Trace, domain: str = "") -> list[ToolObservation]:
-    """The helper-tool calls of a trace (output and submit calls are not tools of the task)."""
-    return [
-        ToolObservation(
-            tool=call.name,
-            duration_ms=call.duration_ms,
-            error=call.error is not None,
-            timeout=is_timeout(call.error),
-            domain=domain,
-        )
-        for call in trace.tool_calls
-        if call.kind in ("tool", "unknown")
-    ]
+    """The task's tool calls (not output or submit calls), with misses and their alternatives."""
+    calls = classify(trace)
+    rows = []
+    for c in calls:
+        alternative = ""
+        if c.status in ("error", "empty"):
+            repair = repair_of(c, calls, trace.user_prompt or "")
+            if repair is not None and repair.kind == "alternative":
+                alternative = repair.via
+        rows.append(ToolObservation(
+            tool=c.call.name, duration_ms=c.call.duration_ms, error=c.status == "error",
+            timeout=is_timeout(c.call.error), domain=domain, empty=c.status == "empty",
+            alternative=alternative,
+        ))
+    return rows
 
 
 def compute_stats(observations: Iterable[ToolObservation]) -> dict[str, ToolStats]:
@@ -74,6 +97,8 @@ def _stats_of(name: str, rows: list[ToolObservation]) -> ToolStats:
         timeouts=sum(r.timeout for r in rows),
         p50_ms=_percentile(durations, 50),
         p95_ms=_percentile(durations, 95),
+        empties=sum(r.empty and not r.error for r in rows),
+        alternatives=tuple(Counter(r.alternative for r in rows if r.alternative).most_common()),
     )
 
 
@@ -91,43 +116,59 @@ def render_stats(
     tool_names: Iterable[str] | None = None,
     *,
     relevant: Iterable[str] | None = None,
+    recommended: Iterable[str] = (),
     min_calls: int = 3,
     bad_error_rate: float = 0.3,
 ) -> str:
-    """Prompt advice from the statistics: which tools to prefer and which often fail.
+    """Prompt advice from the statistics: which of the task's likely tools miss, and what to use.
 
-    Only tools with at least ``min_calls`` calls are judged, and only tools the agent has are
-    mentioned. Timeouts are said of any such tool (they are the tool's fault); error rates only
-    of the ``relevant`` tools (those of the strategies shown), because most errors come from
-    the model's arguments, and naming unrelated failing tools makes small models call them
-    (measured: bench/learning.py with qwen2.5-coder-0.5b). Returns "" when there is nothing
-    worth saying, so no tokens are spent on it.
+    Only tools with at least ``min_calls`` calls are judged, only tools the agent has are
+    mentioned, and only the ``relevant`` ones: the tools the task is likely to use (those of
+    the strategies retrieved for it; all tools when None). A warning about an unrelated tool
+    makes small models call it (measured: bench/learning.py with qwen2.5-coder-0.5b). A tool
+    that misses (errors, timeouts, empty results) on ``bad_error_rate`` of its calls is
+    named with the tool that answered when it missed, if the runs show one. ``recommended``
+    tools (those a retrieved sequence strategy says to call) are not warned of: their misses
+    came from other kinds of task, and the strategy is the more specific advice. Returns ""
+    when there is nothing worth saying, so no tokens are spent on it.
     """
     names = set(tool_names) if tool_names is not None else set(stats)
     wanted = set(relevant) if relevant is not None else names
-    judged = [s for name, s in stats.items() if name in names and s.calls >= min_calls]
+    skip = set(recommended)
+    judged = [s for name, s in stats.items()
+              if name in names and name in wanted and s.calls >= min_calls]
     lines: list[str] = []
-    reliable = [s.tool for s in judged if s.error_rate == 0.0 and s.tool in wanted]
-    for s in sorted(judged, key=lambda s: -s.error_rate):
+    for s in sorted(judged, key=lambda s: (-s.miss_rate, s.tool)):
+        if s.tool in skip or s.miss_rate < bad_error_rate:
+            continue
         if s.timeout_rate >= bad_error_rate:
-            lines.append(
-                f"- {s.tool} often times out ({s.timeouts}/{s.calls} calls, "
-                f"p95 {s.p95_ms:.0f} ms)."
-            )
-        elif s.error_rate >= bad_error_rate and s.tool in wanted:
-            lines.append(f"- {s.tool} often fails ({s.errors}/{s.calls} calls returned errors).")
+            what = f"often times out ({s.timeouts}/{s.calls} calls, p95 {s.p95_ms:.0f} ms)"
+        elif s.error_rate >= bad_error_rate:
+            what = f"often fails ({s.errors}/{s.calls} calls returned errors)"
+        else:
+            what = f"often returns nothing ({s.misses}/{s.calls} calls)"
+        alternative = s.alternative if s.alternative in names else ""
+        lines.append(f"- {s.tool} {what}" + (
+            f"; when it did, {alternative} answered: use {alternative} instead." if alternative
+            else "."
+        ))
+    missing = {s.tool for s in judged if s.miss_rate >= bad_error_rate}
+    reliable = sorted((s for s in judged if s.misses == 0 and s.tool not in missing),
+                      key=lambda s: (s.p50_ms, s.tool))
     if lines and reliable:
-        lines.insert(0, f"- Reliable tools: prefer {', '.join(sorted(reliable))}.")
+        lines.insert(0, f"- Reliable tools (fastest first): prefer "
+                        f"{', '.join(s.tool for s in reliable)}.")
     return "Tool reliability from earlier runs:\n" + "\n".join(lines) if lines else ""
 
 
 def format_table(stats: dict[str, ToolStats]) -> str:
     """A plain table for the CLI."""
-    header = f"{'tool':<28} {'calls':>6} {'errors':>7} {'err %':>6} {'p50 ms':>8} {'p95 ms':>8}"
+    header = (f"{'tool':<28} {'calls':>6} {'errors':>7} {'empty':>6} {'miss %':>6} "
+              f"{'p50 ms':>8} {'p95 ms':>8}")
     rows = [header, "-" * len(header)]
     for s in stats.values():
         rows.append(
-            f"{s.tool:<28} {s.calls:>6} {s.errors:>7} {100 * s.error_rate:>5.0f}% "
+            f"{s.tool:<28} {s.calls:>6} {s.errors:>7} {s.empties:>6} {100 * s.miss_rate:>5.0f}% "
             f"{s.p50_ms:>8.1f} {s.p95_ms:>8.1f}"
         )
     return "\n".join(rows)

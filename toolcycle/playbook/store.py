@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._sqlite import create_schema, use_wal
+from .._sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
-from .strategy import Strategy, keywords
+from .strategy import Strategy, index_terms, keywords
 
 #: Secrets out of what a playbook file keeps (the trace store's defaults).
 _REDACTOR = Redactor()
@@ -49,6 +49,10 @@ class ToolObservation:
     timeout: bool
     domain: str = ""
     at: float = 0.0
+    #: the call returned nothing (``[]``, ``{}``, "No results."): a miss, though not an error
+    empty: bool = False
+    #: the other tool that answered after this call missed, if the run shows one
+    alternative: str = ""
 
 
 class PlaybookStore(abc.ABC):
@@ -159,6 +163,7 @@ class SQLitePlaybookStore(PlaybookStore):
         self._index: _Index | None = None
         self._connections: list[sqlite3.Connection] = []
         create_schema(self._conn(), _SCHEMA)  # safe against other processes opening it too
+        write_once(self._conn(), _add_miss_columns)
 
     # -- connections and transactions ---------------------------------------------------
 
@@ -293,10 +298,10 @@ class SQLitePlaybookStore(PlaybookStore):
             return
         with self.transaction() as conn:
             conn.executemany(
-                "INSERT INTO tool_calls(domain, tool, duration_ms, error, timeout, at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tool_calls(domain, tool, duration_ms, error, timeout, at, empty, "
+                "alternative) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(r.domain, r.tool, r.duration_ms, int(r.error), int(r.timeout),
-                  r.at or time.time()) for r in rows],
+                  r.at or time.time(), int(r.empty), r.alternative) for r in rows],
             )
             for name in {r.tool for r in rows}:
                 conn.execute(
@@ -306,13 +311,14 @@ class SQLitePlaybookStore(PlaybookStore):
                 )
 
     def tool_observations(self, domain: str | None = None) -> list[ToolObservation]:
-        sql = "SELECT tool, duration_ms, error, timeout, domain, at FROM tool_calls"
+        sql = ("SELECT tool, duration_ms, error, timeout, domain, at, empty, alternative "
+               "FROM tool_calls")
         args: tuple[Any, ...] = ()
         if domain is not None:
             sql, args = sql + " WHERE domain = ?", (domain,)
         return [
-            ToolObservation(t, d, bool(e), bool(o), dom, at)
-            for t, d, e, o, dom, at in self._conn().execute(sql + " ORDER BY id", args)
+            ToolObservation(t, d, bool(e), bool(o), dom, at, bool(m), alt)
+            for t, d, e, o, dom, at, m, alt in self._conn().execute(sql + " ORDER BY id", args)
         ]
 
     def tool_observation_mark(self) -> int:
@@ -369,6 +375,15 @@ class SQLitePlaybookStore(PlaybookStore):
         self._local = threading.local()
 
 
+def _add_miss_columns(conn: sqlite3.Connection) -> None:
+    """Playbooks written before empty results counted as misses lack two columns."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(tool_calls)")}
+    if "empty" not in have:
+        conn.execute("ALTER TABLE tool_calls ADD COLUMN empty INTEGER NOT NULL DEFAULT 0")
+    if "alternative" not in have:
+        conn.execute("ALTER TABLE tool_calls ADD COLUMN alternative TEXT NOT NULL DEFAULT ''")
+
+
 class _NullLock:
     def __enter__(self) -> None:
         return None
@@ -380,11 +395,12 @@ class _NullLock:
 class _Index:
     """An inverted index over the active strategies, patched incrementally as rows change.
 
-    A strategy's terms are its applicability keywords (weight 1) and the words of its advice and
-    tool names (weight 0.5). Postings are kept per domain (the usual filter) and in total (for
-    the inverse document frequency). A task scores the sum of ``idf × weight`` of its words
-    found in a strategy, times the strategy's evidence score; a strategy needing a tool the
-    agent lacks is never returned.
+    A strategy's terms are its applicability keywords (weight 1) and the words of its tool
+    names, plus for free advice its content words (weight 0.5): never the words of the
+    reflector's templates ("call", "error"), which every strategy shares. Postings are kept
+    per domain (the usual filter) and in total (for the inverse document frequency). A task
+    scores the sum of ``idf × weight`` of its words found in a strategy, times the strategy's
+    evidence score; a strategy needing a tool the agent lacks is never returned.
     """
 
     __slots__ = ("df", "postings", "strategies", "terms", "version")
@@ -404,7 +420,7 @@ class _Index:
         self.version = version
 
     def _add(self, s: Strategy) -> None:
-        terms: dict[str, float] = dict.fromkeys(keywords(" ".join([s.advice, *s.tools])), 0.5)
+        terms: dict[str, float] = dict.fromkeys(index_terms(s), 0.5)
         terms.update(dict.fromkeys(s.applies_when, 1.0))
         self.strategies[s.id] = s
         self.terms[s.id] = terms

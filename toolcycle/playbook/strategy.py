@@ -19,6 +19,11 @@ StrategyStatus = Literal["active", "retired"]
 #: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;
 #: ``advice``: free advice (from the LLM reflector or written by hand).
 StrategyKind = Literal["sequence", "pitfall", "advice"]
+#: How a run that was shown a strategy bears on it (see :func:`toolcycle.playbook.curator.
+#: use_verdict`): ``helpful`` (followed, succeeded), ``harmful`` (followed, its tools answered,
+#: the run still failed), ``misfit`` (followed, but its tools had nothing for this task: it
+#: was retrieved for the wrong task, which is no evidence against the advice) and ``ignored``.
+UseVerdict = Literal["helpful", "harmful", "misfit", "ignored"]
 
 #: How many run ids a strategy keeps as provenance (the oldest drop out first).
 MAX_PROVENANCE = 20
@@ -28,8 +33,22 @@ _STOPWORD_TEXT = (
     "a an and are as at be by can could did do does for from has have how i in is it its me "
     "my of on or our please should tell than that the their them then there these this to "
     "was what when where which who whom why will with would you your currently current give "
-    "find get show about into any some much many also just more most"
+    "find get show about into any some much many also just more most were been being am "
+    "had having he she him her his hers we us ours they theirs those here not no nor only "
+    "own same so too very s t don now out over under up down off again further once all both "
+    "each few other such if because until while during before after above below between "
+    "through against shall may might must let lets know need want like please thanks today "
+    "yes one two"
 )
+#: The words of the reflector's and curator's advice templates: every generated strategy has
+#: them, so they say nothing about what a strategy is for and stay out of retrieval.
+_TEMPLATE_TEXT = (
+    "call calls then answer feed result results next use used kind task tasks avoid error "
+    "errors seen runs run failed fails fail check arguments argument against earlier tools "
+    "tool returned instead first pass needs times timed timeout like often nothing worked "
+    "reliable prefer"
+)
+TEMPLATE_WORDS = frozenset(_TEMPLATE_TEXT.split())
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
@@ -41,9 +60,23 @@ def keywords(text: str) -> list[str]:
     """
     seen: dict[str, None] = {}
     for word in _WORD.findall(text.lower()):
-        if word not in _STOPWORDS:
+        if word not in _STOPWORDS and len(word) > 2:
             seen.setdefault(word, None)
     return list(seen)
+
+
+def index_terms(strategy: Strategy) -> list[str]:
+    """What retrieval matches a task against besides ``applies_when``.
+
+    The words of the tool names (``weather_primary`` -> weather, primary: a task about the
+    weather is likely to use it) and, for free advice only, its content words. Generated
+    advice is template plus tool and argument names, so its words would match every task
+    that says "call" or "error".
+    """
+    words = keywords(" ".join(t.replace("_", " ").replace("-", " ") for t in strategy.tools))
+    if strategy.kind == "advice":
+        words += keywords(strategy.advice)
+    return [w for w in dict.fromkeys(words) if w not in TEMPLATE_WORDS]
 
 
 def estimate_tokens(text: str) -> int:
@@ -90,10 +123,12 @@ class Insight:
 class Strategy:
     """A playbook bullet with its evidence.
 
-    ``helpful``/``harmful`` count the runs that were shown this strategy and then succeeded or
-    failed; ``uses`` is their sum, and ``sum_iterations``/``sum_tool_latency_ms`` over those
-    runs give the means. ``support`` counts the successful runs whose traces produced the
-    pattern (what promoted it). ``applies_when`` are the keywords of the tasks it came from.
+    ``helpful``/``harmful`` count the runs that were shown this strategy, followed it and then
+    succeeded or failed; runs that ignored it or to which it did not fit are counted apart
+    (``ignored``, ``misfit``) and are no evidence either way; ``uses`` is helpful + harmful,
+    and ``sum_iterations``/``sum_tool_latency_ms`` over those runs give the means.
+    ``support`` counts the successful runs whose traces produced the pattern (what promoted
+    it). ``applies_when`` are the keywords of the tasks it came from.
     """
 
     id: str
@@ -113,6 +148,8 @@ class Strategy:
     updated_at: float = field(default_factory=time.time)
     status: StrategyStatus = "active"
     note: str = ""
+    ignored: int = 0
+    misfit: int = 0
 
     @property
     def uses(self) -> int:
@@ -140,16 +177,26 @@ class Strategy:
         rate = (self.helpful + 1) / (self.uses + 2)
         return rate * (1.0 + min(self.support, 10) / 10)
 
-    def record_use(self, run_id: str, success: bool, iterations: int, latency_ms: float) -> None:
-        """Count one run that was shown this strategy."""
-        if success:
+    def record_use(
+        self, run_id: str, success: bool, iterations: int, latency_ms: float,
+        verdict: UseVerdict | None = None,
+    ) -> None:
+        """Count one run that was shown this strategy (by default its success is the verdict)."""
+        verdict = verdict or ("helpful" if success else "harmful")
+        self.add_provenance(run_id)
+        self.updated_at = time.time()
+        if verdict == "ignored":
+            self.ignored += 1
+            return
+        if verdict == "misfit":
+            self.misfit += 1
+            return
+        if verdict == "helpful":
             self.helpful += 1
         else:
             self.harmful += 1
         self.sum_iterations += iterations
         self.sum_tool_latency_ms += latency_ms
-        self.add_provenance(run_id)
-        self.updated_at = time.time()
 
     def add_provenance(self, *run_ids: str) -> None:
         for run_id in run_ids:
@@ -160,7 +207,8 @@ class Strategy:
     def render(self) -> str:
         """The one-line form injected into instructions."""
         evidence = f"worked in {self.helpful}/{self.uses} runs" if self.uses else (
-            f"seen in {self.support} successful runs"
+            f"seen in {self.support} runs" if self.kind == "pitfall"  # failed runs count too
+            else f"seen in {self.support} successful runs"
         )
         return f"- [{self.id}] {self.advice} ({evidence})"
 

@@ -48,8 +48,6 @@ the error lists every mismatch.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import time
 from dataclasses import fields
@@ -73,8 +71,21 @@ def canonical(data: Any) -> bytes:
                       default=str).encode()
 
 
+def _sha256(payload: bytes) -> str:
+    import hashlib  # loads OpenSSL: only once a run pauses or resumes, not with every import
+
+    return hashlib.sha256(payload).hexdigest()
+
+
+def _hmac_sha256(key: bytes, payload: bytes) -> str:
+    import hashlib
+    import hmac
+
+    return hmac.new(key, payload, hashlib.sha256).hexdigest()
+
+
 def _digest(data: Any) -> str:
-    return hashlib.sha256(canonical(data)).hexdigest()
+    return _sha256(canonical(data))
 
 
 def identity(core: AgentCore, model: Model) -> dict[str, Any]:
@@ -95,10 +106,10 @@ def seal(body: dict[str, Any], key: bytes | None) -> dict[str, Any]:
     data = {"format": FORMAT, "version": VERSION, **body}
     payload = canonical(data)
     if key is None:
-        integrity = {"algorithm": "sha256", "digest": hashlib.sha256(payload).hexdigest()}
+        integrity = {"algorithm": "sha256", "digest": _sha256(payload)}
     else:
         integrity = {"algorithm": "hmac-sha256",
-                     "digest": hmac.new(key, payload, hashlib.sha256).hexdigest()}
+                     "digest": _hmac_sha256(key, payload)}
     data["integrity"] = integrity
     return data
 
@@ -141,14 +152,16 @@ def _integrity_problems(data: dict[str, Any], key: bytes | None) -> list[str]:
         if key is None:
             return ["integrity: the snapshot is signed (hmac-sha256); build the agent with the "
                     "same snapshot_key to resume it"]
-        expected = hmac.new(key, payload, hashlib.sha256).hexdigest()
+        expected = _hmac_sha256(key, payload)
     elif algorithm == "sha256":
         if key is not None:
             return ["integrity: the agent has a snapshot_key but the snapshot is not signed "
                     "(sha256 only): refused, anyone could have written it"]
-        expected = hashlib.sha256(payload).hexdigest()
+        expected = _sha256(payload)
     else:
         return [f"integrity: unknown algorithm {algorithm!r}"]
+    import hmac
+
     if not hmac.compare_digest(expected, digest):
         return [f"integrity: the {algorithm} digest does not match the content: the snapshot "
                 "was changed after it was made (or signed with another key)"]

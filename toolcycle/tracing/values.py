@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime
-from html import escape
 from typing import Any
 
 
@@ -19,6 +17,8 @@ def esc(value: object) -> str:
 
     Not only strings: an int field of a crafted trace can hold markup, a dict or a list.
     """
+    from html import escape  # the viewer's need only: not loaded with every import
+
     return escape(value if isinstance(value, str) else str(value))
 
 
@@ -70,6 +70,8 @@ def format_time(epoch: object) -> str:
     seconds = finite(epoch)
     if not seconds:
         return "unknown" if not epoch else "invalid time"
+    from datetime import UTC, datetime
+
     try:
         return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     except (OverflowError, OSError, ValueError):  # out of the platform's range

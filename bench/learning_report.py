@@ -1,0 +1,246 @@
+"""The figures of bench/learning.py: paired comparison of the two arms, with 95 % intervals.
+
+Every test task runs once per repeat in each arm with the same seed, so runs pair up by
+``(task, repeat)``. Figures:
+
+- per arm: success (Wilson 95 % interval), mean iterations over all runs and over the pairs
+  where both arms succeeded (a failed run that gives up early must not look "fast"), tokens
+  per task; means with t-based 95 % intervals over runs;
+- paired: the mean change per pair (playbook - baseline) with its 95 % interval, relative to
+  the baseline mean;
+- the share of test tasks made worse: fewer successes over the repeats, or as many with more
+  mean iterations;
+- all of it per kind of task.
+
+The seed spec's criteria come from the learning phase and the test runs: SC-003 (a strategy
+captured within 3 successful completions of its kind), SC-005 (success on tasks whose primary
+tool fails), and whether learned strategies prefer faster and more reliable tools.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+#: two-sided 95 % Student t quantiles by degrees of freedom (normal beyond 30)
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+Rows = list[dict[str, Any]]
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its t-based 95 % interval (0 for fewer than 2 values)."""
+    if not values:
+        return math.nan, math.nan
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, 0.0
+    t = _T95[len(values) - 2] if len(values) - 1 <= len(_T95) else 1.96
+    return mean, t * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def wilson(successes: int, n: int) -> tuple[float, float, float]:
+    """A proportion and its Wilson 95 % interval."""
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    z, p = 1.96, successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return p, centre - half, centre + half
+
+
+def pairs(baseline: list[Rows], playbook: list[Rows]) -> list[tuple[dict[str, Any], ...]]:
+    """(baseline row, playbook row) per task and repeat."""
+    out = []
+    for b_rows, p_rows in zip(baseline, playbook, strict=False):
+        by_task = {r["task"]: r for r in p_rows}
+        out += [(b, by_task[b["task"]]) for b in b_rows if b["task"] in by_task]
+    return out
+
+
+def _fmt(mean: float, half: float, digits: int = 2) -> str:
+    return "n/a" if math.isnan(mean) else f"{mean:.{digits}f} ± {half:.{digits}f}"
+
+
+def _rel(delta: float, base: float) -> str:
+    return "n/a" if not base or math.isnan(delta) else f"{100 * delta / base:+.0f} %"
+
+
+def arm_figures(rows: Rows, both_ok: Rows) -> dict[str, Any]:
+    ok = sum(bool(r["success"]) for r in rows)
+    return {
+        "n": len(rows), "success": wilson(ok, len(rows)),
+        "iterations": mean_ci([r["iterations"] for r in rows]),
+        "iterations_both_ok": mean_ci([r["iterations"] for r in both_ok]),
+        "tokens": mean_ci([r["tokens"] for r in rows]),
+    }
+
+
+def tasks_made_worse(paired: list[tuple[dict[str, Any], ...]]) -> tuple[int, int, int]:
+    """(worse, better, tasks): per task over the repeats, fewer successes, or as many with
+    more mean iterations (better: the reverse)."""
+    by_task: dict[str, list[tuple[dict[str, Any], ...]]] = {}
+    for pair in paired:
+        by_task.setdefault(pair[0]["task"], []).append(pair)
+    worse = better = 0
+    for task_pairs in by_task.values():
+        b_ok = sum(bool(b["success"]) for b, _ in task_pairs)
+        p_ok = sum(bool(p["success"]) for _, p in task_pairs)
+        b_it = statistics.fmean(b["iterations"] for b, _ in task_pairs)
+        p_it = statistics.fmean(p["iterations"] for _, p in task_pairs)
+        if p_ok < b_ok or (p_ok == b_ok and p_it > b_it):
+            worse += 1
+        elif p_ok > b_ok or p_it < b_it:
+            better += 1
+    return worse, better, len(by_task)
+
+
+def compare(paired: list[tuple[dict[str, Any], ...]]) -> dict[str, Any]:
+    """Both arms' figures and the paired changes for a set of pairs."""
+    both = [(b, p) for b, p in paired if b["success"] and p["success"]]
+    base = arm_figures([b for b, _ in paired], [b for b, _ in both])
+    play = arm_figures([p for _, p in paired], [p for _, p in both])
+    diff = {
+        key: mean_ci([float(p[key]) - float(b[key]) for b, p in subset])
+        for key, subset in (("iterations", paired), ("tokens", paired))
+    }
+    diff["iterations_both_ok"] = mean_ci([p["iterations"] - b["iterations"] for b, p in both])
+    diff["success"] = mean_ci([float(p["success"]) - float(b["success"]) for b, p in paired])
+    worse, better, tasks = tasks_made_worse(paired)
+    return {"baseline": base, "playbook": play, "diff": diff, "pairs": len(paired),
+            "both_ok_pairs": len(both), "tasks_worse": worse, "tasks_better": better,
+            "tasks": tasks}
+
+
+def render(result: dict[str, Any]) -> str:
+    """The tables bench/learning.py prints (markdown)."""
+    lines = ["| arm | success [95 % CI] | iterations, all runs | iterations, both arms ok | "
+             "tokens / task |", "|---|---|---|---|---|"]
+    for label, key in (("no playbook", "baseline"), ("learned playbook", "playbook")):
+        a = result[key]
+        p, lo, hi = a["success"]
+        lines.append(f"| {label} | {100 * p:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}] | "
+                     f"{_fmt(*a['iterations'])} | {_fmt(*a['iterations_both_ok'])} | "
+                     f"{_fmt(*a['tokens'], digits=0)} |")
+    d, b = result["diff"], result["baseline"]
+    lines += ["", f"paired over {result['pairs']} (task, repeat) pairs, "
+              f"{result['both_ok_pairs']} with both arms ok; playbook - baseline:",
+              f"- iterations, all runs: {_fmt(*d['iterations'])} "
+              f"({_rel(d['iterations'][0], b['iterations'][0])}; target <= -30 %)",
+              f"- iterations, both ok: {_fmt(*d['iterations_both_ok'])} "
+              f"({_rel(d['iterations_both_ok'][0], b['iterations_both_ok'][0])}; "
+              "target <= -30 %)",
+              f"- success: {100 * d['success'][0]:+.0f} ± {100 * d['success'][1]:.0f} points "
+              "(target >= +10 where the baseline is below 90 %)",
+              f"- tokens / task: {_fmt(*d['tokens'], digits=0)} "
+              f"({_rel(d['tokens'][0], b['tokens'][0])}; target <= +10 %)",
+              f"- test tasks made worse: {result['tasks_worse']}/{result['tasks']} "
+              f"(better: {result['tasks_better']})"]
+    kinds = result.get("kinds", {})
+    if kinds:
+        lines += ["", "| kind | pairs | success b → p | iterations b → p (all) | "
+                  "iterations b → p (both ok) | tokens b → p | tasks worse |",
+                  "|---|---|---|---|---|---|---|"]
+        for kind, k in sorted(kinds.items()):
+            kb, kp = k["baseline"], k["playbook"]
+            lines.append(
+                f"| {kind} | {k['pairs']} | {100 * kb['success'][0]:.0f} → "
+                f"{100 * kp['success'][0]:.0f} % | {_fmt(*kb['iterations'])} → "
+                f"{_fmt(*kp['iterations'])} | {_fmt(*kb['iterations_both_ok'])} → "
+                f"{_fmt(*kp['iterations_both_ok'])} | {kb['tokens'][0]:.0f} → "
+                f"{kp['tokens'][0]:.0f} | {k['tasks_worse']}/{k['tasks']} |")
+    return "\n".join(lines)
+
+
+def analyse_runs(baseline: list[Rows], playbook: list[Rows]) -> dict[str, Any]:
+    """Everything above, overall and per kind."""
+    paired = pairs(baseline, playbook)
+    result = compare(paired)
+    kinds = sorted({b["kind"] for b, _ in paired})
+    result["kinds"] = {k: compare([pr for pr in paired if pr[0]["kind"] == k]) for k in kinds}
+    return result
+
+
+def sc003(learn_rows: Rows, strategy_log: list[list[dict[str, Any]]]) -> list[str]:
+    """For each strategy: after how many successful completions of its kind it was captured.
+
+    ``strategy_log[i]`` is the active strategies after learning run ``i``; a strategy's kind
+    is the kind of the run that promoted it.
+    """
+    lines = []
+    done: dict[str, int] = {}
+    first_seen: set[str] = set()
+    captured: dict[str, int] = {}
+    for row, active in zip(learn_rows, strategy_log, strict=False):
+        if row["success"]:
+            done[row["kind"]] = done.get(row["kind"], 0) + 1
+        for s in active:
+            if s["id"] in first_seen:
+                continue
+            first_seen.add(s["id"])
+            n = done.get(row["kind"], 0)
+            lines.append(f"- {s['kind']} {s['tools']} captured after {n} successful "
+                         f"completion(s) of kind {row['kind']} ({'met' if n <= 3 else 'missed'})")
+            if s["kind"] == "sequence":
+                captured.setdefault(row["kind"], n)
+    for kind in sorted({r["kind"] for r in learn_rows} - set(captured)):
+        lines.append(f"- kind {kind}: no sequence strategy captured "
+                     f"({done.get(kind, 0)} successful completions)")
+    return lines
+
+
+def sc005(runs: list[Rows], kind: str) -> tuple[int, int]:
+    """(successes, runs) over the runs of ``kind``, whose primary tool fails on every call: a
+    success means the run found the alternative (or was told it)."""
+    rows = [r for rows in runs for r in rows if r["kind"] == kind]
+    return sum(bool(r["success"]) for r in rows), len(rows)
+
+
+def tool_preference(strategies: list[dict[str, Any]], stats: dict[str, Any]) -> list[str]:
+    """Per learned sequence strategy: its tools' miss rate and p50 against the skipped ones'."""
+    lines = []
+    for s in strategies:
+        if s["kind"] != "sequence" or s.get("status") != "active":
+            continue
+        advice = s["advice"]
+        skipped = advice.split("Do not use ", 1)[1].split(" for this kind")[0].split(", ") \
+            if "Do not use " in advice else []
+
+        def show(tools: list[str]) -> str:
+            return ", ".join(
+                f"{t} (miss {100 * stats[t].miss_rate:.0f} %, p50 {stats[t].p50_ms:.0f} ms)"
+                for t in tools if t in stats) or "none"
+
+        rec = [stats[t] for t in s["tools"] if t in stats]
+        alt = [stats[t] for t in skipped if t in stats]
+        better = (not alt or max(r.miss_rate for r in rec) <= min(a.miss_rate for a in alt)) \
+            if rec else False
+        lines.append(f"- recommends {show(s['tools'])}; skips {show(skipped)}: "
+                     f"{'more reliable' if better else 'NOT more reliable'}")
+    return lines
+
+
+def strategy_log_from_db(path: str, runs: int) -> list[list[dict[str, Any]]]:
+    """The strategies that existed after each learning run, rebuilt from a playbook file.
+
+    For a saved run without a ``strategy_log``: runs are observed one after another, each
+    marked in ``observed_runs`` before its strategies are written, so a strategy created
+    before the next run's mark came from this run or an earlier one.
+    """
+    import json
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    marks = [at for (at,) in conn.execute("SELECT at FROM observed_runs ORDER BY at")][:runs]
+    strategies = [json.loads(data) for (data,) in conn.execute("SELECT data FROM strategies")]
+    conn.close()
+    log = []
+    for i in range(len(marks)):
+        end = marks[i + 1] if i + 1 < len(marks) else math.inf
+        log.append([{"id": s["id"], "kind": s["kind"], "tools": s["tools"]}
+                    for s in strategies if s["created_at"] < end])
+    return log

@@ -1,0 +1,222 @@
+"""What a trace's tool calls show, call by call: misses, the answering call, its inputs, repairs.
+
+The reflector learns from *evidence in the trace*, not from the order the model happened to try
+things in. Three questions answer most of it:
+
+- Which calls missed? An error, a repeat of an earlier call, or an empty result (``[]``,
+  ``{}``, ``null``, ``""``, "No results.", a JSON object whose every value is empty).
+- Which call held the answer? The one whose result shares the most numbers and words with the
+  final output; the calls that fed it (a value in its arguments that came from an earlier
+  result, not from the prompt) are its prerequisites. The chain of those calls is the lesson;
+  anything else the run did is waste, however many detours it took, so one kind of task gives
+  one pattern whatever the run order.
+- What repaired a miss? The next good call of the same tool with another argument shape, the
+  call whose result fed that retry (a prerequisite lookup), or another tool that answered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..tracing.trace import ToolCallRecord, Trace
+from .strategy import keywords
+
+CallStatus = Literal["ok", "error", "empty", "repeat"]
+RepairKind = Literal["argument", "prerequisite", "alternative"]
+
+_EMPTY_TEXT = re.compile(
+    r"^\s*(\[\s*\]|\{\s*\}|null|none|nil|n/?a|\"\"|''|"
+    r"no (results?|match(es)?|data|records?|entry|entries|items?)( found)?|"
+    r"not found|nothing( found)?|(0|zero) results?)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def is_empty_result(result: str | None) -> bool:
+    """True when a tool's result holds nothing: no text, an empty JSON value or a "none" phrase.
+
+    A JSON object counts as empty when every value in it is empty (``{"results": []}``), since
+    that is how many APIs say "nothing": the keys are a schema, not data.
+    """
+    if result is None or not result.strip():
+        return True
+    if _EMPTY_TEXT.match(result):
+        return True
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return False
+    return _empty_value(value)
+
+
+def _empty_value(value: Any) -> bool:
+    if value is None or value == "" or value == [] or value == {}:
+        return True
+    if isinstance(value, dict):
+        return all(_empty_value(v) for v in value.values())
+    return False
+
+
+@dataclass(slots=True)
+class CallEvidence:
+    """One tool call with its verdict and its index in the run."""
+
+    index: int
+    call: ToolCallRecord
+    status: CallStatus
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(slots=True, frozen=True)
+class Repair:
+    """What the run did after a missed call that worked.
+
+    ``argument``: the same tool succeeded with ``argument`` shaped like ``example``;
+    ``prerequisite``: the retry's ``argument`` came from the result of ``via`` (call it first);
+    ``alternative``: another tool, ``via``, answered instead.
+    """
+
+    kind: RepairKind
+    tool: str
+    via: str = ""
+    argument: str = ""
+    example: str = ""
+    via_args: tuple[str, ...] = ()
+
+    @property
+    def signature(self) -> str:
+        """What makes two repairs the same lesson (values vary, shapes and tools do not)."""
+        return f"{self.kind}:{self.via}:{self.argument}:{value_shape(self.example)}"
+
+
+def classify(trace: Trace) -> list[CallEvidence]:
+    """The task's tool calls (not output or submit calls), each marked ok or why it missed."""
+    seen: set[str] = set()
+    out: list[CallEvidence] = []
+    for call in trace.tool_calls:
+        if call.kind not in ("tool", "unknown"):
+            continue
+        signature = call.name + json.dumps(call.args, sort_keys=True, default=str)
+        status: CallStatus
+        if call.error is not None:
+            status = "error"
+        elif signature in seen:
+            status = "repeat"
+        elif is_empty_result(call.result):
+            status = "empty"
+        else:
+            status = "ok"
+        seen.add(signature)
+        out.append(CallEvidence(len(out), call, status))
+    return out
+
+
+def answer_chain(trace: Trace, calls: list[CallEvidence]) -> list[CallEvidence]:
+    """The answering call and, before it, the calls whose results fed its arguments."""
+    good = [c for c in calls if c.ok]
+    if not good:
+        return []
+    answer = _answering_call(trace, good)
+    prompt = trace.user_prompt or ""
+    chain = [answer]
+    frontier = [answer]
+    while frontier:
+        current = frontier.pop()
+        for value in _arg_values(current.call.args):
+            source = _source_of(value, prompt, [c for c in good if c.index < current.index])
+            if source is not None and source not in chain:
+                chain.append(source)
+                frontier.append(source)
+    return sorted(chain, key=lambda c: c.index)
+
+
+def _answering_call(trace: Trace, good: list[CallEvidence]) -> CallEvidence:
+    output = "" if trace.output is None else str(trace.output)
+    numbers = {float(n) for n in _NUMBER.findall(output.replace(",", ""))}
+    words = set(keywords(output)) - set(keywords(trace.user_prompt or ""))
+    best, best_score = good[-1], 0
+    for c in good:
+        text = c.call.result or ""
+        score = 2 * len(numbers & {float(n) for n in _NUMBER.findall(text.replace(",", ""))})
+        score += len(words & set(keywords(text)))
+        if score >= best_score and score > 0:
+            best, best_score = c, score
+    return best
+
+
+def _arg_values(args: Any) -> Iterator[str]:
+    if isinstance(args, dict):
+        for value in args.values():
+            yield from _arg_values(value)
+    elif isinstance(args, list):
+        for value in args:
+            yield from _arg_values(value)
+    elif args is not None and not isinstance(args, bool):
+        text = str(args).strip()
+        if len(text) >= 2:
+            yield text
+
+
+def _source_of(value: str, prompt: str, earlier: list[CallEvidence]) -> CallEvidence | None:
+    """The latest earlier call whose result contains ``value``, unless the prompt has it.
+
+    The prompt check keeps case ("ACME" from a lookup is not "Acme" from the question); the
+    result check ignores it (a model may lower-case what it copies).
+    """
+    if value in prompt:
+        return None
+    needle = value.lower()
+    for c in reversed(earlier):
+        if needle in (c.call.result or "").lower():
+            return c
+    return None
+
+
+def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "") -> Repair | None:
+    """What worked after ``miss``: a reshaped argument, a prerequisite call or another tool.
+
+    ``prompt`` is the task's text: a value copied from it was not fed by another call.
+    """
+    later = [c for c in calls if c.index > miss.index]
+    name = miss.call.name
+    retry = next((c for c in later if c.ok and c.call.name == name), None)
+    if retry is not None:
+        between = [c for c in calls if miss.index < c.index < retry.index and c.ok]
+        for key, value in _changed_args(miss.call.args, retry.call.args):
+            source = _source_of(value, prompt, between)
+            if source is not None and source.call.name != name:
+                return Repair("prerequisite", name, via=source.call.name, argument=key,
+                              example=value, via_args=tuple(sorted(source.call.args or {})))
+        changed = _changed_args(miss.call.args, retry.call.args)
+        if changed and miss.status == "error":
+            key, value = changed[0]
+            return Repair("argument", name, argument=key, example=value)
+        return None
+    other = next((c for c in later if c.ok and c.call.name != name), None)
+    if other is None:
+        return None
+    return Repair("alternative", name, via=other.call.name,
+                  via_args=tuple(sorted(other.call.args or {})))
+
+
+def _changed_args(before: Any, after: Any) -> list[tuple[str, str]]:
+    """The arguments of ``after`` whose value differs from ``before`` (as text)."""
+    old = before if isinstance(before, dict) else {}
+    new = after if isinstance(after, dict) else {}
+    return [(k, str(v)) for k, v in sorted(new.items()) if str(old.get(k)) != str(v)]
+
+
+def value_shape(value: str) -> str:
+    """A value's format with its content masked: ``05.03.2026`` -> ``99.99.9999``."""
+    shape = re.sub(r"\d", "9", value)
+    shape = re.sub(r"[A-Z]", "A", shape)
+    shape = re.sub(r"[a-z]", "a", shape)
+    return re.sub(r"([aA])\1+", r"\1\1", shape)[:40]
