@@ -152,3 +152,26 @@ def test_idempotent_is_a_tool_policy_checked_at_construction() -> None:
     assert not Tool.from_function(add).policy.idempotent
     with pytest.raises(ConfigurationError, match="idempotent must be True or False"):
         Tool.from_function(add, policy=ToolPolicy(idempotent="yes"))  # type: ignore[arg-type]
+
+
+class _Toolset:
+    """A toolset (as an MCP server's tools are): its tools are listed per run."""
+
+    def __init__(self) -> None:
+        self.tools = [Tool.from_function(add)]
+
+    async def get_tools(self) -> list[Tool[Any]]:
+        return self.tools
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.mark.usefixtures("dbos_launched")
+async def test_a_toolsets_tools_run_as_steps_too() -> None:
+    model = ScriptedModel([call("add", {"a": 4, "b": 5}, id="t1"), "9"])
+    agent = Agent(model, "", [_Toolset()], name="toolset")
+    result = await DurableAgent(agent).run("go", workflow_id="toolset-1")
+    assert result.output == "9" and result.tool_calls[0].result == "9"
+    names = [s["function_name"] for s in await DBOS.list_workflow_steps_async("toolset-1")]
+    assert "toolcycle.tool:add" in names
