@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
 from postgres_cluster import PostgresCluster, running_cluster
 
 
