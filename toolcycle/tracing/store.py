@@ -9,7 +9,9 @@ cancellation). Each call is one short transaction; a step already written is not
 
 Why SQLite: it is in the standard library, one real file is easy to copy into a bug report, WAL
 mode lets ``toolcycle trace list`` read while agents write, and several processes may share a
-database. Secrets are redacted (see :mod:`toolcycle.tracing.redaction`) before anything reaches the
+database. A fleet of workers shares one PostgreSQL database instead: the same store opened with
+a ``postgresql://`` URL (:mod:`toolcycle.tracing.postgres`, docs/postgres.md). Secrets are
+redacted (see :mod:`toolcycle.tracing.redaction`) before anything reaches the
 file.
 
 A run whose process died stays ``running`` in the file; when read back on the same host and the
@@ -31,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._postgres import SQLConnection, is_postgres_url
 from .._sqlite import create_schema, use_wal
 from ..messages import Usage
 from .recorder import TraceRecorder
@@ -98,8 +101,8 @@ class TraceSummary:
 
 
 class TraceStore:
-    """A SQLite file of traces: ``start`` / ``record_step`` / ``finish`` write, ``get`` / ``list``
-    read.
+    """A SQLite file (or a ``postgresql://`` database) of traces: ``start`` / ``record_step`` /
+    ``finish`` write, ``get`` / ``list`` read.
 
     ``redactor`` defaults to API keys, bearer tokens and secret-named fields; pass
     ``Redactor(extra_patterns=[...])`` to add formats, or ``redact=False`` to store verbatim.
@@ -113,18 +116,27 @@ class TraceStore:
         redactor: Redactor | None = None,
         redact: bool = True,
     ) -> None:
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.redactor = (redactor or Redactor()) if redact else None
         self._lock = threading.Lock()
         self._written: dict[str, int] = {}
         self._pid = os.getpid()
         self._host = socket.gethostname()
+        self.path: Path | str
+        self._conn: SQLConnection
+        if is_postgres_url(path):
+            from .postgres import open_trace_database  # psycopg loads only for a URL
+
+            self.path = str(path)
+            self._conn = open_trace_database(self.path)
+            return
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         # Safe while other processes open the same new file (rel-16): see toolcycle._sqlite.
-        self._conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
-        use_wal(self._conn)
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        create_schema(self._conn, _SCHEMA)
+        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
+        use_wal(conn)
+        conn.execute("PRAGMA foreign_keys=ON")
+        create_schema(conn, _SCHEMA)
+        self._conn = conn
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> TraceStore | None:
@@ -220,7 +232,8 @@ class TraceStore:
         for position in range(first, len(trace.steps)):
             rows.append((trace.run_id, position, self._dumps(trace.steps[position].to_dict())))
         self._conn.executemany(
-            "INSERT OR REPLACE INTO steps (run_id, position, data) VALUES (?, ?, ?)", rows
+            "INSERT INTO steps (run_id, position, data) VALUES (?, ?, ?)"
+            " ON CONFLICT (run_id, position) DO UPDATE SET data = excluded.data", rows
         )
 
     def _column(self, value: Any) -> Any:
@@ -315,7 +328,7 @@ class TraceStore:
         """Remove one run and its steps; ``True`` when it existed."""
         with self._lock, self._conn:
             cursor = self._conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
-        return cursor.rowcount > 0
+        return int(cursor.rowcount) > 0
 
     def _summary(self, row: tuple[Any, ...]) -> TraceSummary:
         (run_id, agent, model, status, started, ended, iterations, tokens_in, tokens_out,
