@@ -184,3 +184,19 @@ def running_cluster() -> Iterator[PostgresCluster]:
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+def stored_bytes(location: str) -> bytes:
+    """Everything a store wrote, as bytes: the SQLite file and its WAL, or every table's rows
+    of a PostgreSQL database (for asserting that no secret reached storage)."""
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location) as conn:
+            tables = [name for (name,) in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
+            dumps = [str(conn.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables]
+        return "\n".join(dumps).encode()
+    path = Path(location)
+    wal = Path(f"{location}-wal")
+    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")

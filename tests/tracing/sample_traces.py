@@ -6,8 +6,6 @@ failure that starts a second attempt, thinking, a forced final answer, and a fai
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from toolcycle.messages import Usage
 from toolcycle.tracing.trace import AttemptRecord, Step, ToolCallRecord, Trace
 
@@ -137,18 +135,3 @@ def failed_trace(run_id: str = "run-search-0002") -> Trace:
                "iterations (attempt=1)"},
     )
 
-
-def stored_bytes(location: str) -> bytes:
-    """Everything a store wrote, as bytes: the SQLite file and its WAL, or every table's rows
-    of a PostgreSQL database (for asserting that no secret reached storage)."""
-    if location.startswith("postgresql://"):
-        import psycopg
-
-        with psycopg.connect(location) as conn:
-            tables = [name for (name,) in conn.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
-            dumps = [str(conn.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables]
-        return "\n".join(dumps).encode()
-    path = Path(location)
-    wal = Path(f"{location}-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")

@@ -11,12 +11,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from postgres_cluster import stored_bytes
 
 from toolcycle.tracing.redaction import REDACTED, Redactor
 from toolcycle.tracing.store import ENV_VAR, TraceStore, parse_since, resolve_trace_store
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
-from .sample_traces import T0, failed_trace, stored_bytes, weather_trace
+from .sample_traces import T0, failed_trace, weather_trace
 
 
 @pytest.fixture

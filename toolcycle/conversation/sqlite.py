@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._sqlite import create_schema, use_wal, write_once
-from ..errors import ConversationBusy, ConversationConflict
 from ..messages import Message
 from ..tracing.redaction import Redactor
+from .store import busy, conflict, message_text
 
 DEFAULT_PATH = Path("~/.toolcycle/conversations.db")
 
@@ -67,9 +67,7 @@ class SQLiteConversationStore:
                 "SELECT version, holder, held_until FROM conversations WHERE id = ?",
                 (conversation_id,)).fetchone()
             if current is not None and current != holder and until is not None and until > now:
-                raise ConversationBusy(
-                    f"conversation {conversation_id!r} is in use by run {current!r} "
-                    f"(for up to {until - now:.0f} s more); concurrent runs are refused")
+                raise busy(conversation_id, current, until - now)
             conn.execute("UPDATE conversations SET holder = ?, held_until = ? WHERE id = ?",
                          (holder, now + lease_s, conversation_id))
             return int(version)
@@ -93,15 +91,14 @@ class SQLiteConversationStore:
 
     def append(self, conversation_id: str, holder: str, messages: Sequence[Message],
                expected_version: int) -> int:
-        texts = [self._dumps(m) for m in messages]  # outside the lock: redaction takes time
+        # outside the lock: redaction takes time
+        texts = [message_text(m, self.redactor) for m in messages]
 
         def write(conn: sqlite3.Connection) -> int:
             row = conn.execute("SELECT version, holder FROM conversations WHERE id = ?",
                                (conversation_id,)).fetchone()
             if row is None or row[0] != expected_version or row[1] != holder:
-                raise ConversationConflict(
-                    f"conversation {conversation_id!r} changed since run {holder!r} loaded it "
-                    f"(its claim expired and another run took it); nothing was appended")
+                raise conflict(conversation_id, holder)
             (count,) = conn.execute("SELECT COUNT(*) FROM conversation_messages "
                                     "WHERE conversation_id = ?", (conversation_id,)).fetchone()
             conn.executemany(
@@ -132,9 +129,3 @@ class SQLiteConversationStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-    def _dumps(self, message: Message) -> str:
-        data = message.to_dict()
-        if self.redactor is not None:
-            return self.redactor.dumps(data)
-        return json.dumps(data, ensure_ascii=False)
