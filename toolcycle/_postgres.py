@@ -183,15 +183,36 @@ def lock_statement(name: str) -> str:
             "coalesce(current_schema(), '')))")
 
 
+_CREATED = re.compile(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", re.IGNORECASE)
+
+
 def create_schema(conn: PostgresConnection, script: str, lock: str) -> None:
-    """Run a schema ``script`` (``CREATE ... IF NOT EXISTS``) while other sessions may too."""
+    """Run a schema ``script`` (``CREATE ... IF NOT EXISTS``) while other sessions may too.
+
+    Skipped when every table and index it names exists, checked before and again after taking
+    the lock: ``CREATE INDEX IF NOT EXISTS`` locks its table (SHARE) before it looks, so running
+    the script while another process writes could deadlock with that writer. A script only
+    runs when its objects are missing, and then no one writes to them yet.
+    """
+    names = sorted(set(_CREATED.findall(script)))
+    if _all_exist(conn, names):
+        return
     conn.begin(lock_statement(lock))
     try:
-        conn.script(script)
+        if not _all_exist(conn, names):
+            conn.script(script)
     except BaseException:
         conn.rollback()
         raise
     conn.commit()
+
+
+def _all_exist(conn: PostgresConnection, names: list[str]) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_class WHERE relnamespace = "
+        "(SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+        "AND relname = ANY(?)", (names,)).fetchone()
+    return bool(names) and int(row[0]) == len(names)
 
 
 def connect(url: str, *, schema: str, lock: str) -> PostgresConnection:
