@@ -89,7 +89,8 @@ class PostgresConnection:
     The session runs in autocommit, so a lone statement is its own transaction (like sqlite3
     outside ``BEGIN``); ``with conn:`` is one transaction (``BEGIN`` ... ``COMMIT``, or
     ``ROLLBACK`` when the block raises), as ``with sqlite3_connection:`` is. A connection the
-    server dropped is opened again before the next transaction or lone statement.
+    server dropped is opened again by the next transaction (see :meth:`begin`) or by the
+    statement after the one that found it dropped (which raises ``OperationalError``).
     Not for concurrent use by several threads at once (the stores guard or separate it).
     """
 
@@ -132,9 +133,19 @@ class PostgresConnection:
         self._usable().execute(script.encode())
 
     def begin(self, *statements: str) -> None:
-        """Open a transaction and run ``statements`` first (e.g. taking an advisory lock)."""
+        """Open a transaction and run ``statements`` first (e.g. taking an advisory lock).
+
+        A connection found dropped at ``BEGIN`` (a server restart, an idle timeout) is opened
+        again and the transaction begins there: nothing had been sent, so nothing is repeated.
+        """
         raw = self._usable()
-        raw.execute("BEGIN")
+        try:
+            raw.execute("BEGIN")
+        except self._psycopg.OperationalError:
+            if not raw.closed:
+                raise
+            raw = self._raw = self._connect()
+            raw.execute("BEGIN")
         self._depth = 1
         try:
             for statement in statements:

@@ -18,10 +18,12 @@ from toolcycle._postgres import safe_url
 from toolcycle.cli import main
 from toolcycle.conversation import Conversation, PostgresConversationStore
 from toolcycle.errors import ConfigurationError
+from toolcycle.messages import Message
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, PostgresPlaybookStore, Strategy, open_store
 from toolcycle.spec import AgentSpec
 from toolcycle.tracing.store import ENV_VAR, TraceStore
+from toolcycle.tracing.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,3 +135,22 @@ def test_without_the_extra_a_url_names_the_extra_to_install(tmp_path: Path) -> N
     for line in out[:3]:
         assert "pip install 'toolcycle[postgres]'" in line
     assert issubclass(ConfigurationError, ValueError)
+
+
+def test_a_dropped_connection_is_opened_again(postgres_url: str) -> None:
+    """A server restart or an idle timeout ends the stores' sessions; the next transaction
+    opens a new one instead of failing for the rest of the process's life."""
+    traces, playbook = TraceStore(postgres_url), open_store(postgres_url)
+    conv = Conversation(postgres_url, "c")
+    traces.save(Trace("before", agent_name="a", started_at=1.0))
+    playbook.put([Strategy(id="s-1", domain="d", advice="a")])
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE application_name = 'toolcycle'").fetchall()
+    assert len(ended) == 3
+    traces.save(Trace("after", agent_name="a", started_at=2.0))  # a transaction: goes on
+    assert [r.run_id for r in traces.list()] == ["after", "before"]
+    playbook.put([Strategy(id="s-2", domain="d", advice="b")])
+    assert {s.id for s in playbook.strategies("d")} == {"s-1", "s-2"}
+    version = conv.store.claim("c", "run", 60)
+    assert conv.store.append("c", "run", [Message.user("hi")], version) == 1
