@@ -31,8 +31,12 @@ def postgres_url(postgres_cluster: PostgresCluster) -> str:
 def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Where a store test keeps its store: a SQLite file, then a fresh PostgreSQL database.
 
-    Store tests take this fixture to run once on each backend with the same assertions.
+    Store tests take this fixture to run once on each backend with the same assertions. The
+    PostgreSQL location is a fresh schema (``postgresql://...?options=-csearch_path%3Dt_...``),
+    which the stores use exactly as they would a database of their own, at a fraction of the
+    cost of creating a database per test.
     """
     if request.param == "sqlite":
         return str(tmp_path / "store.db")
-    return str(request.getfixturevalue("postgres_url"))
+    cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+    return cluster.create_schema()

@@ -16,7 +16,7 @@ from multiprocessing.synchronize import Barrier
 from postgres_cluster import PostgresCluster
 
 PROCESSES = 8
-ROUNDS = 4
+ROUNDS = 3
 
 
 def _open_all(url: str) -> None:
