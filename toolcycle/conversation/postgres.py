@@ -1,4 +1,4 @@
-"""The PostgreSQL conversation store: every SQL statement of that backend is in this module.
+"""The PostgreSQL conversation store: its claims, over the tables and statements of ``sql.py``.
 
 Same contract as the SQLite store (:class:`~toolcycle.conversation.ConversationStore`), for
 conversations continued from many processes and machines. Claims and appends serialise on the
@@ -10,30 +10,14 @@ claim has run out.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 
 from .._postgres import PostgresConnection, connect, safe_url
 from ..messages import Message
 from ..tracing.redaction import Redactor
-from .store import busy, conflict, message_text
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversations (
-    id TEXT PRIMARY KEY,
-    version BIGINT NOT NULL DEFAULT 0,
-    holder TEXT,
-    held_until DOUBLE PRECISION,
-    created_at DOUBLE PRECISION NOT NULL
-);
-CREATE TABLE IF NOT EXISTS conversation_messages (
-    conversation_id TEXT NOT NULL REFERENCES conversations(id),
-    seq INTEGER NOT NULL,
-    message TEXT NOT NULL,
-    PRIMARY KEY (conversation_id, seq)
-);
-"""
+from . import sql
+from .store import busy, message_text
 
 _NOW = "extract(epoch FROM clock_timestamp())::double precision"
 
@@ -50,7 +34,7 @@ class PostgresConversationStore:
         self.path = url
         self.redactor = (redactor or Redactor()) if redact else None
         self._lock = threading.Lock()  # one connection, one transaction at a time
-        self._conn: PostgresConnection = connect(url, schema=SCHEMA,
+        self._conn: PostgresConnection = connect(url, schema=sql.SCHEMA,
                                                  lock="toolcycle.conversations.schema")
 
     def claim(self, conversation_id: str, holder: str, lease_s: float) -> int:
@@ -71,45 +55,25 @@ class PostgresConversationStore:
             # one snapshot for the version and the rows
             self._conn.begin("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             try:
-                row = self._conn.execute("SELECT version FROM conversations WHERE id = ?",
-                                         (conversation_id,)).fetchone()
-                rows = self._conn.execute(
-                    "SELECT message FROM conversation_messages WHERE conversation_id = ? "
-                    "ORDER BY seq", (conversation_id,)).fetchall()
+                return sql.load(self._conn, conversation_id)
             finally:
                 self._conn.commit()
-        return [Message.from_dict(json.loads(text)) for (text,) in rows], (
-            int(row[0]) if row else 0)
 
     def append(self, conversation_id: str, holder: str, messages: Sequence[Message],
                expected_version: int) -> int:
         # outside the lock: redaction takes time
         texts = [message_text(m, self.redactor) for m in messages]
         with self._lock, self._conn as conn:
-            row = conn.execute("SELECT version, holder FROM conversations WHERE id = ? "
-                               "FOR UPDATE", (conversation_id,)).fetchone()
-            if row is None or row[0] != expected_version or row[1] != holder:
-                raise conflict(conversation_id, holder)
-            (count,) = conn.execute("SELECT COUNT(*) FROM conversation_messages "
-                                    "WHERE conversation_id = ?", (conversation_id,)).fetchone()
-            conn.executemany(
-                "INSERT INTO conversation_messages (conversation_id, seq, message) "
-                "VALUES (?, ?, ?)",
-                [(conversation_id, count + i, text) for i, text in enumerate(texts)])
-            conn.execute("UPDATE conversations SET version = version + 1, holder = NULL, "
-                         "held_until = NULL WHERE id = ?", (conversation_id,))
-            return expected_version + 1
+            return sql.append(conn, conversation_id, holder, texts, expected_version,
+                              lock=" FOR UPDATE")
 
     def release(self, conversation_id: str, holder: str) -> None:
         with self._lock:
-            self._conn.execute("UPDATE conversations SET holder = NULL, held_until = NULL "
-                               "WHERE id = ? AND holder = ?", (conversation_id, holder))
+            sql.release(self._conn, conversation_id, holder)
 
     def list_conversations(self) -> list[str]:
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT id FROM conversations ORDER BY created_at, id").fetchall()
-        return [r[0] for r in rows]
+            return sql.conversation_ids(self._conn)
 
     def close(self) -> None:
         with self._lock:

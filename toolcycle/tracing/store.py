@@ -10,9 +10,10 @@ cancellation). Each call is one short transaction; a step already written is not
 Why SQLite: it is in the standard library, one real file is easy to copy into a bug report, WAL
 mode lets ``toolcycle trace list`` read while agents write, and several processes may share a
 database. A fleet of workers shares one PostgreSQL database instead: the same store opened with
-a ``postgresql://`` URL (:mod:`toolcycle.tracing.postgres`, docs/postgres.md). Secrets are
-redacted (see :mod:`toolcycle.tracing.redaction`) before anything reaches the
-file.
+a ``postgresql://`` URL runs the same statements, written in the SQL both engines accept, over
+psycopg (:mod:`toolcycle._postgres`, docs/postgres.md); each write touches only its run's rows,
+so writers never wait on each other. Secrets are redacted (see
+:mod:`toolcycle.tracing.redaction`) before anything reaches the file.
 
 A run whose process died stays ``running`` in the file; when read back on the same host and the
 writing process no longer exists, it is reported as ``crashed``.
@@ -33,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .._postgres import SQLConnection, is_postgres_url
+from .._postgres import SQLConnection, connect, is_postgres_url
 from .._sqlite import create_schema, use_wal
 from ..messages import Usage
 from .recorder import TraceRecorder
@@ -45,18 +46,20 @@ ENV_VAR = "TOOLCYCLE_TRACE_DB"
 #: Where the CLI looks when neither ``--db`` nor the environment variable says otherwise.
 DEFAULT_PATH = Path("~/.toolcycle/traces.db")
 
+# One schema for both engines: SQLite reads DOUBLE PRECISION as REAL and BIGINT as INTEGER
+# (64 bits there); PostgreSQL's REAL would keep 24 bits of an epoch time, its INTEGER 32.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     agent_name TEXT NOT NULL,
     model_name TEXT NOT NULL,
     status TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    updated_at REAL NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    ended_at DOUBLE PRECISION,
+    updated_at DOUBLE PRECISION NOT NULL,
     iterations INTEGER NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
+    input_tokens BIGINT NOT NULL,
+    output_tokens BIGINT NOT NULL,
     termination_reason TEXT,
     error_code TEXT,
     writer_pid INTEGER NOT NULL,
@@ -123,11 +126,9 @@ class TraceStore:
         self._host = socket.gethostname()
         self.path: Path | str
         self._conn: SQLConnection
-        if is_postgres_url(path):
-            from .postgres import open_trace_database  # psycopg loads only for a URL
-
+        if is_postgres_url(path):  # psycopg is imported only now
             self.path = str(path)
-            self._conn = open_trace_database(self.path)
+            self._conn = connect(self.path, schema=_SCHEMA, lock="toolcycle.traces.schema")
             return
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
