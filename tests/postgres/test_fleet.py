@@ -49,7 +49,8 @@ def test_eight_processes_lose_no_run_no_step_and_no_count(postgres_url: str) -> 
         assert conn.execute("SELECT count(*) FROM observed_runs").fetchone() == (total,)
         assert conn.execute("SELECT count(*) FROM tool_calls").fetchone() == (total,)
         held = conn.execute("SELECT count(*) FROM pg_stat_activity "
-                            "WHERE application_name = 'toolcycle'").fetchone()
+                            "WHERE application_name = 'toolcycle' AND datname = current_database()"
+                            ).fetchone()
     assert held == (1,)  # only this test's trace store: the workers closed or died with theirs
 
     playbook = open_store(postgres_url)
