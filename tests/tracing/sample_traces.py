@@ -134,4 +134,3 @@ def failed_trace(run_id: str = "run-search-0002") -> Trace:
         error={"code": "MAX_ITERATIONS", "message": "[MAX_ITERATIONS] no answer after 3 "
                "iterations (attempt=1)"},
     )
-
