@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 _SCHEMES = ("postgresql://", "postgres://")
 #: ``application_name`` of the stores' sessions (``pg_stat_activity`` shows who is connected).
 APPLICATION_NAME = "toolcycle"
-_PASSWORD = re.compile(r"^([a-z]+://[^/@:]*):[^/@]*@")
+_PASSWORD = re.compile(r"^([a-z]+://[^/@:]*):[^/@]*@", re.IGNORECASE)
+_PASSWORD_PARAMETER = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
 
 
 class SQLConnection(Protocol):
@@ -59,8 +60,8 @@ def is_postgres_url(location: object) -> bool:
 
 
 def safe_url(url: str) -> str:
-    """``url`` without its password, for messages and ``repr``."""
-    return _PASSWORD.sub(r"\1:***@", url.strip())
+    """``url`` without its password (``user:PASSWORD@`` or ``?password=``), for messages."""
+    return _PASSWORD_PARAMETER.sub(r"\1***", _PASSWORD.sub(r"\1:***@", url.strip()))
 
 
 def _psycopg() -> Any:

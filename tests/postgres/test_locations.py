@@ -111,6 +111,7 @@ def test_an_unreachable_server_is_a_clear_error_without_the_password(
     err = capsys.readouterr().err
     assert "cannot connect" in err and "s3cret" not in err
     assert safe_url("postgres://u:p@h/d") == "postgres://u:***@h/d"
+    assert safe_url("POSTGRESQL://u:p@h/d?password=p&x=1") == "POSTGRESQL://u:***@h/d?password=***&x=1"
 
 
 def test_without_the_extra_a_url_names_the_extra_to_install(tmp_path: Path) -> None:
