@@ -12,7 +12,7 @@ ifeq ($(PYTHON312),)
 PYTHON312 := $(shell for c in python3.12 python3.13 python3; do p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
 endif
 
-.PHONY: help venv dev local mcp-servers test lint typecheck pytest browser demo bench fuzz clean
+.PHONY: help venv dev local mcp-servers postgres test lint typecheck pytest browser demo bench fuzz clean
 
 help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
@@ -92,7 +92,22 @@ browser:
 	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
 	  $$SUDO apt-get update && $$SUDO apt-get install -y chromium; fi
 
-pytest: dev browser local mcp-servers
+# The PostgreSQL stores are tested against a throwaway cluster of Debian's own server
+# (tests/postgres_cluster.py): find initdb/pg_ctl on PATH or under /usr/lib/postgresql/*/bin,
+# else install Debian's `postgresql` package (apt-get), else stop with a clear message.
+PG_BIN_FOUND = command -v pg_ctl >/dev/null 2>&1 && command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1
+
+postgres:
+	@if ! { $(PG_BIN_FOUND); }; then \
+	  echo "installing Debian's postgresql for the PostgreSQL store tests (apt-get)"; \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update && $$SUDO apt-get install -y postgresql; \
+	  if ! { $(PG_BIN_FOUND); }; then \
+	    echo "error: PostgreSQL server binaries (initdb, pg_ctl) still not found; install Debian's" >&2; \
+	    echo "       'postgresql' package (or put initdb/pg_ctl on PATH) and run make again." >&2; \
+	    exit 1; fi; fi
+
+pytest: dev browser local mcp-servers postgres
 	$(VENV)/bin/pytest
 
 test: lint typecheck pytest

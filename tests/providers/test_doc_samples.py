@@ -6,7 +6,9 @@ directory. A sample that names a paid provider reaches the local test server thr
 own ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` / ``GOOGLE_GEMINI_BASE_URL``; one that names
 a ``local:`` model runs in the real-model tier. A sample that cannot run says so in its first
 line, visibly: ``# not runnable: <reason>``. The test prints what it ran (``pytest -s``), and a
-page's samples are collected anew from the files, so samples added by anyone are covered.
+page's samples are collected anew from the files, so samples added by anyone are covered. A
+page whose samples read ``DATABASE_URL`` gets a fresh database of the session's throwaway
+PostgreSQL server there (tests/postgres_cluster.py).
 """
 
 from __future__ import annotations
@@ -144,8 +146,10 @@ SCRIPTS: dict[str, Callable[[], list[Entry]]] = {
 @pytest.mark.parametrize("page", PAID)
 def test_page_samples_run_against_the_test_server(
     page: str, server: ProviderServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
 ) -> None:
+    if any("DATABASE_URL" in sample.code for sample in ALL[page]):
+        monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("postgres_url"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-docs")
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs")
