@@ -8,6 +8,7 @@ pay nothing. A missing server fails the test with the install instruction, never
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from postgres_cluster import PostgresCluster, running_cluster
@@ -24,3 +25,18 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
 def postgres_url(postgres_cluster: PostgresCluster) -> str:
     """The URL of a fresh, empty database on the session's cluster (one per test)."""
     return postgres_cluster.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a store test keeps its store: a SQLite file, then a fresh PostgreSQL database.
+
+    Store tests take this fixture to run once on each backend with the same assertions. The
+    PostgreSQL location is a fresh schema (``postgresql://...?options=-csearch_path%3Dt_...``),
+    which the stores use exactly as they would a database of their own, at a fraction of the
+    cost of creating a database per test.
+    """
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+    return cluster.create_schema()

@@ -107,6 +107,7 @@ class PostgresCluster:
         self.port = 0
         self.log = self.root / "server.log"
         self._running = False
+        self._shared_database = False
 
     @property
     def url(self) -> str:
@@ -156,17 +157,38 @@ class PostgresCluster:
         )
         return self.database_url(name)
 
+    def create_schema(self) -> str:
+        """A new empty schema in the session's shared ``tests`` database; returns a URL whose
+        sessions use it (``options=-csearch_path=...``).
+
+        Much cheaper than a database (a catalogue row against ~0.4 s of copying and
+        checkpointing on a busy 2-core machine), and as separate for stores, which create
+        their tables, and key their advisory locks, in the session's current schema.
+        """
+        if not self._shared_database:
+            self.create_database("tests")
+            self._shared_database = True
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        subprocess.run(
+            [str(self.bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U",
+             SUPERUSER, "-d", "tests", "-v", "ON_ERROR_STOP=1", "-q", "-c",
+             f"CREATE SCHEMA {name}"],
+            check=True, capture_output=True, text=True, timeout=60,
+        )
+        return f"{self.database_url('tests')}?options=-csearch_path%3D{name}"
+
     def _postmaster_pid(self) -> int | None:
         with contextlib.suppress(OSError, ValueError, IndexError):
             return int((self.data / "postmaster.pid").read_text().splitlines()[0])
         return None
 
     def stop(self) -> None:
-        """Stop the server (``pg_ctl stop -m fast``; SIGQUIT/SIGKILL by PID if that fails)."""
+        """Stop the server (``pg_ctl stop -m immediate``: no checkpoint, the files are deleted next;
+        SIGQUIT, then SIGKILL, to the postmaster's PID if that fails)."""
         if self._running:
             self._running = False
             pid = self._postmaster_pid()
-            done = self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "fast", "-w",
+            done = self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "immediate", "-w",
                              "-t", str(_STOP_TIMEOUT_S), check=False)
             if done.returncode != 0 and pid is not None:
                 with contextlib.suppress(ProcessLookupError):
@@ -184,3 +206,19 @@ def running_cluster() -> Iterator[PostgresCluster]:
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+def stored_bytes(location: str) -> bytes:
+    """Everything a store wrote, as bytes: the SQLite file and its WAL, or every table's rows
+    of a PostgreSQL database (for asserting that no secret reached storage)."""
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location) as conn:
+            tables = [name for (name,) in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
+            dumps = [str(conn.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables]
+        return "\n".join(dumps).encode()
+    path = Path(location)
+    wal = Path(f"{location}-wal")
+    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")

@@ -1,5 +1,6 @@
 """Persistent conversations: history across runs and processes, refusal of concurrent runs,
-nothing appended by failed runs, redaction, and the context budget."""
+nothing appended by failed runs, redaction, and the context budget; every test that keeps a
+store runs on SQLite and on PostgreSQL (``db_location``)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import asyncio
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
+from postgres_cluster import stored_bytes
 
 from toolcycle import Agent
-from toolcycle.conversation import Conversation, SQLiteConversationStore, fit_budget
+from toolcycle.conversation import Conversation, fit_budget
 from toolcycle.errors import (
     ConfigurationError,
     ConversationBusy,
@@ -28,8 +29,8 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def test_history_carries_across_runs(tmp_path: Path) -> None:
-    conv = Conversation(tmp_path / "c.db", "chat-1")
+def test_history_carries_across_runs(db_location: str) -> None:
+    conv = Conversation(db_location, "chat-1")
     model = ScriptedModel([call("add", {"a": 1, "b": 2}), "3", "you asked for 1 + 2"])
     agent = Agent(model, "Be brief.", tools=[add])
     first = agent.run_sync("what is 1 + 2?", conversation=conv)
@@ -44,8 +45,8 @@ def test_history_carries_across_runs(tmp_path: Path) -> None:
     assert all(m.role != "system" for m in stored)
 
 
-def test_failed_run_appends_nothing_and_releases(tmp_path: Path) -> None:
-    conv = Conversation(tmp_path / "c.db", "chat")
+def test_failed_run_appends_nothing_and_releases(db_location: str) -> None:
+    conv = Conversation(db_location, "chat")
 
     def fail(*_: object) -> None:
         raise ModelError("provider down")
@@ -61,8 +62,8 @@ def test_failed_run_appends_nothing_and_releases(tmp_path: Path) -> None:
     assert len(conv.messages) == 4
 
 
-def test_a_held_conversation_refuses_a_second_run(tmp_path: Path) -> None:
-    conv = Conversation(tmp_path / "c.db", "chat")
+def test_a_held_conversation_refuses_a_second_run(db_location: str) -> None:
+    conv = Conversation(db_location, "chat")
     started, go_on = threading.Event(), threading.Event()
 
     def slow(*_: object) -> str:
@@ -83,8 +84,8 @@ def test_a_held_conversation_refuses_a_second_run(tmp_path: Path) -> None:
     assert [m.text for m in conv.messages] == ["one", "first"]
 
 
-def test_concurrent_threads_never_interleave(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
+def test_concurrent_threads_never_interleave(db_location: str) -> None:
+    path = db_location
     results: list[str] = []
     lock = threading.Lock()
 
@@ -140,8 +141,8 @@ print(done)
 """
 
 
-def test_concurrent_processes_never_interleave(tmp_path: Path) -> None:
-    path = str(tmp_path / "c.db")
+def test_concurrent_processes_never_interleave(db_location: str) -> None:
+    path = db_location
     procs = [subprocess.Popen([sys.executable, "-c", _CHILD, path, str(n), "6"],
                               stdout=subprocess.PIPE, text=True) for n in range(3)]
     done = 0
@@ -153,8 +154,8 @@ def test_concurrent_processes_never_interleave(tmp_path: Path) -> None:
     _assert_whole_turns(Conversation(path, "shared").messages, done)
 
 
-def test_a_later_process_continues_the_conversation(tmp_path: Path) -> None:
-    path = str(tmp_path / "c.db")
+def test_a_later_process_continues_the_conversation(db_location: str) -> None:
+    path = db_location
     Agent(ScriptedModel(["nice to meet you, Ada"])).run_sync(
         "my name is Ada", conversation=Conversation(path, "p"))
     child = """
@@ -173,8 +174,8 @@ print(Agent(ScriptedModel([answer])).run_sync(
     assert len(Conversation(path, "p").messages) == 4
 
 
-def test_stale_claim_cannot_append(tmp_path: Path) -> None:
-    store = SQLiteConversationStore(tmp_path / "c.db")
+def test_stale_claim_cannot_append(db_location: str) -> None:
+    store = Conversation(db_location, "c").store
     version = store.claim("c", "run-a", lease_s=0.001)
     import time
     time.sleep(0.01)
@@ -186,27 +187,27 @@ def test_stale_claim_cannot_append(tmp_path: Path) -> None:
     assert store.list_conversations() == ["c"]
 
 
-def test_stored_messages_are_redacted(tmp_path: Path) -> None:
-    conv = Conversation(tmp_path / "c.db", "s")
+def test_stored_messages_are_redacted(db_location: str) -> None:
+    conv = Conversation(db_location, "s")
     key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
     Agent(ScriptedModel(["noted"])).run_sync(f"my key is {key}", conversation=conv)
-    assert key not in (tmp_path / "c.db").read_bytes().decode("utf-8", "replace")
+    assert key.encode() not in stored_bytes(db_location)
     assert "[REDACTED]" in conv.messages[0].text
 
 
-def test_bad_configuration_is_reported_at_once(tmp_path: Path) -> None:
+def test_bad_configuration_is_reported_at_once(db_location: str) -> None:
     with pytest.raises(ConfigurationError) as info:
         Conversation(42, "", max_tokens=0, lease_s=-1)  # type: ignore[arg-type]
     assert len(info.value.problems) == 4
-    conv = Conversation(tmp_path / "c.db", "x")
+    conv = Conversation(db_location, "x")
     with pytest.raises(ConfigurationError, match="not both"):
         Agent(ScriptedModel(["x"])).run_sync("hi", conversation=conv,
                                             message_history=[Message.user("a")])
 
 
-def test_budget_drops_oldest_whole_turns(tmp_path: Path) -> None:
+def test_budget_drops_oldest_whole_turns(db_location: str) -> None:
     long = "x" * 400  # ~100 tokens a message
-    conv = Conversation(tmp_path / "c.db", "b", max_tokens=350)
+    conv = Conversation(db_location, "b", max_tokens=350)
     for i in range(4):
         Agent(ScriptedModel([long])).run_sync(f"turn {i} {long}", conversation=conv)
     model = ScriptedModel(["ok"])
@@ -222,8 +223,8 @@ def test_fit_budget_keeps_the_newest_turn_when_nothing_fits() -> None:
     assert fit_budget([], 5) == []
 
 
-def test_async_runs_on_one_loop_are_refused_too(tmp_path: Path) -> None:
-    conv = Conversation(tmp_path / "c.db", "a")
+def test_async_runs_on_one_loop_are_refused_too(db_location: str) -> None:
+    conv = Conversation(db_location, "a")
 
     async def main() -> list[object]:
         gate, asked = asyncio.Event(), asyncio.Event()
@@ -245,10 +246,10 @@ def test_async_runs_on_one_loop_are_refused_too(tmp_path: Path) -> None:
     assert isinstance(busy, ConversationBusy) and output == "first"
 
 
-def test_a_run_that_outlived_its_lease_is_refused_with_its_result(tmp_path: Path) -> None:
+def test_a_run_that_outlived_its_lease_is_refused_with_its_result(db_location: str) -> None:
     import time
 
-    conv = Conversation(tmp_path / "c.db", "c", lease_s=0.001)
+    conv = Conversation(db_location, "c", lease_s=0.001)
 
     def slow_then_intruded(*_: object) -> str:
         time.sleep(0.01)  # the lease runs out; another run takes the conversation

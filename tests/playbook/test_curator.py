@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import time
 
-from toolcycle.playbook import Curator, Insight, RunOutcome, SQLitePlaybookStore, Strategy, reflect
+from toolcycle.playbook import (
+    Curator,
+    Insight,
+    PlaybookStore,
+    RunOutcome,
+    Strategy,
+    open_store,
+    reflect,
+)
 from toolcycle.playbook.strategy import strategy_id
 
 from .conftest import make_trace, stock_trace
 
 
-def _learn(store: SQLitePlaybookStore, curator: Curator, trace, success: bool = True):  # type: ignore[no-untyped-def]
+def _learn(store: PlaybookStore, curator: Curator, trace, success: bool = True):  # type: ignore[no-untyped-def]
     insights = reflect(trace, success=success, domain="support")
     outcome = RunOutcome(trace.run_id, success, len(trace.steps), 10.0, trace.strategies_shown)
     return curator.apply(store, insights, outcome)
 
 
-def test_a_pattern_becomes_a_strategy_after_three_successful_runs() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_a_pattern_becomes_a_strategy_after_three_successful_runs(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     ops = [_learn(store, curator, stock_trace(c)) for c in ("Acme Corp", "Globex Corp")]
     assert [d.op for d in ops[0] + ops[1]].count("candidate") == 2
     assert store.strategies() == []
@@ -34,16 +42,16 @@ def test_a_pattern_becomes_a_strategy_after_three_successful_runs() -> None:
     assert store.candidates() == []
 
 
-def test_failed_runs_never_promote_a_sequence() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_failed_runs_never_promote_a_sequence(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     for company in ("A", "B", "C", "D"):
         _learn(store, curator, stock_trace(company), success=False)
     assert store.strategies() == []
     assert store.candidates() == []
 
 
-def test_the_same_run_is_not_counted_twice() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_the_same_run_is_not_counted_twice(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     trace = stock_trace("Acme")
     for _ in range(3):
         _learn(store, curator, trace)
@@ -52,8 +60,8 @@ def test_the_same_run_is_not_counted_twice() -> None:
     assert len(candidate["insights"]) == 1
 
 
-def test_failed_calls_seen_in_three_runs_become_a_pitfall() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_failed_calls_seen_in_three_runs_become_a_pitfall(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     for company in ("Acme", "Globex", "Initech"):
         trace = make_trace(
             f"stock price of {company}",
@@ -67,8 +75,8 @@ def test_failed_calls_seen_in_three_runs_become_a_pitfall() -> None:
     assert "unknown ticker …" in pitfall.advice
 
 
-def test_update_counts_helpful_and_harmful_from_the_runs_shown_a_strategy() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator(retire_min_uses=100)
+def test_update_counts_helpful_and_harmful_from_the_runs_shown_a_strategy(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator(retire_min_uses=100)
     for company in ("Acme", "Globex", "Initech"):
         _learn(store, curator, stock_trace(company))
     [strategy] = store.strategies()
@@ -83,8 +91,8 @@ def test_update_counts_helpful_and_harmful_from_the_runs_shown_a_strategy() -> N
     assert updated.support == 4  # the successful run confirmed the pattern again
 
 
-def test_harmful_strategies_are_retired() -> None:
-    store = SQLitePlaybookStore(":memory:")
+def test_harmful_strategies_are_retired(db_location: str) -> None:
+    store = open_store(db_location)
     curator = Curator(retire_min_uses=3, retire_below_success=0.5)
     bad = Strategy(id="s-bad", domain="support", advice="Call get_quote first.",
                    tools=["get_quote"], helpful=1, harmful=3)
@@ -98,8 +106,8 @@ def test_harmful_strategies_are_retired() -> None:
     assert retired is not None and retired.status == "retired" and "harmful" in retired.note
 
 
-def test_stale_strategies_are_retired() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator(stale_after_s=3600)
+def test_stale_strategies_are_retired(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator(stale_after_s=3600)
     old = Strategy(id="s-old", domain="support", advice="old advice", updated_at=time.time() - 7200)
     fresh = Strategy(id="s-new", domain="support", advice="new advice")
     store.put([old, fresh])
@@ -108,8 +116,8 @@ def test_stale_strategies_are_retired() -> None:
     assert "stale" in deltas[0].detail
 
 
-def test_the_playbook_stays_bounded_by_evicting_the_weakest() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator(max_per_domain=3)
+def test_the_playbook_stays_bounded_by_evicting_the_weakest(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator(max_per_domain=3)
     store.put([
         Strategy(id=f"s-{i}", domain="support", advice=f"advice number {i} about tool_{i}",
                  tools=[f"tool_{i}"], helpful=i, harmful=5 - i)
@@ -122,8 +130,8 @@ def test_the_playbook_stays_bounded_by_evicting_the_weakest() -> None:
     assert [s.id for s in store.strategies("billing")] == ["s-other"]
 
 
-def test_near_duplicates_merge_into_the_better_one() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_near_duplicates_merge_into_the_better_one(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     keep = Strategy(id="s-keep", domain="support", kind="advice",
                     advice="Look up the ticker with find_ticker before calling get_quote.",
                     tools=["find_ticker", "get_quote"], helpful=4, support=3,
@@ -153,10 +161,10 @@ def test_different_advice_is_not_merged() -> None:
                                                advice="Use find_ticker before get_quote!"))
 
 
-def test_sequences_of_different_tools_are_never_merged() -> None:
+def test_sequences_of_different_tools_are_never_merged(db_location: str) -> None:
     # single-tool sequence advice differs in one or two words only: merging by words folded
     # "Call helix" into "Call nimbus" and sent helix's tasks to nimbus (bench sources suite)
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+    store, curator = open_store(db_location), Curator()
 
     def trace(tool: str, wasted: list[str], prompt: str):  # type: ignore[no-untyped-def]
         calls = [[(w, {"name": "x"}, "No record found.", None)] for w in wasted]
@@ -174,8 +182,8 @@ def test_sequences_of_different_tools_are_never_merged() -> None:
     assert "phone" not in by_tool["nimbus"].applies_when
 
 
-def test_the_same_task_run_again_is_not_new_evidence() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_the_same_task_run_again_is_not_new_evidence(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     for _ in range(3):
         _learn(store, curator, stock_trace("Acme Corp"))  # three runs, one task
     assert store.strategies() == []
@@ -183,8 +191,8 @@ def test_the_same_task_run_again_is_not_new_evidence() -> None:
     assert len(candidate["insights"]) == 1
 
 
-def test_confirmations_narrow_applicability_instead_of_widening_it() -> None:
-    store, curator = SQLitePlaybookStore(":memory:"), Curator()
+def test_confirmations_narrow_applicability_instead_of_widening_it(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
     for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
         _learn(store, curator, stock_trace(company))
     [before] = store.strategies()

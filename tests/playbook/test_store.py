@@ -1,4 +1,4 @@
-"""Retrieval relevance, filters, and persistence across processes."""
+"""Retrieval relevance, filters, and persistence across processes, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from toolcycle.playbook import SQLitePlaybookStore, Strategy
+from toolcycle.playbook import Strategy, open_store
 
 from .conftest import stock_trace
 
@@ -23,8 +23,8 @@ def _strategies() -> list[Strategy]:
     ]
 
 
-def test_retrieval_returns_the_strategy_about_the_task() -> None:
-    store = SQLitePlaybookStore(":memory:")
+def test_retrieval_returns_the_strategy_about_the_task(db_location: str) -> None:
+    store = open_store(db_location)
     store.put(_strategies())
     tools = ["find_ticker", "get_quote", "staff_directory", "weather", "invoices"]
     hits = store.search("What is the stock price of Globex?", "support", tools)
@@ -34,8 +34,8 @@ def test_retrieval_returns_the_strategy_about_the_task() -> None:
     assert store.search("Tell me a joke", "support", tools) == []
 
 
-def test_retrieval_filters_by_domain_and_available_tools() -> None:
-    store = SQLitePlaybookStore(":memory:")
+def test_retrieval_filters_by_domain_and_available_tools(db_location: str) -> None:
+    store = open_store(db_location)
     store.put(_strategies())
     assert [s.id for s, _ in store.search("stock invoice", "billing", ["invoices"])] == [
         "s-billing"
@@ -45,8 +45,8 @@ def test_retrieval_filters_by_domain_and_available_tools() -> None:
     assert {s.id for s, _ in store.search("stock price", None, None)} == {"s-stock", "s-billing"}
 
 
-def test_retired_strategies_are_not_retrieved() -> None:
-    store = SQLitePlaybookStore(":memory:")
+def test_retired_strategies_are_not_retrieved(db_location: str) -> None:
+    store = open_store(db_location)
     strategies = _strategies()
     store.put(strategies)
     assert store.search("stock price", "support", None)
@@ -55,8 +55,8 @@ def test_retired_strategies_are_not_retrieved() -> None:
     assert store.search("stock price", "support", None) == []
 
 
-def test_better_evidence_ranks_first() -> None:
-    store = SQLitePlaybookStore(":memory:")
+def test_better_evidence_ranks_first(db_location: str) -> None:
+    store = open_store(db_location)
     store.put([
         Strategy(id="s-weak", domain="d", advice="a", applies_when=["stock"], helpful=0, harmful=3),
         Strategy(id="s-strong", domain="d", advice="b", applies_when=["stock"], helpful=3),
@@ -75,7 +75,7 @@ pb.close()
 
 
 def test_playbooks_in_several_processes_learn_into_one_file(
-    db_path: str, tmp_path: Path
+    db_location: str, tmp_path: Path
 ) -> None:
     # Separate interpreters (not multiprocessing): nothing is shared but the database file.
     children = []
@@ -83,20 +83,20 @@ def test_playbooks_in_several_processes_learn_into_one_file(
         trace_file = tmp_path / f"{company}.json"
         trace_file.write_text(stock_trace(company).to_json())
         children.append(subprocess.Popen(
-            [sys.executable, "-c", _CHILD, db_path, str(trace_file)], stderr=subprocess.PIPE
+            [sys.executable, "-c", _CHILD, db_location, str(trace_file)], stderr=subprocess.PIPE
         ))
     for child in children:
         _, err = child.communicate(timeout=120)
         assert child.returncode == 0, err.decode()
     # a fresh process-level view of the same file sees the strategy the three runs produced
-    store = SQLitePlaybookStore(db_path)
+    store = open_store(db_location)
     [strategy] = store.strategies("support")
     assert strategy.support == 3 and len(strategy.provenance) == 3
     assert store.search("stock price of Hooli Corp", "support", ["find_ticker", "get_quote"])
 
 
-def test_the_index_sees_writes_made_through_another_connection(db_path: str) -> None:
-    reader, writer = SQLitePlaybookStore(db_path), SQLitePlaybookStore(db_path)
+def test_the_index_sees_writes_made_through_another_connection(db_location: str) -> None:
+    reader, writer = open_store(db_location), open_store(db_location)
     assert reader.search("stock price", "support", None) == []
     writer.put(_strategies())
     assert [s.id for s, _ in reader.search("stock price", "support", None)] == ["s-stock"]

@@ -37,3 +37,13 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_fresh_schemas_are_separate(postgres_cluster: PostgresCluster) -> None:
+    first, second = postgres_cluster.create_schema(), postgres_cluster.create_schema()
+    with psycopg.connect(first, autocommit=True) as conn:
+        conn.execute("CREATE TABLE t (x int)")
+        schema = conn.execute("SELECT current_schema()").fetchone()
+    assert schema is not None and schema[0].startswith("t_")
+    with psycopg.connect(second) as conn:
+        assert conn.execute("SELECT to_regclass('t')").fetchone() == (None,)

@@ -18,12 +18,12 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> str:
-    path = tmp_path / "traces.db"
-    with TraceStore(path) as store:
+def db(db_location: str) -> str:
+    """The two sample runs in a SQLite file, then in a PostgreSQL database (``--db URL``)."""
+    with TraceStore(db_location) as store:
         store.save(weather_trace())
         store.save(failed_trace())
-    return str(path)
+    return db_location
 
 
 def _matches_snapshot(name: str, text: str) -> None:

@@ -1,4 +1,5 @@
-"""TraceStore on a real SQLite file: round trips, filters, incremental writes, redaction."""
+"""TraceStore on a real SQLite file and a real PostgreSQL database: round trips, filters,
+incremental writes, redaction (each store test runs on both backends, see ``db_location``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from postgres_cluster import stored_bytes
 
 from toolcycle.tracing.redaction import REDACTED, Redactor
 from toolcycle.tracing.store import ENV_VAR, TraceStore, parse_since, resolve_trace_store
@@ -19,8 +21,8 @@ from .sample_traces import T0, failed_trace, weather_trace
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> TraceStore:
-    return TraceStore(tmp_path / "traces.db")
+def store(db_location: str) -> TraceStore:
+    return TraceStore(db_location)
 
 
 def test_round_trip_keeps_everything_but_secrets(store: TraceStore) -> None:
@@ -35,7 +37,8 @@ def test_round_trip_keeps_everything_but_secrets(store: TraceStore) -> None:
     assert loaded.to_dict() == expected
 
 
-def test_file_is_real_sqlite_in_wal_mode(store: TraceStore) -> None:
+def test_file_is_real_sqlite_in_wal_mode(tmp_path: Path) -> None:
+    store = TraceStore(tmp_path / "traces.db")
     store.save(weather_trace())
     with sqlite3.connect(store.path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -79,8 +82,8 @@ def test_get_by_unique_prefix_and_ambiguous_prefix(store: TraceStore) -> None:
     assert store.get("xy_") is None
 
 
-def test_incremental_writes_are_visible_before_finish(tmp_path: Path) -> None:
-    path = tmp_path / "traces.db"
+def test_incremental_writes_are_visible_before_finish(db_location: str) -> None:
+    path = db_location
     writer = TraceStore(path)
     trace = Trace("inc-1", agent_name="a", started_at=T0)
     writer.start(trace)
@@ -104,13 +107,13 @@ def test_incremental_writes_are_visible_before_finish(tmp_path: Path) -> None:
     assert reader.list()[0].status == "success"
 
 
-def test_a_crashed_writer_leaves_its_steps_and_reads_as_crashed(tmp_path: Path) -> None:
-    path = tmp_path / "traces.db"
+def test_a_crashed_writer_leaves_its_steps_and_reads_as_crashed(db_location: str) -> None:
+    path = db_location
     script = textwrap.dedent(f"""
         import os
         from toolcycle.tracing.trace import Step, Trace
         from toolcycle.tracing.store import TraceStore
-        store = TraceStore({str(path)!r})
+        store = TraceStore({path!r})
         trace = Trace("crash-1", agent_name="doomed", started_at=1.0)
         store.start(trace)
         trace.steps.append(Step(1, 1, thought="before the crash"))
@@ -152,12 +155,12 @@ def test_patterns_can_replace_the_defaults() -> None:
     assert only_tickets.data({"password": "x"}) == {"password": "x"}
 
 
-def test_secret_named_fields_and_custom_patterns(tmp_path: Path) -> None:
+def test_secret_named_fields_and_custom_patterns(db_location: str) -> None:
     trace = weather_trace("r1")
     trace.steps[0].tool_calls[0].args = {"city": "Paris", "api_key": "plain-looking-value"}
     trace.steps[0].tool_calls[0].result = "internal ticket TKT-123456 opened"
     trace.metadata["password"] = "hunter2"
-    store = TraceStore(tmp_path / "t.db", redactor=Redactor(extra_patterns=[r"TKT-\d{6}"]))
+    store = TraceStore(db_location, redactor=Redactor(extra_patterns=[r"TKT-\d{6}"]))
     store.save(trace)
     loaded = store.get("r1")
     assert loaded is not None
@@ -166,14 +169,14 @@ def test_secret_named_fields_and_custom_patterns(tmp_path: Path) -> None:
     assert call.result == f"internal ticket {REDACTED} opened"
     assert loaded.metadata["password"] == REDACTED
     assert "sk-proj" not in json.dumps(loaded.to_dict())
-    # and nothing secret reached the file itself
-    raw = (tmp_path / "t.db").read_bytes() + Path(f"{tmp_path}/t.db-wal").read_bytes()
+    # and nothing secret reached the file or the database itself
+    raw = stored_bytes(db_location)
     for secret in (b"hunter2", b"plain-looking-value", b"TKT-123456", b"abcdefghijklmnop1234"):
         assert secret not in raw
 
 
-def test_redaction_can_be_turned_off(tmp_path: Path) -> None:
-    store = TraceStore(tmp_path / "t.db", redact=False)
+def test_redaction_can_be_turned_off(db_location: str) -> None:
+    store = TraceStore(db_location, redact=False)
     store.save(weather_trace("r1"))
     loaded = store.get("r1")
     assert loaded is not None and "sk-proj-abcdefghijklmnop1234567890" in (loaded.user_prompt or "")
@@ -189,6 +192,19 @@ def test_resolve_trace_store_and_env_var(tmp_path: Path, monkeypatch: pytest.Mon
     explicit = resolve_trace_store(str(tmp_path / "x.db"))
     assert explicit is not None and explicit.path.name == "x.db"
     assert resolve_trace_store(explicit) is explicit
+
+
+def test_a_postgresql_url_works_wherever_a_path_does(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VAR, postgres_url)
+    from_env = resolve_trace_store(None)
+    assert from_env is not None and from_env.path == postgres_url
+    from_env.save(weather_trace("via-env"))
+    explicit = resolve_trace_store(postgres_url)
+    assert explicit is not None and explicit.get("via-env") is not None
+    also = resolve_trace_store(True)
+    assert also is not None and [r.run_id for r in also.list()] == ["via-env"]
 
 
 def test_delete(store: TraceStore) -> None:

@@ -26,7 +26,8 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def guarded(handler: Handler) -> Handler:
-    """Print what could not be loaded or bound as ``error: ...`` and exit with status 2.
+    """Print what could not be loaded or bound (or a store that cannot be reached) as
+    ``error: ...`` and exit with status 2.
 
     The message may quote spec content (names, descriptions), so it is made terminal-safe.
     """
@@ -35,7 +36,7 @@ def guarded(handler: Handler) -> Handler:
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except (CommandError, ConfigurationError) as exc:
+        except (CommandError, ConfigurationError, ConnectionError) as exc:
             print(terminal_safe(f"error: {exc}"), file=sys.stderr)
             return 2
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._postgres import is_postgres_url
 from .._safe_text import terminal_safe
 from ..playbook import Curator, LearningTask, Playbook, Strategy, learn
 from ..playbook.stats import compute_stats, format_table
@@ -65,14 +66,18 @@ def register(subparsers: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=DEFAULT_DB, help=f"playbook file (default {DEFAULT_DB})")
+    parser.add_argument("--db", default=DEFAULT_DB, help="playbook file or postgresql:// URL "
+                        f"(default {DEFAULT_DB})")
     parser.add_argument("--domain", help="only this domain (agent name)")
 
 
 def _open(args: argparse.Namespace) -> Playbook:
-    if str(args.db) != ":memory:" and not Path(args.db).exists():
+    if str(args.db) != ":memory:" and not is_postgres_url(args.db) and not Path(args.db).exists():
         raise SystemExit(f"error: no playbook at {args.db}")
-    return Playbook(args.db, learn=False)
+    try:
+        return Playbook(args.db, learn=False)
+    except ConnectionError as exc:
+        raise SystemExit(terminal_safe(f"error: {exc}")) from None
 
 
 def _row(s: Strategy) -> str:

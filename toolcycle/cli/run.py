@@ -19,6 +19,7 @@ import json
 import sys
 from typing import Any
 
+from .._postgres import describe
 from .._safe_text import json_safe, terminal_safe
 from ..approval import ApprovalRequest, Defer
 from ..context import RunContext
@@ -44,8 +45,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, help="sampling seed (where the model takes one)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--trace-db", metavar="PATH",
-                        help=f"where the trace is recorded (default: ${ENV_VAR} or "
-                        f"{DEFAULT_PATH})")
+                        help="where the trace is recorded, a SQLite path or a postgresql:// URL "
+                        f"(default: ${ENV_VAR} or {DEFAULT_PATH})")
     parser.add_argument("--no-trace", action="store_true",
                         help="record no trace and print the answer only")
     parser.add_argument("--approve", action="store_true",
@@ -100,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _where_recorded(run_id: str, args: argparse.Namespace) -> None:
-    where = f" --db {args.trace_db}" if args.trace_db else ""
+    where = f" --db {describe(args.trace_db)}" if args.trace_db else ""
     print(f"trace recorded: toolcycle trace show{where} {run_id}", file=sys.stderr)
 
 

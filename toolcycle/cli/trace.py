@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._postgres import is_postgres_url
 from .._safe_text import json_safe, terminal_safe
 from ..tracing.html import format_ms, format_time, render_comparison_html, render_html
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
@@ -45,7 +46,8 @@ def register(subparsers: Any) -> None:
     commands = parser.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
 
     def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--db", help=f"trace database (default: ${ENV_VAR} or {DEFAULT_PATH})")
+        sub.add_argument("--db", help="trace database, a SQLite path or a postgresql:// URL "
+                         f"(default: ${ENV_VAR} or {DEFAULT_PATH})")
 
     ls = commands.add_parser("list", help="recent runs, newest first")
     common(ls)
@@ -87,7 +89,14 @@ def register(subparsers: Any) -> None:
 
 
 def _open_store(args: argparse.Namespace) -> TraceStore | None:
-    path = Path(args.db or os.environ.get(ENV_VAR) or DEFAULT_PATH).expanduser()
+    location = args.db or os.environ.get(ENV_VAR) or DEFAULT_PATH
+    if is_postgres_url(location):  # a database the store creates its tables in
+        try:
+            return TraceStore(location)
+        except ConnectionError as exc:
+            print(terminal_safe(f"toolcycle trace: {exc}"), file=sys.stderr)
+            return None
+    path = Path(location).expanduser()
     if not path.exists():
         print(f"toolcycle trace: no trace database at {path}", file=sys.stderr)
         return None

@@ -23,17 +23,19 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._postgres import is_postgres_url
 from ..errors import ConfigurationError, ConversationConflict
 from ..messages import Message
 from ..result import RunResult
 from .store import ConversationStore, fit_budget
 
 if TYPE_CHECKING:
+    from .postgres import PostgresConversationStore
     from .sqlite import SQLiteConversationStore
 
 __all__ = [
-    "Conversation", "ConversationStore", "SQLiteConversationStore", "check_run_conversation",
-    "fit_budget",
+    "Conversation", "ConversationStore", "PostgresConversationStore", "SQLiteConversationStore",
+    "check_run_conversation", "fit_budget",
 ]
 
 #: How long a run may hold a conversation before another run may take it (seconds).
@@ -41,7 +43,8 @@ DEFAULT_LEASE_S = 3600.0
 
 
 class Conversation:
-    """One conversation in a store. ``store`` is a :class:`ConversationStore` or a SQLite path.
+    """One conversation in a store. ``store`` is a :class:`ConversationStore`, a SQLite path or a
+    ``postgresql://`` URL (conversations continued from many machines, docs/postgres.md).
 
     ``max_tokens`` bounds the history a run is given (oldest turns dropped first; the store
     keeps everything). ``lease_s`` is how long a run may hold the conversation: a run that
@@ -58,11 +61,15 @@ class Conversation:
         if not isinstance(lease_s, int | float) or lease_s <= 0:
             problems.append(f"lease_s must be a positive number of seconds, got {lease_s!r}")
         if not isinstance(store, str | os.PathLike | ConversationStore):
-            problems.append("store must be a ConversationStore or a SQLite path, got "
-                            f"{type(store).__name__}")
+            problems.append("store must be a ConversationStore, a SQLite path or a "
+                            f"postgresql:// URL, got {type(store).__name__}")
         if problems:
             raise ConfigurationError(problems, subject="conversation")
-        if isinstance(store, str | os.PathLike):
+        if is_postgres_url(store):
+            from .postgres import PostgresConversationStore  # psycopg loads only when used
+
+            store = PostgresConversationStore(str(store))
+        elif isinstance(store, str | os.PathLike):
             from .sqlite import SQLiteConversationStore  # sqlite3 loads only when used
 
             store = SQLiteConversationStore(store)
@@ -120,6 +127,10 @@ def __getattr__(name: str) -> Any:
         from .sqlite import SQLiteConversationStore
 
         return SQLiteConversationStore
+    if name == "PostgresConversationStore":
+        from .postgres import PostgresConversationStore
+
+        return PostgresConversationStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

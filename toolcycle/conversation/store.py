@@ -8,7 +8,8 @@ A claim is a lease: a run whose process died holds it only until ``lease_s`` pas
 that outlived its lease finds its append refused (:class:`ConversationConflict`) instead of
 writing over a history another run has extended.
 
-Backends implement :class:`ConversationStore` (SQLite here; PostgreSQL in the scale-out work).
+Backends implement :class:`ConversationStore` (``sqlite.py``; ``postgres.py`` for a database
+shared by many machines).
 Stores deal in neutral :class:`~toolcycle.messages.Message` objects; each backend serialises
 them with ``Message.to_dict`` / ``from_dict`` and redacts secrets before writing (the trace
 store's :class:`~toolcycle.tracing.redaction.Redactor`, see docs/security.md).
@@ -16,11 +17,14 @@ store's :class:`~toolcycle.tracing.redaction.Redactor`, see docs/security.md).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from ..errors import ConversationBusy, ConversationConflict
 from ..messages import Message
 from ..run.state import message_chars
+from ..tracing.redaction import Redactor
 
 
 @runtime_checkable
@@ -48,6 +52,28 @@ class ConversationStore(Protocol):
                expected_version: int) -> int: ...
     def release(self, conversation_id: str, holder: str) -> None: ...
     def list_conversations(self) -> list[str]: ...
+
+
+def message_text(message: Message, redactor: Redactor | None) -> str:
+    """How a backend stores ``message``: its JSON, secrets redacted unless ``redactor`` is None."""
+    data = message.to_dict()
+    if redactor is not None:
+        return redactor.dumps(data)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def busy(conversation_id: str, holder: str, seconds_left: float) -> ConversationBusy:
+    """The error of a claim made while another run's lease is live (every backend's words)."""
+    return ConversationBusy(
+        f"conversation {conversation_id!r} is in use by run {holder!r} "
+        f"(for up to {seconds_left:.0f} s more); concurrent runs are refused")
+
+
+def conflict(conversation_id: str, holder: str) -> ConversationConflict:
+    """The error of an append whose claim or version no longer holds."""
+    return ConversationConflict(
+        f"conversation {conversation_id!r} changed since run {holder!r} loaded it "
+        f"(its claim expired and another run took it); nothing was appended")
 
 
 def fit_budget(messages: Sequence[Message], max_tokens: int | None) -> list[Message]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from .curator import Curator, Delta, RunOutcome
 from .learning import LearningReport, LearningTask, contains_expected, learn
+from .location import open_store
 from .playbook import Playbook, judge
+from .postgres import PostgresPlaybookStore
 from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
 from .stats import ToolStats, compute_stats, render_stats
-from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation, open_store
+from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation
 from .strategy import Insight, Strategy, estimate_tokens, keywords
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "LearningTask",
     "Playbook",
     "PlaybookStore",
+    "PostgresPlaybookStore",
     "RunOutcome",
     "SQLitePlaybookStore",
     "Strategy",

@@ -22,9 +22,10 @@ from typing import Any
 
 from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
+from .location import open_store
 from .reflector import LLMReflector, analyse, reflect
 from .stats import ToolStats, compute_stats, observations_from_trace, render_stats
-from .store import PlaybookStore, open_store
+from .store import PlaybookStore
 from .strategy import Strategy, estimate_tokens
 
 log = logging.getLogger("toolcycle.playbook")
@@ -52,7 +53,8 @@ class _Job:
 class Playbook:
     """Strategies for an agent's tasks, learned from its own traces.
 
-    ``store``: a path to the SQLite file (created if missing), ``":memory:"`` or a store.
+    ``store``: a path to the SQLite file (created if missing), ``":memory:"``, a
+    ``postgresql://`` URL (a playbook shared by many processes, docs/postgres.md) or a store.
     ``domain``: the section of the playbook to use (default: the agent's name).
     ``token_budget``: the most tokens (estimated) the injected text may take.
     ``learn``: learn from observed runs (online learning); False makes the playbook read-only.

@@ -2,8 +2,9 @@
 
 :class:`PlaybookStore` is the interface the rest of the package uses; :class:`SQLitePlaybookStore`
 implements it on one SQLite file (WAL mode, one connection per thread, read-modify-write in
-``BEGIN IMMEDIATE`` transactions) so several processes can learn into the same playbook. A
-server database only needs another subclass.
+``BEGIN IMMEDIATE`` transactions) so several processes can learn into the same playbook. Its
+statements are written in the SQL PostgreSQL accepts too: the PostgreSQL store
+(:mod:`toolcycle.playbook.postgres`) changes only how connections and transactions are made.
 
 Retrieval does not go to SQLite on every call: the active strategies are held in an in-memory
 inverted index. Every write bumps a version counter inside its transaction and stamps the rows
@@ -201,18 +202,24 @@ class SQLitePlaybookStore(PlaybookStore):
             conn = self._conn()
             depth: int = getattr(self._local, "depth", 0)
             if depth == 0:
-                conn.execute("BEGIN IMMEDIATE")
+                self._begin(conn)
             self._local.depth = depth + 1
             try:
                 yield conn
             except BaseException:
                 self._local.depth = depth
                 if depth == 0:
-                    conn.execute("ROLLBACK")
+                    self._end(conn, commit=False)
                 raise
             self._local.depth = depth
             if depth == 0:
-                conn.execute("COMMIT")
+                self._end(conn, commit=True)
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+
+    def _end(self, conn: sqlite3.Connection, *, commit: bool) -> None:
+        conn.execute("COMMIT" if commit else "ROLLBACK")
 
     def _bump(self, conn: sqlite3.Connection) -> int:
         conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
@@ -330,7 +337,8 @@ class SQLitePlaybookStore(PlaybookStore):
     def mark_observed(self, run_id: str) -> bool:
         with self.transaction() as conn:
             cursor = conn.execute(
-                "INSERT OR IGNORE INTO observed_runs(run_id, at) VALUES (?, ?)",
+                "INSERT INTO observed_runs(run_id, at) VALUES (?, ?) "
+                "ON CONFLICT(run_id) DO NOTHING",
                 (run_id, time.time()),
             )
             return cursor.rowcount == 1
@@ -344,7 +352,8 @@ class SQLitePlaybookStore(PlaybookStore):
     def save_progress(self, session: str, task_id: str, data: dict[str, Any]) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO learn_progress(session, task_id, data) VALUES (?, ?, ?)",
+                "INSERT INTO learn_progress(session, task_id, data) VALUES (?, ?, ?) "
+                "ON CONFLICT(session, task_id) DO UPDATE SET data = excluded.data",
                 (session, task_id, json.dumps(data, default=str)),
             )
 
@@ -461,14 +470,3 @@ class _Index:
         best = heapq.nlargest(limit, ranked)
         return [(self.strategies[sid], score) for score, sid in best]
 
-
-def open_store(location: str | Path | PlaybookStore) -> PlaybookStore:
-    """A store from a path (``.db`` file, ``sqlite:///path`` or ``:memory:``) or pass-through."""
-    if isinstance(location, PlaybookStore):
-        return location
-    text = str(location)
-    if text.startswith("sqlite:///"):
-        text = text[len("sqlite:///"):]
-    if text != ":memory:":
-        Path(text).parent.mkdir(parents=True, exist_ok=True)
-    return SQLitePlaybookStore(text)

@@ -9,8 +9,11 @@ cancellation). Each call is one short transaction; a step already written is not
 
 Why SQLite: it is in the standard library, one real file is easy to copy into a bug report, WAL
 mode lets ``toolcycle trace list`` read while agents write, and several processes may share a
-database. Secrets are redacted (see :mod:`toolcycle.tracing.redaction`) before anything reaches the
-file.
+database. A fleet of workers shares one PostgreSQL database instead: the same store opened with
+a ``postgresql://`` URL runs the same statements, written in the SQL both engines accept, over
+psycopg (:mod:`toolcycle._postgres`, docs/postgres.md); each write touches only its run's rows,
+so writers never wait on each other. Secrets are redacted (see
+:mod:`toolcycle.tracing.redaction`) before anything reaches the file.
 
 A run whose process died stays ``running`` in the file; when read back on the same host and the
 writing process no longer exists, it is reported as ``crashed``.
@@ -31,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._postgres import SQLConnection, connect, is_postgres_url
 from .._sqlite import create_schema, use_wal
 from ..messages import Usage
 from .recorder import TraceRecorder
@@ -42,18 +46,20 @@ ENV_VAR = "TOOLCYCLE_TRACE_DB"
 #: Where the CLI looks when neither ``--db`` nor the environment variable says otherwise.
 DEFAULT_PATH = Path("~/.toolcycle/traces.db")
 
+# One schema for both engines: SQLite reads DOUBLE PRECISION as REAL and BIGINT as INTEGER
+# (64 bits there); PostgreSQL's REAL would keep 24 bits of an epoch time, its INTEGER 32.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     agent_name TEXT NOT NULL,
     model_name TEXT NOT NULL,
     status TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    updated_at REAL NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    ended_at DOUBLE PRECISION,
+    updated_at DOUBLE PRECISION NOT NULL,
     iterations INTEGER NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
+    input_tokens BIGINT NOT NULL,
+    output_tokens BIGINT NOT NULL,
     termination_reason TEXT,
     error_code TEXT,
     writer_pid INTEGER NOT NULL,
@@ -98,8 +104,8 @@ class TraceSummary:
 
 
 class TraceStore:
-    """A SQLite file of traces: ``start`` / ``record_step`` / ``finish`` write, ``get`` / ``list``
-    read.
+    """A SQLite file (or a ``postgresql://`` database) of traces: ``start`` / ``record_step`` /
+    ``finish`` write, ``get`` / ``list`` read.
 
     ``redactor`` defaults to API keys, bearer tokens and secret-named fields; pass
     ``Redactor(extra_patterns=[...])`` to add formats, or ``redact=False`` to store verbatim.
@@ -113,18 +119,25 @@ class TraceStore:
         redactor: Redactor | None = None,
         redact: bool = True,
     ) -> None:
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.redactor = (redactor or Redactor()) if redact else None
         self._lock = threading.Lock()
         self._written: dict[str, int] = {}
         self._pid = os.getpid()
         self._host = socket.gethostname()
+        self.path: Path | str
+        self._conn: SQLConnection
+        if is_postgres_url(path):  # psycopg is imported only now
+            self.path = str(path)
+            self._conn = connect(self.path, schema=_SCHEMA, lock="toolcycle.traces.schema")
+            return
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         # Safe while other processes open the same new file (rel-16): see toolcycle._sqlite.
-        self._conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
-        use_wal(self._conn)
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        create_schema(self._conn, _SCHEMA)
+        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
+        use_wal(conn)
+        conn.execute("PRAGMA foreign_keys=ON")
+        create_schema(conn, _SCHEMA)
+        self._conn = conn
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> TraceStore | None:
@@ -220,7 +233,8 @@ class TraceStore:
         for position in range(first, len(trace.steps)):
             rows.append((trace.run_id, position, self._dumps(trace.steps[position].to_dict())))
         self._conn.executemany(
-            "INSERT OR REPLACE INTO steps (run_id, position, data) VALUES (?, ?, ?)", rows
+            "INSERT INTO steps (run_id, position, data) VALUES (?, ?, ?)"
+            " ON CONFLICT (run_id, position) DO UPDATE SET data = excluded.data", rows
         )
 
     def _column(self, value: Any) -> Any:
@@ -315,7 +329,7 @@ class TraceStore:
         """Remove one run and its steps; ``True`` when it existed."""
         with self._lock, self._conn:
             cursor = self._conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
-        return cursor.rowcount > 0
+        return int(cursor.rowcount) > 0
 
     def _summary(self, row: tuple[Any, ...]) -> TraceSummary:
         (run_id, agent, model, status, started, ended, iterations, tokens_in, tokens_out,
