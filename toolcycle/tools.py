@@ -103,6 +103,10 @@ class ToolPolicy:
     requires_approval: bool = False
     """Every call waits for a decision (the agent's ``approval=`` policy, or a person through
     a paused run: see docs/approval.md) before it runs."""
+    idempotent: bool = False
+    """Running a call twice has the effect of running it once. A durable run (docs/durable.md)
+    re-runs such a call that a killed process left unfinished; any other such call is answered
+    "interrupted" instead, since it may or may not have taken effect."""
 
     def problems(self) -> list[str]:
         problems: list[str] = []
@@ -114,7 +118,7 @@ class ToolPolicy:
             isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1
         ):
             problems.append(f"max_calls must be an integer >= 1, got {max_calls!r}")
-        for flag in ("concurrent", "inline", "requires_approval"):
+        for flag in ("concurrent", "inline", "requires_approval", "idempotent"):
             if not isinstance(getattr(self, flag), bool):
                 problems.append(f"{flag} must be True or False")
         return problems
@@ -128,6 +132,7 @@ class ToolOptions(TypedDict, total=False):
     max_calls: int | None
     inline: bool
     requires_approval: bool
+    idempotent: bool
 
 
 _DEFAULT_POLICY = ToolPolicy()
