@@ -186,25 +186,28 @@ def test_unsupported_parameter_type_is_a_configuration_error() -> None:
         Tool.from_function(takes, localns={"Opaque": Opaque})
 
 
+#: A child program: one run of an agent with a plain JSON tool that answers in free text.
+PLAIN_RUN = (
+    "import sys\n"
+    "from toolcycle import Agent, tool\n"
+    "from toolcycle.messages import ToolCall\n"
+    "from toolcycle.models.scripted import ScriptedModel\n"
+    "@tool\n"
+    "def add(a: int, b: int) -> int:\n"
+    "    '''Add two numbers.'''\n"
+    "    return a + b\n"
+    "model = ScriptedModel([ToolCall.from_args('c1', 'add', {'a': 1, 'b': 2}), 'three'])\n"
+    "result = Agent(model, tools=[add]).run_sync('1 + 2?')\n"
+    "assert result.tool_calls[0].result == '3', result.tool_calls\n"
+)
+
+
 def test_free_text_agent_with_plain_tools_never_imports_pydantic() -> None:
     """pydantic costs ~30 ms of import time; plain JSON tools and text answers do not need it."""
     import subprocess
     import sys
 
-    program = (
-        "import sys\n"
-        "from toolcycle import Agent, tool\n"
-        "from toolcycle.messages import ToolCall\n"
-        "from toolcycle.models.scripted import ScriptedModel\n"
-        "@tool\n"
-        "def add(a: int, b: int) -> int:\n"
-        "    '''Add two numbers.'''\n"
-        "    return a + b\n"
-        "model = ScriptedModel([ToolCall.from_args('c1', 'add', {'a': 1, 'b': 2}), 'three'])\n"
-        "result = Agent(model, tools=[add]).run_sync('1 + 2?')\n"
-        "assert result.tool_calls[0].result == '3', result.tool_calls\n"
-        "print(result.output, 'pydantic' in sys.modules)\n"
-    )
+    program = PLAIN_RUN + "print(result.output, 'pydantic' in sys.modules)\n"
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["three", "False"]
@@ -218,20 +221,8 @@ def test_a_plain_run_loads_no_module_only_pauses_specs_or_viewers_need() -> None
 
     lazy = ["hashlib", "hmac", "html", "toolcycle.spec",
             "toolcycle.models.fallback", "toolcycle.models.retry"]
-    program = (
-        "import sys\n"
-        "from toolcycle import Agent, tool\n"
-        "from toolcycle.messages import ToolCall\n"
-        "from toolcycle.models.scripted import ScriptedModel\n"
-        "@tool\n"
-        "def add(a: int, b: int) -> int:\n"
-        "    '''Add two numbers.'''\n"
-        "    return a + b\n"
-        "model = ScriptedModel([ToolCall.from_args('c1', 'add', {'a': 1, 'b': 2}), 'three'])\n"
-        "result = Agent(model, tools=[add]).run_sync('1 + 2?')\n"
-        "result.trace.render()\n"
-        f"print([m for m in {lazy!r} if m in sys.modules])\n"
-    )
+    program = (PLAIN_RUN + "result.trace.render()\n"
+               f"print([m for m in {lazy!r} if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"

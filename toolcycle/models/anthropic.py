@@ -38,7 +38,6 @@ from ..messages import (
     parse_json_object,
 )
 from .base import (
-    Model,
     ModelResponse,
     ModelSettings,
     StreamItem,
@@ -48,7 +47,7 @@ from .base import (
     ToolDefinition,
 )
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
-from .sdk_client import LoopBoundClient
+from .sdk_client import LoopBoundClient, SDKModel
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -59,7 +58,7 @@ TRUNCATED = (
 )
 
 
-class AnthropicModel(Model):
+class AnthropicModel(SDKModel):
     """Claude through the Messages API.
 
     ``max_tokens`` is required by the API; ``settings.max_tokens`` overrides the default here.
@@ -156,14 +155,6 @@ class AnthropicModel(Model):
             **kwargs,
             "messages": [*kwargs["messages"], {"role": "assistant", "content": blocks}],
         }
-
-    @property
-    def client(self) -> Any:
-        """The SDK client of the running event loop (or the one passed in)."""
-        return self._client.get()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     # ------------------------------------------------------------ wire building
 

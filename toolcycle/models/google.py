@@ -37,7 +37,6 @@ from ._gemini_parts import contents, neutral_parts, wire_usage
 from ._gemini_schema import SchemaError, to_gemini
 from ._responses_items import TRUNCATED
 from .base import (
-    Model,
     ModelResponse,
     ModelSettings,
     StreamItem,
@@ -55,7 +54,7 @@ from .retry import (
     stream_with_retries,
     with_retries,
 )
-from .sdk_client import LoopBoundClient
+from .sdk_client import LoopBoundClient, SDKModel
 
 Wire = dict[str, Any]
 PROVIDER = "google"
@@ -104,7 +103,7 @@ class _Aio:
         await self._aio.aclose()
 
 
-class GeminiModel(Model):
+class GeminiModel(SDKModel):
     """A Gemini model behind ``client.aio.models.generate_content``.
 
     ``thinking`` is sent as the request's ``thinking_config`` (e.g. ``{"include_thoughts":
@@ -146,14 +145,6 @@ class GeminiModel(Model):
             self._client = LoopBoundClient(factory)
         self._tools_key: tuple[ToolDefinition, ...] | None = None
         self._tools_wire: list[Wire] = []
-
-    @property
-    def client(self) -> Any:
-        """The SDK's async client of the running event loop (or the one passed in)."""
-        return self._client.get()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     # ----------------------------------------------------------------- requests
 

@@ -42,7 +42,7 @@ from .base import (
     ToolDefinition,
 )
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
-from .sdk_client import LoopBoundClient
+from .sdk_client import LoopBoundClient, SDKModel
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -51,7 +51,7 @@ Wire = dict[str, Any]
 _AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
 
 
-class OpenAIModel(Model):
+class OpenAIModel(SDKModel):
     """Chat Completions with native ``tools`` (parallel calls, ``tool_choice``, usage).
 
     ``client`` may be passed ready-made; otherwise one is built from ``api_key`` / ``base_url``
@@ -134,14 +134,6 @@ class OpenAIModel(Model):
                         yield item
                     finish_reason = choice.finish_reason or finish_reason
         yield ModelResponse(assembly.finish(finish_reason, usage, self.name))
-
-    @property
-    def client(self) -> Any:
-        """The SDK client of the running event loop (or the one passed in)."""
-        return self._client.get()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     # ------------------------------------------------------------ wire building
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..messages import Message
 from ._responses_items import ItemAssembly, input_items
-from .base import Model, ModelResponse, ModelSettings, StreamItem, ToolDefinition
+from .base import ModelResponse, ModelSettings, StreamItem, ToolDefinition
 from .openai import _key_for, _raw, _split_url, openai_client
 from .retry import (
     Failure,
@@ -44,6 +44,7 @@ from .retry import (
     stream_with_retries,
     with_retries,
 )
+from .sdk_client import SDKModel
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -81,7 +82,7 @@ def classify(exc: BaseException) -> Failure | None:
     )
 
 
-class OpenAIResponsesModel(Model):
+class OpenAIResponsesModel(SDKModel):
     """A model behind ``client.responses.create``.
 
     ``reasoning`` is sent as the request's ``reasoning`` object (e.g. ``{"effort": "low",
@@ -116,14 +117,6 @@ class OpenAIResponsesModel(Model):
         self._messages = MessageCache()
         self._tools_key: tuple[ToolDefinition, ...] | None = None
         self._tools_wire: list[Wire] = []
-
-    @property
-    def client(self) -> Any:
-        """The SDK client of the running event loop (or the one passed in)."""
-        return self._client.get()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     # ----------------------------------------------------------------- requests
 

@@ -15,6 +15,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from .base import Model
+
 
 class LoopBoundClient:
     """The client for the running loop: built by ``factory``, or the caller's own ``client``."""
@@ -48,3 +50,17 @@ class LoopBoundClient:
             if self._factory is not None:
                 self._client = None
                 self._loop = None
+
+
+class SDKModel(Model):
+    """A model adapter over an official SDK's async client, kept per event loop."""
+
+    _client: LoopBoundClient
+
+    @property
+    def client(self) -> Any:
+        """The SDK client of the running event loop (or the one passed in)."""
+        return self._client.get()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
