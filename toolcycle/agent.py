@@ -329,18 +329,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         await self.close()
 
     def _new_state(
-        self,
-        user_prompt: str | None,
-        deps: Any,
-        message_history: Sequence[Message] | None,
-        limits: Limits | None,
-        cancel_token: CancelToken | None,
-        callbacks: CallbacksArg,
-        run_id: str | None,
-        sink: Callable[[Event], None] | None,
-        core: AgentCore | None = None,
-        settings: ModelSettings | None = None,
-        task_input: Any = None,
+        self, user_prompt: str | None, deps: Any, message_history: Sequence[Message] | None,
+        limits: Limits | None, cancel_token: CancelToken | None, callbacks: CallbacksArg,
+        run_id: str | None, sink: Callable[[Event], None] | None, core: AgentCore | None = None,
+        settings: ModelSettings | None = None, task_input: Any = None,
     ) -> RunState:
         """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
         core = core or self._core
@@ -371,11 +363,14 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         deps: DepsT | None = None,
         cancel_token: CancelToken | None = None,
         callbacks: CallbacksArg = None,
+        conversation: Conversation | None = None,
     ) -> RunResult[OutputT]:
         """Continue a paused run (``result.snapshot``, or its JSON) with a person's decisions:
         ``approvals[call_id]`` is ``True`` to run the call or the reason to deny it, for every
         call in ``result.pending_approvals``. The run keeps its id, trace, usage and limits;
         the calls answered before the pause do not run again. It may pause again.
+
+        A run started on a ``conversation`` resumes with it (``Conversation.resume``).
 
         Raises :class:`~toolcycle.errors.SnapshotError` for a snapshot this agent cannot resume
         (changed, another version, another agent) and ``ConfigurationError`` for approvals that
@@ -384,7 +379,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         core, settings = await self._run_core()
         state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks, None,
                                     core, settings)
-        return await run_loop(state)
+        if conversation is None:
+            return await run_loop(state)
+        check_run_conversation(conversation, None)
+        prior = state.messages[:state.new_message_index]
+        return await conversation.resume(state.setup.run_id, prior, lambda: run_loop(state))
 
     def resume_stream(
         self,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from toolcycle import Agent, Conversation, RunContext, SnapshotError, tool
+from toolcycle import Agent, Conversation, ConversationConflict, RunContext, SnapshotError, tool
 from toolcycle.run.snapshot import FORMAT, VERSION
 from toolcycle.testing import ScriptedModel, call
 
@@ -239,3 +239,40 @@ def test_a_paused_run_leaves_its_conversation_untouched(tmp_path: Path) -> None:
     assert chat.store.load("c1")[0] == []
     later = make_agent(tmp_path / "calls.txt", ["hello"]).run_sync("hi", conversation=chat)
     assert later.output == "hello" and len(chat.store.load("c1")[0]) == 2
+
+
+def test_a_resumed_run_joins_its_conversation(tmp_path: Path) -> None:
+    """Resumed with the conversation it started on, the run's messages join it when it ends,
+    as if it had never paused, and the next run continues from the whole exchange."""
+    chat = Conversation(tmp_path / "chat.db", "c1")
+    make_agent = _agent_module(tmp_path)["make_agent"]
+    counter = tmp_path / "calls.txt"
+    make_agent(counter, ["hello"]).run_sync("hi", conversation=chat)
+    paused = make_agent(counter, [call("delete", {"path": "/a"})]).run_sync(
+        "go", conversation=chat)
+    snapshot = json.loads(json.dumps(paused.snapshot))
+    final = make_agent(counter, ["deleted /a"]).resume_sync(
+        snapshot, {paused.pending_approvals[0].call_id: True}, conversation=chat)
+    assert final.output == "deleted /a"
+    stored = chat.store.load("c1")[0]
+    assert [m.role for m in stored] == ["user", "assistant", "user", "assistant", "tool",
+                                        "assistant"]
+    later = make_agent(counter, ["bye"]).run_sync("thanks", conversation=chat)
+    assert later.output == "bye" and len(chat.store.load("c1")[0]) == 8
+
+
+def test_a_resume_is_refused_once_the_conversation_moved_on(tmp_path: Path) -> None:
+    """Another run added to the conversation during the pause: resuming would interleave two
+    runs' turns, so it is refused before anything runs, and the conversation stays free."""
+    chat = Conversation(tmp_path / "chat.db", "c1")
+    make_agent = _agent_module(tmp_path)["make_agent"]
+    counter = tmp_path / "calls.txt"
+    paused = make_agent(counter, [call("delete", {"path": "/a"})]).run_sync(
+        "go", conversation=chat)
+    make_agent(counter, ["hello"]).run_sync("hi", conversation=chat)
+    with pytest.raises(ConversationConflict, match="changed while run"):
+        make_agent(counter, ["deleted /a"]).resume_sync(
+            paused.snapshot, {paused.pending_approvals[0].call_id: True}, conversation=chat)
+    assert not counter.exists() or "delete" not in counter.read_text()
+    assert len(chat.store.load("c1")[0]) == 2
+    assert make_agent(counter, ["free"]).run_sync("again", conversation=chat).output == "free"

@@ -90,15 +90,35 @@ class Conversation:
         The store is called in a worker thread: a busy SQLite file or a remote database must
         not stall the event loop's other runs.
         """
+        return await self._held(run_id, lambda stored: start(fit_budget(stored, self.max_tokens)))
+
+    async def resume(self, run_id: str, history: Sequence[Message],
+                     start: Callable[[], Awaitable[RunResult[Any]]]) -> RunResult[Any]:
+        """:meth:`run` for a paused run resumed: its messages join the conversation when it
+        ends, as if it had never paused. ``history`` is what the run was given when it started;
+        a conversation that moved on meanwhile (another run appended to it while this one was
+        paused) refuses the resume with :class:`ConversationConflict` rather than interleave.
+        """
+        def check(stored: list[Message]) -> Awaitable[RunResult[Any]]:
+            if _dicts(fit_budget(stored, self.max_tokens)) != _dicts(history):
+                raise ConversationConflict(
+                    f"conversation {self.id!r} changed while run {run_id!r} was paused (another "
+                    "run added to it): the paused run cannot continue it without interleaving")
+            return start()
+
+        return await self._held(run_id, check)
+
+    async def _held(self, run_id: str,
+                    body: Callable[[list[Message]], Awaitable[RunResult[Any]]]) -> RunResult[Any]:
         version = await asyncio.to_thread(self.store.claim, self.id, run_id, self.lease_s)
         try:
             stored, version = await asyncio.to_thread(self.store.load, self.id)
-            result = await start(fit_budget(stored, self.max_tokens))
+            result = await body(stored)
         except BaseException:
             await asyncio.shield(asyncio.to_thread(self.store.release, self.id, run_id))
             raise
         new = result.new_messages
-        if not _all_answered(new):
+        if not _all_answered(new):  # paused: nothing joins the conversation until it ends
             await asyncio.to_thread(self.store.release, self.id, run_id)
             return result
         try:
@@ -132,6 +152,10 @@ def __getattr__(name: str) -> Any:
 
         return PostgresConversationStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    return [m.to_dict() for m in messages]
 
 
 def _all_answered(messages: Sequence[Message]) -> bool:
