@@ -23,7 +23,6 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._postgres import is_postgres_url
 from ..errors import ConfigurationError, ConversationConflict
 from ..messages import Message
 from ..result import RunResult
@@ -65,6 +64,8 @@ class Conversation:
                             f"postgresql:// URL, got {type(store).__name__}")
         if problems:
             raise ConfigurationError(problems, subject="conversation")
+        from .._postgres import is_postgres_url  # with the stores, not with every import
+
         if is_postgres_url(store):
             from .postgres import PostgresConversationStore  # psycopg loads only when used
 
