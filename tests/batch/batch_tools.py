@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from toolcycle.messages import Message, ToolResult
+from toolcycle.messages import Message, TextPart, ToolCall, ToolResult, Usage
 from toolcycle.testing import ScriptedModel, call
 
 SPEC = {
@@ -28,13 +28,20 @@ def lookup(word: str) -> str:
     return f"{word}:{len(word)}"
 
 
-def _reply(messages: list[Message], settings: Any) -> Any:
-    """One lookup of the user's text, then an answer quoting the tool's result."""
+def _reply(messages: list[Message], settings: Any) -> Message:
+    """One lookup of the user's text, then an answer quoting the tool's result.
+
+    The usage is stated here, from this conversation alone: ScriptedModel's own estimate counts
+    everything one model instance was asked, and a batch shares the model between its runs.
+    """
     last = messages[-1]
     if last.role == "user":
-        return call("lookup", {"word": last.text})
-    results = [p for p in last.parts if isinstance(p, ToolResult)]
-    return f"answer {results[0].content}"
+        part: TextPart | ToolCall = call("lookup", {"word": last.text})
+    else:
+        results = [p for p in last.parts if isinstance(p, ToolResult)]
+        part = TextPart(f"answer {results[0].content}")
+    usage = Usage(input_tokens=sum(len(m.text) for m in messages) // 4 + 1, output_tokens=5)
+    return Message("assistant", [part], usage=usage)
 
 
 def model() -> ScriptedModel:

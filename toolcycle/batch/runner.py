@@ -116,7 +116,8 @@ def _run_ray(recipe: BatchRecipe, todo: list[InputLine], accept: Callable[[dict[
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+            ray.init(address="local", num_cpus=workers, include_dashboard=False,
+                     log_to_driver=False)
     try:
         task = ray.remote(max_retries=max_retries)(run_chunk)
         size = max(1, chunk_size)
