@@ -21,6 +21,7 @@ import pytest
 import ray
 
 from toolcycle.batch import BatchFileError, BatchRecipe, run_batch
+from toolcycle.playbook import open_store
 from toolcycle.tracing.store import TraceStore
 
 from .batch_tools import SPEC
@@ -102,6 +103,18 @@ def test_500_inputs_give_the_same_records_on_asyncio_and_on_ray(
     assert run_ids <= stored
 
 
+def test_runs_here_and_on_ray_learn_into_the_playbook_the_batch_names(
+        spec: Path, tmp_path: Path, local_ray: None) -> None:
+    write_inputs(tmp_path / "in.jsonl", 20)
+    recipe = BatchRecipe.from_files(str(spec), TOOLS, model=MODEL,
+                                    playbook=str(tmp_path / "playbook.db"))
+    run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "local.jsonl")
+    run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "ray.jsonl", ray=True, chunk_size=5)
+    observed = open_store(tmp_path / "playbook.db").tool_observations("echo_agent")
+    assert len(observed) == 40  # one lookup per run, from this process and the Ray workers
+    assert {o.tool for o in observed} == {"lookup"}
+
+
 def test_a_crashing_input_is_an_error_record_and_the_batch_goes_on(
         spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "in.jsonl").write_text('"a"\n{"input": {"not": "a message"}}\n"b"\n')
@@ -111,6 +124,17 @@ def test_a_crashing_input_is_an_error_record_and_the_batch_goes_on(
     assert [r["status"] for r in records] == ["success", "error", "success"]
     assert records[1]["error"] and records[1]["output"] is None
     assert report.errors == 1
+
+
+def test_the_progress_bar_goes_to_stderr(
+        spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_inputs(tmp_path / "in.jsonl", 30)
+    recipe = BatchRecipe.from_files(str(spec), TOOLS, model=MODEL)
+    run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", progress=True)
+    shown = capsys.readouterr()
+    assert shown.out == "" and "batch" in shown.err and "100%" in shown.err
+    run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "again.jsonl")  # not a terminal
+    assert capsys.readouterr().err == ""
 
 
 def test_a_torn_last_line_is_cut_and_its_input_rerun(spec: Path, tmp_path: Path) -> None:

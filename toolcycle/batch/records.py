@@ -135,10 +135,11 @@ class OrderedWriter:
     _next: int = 0
     written: int = 0
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: dict[str, Any]) -> bool:
+        """Take a record; False (and nothing written) for a key that already has one."""
         key = record["key"]
         if key in self._seen:
-            return  # a retried task's second answer: the first one stands
+            return False  # a retried task's second answer: the first one stands
         self._seen.add(key)
         self._waiting[key] = record
         lines: list[str] = []
@@ -150,6 +151,7 @@ class OrderedWriter:
             self.handle.write("".join(lines))
             self.handle.flush()
             self.written += len(lines)
+        return True
 
     @property
     def complete(self) -> bool:

@@ -71,9 +71,9 @@ def run_batch(
         def accept(record: dict[str, Any]) -> None:
             nonlocal errors, malformed
             before = writer.written
-            writer.add(record)
-            errors += record["status"] == "error"
-            malformed += record["status"] == "malformed"
+            if writer.add(record):
+                errors += record["status"] == "error"
+                malformed += record["status"] == "malformed"
             advance(writer.written - before)
 
         if not todo:
@@ -155,8 +155,9 @@ def _progress_bar(total: int, already: int, enabled: bool) -> Iterator[Progress]
     if not enabled:
         yield lambda advance: None
         return
+    from rich.console import Console
     from rich.progress import Progress as Bar
 
-    with Bar(transient=False) as bar:
+    with Bar(console=Console(stderr=True)) as bar:  # stdout stays the caller's
         task = bar.add_task("batch", total=total, completed=already)
         yield lambda advance: bar.advance(task, advance)
