@@ -21,6 +21,7 @@ import pytest
 import ray
 
 from toolcycle.batch import BatchFileError, BatchRecipe, run_batch
+from toolcycle.errors import ConfigurationError
 from toolcycle.playbook import open_store
 from toolcycle.tracing.store import TraceStore
 
@@ -193,10 +194,25 @@ def test_a_batch_killed_mid_run_resumes_without_losing_or_doubling(
             assert record["output"] == f"answer {word}:{len(word)}"
 
 
-def test_the_cli_reports_a_missing_inputs_file(spec: Path, tmp_path: Path) -> None:
+def test_tools_that_do_not_bind_are_refused_before_ray_starts(
+        spec: Path, tmp_path: Path) -> None:
+    write_inputs(tmp_path / "in.jsonl", 3)
+    recipe = BatchRecipe.from_files(str(spec), ["examples.hello_tools"], model=MODEL)
+    with pytest.raises(ConfigurationError, match="tool 'lookup': no implementation"):
+        run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", ray=True)
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize(("inputs", "out", "message"), [
+    ("none.jsonl", "out.jsonl", "no such inputs file"),
+    ("in.jsonl", "no/such/folder/out.jsonl", "No such file or directory"),
+])
+def test_the_cli_reports_unusable_files(
+        spec: Path, tmp_path: Path, inputs: str, out: str, message: str) -> None:
+    write_inputs(tmp_path / "in.jsonl", 2)
     done = subprocess.run(
         [sys.executable, "-m", "toolcycle", "batch", str(spec), "--tools", TOOLS[0],
-         "--model", MODEL, "--inputs", str(tmp_path / "none.jsonl"), "--out",
-         str(tmp_path / "out.jsonl"), "--no-trace"],
+         "--model", MODEL, "--inputs", str(tmp_path / inputs), "--out",
+         str(tmp_path / out), "--no-trace"],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "no such inputs file" in done.stderr
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigurationError
 from .records import InputLine, OrderedWriter, error_record, read_done, read_inputs
-from .worker import BatchRecipe, agent_for, run_chunk, run_input
+from .worker import BatchRecipe, agent_for, check_tools, run_chunk, run_input
 
 Progress = Callable[[int], None]
 
@@ -62,6 +63,9 @@ def run_batch(
     items = read_inputs(inputs)
     done = read_done(out, items)
     todo = [item for item in items if item.key not in done]
+    on_ray = not (ray is None or ray is False)
+    if todo:  # binding problems raise here, before the output file is touched
+        check_tools(recipe) if on_ray else agent_for(recipe)
     errors = malformed = 0
     with open(out, "a", encoding="utf-8") as handle, _progress_bar(
             len(items), len(done), sys.stderr.isatty() if progress is None else progress
@@ -78,8 +82,7 @@ def run_batch(
 
         if not todo:
             pass
-        elif ray is None or ray is False:
-            agent_for(recipe)  # binding problems raise here, before any input runs
+        elif not on_ray:
             asyncio.run(_run_local(recipe, todo, concurrency, accept))
         else:
             _run_ray(recipe, todo, accept, address=ray if isinstance(ray, str) else None,
@@ -109,8 +112,11 @@ async def _run_local(recipe: BatchRecipe, todo: list[InputLine], concurrency: in
 def _run_ray(recipe: BatchRecipe, todo: list[InputLine], accept: Callable[[dict[str, Any]], None],
              *, address: str | None, workers: int | None, chunk_size: int, concurrency: int,
              max_retries: int) -> None:
-    import ray
-
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigurationError(["--ray needs Ray: pip install 'toolcycle[ray]'"],
+                                 subject="batch") from exc
     own = not ray.is_initialized()
     if own:
         if address:
@@ -140,8 +146,9 @@ def _run_ray(recipe: BatchRecipe, todo: list[InputLine], accept: Callable[[dict[
                 records: list[dict[str, Any]] = ray.get(ready[0])
             except ray.exceptions.RayError as exc:  # retries exhausted: record, do not lose
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                records = [error_record(item, f"worker lost after {max_retries} retries: "
-                                        f"{type(exc).__name__}: {reason}") for item in chunk]
+                records = [error_record(item, f"Ray task failed after up to {max_retries} "
+                                        f"retries: {type(exc).__name__}: {reason}")
+                           for item in chunk]
             for record in records:
                 accept(record)
     finally:

@@ -95,6 +95,19 @@ def agent_for(recipe: BatchRecipe) -> tuple[Any, Any]:
     return agent, playbook
 
 
+def check_tools(recipe: BatchRecipe) -> None:
+    """Raise :class:`~toolcycle.errors.ConfigurationError` if the spec's tools do not bind to
+    the modules here (the model is left to the workers: it may exist only there)."""
+    from ..cli._loading import load_library
+    from ..errors import ConfigurationError
+    from ..spec.agent_spec import spec_format
+
+    spec = spec_format(recipe.spec_suffix).read(recipe.spec_text, "batch spec")
+    problems = spec.check(load_library(recipe.tools))
+    if problems:
+        raise ConfigurationError(problems, subject=f"binding of agent spec {spec.name!r}")
+
+
 async def run_input(agent: Any, recipe: BatchRecipe, item: InputLine) -> dict[str, Any]:
     """The output record of one input line (never raises, except on cancellation)."""
     if item.problem is not None:
@@ -127,8 +140,16 @@ def _plain(value: Any) -> Any:
 def run_chunk(
     recipe: BatchRecipe, items: list[InputLine], concurrency: int
 ) -> list[dict[str, Any]]:
-    """Run a chunk of inputs in this process (a Ray task's body), ``concurrency`` at a time."""
-    agent, playbook = agent_for(recipe)
+    """Run a chunk of inputs in this process (a Ray task's body), ``concurrency`` at a time.
+
+    A spec that cannot be bound here (a tool module or model missing on this machine) gives
+    each input an error record saying so, rather than a task failure Ray would report as such.
+    """
+    try:
+        agent, playbook = agent_for(recipe)
+    except Exception as exc:
+        return [error_record(item, f"cannot bind the spec on worker {os.uname().nodename}: "
+                                   f"{type(exc).__name__}: {exc}") for item in items]
 
     async def run_all() -> list[dict[str, Any]]:
         gate = asyncio.Semaphore(max(1, concurrency))

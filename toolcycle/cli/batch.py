@@ -52,7 +52,7 @@ def _batch(args: argparse.Namespace) -> int:
     try:
         report = run_batch(recipe, args.inputs, args.out, concurrency=args.concurrency,
                            ray=args.ray, workers=args.workers, chunk_size=args.chunk_size)
-    except BatchFileError as exc:
+    except (BatchFileError, OSError) as exc:
         raise CommandError(str(exc)) from exc
     print(f"{report.written} records written to {args.out} ({report.skipped} already there, "
           f"{report.errors} errors, {report.malformed} malformed lines) "
