@@ -84,7 +84,8 @@ class TwoNodeCluster:
     the test process is connected to it as a driver (``ray.init(address=...)``)."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        os.environ["RAY_AUTH_MODE"] = "disabled"  # the driver, like the nodes
+        self._auth_mode = os.environ.get("RAY_AUTH_MODE")
+        os.environ["RAY_AUTH_MODE"] = "disabled"  # the driver, like the nodes (until stop)
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         # loopback only, and `ray status` would need the head's token otherwise
@@ -135,6 +136,10 @@ class TwoNodeCluster:
         import ray
 
         ray.shutdown()
+        if self._auth_mode is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = self._auth_mode
         for started in (self.second, self.head):
             if started is not None:
                 stop_tree(started.pid)
