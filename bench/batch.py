@@ -32,6 +32,7 @@ from tests.batch.batch_tools import SPEC  # noqa: E402
 from toolcycle.batch import BatchRecipe, run_batch  # noqa: E402
 from toolcycle.batch.records import read_inputs  # noqa: E402
 from toolcycle.batch.worker import agent_for  # noqa: E402
+from toolcycle.limits import Limits  # noqa: E402
 
 SCRIPTED = "python:tests.batch.batch_tools:model"
 TOOLS = ["tests.batch.batch_tools"]
@@ -42,9 +43,11 @@ def bare(recipe: BatchRecipe, inputs: Path) -> float:
     agent, _ = agent_for(recipe)
     items = read_inputs(inputs)
 
+    limits = Limits(max_iterations=recipe.max_iterations) if recipe.max_iterations else None
+
     async def loop() -> None:
         for item in items:
-            await agent.run(item.value)
+            await agent.run(item.value, limits=limits)
 
     start = time.perf_counter()
     asyncio.run(loop())
@@ -75,38 +78,41 @@ def on_ray(recipe: BatchRecipe, inputs: Path, out: Path, workers: int, chunk: in
 
 
 def measure(label: str, model: str, count: int, words: str, chunk: int,
-            concurrency: int, warm: bool) -> None:
+            concurrency: int, warm: bool, max_iterations: int | None = None) -> None:
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         spec = work / "spec.json"
         spec.write_text(json.dumps(SPEC), encoding="utf-8")
         inputs = work / "in.jsonl"
         inputs.write_text("".join(json.dumps(words.format(n=n)) + "\n" for n in range(count)))
-        recipe = BatchRecipe.from_files(str(spec), TOOLS, model=model, trace_store=False)
-        rows: list[tuple[str, float, str]] = []
+        recipe = BatchRecipe.from_files(str(spec), TOOLS, model=model, trace_store=False,
+                                        max_iterations=max_iterations)
         base = bare(recipe, inputs)
-        rows.append(("bare loop (no batch)", base, ""))
+        print(f"\n{label}: {count} runs, chunk {chunk}", flush=True)
+        print(f"{'configuration':<28}{'seconds':>9}{'runs/s':>10}{'ms/run':>9}"
+              f"{'overhead ms/run':>17}", flush=True)
+
+        def row(name: str, seconds: float, note: str = "") -> None:
+            per_run = seconds / count * 1000
+            overhead = per_run - base / count * 1000
+            print(f"{name:<28}{seconds:>9.2f}{count / seconds:>10.2f}{per_run:>9.1f}"
+                  f"{overhead:>17.2f}  {note}", flush=True)
+
+        row("bare loop (no batch)", base)
         start = time.perf_counter()
         run_batch(recipe, inputs, work / "asyncio.jsonl", concurrency=concurrency,
                   progress=False)
-        rows.append((f"asyncio, concurrency {concurrency}", time.perf_counter() - start, ""))
+        row(f"asyncio, concurrency {concurrency}", time.perf_counter() - start)
         for workers in (1, 2):
             started, cold, again = on_ray(recipe, inputs, work / f"ray{workers}.jsonl", workers,
-                                         chunk, concurrency, warm)
+                                          chunk, concurrency, warm)
             name = f"Ray, {workers} worker{'s' * (workers > 1)}"
-            rows.append((name, cold, f"(+{started:.1f} s to start Ray)"))
+            row(name, cold, f"(+{started:.1f} s to start Ray)")
             if again is not None:
-                rows.append((f"{name}, warm", again, "(same Ray again: workers up, spec bound)"))
-        outputs = {(work / f"{name}.jsonl").read_text().count('"success"')
-                   for name in ("asyncio", "ray1", "ray2")}
-        print(f"\n{label}: {count} runs, chunk {chunk} ({'/'.join(map(str, outputs))} succeeded)")
-        print(f"{'configuration':<28}{'seconds':>9}{'runs/s':>10}{'ms/run':>9}"
-              f"{'overhead ms/run':>17}")
-        for name, seconds, note in rows:
-            per_run = seconds / count * 1000
-            overhead = per_run - base / count * 1000
-            print(f"{name:<28}{seconds:>9.2f}{count / seconds:>10.1f}{per_run:>9.2f}"
-                  f"{overhead:>17.2f}  {note}")
+                row(f"{name}, warm", again, "(same Ray again: workers up, spec bound)")
+        succeeded = [(work / f"{name}.jsonl").read_text().count('"success"')
+                     for name in ("asyncio", "ray1", "ray2")]
+        print(f"succeeded (asyncio, Ray 1, Ray 2): {succeeded} of {count}", flush=True)
 
 
 def main() -> None:
@@ -114,14 +120,16 @@ def main() -> None:
     parser.add_argument("--scripted", type=int, default=1000)
     parser.add_argument("--local", type=int, default=100)
     parser.add_argument("--local-model", default="local:smollm2-135m")
+    parser.add_argument("--local-max-iterations", type=int, default=3,
+                        help="bounds a local run that keeps calling tools (default 3)")
     args = parser.parse_args()
     if args.scripted:
         measure("scripted model", SCRIPTED, args.scripted, "word{n}", chunk=50,
                 concurrency=8, warm=True)
     if args.local:
         measure(f"local model {args.local_model}", args.local_model, args.local,
-                "Look up the word 'w{n}' with the lookup tool.", chunk=10, concurrency=1,
-                warm=False)
+                "Look up the word 'w{n}' with the lookup tool.", chunk=5, concurrency=1,
+                warm=False, max_iterations=args.local_max_iterations)
 
 
 if __name__ == "__main__":
