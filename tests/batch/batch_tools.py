@@ -18,7 +18,11 @@ SPEC = {
 
 
 def lookup(word: str) -> str:
-    """Looks a word up (``boom`` raises; with $BATCH_TEST_SLOW set, waits on a sleep)."""
+    """Looks a word up (``boom`` raises; with $BATCH_TEST_SLOW set, waits on a sleep; with
+    $BATCH_TEST_MARK set, appends this process's id to that file first)."""
+    if os.environ.get("BATCH_TEST_MARK"):
+        with open(os.environ["BATCH_TEST_MARK"], "a") as mark:
+            mark.write(f"{os.getpid()}\n")
     if os.environ.get("BATCH_TEST_SLOW"):
         import time
 

@@ -83,7 +83,7 @@ class TwoNodeCluster:
     """``ray start --head`` (1 CPU) plus ``ray start --address`` (2 CPUs) on this machine;
     the test process is connected to it as a driver (``ray.init(address=...)``)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], second_env: dict[str, str] | None = None) -> None:
         self._auth_mode = os.environ.get("RAY_AUTH_MODE")
         os.environ["RAY_AUTH_MODE"] = "disabled"  # the driver, like the nodes (until stop)
         self.port = free_port()
@@ -101,7 +101,8 @@ class TwoNodeCluster:
             self.second = subprocess.Popen(
                 [RAY, "start", f"--address={self.address}", "--node-ip-address=127.0.0.1",
                  "--num-cpus=2", f"--dashboard-agent-listen-port={free_port()}", *common],
-                env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                env={**self.env, **(second_env or {})}, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
             self._wait_for_nodes(2)
         except BaseException:
             self.stop()

@@ -2,12 +2,13 @@
 has every input exactly once.
 
 Two nodes on this machine, each started with ``ray start`` (tests/batch/ray_cluster.py): the
-head with 1 CPU and a second node with 2, so most chunks run on the second node; its raylet is
-killed by PID (SIGKILL) once some records are out, which takes its workers down with it.
+head with 1 CPU and a second node with 2, so most chunks run on the second node; once its
+workers are inside tool calls, its raylet and those workers are killed by PID (SIGKILL).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -30,7 +31,9 @@ def test_a_node_killed_mid_batch_loses_and_doubles_nothing(tmp_path: Path) -> No
     out = tmp_path / "out.jsonl"
     recipe = BatchRecipe.from_files(str(spec), TOOLS, model=MODEL,
                                     trace_store=str(tmp_path / "traces.db"))
-    cluster = TwoNodeCluster({"BATCH_TEST_SLOW": "0.05"})  # a 200-input batch of ~5 s
+    mark = tmp_path / "second-node-calls"  # the second node's workers note each tool call
+    cluster = TwoNodeCluster({"BATCH_TEST_SLOW": "0.05"},  # a 200-input batch of ~5 s
+                             {"BATCH_TEST_MARK": str(mark)})
     try:
         raylet = cluster.second_node_raylet()
         failures: list[BaseException] = []
@@ -46,9 +49,14 @@ def test_a_node_killed_mid_batch_loses_and_doubles_nothing(tmp_path: Path) -> No
         runner.start()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and (
-                not out.exists() or out.read_text().count("\n") < 10):
-            time.sleep(0.05)
-        os.kill(raylet, signal.SIGKILL)
+                not mark.exists() or mark.read_text().count("\n") < 3):
+            time.sleep(0.02)  # until the second node is inside its runs' tool calls
+        assert out.read_text().count("\n") < 200 if out.exists() else True
+        # the node dies: its raylet, and the workers caught inside a tool call (a worker may
+        # otherwise finish its task and hand the result straight to the driver)
+        for pid in {raylet, *map(int, mark.read_text().split())}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         runner.join(180)
         assert not runner.is_alive() and not failures, failures
     finally:
