@@ -1,0 +1,68 @@
+"""The samples of docs/scaling.md run as written (the ``console`` block needs machines).
+
+They run in a temporary folder where ``examples`` is a link to the repository's, so the
+relative paths and ``--tools examples.hello_tools`` resolve as in a checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", DOC, re.S)
+
+
+@pytest.fixture()
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _greeted(path: Path) -> list[str]:
+    return [json.loads(line)["output"] for line in path.read_text().splitlines()]
+
+
+EXPECTED = ["Hello, Ada! Nice to meet you.", "Hello, Grace! Nice to meet you.",
+            "Hello, Linus! Nice to meet you."]
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_the_bash_samples_run(index: int, checkout: Path) -> None:
+    command = shlex.split(_blocks("bash")[index].replace("\\\n", " "))
+    assert command[0] == "toolcycle"
+    done = subprocess.run([sys.executable, "-m", "toolcycle", *command[1:]], cwd=checkout,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(checkout)})
+    assert done.returncode == 0, done.stderr
+    out = command[command.index("--out") + 1]
+    assert _greeted(checkout / out) == EXPECTED
+
+
+def test_the_python_sample_runs(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    [sample] = _blocks("python")
+    exec(compile(sample, "scaling.md", "exec"), {})
+    assert capsys.readouterr().out == "3 0\n"
+    assert _greeted(checkout / "greetings.api.jsonl") == EXPECTED
+
+
+def test_the_cluster_sample_names_the_options_the_command_has() -> None:
+    [console] = _blocks("console")
+    from toolcycle.cli import build_parser
+
+    batch = build_parser()._subparsers._group_actions[0].choices["batch"]  # type: ignore[union-attr]
+    known = {option for action in batch._actions for option in action.option_strings}
+    used = set(re.findall(r"(--[a-z-]+)", console.split("toolcycle batch", 1)[1]))
+    assert used <= known, used - known
