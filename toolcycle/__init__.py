@@ -24,6 +24,7 @@ from .errors import (
     SnapshotError,
     SubmitBeforeOutput,
     ToolcycleError,
+    ToolsUnavailable,
     UsageLimitExceeded,
     ValidationFailed,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "ToolcycleError",
+    "ToolsUnavailable",
     "Trace",
     "Usage",
     "UsageLimitExceeded",

@@ -31,6 +31,7 @@ from .result import RunResult
 from .run.approvals import resume_state
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
+from .run.toolsets import Expanded, with_toolsets
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .tools import Tool, ToolFunction, Toolset, as_tool
 from .tracing.recorder import TraceSink
@@ -191,8 +192,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         )
         self._toolsets = tuple(toolsets)
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
-        self._expanded: tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings] | None
-        self._expanded = None
+        self._expanded: Expanded | None = None
 
     @property
     def name(self) -> str:
@@ -292,30 +292,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         toolset's list changed, so a run without changes costs a comparison)."""
         if not self._toolsets:
             return self._core, self.model_settings
-        lists = await asyncio.gather(*(t.get_tools() for t in self._toolsets))
-        last = self._expanded
-        if last is not None and len(last[0]) == len(lists) and all(
-                a is b for a, b in zip(last[0], lists, strict=True)):
-            return last[1], last[2]
-        core = self._core
-        merged = dict(core.tools)
-        reserved = {d.name for d in core.output.tool_definitions}
-        problems: list[str] = []
-        for tools in lists:
-            for item in tools:
-                if item.name in merged or item.name in reserved:
-                    problems.append(f"two tools are named {item.name!r} (a toolset's and another)")
-                merged[item.name] = item
-        if problems:
-            raise ConfigurationError(problems, subject=f"agent {core.name!r}")
-        definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
-                            for t in merged.values()) + core.output.tool_definitions
-        expanded = replace(core, tools=merged, definitions=definitions, tools_tokens=sum(
-            len(str(d.parameters)) + len(d.description) for d in definitions) // 4,
-            gated=core.approval is not None or any(t.requires_approval for t in merged.values()))
-        settings = replace(self.model_settings, tools=definitions)
-        self._expanded = (tuple(lists), expanded, settings)
-        return expanded, settings
+        core, settings, self._expanded = await with_toolsets(
+            self._core, self.model_settings, self._toolsets, self._expanded)
+        return core, settings
 
     async def close(self) -> None:
         """Close the agent's toolsets (an MCP server's process ends here); idempotent."""

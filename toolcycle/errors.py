@@ -100,6 +100,14 @@ class RunTimeout(AgentError):
     code = "TIMEOUT"
 
 
+class ToolsUnavailable(AgentError):
+    """A toolset (an MCP server, say) could not list its tools when the run started, and had
+    never listed them before: the run ends before its first model request, with its trace
+    stored, rather than run with the model unaware of tools it was meant to have."""
+
+    code = "TOOLS_UNAVAILABLE"
+
+
 class Cancelled(AgentError):
     """The run was cancelled; ``context['phase']`` says where it stood."""
 

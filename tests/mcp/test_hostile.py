@@ -14,9 +14,10 @@ from conftest import HOSTILE, PYTHON, alive, child_pids
 
 from toolcycle import Agent, Limits
 from toolcycle.context import CancelToken
-from toolcycle.errors import Cancelled, ConfigurationError
-from toolcycle.mcp import MCPServerError, MCPTools
+from toolcycle.errors import Cancelled, ConfigurationError, ToolsUnavailable
+from toolcycle.mcp import MCPTools
 from toolcycle.testing import ScriptedModel, call
+from toolcycle.tracing.store import TraceStore
 
 
 def hostile(log: Path, **options: Any) -> MCPTools:
@@ -155,12 +156,52 @@ async def test_list_changed_refreshes_and_dotted_names_map_back(tmp_path: Path) 
 
 
 async def test_startup_timeout_at_the_first_run(tmp_path: Path) -> None:
+    """No tool list was ever made: the run ends at its start, before any model request, with
+    a documented error whose partial result carries the finished trace (stored too)."""
     tools = hostile(tmp_path / "log", startup_timeout=1, env={"HOSTILE_START_DELAY": 30})
-    agent = Agent(ScriptedModel(["never asked"]), tools=[tools])
-    with pytest.raises(MCPServerError, match=r"did not start within 1\.0 s"):
+    store = TraceStore(tmp_path / "traces.db")
+    model = ScriptedModel(["never asked"])
+    agent = Agent(model, tools=[tools], trace_store=store)
+    with pytest.raises(ToolsUnavailable, match=r"did not start within 1\.0 s") as caught:
         await agent.run("go")
+    result = caught.value.result
+    assert result is not None and result.termination.reason == "error"
+    assert result.usage.requests == 0 and model.requests == []
+    stored = store.get(result.run_id)
+    assert stored is not None and stored.status == "failure"
+    assert stored.error is not None and stored.error["code"] == "TOOLS_UNAVAILABLE"
     assert not child_pids(HOSTILE)  # the slow server was stopped, not left behind
     await agent.close()
+
+
+async def test_a_command_that_does_not_exist_ends_the_run_with_its_trace(tmp_path: Path
+                                                                         ) -> None:
+    store = TraceStore(tmp_path / "traces.db")
+    agent = Agent(ScriptedModel(["never asked"]),
+                  tools=[MCPTools.stdio("/nonexistent/mcp-server", startup_timeout=5)],
+                  trace_store=store)
+    with pytest.raises(ToolsUnavailable, match="nonexistent") as caught:
+        await agent.run("go")
+    assert caught.value.result is not None
+    assert store.get(caught.value.result.run_id) is not None
+    await agent.close()
+
+
+async def test_tools_listed_before_stay_offered_when_the_server_cannot_start(
+        tmp_path: Path) -> None:
+    """Listed once, then the server is gone for good: the next run still offers the tools,
+    and each call reaches the model as one error observation with the server's message."""
+    tools = hostile(tmp_path / "log", max_restarts=0)
+    async with tools:
+        # grow: the server says its list changed (to be listed again at the next run); then
+        # it crashes, and may not be restarted
+        first = await run_calls(tools, call("grow", {}), call("crash", {}))
+        assert [is_error for _, _, is_error in observations(first)] == [False, True]
+        second = await run_calls(tools, call("echo", {"text": "x"}))
+    ((name, refused, is_error),) = observations(second)
+    assert name == "echo" and is_error and "MCPServerError" in refused
+    lists = [m for m in received(tmp_path / "log") if m.get("method") == "tools/list"]
+    assert len(lists) == 1  # the second listing could not happen: the old list was offered
 
 
 async def test_startup_timeout_on_restart_is_one_observation(tmp_path: Path) -> None:

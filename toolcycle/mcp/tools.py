@@ -161,12 +161,24 @@ class MCPTools:
 
     async def get_tools(self) -> list[Tool[Any]]:
         """The server's tools (the same list object until they change): starts the server
-        if it is not running. Raises :class:`~toolcycle.mcp.MCPServerError` if it cannot."""
+        if it is not running.
+
+        If the server cannot be started or listed, the tools listed before (if any) are kept:
+        each call then reaches the model as one error observation with the server's message
+        (the connection tries to restart the server per call). With no list ever made it
+        raises :class:`~toolcycle.mcp.MCPServerError`, and the agent ends that run at its start
+        with :class:`~toolcycle.errors.ToolsUnavailable`, its trace stored.
+        """
         if self._tools is not None and not self._stale:
             return self._tools
         self._stale = False
         try:
             listed: list[dict[str, Any]] = await self._connection.request("tools/list", _list_all)
+        except Exception:
+            self._stale = True
+            if self._tools is not None:
+                return self._tools
+            raise
         except BaseException:
             self._stale = True
             raise

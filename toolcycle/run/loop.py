@@ -31,6 +31,7 @@ from ..errors import (
     MaxAttemptsExceeded,
     ModelError,
     SubmitBeforeOutput,
+    ToolsUnavailable,
 )
 from ..events import (
     AttemptEnd,
@@ -114,6 +115,8 @@ async def run(state: RunState) -> RunResult[Any]:
     try:
         await state.emit(resumed or RunStart(setup.run_id, setup.core.name, setup.user_prompt,
                                              setup.model.name, setup.model.system))
+        if setup.core.tools_unavailable is not None:
+            raise ToolsUnavailable(setup.core.tools_unavailable, phase="toolsets")
         output = await _run_attempts(state)
     except PauseRun:  # a call waits for a person's approval: toolcycle.run.approvals
         return await pause(state)

@@ -57,6 +57,9 @@ class AgentCore:
     gated: bool = False
     #: Signs paused runs' snapshots (HMAC); without it they carry a plain digest.
     snapshot_key: bytes | None = None
+    #: Why a toolset could not list its tools for this run (the run then ends at its start
+    #: with ``ToolsUnavailable``, trace stored); ``None`` nearly always.
+    tools_unavailable: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,58 @@
+"""A run's tools when the agent has toolsets (MCP servers, say): listed at each run's start.
+
+Kept apart from :mod:`toolcycle.agent` because it is the one place where something outside the
+process decides which tools a run has. A toolset that cannot list its tools does not raise
+here: the run it was listing for ends at its start with
+:class:`~toolcycle.errors.ToolsUnavailable`, through the engine's failure path, so the trace
+is finished and stored like any other failed run's (a raw exception here would lose it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..models.base import ModelSettings, ToolDefinition
+from ..tools import Tool, Toolset
+from .state import AgentCore
+
+#: The toolsets' lists a core was built from, the core, and its settings (reused while no list
+#: changed: a toolset returns the same list object until its tools change).
+Expanded = tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings]
+
+
+async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequence[Toolset],
+                        last: Expanded | None) -> tuple[AgentCore, ModelSettings, Expanded | None]:
+    """``core`` and ``settings`` with every toolset's current tools added."""
+    listed = await asyncio.gather(*(t.get_tools() for t in toolsets), return_exceptions=True)
+    for outcome in listed:  # a cancellation is not a toolset's failure
+        if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+            raise outcome
+    failed = [f"{t!r} could not list its tools: {type(e).__name__}: {e}"
+              for t, e in zip(toolsets, listed, strict=True) if isinstance(e, Exception)]
+    if failed:
+        return replace(core, tools_unavailable="; ".join(failed)), settings, last
+    lists = tuple(tools for tools in listed if not isinstance(tools, BaseException))
+    if last is not None and len(last[0]) == len(lists) and all(
+            a is b for a, b in zip(last[0], lists, strict=True)):
+        return last[1], last[2], last
+    merged = dict(core.tools)
+    reserved = {d.name for d in core.output.tool_definitions}
+    problems: list[str] = []
+    for tools in lists:
+        for item in tools:
+            if item.name in merged or item.name in reserved:
+                problems.append(f"two tools are named {item.name!r} (a toolset's and another)")
+            merged[item.name] = item
+    if problems:
+        raise ConfigurationError(problems, subject=f"agent {core.name!r}")
+    definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
+                        for t in merged.values()) + core.output.tool_definitions
+    expanded = replace(core, tools=merged, definitions=definitions, tools_tokens=sum(
+        len(str(d.parameters)) + len(d.description) for d in definitions) // 4,
+        gated=core.approval is not None or any(t.requires_approval for t in merged.values()))
+    expanded_settings = replace(settings, tools=definitions)
+    return expanded, expanded_settings, (lists, expanded, expanded_settings)
