@@ -399,13 +399,22 @@ class ToolLibrary:
     A/B test, an offline replay).
     """
 
-    def __init__(self, items: Iterable[Tool[Any] | ToolFunction] = (), name: str = "") -> None:
+    def __init__(self, items: Iterable[Tool[Any] | ToolFunction | Toolset] = (), name: str = ""
+                 ) -> None:
         self.name = name
         self._items: dict[str, Tool[Any] | ToolFunction] = {}
+        #: Toolsets (an MCP server's tools): every agent bound from this library offers all
+        #: their tools besides the spec's, known once the toolset is reached at a run's start.
+        self.toolsets: list[Toolset] = []
         for item in items:
             self.register(item)
 
-    def register(self, item: Tool[Any] | ToolFunction, name: str | None = None) -> None:
+    def register(self, item: Tool[Any] | ToolFunction | Toolset, name: str | None = None
+                 ) -> None:
+        if isinstance(item, Toolset) and not isinstance(item, Tool):
+            if item not in self.toolsets:
+                self.toolsets.append(item)
+            return
         key = name or (item.name if isinstance(item, Tool) else item.__name__)
         self._items[key] = item
 
@@ -431,12 +440,13 @@ class ToolLibrary:
 
     @classmethod
     def from_module(cls, module: types.ModuleType) -> ToolLibrary:
-        """Every :class:`Tool` and every public function defined in ``module``."""
+        """Every :class:`Tool`, :class:`Toolset` (``MCPTools``) and public function defined
+        in ``module``."""
         library = cls(name=module.__name__)
         for attr, value in vars(module).items():
-            if attr.startswith("_"):
+            if attr.startswith("_") or isinstance(value, type):
                 continue
-            if isinstance(value, Tool):
+            if isinstance(value, Tool | Toolset):
                 library.register(value)
             elif inspect.isfunction(value) and value.__module__ == module.__name__:
                 library.register(value, attr)

@@ -40,7 +40,8 @@ def test_serve_over_http_and_both_clients(capsys: pytest.CaptureFixture[str]) ->
     port = free_port()
     command = shlex.split(http.replace("127.0.0.1:8000", f"127.0.0.1:{port}"))
     with http_server(command, port, signal.SIGINT, cwd=ROOT):
-        example = blocks("python")[1].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+        client = next(b for b in blocks("python") if "127.0.0.1:8000" in b)
+        example = client.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
         exec(compile(example, "mcp.md", "exec"), {"__name__": "__main__"})
     listed, hello, grace = capsys.readouterr().out.splitlines()
     assert listed == "['hello_world_agent', 'sayHello']"

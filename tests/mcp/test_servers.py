@@ -11,6 +11,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import (
     HOSTILE,
     PYTHON,
@@ -194,3 +195,24 @@ async def test_http_server_killed_mid_call() -> None:
         if p.kind == "tool_result"]
     assert lost and "the server closed the connection" in long
     assert refused and "could not start or connect" in echo
+
+
+def test_a_tools_module_exporting_mcp_tools_serves_toolcycle_run(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`toolcycle run SPEC --tools MODULE`: an MCPTools object in the module joins the spec's
+    tools (a late-bound library may hold a server), and its process ends with the command."""
+    from toolcycle.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setenv("TOOLCYCLE_TRACE_DB", str(tmp_path / "traces.db"))
+    code = main(["run", "examples/hello_world.gram", "--tools", "tests/mcp/time_tools.py",
+                 "--model", "python:tests.spec.cli_models:time_model", "Hello, what time is it?"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    greeting, now = out.strip().split(" | ")
+    assert greeting == "Hello, Ada!"
+    assert json.loads(now)["timezone"] == "UTC"
+    assert not child_pids("mcp_server_time")

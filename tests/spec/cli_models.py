@@ -25,3 +25,14 @@ def settings_model() -> ScriptedModel:
     """Answers with the temperature and seed it was asked with."""
     return ScriptedModel(lambda messages, settings:
                          f"temperature={settings.temperature} seed={settings.seed}")
+
+
+def time_model() -> ScriptedModel:
+    """Greets with the spec's tool and asks the MCP time server of tests/mcp/time_tools.py,
+    then answers with both observations."""
+
+    def answer(messages: Any, settings: Any) -> str:
+        return " | ".join(str(r.content) for r in messages[-1].results)
+
+    return ScriptedModel([[call("sayHello", {"personName": "Ada"}),
+                           call("get_current_time", {"timezone": "UTC"})], answer])

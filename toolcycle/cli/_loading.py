@@ -62,6 +62,8 @@ def load_library(targets: Sequence[str]) -> ToolLibrary:
             item = found.get(name)
             assert item is not None
             library.register(item, name)
+        for toolset in found.toolsets:  # MCPTools objects the module exports
+            library.register(toolset)
     return library
 
 

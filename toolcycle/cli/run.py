@@ -21,6 +21,7 @@ from typing import Any
 
 from .._postgres import describe
 from .._safe_text import json_safe, terminal_safe
+from ..agent_stream import thread_runner
 from ..approval import ApprovalRequest, Defer
 from ..context import RunContext
 from ..errors import AgentError
@@ -80,6 +81,8 @@ def _run(args: argparse.Namespace) -> int:
             print(exc.result.trace.render(), file=sys.stderr)
             _where_recorded(exc.result.run_id, args)
         return 1
+    finally:  # a tools module's MCP servers end with the command, on the loop they ran on
+        thread_runner().run(agent.close())
     if args.json:
         print(json_safe(json.dumps({
             "output": result.output,

@@ -189,7 +189,8 @@ class AgentSpec:
         from ..agent import Agent
         from ..models import resolve_model
 
-        tools, problems = bind_tools(self.tools, as_library(library))
+        library = as_library(library)
+        tools, problems = bind_tools(self.tools, library)
         chosen = model if model is not None else self.model
         resolved: Model | None = None
         if chosen is None:
@@ -213,7 +214,7 @@ class AgentSpec:
         if self.input_schema is not None:
             options["input_type"] = output_type(self.input_schema)
         options.update(agent_options)
-        return Agent(resolved, self.instructions, tools, **options)
+        return Agent(resolved, self.instructions, [*tools, *library.toolsets], **options)
 
     def check_tools(self, where: Locator | None = None) -> None:
         """Tool names are unique and every schema is a valid JSON Schema."""
