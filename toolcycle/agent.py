@@ -330,7 +330,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             instructions=instructions,
         )
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
-        return prepare(setup, message_history, deps, cancel_token, listeners, sink)
+        state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
+        if self._toolsets:
+            state.refresh_tools = self._run_core
+        return state
 
     # -- resuming a paused run -----------------------------------------------------------------
 
@@ -385,11 +388,14 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                        settings: ModelSettings) -> RunState:
         extra = _run_options(callbacks, None)  # the run's callbacks added to the agent's
         listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
-        return resume_state(
+        state = resume_state(
             core, self.model, settings, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,
             deps, cancel_token, listeners, sink,
             None if self._task is None else self._task.validate)
+        if self._toolsets:
+            state.refresh_tools = self._run_core
+        return state
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:

@@ -379,8 +379,10 @@ class Toolset(Protocol):
     """Tools known only once something is reached (an MCP server's tool list).
 
     An agent given a toolset among its ``tools`` asks it for its current tools at the start of
-    each run, so they are validated, limited, observed and traced like any other, and closes it
-    when the agent closes. :class:`toolcycle.mcp.MCPTools` is one.
+    each run and before each model request (return the same list object while nothing
+    changed: that is what keeps the check cheap), so they are validated, limited, observed and
+    traced like any other, and closes it when the agent closes.
+    :class:`toolcycle.mcp.MCPTools` is one.
     """
 
     async def get_tools(self) -> Sequence[Tool[Any]]: ...

@@ -138,15 +138,18 @@ async def test_flood_and_huge_results(tmp_path: Path) -> None:
     assert huge.endswith("[... truncated: 1999000 of 2000000 characters cut]")
 
 
-async def test_list_changed_refreshes_and_dotted_names_map_back(tmp_path: Path) -> None:
+async def test_list_changed_refreshes_within_the_run_and_dotted_names_map_back(
+        tmp_path: Path) -> None:
+    """The server announces a new tool while the run goes on: the very next request offers
+    it, and the model calls it in the same run (under its provider-safe name)."""
     tools = hostile(tmp_path / "log")
-    model = ScriptedModel([call("grow", {}), "grown", call("late_tool", {}), "done"])
+    model = ScriptedModel([call("grow", {}), call("late_tool", {}), "done"])
     async with Agent(model, tools=[tools]) as agent:
-        await agent.run("grow")
-        assert "late_tool" not in {d.name for d in model.requests[0].settings.tools}
-        result = await agent.run("use the new tool")
-    assert "late_tool" in {d.name for d in model.requests[-1].settings.tools}
-    assert observations(result) == [("late_tool", "late tool ran", False)]
+        result = await agent.run("grow, then use the new tool")
+    assert "late_tool" not in {d.name for d in model.requests[0].settings.tools}
+    assert "late_tool" in {d.name for d in model.requests[1].settings.tools}
+    assert observations(result) == [("grow", observations(result)[0][1], False),
+                                    ("late_tool", "late tool ran", False)]
     assert tools.names.original("late_tool") == "late.tool"
     sent = [m["params"]["name"] for m in received(tmp_path / "log")
             if m.get("method") == "tools/call"]
@@ -192,16 +195,19 @@ async def test_tools_listed_before_stay_offered_when_the_server_cannot_start(
     """Listed once, then the server is gone for good: the next run still offers the tools,
     and each call reaches the model as one error observation with the server's message."""
     tools = hostile(tmp_path / "log", max_restarts=0)
-    async with tools:
-        # grow: the server says its list changed (to be listed again at the next run); then
-        # it crashes, and may not be restarted
-        first = await run_calls(tools, call("grow", {}), call("crash", {}))
-        assert [is_error for _, _, is_error in observations(first)] == [False, True]
-        second = await run_calls(tools, call("echo", {"text": "x"}))
-    ((name, refused, is_error),) = observations(second)
+    # one turn: grow (the server says its list changed: list again before the next request),
+    # then crash (it may not be restarted)
+    model = ScriptedModel([[call("grow", {}), call("crash", {})],
+                           call("echo", {"text": "x"}), "done"])
+    async with Agent(model, tools=[tools]) as agent:
+        result = await agent.run("go")
+    (_, _, grew), (_, _, crashed), (name, refused, is_error) = observations(result)
+    assert not grew and crashed
     assert name == "echo" and is_error and "MCPServerError" in refused
+    assert [d.name for d in model.requests[1].settings.tools] == [
+        d.name for d in model.requests[0].settings.tools]  # the old list, offered again
     lists = [m for m in received(tmp_path / "log") if m.get("method") == "tools/list"]
-    assert len(lists) == 1  # the second listing could not happen: the old list was offered
+    assert len(lists) == 1  # the second listing could not happen
 
 
 async def test_startup_timeout_on_restart_is_one_observation(tmp_path: Path) -> None:

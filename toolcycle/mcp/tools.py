@@ -2,13 +2,14 @@
 
     agent = Agent(model, tools=[MCPTools.stdio("python", "-m", "mcp_server_time"), my_tool])
 
-It is a :class:`~toolcycle.tools.Toolset`: the agent asks for its tools at the start of each
-run, so they are :class:`~toolcycle.tools.Tool` objects like any other (arguments validated
+It is a :class:`~toolcycle.tools.Toolset`: the agent asks for its tools before each model
+request, so they are :class:`~toolcycle.tools.Tool` objects like any other (arguments validated
 against the server's ``inputSchema`` before anything is sent, ``max_calls`` and the run's
 limits applied, events and traces recorded, results truncated to the run's
 ``max_observation_chars``). The server starts (or is connected to) on the first run, its tools
 are listed once and listed again only after it says they changed
-(``notifications/tools/list_changed``) or after a restart.
+(``notifications/tools/list_changed``) or after a restart: the next request, in the same run
+too, offers the new list.
 
 Names: MCP allows names that provider APIs reject (``math.factorial``); each tool gets a safe
 name from :class:`~toolcycle.spec.formats.names.NameMap` and calls go out under the server's
@@ -224,7 +225,7 @@ class MCPTools:
 
         async def call(**arguments: Any) -> str:
             if connection.starts != self._listed_at_start:
-                self._stale = True  # restarted: list again at the next run's start
+                self._stale = True  # restarted: list again before the next request
             result: Any = await connection.request(
                 f"tool {name!r}", lambda client: client.call_tool(name, arguments))
             return observation(result)

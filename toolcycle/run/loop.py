@@ -360,6 +360,8 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
                 state.phase = "before_model_request"
                 raise CancelledByToken
             return await _at_limit(state, limit)  # (_request checks the token otherwise)
+        if state.refresh_tools is not None:
+            await _refresh_tools(state)
         try:
             _, reply = await _request(state, state.setup.settings)
         except LimitHit:
@@ -373,6 +375,16 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         ending = await _execute(state)
         if ending is not None:
             return ending
+
+
+async def _refresh_tools(state: RunState) -> None:
+    """Offer this request the toolsets' current tools: a server that announced a changed list
+    (MCP ``tools/list_changed``) is listed again, and the model sees the new tools at once. A
+    toolset that cannot be listed now keeps the run's tools as they were."""
+    assert state.refresh_tools is not None
+    core, settings = await state.interrupts.guard(state.refresh_tools())
+    if core is not state.setup.core and core.tools_unavailable is None:
+        state.setup = replace(state.setup, core=core, settings=settings)
 
 
 async def _execute(state: RunState, forced: Forced | None = None

@@ -133,6 +133,9 @@ class RunState:
     call_ids: set[str] = field(default_factory=set)
     closed_attempts: set[int] = field(default_factory=set)
     termination: Termination | None = None
+    #: An agent with toolsets: their current tools, asked before each model request (an MCP
+    #: server may change its list mid-run); ``None`` for an agent without (nearly all).
+    refresh_tools: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None = None
     #: A run continued from a snapshot: the event that opens it, and the time it has left.
     resumed: RunResumed | None = None
     timeout_left: float | None = None

@@ -27,7 +27,15 @@ Expanded = tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings]
 async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequence[Toolset],
                         last: Expanded | None) -> tuple[AgentCore, ModelSettings, Expanded | None]:
     """``core`` and ``settings`` with every toolset's current tools added."""
-    listed = await asyncio.gather(*(t.get_tools() for t in toolsets), return_exceptions=True)
+    listed: list[Sequence[Tool[Any]] | BaseException]
+    if len(toolsets) == 1:  # asked before every request: no task per toolset when one is all
+        try:
+            listed = [await toolsets[0].get_tools()]
+        except Exception as exc:
+            listed = [exc]
+    else:
+        listed = await asyncio.gather(*(t.get_tools() for t in toolsets),
+                                      return_exceptions=True)
     for outcome in listed:  # a cancellation is not a toolset's failure
         if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
             raise outcome
