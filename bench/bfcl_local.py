@@ -39,7 +39,7 @@ from typing import Any
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from toolcycle.messages import Message
+from toolcycle.messages import Message, TextPart
 from toolcycle.models.base import Model, ModelSettings, ToolDefinition
 from toolcycle.models.local.llama import DEFAULT_SEED, LlamaChatModel, load_llama
 from toolcycle.models.local.packs import pack_path
@@ -105,14 +105,27 @@ class Outcome:
     calls: list[dict[str, Any]]
     tokens: int
     seconds: float
+    raw: str = ""
 
 
 # -- the arms ---------------------------------------------------------------------------------
 
 
 def toolcycle_arm(model: Model) -> Callable[[Case], Outcome]:
+    written: list[str] = []  # what the inner model wrote for this case (for --show)
+    if isinstance(model, JsonToolsModel | ReActModel):
+        inner, ask = model.inner, model.inner.request
+
+        async def recording(messages: Any, settings: ModelSettings) -> Message:
+            reply = await ask(messages, settings)
+            written.append(reply.text)
+            return reply
+        inner.request = recording  # type: ignore[method-assign]
+
     def run(case: Case) -> Outcome:
-        messages = [Message(m["role"], m["content"]) for m in question(case)]  # type: ignore[arg-type]
+        written.clear()
+        messages = [Message(m["role"], [TextPart(m["content"])])  # type: ignore[arg-type]
+                    for m in question(case)]
         settings = ModelSettings(tools=case.tools, temperature=0.0, seed=DEFAULT_SEED,
                                  max_tokens=MAX_TOKENS)
         started = time.perf_counter()
@@ -120,7 +133,8 @@ def toolcycle_arm(model: Model) -> Callable[[Case], Outcome]:
         seconds = time.perf_counter() - started
         calls = [{case.to_bfcl.get(c.name, c.name): c.arguments or {}} for c in reply.tool_calls]
         usage = reply.usage
-        return Outcome(calls, usage.output_tokens if usage else 0, seconds)
+        return Outcome(calls, usage.output_tokens if usage else 0, seconds,
+                       " / ".join(written)[:600])
     return run
 
 
@@ -143,10 +157,10 @@ def _calls_of(case: Case, tool_calls: list[Any] | None) -> list[dict[str, Any]]:
     return calls
 
 
-def llama_fc_arm(path: Path) -> Callable[[Case], Outcome]:
+def llama_fc_arm(path: Path, threads: int) -> Callable[[Case], Outcome]:
     import llama_cpp
 
-    llama = llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=2, seed=DEFAULT_SEED,
+    llama = llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=threads, seed=DEFAULT_SEED,
                             chat_format="chatml-function-calling", verbose=False)
 
     def run(case: Case) -> Outcome:
@@ -157,11 +171,12 @@ def llama_fc_arm(path: Path) -> Callable[[Case], Outcome]:
         seconds = time.perf_counter() - started
         message = response["choices"][0]["message"]
         tokens = (response.get("usage") or {}).get("completion_tokens", 0)
-        return Outcome(_calls_of(case, message.get("tool_calls")), tokens, seconds)
+        return Outcome(_calls_of(case, message.get("tool_calls")), tokens, seconds,
+                       str(message.get("content") or "")[:300])
     return run
 
 
-def server_arm(path: Path) -> tuple[Callable[[Case], Outcome], Callable[[], None]]:
+def server_arm(path: Path, threads: int) -> tuple[Callable[[Case], Outcome], Callable[[], None]]:
     from openai import OpenAI
 
     with socket.socket() as sock:
@@ -170,7 +185,7 @@ def server_arm(path: Path) -> tuple[Callable[[Case], Outcome], Callable[[], None
     log = open(os.devnull, "w")  # noqa: SIM115 - closed with the server
     server = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2",
+         "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads),
          "--chat_format", "chatml-function-calling"], stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}/v1"
     for _ in range(240):
@@ -207,19 +222,20 @@ def server_arm(path: Path) -> tuple[Callable[[Case], Outcome], Callable[[], None
 # -- grading and the table --------------------------------------------------------------------
 
 
-def correct(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome) -> bool:
+def verdict(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome) -> str:
+    """``""`` when the reply is right, else why not (BFCL's checker's error, in its words)."""
     if case.category == "irrelevance":
-        return not outcome.calls
+        return "called a function" if outcome.calls else ""
     if not outcome.calls:
-        return False
+        return "no call"
     try:
         from bfcl_eval.constants.enums import Language
 
-        verdict = checker(case.entry["function"], outcome.calls, case.answer, Language.PYTHON,
-                          case.category, "toolcycle")
-    except (KeyError, TypeError, AttributeError):  # a call too malformed for the checker
-        return False
-    return bool(verdict["valid"])
+        result = checker(case.entry["function"], outcome.calls, case.answer, Language.PYTHON,
+                         case.category, "toolcycle")
+    except (KeyError, TypeError, AttributeError) as exc:  # too malformed for the checker
+        return f"checker crashed: {exc!r}"
+    return "" if result["valid"] else f"{result.get('error_type')}: {result.get('error')}"
 
 
 def main() -> None:
@@ -227,11 +243,14 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a pack name")
     parser.add_argument("--entries", type=int, default=100, help="entries per category")
     parser.add_argument("--arms", default="json,json+grammar,react,llama-cpp fc,server+openai")
+    parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads, every arm")
+    parser.add_argument("--show", action="store_true",
+                        help="print every miss: reply, parsed calls, ground truth, checker error")
     args = parser.parse_args()
     checker = _checker()
     path = pack_path(args.model)
-    chat = LlamaChatModel(path, name=args.model)
-    load_llama(path)
+    chat = LlamaChatModel(path, name=args.model, n_threads=args.threads)
+    load_llama(path, n_threads=args.threads)
     arms: dict[str, Callable[[Case], Outcome]] = {}
     stops: list[Callable[[], None]] = []
     wanted = args.arms.split(",")
@@ -242,9 +261,9 @@ def main() -> None:
     if "react" in wanted:
         arms["react"] = toolcycle_arm(ReActModel(chat))
     if "llama-cpp fc" in wanted:
-        arms["llama-cpp fc"] = llama_fc_arm(path)
+        arms["llama-cpp fc"] = llama_fc_arm(path, args.threads)
     if "server+openai" in wanted:
-        run, stop = server_arm(path)
+        run, stop = server_arm(path, args.threads)
         arms["server+openai"] = run
         stops.append(stop)
     selected = cases(args.entries)
@@ -255,7 +274,12 @@ def main() -> None:
         for number, case in enumerate(selected, 1):
             for arm, run_case in arms.items():
                 outcome = run_case(case)
-                right[(arm, case.category)] += correct(checker, case, outcome)
+                miss = verdict(checker, case, outcome)
+                right[(arm, case.category)] += not miss
+                if miss and args.show:
+                    print(f"\n--- {arm} {case.entry['id']}: {miss}\n  reply: {outcome.raw}\n"
+                          f"  calls: {json.dumps(outcome.calls)}\n"
+                          f"  truth: {json.dumps(case.answer)}", file=sys.stderr)
                 tokens[arm] += outcome.tokens
                 seconds[arm] += outcome.seconds
             print(f"\r{number}/{len(selected)}", end="", file=sys.stderr, flush=True)

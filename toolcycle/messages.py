@@ -284,6 +284,15 @@ class Message:
     finish_reason: str | None = None
     model_name: str | None = None
 
+    def __post_init__(self) -> None:
+        # A string where the parts belong iterates as characters, none of them a part, so
+        # the message would read as empty and the model would never see the question (the
+        # BFCL bench lost every prompt this way). Say so at construction instead.
+        if isinstance(self.parts, str):
+            raise TypeError(
+                f"Message parts must be a list of parts, not a string: use "
+                f"Message({self.role!r}, [TextPart(...)]) or Message.user/system/assistant")
+
     @classmethod
     def system(cls, text: str) -> Message:
         return cls("system", [TextPart(text)])

@@ -9,7 +9,9 @@ result), ``grow`` (adds ``late.tool`` and says the list changed), and ``late.too
 Environment: ``HOSTILE_LOG`` (a file: every message received is appended as one JSON line, so
 tests can see ``notifications/cancelled``), ``HOSTILE_START_DELAY`` (seconds to sleep before
 reading anything: a slow start), ``HOSTILE_SLOW_RESTART`` (the same delay, only from the second
-start on: a start counter lives in ``HOSTILE_LOG`` + ``.starts``).
+start on: a start counter lives in ``HOSTILE_LOG`` + ``.starts``), ``HOSTILE_INIT_CRASH``
+(``always`` or ``restart``: exit with a line on stderr when ``initialize`` arrives, on every
+start or only from the second on).
 """
 
 from __future__ import annotations
@@ -85,6 +87,11 @@ def main() -> None:
         method, request_id = message.get("method"), message.get("id")
         if request_id is None:
             continue  # a notification
+        if method == "initialize" and os.environ.get("HOSTILE_INIT_CRASH") in (
+                "always", "restart" if count > 1 else "always"):
+            sys.stderr.write("fatal: crashed during initialize\n")
+            sys.stderr.flush()
+            os._exit(4)
         if method == "initialize":
             result(request_id, {"protocolVersion": "2025-11-25",
                                 "capabilities": {"tools": {"listChanged": True}},

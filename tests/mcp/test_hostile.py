@@ -219,6 +219,31 @@ async def test_startup_timeout_on_restart_is_one_observation(tmp_path: Path) -> 
     assert not child_pids(HOSTILE)
 
 
+async def test_crash_during_initialize_at_the_first_run(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log", env={"HOSTILE_INIT_CRASH": "always"})
+    store = TraceStore(tmp_path / "traces.db")
+    model = ScriptedModel(["never asked"])
+    agent = Agent(model, tools=[tools], trace_store=store)
+    with pytest.raises(ToolsUnavailable) as caught:
+        await agent.run("go")
+    result = caught.value.result
+    assert result is not None and model.requests == []
+    stored = store.get(result.run_id)
+    assert stored is not None and stored.error is not None
+    assert stored.error["code"] == "TOOLS_UNAVAILABLE"
+    assert not child_pids(HOSTILE)
+    await agent.close()
+
+
+async def test_crash_during_initialize_on_restart_is_one_observation(tmp_path: Path) -> None:
+    tools = hostile(tmp_path / "log", env={"HOSTILE_INIT_CRASH": "restart"})
+    async with tools:
+        result = await run_calls(tools, call("crash", {}), call("echo", {"text": "x"}))
+    (_, _, crashed), (name, failed, is_error) = observations(result)
+    assert crashed and name == "echo" and is_error and "MCPServerError" in failed
+    assert not child_pids(HOSTILE)
+
+
 def test_bad_options_are_listed_at_construction() -> None:
     with pytest.raises(ConfigurationError) as caught:
         MCPTools.stdio(PYTHON, HOSTILE, startup_timeout=0, call_timeout=float("nan"),
