@@ -333,3 +333,14 @@ def test_calls_written_html_escaped_are_read() -> None:
     [call] = model.parse_reply('{&#34;name&#34;: &#34;find_customer&#34;, &#34;arguments&#34;: '
                                '{&#34;name&#34;: &#34;Ada&#34;}}', tools, "c")
     assert isinstance(call, ToolCall) and call.arguments == {"name": "Ada"}
+
+
+def test_loose_tool_names_resolve_to_the_one_tool_they_can_mean() -> None:
+    names = {"algebra_quadratic_roots", "math_hypot", "add", "add_"}
+    written = ['{"name": "Algebra Quadratic Roots", "arguments": {"a": 1}}',
+               '{"name": "math.hypot", "arguments": {"x": 4}}',
+               '{"name": "functions.math_hypot", "arguments": {"x": 4}}']
+    got = [parse_tool_calls(text, "c", names).calls[0].name for text in written]
+    assert got == ["algebra_quadratic_roots", "math_hypot", "math_hypot"]
+    # "ADD" could mean add or add_: kept as written, so the loop answers it as unknown.
+    assert parse_tool_calls('{"name": "ADD", "arguments": {}}', "c", names).calls[0].name == "ADD"

@@ -161,3 +161,12 @@ def test_react_fixture_corpus(record: dict[str, Any]) -> None:
     assert [[n, a] for n, a in calls(parts)] == expected["calls"]
     answer = None if calls(parts) else "".join(p.text for p in parts if isinstance(p, TextPart))
     assert answer == expected["answer"]
+
+
+def test_loose_tool_names_and_backticked_input_are_read() -> None:
+    # Seen on BFCL with Qwen2.5-Coder 0.5B: a title-cased name, inline-code arguments.
+    area = ToolDefinition("area_rectangle_calculate", "Area.", {"type": "object", "properties": {
+        "length": {"type": "number"}, "breadth": {"type": "number"}}})
+    parts = parse_react("Action: Area Rectangle Calculate\nAction Input: `{length: 7, breadth: 3}`",
+                        [area, ADD], "c")
+    assert calls(parts) == [("area_rectangle_calculate", {"length": 7, "breadth": 3})]

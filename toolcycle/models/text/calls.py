@@ -11,7 +11,10 @@ reply, in the order written, in any of these forms:
 
 with the keys spelled ``name``/``tool``/``function`` and ``arguments``/``parameters``/``args``,
 the OpenAI shape ``{"function": {"name", "arguments"}}``, arguments given as a JSON string,
-Python-literal dicts (single quotes, ``True``) and missing closing braces. Text outside the
+Python-literal dicts (single quotes, ``True``) and missing closing braces. A tool name written
+loosely (``Algebra Quadratic Roots``, ``math.hypot``, ``functions.add``) becomes the one offered
+tool it can only mean (:func:`resolve_tool_name`); a name that could mean none or several is
+kept as written, and the loop answers it as an unknown tool. Text outside the
 calls becomes the *thought*. ``{"answer": ...}`` (the shape the constrained grammar allows for
 a final answer) becomes the answer text. Call ids are synthesized deterministically from a
 prefix the caller chooses, so the same reply always yields the same ids.
@@ -23,7 +26,7 @@ import ast
 import json
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...messages import ToolCall, bounded_repr
@@ -36,6 +39,7 @@ _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
 _CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 _UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
 
@@ -87,7 +91,36 @@ def parse_tool_calls(
             used.append(span)
     thought = _remove_spans(text, used)
     answer = "\n".join(answers) if answers else None
+    if tool_names is not None:
+        for index, call in enumerate(calls):
+            name = resolve_tool_name(call.name, tool_names)
+            if name != call.name:
+                calls[index] = replace(call, name=name)
     return ParsedReply(thought=thought, calls=calls, answer=answer)
+
+
+def resolve_tool_name(name: str, tool_names: Collection[str]) -> str:
+    """The offered tool ``name`` can only mean, else ``name`` as written.
+
+    Small models write tool names loosely: measured on BFCL with Qwen2.5-Coder 0.5B,
+    ``Algebra Quadratic Roots`` for ``algebra_quadratic_roots``, BFCL's own dotted
+    ``math.hypot`` for the offered ``math_hypot``, an OpenAI-style ``functions.`` prefix. Names
+    are compared without case, separators and that prefix; only a match with exactly one
+    offered tool counts, so a guess never picks between two tools.
+    """
+    if name in tool_names:
+        return name
+    key = _name_key(name)
+    if not key:
+        return name
+    matches = [known for known in tool_names if _name_key(known) == key]
+    return matches[0] if len(matches) == 1 else name
+
+
+def _name_key(name: str) -> str:
+    name = name.strip().casefold()
+    name = name.removeprefix("functions.").removeprefix("functions_")
+    return _NOT_ALNUM.sub("", name)
 
 
 # -- locating candidate spans -----------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
 from ..base import ModelSettings, ToolDefinition
-from .calls import decode_first_object, decode_lenient
+from .calls import decode_first_object, decode_lenient, resolve_tool_name
 from .protocol import TextProtocolModel, describe_tools, render_observation_text
 from .streaming import react_answer_so_far
 
@@ -132,10 +132,11 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     if name not in tools:
         # "Action: The `latest_order` tool." (Qwen 0.5B): take the one tool it mentions.
         mentioned = [known for known in tools if re.search(rf"\b{re.escape(known)}\b", name)]
-        if len(mentioned) == 1:
-            name = mentioned[0]
+        name = mentioned[0] if len(mentioned) == 1 else resolve_tool_name(name, tools)
     raw = _first_thought_cut(raw).strip()
     raw = _FENCE.sub("", raw).strip()
+    if len(raw) > 1 and raw[0] == raw[-1] == "`":
+        raw = raw.strip("`").strip()  # Action Input: `{"a": 1}` (Qwen 0.5B, inline code)
     value = decode_lenient(raw) if raw else {}
     if value is None:  # several inputs, or text after one: the first complete object counts
         value = decode_first_object(raw)
