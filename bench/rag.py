@@ -12,17 +12,28 @@ query builder drops in real text); "worst" draws from the Zipf distribution itse
 contain the most frequent words and match most of the corpus (BM25 cost grows with matches).
 Figures are printed as a Markdown table; they depend on the machine, so compare runs on the
 same one.
+
+``--answer N`` measures whole answers instead (the seed spec's SC-004: a RAG answer with the
+1.5B local model in under 10 s for 95 % of queries): the first ``--sizes`` corpus is indexed,
+then ``answer_with_rag`` answers N of its typical queries (as "What do the documents say about
+<query>?") with ``--model`` (default ``local:qwen2.5-coder-1.5b``, greedy), after one warm-up
+answer that loads the model. Prints p50/p95/max of the whole answer, of retrieval and of
+generation, and how the answers ended (``direct``, ``tools``, ``forced_final_answer``).
+
+    nice .venv/bin/python bench/rag.py --sizes 10000 --answer 20
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import random
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -101,15 +112,77 @@ def run(size: int, n_queries: int, vectors: bool, folder: Path) -> list[str]:
     return rows
 
 
+def answers(size: int, n_answers: int, model_name: str, cycles: int, folder: Path) -> list[str]:
+    """Whole RAG answers with a real model: latency percentiles and how the answers ended."""
+    import asyncio
+    from collections import Counter
+
+    from toolcycle.models import resolve_model
+    from toolcycle.rag import answer_with_rag
+
+    docs, queries = corpus(size)
+    kb = KnowledgeBase(folder / f"kb-answer-{size}.sqlite", embedder=HashingEmbedder())
+    for i in range(0, size, BATCH):
+        kb.add_many(docs[i:i + BATCH])
+    model = resolve_model(model_name)
+    questions = [f"What do the documents say about {q}?" for q in queries["typical"]]
+    total, retrieval, generation, tokens = [], [], [], []
+    paths: Counter[str] = Counter()
+
+    seen: list[Any] = []  # each answer's RagTelemetry, failed ones too (on_telemetry)
+
+    async def answer_all() -> None:
+        await answer_with_rag(questions[-1], kb, model, max_tool_cycles=cycles)  # loads it
+        for number, question in enumerate(questions[:n_answers], 1):
+            with contextlib.suppress(Exception):  # a failed answer still counts, with its time
+                await answer_with_rag(question, kb, model, max_tool_cycles=cycles,
+                                      on_telemetry=seen.append)
+            telemetry = seen[-1]
+            total.append(telemetry.total_ms / 1000)
+            retrieval.append(telemetry.retrieval_ms)
+            generation.append(telemetry.generation_ms / 1000)
+            tokens.append(telemetry.input_tokens)
+            paths[telemetry.path] += 1
+            print(f"\r{number}/{n_answers}", end="", file=sys.stderr, flush=True)
+
+    asyncio.run(answer_all())
+    kb.close()
+    under = sum(t < 10 for t in total) / len(total)
+
+    def spread(values: list[float], unit: str) -> str:
+        return (f"p50 {percentile(values, 0.5):.2f} {unit} · p95 {percentile(values, 0.95):.2f}"
+                f" {unit} · max {max(values):.2f} {unit}")
+
+    return [
+        f"| {size:,} | {model_name}, {n_answers} answers | whole answer | "
+        f"{spread(total, 's')} · {under:.0%} under 10 s |",
+        f"| {size:,} | | first retrieval | {spread(retrieval, 'ms')} |",
+        f"| {size:,} | | generation (the agent run) | {spread(generation, 's')} |",
+        f"| {size:,} | | input tokens per answer | p50 {percentile(tokens, 0.5):.0f} · "
+        f"p95 {percentile(tokens, 0.95):.0f} |",
+        f"| {size:,} | | how answers ended | "
+        + ", ".join(f"{path} {count}" for path, count in paths.most_common()) + " |",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--no-vectors", action="store_true", help="FTS only")
+    parser.add_argument("--answer", type=int, default=0, metavar="N",
+                        help="time N whole answers with --model instead of searches")
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--max-tool-cycles", type=int, default=4)
     args = parser.parse_args()
     print("| chunks | index | measure | figure |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
+        if args.answer:
+            for row in answers(args.sizes[0], args.answer, args.model, args.max_tool_cycles,
+                               Path(tmp)):
+                print(row, flush=True)
+            return
         for size in args.sizes:
             for vectors in ([False] if args.no_vectors else [False, True]):
                 for row in run(size, args.queries, vectors, Path(tmp)):
