@@ -4,7 +4,9 @@ Side by side, on the same entries of each category (the first ``--entries`` of e
 same GGUF and greedy decoding:
 
 - toolcycle's text protocols: ``json`` (JsonToolsModel), ``json+grammar`` (constrained) and
-  ``react`` (ReActModel), each the adapter's first reply to the question;
+  ``react`` (ReActModel), each the adapter's first reply to the question; ``json+parallel``
+  and ``json+grammar+parallel`` set ``parallel_tool_calls``, which lets one reply hold a list
+  of calls (the default protocol asks for one call per reply);
 - ``llama-cpp fc``: llama-cpp-python's own function-calling chat handler in process
   (``chat_format="chatml-function-calling"``, ``tool_choice="auto"``);
 - ``server+openai``: ``python -m llama_cpp.server --chat_format chatml-function-calling`` on
@@ -111,7 +113,7 @@ class Outcome:
 # -- the arms ---------------------------------------------------------------------------------
 
 
-def toolcycle_arm(model: Model) -> Callable[[Case], Outcome]:
+def toolcycle_arm(model: Model, parallel: bool = False) -> Callable[[Case], Outcome]:
     written: list[str] = []  # what the inner model wrote for this case (for --show)
     if isinstance(model, JsonToolsModel | ReActModel):
         inner, ask = model.inner, model.inner.request
@@ -127,6 +129,7 @@ def toolcycle_arm(model: Model) -> Callable[[Case], Outcome]:
         messages = [Message(m["role"], [TextPart(m["content"])])  # type: ignore[arg-type]
                     for m in question(case)]
         settings = ModelSettings(tools=case.tools, temperature=0.0, seed=DEFAULT_SEED,
+                                 parallel_tool_calls=parallel or None,
                                  max_tokens=MAX_TOKENS)
         started = time.perf_counter()
         reply = asyncio.run(model.request(messages, settings))
@@ -258,6 +261,11 @@ def main() -> None:
         arms["json"] = toolcycle_arm(JsonToolsModel(chat))
     if "json+grammar" in wanted:
         arms["json+grammar"] = toolcycle_arm(JsonToolsModel(chat, constrained=True))
+    if "json+parallel" in wanted:
+        arms["json+parallel"] = toolcycle_arm(JsonToolsModel(chat), parallel=True)
+    if "json+grammar+parallel" in wanted:
+        arms["json+grammar+parallel"] = toolcycle_arm(JsonToolsModel(chat, constrained=True),
+                                                      parallel=True)
     if "react" in wanted:
         arms["react"] = toolcycle_arm(ReActModel(chat))
     if "llama-cpp fc" in wanted:

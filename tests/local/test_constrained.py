@@ -127,3 +127,17 @@ def test_draft_07_definitions_refs_still_resolve() -> None:
     assert not valid(schema, {"name": "tag", "arguments": {"tags": ["c"]}})
     from llama_cpp import llama_grammar
     assert '"\\"a\\""' in llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+
+
+def test_parallel_admits_a_list_of_two_or_more_calls_and_compiles() -> None:
+    schema = reply_schema([WEATHER, ADD], "auto", parallel=True)
+    both = [{"name": "weather", "arguments": {"city": "Oslo"}},
+            {"name": "add", "arguments": {"a": 1, "b": 2}}]
+    assert valid(schema, both)
+    assert valid(schema, {"name": "add", "arguments": {"a": 1, "b": 2}})  # one call: an object
+    assert not valid(schema, both[:1])
+    assert not valid(schema, [*both, {"answer": "x"}])  # no answer inside a list
+    assert not valid(reply_schema([WEATHER, ADD], "auto"), both)  # off unless asked for
+    assert not valid(reply_schema([WEATHER, ADD], "weather", parallel=True), both)
+    from llama_cpp import llama_grammar
+    assert "root" in llama_grammar.json_schema_to_gbnf(json.dumps(schema))

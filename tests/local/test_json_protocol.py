@@ -344,3 +344,15 @@ def test_loose_tool_names_resolve_to_the_one_tool_they_can_mean() -> None:
     assert got == ["algebra_quadratic_roots", "math_hypot", "math_hypot"]
     # "ADD" could mean add or add_: kept as written, so the loop answers it as unknown.
     assert parse_tool_calls('{"name": "ADD", "arguments": {}}', "c", names).calls[0].name == "ADD"
+
+
+async def test_parallel_tool_calls_ask_for_a_list_and_run_every_call() -> None:
+    first = Capture('[{"name": "find_customer", "arguments": {"name": "Ada"}}, '
+                    '{"name": "find_customer", "arguments": {"name": "Bo"}}]')
+    inner = ScriptedModel([first, '{"answer": "both found"}'])
+    agent = Agent(JsonToolsModel(inner), "Answer.", [find_customer],
+                  model_settings=ModelSettings(parallel_tool_calls=True))
+    result = await agent.run("Find Ada and Bo.")
+    assert result.output == "both found"
+    assert [c.args for c in result.tool_calls] == [{"name": "Ada"}, {"name": "Bo"}]
+    assert "JSON list of such objects" in first.messages[0].text

@@ -7,6 +7,7 @@ leave the schema. The schema built here is the union of
 
 - ``{"name": "<tool X>", "arguments": <X's argument schema>}`` for every offered tool, and
 - ``{"answer": "..."}`` (left out when a call is required, alone when tools are withdrawn),
+- with ``parallel_tool_calls``, a list of two or more such calls,
 
 so whatever the model writes parses into a call to a real tool with arguments of the right
 shape, or a final answer. Argument *values* are still the model's choice; the loop validates
@@ -25,11 +26,13 @@ from ..base import ToolChoice, ToolDefinition
 ANSWER_KEY = "answer"
 
 
-def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice) -> dict[str, Any] | None:
+def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
+                 parallel: bool = False) -> dict[str, Any] | None:
     """The union schema for one request, or ``None`` when no tools are involved at all.
 
     ``tool_choice="none"`` keeps only the answer branch; ``"required"`` drops it; a tool name
-    keeps only that tool's branch.
+    keeps only that tool's branch. ``parallel`` (the request's ``parallel_tool_calls``) also
+    allows a list of two or more calls, so one reply can hold several independent calls.
     """
     if not tools:
         return None
@@ -42,6 +45,9 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice) -> di
         offered = [t for t in tools if t.name == tool_choice] or offered
     definitions: dict[str, Any] = {}
     branches = [_call_branch(t, definitions) for t in offered]
+    if parallel and tool_choice in ("auto", "required"):
+        calls = branches[0] if len(branches) == 1 else {"anyOf": list(branches)}
+        branches.append({"type": "array", "items": calls, "minItems": 2})
     if tool_choice == "auto":
         branches.append(_answer_branch())
     schema: dict[str, Any] = branches[0] if len(branches) == 1 else {"anyOf": branches}

@@ -415,17 +415,23 @@ class JsonToolsModel(TextProtocolModel):
         # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
         # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
         # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
+        # With parallel_tool_calls, a list of calls is allowed (and, constrained, in the
+        # grammar): BFCL's parallel questions ask for several calls in one reply.
+        how = (
+            'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool, '
+            "or a JSON list of such objects to make several calls whose arguments you already "
+            "know (their results come back before your next reply)"
+            if settings.parallel_tool_calls else
+            'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
+            "(one call per reply; its result comes back before your next reply)"
+        )
         if not _answer_allowed(settings):
             return (
-                f"Tools:\n{describe_tools(tools)}\n"
-                'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a '
-                "tool (one call per reply; its result comes back before your next reply). "
+                f"Tools:\n{describe_tools(tools)}\n{how}. "
                 "Every reply is a tool call: the final answer, too, is given by calling a tool."
             )
         return (
-            f"Tools:\n{describe_tools(tools)}\n"
-            'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
-            "(one call per reply; its result comes back before your next reply), "
+            f"Tools:\n{describe_tools(tools)}\n{how}, "
             'or {"answer": "..."} to answer the user once you know the answer.'
         )
 
@@ -476,7 +482,8 @@ class JsonToolsModel(TextProtocolModel):
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         if not self.is_constrained(settings):
             return {}
-        schema = reply_schema(settings.tools, settings.tool_choice)
+        schema = reply_schema(settings.tools, settings.tool_choice,
+                              parallel=bool(settings.parallel_tool_calls))
         if schema is None:
             return {}
         return {"response_format": {"type": "json_object", "schema": schema}}
