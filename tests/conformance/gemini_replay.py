@@ -10,6 +10,8 @@ an in-process ``httpx.MockTransport``.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -40,15 +42,11 @@ class ThroughGemini(Model):
         self.rejections: list[str] = []
         self._reply: Message | None = None
         self._number = 0
-        transport = httpx.AsyncClient(transport=httpx.MockTransport(self._answer))
-        client = genai.Client(api_key="replay", http_options=types.HttpOptions(
-            base_url="http://gemini.replay", api_version="v1beta",
-            httpx_async_client=transport,
-        ))
-        self.adapter = GeminiModel(self.name, client=client.aio, retry=NO_RETRIES)
+        self.adapter = GeminiModel(self.name, client=_client().aio, retry=NO_RETRIES)
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         self._reply = await self.scripted.request(messages, settings)
+        _ANSWERING.set(self)  # the shared client's transport answers in this task
         return await self.adapter.request(messages, settings)
 
     def _answer(self, request: httpx.Request) -> httpx.Response:
@@ -69,3 +67,19 @@ class ThroughGemini(Model):
         return httpx.Response(
             200, json=gemini_wire.response(body, reply, out, self._number, self.name)
         )
+
+
+#: The replay answering the request in flight: the transport runs in the requesting task.
+_ANSWERING: contextvars.ContextVar[ThroughGemini] = contextvars.ContextVar("gemini_replay")
+
+
+@functools.cache
+def _client() -> genai.Client:
+    """One SDK client for every replay: building one (and its TLS contexts) per task was a
+    sixth of the whole replay's time. Requests go to the replay of the requesting task."""
+    mock = httpx.MockTransport(lambda request: _ANSWERING.get()._answer(request))
+    return genai.Client(api_key="replay", http_options=types.HttpOptions(
+        base_url="http://gemini.replay", api_version="v1beta",
+        httpx_async_client=httpx.AsyncClient(transport=mock, trust_env=False),
+        httpx_client=httpx.Client(transport=mock, trust_env=False),
+    ))

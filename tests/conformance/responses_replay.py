@@ -51,7 +51,8 @@ class ThroughResponses(Model):
             api_key="sk-replay",
             base_url="http://responses.replay/v1",
             max_retries=0,
-            http_client=httpx.AsyncClient(transport=httpx.MockTransport(self._answer)),
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(self._answer),
+                                          trust_env=False),
         )
         self.adapter = OpenAIResponsesModel(self.name, client=client, retry=NO_RETRIES)
 
