@@ -112,7 +112,8 @@ def run(size: int, n_queries: int, vectors: bool, folder: Path) -> list[str]:
     return rows
 
 
-def answers(size: int, n_answers: int, model_name: str, cycles: int, folder: Path) -> list[str]:
+def answers(size: int, n_answers: int, model_name: str, cycles: int, k: int,
+            folder: Path) -> list[str]:
     """Whole RAG answers with a real model: latency percentiles and how the answers ended."""
     import asyncio
     from collections import Counter
@@ -132,10 +133,10 @@ def answers(size: int, n_answers: int, model_name: str, cycles: int, folder: Pat
     seen: list[Any] = []  # each answer's RagTelemetry, failed ones too (on_telemetry)
 
     async def answer_all() -> None:
-        await answer_with_rag(questions[-1], kb, model, max_tool_cycles=cycles)  # loads it
+        await answer_with_rag(questions[-1], kb, model, max_tool_cycles=cycles, k=k)  # loads it
         for number, question in enumerate(questions[:n_answers], 1):
             with contextlib.suppress(Exception):  # a failed answer still counts, with its time
-                await answer_with_rag(question, kb, model, max_tool_cycles=cycles,
+                await answer_with_rag(question, kb, model, max_tool_cycles=cycles, k=k,
                                       on_telemetry=seen.append)
             telemetry = seen[-1]
             total.append(telemetry.total_ms / 1000)
@@ -154,7 +155,8 @@ def answers(size: int, n_answers: int, model_name: str, cycles: int, folder: Pat
                 f" {unit} · max {max(values):.2f} {unit}")
 
     return [
-        f"| {size:,} | {model_name}, {n_answers} answers | whole answer | "
+        f"| {size:,} | {model_name}, {n_answers} answers, k={k}, "
+        f"max_tool_cycles={cycles} | whole answer | "
         f"{spread(total, 's')} · {under:.0%} under 10 s |",
         f"| {size:,} | | first retrieval | {spread(retrieval, 'ms')} |",
         f"| {size:,} | | generation (the agent run) | {spread(generation, 's')} |",
@@ -174,13 +176,14 @@ def main() -> None:
                         help="time N whole answers with --model instead of searches")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--max-tool-cycles", type=int, default=4)
+    parser.add_argument("--k", type=int, default=5, help="chunks per retrieval (--answer)")
     args = parser.parse_args()
     print("| chunks | index | measure | figure |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         if args.answer:
             for row in answers(args.sizes[0], args.answer, args.model, args.max_tool_cycles,
-                               Path(tmp)):
+                               args.k, Path(tmp)):
                 print(row, flush=True)
             return
         for size in args.sizes:
