@@ -82,9 +82,9 @@ class Case:
     to_bfcl: dict[str, str]
 
 
-def cases(entries: int) -> list[Case]:
+def cases(entries: int, categories: tuple[str, ...] = CATEGORIES) -> list[Case]:
     out = []
-    for category in CATEGORIES:
+    for category in categories:
         items = _jsonl(DATA / f"BFCL_v4_{category}.json")[:entries]
         answers = {} if category == "irrelevance" else {
             a["id"]: a["ground_truth"]
@@ -247,6 +247,10 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=100, help="entries per category")
     parser.add_argument("--arms", default="json,json+grammar,react,llama-cpp fc,server+openai")
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads, every arm")
+    parser.add_argument("--categories", default=",".join(CATEGORIES))
+    parser.add_argument("--log", type=Path,
+                        help="append one JSON line per case and arm as it is graded, so a run "
+                        "stopped early still has its figures")
     parser.add_argument("--show", action="store_true",
                         help="print every miss: reply, parsed calls, ground truth, checker error")
     args = parser.parse_args()
@@ -274,7 +278,9 @@ def main() -> None:
         run, stop = server_arm(path, args.threads)
         arms["server+openai"] = run
         stops.append(stop)
-    selected = cases(args.entries)
+    categories = tuple(args.categories.split(","))
+    selected = cases(args.entries, categories)
+    log = open(args.log, "a") if args.log else None  # noqa: SIM115 - closed below
     right: dict[tuple[str, str], int] = defaultdict(int)
     tokens: dict[str, int] = defaultdict(int)
     seconds: dict[str, float] = defaultdict(float)
@@ -290,18 +296,26 @@ def main() -> None:
                           f"  truth: {json.dumps(case.answer)}", file=sys.stderr)
                 tokens[arm] += outcome.tokens
                 seconds[arm] += outcome.seconds
+                if log is not None:
+                    log.write(json.dumps({
+                        "arm": arm, "id": case.entry["id"], "category": case.category,
+                        "right": not miss, "miss": miss, "tokens": outcome.tokens,
+                        "seconds": round(outcome.seconds, 3)}) + "\n")
+                    log.flush()
             print(f"\r{number}/{len(selected)}", end="", file=sys.stderr, flush=True)
     finally:
         for stop in stops:
             stop()
+        if log is not None:
+            log.close()
     print(file=sys.stderr)
-    counts = {c: sum(1 for x in selected if x.category == c) for c in CATEGORIES}
+    counts = {c: sum(1 for x in selected if x.category == c) for c in categories}
     print(f"model {args.model}, {args.entries} entries per category (the first of each file)\n")
-    print("| arm | " + " | ".join(CATEGORIES) + " | overall | tokens/call | s/call |")
-    print("|---" * (len(CATEGORIES) + 4) + "|")
+    print("| arm | " + " | ".join(categories) + " | overall | tokens/call | s/call |")
+    print("|---" * (len(categories) + 4) + "|")
     for arm in arms:
-        cells = [f"{100 * right[(arm, c)] / counts[c]:.0f}%" for c in CATEGORIES]
-        overall = 100 * sum(right[(arm, c)] for c in CATEGORIES) / len(selected)
+        cells = [f"{100 * right[(arm, c)] / counts[c]:.0f}%" for c in categories]
+        overall = 100 * sum(right[(arm, c)] for c in categories) / len(selected)
         print(f"| {arm} | " + " | ".join(cells) + f" | {overall:.0f}% | "
               f"{tokens[arm] / len(selected):.0f} | {seconds[arm] / len(selected):.1f} |")
 
