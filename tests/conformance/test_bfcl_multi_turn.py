@@ -1,14 +1,21 @@
-"""800 executable BFCL multi-turn tasks replayed through the real agent loop, on four wires.
+"""800 executable BFCL multi-turn tasks replayed through the real agent loop, on five wires.
 
 One test per category runs its 200 tasks on the OpenAI tools, OpenAI legacy functions,
-Anthropic and OpenAI Responses shapes next to BFCL's own run of the ground truth (see
+Anthropic, OpenAI Responses and Gemini shapes next to BFCL's own run of the ground truth (see
 ``replay.py``), collects every mismatch and asserts the exact sets, so that a failure lists all
 the tasks that moved.
+
+``make test`` replays every 4th task of each category plus every task with a known mismatch
+(51 to 60 per category: the Responses and Gemini wires go through their SDKs, which made all
+800 on five wires the largest share of the suite's time); ``make conformance``
+(``TOOLCYCLE_CONFORMANCE=full``) replays all 800 on every wire. Either way the expected
+mismatch sets are asserted whole.
 """
 
 from __future__ import annotations
 
 import collections
+import os
 from typing import Any
 
 import mpmath
@@ -23,6 +30,9 @@ from .bfcl_data import MULTI_TURN_CATEGORIES, answers, entries
 from .replay import WIRES, EntryOutcome, TurnEdit, as_tool_call, parse_call, replay
 
 pytestmark = pytest.mark.conformance
+
+#: Every task, or every 4th and the known mismatches (see the module docstring).
+FULL = os.environ.get("TOOLCYCLE_CONFORMANCE") == "full"
 
 #: ``close_ticket(ticket_id='ticket_001')`` for an integer parameter: our validator rejects the
 #: call, so the ticket stays open and the state differs from BFCL's (which runs it anyway).
@@ -57,12 +67,26 @@ def expected_output_mismatches(category: str) -> set[int]:
     return STATE_MISMATCHES | set(KNOWN_OUTPUT_MISMATCHES.get(category, {}))
 
 
+def _sample(category: str) -> set[int] | None:
+    """The task numbers ``make test`` replays (``None``: all of them)."""
+    if FULL:
+        return None
+    return set(range(0, 200, 4)) | expected_output_mismatches(category)
+
+
+def _number(entry_id: str) -> int:
+    return int(entry_id.rsplit("_", 1)[1])
+
+
 async def _replay_category(
-    category: str, wires: tuple[Any, ...] = WIRES, edit_for: Any = None
+    category: str, wires: tuple[Any, ...] = WIRES, edit_for: Any = None,
+    only: set[int] | None = None,
 ) -> list[EntryOutcome]:
     ground_truth = {a["id"]: a["ground_truth"] for a in answers(category)}
     outcomes = []
     for entry in entries(category):
+        if only is not None and _number(entry["id"]) not in only:
+            continue
         calls = ground_truth[entry["id"]]
         edit: TurnEdit | None = edit_for(calls) if edit_for is not None else None
         outcomes.append(await replay(entry, calls, category, wires, edit))
@@ -70,15 +94,15 @@ async def _replay_category(
 
 
 def _ids(outcomes: list[EntryOutcome], wire: Any, kind: str) -> set[int]:
-    return {
-        int(o.entry_id.rsplit("_", 1)[1]) for o in outcomes if kind in o.kinds(wire)
-    }
+    return {_number(o.entry_id) for o in outcomes if kind in o.kinds(wire)}
 
 
 @pytest.mark.parametrize("category", MULTI_TURN_CATEGORIES)
 async def test_replay_matches_bfcl_state_and_outputs(category: str) -> None:
-    outcomes = await _replay_category(category)
-    assert len(outcomes) == 200
+    sample = _sample(category)
+    outcomes = await _replay_category(category, only=sample)
+    tasks = 200 if sample is None else len(sample)
+    assert len(outcomes) == tasks
     failed_runs = {o.entry_id: o.mismatches for o in outcomes if any(
         "run" in o.kinds(w) for w in WIRES
     )}
@@ -86,12 +110,11 @@ async def test_replay_matches_bfcl_state_and_outputs(category: str) -> None:
     for wire in WIRES:
         state = _ids(outcomes, wire, "state")
         assert state == STATE_MISMATCHES, (wire, sorted(state))
-        assert 200 - len(state) == 199
         outputs = _ids(outcomes, wire, "outputs")
         assert outputs == expected_output_mismatches(category), (wire, sorted(outputs))
         print(
-            f"\n{category} on {wire}: state matches {200 - len(state)}/200 "
-            f"(misses {sorted(state)}), observations match {200 - len(outputs)}/200"
+            f"\n{category} on {wire}: state matches {tasks - len(state)}/{tasks} "
+            f"(misses {sorted(state)}), observations match {tasks - len(outputs)}/{tasks}"
         )
 
 

@@ -12,7 +12,7 @@ import time
 
 from .engine import run_many, summary, violation_class
 
-DEFAULT_RUNS = 6000
+DEFAULT_RUNS = 4000
 
 #: Seeds beyond the default range that once broke an invariant (found by ``make fuzz``), kept so
 #: every ``make test`` replays them: a cancel landing while a failure was being closed (19908,
