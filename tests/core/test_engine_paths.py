@@ -310,3 +310,67 @@ async def test_a_tool_cancelling_its_run_stops_the_rest_of_the_turn() -> None:
     assert result is not None
     answers = _tool_answers(result.messages)
     assert answers["stop"] == "stopping" and answers["after"].startswith("not executed")
+
+
+class _Answer(BaseModel):
+    value: int
+
+
+def _cancel_own_task() -> None:
+    """``task.cancel()`` on the run's task from inside a callback, as a caller's would land."""
+    task = asyncio.current_task()
+    assert task is not None
+    task.cancel()
+
+
+async def test_a_cancel_while_a_superseded_output_call_is_reported_keeps_its_answer() -> None:
+    """Fuzz seed 210780: two output calls in one turn; a cancel lands in the callback that
+    reports the first one "superseded". The history said "not validated" while the trace and
+    the event said "superseded"; now all three say what the event said."""
+    seen: list[ToolResultEvent] = []
+    failures: list[Any] = []
+
+    async def on_result(event: ToolResultEvent) -> None:
+        seen.append(event)
+        _cancel_own_task()
+        await asyncio.sleep(0)
+
+    model = ScriptedModel([[call("final_result", {"value": 1}),
+                            call("final_result", {"value": 2})]])
+    agent = Agent(model, output=Output(_Answer),
+                  callbacks={"on_tool_result": on_result, "on_failure": failures.append})
+    with pytest.raises(asyncio.CancelledError):
+        await agent.run("go")
+    result = failures[0].result
+    history = [r.content for m in result.messages if m.role == "tool" for r in m.results]
+    records = [r.result if r.error is None else r.error for r in result.trace.tool_calls]
+    assert history[0] == "Superseded by a later call in the same turn."
+    assert records[0] == history[0] == seen[0].result.content
+    assert history[1].startswith("not validated")
+
+
+async def test_a_cancel_while_a_denied_call_is_announced_keeps_the_denial() -> None:
+    """Fuzz seed 216482: a cancel inside ``on_tool_call`` of a denied call answered it "not
+    completed ... while it ran", though it never ran; the denial's reason is its answer."""
+    from toolcycle import Deny
+
+    @tool(requires_approval=True)
+    def wipe() -> str:
+        return "wiped"
+
+    async def on_call(event: ToolCallEvent) -> None:
+        _cancel_own_task()
+        await asyncio.sleep(0)
+
+    seen: list[ToolResultEvent] = []
+    failures: list[Any] = []
+    agent = Agent(ScriptedModel([call("wipe"), "never"]), tools=[wipe],
+                  approval=lambda request, ctx: Deny("not on my watch"),
+                  callbacks={"on_tool_call": on_call, "on_tool_result": seen.append,
+                             "on_failure": failures.append})
+    with pytest.raises(asyncio.CancelledError):
+        await agent.run("go")
+    result = failures[0].result
+    assert _tool_answers(result.messages)["wipe"] == "not on my watch"
+    assert [e.result.content for e in seen] == ["not on my watch"]
+    assert [r.error for r in result.trace.tool_calls] == ["not on my watch"]

@@ -21,7 +21,8 @@ DEFAULT_RUNS = 4000
 #: that cancels the run as a limit is reached (no forced final request after it: 4628, 5139), a
 #: tool of a concurrent batch that cancels the run just before a deferred call (cancelled, not
 #: paused: 5585).
-REGRESSION_SEEDS = (4628, 5139, 5585, 5898, 19908, 21630, 30007, 38838, 43215)
+REGRESSION_SEEDS = (4628, 5139, 5585, 5898, 19908, 21630, 30007, 38838, 43215,
+                    210780, 216482, 218774)
 
 
 def test_engine_invariants_hold_on_fuzzed_runs() -> None:

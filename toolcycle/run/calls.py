@@ -59,8 +59,7 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
                         raise CancelledByToken
                     turn.resume_from = turn.calls.index(call)
                     raise PauseRun
-                await _announce(state, turn, call, "tool")
-                await _answer(state, turn, call, (decision.reason, "denied"))
+                await _settle(state, turn, call, "tool", (decision.reason, "denied"))
                 continue
         # A repaired name is no tool's, even if a tool happens to be called like the placeholder.
         tool = None if call.original_name is not None else tools.get(call.name)
@@ -73,8 +72,7 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
             if batch:
                 await _run_batch(state, turn, batch)
                 batch = []
-            await _announce(state, turn, call, "tool")
-            await _answer(state, turn, call, (refusal, "call_limit"))
+            await _settle(state, turn, call, "tool", (refusal, "call_limit"))
             continue
         if batch:
             await _run_batch(state, turn, batch)
@@ -88,41 +86,44 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
     """One call outside a concurrent batch: output, submit, errors, or a sequential tool."""
     output = state.output
     if output.tool is not None and call.name == output.tool.name and call.arguments is not None:
-        await _announce(state, turn, call, "output")
         if turn.stopped:
-            await _answer(state, turn, call, _not_executed(turn.stopped))
-        elif state.reflecting:
+            await _settle(state, turn, call, "output", _not_executed(turn.stopped))
+            return
+        await _announce(state, turn, call, "output")
+        if state.reflecting:
             await _preview(state, turn, call)
         else:
             await _hold(state, turn, call, call.arguments)
         return
     if output.submit_tool is not None and call.name == SUBMIT_TOOL_NAME:
-        await _announce(state, turn, call, "submit")
         if turn.stopped:
-            await _answer(state, turn, call, _not_executed(turn.stopped))
+            await _settle(state, turn, call, "submit", _not_executed(turn.stopped))
         else:
+            await _announce(state, turn, call, "submit")
             await _hold(state, turn, call, state.last_preview_args)
         return
     kind = "tool" if tool is not None else "output" if output.tool is not None and (
         call.name == output.tool.name) else "unknown"
-    await _announce(state, turn, call, kind)
-    answer: Answer
     if turn.stopped:
-        answer = _not_executed(turn.stopped)
+        await _settle(state, turn, call, kind, _not_executed(turn.stopped))
     elif call.arguments is None:
-        answer = (f"Could not parse the arguments of `{call.name}`: {call.parse_error}. "
-                  f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments")
+        await _settle(state, turn, call, kind, (
+            f"Could not parse the arguments of `{call.name}`: {call.parse_error}. "
+            f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments"))
     elif tool is None:
-        answer = _unknown_tool(state, call), "unknown_tool"
-    elif (refusal := _admit(state, tool, call.name)) is not None:
-        answer = refusal, "call_limit"
+        await _settle(state, turn, call, kind, (_unknown_tool(state, call), "unknown_tool"))
     else:
-        try:
-            answer = await state.interrupts.guard(_run_tool(state, tool, call))
-        except LimitHit:
-            turn.stopped = "timeout"
-            answer = _TIMED_OUT
-    await _answer(state, turn, call, answer)
+        await _announce(state, turn, call, kind)
+        answer: Answer
+        if (refusal := _admit(state, tool, call.name)) is not None:
+            answer = refusal, "call_limit"
+        else:
+            try:
+                answer = await state.interrupts.guard(_run_tool(state, tool, call))
+            except LimitHit:
+                turn.stopped = "timeout"
+                answer = _TIMED_OUT
+        await _answer(state, turn, call, answer)
 
 
 async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, Tool[Any]]]
@@ -164,27 +165,43 @@ async def _preview(state: RunState, turn: Turn, call: ToolCall) -> None:
 
 async def _hold(state: RunState, turn: Turn, call: ToolCall, arguments: dict[str, Any] | None
                 ) -> None:
-    """The call ends the attempt; the last such call of a turn wins."""
+    """The call ends the attempt; the last such call of a turn wins.
+
+    The new call is held before the superseded one's answer is reported: a cancel inside
+    that report's callback must find the answer it already shows, not overwrite it."""
     previous = state.held
+    state.held = HeldAnswer(call, arguments, turn.started[call.id])
     if previous is not None:
         await _answer(state, turn, previous.call,
                       ("Superseded by a later call in the same turn.", None))
-    state.held = HeldAnswer(call, arguments, turn.started[call.id])
 
 
 # -- answering ---------------------------------------------------------------------------------
 
 
 def _announce(state: RunState, turn: Turn, call: ToolCall, kind: str) -> Awaitable[None]:
+    return state.emit(_announcement(turn, call, kind, decided=True))
+
+
+def _announcement(turn: Turn, call: ToolCall, kind: str, decided: bool = False
+                  ) -> ToolCallEvent:
+    """The call's event; ``decided`` carries the person's decision (a call the run answers
+    as it stops was never decided on in this run, even if it was deferred)."""
     turn.started[call.id] = time.perf_counter()
     decisions = turn.decisions
-    return state.emit(ToolCallEvent(turn.attempt, turn.iteration, call, kind,
-                                    None if decisions is None else decisions.get(call.id)))
+    return ToolCallEvent(turn.attempt, turn.iteration, call, kind,
+                         None if decisions is None or not decided else decisions.get(call.id))
 
 
-def _announcement(turn: Turn, call: ToolCall, kind: str) -> ToolCallEvent:
-    turn.started[call.id] = time.perf_counter()
-    return ToolCallEvent(turn.attempt, turn.iteration, call, kind)
+async def _settle(state: RunState, turn: Turn, call: ToolCall, kind: str, answer: Answer
+                  ) -> None:
+    """A call answered without running (denied, refused, unparseable, unknown, or the turn
+    stopped): its answer is kept before its events go out, so a cancel inside a callback of
+    either event ends the run with this answer, not a made-up "not completed"."""
+    announcement = _announcement(turn, call, kind, decided=True)
+    _store(turn, call, answer)
+    await state.emit(announcement)
+    await _report(state, turn)
 
 
 def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
