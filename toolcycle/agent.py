@@ -152,6 +152,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         self._task = task
         self.description = description
         self.limits = limits
+        #: (the agent's limits, them over the defaults): resolved once, not per run (Limits
+        #: are frozen, so the pair stays right until ``self.limits`` is replaced).
+        self._resolved_limits: tuple[Limits | None, Limits] = (limits, resolve_limits(limits))
         self.deps_type = deps_type
         definitions = tuple(
             ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
@@ -322,7 +325,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             core=core,
             model=self.model,
             settings=settings or self.model_settings,
-            limits=resolve_limits(self.limits, limits),
+            limits=self._run_limits(limits),
             run_id=run_id or uuid.uuid4().hex,
             user_prompt=user_prompt,
             streaming=sink is not None,
@@ -334,6 +337,14 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if self._toolsets:
             state.refresh_tools = self._run_core
         return state
+
+    def _run_limits(self, limits: Limits | None) -> Limits:
+        """The run's limits over the agent's over the defaults (the cached part reused)."""
+        agent_limits, resolved = self._resolved_limits
+        if agent_limits is not self.limits:
+            resolved = resolve_limits(self.limits)
+            self._resolved_limits = (self.limits, resolved)
+        return resolved if limits is None else limits.over(resolved)
 
     # -- resuming a paused run -----------------------------------------------------------------
 

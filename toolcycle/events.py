@@ -199,6 +199,9 @@ class CallbackError:
 
 
 Callback = Callable[[Any], Any]
+#: How the emitter delivers one hook's events: the recorder's handler (if it records them),
+#: then the callbacks.
+Route = tuple[Callable[[Any, Any], None] | None, list[Callback]]
 CallbacksArg = Iterable[object] | Mapping[str, Callback | Iterable[Callback]] | object | None
 
 
@@ -207,6 +210,21 @@ class Callbacks:
     """Listeners resolved once: hook name -> callables, plus an optional stream sink."""
 
     by_hook: dict[str, list[Callback]] = field(default_factory=dict)
+    #: The emitter's routes for one recorder's handlers, built by the first run and shared by
+    #: the next ones (an agent's listeners do not change between its runs): (handlers, routes).
+    _routes: tuple[Mapping[str, Any], dict[str, Route]] | None = field(
+        default=None, repr=False, compare=False)
+
+    def routes(self, handlers: Mapping[str, Callable[[Any, Any], None]]) -> dict[str, Route]:
+        """Hook -> (the recorder's handler, the callbacks): one lookup per event."""
+        cached = self._routes
+        if cached is not None and cached[0] is handlers:
+            return cached[1]
+        by_hook = self.by_hook
+        routes: dict[str, Route] = {hook: (handlers.get(hook), by_hook.get(hook) or [])
+                                    for hook in {*handlers, *by_hook}}
+        self._routes = (handlers, routes)
+        return routes
 
     @classmethod
     def collect(cls, *sources: CallbacksArg) -> tuple[Callbacks, list[str]]:
@@ -221,6 +239,7 @@ class Callbacks:
         return resolved, problems
 
     def _add_source(self, source: CallbacksArg, problems: list[str]) -> None:
+        self._routes = None  # listeners change: routes are built again
         if source is None:
             return
         if isinstance(source, Mapping):
@@ -279,6 +298,9 @@ class Recorder(Protocol):
     def handlers(self) -> Mapping[str, Callable[[Any, Any], None]]: ...
 
 
+_NO_HANDLERS: Mapping[str, Callable[[Any, Any], None]] = {}
+
+
 class _Done:
     """An awaitable that is already finished, shared: what :meth:`Emitter.emit` returns when
     no callback needs awaiting. ``await`` on it runs no Python code (its ``__await__`` is an
@@ -306,14 +328,8 @@ class Emitter:
 
     def __init__(self, callbacks: Callbacks, sink: Callable[[Event], None] | None = None,
                  recorder: Recorder | None = None) -> None:
-        by_hook = callbacks.by_hook
         self._recorder = recorder
-        handlers: Mapping[str, Callable[[Any, Any], None]] = (
-            {} if recorder is None else recorder.handlers)
-        #: hook -> (the recorder's handler, the callbacks): one lookup per event
-        self._routes: dict[str, tuple[Callable[[Any, Any], None] | None, list[Callback]]] = {
-            hook: (handlers.get(hook), by_hook.get(hook) or [])
-            for hook in {*handlers, *by_hook}}
+        self._routes = callbacks.routes(_NO_HANDLERS if recorder is None else recorder.handlers)
         self._sink = sink
         self.errors: list[CallbackError] = []
 
