@@ -143,6 +143,19 @@ async def test_sync_tool_timeout_becomes_an_observation() -> None:
     assert result.tool_calls[0].error == "Tool `slow_sync` timed out after 0.05 s."
 
 
+@pytest.mark.parametrize("limit", [None, 5.0])
+async def test_a_tool_raising_its_own_timeout_keeps_its_words(limit: float | None) -> None:
+    """A tool whose client gave up raises ``TimeoutError`` itself: the observation says what
+    it said, not "timed out after None s" (seen on the learning bench's unreliable feed)."""
+
+    @tool(timeout=limit)
+    async def feed() -> str:
+        raise TimeoutError("feed timed out after 5.0 s")
+
+    result = await Agent(ScriptedModel([call("feed"), "ok"]), tools=[feed]).run("go")
+    assert result.tool_calls[0].error == "Tool `feed` timed out: feed timed out after 5.0 s"
+
+
 async def test_unserializable_result_falls_back_to_marked_text() -> None:
     class Opaque:
         def __repr__(self) -> str:

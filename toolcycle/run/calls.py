@@ -329,7 +329,9 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
             value = tool.invoke(ctx, arguments)
         else:
             value = await _on_thread(tool, ctx, arguments)
-    except TimeoutError:
+    except TimeoutError as exc:
+        if tool.timeout is None or str(exc):  # the tool's own (a client's deadline): its words
+            return f"Tool `{tool.name}` timed out: {exc or 'TimeoutError'}", "timeout"
         return f"Tool `{tool.name}` timed out after {tool.timeout} s.", "timeout"
     except asyncio.CancelledError:
         task = asyncio.current_task()
