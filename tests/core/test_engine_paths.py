@@ -374,3 +374,28 @@ async def test_a_cancel_while_a_denied_call_is_announced_keeps_the_denial() -> N
     assert _tool_answers(result.messages)["wipe"] == "not on my watch"
     assert [e.result.content for e in seen] == ["not on my watch"]
     assert [r.error for r in result.trace.tool_calls] == ["not on my watch"]
+
+
+async def test_a_cancel_while_a_refused_call_is_announced_keeps_the_refusal() -> None:
+    """Same path as the denial: a call refused because tools are withdrawn (the forced final
+    answer) keeps its refusal when a cancel lands in its ``on_tool_call`` callback."""
+
+    @tool
+    def look() -> str:
+        return "seen"
+
+    async def on_call(event: ToolCallEvent) -> None:
+        if event.kind == "refused":
+            _cancel_own_task()
+            await asyncio.sleep(0)
+
+    failures: list[Any] = []
+    agent = Agent(ScriptedModel([call("look"), [call("look")]]), tools=[look],
+                  limits=Limits(max_iterations=1, on_limit="final_answer"),
+                  callbacks={"on_tool_call": on_call, "on_failure": failures.append})
+    with pytest.raises(asyncio.CancelledError):
+        await agent.run("go")
+    result = failures[0].result
+    refused = [r for m in result.messages if m.role == "tool" for r in m.results][-1]
+    assert refused.content == "Tools are disabled now: answer directly."
+    assert result.trace.tool_calls[-1].error == refused.content

@@ -294,8 +294,7 @@ async def refuse_calls(state: RunState, turn: Turn, reason: str) -> None:
     """Answer calls without running them (the model called tools when they were withdrawn):
     each still fires its events and gets a trace record, so trace, events and usage agree."""
     for call in turn.calls:
-        await _announce(state, turn, call, "refused")
-        await _answer(state, turn, call, (reason, "tools_disabled"))
+        await _settle(state, turn, call, "refused", (reason, "tools_disabled"))
     close_turn(state, turn)
 
 
