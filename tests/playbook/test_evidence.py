@@ -130,6 +130,17 @@ def test_a_pitfall_without_a_repair_in_the_run_still_says_what_failed() -> None:
     assert insight.tools == ["weather"] and insight.advice.startswith("weather fails with")
 
 
+def test_a_timeout_pitfall_without_an_alternative_does_not_blame_the_arguments() -> None:
+    """Seen on the rail suite (JSON protocol): no train run found the working tool, and the
+    advice told the model to check the arguments of a call that had merely timed out."""
+    trace = make_trace("delay of the 08:15 from Ashmoor", [
+        [("delay_feed", {"service": "08:15"}, None, "delay_feed timed out after 5.0 s")],
+    ], status="failure")
+    [pitfall] = [i for i in reflect(trace, success=False, domain="d") if i.kind == "pitfall"]
+    assert pitfall.advice == ("delay_feed times out. Do not wait on it: try another tool that "
+                              "can answer.")
+
+
 def test_template_words_and_stop_words_stay_out_of_retrieval() -> None:
     assert keywords("Which were there, and who had been here?") == []
     store = SQLitePlaybookStore(":memory:")

@@ -174,7 +174,9 @@ def sequence_advice(
 def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool) -> str:
     """A failure mode and, when the run showed one, its repair."""
     failure = f"{tool} times out" if timeout else f"{tool} fails with: {error_class}"
-    if repair is None:
+    if repair is None:  # a timeout is no argument's fault: point away from the tool instead
+        if timeout:
+            return f"{failure}. Do not wait on it: try another tool that can answer."
         return f"{failure}. Check the arguments against what earlier tools returned."
     if repair.kind == "prerequisite":
         return (f"{tool} needs {repair.argument} from {repair.via}: call "
