@@ -34,7 +34,7 @@ from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
 from .run.toolsets import Expanded, with_toolsets
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .tools import Tool, ToolFunction, Toolset, as_tool
-from .tracing.recorder import TraceSink
+from .tracing.recorder import TRACE_HANDLERS, TraceSink
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of ``deps`` given to tools and validators (``deps_type=``; untyped by default)."""
@@ -193,6 +193,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             gated=approval is not None or any(t.requires_approval for t in built_tools.values()),
             snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
         )
+        # The callbacks' hook routes, built here once rather than by the agent's first run
+        # (a batch of agents that each run once would otherwise pay for it in every run).
+        resolved_callbacks.routes(TRACE_HANDLERS)
         self._toolsets = tuple(toolsets)
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
         self._expanded: Expanded | None = None
@@ -318,7 +321,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     ) -> RunState:
         """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
         core = core or self._core
-        extra = _run_options(callbacks, limits)
+        extra = None if callbacks is None and limits is None else _run_options(callbacks, limits)
         task_input, user_prompt, instructions = start_run(
             self._task, self.instructions, task_input, user_prompt)
         setup = RunSetup(
@@ -332,7 +335,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             task_input=task_input,
             instructions=instructions,
         )
-        listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
+        listeners = (core.callbacks if extra is None or not extra.by_hook
+                     else core.callbacks.merged(extra))
         state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
         if self._toolsets:
             state.refresh_tools = self._run_core
@@ -398,7 +402,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                        sink: Callable[[Event], None] | None, core: AgentCore,
                        settings: ModelSettings) -> RunState:
         extra = _run_options(callbacks, None)  # the run's callbacks added to the agent's
-        listeners = core.callbacks if callbacks is None else core.callbacks.merged(extra)
+        listeners = (core.callbacks if extra is None or not extra.by_hook
+                     else core.callbacks.merged(extra))
         state = resume_state(
             core, self.model, settings, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,

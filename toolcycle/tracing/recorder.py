@@ -67,7 +67,7 @@ class TraceBuilder:
 
     def apply(self, event: Event) -> None:
         """Record ``event`` (events that change nothing in the trace cost one lookup)."""
-        handler = _HANDLERS.get(event.hook)
+        handler = TRACE_HANDLERS.get(event.hook)
         if handler is not None:
             handler(self, event)
 
@@ -75,7 +75,7 @@ class TraceBuilder:
     def handlers(self) -> dict[str, Callable[[TraceBuilder, Any], None]]:
         """Hook -> recording method, for the engine's emitter, which calls it before the
         callbacks see the event (:class:`toolcycle.events.Recorder`)."""
-        return _HANDLERS
+        return TRACE_HANDLERS
 
     # -- lifecycle, called by the engine --------------------------------------------------------
 
@@ -116,12 +116,16 @@ class TraceBuilder:
     # -- events ------------------------------------------------------------------------------
 
     def _attempt_start(self, event: AttemptStart) -> None:
-        if not any(a.attempt == event.attempt for a in self.trace.attempts):
-            self.trace.attempts.append(AttemptRecord(event.attempt))
+        attempts = self.trace.attempts
+        for record in attempts:  # a resumed run starts its attempt again (a loop, not any():
+            if record.attempt == event.attempt:  # a generator per run costs more than it reads)
+                return
+        attempts.append(AttemptRecord(event.attempt))
 
     def _iteration_start(self, event: IterationStart) -> None:
-        self.trace.steps.append(Step(event.iteration, event.attempt, started_at=time.time(),
-                                     forced=event.forced, usage=Usage(requests=1)))
+        # positional: a keyword argument costs more than the field it sets, once per iteration
+        self.trace.steps.append(Step(event.iteration, event.attempt, "", "", [],
+                                     Usage(0, 0, 0, 0, 1), 0.0, 0.0, time.time(), event.forced))
 
     def _step(self, attempt: int, iteration: int) -> Step:
         steps = self.trace.steps
@@ -158,7 +162,7 @@ class TraceBuilder:
             self._tools_started = time.perf_counter()
         call = event.call
         record = ToolCallRecord(call.id, call.name, call.arguments, event.iteration,
-                                event.attempt, kind=event.kind)
+                                event.attempt, None, None, 0.0, event.kind)
         if event.approval is not None:
             record.approval = decision_to_dict(event.approval)
         step.tool_calls.append(record)
@@ -235,7 +239,7 @@ class TraceBuilder:
 
 
 #: Hook name -> the builder method that records it (the events that change the trace).
-_HANDLERS: dict[str, Callable[[TraceBuilder, Any], None]] = {
+TRACE_HANDLERS: dict[str, Callable[[TraceBuilder, Any], None]] = {
     AttemptStart.hook: TraceBuilder._attempt_start,
     IterationStart.hook: TraceBuilder._iteration_start,
     ModelResponseEvent.hook: TraceBuilder._model_response,
