@@ -129,15 +129,24 @@ def test_draft_07_definitions_refs_still_resolve() -> None:
     assert '"\\"a\\""' in llama_grammar.json_schema_to_gbnf(json.dumps(schema))
 
 
-def test_parallel_admits_a_list_of_two_or_more_calls_and_compiles() -> None:
+def test_parallel_makes_every_reply_a_list_of_calls_or_the_answer_and_compiles() -> None:
     schema = reply_schema([WEATHER, ADD], "auto", parallel=True)
     both = [{"name": "weather", "arguments": {"city": "Oslo"}},
             {"name": "add", "arguments": {"a": 1, "b": 2}}]
     assert valid(schema, both)
-    assert valid(schema, {"name": "add", "arguments": {"a": 1, "b": 2}})  # one call: an object
-    assert not valid(schema, both[:1])
-    assert not valid(schema, [*both, {"answer": "x"}])  # no answer inside a list
+    assert valid(schema, both[:1])  # one call: a list of one
+    assert valid(schema, [{"answer": "x"}])
+    # A bare object is not offered: a small model given the choice always wrote one.
+    assert not valid(schema, {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert not valid(schema, {"answer": "x"})
+    assert not valid(schema, [])
+    assert not valid(schema, [*both, {"answer": "x"}])  # no answer beside calls
+    assert not valid(schema, [{"answer": "x"}, {"answer": "y"}])
     assert not valid(reply_schema([WEATHER, ADD], "auto"), both)  # off unless asked for
+    required = reply_schema([WEATHER, ADD], "required", parallel=True)
+    assert valid(required, both) and not valid(required, [{"answer": "x"}])
+    # A named tool stays one call of that tool; tools withdrawn, the answer object alone.
     assert not valid(reply_schema([WEATHER, ADD], "weather", parallel=True), both)
+    assert valid(reply_schema([WEATHER, ADD], "none", parallel=True), {"answer": "x"})
     from llama_cpp import llama_grammar
     assert "root" in llama_grammar.json_schema_to_gbnf(json.dumps(schema))

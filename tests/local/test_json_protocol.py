@@ -16,6 +16,7 @@ from toolcycle.models.base import ModelSettings, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.calls import parse_tool_calls
 from toolcycle.models.text.protocol import CONSTRAINED, JsonToolsModel, calls_before_placeholder
+from toolcycle.models.text.streaming import json_answer_so_far
 
 
 def find_customer(name: str) -> dict[str, str]:
@@ -355,4 +356,17 @@ async def test_parallel_tool_calls_ask_for_a_list_and_run_every_call() -> None:
     result = await agent.run("Find Ada and Bo.")
     assert result.output == "both found"
     assert [c.args for c in result.tool_calls] == [{"name": "Ada"}, {"name": "Bo"}]
-    assert "JSON list of such objects" in first.messages[0].text
+    assert 'Reply with a JSON list: [{"name"' in first.messages[0].text
+    assert '[{"answer": "..."}] to answer' in first.messages[0].text
+
+
+async def test_parallel_answers_come_as_a_list_and_stream_as_text() -> None:
+    inner = ScriptedModel(['[{"name": "find_customer", "arguments": {"name": "Ada"}}, '
+                           '{"answer": "too early"}]', '[{"answer": "Ada is C-7"}]'])
+    agent = Agent(JsonToolsModel(inner), "Answer.", [find_customer],
+                  model_settings=ModelSettings(parallel_tool_calls=True))
+    result = await agent.run("Find Ada.")
+    assert result.output == "Ada is C-7"  # the listed answer, not its JSON
+    # a call beside an early answer still runs; the answer is not taken
+    assert [c.args for c in result.tool_calls] == [{"name": "Ada"}]
+    assert json_answer_so_far('[{"answer": "Ada is') == "Ada is"

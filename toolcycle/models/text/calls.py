@@ -296,6 +296,8 @@ def _plausible_bare_call(value: Any, tool_names: Collection[str] | None) -> bool
     if value is None:
         return True  # undecodable: _calls_in keeps it only when it names a tool
     items = value if isinstance(value, list) else [value]
+    if len(items) > 1:  # [call, {"answer": ...}]: the calls count (the answer came too early)
+        items = [item for item in items if _answer_in(item) is None] or items
     for item in items:
         if not isinstance(item, dict):
             return False
@@ -325,6 +327,11 @@ def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
 
 
 def _answer_in(value: Any) -> str | None:
+    if isinstance(value, list):  # [{"answer": "..."}], the answer of the parallel-call form
+        answers = [_answer_in(item) if isinstance(item, dict) else None for item in value]
+        if not answers or None in answers:
+            return None
+        return "\n".join(a for a in answers if a is not None)
     if not isinstance(value, dict):
         return None
     for key in ANSWER_KEYS:

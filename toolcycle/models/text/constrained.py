@@ -7,7 +7,7 @@ leave the schema. The schema built here is the union of
 
 - ``{"name": "<tool X>", "arguments": <X's argument schema>}`` for every offered tool, and
 - ``{"answer": "..."}`` (left out when a call is required, alone when tools are withdrawn),
-- with ``parallel_tool_calls``, a list of two or more such calls,
+- with ``parallel_tool_calls``, a list of one or more such calls, or ``[{"answer": "..."}]``,
 
 so whatever the model writes parses into a call to a real tool with arguments of the right
 shape, or a final answer. Argument *values* are still the model's choice; the loop validates
@@ -31,8 +31,9 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
     """The union schema for one request, or ``None`` when no tools are involved at all.
 
     ``tool_choice="none"`` keeps only the answer branch; ``"required"`` drops it; a tool name
-    keeps only that tool's branch. ``parallel`` (the request's ``parallel_tool_calls``) also
-    allows a list of two or more calls, so one reply can hold several independent calls.
+    keeps only that tool's branch. ``parallel`` (the request's ``parallel_tool_calls``) makes
+    every reply a list: of one or more calls, so one reply can hold several independent calls,
+    or of the one answer.
     """
     if not tools:
         return None
@@ -46,9 +47,16 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
     definitions: dict[str, Any] = {}
     branches = [_call_branch(t, definitions) for t in offered]
     if parallel and tool_choice in ("auto", "required"):
-        calls = branches[0] if len(branches) == 1 else {"anyOf": list(branches)}
-        branches.append({"type": "array", "items": calls, "minItems": 2})
-    if tool_choice == "auto":
+        # A list from the first token, the answer too. Measured on BFCL with Qwen2.5-Coder
+        # 0.5B: free to write one object or a list, it wrote one object every time (0 of 24
+        # parallel questions); made to open a list, it goes on with the next call when the
+        # question asks for several and closes the list after one when it does not.
+        calls = branches[0] if len(branches) == 1 else {"anyOf": branches}
+        branches = [{"type": "array", "items": calls, "minItems": 1}]
+        if tool_choice == "auto":
+            branches.append({"type": "array", "items": _answer_branch(), "minItems": 1,
+                             "maxItems": 1})
+    elif tool_choice == "auto":
         branches.append(_answer_branch())
     schema: dict[str, Any] = branches[0] if len(branches) == 1 else {"anyOf": branches}
     if definitions:

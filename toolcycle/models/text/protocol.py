@@ -415,13 +415,15 @@ class JsonToolsModel(TextProtocolModel):
         # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
         # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
         # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
-        # With parallel_tool_calls, a list of calls is allowed (and, constrained, in the
-        # grammar): BFCL's parallel questions ask for several calls in one reply.
+        # With parallel_tool_calls, every reply is a list (constrained, the grammar's too):
+        # BFCL's parallel questions ask for several calls in one reply, and a small model
+        # offered "an object or a list" writes an object (see constrained.reply_schema).
+        parallel = bool(settings.parallel_tool_calls)
         how = (
-            'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool, '
-            "or a JSON list of such objects to make several calls whose arguments you already "
-            "know (their results come back before your next reply)"
-            if settings.parallel_tool_calls else
+            'Reply with a JSON list: [{"name": "<tool>", "arguments": {...}}, ...] to call '
+            "tools, one item for each call whose arguments you already know (their results "
+            "come back before your next reply)"
+            if parallel else
             'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
             "(one call per reply; its result comes back before your next reply)"
         )
@@ -430,9 +432,10 @@ class JsonToolsModel(TextProtocolModel):
                 f"Tools:\n{describe_tools(tools)}\n{how}. "
                 "Every reply is a tool call: the final answer, too, is given by calling a tool."
             )
+        answer = '[{"answer": "..."}]' if parallel else '{"answer": "..."}'
         return (
             f"Tools:\n{describe_tools(tools)}\n{how}, "
-            'or {"answer": "..."} to answer the user once you know the answer.'
+            f"or {answer} to answer the user once you know the answer."
         )
 
     def render_assistant(self, message: Message) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-_ANSWER_OPEN = re.compile(r'\{\s*"answer"\s*:\s*"')
+_ANSWER_OPEN = re.compile(r'(?:\[\s*)?\{\s*"answer"\s*:\s*"')  # [{"answer": with parallel calls
 #: What may start a call in the JSON protocol (see :mod:`.calls`): hold back from here on.
 _CALL_START = re.compile(r"[{\[`<]")
 _FINAL = re.compile(r"(?:^|\n)[ \t]*[*_]*Final[ _]Answer[*_]*[ \t]*:[*_]*[ \t]*", re.IGNORECASE)
