@@ -361,12 +361,15 @@ async def test_parallel_tool_calls_ask_for_a_list_and_run_every_call() -> None:
 
 
 async def test_parallel_answers_come_as_a_list_and_stream_as_text() -> None:
+    second = Capture('[{"answer": "Ada is C-7"}]')
     inner = ScriptedModel(['[{"name": "find_customer", "arguments": {"name": "Ada"}}, '
-                           '{"answer": "too early"}]', '[{"answer": "Ada is C-7"}]'])
+                           '{"answer": "too early"}]', second])
     agent = Agent(JsonToolsModel(inner), "Answer.", [find_customer],
                   model_settings=ModelSettings(parallel_tool_calls=True))
     result = await agent.run("Find Ada.")
     assert result.output == "Ada is C-7"  # the listed answer, not its JSON
+    # the model's past calls come back in the form it is asked for: a list
+    assert second.messages[2].text == '[{"name": "find_customer", "arguments": {"name": "Ada"}}]'
     # a call beside an early answer still runs; the answer is not taken
     assert [c.args for c in result.tool_calls] == [{"name": "Ada"}]
     assert json_answer_so_far('[{"answer": "Ada is') == "Ada is"

@@ -182,8 +182,9 @@ class TextProtocolModel(Model):
         """The system-prompt text that describes the tools and how to call them."""
 
     @abstractmethod
-    def render_assistant(self, message: Message) -> str:
-        """A past assistant turn, written as the model was asked to write it."""
+    def render_assistant(self, message: Message, settings: ModelSettings) -> str:
+        """A past assistant turn, written as the model is asked to write it now (``settings``
+        are the current request's: the form may depend on them)."""
 
     @abstractmethod
     def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
@@ -223,7 +224,7 @@ class TextProtocolModel(Model):
             if message.role == "system":
                 continue
             if message.role == "assistant":
-                role, text = "assistant", self.render_assistant(message)
+                role, text = "assistant", self.render_assistant(message, settings)
                 written = {c.id: c.original_name for c in message.tool_calls
                            if c.original_name is not None}
             elif message.role == "tool":
@@ -438,16 +439,19 @@ class JsonToolsModel(TextProtocolModel):
             f"or {answer} to answer the user once you know the answer."
         )
 
-    def render_assistant(self, message: Message) -> str:
-        """Past calls alone, their thought left out (the trace keeps it).
+    def render_assistant(self, message: Message, settings: ModelSettings) -> str:
+        """Past calls alone, their thought left out (the trace keeps it), in the form the
+        model is asked for now: with ``parallel_tool_calls``, a list, as every reply is.
 
         Measured on Qwen2.5-Coder-1.5B: with its earlier plan in the history it rewrites the
         whole plan before the next call (138 tokens instead of 20, ~6x slower per step).
         """
         calls = [render_tool_call(c) for c in message.tool_calls]
+        listed = bool(settings.parallel_tool_calls)
         if not calls and message.text:
-            return json.dumps({"answer": message.text}, ensure_ascii=False)
-        return "\n".join(calls)
+            answer = {"answer": message.text}
+            return json.dumps([answer] if listed else answer, ensure_ascii=False)
+        return f"[{', '.join(calls)}]" if listed and calls else "\n".join(calls)
 
     def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
         # Small models otherwise repeat the call they just made: remind them of the ways on.

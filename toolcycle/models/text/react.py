@@ -57,7 +57,7 @@ class ReActModel(TextProtocolModel):
         return (f"You can use these tools:\n{describe_tools(tools)}\n\n"
                 f"{FORMAT.format(names=names, ending=ending)}")
 
-    def render_assistant(self, message: Message) -> str:
+    def render_assistant(self, message: Message, settings: ModelSettings) -> str:
         lines: list[str] = []
         thought = (message.thinking if not message.tool_calls else message.text).strip()
         if thought:
