@@ -335,8 +335,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             task_input=task_input,
             instructions=instructions,
         )
-        listeners = (core.callbacks if extra is None or not extra.by_hook
-                     else core.callbacks.merged(extra))
+        listeners = core.callbacks if extra is None else core.callbacks.merged(extra)
         state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
         if self._toolsets:
             state.refresh_tools = self._run_core
@@ -402,8 +401,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                        sink: Callable[[Event], None] | None, core: AgentCore,
                        settings: ModelSettings) -> RunState:
         extra = _run_options(callbacks, None)  # the run's callbacks added to the agent's
-        listeners = (core.callbacks if extra is None or not extra.by_hook
-                     else core.callbacks.merged(extra))
+        listeners = core.callbacks.merged(extra)
         state = resume_state(
             core, self.model, settings, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,

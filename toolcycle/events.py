@@ -269,6 +269,10 @@ class Callbacks:
                             f"callable(s) or lists of those; {_shown(source)} has no on_* method")
 
     def merged(self, other: Callbacks) -> Callbacks:
+        """These listeners, then ``other``'s; ``self`` itself when ``other`` has none (so its
+        cached routes are kept: a run that passes no callbacks builds none)."""
+        if not other.by_hook:
+            return self
         combined = Callbacks({k: list(v) for k, v in self.by_hook.items()})
         for hook, funcs in other.by_hook.items():
             combined.by_hook.setdefault(hook, []).extend(funcs)

@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, Cancelled, CancelToken, Message, ModelError, RunContext, tool
-from toolcycle.events import Event, FinalResult, TextDeltaEvent, ToolCallEvent, ToolResultEvent
+from toolcycle.events import (
+    Callbacks,
+    Event,
+    FinalResult,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 
@@ -325,3 +332,20 @@ async def test_tool_results_say_what_kind_of_failure_they_are() -> None:
     await Agent(looping, tools=[ping], limits=Limits(max_iterations=1),
                 callbacks={"on_tool_result": refused.append}).run("go")
     assert [e.error_type for e in refused] == [None, "tools_disabled"]
+
+
+async def test_a_runs_own_callbacks_join_the_agents_and_leave_them_unchanged() -> None:
+    """Per-run callbacks are merged over the agent's; a run that passes none (or only limits)
+    uses the agent's listeners as they are, their routes built once."""
+    agent_seen: list[str] = []
+    run_seen: list[str] = []
+    agent = Agent(ScriptedModel(["a", "b", "c"]),
+                  callbacks={"on_success": lambda e: agent_seen.append("agent")})
+    await agent.run("go", callbacks={"on_success": lambda e: run_seen.append("run")})
+    await agent.run("go", callbacks=[])
+    await agent.run("go")
+    assert agent_seen == ["agent"] * 3 and run_seen == ["run"]
+    own = Callbacks.collect({"on_success": print})[0]
+    assert own.merged(Callbacks()) is own
+    assert own.merged(Callbacks.collect({"on_success": print})[0]) is not own
+    assert len(own.by_hook["on_success"]) == 1

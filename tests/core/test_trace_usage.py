@@ -100,3 +100,23 @@ async def test_reasoning_tokens_add_up_into_the_run_and_survive_the_trace_round_
     assert [s.usage.reasoning_tokens for s in result.trace.steps] == [5, 5]
     again = Trace.from_dict(result.trace.to_dict())
     assert again.usage.reasoning_tokens == 10
+
+
+def test_the_field_orders_the_hot_path_builds_by_position_stay_as_they_are() -> None:
+    """The loop and the trace builder build these positionally (a keyword costs more than the
+    field it sets, once per iteration). Many fields share a type, so a reordering would swap
+    values without a type error: it must fail here and be mirrored at the call sites
+    (toolcycle/run/loop.py ``_request``, toolcycle/tracing/recorder.py)."""
+    from dataclasses import fields
+
+    from toolcycle.tracing.trace import Step, ToolCallRecord
+
+    assert [f.name for f in fields(Usage)][:7] == [
+        "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "requests",
+        "tool_calls", "reasoning_tokens"]
+    assert [f.name for f in fields(Step)][:10] == [
+        "iteration", "attempt", "thought", "thinking", "tool_calls", "usage", "model_ms",
+        "tools_ms", "started_at", "forced"]
+    assert [f.name for f in fields(ToolCallRecord)][:9] == [
+        "call_id", "name", "args", "iteration", "attempt", "result", "error", "duration_ms",
+        "kind"]

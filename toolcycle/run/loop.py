@@ -439,11 +439,11 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     for call in calls:
         state.call_ids.add(call.id)
     reported = message.usage if message.usage is not None else Usage()
-    usage = Usage(  # positional (once per iteration): requests, tool calls, reasoning tokens
+    usage = Usage(  # positional, once per iteration (field order pinned by a test)
         reported.input_tokens, reported.output_tokens, reported.cache_read_tokens,
         reported.cache_write_tokens,
         # an adapter may make several requests for one reply (a re-ask, a paused turn)
-        reported.requests if reported.requests > 0 else 1, len(calls), reported.reasoning_tokens,
+        max(reported.requests, 1), len(calls), reported.reasoning_tokens,
     )
     state.usage.add(usage)
     state.append(message)

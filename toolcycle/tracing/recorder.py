@@ -123,7 +123,8 @@ class TraceBuilder:
         attempts.append(AttemptRecord(event.attempt))
 
     def _iteration_start(self, event: IterationStart) -> None:
-        # positional: a keyword argument costs more than the field it sets, once per iteration
+        # positional: a keyword costs more than the field it sets, and this runs once per
+        # iteration (the field orders are pinned by tests/core/test_trace_usage.py)
         self.trace.steps.append(Step(event.iteration, event.attempt, "", "", [],
                                      Usage(0, 0, 0, 0, 1), 0.0, 0.0, time.time(), event.forced))
 
