@@ -21,11 +21,12 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.getcwd())  # the tree being measured, not the installed one
 
 from bench.overhead import LastResultModel, add_async, make_agent
-from toolcycle import Tool
+from toolcycle import Agent, Tool
 
 TOOL = Tool.from_function(add_async, name="add")
 
@@ -46,8 +47,8 @@ def _concurrent() -> float:
     for _ in range(25):
         agents = [make_agent(LastResultModel(5), TOOL) for _ in range(200)]
 
-        async def many(agents: list[object] = agents) -> None:
-            await asyncio.gather(*(a.run("count") for a in agents))  # type: ignore[attr-defined]
+        async def many(agents: list[Agent[Any, str]] = agents) -> None:
+            await asyncio.gather(*(a.run("count") for a in agents))
 
         start = time.process_time()
         asyncio.run(many())
