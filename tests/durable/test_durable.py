@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import pickle
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +26,7 @@ from toolcycle.testing import ScriptedModel, call
 @pytest.fixture(scope="module")
 def dbos_launched(postgres_cluster: PostgresCluster) -> Iterator[None]:
     """DBOS launched on a fresh database of the session's cluster, destroyed afterwards."""
+    _drop_closed_log_handlers()
     DBOS(config={"name": "toolcycle-durable-tests", "log_level": "WARNING",
                  "system_database_url": postgres_cluster.create_database()})
     DBOS.launch()
@@ -32,6 +34,17 @@ def dbos_launched(postgres_cluster: PostgresCluster) -> Iterator[None]:
         yield
     finally:
         DBOS.destroy()
+
+
+def _drop_closed_log_handlers() -> None:
+    """DBOS flushes its logger's handlers when launched; a handler added while an earlier test
+    captured the output (under pytest-xdist, any earlier file in the same worker) writes to a
+    stream that capture has closed since, and the flush raises."""
+    logger = logging.getLogger("dbos")
+    for handler in list(logger.handlers):
+        stream = getattr(handler, "stream", None)
+        if stream is not None and getattr(stream, "closed", False):
+            logger.removeHandler(handler)
 
 
 def add(a: int, b: int) -> int:
