@@ -38,7 +38,7 @@ def serialize_result(value: Any) -> tuple[str, bool]:
         except ValueError:  # more digits than int -> str allows (a DoS guard, not a JSON rule)
             return _int_text(value)
     try:
-        return json.dumps(value, ensure_ascii=False, default=_json_default), True
+        return _RESULT_JSON.encode(value), True
     except Exception as exc:  # TypeError, ValueError (int digits), RecursionError (depth), ...
         reason = f"{type(value).__name__} is not JSON-serializable ({type(exc).__name__}: {exc})"
         return _unserializable(value, reason), False
@@ -82,3 +82,8 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+#: Built once: ``json.dumps`` with options builds a new encoder per call (once per tool
+#: result). Non-ASCII text stays readable to the model.
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, default=_json_default)

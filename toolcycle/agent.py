@@ -7,6 +7,7 @@ tool, resolved callbacks) and every configuration problem is reported there, all
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -104,7 +105,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         toolsets: list[Toolset] = []
         problems.extend(_check_tools(tools))
         for item in tools if _is_tool_list(tools) else ():
-            if isinstance(item, Toolset):  # known only once connected: expanded per run
+            # a Tool or a function is not a Toolset: skip the runtime Protocol check (it walks
+            # the protocol's members, ~8 us per tool, a sixth of building a 50-tool agent)
+            if (not isinstance(item, Tool) and not inspect.isfunction(item)
+                    and isinstance(item, Toolset)):  # known only once connected: expanded per run
                 toolsets.append(item)
                 continue
             try:

@@ -80,7 +80,7 @@ class ToolCall:
         """
         if type(arguments) is dict:
             try:
-                return cls(id, name, arguments, json.dumps(arguments, allow_nan=False))
+                return cls(id, name, arguments, _ARGUMENTS_JSON.encode(arguments))
             except (TypeError, ValueError, RecursionError):
                 pass
         return cls.from_value(id, name, arguments)
@@ -99,7 +99,7 @@ class ToolCall:
             arguments = _json_form(value, "", 0)
             if not isinstance(arguments, dict):
                 raise _NoJsonForm(f"arguments must be a JSON object, got {type(value).__name__}")
-            text = json.dumps(arguments, allow_nan=False)
+            text = _ARGUMENTS_JSON.encode(arguments)
         except (_NoJsonForm, ValueError) as exc:  # ValueError: an int past the digit limit
             shown = raw if raw is not None else bounded_repr(value)
             return cls(id, name, None, shown, str(exc))
@@ -129,6 +129,11 @@ def parse_json_object(raw: str) -> tuple[dict[str, Any] | None, str | None]:
 #: Arguments nested deeper than this have no JSON form we accept (the walk stays far from
 #: the recursion limit).
 MAX_ARGUMENT_DEPTH = 256
+
+#: One encoder for every call's arguments: ``json.dumps`` with any option builds a new
+#: ``JSONEncoder`` per call (~1.5 us, once per tool call on the loop's hot path).
+#: NaN and infinity have no JSON form; a provider would reject them.
+_ARGUMENTS_JSON = json.JSONEncoder(allow_nan=False)
 
 
 class _NoJsonForm(Exception):

@@ -212,10 +212,15 @@ def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
 
 def _answer(state: RunState, turn: Turn, call: ToolCall, answer: Answer) -> Awaitable[None]:
     text, error = answer  # _store(turn, call, answer), inline: this is once per call
-    turn.answers[call.id] = (ToolResult(call.id, call.name, text, error is not None), error,
-                             time.perf_counter())
+    result = ToolResult(call.id, call.name, text, error is not None)
+    finished = time.perf_counter()
+    call_id = call.id
+    turn.answers[call_id] = (result, error, finished)
     if len(turn.calls) == 1:  # the common turn: its one answer is the one to report
-        return state.emit(_result_event(turn, call))
+        turn.reported.add(call_id)  # _result_event(turn, call), inline
+        duration = (finished - turn.started.get(call_id, finished)) * 1000.0
+        return state.emit(ToolResultEvent(turn.attempt, turn.iteration, call, result, duration,
+                                          error))
     return _report(state, turn)
 
 

@@ -36,7 +36,7 @@ from ..events import (
     ToolResultEvent,
     ValidationFailure,
 )
-from ..messages import Usage
+from ..messages import TextPart, ThinkingPart, Usage
 from .trace import AttemptRecord, Step, ToolCallRecord, Trace
 
 
@@ -55,7 +55,7 @@ SinkErrorHandler = Callable[[str, Exception], None]
 class TraceBuilder:
     """Applies a run's events to its trace and, if there is a sink, persists it as it grows."""
 
-    __slots__ = ("_open", "_tools_started", "on_sink_error", "sink", "trace")
+    __slots__ = ("_now", "_open", "_tools_started", "on_sink_error", "sink", "trace")
 
     def __init__(self, trace: Trace, sink: TraceSink | None = None,
                  on_sink_error: SinkErrorHandler | None = None) -> None:
@@ -64,6 +64,9 @@ class TraceBuilder:
         self.on_sink_error = on_sink_error
         self._open: dict[str, ToolCallRecord] = {}  # call id -> record awaiting its result
         self._tools_started = 0.0
+        #: The step being written (the last one started): events of the current iteration
+        #: find it without a search; :meth:`_step` finds any other.
+        self._now: Step | None = None
 
     def apply(self, event: Event) -> None:
         """Record ``event`` (events that change nothing in the trace cost one lookup)."""
@@ -125,25 +128,34 @@ class TraceBuilder:
     def _iteration_start(self, event: IterationStart) -> None:
         # positional: a keyword costs more than the field it sets, and this runs once per
         # iteration (the field orders are pinned by tests/core/test_trace_usage.py)
-        self.trace.steps.append(Step(event.iteration, event.attempt, "", "", [],
-                                     Usage(0, 0, 0, 0, 1), 0.0, 0.0, time.time(), event.forced))
+        step = self._now = Step(event.iteration, event.attempt, "", "", [],
+                                Usage(0, 0, 0, 0, 1), 0.0, 0.0, time.time(), event.forced)
+        self.trace.steps.append(step)
 
     def _step(self, attempt: int, iteration: int) -> Step:
         steps = self.trace.steps
         for step in reversed(steps):  # nearly always the last one
             if step.iteration == iteration and step.attempt == attempt:
+                self._now = step
                 return step
         step = Step(iteration, attempt, started_at=time.time())  # the start event was missed
         steps.append(step)
+        self._now = step
         return step
 
     def _model_response(self, event: ModelResponseEvent) -> None:
-        steps = self.trace.steps
-        step = steps[-1] if steps and steps[-1].iteration == event.iteration and (
-            steps[-1].attempt == event.attempt) else self._step(event.attempt, event.iteration)
+        step = self._now
+        if step is None or step.iteration != event.iteration or step.attempt != event.attempt:
+            step = self._step(event.attempt, event.iteration)
         message = event.message
-        step.thought = message.text
-        step.thinking = message.thinking
+        thought = thinking = ""  # message.text and .thinking in one pass (once per reply)
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                thought += part.text
+            elif isinstance(part, ThinkingPart):
+                thinking += part.text
+        step.thought = thought
+        step.thinking = thinking
         step.usage = event.usage  # made for this step by the engine, never changed after
         step.model_ms = event.duration_ms
         step.finish_reason = message.finish_reason
@@ -156,9 +168,9 @@ class TraceBuilder:
             self._persist("record_step")  # the reply is stored before its tools run
 
     def _tool_call(self, event: ToolCallEvent) -> None:
-        steps = self.trace.steps
-        step = steps[-1] if steps and steps[-1].iteration == event.iteration and (
-            steps[-1].attempt == event.attempt) else self._step(event.attempt, event.iteration)
+        step = self._now
+        if step is None or step.iteration != event.iteration or step.attempt != event.attempt:
+            step = self._step(event.attempt, event.iteration)
         if not step.tool_calls:
             self._tools_started = time.perf_counter()
         call = event.call
@@ -173,9 +185,9 @@ class TraceBuilder:
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         record = self._open.pop(event.call.id, None)
-        steps = self.trace.steps
-        step = steps[-1] if steps and steps[-1].iteration == event.iteration and (
-            steps[-1].attempt == event.attempt) else self._step(event.attempt, event.iteration)
+        step = self._now
+        if step is None or step.iteration != event.iteration or step.attempt != event.attempt:
+            step = self._step(event.attempt, event.iteration)
         if record is None:  # no call event was seen (a recorder attached mid-run)
             call = event.call
             record = ToolCallRecord(call.id, call.name, call.arguments, event.iteration,
@@ -211,7 +223,7 @@ class TraceBuilder:
         """A resumed run: calls of the last step still awaiting their result (a held output
         call) are open again, and the step's tool time goes on from where it stopped."""
         if self.trace.steps:
-            step = self.trace.steps[-1]
+            step = self._now = self.trace.steps[-1]
             for record in step.tool_calls:
                 if record.result is None and record.error is None:
                     self._open[record.call_id] = record
