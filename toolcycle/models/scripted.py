@@ -124,6 +124,9 @@ class ScriptedModel(Model):
     def _to_message(self, item: Any) -> Message:
         if isinstance(item, str):
             return Message("assistant", [TextPart(item)] if item else [], finish_reason="stop")
+        if isinstance(item, ToolCall):  # the usual item, without the general case's scans
+            call = self._with_id(item, {item.id} if item.id else set())
+            return Message("assistant", [call], finish_reason="tool_calls")
         parts: list[Any] = (list(item.parts) if isinstance(item, Message) else
                             [item] if isinstance(item, ToolCall) else list(item))
         # Ids given in the script are kept; the ones made here avoid them and every id of the
