@@ -161,7 +161,7 @@ class TraceBuilder:
         step.finish_reason = message.finish_reason
         step.model = message.model_name
         if event.repairs:
-            step.repairs = list(event.repairs)
+            step.repairs = tuple(event.repairs)
         if message.model_name and not self.trace.model_name:
             self.trace.model_name = message.model_name
         if self.sink is not None:

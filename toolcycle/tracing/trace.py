@@ -53,20 +53,24 @@ class Step:
     started_at: float = 0.0
     forced: bool = False
     finish_reason: str | None = None
-    #: What was changed in the reply before it entered the history (see toolcycle.run.repair).
-    repairs: list[str] = field(default_factory=list)
+    #: What was changed in the reply before it entered the history (see
+    #: toolcycle.models.repair). A tuple: nearly every step has none, and an empty tuple is
+    #: shared where an empty list would be one more object kept per step.
+    repairs: tuple[str, ...] = ()
     #: Which model wrote the reply (differs between steps under a FallbackModel).
     model: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["usage"] = self.usage.to_dict()
+        data["repairs"] = list(self.repairs)  # the JSON form: a list
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Step:
         data = dict(data)
         data["usage"] = Usage.from_dict(data.get("usage") or {})
+        data["repairs"] = tuple(data.get("repairs") or ())
         data["tool_calls"] = [ToolCallRecord(**r) for r in data.get("tool_calls", [])]
         return cls(**data)
 
