@@ -40,7 +40,7 @@ def load_pydantic() -> types.ModuleType:
 
 
 #: Names the OpenAI and Anthropic APIs accept for tools.
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")
 
 
 def schema_from_function(

@@ -151,3 +151,23 @@ def test_any_repaired_history_is_accepted(wire: str) -> None:
         for _ in range(rng.randint(1, 6)):
             _answered(history, _random_reply(rng), used)
             checker.check(history)
+
+
+@pytest.mark.parametrize("name, call_id", [("add\n", "c1"), ("add", "c1\n"), ("add\n", "c1\n")])
+def test_a_trailing_newline_is_not_a_valid_name_or_id(name: str, call_id: str) -> None:
+    """Python's ``$`` also matches before a final newline, so ``^...$`` let ``"add\\n"``
+    through; the providers' validators do not. The check anchors at the very end."""
+    reply = Message("assistant", [ToolCall.from_args(call_id, name, {"a": 1})])
+    repaired, repairs = repair_reply(reply, set())
+    call = repaired.tool_calls[0]
+    assert repairs and "\n" not in call.name and "\n" not in call.id
+    HistoryChecker().check([Message.user("go"), repaired, Message.tool_results(
+        [ToolResult(call.id, call.name, "unknown tool", True)])])
+
+
+def test_a_tool_name_with_a_trailing_newline_is_refused_at_construction() -> None:
+    from toolcycle import Tool
+    from toolcycle.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="must match"):
+        Tool.from_function(lambda a: a, name="add\n")

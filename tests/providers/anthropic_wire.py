@@ -33,7 +33,7 @@ from typing import Any
 from .openai_wire import tokens
 from .script import Call, Reply, ScriptError
 
-NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
 
 
 class WireError(Exception):

@@ -18,7 +18,7 @@ from typing import Any
 
 from .script import Call, Reply, ScriptError
 
-NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
 ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
 
 

@@ -18,7 +18,7 @@ from ..messages import Message, Part, TextPart, ToolCall
 from ..tools import TOOL_NAME_PATTERN
 
 #: Call ids every provider accepts (Anthropic's ``tool_use.id`` pattern, bounded in length).
-CALL_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+CALL_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")
 #: The name a call gets when the model wrote one no provider accepts; no tool may be found by
 #: it (the loop answers such a call as an unknown tool, naming ``original_name``).
 INVALID_TOOL_NAME = "invalid_tool_name"
