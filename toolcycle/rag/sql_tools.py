@@ -35,7 +35,7 @@ from ..errors import ToolcycleError
 from ..tools import Tool
 from ._sql_guard import QueryGuard
 
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,40}$")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,40}\Z")  # \Z: "$" allows a final newline
 
 #: Pragmas that only read (e.g. ``PRAGMA table_info(orders)``); every other pragma is refused.
 READ_ONLY_PRAGMAS = frozenset(

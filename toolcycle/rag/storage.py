@@ -18,7 +18,7 @@ from .embedders import STOPWORDS
 #: How long a statement waits for another connection's lock before failing (seconds).
 BUSY_TIMEOUT_S = 5.0
 SCHEMA_VERSION = "1"
-META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")  # \Z: "$" allows a final newline
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
