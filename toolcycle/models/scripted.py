@@ -127,8 +127,7 @@ class ScriptedModel(Model):
         if isinstance(item, ToolCall):  # the usual item, without the general case's scans
             call = self._with_id(item, {item.id} if item.id else set())
             return Message("assistant", [call], finish_reason="tool_calls")
-        parts: list[Any] = (list(item.parts) if isinstance(item, Message) else
-                            [item] if isinstance(item, ToolCall) else list(item))
+        parts: list[Any] = list(item.parts) if isinstance(item, Message) else list(item)
         # Ids given in the script are kept; the ones made here avoid them and every id of the
         # history (which may come from another model, or from an earlier ScriptedModel).
         taken = {p.id for p in parts if isinstance(p, ToolCall) and p.id}
