@@ -171,3 +171,18 @@ def test_a_tool_name_with_a_trailing_newline_is_refused_at_construction() -> Non
 
     with pytest.raises(ConfigurationError, match="must match"):
         Tool.from_function(lambda a: a, name="add\n")
+
+
+def test_the_id_check_agrees_with_the_pattern_on_random_ids() -> None:
+    """The reply check skips the regex for ASCII identifiers (its fast path); on any id it must
+    decide exactly as ``CALL_ID_PATTERN`` does."""
+    from toolcycle.models.repair import CALL_ID_PATTERN, _sound
+
+    rng = random.Random(7)
+    alphabets = ["aZ09_", "aZ09_-", "aZ09_-. \n\té$"]  # mostly valid, then anything
+    for _ in range(6000):
+        alphabet = rng.choice(alphabets)
+        length = rng.choice([0, 1, 2, 5, 29, 63, 64, 65, 80])
+        call_id = "".join(rng.choice(alphabet) for _ in range(length))
+        reply = Message("assistant", [ToolCall.from_args(call_id, "add", {"a": 1})])
+        assert _sound(reply, set()) is (CALL_ID_PATTERN.match(call_id) is not None), call_id
