@@ -185,7 +185,9 @@ class Tool[DepsT]:
         **options: Unpack[ToolOptions],
     ) -> None:
         policy = _policy_of(policy, options)
-        problems = _spec_problems(spec, check_schema) + policy.problems()
+        problems = _spec_problems(spec, check_schema)
+        if policy is not _DEFAULT_POLICY:  # the shared default has none (frozen)
+            problems += policy.problems()
         validator: Any = None  # compiled on first use: keeps construction cheap
         if check_schema and not problems:
             # A schema from outside is compiled now: a reference that resolves to nothing (or
@@ -458,6 +460,8 @@ class ToolLibrary:
 def _is_async_callable(function: ToolFunction) -> bool:
     if inspect.iscoroutinefunction(function):
         return True
+    if inspect.isfunction(function) or inspect.ismethod(function):
+        return False  # its __call__ is the interpreter's wrapper, never a coroutine function
     call = getattr(function, "__call__", None)  # noqa: B004 - callable objects
     return call is not None and inspect.iscoroutinefunction(call)
 
