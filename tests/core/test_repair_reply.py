@@ -186,3 +186,15 @@ def test_the_id_check_agrees_with_the_pattern_on_random_ids() -> None:
         call_id = "".join(rng.choice(alphabet) for _ in range(length))
         reply = Message("assistant", [ToolCall.from_args(call_id, "add", {"a": 1})])
         assert _sound(reply, set()) is (CALL_ID_PATTERN.match(call_id) is not None), call_id
+
+
+@pytest.mark.parametrize("call_id", ["call 1", "c1\n", "id/1", "x" * 65])
+def test_the_test_model_refuses_a_call_id_the_providers_refuse(call_id: str) -> None:
+    """The checker behind ScriptedModel holds ids to the pattern repair_reply enforces, so an
+    engine path that wrote an unrepaired id back would fail the tests as it fails Anthropic."""
+    from toolcycle.models.protocol import ProtocolViolation
+
+    reply = Message("assistant", [ToolCall.from_args(call_id, "add", {"a": 1})])
+    with pytest.raises(ProtocolViolation, match="does not match"):
+        HistoryChecker().check([Message.user("go"), reply, Message.tool_results(
+            [ToolResult(call_id, "add", "3")])])

@@ -34,6 +34,8 @@ from .openai_wire import tokens
 from .script import Call, Reply, ScriptError
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
+#: tool_use.id as the Messages API validates it (tool_result.tool_use_id must then match it).
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+\Z")
 
 
 class WireError(Exception):
@@ -191,6 +193,8 @@ def _check_block(block: dict[str, Any], role: str, where: str) -> None:
     if kind == "tool_use":
         if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
             raise WireError(f"{where}: tool_use blocks need id and name")
+        if not TOOL_USE_ID.match(block["id"]):
+            raise WireError(f"{where}.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
         if not isinstance(block.get("input"), dict):
             raise WireError(f"{where}.input: Input should be a valid dictionary")
     if kind == "thinking":

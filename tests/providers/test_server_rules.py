@@ -159,6 +159,8 @@ ANTHROPIC_BAD = [
     ),
     (msgs(user(TEXT), assistant({"type": "text", "text": "prefill "})), "trailing whitespace"),
     (msgs(user(USE)), "not allowed in user messages"),
+    *[(msgs(user(TEXT), assistant({**USE, "id": bad}), user(result(bad))), "should match pattern")
+      for bad in ("t 1", "t1\n")],
 ]
 
 

@@ -21,6 +21,7 @@ from typing import Literal
 from ..errors import ToolcycleError
 from ..messages import Message, TextPart, ThinkingPart
 from ..tools import TOOL_NAME_PATTERN
+from .repair import CALL_ID_PATTERN
 
 Wire = Literal["openai", "openai-functions", "anthropic", "both"]
 
@@ -100,6 +101,9 @@ class HistoryChecker:
         for call in calls:
             if not call.id:
                 raise _violation(index, message.role, "a tool call without an id")
+            if anthropic and not CALL_ID_PATTERN.match(call.id):
+                raise _violation(index, message.role, f"tool call id {call.id!r} does not "
+                                 f"match {CALL_ID_PATTERN.pattern}")
             if call.id in self._seen_ids or call.id in ids:
                 raise _violation(index, message.role, f"tool call id {call.id!r} is not unique")
             if not TOOL_NAME_PATTERN.match(call.name):
