@@ -48,10 +48,15 @@ from toolcycle.models.local.packs import pack_path
 from toolcycle.models.text.protocol import JsonToolsModel
 from toolcycle.models.text.react import ReActModel
 from toolcycle.spec.formats.bfcl import import_functions
+from toolcycle.tool_selection import ToolSelection
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 DATA = Path(str(resources.files("bfcl_eval") / "data"))
 MAX_TOKENS = 256
+#: A raw arm's question that runs longer is stopped and counted as a miss (llama.cpp's
+#: function-calling handler spent minutes on a few questions: 170 s on parallel_multiple_36,
+#: over 4 minutes on irrelevance_8 through the server); typical questions take 1-5 s.
+DEADLINE_S = 60.0
 
 
 def _checker() -> Callable[..., dict[str, Any]]:
@@ -113,7 +118,8 @@ class Outcome:
 # -- the arms ---------------------------------------------------------------------------------
 
 
-def toolcycle_arm(model: Model, parallel: bool = False) -> Callable[[Case], Outcome]:
+def toolcycle_arm(model: Model, parallel: bool = False,
+                  selection: ToolSelection | None = None) -> Callable[[Case], Outcome]:
     written: list[str] = []  # what the inner model wrote for this case (for --show)
     if isinstance(model, JsonToolsModel | ReActModel):
         inner, ask = model.inner, model.inner.request
@@ -128,7 +134,9 @@ def toolcycle_arm(model: Model, parallel: bool = False) -> Callable[[Case], Outc
         written.clear()
         messages = [Message(m["role"], [TextPart(m["content"])])  # type: ignore[arg-type]
                     for m in question(case)]
-        settings = ModelSettings(tools=case.tools, temperature=0.0, seed=DEFAULT_SEED,
+        tools = case.tools if selection is None else selection.select(
+            "\n".join(m["content"] for m in question(case) if m["role"] == "user"), case.tools)
+        settings = ModelSettings(tools=tools, temperature=0.0, seed=DEFAULT_SEED,
                                  parallel_tool_calls=parallel or None,
                                  max_tokens=MAX_TOKENS)
         started = time.perf_counter()
@@ -160,52 +168,118 @@ def _calls_of(case: Case, tool_calls: list[Any] | None) -> list[dict[str, Any]]:
     return calls
 
 
-def llama_fc_arm(path: Path, threads: int) -> Callable[[Case], Outcome]:
+def _llama_fc_worker(path: str, threads: int, conn: Any) -> None:
+    """The in-process handler, in a child process: a question that runs past the deadline
+    cannot be interrupted inside llama.cpp (an exception raised in a logits processor is
+    swallowed by the C callback), so the parent kills this process and starts another."""
     import llama_cpp
 
-    llama = llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=threads, seed=DEFAULT_SEED,
+    llama = llama_cpp.Llama(model_path=path, n_ctx=4096, n_threads=threads, seed=DEFAULT_SEED,
                             chat_format="chatml-function-calling", verbose=False)
+    conn.send("ready")
+    while True:
+        request = conn.recv()
+        if request is None:
+            return
+        messages, tools = request
+        conn.send(llama.create_chat_completion(
+            messages=messages, tools=tools, tool_choice="auto", temperature=0.0,
+            max_tokens=MAX_TOKENS, seed=DEFAULT_SEED))
+
+
+def llama_fc_arm(path: Path, threads: int) -> tuple[Callable[[Case], Outcome],
+                                                     Callable[[], None]]:
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    worker: list[Any] = []  # [process, connection] while one runs
+
+    def start() -> None:
+        parent, child = context.Pipe()
+        process = context.Process(target=_llama_fc_worker, args=(str(path), threads, child),
+                                  daemon=True)
+        process.start()
+        if parent.recv() != "ready":
+            raise RuntimeError("llama-cpp worker did not start")
+        worker[:] = [process, parent]
+
+    def stop() -> None:
+        if worker:
+            process, connection = worker
+            process.kill()
+            process.join()
+            connection.close()
+            worker.clear()
+
+    start()
 
     def run(case: Case) -> Outcome:
+        connection = worker[1]
         started = time.perf_counter()
-        response = llama.create_chat_completion(
-            messages=question(case), tools=_openai_tools(case), tool_choice="auto",
-            temperature=0.0, max_tokens=MAX_TOKENS, seed=DEFAULT_SEED)
+        connection.send((question(case), _openai_tools(case)))
+        if not connection.poll(DEADLINE_S):
+            seconds = time.perf_counter() - started
+            stop()
+            start()
+            return Outcome([], 0, seconds, f"timed out ({DEADLINE_S:.0f} s), worker restarted")
+        response = connection.recv()
         seconds = time.perf_counter() - started
         message = response["choices"][0]["message"]
         tokens = (response.get("usage") or {}).get("completion_tokens", 0)
         return Outcome(_calls_of(case, message.get("tool_calls")), tokens, seconds,
                        str(message.get("content") or "")[:300])
-    return run
+    return run, stop
 
 
 def server_arm(path: Path, threads: int) -> tuple[Callable[[Case], Outcome], Callable[[], None]]:
-    from openai import OpenAI
+    from openai import APITimeoutError, OpenAI
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     log = open(os.devnull, "w")  # noqa: SIM115 - closed with the server
-    server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads),
-         "--chat_format", "chatml-function-calling"], stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}/v1"
-    for _ in range(240):
-        try:
-            urllib.request.urlopen(f"{base}/models", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.5)
-    client = OpenAI(base_url=base, api_key="none", max_retries=0, timeout=600)
+    server: subprocess.Popen[bytes] | None = None
+    client: OpenAI | None = None
+
+    def start() -> None:
+        nonlocal server, client
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        server = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host",
+             "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads),
+             "--chat_format", "chatml-function-calling"], stdout=log, stderr=log)
+        base = f"http://127.0.0.1:{port}/v1"
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(f"{base}/models", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        client = OpenAI(base_url=base, api_key="none", max_retries=0, timeout=DEADLINE_S)
+
+    def halt() -> None:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+    start()
 
     def run(case: Case) -> Outcome:
         started = time.perf_counter()
+        assert client is not None
         try:
             response = client.chat.completions.create(
                 model="local", messages=question(case),  # type: ignore[arg-type]
                 tools=_openai_tools(case), tool_choice="auto",  # type: ignore[arg-type]
                 temperature=0.0, max_tokens=MAX_TOKENS, seed=DEFAULT_SEED)
+        except APITimeoutError:  # the server is still generating: restart it, count a miss
+            seconds = time.perf_counter() - started
+            halt()
+            start()
+            return Outcome([], 0, seconds, f"timed out ({DEADLINE_S:.0f} s), server restarted")
         except Exception:  # an HTTP 500 from the handler counts as a miss
             return Outcome([], 0, time.perf_counter() - started)
         seconds = time.perf_counter() - started
@@ -213,11 +287,7 @@ def server_arm(path: Path, threads: int) -> tuple[Callable[[Case], Outcome], Cal
         return Outcome(_calls_of(case, response.choices[0].message.tool_calls), tokens, seconds)
 
     def stop() -> None:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        halt()
         log.close()
     return run, stop
 
@@ -242,6 +312,7 @@ def verdict(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome
 
 
 def main() -> None:
+    global DEADLINE_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a pack name")
     parser.add_argument("--entries", type=int, default=100, help="entries per category")
@@ -251,9 +322,12 @@ def main() -> None:
     parser.add_argument("--log", type=Path,
                         help="append one JSON line per case and arm as it is graded, so a run "
                         "stopped early still has its figures")
+    parser.add_argument("--deadline", type=float, default=DEADLINE_S,
+                        help="seconds a raw arm may spend on one question (then a miss)")
     parser.add_argument("--show", action="store_true",
                         help="print every miss: reply, parsed calls, ground truth, checker error")
     args = parser.parse_args()
+    DEADLINE_S = args.deadline
     checker = _checker()
     path = pack_path(args.model)
     chat = LlamaChatModel(path, name=args.model, n_threads=args.threads)
@@ -270,10 +344,15 @@ def main() -> None:
     if "json+grammar+parallel" in wanted:
         arms["json+grammar+parallel"] = toolcycle_arm(JsonToolsModel(chat, constrained=True),
                                                       parallel=True)
+    if "json+grammar+parallel+select" in wanted:
+        arms["json+grammar+parallel+select"] = toolcycle_arm(
+            JsonToolsModel(chat, constrained=True), parallel=True, selection=ToolSelection())
     if "react" in wanted:
         arms["react"] = toolcycle_arm(ReActModel(chat))
     if "llama-cpp fc" in wanted:
-        arms["llama-cpp fc"] = llama_fc_arm(path, args.threads)
+        run, stop = llama_fc_arm(path, args.threads)
+        arms["llama-cpp fc"] = run
+        stops.append(stop)
     if "server+openai" in wanted:
         run, stop = server_arm(path, args.threads)
         arms["server+openai"] = run

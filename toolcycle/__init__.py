@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from .models.fallback import FallbackModel
     from .models.retry import RetryPolicy
     from .spec.agent_spec import AgentSpec, SpecError
+    from .tool_selection import ToolSelection
 
 __version__ = "0.1.0"
 
@@ -52,6 +53,10 @@ def __getattr__(name: str) -> Any:
         from . import spec
 
         return getattr(spec, name)
+    if name == "ToolSelection":  # imports the knowledge base's embedder: only when used
+        from .tool_selection import ToolSelection
+
+        return ToolSelection
     if name == "FallbackModel":
         from .models.fallback import FallbackModel
 
@@ -108,6 +113,7 @@ __all__ = [
     "ToolLibrary",
     "ToolPolicy",
     "ToolResult",
+    "ToolSelection",
     "ToolSpec",
     "ToolcycleError",
     "ToolsUnavailable",

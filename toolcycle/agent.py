@@ -10,12 +10,21 @@ import asyncio
 import inspect
 import os
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
+from ._agent_checks import (
+    check_limits,
+    check_model_settings,
+    check_playbook,
+    check_tool_selection,
+    check_tools,
+    check_trace_store,
+    is_tool_list,
+)
 from .agent_stream import AgentStream as AgentStream
 from .agent_stream import thread_runner
 from .approval import ApprovalAnswer, ApprovalPolicy
@@ -31,8 +40,8 @@ from .output import SUBMIT_TOOL_NAME, Output, as_output
 from .result import RunResult
 from .run.approvals import resume_state
 from .run.loop import run as run_loop
-from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, prepare
-from .run.toolsets import Expanded, with_toolsets
+from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
+from .run.toolsets import Expanded, selected, selecting, with_toolsets
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .tools import Tool, ToolFunction, Toolset, as_tool
 from .tracing.recorder import TRACE_HANDLERS, TraceSink
@@ -60,7 +69,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     fields or a callable of the run's context (:mod:`toolcycle.task_input`). ``approval`` is
     the policy that decides tool calls (:mod:`toolcycle.approval`; calls of tools with
     ``requires_approval`` pause the run without one); ``snapshot_key`` signs paused runs'
-    snapshots (HMAC).
+    snapshots (HMAC). ``tool_selection`` offers each run only the tools related to its prompt
+    (:mod:`toolcycle.tool_selection`).
     """
 
     def __init__(
@@ -82,6 +92,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         input_type: type[InputT] | None = None,
         approval: ApprovalPolicy | None = None,
         snapshot_key: bytes | str | None = None,
+        tool_selection: ToolSelector | None = None,
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -103,8 +114,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                 problems.append(f"{label} must be a string, got {type(text).__name__}")
         built_tools: dict[str, Tool[Any]] = {}
         toolsets: list[Toolset] = []
-        problems.extend(_check_tools(tools))
-        for item in tools if _is_tool_list(tools) else ():
+        problems.extend(check_tools(tools))
+        for item in tools if is_tool_list(tools) else ():
             # a Tool or a function is not a Toolset: skip the runtime Protocol check (it walks
             # the protocol's members, ~8 us per tool, a sixth of building a 50-tool agent)
             if (not isinstance(item, Tool) and not inspect.isfunction(item)
@@ -136,13 +147,14 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             problems.append("parallel_tools must be True or False")
         resolved_callbacks, callback_problems = Callbacks.collect(callbacks)
         problems.extend(f"callbacks: {p}" for p in callback_problems)
-        problems.extend(_check_limits(limits))
-        problems.extend(_check_model_settings(model_settings))
-        problems.extend(_check_trace_store(trace_store))
-        problems.extend(_check_playbook(playbook))
+        problems.extend(check_limits(limits))
+        problems.extend(check_model_settings(model_settings))
+        problems.extend(check_trace_store(trace_store))
+        problems.extend(check_playbook(playbook))
         if approval is not None and not callable(approval):
             problems.append("approval must be a function (request, ctx) -> Approve() | "
                             f"Deny(reason) | Defer(), got {type(approval).__name__}")
+        problems.extend(check_tool_selection(tool_selection))
         if snapshot_key is not None and not (isinstance(snapshot_key, bytes | str)
                                              and len(snapshot_key) >= 16):
             problems.append("snapshot_key must be bytes or a string of at least 16 characters")
@@ -201,6 +213,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         # (a batch of agents that each run once would otherwise pay for it in every run).
         resolved_callbacks.routes(TRACE_HANDLERS)
         self._toolsets = tuple(toolsets)
+        self.tool_selection = tool_selection
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
         self._expanded: Expanded | None = None
 
@@ -328,10 +341,14 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         extra = None if callbacks is None and limits is None else _run_options(callbacks, limits)
         task_input, user_prompt, instructions = start_run(
             self._task, self.instructions, task_input, user_prompt)
+        settings = settings or self.model_settings
+        selection = self.tool_selection
+        if selection is not None and user_prompt is not None:
+            core, settings = selected(core, settings, selection, user_prompt)
         setup = RunSetup(
             core=core,
             model=self.model,
-            settings=settings or self.model_settings,
+            settings=settings,
             limits=self._run_limits(limits),
             run_id=run_id or uuid.uuid4().hex,
             user_prompt=user_prompt,
@@ -342,7 +359,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         listeners = core.callbacks if extra is None else core.callbacks.merged(extra)
         state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
         if self._toolsets:
-            state.refresh_tools = self._run_core
+            state.refresh_tools = self._run_core if selection is None or user_prompt is None \
+                else selecting(self._run_core, selection, user_prompt)
         return state
 
     def _run_limits(self, limits: Limits | None) -> Limits:
@@ -427,62 +445,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
 def _run_options(callbacks: CallbacksArg, limits: object) -> Callbacks:
     """The run's own callbacks, once its options are checked (every problem at once)."""
     extra, problems = Callbacks.collect(callbacks)
-    problems = [f"callbacks: {p}" for p in problems] + _check_limits(limits)
+    problems = [f"callbacks: {p}" for p in problems] + check_limits(limits)
     if problems:
         raise ConfigurationError(problems, subject="run")
     return extra
-
-
-def _is_tool_list(tools: object) -> bool:
-    return isinstance(tools, Iterable) and not isinstance(tools, str | bytes | Mapping)
-
-
-def _check_tools(tools: object) -> list[str]:
-    """``tools=`` must be a list (or another iterable) of tools and functions: one function
-    given bare used to fail with "'function' object is not iterable"."""
-    if _is_tool_list(tools):
-        return []
-    return [f"tools must be a list of tools or functions, got {type(tools).__name__}"
-            + (" (wrap it in a list: tools=[...])" if callable(tools) else "")]
-
-
-def _check_limits(limits: object, where: str = "limits") -> list[str]:
-    """``limits=`` is ``None`` or a :class:`Limits` (a dict is not: ``Limits(**d)`` is). The
-    run-level ``limits=`` of ``run``/``run_sync``/``stream`` needs the same check."""
-    if limits is None or isinstance(limits, Limits):
-        return []
-    hint = f" (write {where}=Limits(**...))" if isinstance(limits, dict) else ""
-    return [f"{where} must be a Limits object, got {type(limits).__name__}{hint}"]
-
-
-def _check_model_settings(settings: object) -> list[str]:
-    if settings is None or isinstance(settings, ModelSettings):
-        return []
-    return [f"model_settings must be a ModelSettings object, got {type(settings).__name__}"]
-
-
-def _check_trace_store(value: object) -> list[str]:
-    """A sink needs the :class:`TraceSink` methods: a wrong value used to pass construction and
-    fail at the first run ("'int' object has no attribute 'start'")."""
-    if value is None or isinstance(value, str | bool | os.PathLike):
-        return []
-    missing = _missing_methods(value, ("start", "record_step", "finish"))
-    if not missing:
-        return []
-    return [f"trace_store must be a trace sink (start, record_step, finish), a SQLite path, "
-            f"True/False or None; {type(value).__name__} lacks {', '.join(missing)}"]
-
-
-def _check_playbook(value: object) -> list[str]:
-    missing = [] if value is None else _missing_methods(value, ("instructions_for", "observe"))
-    if not missing:
-        return []
-    return [f"playbook must be a Playbook (instructions_for, observe) or None; "
-            f"{type(value).__name__} lacks {', '.join(missing)}"]
-
-
-def _missing_methods(value: object, names: tuple[str, ...]) -> list[str]:
-    return [n for n in names if not callable(getattr(value, n, None))]
 
 
 def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> TraceSink | None:

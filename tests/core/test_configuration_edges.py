@@ -92,10 +92,10 @@ def test_run_level_limits_and_callbacks_are_checked_together() -> None:
 
 
 def test_the_run_level_limits_check_is_ready_for_the_loop() -> None:
-    from toolcycle.agent import _check_limits
+    from toolcycle._agent_checks import check_limits
 
-    assert _check_limits(None) == [] and _check_limits(Limits(timeout=1)) == []
-    assert _check_limits({"timeout": 1}) == [
+    assert check_limits(None) == [] and check_limits(Limits(timeout=1)) == []
+    assert check_limits({"timeout": 1}) == [
         "limits must be a Limits object, got dict (write limits=Limits(**...))"]
 
 

@@ -37,6 +37,15 @@ class PlaybookHook(Protocol):
     def observe(self, trace: Trace, termination: Termination | None) -> None: ...
 
 
+class ToolSelector(Protocol):
+    """What the agent needs from a tool selection (:class:`toolcycle.tool_selection.
+    ToolSelection` is one): the tools to offer a run, given its task; ``keep`` names tools that
+    must stay (the output and submit tools)."""
+
+    def select(self, task: str, tools: Sequence[ToolDefinition],
+               keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class AgentCore:
     """The immutable, precomputed part of an agent shared by all its runs."""

@@ -1,4 +1,5 @@
-"""A run's tools when the agent has toolsets (MCP servers, say): listed at each run's start.
+"""A run's tools: its toolsets' (MCP servers, say), listed at each run's start, and the ones a
+tool selection keeps for its task.
 
 Kept apart from :mod:`toolcycle.agent` because it is the one place where something outside the
 process decides which tools a run has. A toolset that cannot list its tools does not raise
@@ -10,14 +11,14 @@ is finished and stored like any other failed run's (a raw exception here would l
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigurationError
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
-from .state import AgentCore
+from .state import AgentCore, ToolSelector
 
 #: The toolsets' lists a core was built from, the core, and its settings (reused while no list
 #: changed: a toolset returns the same list object until its tools change).
@@ -64,3 +65,30 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
         gated=core.approval is not None or any(t.requires_approval for t in merged.values()))
     expanded_settings = replace(settings, tools=definitions)
     return expanded, expanded_settings, (lists, expanded, expanded_settings)
+
+
+def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
+             task: str) -> tuple[AgentCore, ModelSettings]:
+    """``core`` and ``settings`` with only the tools ``selector`` keeps for ``task`` (the output
+    and submit tools always stay); the same objects when it keeps them all."""
+    keep = frozenset(d.name for d in core.output.tool_definitions)
+    chosen = selector.select(task, core.definitions, keep)
+    if len(chosen) == len(core.definitions):
+        return core, settings
+    names = {d.name for d in chosen}
+    tools = {name: tool for name, tool in core.tools.items() if name in names}
+    narrowed = replace(core, tools=tools, definitions=chosen, tools_tokens=sum(
+        len(str(d.parameters)) + len(d.description) for d in chosen) // 4,
+        gated=core.approval is not None or any(t.requires_approval for t in tools.values()))
+    return narrowed, replace(settings, tools=chosen)
+
+
+def selecting(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
+              selector: ToolSelector, task: str
+              ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
+    """``refresh`` (the toolsets listed again before a request) with the run's selection
+    applied to what it lists: a toolset's new tools are selected for the task like the rest."""
+    async def refresh_selected() -> tuple[AgentCore, ModelSettings]:
+        core, settings = await refresh()
+        return selected(core, settings, selector, task)
+    return refresh_selected

@@ -1,0 +1,160 @@
+"""Tool selection: a run is offered only the tools related to its prompt.
+
+Driven through the agent the way a user would, with a scripted model that records what each
+request offered; the scoring itself is checked on plain tool definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from toolcycle import Agent, ConfigurationError, Tool, ToolSelection, tool
+from toolcycle.models.base import ToolDefinition
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.tool_selection import tool_text
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Current weather for a city: temperature and sky.
+
+    Args:
+        city: The city to report on.
+    """
+    return f"{city}: 18 C, cloudy"
+
+
+@tool
+def body_mass_index(weight_kg: float, height_m: float) -> float:
+    """Compute the body mass index of a person from weight and height.
+
+    Args:
+        weight_kg: The person's weight in kilograms.
+        height_m: The person's height in metres.
+    """
+    return round(weight_kg / height_m**2, 1)
+
+
+def offered(model: ScriptedModel) -> list[list[str]]:
+    return [[t.name for t in r.settings.tools] for r in model.requests]
+
+
+def definition(t: Tool[Any]) -> ToolDefinition:
+    return ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
+
+
+def test_scores_rank_the_related_tool_first() -> None:
+    selection = ToolSelection()
+    tools = [definition(body_mass_index), definition(get_weather)]
+    bmi, weather = selection.scores("What is the weather in Lisbon today?", tools)
+    assert weather > selection.min_relevance > bmi
+    assert selection.select("What is the weather in Lisbon today?", tools) == (tools[1],)
+
+
+def test_unrelated_task_keeps_no_tool_but_keeps_named_ones() -> None:
+    selection = ToolSelection()
+    tools = [definition(body_mass_index), definition(get_weather)]
+    task = "Write a haiku about autumn leaves."
+    assert selection.select(task, tools) == ()
+    assert selection.select(task, tools, keep=frozenset({"get_weather"})) == (tools[1],)
+    assert selection.scores("", tools) == [0.0, 0.0]
+    assert selection.scores(task, []) == []
+
+
+def test_max_tools_keeps_the_best_in_the_given_order() -> None:
+    tools = [ToolDefinition(f"tool_{i}", f"weather report number {i}", {}) for i in range(5)]
+    tools.append(ToolDefinition("weather", "Weather report for a city", {}))
+    chosen = ToolSelection(0.0, max_tools=2).select("weather report for a city", tools)
+    assert len(chosen) == 2 and chosen[-1].name == "weather"
+    assert [t.name for t in chosen] == [t.name for t in tools if t in chosen]
+
+
+def test_tool_text_includes_names_descriptions_and_nested_parameters() -> None:
+    text = tool_text(ToolDefinition("geo.find_city-by_name", "Look a place up.", {
+        "type": "object", "properties": {
+            "postal_code": {"type": "string", "description": "Five digits."},
+            "filters": {"type": "array", "items": {"type": "object", "properties": {
+                "country_iso": {"type": "string"}}}},
+        }}))
+    for words in ("geo find city by name", "Look a place up.", "postal code", "Five digits.",
+                  "filters", "country iso"):
+        assert words in text
+
+
+def test_invalid_configuration_lists_every_problem() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        ToolSelection(2.0, max_tools=0, embedder="words")  # type: ignore[arg-type]
+    assert len(caught.value.problems) == 3
+    with pytest.raises(ConfigurationError, match="tool_selection must be"):
+        Agent(ScriptedModel(["x"]), tool_selection="yes")  # type: ignore[arg-type]
+
+
+async def test_agent_offers_only_related_tools_for_the_whole_run() -> None:
+    model = ScriptedModel([call("get_weather", {"city": "Lisbon"}), "18 C and cloudy."])
+    agent = Agent(model, tools=[body_mass_index, get_weather], tool_selection=ToolSelection())
+    result = await agent.run("What is the weather in Lisbon?")
+    assert result.output == "18 C and cloudy."
+    assert offered(model) == [["get_weather"], ["get_weather"]]
+    # the agent itself is unchanged: the next run selects again, for its own prompt
+    model2 = ScriptedModel(["23.1"])
+    agent.model = model2
+    await agent.run("Body mass index for weight 70 kg and height 1.74 m?")
+    assert offered(model2) == [["body_mass_index"]]
+
+
+async def test_unrelated_prompt_gets_no_tools_and_a_text_answer() -> None:
+    model = ScriptedModel(["Leaves drift and fall."])
+    agent = Agent(model, tools=[body_mass_index, get_weather], tool_selection=ToolSelection())
+    result = await agent.run("Write a haiku about autumn leaves.")
+    assert result.output == "Leaves drift and fall." and offered(model) == [[]]
+
+
+async def test_a_call_to_a_tool_not_offered_is_an_unknown_tool() -> None:
+    model = ScriptedModel([call("body_mass_index", {"weight_kg": 70, "height_m": 1.7}),
+                           "Sorry."], wire="openai")
+    agent = Agent(model, tools=[body_mass_index, get_weather], tool_selection=ToolSelection())
+    result = await agent.run("What is the weather in Lisbon?")
+    record = result.tool_calls[0]
+    assert record.kind == "unknown" and record.error and "body_mass_index" in record.error
+    assert result.output == "Sorry."
+
+
+class Forecast(BaseModel):
+    city: str
+    summary: str
+
+
+async def test_structured_output_tool_is_always_offered() -> None:
+    model = ScriptedModel([call("final_result", {"city": "Oslo", "summary": "snow"})])
+    agent = Agent(model, tools=[body_mass_index, get_weather], output=Forecast,
+                  tool_selection=ToolSelection())
+    result = await agent.run("Write a haiku about autumn leaves.")
+    assert result.output == Forecast(city="Oslo", summary="snow")
+    names = offered(model)[0]
+    assert "body_mass_index" not in names and "get_weather" not in names and len(names) == 1
+
+
+class Listed:
+    """A toolset (as an MCP server is one) whose tools are known only at run time."""
+
+    def __init__(self, tools: Sequence[Tool[Any]]) -> None:
+        self.tools = list(tools)
+
+    async def get_tools(self) -> Sequence[Tool[Any]]:
+        return self.tools
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_toolset_tools_are_selected_too() -> None:
+    model = ScriptedModel([call("get_weather", {"city": "Rome"}), "Sunny."])
+    agent = Agent(model, tools=[Listed([body_mass_index, get_weather])],
+                  tool_selection=ToolSelection())
+    result = await agent.run("What is the weather in Rome?")
+    assert result.output == "Sunny."
+    assert offered(model) == [["get_weather"], ["get_weather"]]
