@@ -324,6 +324,9 @@ def main() -> None:
                         "stopped early still has its figures")
     parser.add_argument("--deadline", type=float, default=DEADLINE_S,
                         help="seconds a raw arm may spend on one question (then a miss)")
+    parser.add_argument("--resume", action="store_true",
+                        help="take the (arm, entry) results already in --log (same model) "
+                        "instead of running them again: a stopped run goes on where it ended")
     parser.add_argument("--show", action="store_true",
                         help="print every miss: reply, parsed calls, ground truth, checker error")
     args = parser.parse_args()
@@ -359,6 +362,11 @@ def main() -> None:
         stops.append(stop)
     categories = tuple(args.categories.split(","))
     selected = cases(args.entries, categories)
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if args.resume and args.log and args.log.exists():
+        for record in _jsonl(args.log):
+            if record.get("model", args.model) == args.model:
+                done[(record["arm"], record["id"])] = record
     log = open(args.log, "a") if args.log else None  # noqa: SIM115 - closed below
     right: dict[tuple[str, str], int] = defaultdict(int)
     tokens: dict[str, int] = defaultdict(int)
@@ -366,6 +374,12 @@ def main() -> None:
     try:
         for number, case in enumerate(selected, 1):
             for arm, run_case in arms.items():
+                earlier = done.get((arm, case.entry["id"]))
+                if earlier is not None:
+                    right[(arm, case.category)] += bool(earlier["right"])
+                    tokens[arm] += earlier["tokens"]
+                    seconds[arm] += earlier["seconds"]
+                    continue
                 outcome = run_case(case)
                 miss = verdict(checker, case, outcome)
                 right[(arm, case.category)] += not miss
@@ -377,9 +391,10 @@ def main() -> None:
                 seconds[arm] += outcome.seconds
                 if log is not None:
                     log.write(json.dumps({
-                        "arm": arm, "id": case.entry["id"], "category": case.category,
-                        "right": not miss, "miss": miss, "tokens": outcome.tokens,
-                        "seconds": round(outcome.seconds, 3)}) + "\n")
+                        "model": args.model, "arm": arm, "id": case.entry["id"],
+                        "category": case.category, "right": not miss, "miss": miss,
+                        "timed_out": outcome.raw.startswith("timed out"),
+                        "tokens": outcome.tokens, "seconds": round(outcome.seconds, 3)}) + "\n")
                     log.flush()
             print(f"\r{number}/{len(selected)}", end="", file=sys.stderr, flush=True)
     finally:
