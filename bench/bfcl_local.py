@@ -297,6 +297,8 @@ def server_arm(path: Path, threads: int) -> tuple[Callable[[Case], Outcome], Cal
 
 def verdict(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome) -> str:
     """``""`` when the reply is right, else why not (BFCL's checker's error, in its words)."""
+    if outcome.raw.startswith("timed out"):  # no reply at all: wrong in every category
+        return outcome.raw
     if case.category == "irrelevance":
         return "called a function" if outcome.calls else ""
     if not outcome.calls:
