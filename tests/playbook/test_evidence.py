@@ -20,7 +20,8 @@ from toolcycle.playbook import (
 from toolcycle.playbook.curator import use_verdict
 from toolcycle.playbook.evidence import is_empty_result, value_shape
 from toolcycle.playbook.stats import observations_from_trace
-from toolcycle.playbook.strategy import Insight
+from toolcycle.playbook.playbook import HEADER
+from toolcycle.playbook.strategy import Insight, covers, estimate_tokens
 
 from .conftest import make_trace
 
@@ -203,8 +204,43 @@ def test_reliability_lines_only_for_tools_of_the_strategies_shown() -> None:
     parking, _ = pb.instructions_for("How many parking spaces at the station?", "support", tools)
     assert "delay_feed" not in parking
     delay, shown = pb.instructions_for("What is the delay of service 9?", "support", tools)
-    assert shown and "delay_feed often times out" in delay
-    assert "use timetable_archive instead" in delay
+    # the sequence carries the timeout lesson ("Do not use delay_feed"): the pitfall that says
+    # the same, and the reliability line of a tool no shown strategy calls, are left out
+    assert shown and "Call timetable_archive(" in delay and "Do not use delay_feed" in delay
+    assert "times out" not in delay and len(shown) == 1
+
+
+def test_a_pitfall_the_shown_sequence_already_carries_is_left_out() -> None:
+    seq = Strategy(id="q", domain="d", advice="Call find_booking(ref), then booking_detail(id) "
+                   "(feed each result into the next call), then answer with the seat.",
+                   tools=["find_booking", "booking_detail"], applies_when=["seat"], support=3)
+    prerequisite = Strategy(id="p1", domain="d", kind="pitfall", applies_when=["seat"],
+                            advice="booking_detail needs id from find_booking: call it first.",
+                            tools=["booking_detail", "find_booking"], support=3)
+    argument = Strategy(id="p2", domain="d", kind="pitfall", applies_when=["seat"],
+                        advice='booking_detail fails: pass id like "B-1".',
+                        tools=["booking_detail"], support=3)
+    alternative = Strategy(id="p3", domain="d", kind="pitfall", applies_when=["seat"],
+                           advice="seat_map times out. Call find_booking(ref) instead.",
+                           tools=["seat_map", "find_booking"], support=3)
+    backwards = Strategy(id="p4", domain="d", kind="pitfall", applies_when=["seat"],
+                         advice="find_booking needs x from booking_detail.",
+                         tools=["find_booking", "booking_detail"], support=3)
+    assert covers(seq, prerequisite) and covers(seq, alternative)
+    assert not covers(seq, argument) and not covers(seq, backwards)
+    assert not covers(prerequisite, seq)
+    pb = Playbook(":memory:")
+    pb.store.put([seq, prerequisite, argument, alternative])
+    tools = ["find_booking", "booking_detail", "seat_map"]
+    text, shown = pb.instructions_for("which seat has booking 7?", "d", tools)
+    assert sorted(shown) == ["p2", "q"] and "call it first" not in text
+    # without room for the sequence, the pitfalls it would have carried are shown instead
+    assert estimate_tokens(seq.render()) > estimate_tokens(prerequisite.render()) + 2
+    pb = Playbook(":memory:", token_budget=estimate_tokens(HEADER)
+                  + estimate_tokens(prerequisite.render()) + 2)
+    pb.store.put([seq, prerequisite])
+    text, shown = pb.instructions_for("which seat has booking 7?", "d", tools)
+    assert "q" not in shown and "p1" in shown
 
 
 def test_an_insight_from_old_json_still_loads() -> None:

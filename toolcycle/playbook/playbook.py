@@ -26,7 +26,7 @@ from .location import open_store
 from .reflector import LLMReflector, analyse, reflect
 from .stats import ToolStats, compute_stats, observations_from_trace, render_stats
 from .store import PlaybookStore
-from .strategy import Strategy, estimate_tokens
+from .strategy import Strategy, covers, estimate_tokens
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -108,7 +108,16 @@ class Playbook:
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
-        for strategy, _ in found:
+        sequences = [s for s, _ in found if s.kind == "sequence"]
+        # A pitfall that a sequence found for the same task already carries (its repair, or
+        # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
+        # the lesson in other words and costs tokens on every request of the run.
+        waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
+        ordered = [s for s, _ in found if s not in waiting]
+        for strategy in [*ordered, *waiting]:
+            if strategy in waiting and any(q.id in shown for q in sequences
+                                           if covers(q, strategy)):
+                continue
             line = strategy.render()
             cost = estimate_tokens(line) + 1
             if used + cost > self.token_budget:

@@ -220,6 +220,23 @@ class Strategy:
         return cls(**data)
 
 
+def covers(sequence: Strategy, pitfall: Strategy) -> bool:
+    """Whether ``sequence`` already carries ``pitfall``'s lesson.
+
+    A pitfall learned with a repair names two tools, the failing one and the one that helped
+    (``[t, via]``): a sequence that calls ``via`` before ``t`` (a prerequisite looked up
+    first) or calls ``via`` and never ``t`` (the alternative) says it already. A pitfall
+    without a repair (an argument format, an error nothing fixed) is never covered.
+    """
+    if sequence.kind != "sequence" or pitfall.kind != "pitfall" or len(pitfall.tools) != 2:
+        return False
+    tool, via = pitfall.tools
+    order = sequence.tools
+    if via not in order:
+        return False
+    return tool not in order or order.index(via) < order.index(tool)
+
+
 def strategy_id(kind: str, domain: str, tools: list[str], detail: str = "") -> str:
     """A stable id, so that the same pattern found in two processes gets the same strategy."""
     basis = "|".join([kind, domain, ">".join(tools), detail])
