@@ -36,3 +36,9 @@ def time_model() -> ScriptedModel:
 
     return ScriptedModel([[call("sayHello", {"personName": "Ada"}),
                            call("get_current_time", {"timezone": "UTC"})], answer])
+
+
+def tools_model() -> ScriptedModel:
+    """Answers with the names of the tools it was offered."""
+    return ScriptedModel(lambda messages, settings:
+                         "tools: " + ",".join(t.name for t in settings.tools))

@@ -28,6 +28,7 @@ from ..errors import AgentError
 from ..limits import Limits
 from ..models.base import ModelSettings
 from ..result import RunResult
+from ..tool_selection import DEFAULT_MIN_RELEVANCE, ToolSelection
 from ..tracing.store import DEFAULT_PATH, ENV_VAR
 from ._loading import guarded, load_library, load_spec, resolve_model_argument
 from ._progress import progress_on_stderr
@@ -44,6 +45,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--max-iterations", type=int, help="override the spec's limit")
     parser.add_argument("--temperature", type=float, help="sampling temperature")
     parser.add_argument("--seed", type=int, help="sampling seed (where the model takes one)")
+    parser.add_argument("--select-tools", type=float, nargs="?", const=DEFAULT_MIN_RELEVANCE,
+                        metavar="MIN_RELEVANCE",
+                        help="offer the run only the tools related to the input (lexical "
+                        f"relevance, default {DEFAULT_MIN_RELEVANCE}; see ToolSelection)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--trace-db", metavar="PATH",
                         help="where the trace is recorded, a SQLite path or a postgresql:// URL "
@@ -63,6 +68,8 @@ def _run(args: argparse.Namespace) -> int:
     # Every run is recorded unless asked not to: `toolcycle trace show RUN` needs it afterwards.
     store: object = False if args.no_trace else (args.trace_db or True)
     options: dict[str, Any] = {"approval": _ask_for_all} if args.approve_all else {}
+    if args.select_tools is not None:
+        options["tool_selection"] = ToolSelection(args.select_tools)
     agent = spec.bind(load_library(args.tools), model=resolve_model_argument(args.model),
                       trace_store=store,
                       model_settings=ModelSettings(temperature=args.temperature, seed=args.seed),
