@@ -428,9 +428,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             core, self.model, settings, snapshot,
             dict(approvals) if isinstance(approvals, Mapping) else approvals,
             deps, cancel_token, listeners, sink,
-            None if self._task is None else self._task.validate)
+            None if self._task is None else self._task.validate, self.tool_selection)
         if self._toolsets:
-            state.refresh_tools = self._run_core
+            prompt, selection = state.setup.user_prompt, self.tool_selection
+            state.refresh_tools = self._run_core if selection is None or prompt is None \
+                else selecting(self._run_core, selection, prompt)
         return state
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,

@@ -158,3 +158,30 @@ async def test_toolset_tools_are_selected_too() -> None:
     result = await agent.run("What is the weather in Rome?")
     assert result.output == "Sunny."
     assert offered(model) == [["get_weather"], ["get_weather"]]
+
+
+@tool(requires_approval=True)
+def delete_file(path: str) -> str:
+    """Delete a file from the disk.
+
+    Args:
+        path: The file to delete.
+    """
+    return f"deleted {path}"
+
+
+async def test_a_paused_run_resumes_with_the_tools_it_was_offered() -> None:
+    model = ScriptedModel([call("delete_file", {"path": "/tmp/x"}), "Deleted."])
+    agent = Agent(model, tools=[get_weather, delete_file], tool_selection=ToolSelection())
+    paused = await agent.run("Delete the file /tmp/x from the disk.")
+    assert paused.paused and paused.snapshot is not None
+    resumed = await agent.resume(paused.snapshot, {paused.pending_approvals[0].call_id: True})
+    assert resumed.output == "Deleted."
+    assert offered(model) == [["delete_file"], ["delete_file"]]
+    # a snapshot whose prompt was changed no longer matches: its integrity check says so
+    import json
+
+    forged = json.loads(json.dumps(paused.snapshot))
+    forged["user_prompt"] = "What is the weather?"
+    with pytest.raises(ConfigurationError, match="integrity"):
+        await agent.resume(forged, {paused.pending_approvals[0].call_id: True})

@@ -33,7 +33,8 @@ from ..models.base import Model, ModelSettings
 from ..result import RunResult, Termination
 from ..tracing.trace import Trace
 from . import snapshot as snapshots
-from .state import AgentCore, RunSetup, RunState, Turn, assemble, new_context
+from .state import AgentCore, RunSetup, RunState, ToolSelector, Turn, assemble, new_context
+from .toolsets import selected
 
 
 class PauseRun(Exception):
@@ -118,12 +119,18 @@ def resume_state(
     callbacks: Callbacks,
     sink: Callable[[Event], None] | None,
     revive_input: Callable[[Any], Any] | None = None,
+    selector: ToolSelector | None = None,
 ) -> RunState:
     """A paused run's state, checked and ready for the loop, on the agent's ``core`` (its
     toolsets' tools included) and model ``settings``; the snapshot's run id, prompt and limits.
     Raises :class:`SnapshotError` for a snapshot this agent cannot resume and
     :class:`ConfigurationError` for approvals that do not answer it. ``revive_input`` turns the
-    snapshot's task input (its JSON form) back into the agent's input type."""
+    snapshot's task input (its JSON form) back into the agent's input type. With a tool
+    ``selector`` the tools are selected for the snapshot's prompt again, as when the run
+    started (selection is deterministic), so the run goes on with the tools it was offered."""
+    prompt = None if selector is None else snapshots.prompt_of(snapshot)
+    if selector is not None and prompt is not None:
+        core, settings = selected(core, settings, selector, prompt)
     data = snapshots.open_snapshot(snapshot, core, model)
     pending = [ApprovalRequest.from_dict(p) for p in data["pending"]]
     problems = answer_problems(pending, approvals)

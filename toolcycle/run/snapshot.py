@@ -141,6 +141,19 @@ def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model
     return data
 
 
+def prompt_of(snapshot: dict[str, Any] | str | bytes) -> str | None:
+    """The paused run's user prompt, read before the snapshot is checked (``None`` if it has
+    none, or is not even JSON: :func:`open_snapshot` then says what is wrong). A run whose
+    tools were selected for its prompt is resumed with the same selection, so the agent
+    that checks the snapshot must first select again."""
+    try:
+        data = json.loads(snapshot) if isinstance(snapshot, str | bytes) else snapshot
+    except ValueError:
+        return None
+    prompt = data.get("user_prompt") if isinstance(data, dict) else None
+    return prompt if isinstance(prompt, str) else None
+
+
 def _integrity_problems(data: dict[str, Any], key: bytes | None) -> list[str]:
     integrity = data.get("integrity")
     if not isinstance(integrity, dict):
