@@ -20,8 +20,10 @@ which the benchmark does not grade, as the highest score that still keeps the ri
 95 % of the answerable questions (``bench/tool_selection.py`` prints that calibration).
 
 Selection happens once, at a run's start, from the run's user prompt; every later request of
-the run offers the same tools. A call to a tool that was not offered is answered as an
-unknown tool, like any other name the model makes up.
+the run offers the same tools, and a paused run is resumed with them (selected again for the
+snapshot's prompt: the selection is deterministic). A run without a prompt (a history ending
+in a user message) is offered every tool. A call to a tool that was not offered is answered
+as an unknown tool, like any other name the model makes up.
 """
 
 from __future__ import annotations
