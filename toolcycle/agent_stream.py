@@ -33,6 +33,9 @@ class AgentStream[OutputT]:
         self.result: RunResult[OutputT] | None = None
 
     async def __aiter__(self) -> AsyncIterator[Event]:
+        if self._task is not None:  # a second loop would run the finished state again
+            raise RuntimeError("a stream's events can be iterated once: read .result, or "
+                               "await get_result(), after the first loop")
         if self._state is None:
             assert self._prepare is not None
             self._state = await self._prepare()
@@ -53,9 +56,24 @@ class AgentStream[OutputT]:
                 self._task.exception()  # left early: the run's error is not the caller's
 
     async def get_result(self) -> RunResult[OutputT]:
-        """Drain the events and return the result."""
-        async for _ in self:
-            pass
+        """The run's result, draining the events first if nobody iterated them.
+
+        After the events were iterated it returns that run's result (or raises its error):
+        it used to iterate again, which ran the finished run's state a second time (more
+        model requests, another output).
+        """
+        if self._task is None:
+            async for _ in self:
+                pass
+        elif self.result is None:
+            # Still running: iterated elsewhere, or left with ``break`` (the loop's generator
+            # is closed a moment later, which cancels the run). Wait without taking on its
+            # cancellation, then give its result, raise its error, or say it was cancelled.
+            await asyncio.wait([self._task])
+            if self._task.cancelled():
+                raise RuntimeError("the stream was left before its run finished, which "
+                                   "cancelled the run: there is no result")
+            self.result = self._task.result()
         assert self.result is not None
         return self.result
 

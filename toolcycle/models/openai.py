@@ -370,8 +370,9 @@ def compatible_model_from_string(text: str) -> Model:
     ``?tools=text`` (or ``json``; ``react``) after the URL puts the model behind a text tool
     protocol, for servers whose chat format has no native tool calls (``llama_cpp.server``
     with plain chatml returns a call as text, which native tool calling would take for the
-    answer); ``&constrained=true`` adds grammar-constrained replies through
-    ``response_format``. ``?tools=native`` is the default. Other query parameters stay in URL.
+    answer); ``&constrained=true`` (or ``lazy``: calls only) adds grammar-constrained replies
+    through ``response_format``. ``?tools=native`` is the default. Other query parameters stay
+    in the URL.
     """
     name, url = _split_url(text)
     if url is None:
@@ -398,10 +399,10 @@ def compatible_model_from_string(text: str) -> Model:
         from .text.react import ReActModel
 
         return ReActModel(model)
-    from .text.protocol import JsonToolsModel
+    from .text.protocol import JsonToolsModel, constrained_option
 
-    return JsonToolsModel(model, constrained=options.get("constrained", "").lower()
-                          in ("1", "true", "yes"))
+    return JsonToolsModel(model, constrained=constrained_option(
+        options.get("constrained"), "openai-compatible model string") or False)
 
 
 _TOOL_PROTOCOLS = ("native", "text", "json", "react")

@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl
 from ...errors import ModelError
 from ...messages import Message, TextPart, Usage
 from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
-from ..text.protocol import JsonToolsModel, TextProtocolModel
+from ..text.protocol import JsonToolsModel, TextProtocolModel, constrained_option
 from .packs import PACKS, pack_path
 
 # OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
@@ -292,7 +292,7 @@ def local_model(
     name_or_path: str,
     *,
     protocol: Protocol = "json",
-    constrained: bool | None = None,
+    constrained: bool | Literal["lazy"] | None = None,
     n_ctx: int = DEFAULT_CONTEXT,
     n_threads: int | None = None,
     seed: int = DEFAULT_SEED,
@@ -300,8 +300,9 @@ def local_model(
     """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
 
     ``constrained=None`` turns grammar-constrained replies on for packs that need them
-    (SmolLM2-135M) and off otherwise; agents can override it per run with
-    ``ModelSettings(extra={"constrained": True})``.
+    (SmolLM2-135M) and off otherwise; ``"lazy"`` constrains only the calls (the model first
+    decides freely whether to call: see :class:`JsonToolsModel`); agents can override it per
+    run with ``ModelSettings(extra={"constrained": True})``.
     """
     path, name = resolve_weights(name_or_path)
     chat = LlamaChatModel(path, name=name, n_ctx=n_ctx, n_threads=n_threads, seed=seed)
@@ -317,13 +318,12 @@ def local_model(
 
 def model_from_string(text: str) -> TextProtocolModel:
     """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react`` or
-    ``?constrained=true`` (the part after ``local:`` in a model string)."""
+    ``?constrained=true|false|lazy`` (the part after ``local:`` in a model string)."""
     target, _, query = text.partition("?")
     options = dict(parse_qsl(query))
     protocol = options.get("protocol", "json")
     if protocol not in ("json", "react"):
         raise ValueError(f"unknown protocol {protocol!r} in {text!r}: use json or react")
-    constrained_text = options.get("constrained")
-    constrained = None if constrained_text is None else constrained_text.lower() in ("1", "true")
+    constrained = constrained_option(options.get("constrained"), text)
     return local_model(target, protocol="react" if protocol == "react" else "json",
                        constrained=constrained)

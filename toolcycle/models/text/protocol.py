@@ -25,7 +25,7 @@ import re
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from ...errors import ModelError
 from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
@@ -41,6 +41,7 @@ from ..base import (
 )
 from .calls import parse_tool_calls, render_tool_call
 from .constrained import reply_schema
+from .describe import describe_tools
 from .streaming import json_answer_so_far, new_text
 
 #: ``ModelSettings.extra`` key: ``True``/``False`` turns grammar-constrained replies on/off.
@@ -265,74 +266,6 @@ def _directive(settings: ModelSettings) -> str:
     return f"Call the tool {choice} now."
 
 
-def describe_tools(tools: Sequence[ToolDefinition]) -> str:
-    """One short line per tool: ``- name(arg: type, opt?: type = default): description``.
-
-    Prompt processing dominates the cost of a small local model, so tools are described as
-    compact signatures instead of full JSON Schemas; nested types fall back to their schema.
-    """
-    return "\n".join(f"- {_signature(t)}: {t.description.strip() or t.name}" for t in tools)
-
-
-def _signature(tool: ToolDefinition) -> str:
-    return f"{tool.name}({_fields(tool.parameters, tool.parameters, ())})"
-
-
-def _fields(schema: dict[str, Any], root: dict[str, Any], seen: tuple[str, ...]) -> str:
-    """``name: type, opt?: type = default`` for an object schema's properties."""
-    properties: dict[str, Any] = schema.get("properties", {})
-    required = set(schema.get("required", ()))
-    args = []
-    for name, sub in properties.items():
-        text = f"{name}{'' if name in required else '?'}: {_type_name(sub, root, seen)}"
-        if isinstance(sub, dict) and "default" in sub:
-            text += f" = {json.dumps(sub['default'])}"
-        args.append(text)
-    return ", ".join(args)
-
-
-def _type_name(schema: Any, root: dict[str, Any], seen: tuple[str, ...] = ()) -> str:
-    if not isinstance(schema, dict):
-        return "any"
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        # A sub-model ("#/$defs/FlightInfo"): the model is shown its fields, never the bare
-        # ref, whose target the prompt does not hold. A recursive one is named, not expanded.
-        target = _resolve_local(ref, root)
-        if target is None or ref in seen:
-            return ref.rsplit("/", 1)[-1] or "object"
-        return _type_name(target, root, (*seen, ref))
-    if "enum" in schema:
-        return " | ".join(json.dumps(v) for v in schema["enum"])
-    kind = schema.get("type")
-    if kind in ("string", "integer", "number", "boolean"):
-        return str(kind)
-    if kind == "array" and isinstance(schema.get("items"), dict):
-        return f"list[{_type_name(schema['items'], root, seen)}]"
-    if "anyOf" in schema:
-        return " | ".join(_type_name(s, root, seen) for s in schema["anyOf"]
-                          if isinstance(s, dict))
-    if kind == "null":
-        return "null"
-    if kind == "object" and isinstance(schema.get("properties"), dict) and schema["properties"]:
-        return f"{{{_fields(schema, root, seen)}}}"
-    slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
-    return json.dumps(slim, separators=(",", ":"))
-
-
-def _resolve_local(ref: str, root: dict[str, Any]) -> dict[str, Any] | None:
-    """The sub-schema a local ref ("#/$defs/X", "#/definitions/X") names in ``root``."""
-    if not ref.startswith("#"):
-        return None
-    target: Any = root
-    for step in filter(None, ref[1:].split("/")):
-        step = step.replace("~1", "/").replace("~0", "~")
-        if not isinstance(target, dict) or step not in target:
-            return None
-        target = target[step]
-    return target if isinstance(target, dict) else None
-
-
 def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
     """The ``tool_choice`` to ask again with when the reply only repeats calls, else ``None``.
 
@@ -403,14 +336,56 @@ class JsonToolsModel(TextProtocolModel):
     one call to an offered tool or ``{"answer": ...}``. Unconstrained replies are parsed
     tolerantly (tags, fences, bare JSON, several calls) and text outside the calls is kept as
     the thought.
+
+    ``constrained="lazy"`` lets the model decide freely and constrains only the call: a request
+    that offers tools with ``tool_choice="auto"`` is first answered without the grammar; a
+    reply that calls no tool is the answer, one that calls is written again under the grammar
+    (both replies' usage counted). Under the grammar a small model calls a tool on every
+    question, fitting or not; free, it declines as llama.cpp's own handlers let it, and the
+    grammar still shapes the calls it makes (BFCL, Qwen2.5-Coder-0.5B: docs/benchmarks.md).
+    This is llama.cpp's "lazy grammar" idea, done with two requests where that is not exposed.
     """
 
-    def __init__(self, inner: Model, *, constrained: bool = False) -> None:
+    def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False) -> None:
         super().__init__(inner)
         self.constrained = constrained
 
     def is_constrained(self, settings: ModelSettings) -> bool:
         return bool(settings.extra.get(CONSTRAINED, self.constrained))
+
+    def _decides_freely(self, settings: ModelSettings) -> bool:
+        """Lazy constraint: the model may answer or call, so it first replies freely."""
+        return (settings.extra.get(CONSTRAINED, self.constrained) == "lazy"
+                and bool(settings.tools) and settings.tool_choice == "auto")
+
+    async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        if not self._decides_freely(settings):
+            return await super().request(messages, settings)
+        reply, parts = await self._ask(messages, _constrained(settings, False))
+        if not any(isinstance(p, ToolCall) for p in parts):
+            return self._message(reply, parts, usage_of(reply).copy())
+        message = await super().request(messages, _constrained(settings, True))
+        message.usage = _both(reply, message)
+        return message
+
+    async def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        if not self._decides_freely(settings):
+            async for item in super().stream(messages, settings):
+                yield item
+            return
+        outcome: list[tuple[Message, list[Part]]] = []
+        async for delta in self._stream_ask(messages, _constrained(settings, False), outcome):
+            yield delta
+        reply, parts = outcome.pop()
+        if not any(isinstance(p, ToolCall) for p in parts):
+            yield ModelResponse(self._message(reply, parts, usage_of(reply).copy()))
+            return
+        async for item in super().stream(messages, _constrained(settings, True)):
+            if isinstance(item, ModelResponse):
+                item.message.usage = _both(reply, item.message)
+            yield item
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
         # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
@@ -494,3 +469,27 @@ class JsonToolsModel(TextProtocolModel):
         if schema is None:
             return {}
         return {"response_format": {"type": "json_object", "schema": schema}}
+
+
+def _constrained(settings: ModelSettings, on: bool) -> ModelSettings:
+    return replace(settings, extra={**settings.extra, CONSTRAINED: on})
+
+
+def _both(first: Message, second: Message) -> Usage:
+    """The usage of a free reply and of the constrained one that replaced it: both were paid."""
+    usage = usage_of(first).copy()
+    usage.add(usage_of(second))
+    return usage
+
+
+def constrained_option(text: str | None, where: str) -> bool | Literal["lazy"] | None:
+    """A model string's ``constrained=`` value: ``true``/``false`` (``1``/``0``,
+    ``yes``/``no``) or ``lazy``; ``None`` when absent. Anything else raises, naming it."""
+    if text is None:
+        return None
+    value = text.strip().lower()
+    if value == "lazy":
+        return "lazy"
+    if value in ("1", "true", "yes", "0", "false", "no"):
+        return value in ("1", "true", "yes")
+    raise ValueError(f"constrained={text!r} in {where}: use true, false or lazy")

@@ -24,7 +24,8 @@ from typing import Any
 from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
 from ..base import ModelSettings, ToolDefinition
 from .calls import decode_first_object, decode_lenient, resolve_tool_name
-from .protocol import TextProtocolModel, describe_tools, render_observation_text
+from .describe import describe_tools
+from .protocol import TextProtocolModel, render_observation_text
 from .streaming import react_answer_so_far
 
 _KEYWORD = r"(?:^|\n)[ \t]*[*_]*{word}[*_]*[ \t]*(?:\d+)?[ \t]*[*_]*:[*_]*[ \t]*"

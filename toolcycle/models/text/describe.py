@@ -1,0 +1,83 @@
+"""Tools described for a text-only model: one compact signature per line.
+
+Prompt processing dominates the cost of a small local model, so a tool is shown as
+``- name(arg: type, opt?: type = default): description`` rather than as its JSON Schema;
+sub-models are expanded from their local ``$ref`` (the prompt holds no ``$defs``), recursive
+ones named. Every text protocol (:mod:`.protocol`'s JSON, :mod:`.react`) describes tools so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..base import ToolDefinition
+
+
+def describe_tools(tools: Sequence[ToolDefinition]) -> str:
+    """One short line per tool: ``- name(arg: type, opt?: type = default): description``.
+
+    Prompt processing dominates the cost of a small local model, so tools are described as
+    compact signatures instead of full JSON Schemas; nested types fall back to their schema.
+    """
+    return "\n".join(f"- {_signature(t)}: {t.description.strip() or t.name}" for t in tools)
+
+
+def _signature(tool: ToolDefinition) -> str:
+    return f"{tool.name}({_fields(tool.parameters, tool.parameters, ())})"
+
+
+def _fields(schema: dict[str, Any], root: dict[str, Any], seen: tuple[str, ...]) -> str:
+    """``name: type, opt?: type = default`` for an object schema's properties."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    args = []
+    for name, sub in properties.items():
+        text = f"{name}{'' if name in required else '?'}: {_type_name(sub, root, seen)}"
+        if isinstance(sub, dict) and "default" in sub:
+            text += f" = {json.dumps(sub['default'])}"
+        args.append(text)
+    return ", ".join(args)
+
+
+def _type_name(schema: Any, root: dict[str, Any], seen: tuple[str, ...] = ()) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        # A sub-model ("#/$defs/FlightInfo"): the model is shown its fields, never the bare
+        # ref, whose target the prompt does not hold. A recursive one is named, not expanded.
+        target = _resolve_local(ref, root)
+        if target is None or ref in seen:
+            return ref.rsplit("/", 1)[-1] or "object"
+        return _type_name(target, root, (*seen, ref))
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind in ("string", "integer", "number", "boolean"):
+        return str(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"list[{_type_name(schema['items'], root, seen)}]"
+    if "anyOf" in schema:
+        return " | ".join(_type_name(s, root, seen) for s in schema["anyOf"]
+                          if isinstance(s, dict))
+    if kind == "null":
+        return "null"
+    if kind == "object" and isinstance(schema.get("properties"), dict) and schema["properties"]:
+        return f"{{{_fields(schema, root, seen)}}}"
+    slim = {k: v for k, v in schema.items() if k not in ("title", "description")}
+    return json.dumps(slim, separators=(",", ":"))
+
+
+def _resolve_local(ref: str, root: dict[str, Any]) -> dict[str, Any] | None:
+    """The sub-schema a local ref ("#/$defs/X", "#/definitions/X") names in ``root``."""
+    if not ref.startswith("#"):
+        return None
+    target: Any = root
+    for step in filter(None, ref[1:].split("/")):
+        step = step.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, dict) or step not in target:
+            return None
+        target = target[step]
+    return target if isinstance(target, dict) else None
