@@ -6,7 +6,10 @@ same GGUF and greedy decoding:
 - toolcycle's text protocols: ``json`` (JsonToolsModel), ``json+grammar`` (constrained) and
   ``react`` (ReActModel), each the adapter's first reply to the question; ``json+parallel``
   and ``json+grammar+parallel`` set ``parallel_tool_calls``, which lets one reply hold a list
-  of calls (the default protocol asks for one call per reply);
+  of calls (the default protocol asks for one call per reply); ``+select`` offers only the
+  tools :class:`~toolcycle.tool_selection.ToolSelection` keeps for the question;
+  ``json+lazy+parallel+select`` lets the model decide freely and writes its calls under the
+  grammar (``constrained="lazy"``);
 - ``llama-cpp fc``: llama-cpp-python's own function-calling chat handler in process
   (``chat_format="chatml-function-calling"``, ``tool_choice="auto"``);
 - ``server+openai``: ``python -m llama_cpp.server --chat_format chatml-function-calling`` on
@@ -352,6 +355,9 @@ def main() -> None:
     if "json+grammar+parallel+select" in wanted:
         arms["json+grammar+parallel+select"] = toolcycle_arm(
             JsonToolsModel(chat, constrained=True), parallel=True, selection=ToolSelection())
+    if "json+lazy+parallel+select" in wanted:
+        arms["json+lazy+parallel+select"] = toolcycle_arm(
+            JsonToolsModel(chat, constrained="lazy"), parallel=True, selection=ToolSelection())
     if "react" in wanted:
         arms["react"] = toolcycle_arm(ReActModel(chat))
     if "llama-cpp fc" in wanted:
