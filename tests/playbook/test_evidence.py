@@ -19,8 +19,8 @@ from toolcycle.playbook import (
 )
 from toolcycle.playbook.curator import use_verdict
 from toolcycle.playbook.evidence import is_empty_result, value_shape
-from toolcycle.playbook.stats import observations_from_trace
 from toolcycle.playbook.playbook import HEADER
+from toolcycle.playbook.stats import observations_from_trace
 from toolcycle.playbook.strategy import Insight, covers, estimate_tokens
 
 from .conftest import make_trace

@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
-from bench.bfcl_local import _checker, cases, toolcycle_arm, verdict  # noqa: E402
-from toolcycle.models.local.llama import LlamaChatModel, load_llama  # noqa: E402
-from toolcycle.models.local.packs import pack_path  # noqa: E402
-from toolcycle.models.text.protocol import JsonToolsModel  # noqa: E402
-from toolcycle.tool_selection import ToolSelection  # noqa: E402
+from bench.bfcl_local import _checker, cases, toolcycle_arm, verdict
+from toolcycle.models.local.llama import LlamaChatModel, load_llama
+from toolcycle.models.local.packs import pack_path
+from toolcycle.models.text.protocol import JsonToolsModel
+from toolcycle.tool_selection import ToolSelection
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--start", type=int, default=100)
