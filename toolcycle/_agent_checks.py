@@ -63,7 +63,7 @@ def check_playbook(value: object) -> list[str]:
 
 
 def check_tool_selection(value: object) -> list[str]:
-    if value is None or callable(getattr(value, "select", None)):
+    if value is None or not missing_methods(value, ("select",)):
         return []
     return [f"tool_selection must be a ToolSelection (select(task, tools, keep)) or None, "
             f"got {type(value).__name__}"]

@@ -10,7 +10,7 @@ import asyncio
 import inspect
 import os
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
@@ -359,8 +359,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         listeners = core.callbacks if extra is None else core.callbacks.merged(extra)
         state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
         if self._toolsets:
-            state.refresh_tools = self._run_core if selection is None or user_prompt is None \
-                else selecting(self._run_core, selection, user_prompt)
+            state.refresh_tools = self._refresher(user_prompt)
         return state
 
     def _run_limits(self, limits: Limits | None) -> Limits:
@@ -430,10 +429,17 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             deps, cancel_token, listeners, sink,
             None if self._task is None else self._task.validate, self.tool_selection)
         if self._toolsets:
-            prompt, selection = state.setup.user_prompt, self.tool_selection
-            state.refresh_tools = self._run_core if selection is None or prompt is None \
-                else selecting(self._run_core, selection, prompt)
+            state.refresh_tools = self._refresher(state.setup.user_prompt)
         return state
+
+    def _refresher(self, prompt: str | None
+                   ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
+        """How a run lists its toolsets again before a request: with the run's tool selection
+        applied when the agent has one (and the run a prompt to select for)."""
+        selection = self.tool_selection
+        if selection is None or prompt is None:
+            return self._run_core
+        return selecting(self._run_core, selection, prompt)
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:

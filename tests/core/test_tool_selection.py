@@ -185,3 +185,29 @@ async def test_a_paused_run_resumes_with_the_tools_it_was_offered() -> None:
     forged["user_prompt"] = "What is the weather?"
     with pytest.raises(ConfigurationError, match="integrity"):
         await agent.resume(forged, {paused.pending_approvals[0].call_id: True})
+
+
+class Counting(ToolSelection):
+    """Counts how often the run selects."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def select(self, task: str, tools: Sequence[ToolDefinition],
+               keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
+        self.calls += 1
+        return super().select(task, tools, keep)
+
+
+async def test_toolset_selection_is_not_redone_before_every_request() -> None:
+    selection = Counting()
+    model = ScriptedModel([call("get_weather", {"city": "Rome"}),
+                           call("get_weather", {"city": "Oslo"}), "Done."])
+    agent = Agent(model, tools=[Listed([body_mass_index, get_weather])],
+                  tool_selection=selection)
+    await agent.run("What is the weather in Rome and Oslo?")
+    assert offered(model) == [["get_weather"]] * 3
+    assert selection.calls == 2  # at the start, and once for the listed core: not per request

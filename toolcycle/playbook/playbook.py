@@ -113,10 +113,11 @@ class Playbook:
         # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
         # the lesson in other words and costs tokens on every request of the run.
         waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
-        ordered = [s for s, _ in found if s not in waiting]
+        waiting_ids = {s.id for s in waiting}
+        ordered = [s for s, _ in found if s.id not in waiting_ids]
         for strategy in [*ordered, *waiting]:
-            if strategy in waiting and any(q.id in shown for q in sequences
-                                           if covers(q, strategy)):
+            if strategy.id in waiting_ids and any(q.id in shown for q in sequences
+                                                  if covers(q, strategy)):
                 continue
             line = strategy.render()
             cost = estimate_tokens(line) + 1

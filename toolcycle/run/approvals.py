@@ -128,7 +128,7 @@ def resume_state(
     snapshot's task input (its JSON form) back into the agent's input type. With a tool
     ``selector`` the tools are selected for the snapshot's prompt again, as when the run
     started (selection is deterministic), so the run goes on with the tools it was offered."""
-    prompt = None if selector is None else snapshots.prompt_of(snapshot)
+    prompt = None if selector is None else snapshots.prompt_of(snapshot, core.snapshot_key)
     if selector is not None and prompt is not None:
         core, settings = selected(core, settings, selector, prompt)
     data = snapshots.open_snapshot(snapshot, core, model)

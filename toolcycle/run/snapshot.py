@@ -141,16 +141,19 @@ def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model
     return data
 
 
-def prompt_of(snapshot: dict[str, Any] | str | bytes) -> str | None:
-    """The paused run's user prompt, read before the snapshot is checked (``None`` if it has
-    none, or is not even JSON: :func:`open_snapshot` then says what is wrong). A run whose
-    tools were selected for its prompt is resumed with the same selection, so the agent
-    that checks the snapshot must first select again."""
+def prompt_of(snapshot: dict[str, Any] | str | bytes, key: bytes | None) -> str | None:
+    """The paused run's user prompt, read before the agent's identity is checked, and only
+    from a snapshot whose integrity holds (``None`` otherwise: :func:`open_snapshot` then says
+    what is wrong), so nothing in a forged snapshot is worked on. A run whose tools were
+    selected for its prompt is resumed with the same selection, so the agent that checks the
+    snapshot must first select again."""
     try:
         data = json.loads(snapshot) if isinstance(snapshot, str | bytes) else snapshot
     except ValueError:
         return None
-    prompt = data.get("user_prompt") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or _integrity_problems(data, key):
+        return None
+    prompt = data.get("user_prompt")
     return prompt if isinstance(prompt, str) else None
 
 

@@ -60,9 +60,7 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
         raise ConfigurationError(problems, subject=f"agent {core.name!r}")
     definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                         for t in merged.values()) + core.output.tool_definitions
-    expanded = replace(core, tools=merged, definitions=definitions, tools_tokens=sum(
-        len(str(d.parameters)) + len(d.description) for d in definitions) // 4,
-        gated=core.approval is not None or any(t.requires_approval for t in merged.values()))
+    expanded = _with_tools(core, merged, definitions)
     expanded_settings = replace(settings, tools=definitions)
     return expanded, expanded_settings, (lists, expanded, expanded_settings)
 
@@ -77,10 +75,16 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
         return core, settings
     names = {d.name for d in chosen}
     tools = {name: tool for name, tool in core.tools.items() if name in names}
-    narrowed = replace(core, tools=tools, definitions=chosen, tools_tokens=sum(
-        len(str(d.parameters)) + len(d.description) for d in chosen) // 4,
+    return _with_tools(core, tools, chosen), replace(settings, tools=chosen)
+
+
+def _with_tools(core: AgentCore, tools: dict[str, Tool[Any]],
+                definitions: tuple[ToolDefinition, ...]) -> AgentCore:
+    """``core`` with other tools, and what follows from them: their share of every request's
+    tokens, and whether any call can need an approval decision."""
+    return replace(core, tools=tools, definitions=definitions, tools_tokens=sum(
+        len(str(d.parameters)) + len(d.description) for d in definitions) // 4,
         gated=core.approval is not None or any(t.requires_approval for t in tools.values()))
-    return narrowed, replace(settings, tools=chosen)
 
 
 def selecting(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
@@ -88,7 +92,12 @@ def selecting(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
               ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
     """``refresh`` (the toolsets listed again before a request) with the run's selection
     applied to what it lists: a toolset's new tools are selected for the task like the rest."""
+    last: list[Any] = []  # [listed core, its selection]: the lists rarely change mid-run
+
     async def refresh_selected() -> tuple[AgentCore, ModelSettings]:
         core, settings = await refresh()
-        return selected(core, settings, selector, task)
+        if not last or last[0] is not core:  # same core object: nothing new to select from
+            last[:] = [core, selected(core, settings, selector, task)]
+        result: tuple[AgentCore, ModelSettings] = last[1]
+        return result
     return refresh_selected
