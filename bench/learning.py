@@ -325,8 +325,12 @@ def print_analysis(result: dict[str, Any], suite: Suite | None) -> None:
     result["analysis"] = analysis
     result["iteration_cut"] = -analysis["diff"]["iterations"][0] / (
         analysis["baseline"]["iterations"][0] or 1)
+    floor = report.iteration_floor(report.pairs(runs["baseline"], runs["playbook"]),
+                                   result.get("learn_rows", []))
+    result["iteration_floor"] = floor
     print()
     print(report.render(analysis))
+    print(report.render_floor(floor))
     down = getattr(suite.module, "PRIMARY_DOWN", {}) if suite is not None else {}
     for kind, tool in down.items():
         for label in ("baseline", "playbook"):
@@ -373,7 +377,7 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
 
 def report_files(paths: list[str], suite_name: str, playbook: str | None) -> int:
     """Re-analyse saved runs; several files (e.g. repeats run in parallel) are pooled."""
-    pooled: dict[str, Any] = {"runs": {"baseline": [], "playbook": []}}
+    pooled: dict[str, Any] = {"runs": {"baseline": [], "playbook": []}, "learn_rows": []}
     for path in paths:
         data = json.loads(Path(path).read_text())
         runs = data.get("runs") or {"baseline": data["baseline"], "playbook": data["playbook"]}
@@ -382,6 +386,7 @@ def report_files(paths: list[str], suite_name: str, playbook: str | None) -> int
         pooled["runs"]["playbook"] += runs["playbook"][:count]
         print(f"{path}: {count} complete repeats")
         if "learn_rows" in data:
+            pooled["learn_rows"] += data["learn_rows"]
             log = data.get("strategy_log") or (
                 report.strategy_log_from_db(playbook, len(data["learn_rows"])) if playbook else [])
             print("SC-003 (a strategy captured within 3 completions of the same pattern):")

@@ -165,6 +165,35 @@ def analyse_runs(baseline: list[Rows], playbook: list[Rows]) -> dict[str, Any]:
     return result
 
 
+def iteration_floor(paired: list[tuple[dict[str, Any], ...]], extra: Rows = ()) -> dict[str, Any]:
+    """How far any playbook could cut iterations on these tasks: the shortest success per kind.
+
+    The floor of a kind is the fewest iterations of any successful run of it seen here (either
+    arm, and the learning runs in ``extra``). Over the pairs both arms solved, a playbook cannot
+    go below it, so ``1 - floor / baseline`` bounds the cut it can show there; when that bound
+    is under a target, the suite, not the method, decides the verdict.
+    """
+    rows = [r for pair in paired for r in pair] + list(extra)
+    floor: dict[str, int] = {}
+    for r in rows:
+        if r["success"]:
+            floor[r["kind"]] = min(floor.get(r["kind"], r["iterations"]), r["iterations"])
+    both = [b for b, p in paired if b["success"] and p["success"] and b["kind"] in floor]
+    base = statistics.fmean(b["iterations"] for b in both) if both else math.nan
+    best = statistics.fmean(floor[b["kind"]] for b in both) if both else math.nan
+    return {"per_kind": dict(sorted(floor.items())), "both_ok_baseline": base,
+            "both_ok_floor": best, "most_cut_both_ok": 1 - best / base if both else math.nan}
+
+
+def render_floor(floor: dict[str, Any]) -> str:
+    """One line for :func:`iteration_floor`."""
+    kinds = ", ".join(f"{k} {v}" for k, v in floor["per_kind"].items())
+    return (f"- shortest successful run per kind (any arm, learning included): {kinds}; over the "
+            f"pairs both arms solved that floor is {floor['both_ok_floor']:.2f} iterations "
+            f"against the baseline's {floor['both_ok_baseline']:.2f}: no playbook can cut more "
+            f"than {100 * floor['most_cut_both_ok']:.0f} % there")
+
+
 def sc003(learn_rows: Rows, strategy_log: list[list[dict[str, Any]]]) -> list[str]:
     """For each strategy: after how many successful completions of its kind it was captured.
 

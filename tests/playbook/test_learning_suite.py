@@ -256,3 +256,15 @@ def test_sc003_says_after_how_many_successes_of_its_kind_a_strategy_appeared() -
     lines = bench.report.sc003(rows, [[], [], [strategy]])
     assert lines == ["- sequence ['t'] captured after 2 successful completion(s) of kind x (met)",
                      "- kind y: no sequence strategy captured (0 successful completions)"]
+
+
+def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succeed() -> None:
+    report = bench.report
+    baseline = [[_row("a", "k", True, 4), _row("b", "k", False, 1), _row("c", "j", True, 3)]]
+    playbook = [[_row("a", "k", True, 2), _row("b", "k", True, 3), _row("c", "j", True, 5)]]
+    learning = [_row("t", "j", True, 2), _row("u", "j", False, 1)]  # failures set no floor
+    floor = report.iteration_floor(report.pairs(baseline, playbook), learning)
+    assert floor["per_kind"] == {"j": 2, "k": 2}
+    assert (floor["both_ok_baseline"], floor["both_ok_floor"]) == (3.5, 2.0)
+    assert round(floor["most_cut_both_ok"], 3) == round(1 - 2.0 / 3.5, 3)
+    assert "no playbook can cut more than 43 %" in report.render_floor(floor)
