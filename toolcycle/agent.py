@@ -358,8 +358,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         )
         listeners = core.callbacks if extra is None else core.callbacks.merged(extra)
         state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
+        if selection is not None and user_prompt is not None:
+            state.trace.trace.tools_offered = [d.name for d in core.definitions]
         if self._toolsets:
-            state.refresh_tools = self._refresher(user_prompt)
+            state.refresh_tools = self._refresher(state, user_prompt)
         return state
 
     def _run_limits(self, limits: Limits | None) -> Limits:
@@ -429,17 +431,21 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             deps, cancel_token, listeners, sink,
             None if self._task is None else self._task.validate, self.tool_selection)
         if self._toolsets:
-            state.refresh_tools = self._refresher(state.setup.user_prompt)
+            state.refresh_tools = self._refresher(state, state.setup.user_prompt)
         return state
 
-    def _refresher(self, prompt: str | None
+    def _refresher(self, state: RunState, prompt: str | None
                    ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
         """How a run lists its toolsets again before a request: with the run's tool selection
-        applied when the agent has one (and the run a prompt to select for)."""
+        applied when the agent has one (and the run a prompt to select for), what it offers
+        recorded in the run's trace."""
         selection = self.tool_selection
         if selection is None or prompt is None:
             return self._run_core
-        return selecting(self._run_core, selection, prompt)
+
+        def offered(core: AgentCore) -> None:
+            state.trace.trace.tools_offered = [d.name for d in core.definitions]
+        return selecting(self._run_core, selection, prompt, offered)
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:

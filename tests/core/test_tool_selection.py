@@ -111,6 +111,25 @@ async def test_unrelated_prompt_gets_no_tools_and_a_text_answer() -> None:
     agent = Agent(model, tools=[body_mass_index, get_weather], tool_selection=ToolSelection())
     result = await agent.run("Write a haiku about autumn leaves.")
     assert result.output == "Leaves drift and fall." and offered(model) == [[]]
+    assert result.trace.tools_offered == []
+    assert "tools offered (tool selection): none" in result.trace.render()
+
+
+async def test_the_trace_records_the_tools_offered_in_every_view() -> None:
+    from toolcycle.tracing import Trace
+    from toolcycle.tracing.html import render_html
+
+    model = ScriptedModel([call("get_weather", {"city": "Lisbon"}), "Cloudy."])
+    agent = Agent(model, tools=[body_mass_index, get_weather], tool_selection=ToolSelection())
+    trace = (await agent.run("What is the weather in Lisbon?")).trace
+    assert trace.tools_offered == ["get_weather"]
+    assert Trace.from_dict(trace.to_dict()).tools_offered == ["get_weather"]
+    assert "tools offered (tool selection): get_weather" in trace.render()
+    assert "Tools offered (tool selection)" in render_html(trace)
+    # without a selection nothing is claimed: every tool was offered
+    plain = await Agent(ScriptedModel(["Hi."]), tools=[get_weather]).run("Hello")
+    assert plain.trace.tools_offered is None and "tools offered" not in plain.trace.render()
+    assert Trace.from_dict(plain.trace.to_dict()).tools_offered is None
 
 
 async def test_a_call_to_a_tool_not_offered_is_an_unknown_tool() -> None:
@@ -158,6 +177,7 @@ async def test_toolset_tools_are_selected_too() -> None:
     result = await agent.run("What is the weather in Rome?")
     assert result.output == "Sunny."
     assert offered(model) == [["get_weather"], ["get_weather"]]
+    assert result.trace.tools_offered == ["get_weather"]  # the toolset's, once listed
 
 
 @tool(requires_approval=True)
@@ -178,6 +198,7 @@ async def test_a_paused_run_resumes_with_the_tools_it_was_offered() -> None:
     resumed = await agent.resume(paused.snapshot, {paused.pending_approvals[0].call_id: True})
     assert resumed.output == "Deleted."
     assert offered(model) == [["delete_file"], ["delete_file"]]
+    assert resumed.trace.tools_offered == ["delete_file"]
     # a snapshot whose prompt was changed no longer matches: its integrity check says so
     import json
 

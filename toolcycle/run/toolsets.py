@@ -88,16 +88,20 @@ def _with_tools(core: AgentCore, tools: dict[str, Tool[Any]],
 
 
 def selecting(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
-              selector: ToolSelector, task: str
+              selector: ToolSelector, task: str,
+              offered: Callable[[AgentCore], None] | None = None,
               ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
     """``refresh`` (the toolsets listed again before a request) with the run's selection
-    applied to what it lists: a toolset's new tools are selected for the task like the rest."""
+    applied to what it lists: a toolset's new tools are selected for the task like the rest.
+    ``offered`` is told each new selection (the run's trace records it)."""
     last: list[Any] = []  # [listed core, its selection]: the lists rarely change mid-run
 
     async def refresh_selected() -> tuple[AgentCore, ModelSettings]:
         core, settings = await refresh()
         if not last or last[0] is not core:  # same core object: nothing new to select from
             last[:] = [core, selected(core, settings, selector, task)]
+            if offered is not None and last[1][0].tools_unavailable is None:
+                offered(last[1][0])
         result: tuple[AgentCore, ModelSettings] = last[1]
         return result
     return refresh_selected

@@ -26,7 +26,7 @@ from importlib.resources import files
 
 from .html_approval import approval_badge, pause_block
 from .redaction import Redactor
-from .trace import Step, ToolCallRecord, Trace
+from .trace import Step, ToolCallRecord, Trace, offered_text
 from .values import (
     amount,
     as_dict,
@@ -198,9 +198,13 @@ _UNFINISHED = {
 
 
 def _prompt_panel(trace: Trace) -> str:
+    offered = "" if trace.tools_offered is None else (
+        f'<div class="panel"><b>Tools offered (tool selection)</b>'
+        f'<pre>{esc(offered_text(trace.tools_offered))}</pre></div>')
     if not trace.user_prompt:
-        return ""
-    return f'<div class="panel"><b>User prompt</b><pre>{esc(trace.user_prompt)}</pre></div>'
+        return offered
+    return (f'<div class="panel"><b>User prompt</b><pre>{esc(trace.user_prompt)}</pre></div>'
+            + offered)
 
 
 def _toolbar() -> str:

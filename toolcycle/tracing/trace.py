@@ -113,6 +113,9 @@ class Trace:
     output: Any = None
     error: dict[str, Any] | None = None
     strategies_shown: list[str] = field(default_factory=list)
+    #: The tools a tool selection offered the model (``Agent(tool_selection=...)``; output
+    #: and submit tools included); ``None`` when the run was offered all of the agent's tools.
+    tools_offered: list[str] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     #: Each time the run paused for approvals: ``{"attempt", "iteration", "paused_at",
     #: "pending": [request dicts], "resumed_at", "answers": {call id: decision dict}}``.
@@ -151,6 +154,7 @@ class Trace:
             "output": _jsonable(self.output),
             "error": self.error,
             "strategies_shown": list(self.strategies_shown),
+            "tools_offered": None if self.tools_offered is None else list(self.tools_offered),
             "metadata": self.metadata,
             "pauses": self.pauses,
         }
@@ -175,6 +179,7 @@ class Trace:
             output=data.get("output"),
             error=data.get("error"),
             strategies_shown=list(data.get("strategies_shown", [])),
+            tools_offered=_names(data.get("tools_offered")),
             metadata=dict(data.get("metadata", {})),
             pauses=[dict(p) for p in data.get("pauses", [])],
         )
@@ -195,6 +200,8 @@ class Trace:
         ]
         if self.user_prompt:
             lines.append(f"user: {_clip(self.user_prompt, max_chars)}")
+        if self.tools_offered is not None:
+            lines.append(f"tools offered (tool selection): {offered_text(self.tools_offered)}")
         for step in self.steps:
             flag = " (forced final answer)" if step.forced else ""
             lines.append(
@@ -239,6 +246,16 @@ class Trace:
         if self.status != "running" and self.output is not None:
             lines.append(f"output: {_clip(str(self.output), max_chars)}")
         return terminal_safe("\n".join(lines))
+
+
+def offered_text(names: list[str]) -> str:
+    """The tools a selection offered, for the views ("none" when it offered none)."""
+    return ", ".join(names) if names else "none (the model could only answer in words)"
+
+
+def _names(value: Any) -> list[str] | None:
+    """A stored ``tools_offered`` back (a list of names, or None when not recorded)."""
+    return None if value is None else [str(name) for name in value]
 
 
 def _clip(text: str, limit: int) -> str:
