@@ -126,7 +126,8 @@ def test_run_records_its_trace_by_default_and_takes_temperature_and_seed(
     assert f"--db {other}" in capsys.readouterr().err
 
 
-def test_select_tools_offers_only_the_related_tools(capsys: pytest.CaptureFixture[str]) -> None:
+def test_select_tools_offers_only_the_related_tools(capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
     model = "python:tests.spec.cli_models:tools_model"
     base = ["run", HELLO, "--tools", "examples.hello_tools", "--model", model, "--no-trace"]
     assert main([*base, "Say hello to Ada"]) == 0
@@ -137,6 +138,10 @@ def test_select_tools_offers_only_the_related_tools(capsys: pytest.CaptureFixtur
     assert capsys.readouterr().out == "tools: sayHello\n"
     assert main([*base, "--select-tools", "5", "--", "hi"]) != 0
     assert "min_relevance" in capsys.readouterr().err
+    traced = [arg for arg in base if arg != "--no-trace"]
+    db = str(tmp_path / "traces.db")
+    assert main([*traced, "--trace-db", db, "--select-tools", "--", "What is 2 + 2?"]) == 0
+    assert "tools offered (tool selection): none" in capsys.readouterr().err  # the trace says
 
 
 def test_progress_shows_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
