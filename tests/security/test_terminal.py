@@ -89,7 +89,8 @@ def hostile_trace(payload: str, run_id: str = "run-hostile") -> Trace:
         usage=Usage(10, 5, requests=1, tool_calls=2), status="failure",
         termination={"reason": payload, "action": payload, "detail": payload},
         output=payload, error={"code": payload, "message": payload},
-        strategies_shown=[payload], metadata={"note": payload}, pauses=[pause],
+        strategies_shown=[payload], tools_offered=[payload, payload], metadata={"note": payload},
+        pauses=[pause],
     )
 
 

@@ -124,6 +124,7 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
         usage=usage(), status=value,
         termination={"reason": value, "action": value, "limit": value, "detail": value},
         output=value, error={"code": value, "message": value}, strategies_shown=[value],
+        tools_offered=[value, value],
         metadata={"cost_usd": value, "note": value}, pauses=pauses,
     )
 

@@ -248,14 +248,20 @@ class Trace:
         return terminal_safe("\n".join(lines))
 
 
-def offered_text(names: list[str]) -> str:
-    """The tools a selection offered, for the views ("none" when it offered none)."""
-    return ", ".join(names) if names else "none (the model could only answer in words)"
+def offered_text(names: object) -> str:
+    """The tools a selection offered, for the views ("none" when it offered none). Whatever a
+    stored trace holds there (it may come from a damaged or hostile store) is shown as text."""
+    if not isinstance(names, list | tuple):
+        return str(names)
+    return ", ".join(map(str, names)) if names else "none (the model could only answer in words)"
 
 
 def _names(value: Any) -> list[str] | None:
-    """A stored ``tools_offered`` back (a list of names, or None when not recorded)."""
-    return None if value is None else [str(name) for name in value]
+    """A stored ``tools_offered`` back: None when not recorded, else a list of names (a
+    stored value of another shape becomes one name, its text)."""
+    if value is None:
+        return None
+    return [str(name) for name in value] if isinstance(value, list | tuple) else [str(value)]
 
 
 def _clip(text: str, limit: int) -> str:
