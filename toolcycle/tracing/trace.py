@@ -154,7 +154,7 @@ class Trace:
             "output": _jsonable(self.output),
             "error": self.error,
             "strategies_shown": list(self.strategies_shown),
-            "tools_offered": None if self.tools_offered is None else list(self.tools_offered),
+            "tools_offered": _names(self.tools_offered),
             "metadata": self.metadata,
             "pauses": self.pauses,
         }
