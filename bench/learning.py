@@ -325,8 +325,9 @@ def print_analysis(result: dict[str, Any], suite: Suite | None) -> None:
     result["analysis"] = analysis
     result["iteration_cut"] = -analysis["diff"]["iterations"][0] / (
         analysis["baseline"]["iterations"][0] or 1)
-    floor = report.iteration_floor(report.pairs(runs["baseline"], runs["playbook"]),
-                                   result.get("learn_rows", []))
+    floor = report.iteration_floor(
+        report.pairs(runs["baseline"], runs["playbook"]), result.get("learn_rows", []),
+        getattr(suite.module, "FEWEST_ITERATIONS", None) if suite is not None else None)
     result["iteration_floor"] = floor
     print()
     print(report.render(analysis))

@@ -170,5 +170,9 @@ def track_parcel(tracking_number: str) -> str:
     return f"{tracking_number}: {status}"
 
 
+#: The fewest iterations a task of each kind allows: its two tools in sequence, then the answer
+#: (bench/learning_report.py iteration_floor; a run that guesses the ticker may go shorter).
+FEWEST_ITERATIONS = {"currency": 3, "office_weather": 3, "parcel": 3, "stock": 3}
+
 TOOLS = [web_search, find_ticker, get_quote, staff_directory, weather, country_info,
          exchange_rate, order_lookup, track_parcel]

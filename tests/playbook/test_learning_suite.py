@@ -268,3 +268,15 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert (floor["both_ok_baseline"], floor["both_ok_floor"]) == (3.5, 2.0)
     assert round(floor["most_cut_both_ok"], 3) == round(1 - 2.0 / 3.5, 3)
     assert "no playbook can cut more than 43 %" in report.render_floor(floor)
+    assert "possibly above the true floor" in report.render_floor(floor)
+    # a kind's declared minimum counts where no run reached it
+    declared = report.iteration_floor(report.pairs(baseline, playbook), learning, {"k": 1})
+    assert declared["per_kind"] == {"j": 2, "k": 1} and declared["both_ok_floor"] == 1.5
+    assert "fewest iterations each kind allows" in report.render_floor(declared)
+
+
+@pytest.mark.parametrize("name", ["chains", "sources", "rail"])
+def test_every_suite_declares_the_fewest_iterations_of_each_kind(name: str) -> None:
+    suite = bench.load_suite(name)
+    kinds = {t.kind for t in [*suite.tasks("train"), *suite.tasks("test")]}
+    assert set(suite.module.FEWEST_ITERATIONS) == kinds

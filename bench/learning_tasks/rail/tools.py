@@ -31,6 +31,9 @@ INSTRUCTIONS = (
 AGENT_NAME = "rail_assistant"
 #: kind -> its primary tool, which fails on every call (SC-005 is measured on this kind)
 PRIMARY_DOWN = {"delay": "delay_feed"}
+#: The fewest iterations a task of each kind allows: the tool calls it needs, then the answer
+#: (bench/learning_report.py iteration_floor: how far any playbook could cut).
+FEWEST_ITERATIONS = {"delay": 2, "facility": 2, "fare": 2, "seat": 3}
 
 #: service code -> (delay in minutes, platform, operator)
 SERVICES = {

@@ -31,6 +31,9 @@ INSTRUCTIONS = (
     "system, until one returns the record. Then answer with the exact value from that record."
 )
 AGENT_NAME = "records_assistant"
+#: The fewest iterations a task of each kind allows: one lookup in the right system, then the
+#: answer (bench/learning_report.py iteration_floor).
+FEWEST_ITERATIONS = {"balance": 2, "extension": 2, "lead_time": 2, "stock": 2}
 EMPTY = "No record found."
 
 #: system -> name -> record (the first field is the name; the asked field is one of the rest)
