@@ -141,7 +141,11 @@ def test_select_tools_offers_only_the_related_tools(capsys: pytest.CaptureFixtur
     traced = [arg for arg in base if arg != "--no-trace"]
     db = str(tmp_path / "traces.db")
     assert main([*traced, "--trace-db", db, "--select-tools", "--", "What is 2 + 2?"]) == 0
-    assert "tools offered (tool selection): none" in capsys.readouterr().err  # the trace says
+    err = capsys.readouterr().err
+    assert "tools offered (tool selection): none" in err  # the trace says what it was offered
+    run_id = err.strip().split()[-1]  # "trace recorded: toolcycle trace show --db DB RUN"
+    assert main(["trace", "show", run_id, "--db", db, "--no-color"]) == 0  # and the store kept it
+    assert "tools offered (tool selection): none" in capsys.readouterr().out
 
 
 def test_progress_shows_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:

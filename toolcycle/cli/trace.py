@@ -24,7 +24,7 @@ from .._postgres import is_postgres_url
 from .._safe_text import json_safe, terminal_safe
 from ..tracing.html import format_ms, format_time, render_comparison_html, render_html
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
-from ..tracing.trace import Step, ToolCallRecord, Trace
+from ..tracing.trace import Step, ToolCallRecord, Trace, offered_text
 from ..tracing.trace import _clip as _clip
 from ..tracing.values import approval_text, finite, pause_rows, tally
 
@@ -263,6 +263,9 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
     console.print(Text(f"started {format_time(trace.started_at)} · {ended}", style="dim"))
     if trace.user_prompt:
         console.print(Text.assemble(("user: ", "bold"), _shown(trace.user_prompt, max_chars)))
+    if trace.tools_offered is not None:
+        console.print(Text.assemble(("tools offered (tool selection): ", "bold"),
+                                    _shown(offered_text(trace.tools_offered), max_chars)))
     attempt: int | None = None
     for step in trace.steps:
         if step.attempt != attempt:
