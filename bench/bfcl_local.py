@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
@@ -90,10 +90,11 @@ class Case:
     to_bfcl: dict[str, str]
 
 
-def cases(entries: int, categories: tuple[str, ...] = CATEGORIES) -> list[Case]:
+def cases(entries: int, categories: tuple[str, ...] = CATEGORIES, start: int = 0) -> list[Case]:
+    """``entries`` entries of each category from the ``start``-th (0: the graded ones)."""
     out = []
     for category in categories:
-        items = _jsonl(DATA / f"BFCL_v4_{category}.json")[:entries]
+        items = _jsonl(DATA / f"BFCL_v4_{category}.json")[start:start + entries]
         answers = {} if category == "irrelevance" else {
             a["id"]: a["ground_truth"]
             for a in _jsonl(DATA / "possible_answer" / f"BFCL_v4_{category}.json")}
@@ -150,6 +151,21 @@ def toolcycle_arm(model: Model, parallel: bool = False,
         return Outcome(calls, usage.output_tokens if usage else 0, seconds,
                        " / ".join(written)[:600])
     return run
+
+
+def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
+    """The toolcycle arm an arm name spells: ``json`` or ``react``, then any of ``+grammar``
+    (every reply under the grammar), ``+lazy`` (the grammar only once a free reply called a
+    tool), ``+parallel`` (list replies), ``+select`` (tool selection)."""
+    protocol, *features = arm.split("+")
+    unknown = set(features) - {"grammar", "lazy", "parallel", "select"}
+    if unknown or protocol not in ("json", "react") or {"grammar", "lazy"} <= set(features):
+        raise SystemExit(f"unknown arm {arm!r}")
+    constrained: bool | Literal["lazy"] = "lazy" if "lazy" in features else "grammar" in features
+    model: Model = (JsonToolsModel(chat, constrained=constrained) if protocol == "json"
+                    else ReActModel(chat))
+    return toolcycle_arm(model, parallel="parallel" in features,
+                         selection=ToolSelection() if "select" in features else None)
 
 
 def _openai_tools(case: Case) -> list[dict[str, Any]]:
@@ -324,6 +340,9 @@ def main() -> None:
     parser.add_argument("--arms", default="json,json+grammar,react,llama-cpp fc,server+openai")
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads, every arm")
     parser.add_argument("--categories", default=",".join(CATEGORIES))
+    parser.add_argument("--start", type=int, default=0,
+                        help="skip this many entries of each category: choose a configuration "
+                        "on entries the graded run (--start 0) does not use")
     parser.add_argument("--log", type=Path,
                         help="append one JSON line per case and arm as it is graded, so a run "
                         "stopped early still has its figures")
@@ -343,23 +362,9 @@ def main() -> None:
     arms: dict[str, Callable[[Case], Outcome]] = {}
     stops: list[Callable[[], None]] = []
     wanted = args.arms.split(",")
-    if "json" in wanted:
-        arms["json"] = toolcycle_arm(JsonToolsModel(chat))
-    if "json+grammar" in wanted:
-        arms["json+grammar"] = toolcycle_arm(JsonToolsModel(chat, constrained=True))
-    if "json+parallel" in wanted:
-        arms["json+parallel"] = toolcycle_arm(JsonToolsModel(chat), parallel=True)
-    if "json+grammar+parallel" in wanted:
-        arms["json+grammar+parallel"] = toolcycle_arm(JsonToolsModel(chat, constrained=True),
-                                                      parallel=True)
-    if "json+grammar+parallel+select" in wanted:
-        arms["json+grammar+parallel+select"] = toolcycle_arm(
-            JsonToolsModel(chat, constrained=True), parallel=True, selection=ToolSelection())
-    if "json+lazy+parallel+select" in wanted:
-        arms["json+lazy+parallel+select"] = toolcycle_arm(
-            JsonToolsModel(chat, constrained="lazy"), parallel=True, selection=ToolSelection())
-    if "react" in wanted:
-        arms["react"] = toolcycle_arm(ReActModel(chat))
+    for arm in wanted:
+        if arm.split("+")[0] in ("json", "react"):
+            arms[arm] = toolcycle_arm_named(arm, chat)
     if "llama-cpp fc" in wanted:
         run, stop = llama_fc_arm(path, args.threads)
         arms["llama-cpp fc"] = run
@@ -369,7 +374,7 @@ def main() -> None:
         arms["server+openai"] = run
         stops.append(stop)
     categories = tuple(args.categories.split(","))
-    selected = cases(args.entries, categories)
+    selected = cases(args.entries, categories, args.start)
     done: dict[tuple[str, str], dict[str, Any]] = {}
     if args.resume and args.log and args.log.exists():
         for record in _jsonl(args.log):

@@ -90,6 +90,35 @@ def test_non_object_arguments_are_an_error_not_a_crash() -> None:
     assert call.parse_error == "arguments must be a JSON object, got list"
 
 
+def test_list_cut_off_by_the_token_limit_keeps_its_complete_calls_once_each() -> None:
+    # SmolLM2-135M under the parallel grammar (BFCL simple_python_1): the same call over and
+    # over until the token limit cuts one mid-item.
+    one = '{"name": "math_factorial", "arguments": {"number": 5}}'
+    text = "[" + ", ".join([one] * 6) + ', {"name": "math_fa'
+    parsed = parse_tool_calls(text, "call_1", {"math_factorial"})
+    assert [(c.id, c.name, c.arguments) for c in parsed.calls] == [
+        ("call_1_1", "math_factorial", {"number": 5})]
+    assert parsed.thought == ""
+
+
+def test_cut_off_list_keeps_distinct_calls_in_order_and_drops_the_cut_one() -> None:
+    text = ('```json\n[{"name": "w", "arguments": {"city": "Paris"}},\n'
+            '{"name": "w", "arguments": {"city": "Oslo"}}, {"name": "w", "arguments": {"city": "Paris"}},'
+            ' {"name": "w", "arguments": {"ci')
+    assert calls_of(text) == [("w", {"city": "Paris"}), ("w", {"city": "Oslo"})]
+
+
+def test_closed_list_keeps_repeated_calls_as_written() -> None:
+    # "Roll the die twice": a list the model closed itself is not a repetition loop.
+    text = '[{"name": "roll", "arguments": {}}, {"name": "roll", "arguments": {}}]'
+    assert calls_of(text, {"roll"}) == [("roll", {}), ("roll", {})]
+
+
+def test_list_cut_inside_its_only_call_stays_one_unreadable_call() -> None:
+    [call] = parse_tool_calls('[{"name": "add", "arguments": {"a": 1, "b"', "t", {"add"}).calls
+    assert call.name == "add" and call.arguments is None and call.parse_error
+
+
 def test_plain_text_is_no_call() -> None:
     parsed = parse_tool_calls("The answer is 42 {not json}.")
     assert parsed.calls == [] and parsed.answer is None
