@@ -34,3 +34,13 @@ def test_the_playbook_adds_llm_advice_in_the_background() -> None:
     assert strategy.kind == "advice" and strategy.advice.startswith("Skip web_search")
     text, shown = pb.instructions_for("stock price of Globex", "support", ["find_ticker"])
     assert shown == [strategy.id] and "Skip web_search" in text
+
+
+def test_a_failing_llm_reflector_keeps_the_deterministic_lessons() -> None:
+    # A small model that never writes valid lessons: the agent run fails after its retries.
+    model = ScriptedModel([call("final_result", {"lessons": "not a list"})] * 10)
+    pb = Playbook(":memory:", llm_reflector=LLMReflector(model))
+    pb.observe(stock_trace("Acme"))
+    assert pb.flush(60)
+    assert len(pb.errors) == 1  # the reflector's failure, recorded
+    assert pb.tool_stats("support")  # what needs no model was still learned

@@ -189,9 +189,17 @@ class Playbook:
         domain = self.domain or trace.agent_name
         insights = reflect(trace, success=success, domain=domain)
         if self.llm_reflector is not None:
-            insights += asyncio.run(
-                self.llm_reflector.reflect(trace, success=success, domain=domain)
-            )
+            try:
+                insights += asyncio.run(
+                    self.llm_reflector.reflect(trace, success=success, domain=domain)
+                )
+            except Exception as exc:  # a small model failing its output: keep the rest
+                # The model-written pass is an extra; its failure (invalid output after every
+                # retry, a model error) must not cost the run its deterministic lessons and
+                # tool statistics, which need no model.
+                log.warning("playbook: the LLM reflector failed on run %s: %s",
+                            trace.run_id, exc)
+                self.errors.append(exc)
         analysis = analyse(trace, success)
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
