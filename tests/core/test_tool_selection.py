@@ -232,3 +232,59 @@ async def test_toolset_selection_is_not_redone_before_every_request() -> None:
     await agent.run("What is the weather in Rome and Oslo?")
     assert offered(model) == [["get_weather"]] * 3
     assert selection.calls == 2  # at the start, and once for the listed core: not per request
+
+
+# -- in agent specs ---------------------------------------------------------------------------
+
+SPEC_TOOLS = '''
+[weather_desk:Agent {
+  instruction: "Answer with the tools.",
+  tool_selection: {max_tools: 1}
+} |
+  [get_weather:Tool {description: "Current weather for a city: temperature and sky."} |
+    (city::String)==>(::String)
+  ],
+  [body_mass_index:Tool {
+    description: "Compute the body mass index of a person from weight and height."
+  } |
+    (weight_kg::Number)==>(height_m::Number)==>(::Number)
+  ]
+]
+'''
+
+
+async def test_a_spec_turns_on_tool_selection_in_gram_and_json() -> None:
+    from toolcycle.spec import AgentSpec
+
+    spec = AgentSpec.from_gram(SPEC_TOOLS)
+    assert spec.tool_selection == {"max_tools": 1}
+    assert AgentSpec.from_json(spec.to_json()) == spec == AgentSpec.from_gram(spec.to_gram())
+    model = ScriptedModel([call("get_weather", {"city": "Lisbon"}), "18 C and cloudy."])
+    agent = spec.bind([get_weather, body_mass_index], model=model)
+    assert isinstance(agent.tool_selection, ToolSelection)
+    assert agent.tool_selection.max_tools == 1
+    result = await agent.run("What is the weather in Lisbon?")
+    assert result.trace.tools_offered == ["get_weather"]
+    assert offered(model) == [["get_weather"], ["get_weather"]]
+    # without the field every tool is offered, as before
+    spec.tool_selection = None
+    plain = ScriptedModel(["Hi."])
+    await spec.bind([get_weather, body_mass_index], model=plain).run("Hello")
+    assert offered(plain) == [["get_weather", "body_mass_index"]]
+
+
+@pytest.mark.parametrize(("setting", "problem"), [
+    ("tool_selection: {min_relevance: 3, max_tools: 0}",
+     "min_relevance must be a number from -1 to 1 (a cosine similarity), got 3; max_tools must "
+     "be a positive integer or None, got 0"),
+    ('tool_selection: {embedder: "bge"}', "unknown setting 'embedder'"),
+    ("tool_selection: true", "'tool_selection' must be a record"),
+])
+def test_a_bad_tool_selection_in_a_spec_is_a_spec_error_at_its_line(setting: str,
+                                                                    problem: str) -> None:
+    from toolcycle.spec import AgentSpec, SpecError
+
+    text = SPEC_TOOLS.replace("tool_selection: {max_tools: 1}", setting)
+    with pytest.raises(SpecError) as caught:
+        AgentSpec.from_gram(text, "desk.gram")
+    assert problem in str(caught.value) and caught.value.line == 4

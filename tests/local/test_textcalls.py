@@ -103,7 +103,8 @@ def test_list_cut_off_by_the_token_limit_keeps_its_complete_calls_once_each() ->
 
 def test_cut_off_list_keeps_distinct_calls_in_order_and_drops_the_cut_one() -> None:
     text = ('```json\n[{"name": "w", "arguments": {"city": "Paris"}},\n'
-            '{"name": "w", "arguments": {"city": "Oslo"}}, {"name": "w", "arguments": {"city": "Paris"}},'
+            '{"name": "w", "arguments": {"city": "Oslo"}},'
+            ' {"name": "w", "arguments": {"city": "Paris"}},'
             ' {"name": "w", "arguments": {"ci')
     assert calls_of(text) == [("w", {"city": "Paris"}), ("w", {"city": "Oslo"})]
 

@@ -50,6 +50,8 @@ def specs(draw: st.DrawFn) -> AgentSpec:
         output_schema=output,
         input_schema=task_input,
         limits=limits,
+        tool_selection=draw(st.one_of(st.none(), st.fixed_dictionaries({}, optional={
+            "min_relevance": st.floats(-1, 1), "max_tools": st.integers(1, 50)}))),
         metadata=draw(st.dictionaries(names, json_values, max_size=3)),
     )
 

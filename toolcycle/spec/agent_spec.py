@@ -2,8 +2,8 @@
 
 A spec holds everything about an agent that can be stored, diffed, reviewed and shared: name,
 description, instructions, model, tool specs (name, description, argument schema, optional
-result schema), output schema, task input schema and limits. Tool *implementations* stay
-code: ``spec.bind(library)`` looks each tool up by name in a
+result schema), output schema, task input schema, limits and tool selection. Tool
+*implementations* stay code: ``spec.bind(library)`` looks each tool up by name in a
 :class:`~toolcycle.tools.ToolLibrary`, checks that the code fits the schema (see
 :mod:`toolcycle.spec.binding`) and returns a runnable :class:`~toolcycle.agent.Agent`. The
 same spec bound to two libraries gives two agents whose traces can be compared (A/B tests,
@@ -30,6 +30,7 @@ from .._tool_schema import compile_validator, schema_problems
 from ..errors import ConfigurationError
 from ..errors import SpecError as SpecError  # defined in errors.py (the tree); importable here
 from ..limits import Limits
+from ..tool_selection import ToolSelection
 from ..tools import Tool, ToolFunction, ToolLibrary, ToolSpec
 from .binding import bind_tools
 from .bounds import load_json, read_spec_bytes
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 SPEC_VERSION = 1
 _SPEC_KEYS = (
     "spec_version", "name", "description", "instructions", "model", "tools", "output_schema",
-    "input_schema", "limits", "metadata",
+    "input_schema", "limits", "tool_selection", "metadata",
 )
 _TOOL_KEYS = ("name", "description", "parameters", "result_schema")
 
@@ -86,6 +87,10 @@ class AgentSpec:
     limits: Limits | None = None
     #: The task input's JSON Schema: ``bind()`` gives the agent ``input_type`` from it.
     input_schema: dict[str, Any] | None = None
+    #: :class:`~toolcycle.tool_selection.ToolSelection` settings (``min_relevance``,
+    #: ``max_tools``; ``{}`` for the defaults): each run is offered only the tools related to
+    #: its prompt. ``None``: every tool, every run.
+    tool_selection: dict[str, Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
     # -- JSON ------------------------------------------------------------------------------
@@ -105,6 +110,8 @@ class AgentSpec:
             data["input_schema"] = self.input_schema
         if self.limits is not None:
             data["limits"] = limits_to_dict(self.limits)
+        if self.tool_selection is not None:
+            data["tool_selection"] = dict(self.tool_selection)
         if self.metadata:
             data["metadata"] = self.metadata
         return data
@@ -139,6 +146,7 @@ class AgentSpec:
             output_schema=_optional_schema(data, "output_schema", where),
             input_schema=_optional_schema(data, "input_schema", where),
             limits=limits_from_dict(data.get("limits"), where),
+            tool_selection=tool_selection_from_dict(data.get("tool_selection"), where),
             metadata=_mapping(data, "metadata", where),
         )
         spec.check_tools(where)
@@ -209,6 +217,8 @@ class AgentSpec:
             "description": self.description,
             "limits": self.limits,
         }
+        if self.tool_selection is not None:
+            options["tool_selection"] = ToolSelection(**self.tool_selection)
         if self.output_schema is not None:
             options["output"] = output_type(self.output_schema)
         if self.input_schema is not None:
@@ -313,6 +323,31 @@ def limits_from_dict(data: Any, where: Locator | None = None) -> Limits | None:
         return Limits(**data)
     except ConfigurationError as exc:
         raise where.error("limits: " + "; ".join(exc.problems), "limits") from exc
+
+
+def tool_selection_from_dict(data: Any, where: Locator | None = None) -> dict[str, Any] | None:
+    """The ``tool_selection`` record, checked by building the selection it describes."""
+    where = where or Locator(None)
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise where.error("'tool_selection' must be a record like {min_relevance: 0.12, "
+                          "max_tools: 8} ({} for the defaults)", "tool_selection")
+    unknown = [k for k in data if k not in _SELECTION_KEYS]
+    if unknown:
+        raise where.error(f"tool_selection: unknown setting {unknown[0]!r}; expected any of "
+                          f"{', '.join(_SELECTION_KEYS)}", "tool_selection", unknown[0])
+    try:
+        ToolSelection(**data)
+    except ConfigurationError as exc:
+        raise where.error("tool_selection: " + "; ".join(exc.problems),
+                          "tool_selection") from exc
+    return dict(data)
+
+
+#: What a spec can set; the embedder is code (pass ``tool_selection=`` to ``bind()`` for
+#: another one), a spec always uses the offline hashing embedder.
+_SELECTION_KEYS = ("min_relevance", "max_tools")
 
 
 # -- reading helpers -----------------------------------------------------------------------

@@ -17,7 +17,9 @@ The layout follows the gram agent examples::
 The agent's record holds ``description``, ``instruction`` (``instructions`` is accepted too),
 ``model``, ``output`` (a type expression, see :mod:`toolcycle.spec.signatures`) or
 ``output_schema``, ``input`` or ``input_schema`` (the task input, written the same way),
-``limits`` (a record of :class:`~toolcycle.limits.Limits` fields) and ``metadata``. Each tool
+``limits`` (a record of :class:`~toolcycle.limits.Limits` fields), ``tool_selection`` (a
+record of :class:`~toolcycle.tool_selection.ToolSelection` settings, ``{}`` for the defaults)
+and ``metadata``. Each tool
 (label ``Tool``; ``ToolSpecification`` is accepted) has a signature as its one element. A tool
 whose schema a signature cannot express exactly (``anyOf``, ``minimum``, ...) keeps it as JSON
 text in ``parameters`` / ``result_schema`` instead (a gram record is read too), so that every
@@ -41,6 +43,7 @@ from .agent_spec import (
     SpecFormat,
     limits_from_dict,
     limits_to_dict,
+    tool_selection_from_dict,
 )
 from .bounds import load_json
 from .gram_syntax import Document, GramError, RawPattern
@@ -57,7 +60,7 @@ from .signatures import (
 
 _AGENT_KEYS = (
     "description", "instruction", "instructions", "model", "output", "output_schema", "input",
-    "input_schema", "limits", "metadata",
+    "input_schema", "limits", "tool_selection", "metadata",
 )
 _TOOL_KEYS = ("description", "parameters", "result_schema")
 _TOOL_LABELS = ("Tool", "ToolSpecification")
@@ -109,6 +112,7 @@ def _read_agent(doc: Document) -> AgentSpec:
         output_schema=output_schema,
         input_schema=input_schema,
         limits=limits_from_dict(props.get("limits"), where),
+        tool_selection=tool_selection_from_dict(props.get("tool_selection"), where),
         metadata=metadata,
     )
     spec.check_tools(where)
@@ -211,6 +215,8 @@ def dump_gram(spec: AgentSpec) -> str:
                 props[f"{key}_schema"] = _json_text(schema)
     if spec.limits is not None:
         props["limits"] = limits_to_dict(spec.limits)
+    if spec.tool_selection is not None:
+        props["tool_selection"] = spec.tool_selection
     if spec.metadata:
         props["metadata"] = spec.metadata
     head = f"[{gram.name(spec.name)}:Agent" + (
