@@ -246,9 +246,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
           f"repeats {args.repeats} · playbook {db}", flush=True)
 
     t0 = time.perf_counter()
-    reflector = LLMReflector(model) if args.llm_reflector else None
+    reflector = LLMReflector(model) if args.lessons in ("llm", "both") else None
     learner = Playbook(db, curator=Curator(promote_after=args.promote_after),
-                       llm_reflector=reflector)
+                       llm_reflector=reflector, rule_lessons=args.lessons != "llm")
     outcomes: dict[str, Any] = {}
     learn_runs: list[dict[str, Any]] = []
     strategy_log: list[list[dict[str, Any]]] = []
@@ -271,7 +271,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     learn_seconds = time.perf_counter() - t0
     strategies = learner.strategies(suite.agent_name)
     print(f"learned in {learn_seconds:.0f} s: train success {learn_success:.0%}, "
-          f"{len(strategies)} strategies, {len(learner.store.candidates())} pending patterns")
+          f"{len(strategies)} strategies, {len(learner.store.candidates())} pending patterns, "
+          f"{len(learner.errors)} runs whose reflection failed (lessons: {args.lessons})")
+    for error in list(learner.errors)[:3]:
+        print(f"  reflection failed: {str(error)[:200]}")
     for s in strategies:
         print(f"  {s.render()}  applies when {s.applies_when}")
     stats = learner.tool_stats(suite.agent_name)
@@ -285,7 +288,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "train_tasks": len(train), "learn_seconds": learn_seconds,
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
         "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
-        "strategy_log": strategy_log, "llm_reflector": bool(args.llm_reflector),
+        "strategy_log": strategy_log, "lessons": args.lessons,
+        "reflection_errors": [str(e)[:500] for e in learner.errors],
     }
     if args.learn_only:
         return learned
@@ -417,8 +421,9 @@ def main() -> int:
     parser.add_argument("--retrieval", action="store_true", help="only time retrieval")
     parser.add_argument("--threads", type=int, default=0,
                         help="llama.cpp threads per local model (default: the library's)")
-    parser.add_argument("--llm-reflector", action="store_true",
-                        help="also learn model-written lessons (LLMReflector, same model)")
+    parser.add_argument("--lessons", choices=("rules", "llm", "both"), default="rules",
+                        help="who writes the lessons: the deterministic reflector (rules), "
+                        "LLMReflector with the same model (llm), or both")
     parser.add_argument("--report", nargs="+", metavar="JSON",
                         help="print the analysis of saved --out files (pooled) and exit")
     args = parser.parse_args()

@@ -44,3 +44,17 @@ def test_a_failing_llm_reflector_keeps_the_deterministic_lessons() -> None:
     assert pb.flush(60)
     assert len(pb.errors) == 1  # the reflector's failure, recorded
     assert pb.tool_stats("support")  # what needs no model was still learned
+
+
+def test_lessons_can_be_left_to_the_llm_reflector_alone() -> None:
+    model = ScriptedModel([call("final_result", {"lessons": [
+        {"advice": "Call find_ticker first.", "tools": ["find_ticker"],
+         "applies_when": "stock price"}]})] * 5)
+    pb = Playbook(":memory:", llm_reflector=LLMReflector(model), rule_lessons=False)
+    for company in ("Acme", "Globex", "Initech"):  # rules would promote this sequence
+        pb.observe(stock_trace(company))
+    assert pb.flush(60) and list(pb.errors) == []
+    assert {s.kind for s in pb.strategies("support")} == {"advice"}
+    # advice may come from a failed run: its evidence is not called successful
+    assert all("seen in 1 runs" in s.render() for s in pb.strategies("support"))
+    assert pb.tool_stats("support")  # statistics need no lessons

@@ -60,6 +60,9 @@ class Playbook:
     ``learn``: learn from observed runs (online learning); False makes the playbook read-only.
     ``evaluator``: judges observed runs (default: a run succeeded if it completed).
     ``llm_reflector``: an :class:`LLMReflector` adding model-written advice (optional; slow).
+    ``rule_lessons``: learn the deterministic reflector's lessons (sequences, pitfalls and
+    their repairs); False leaves the lessons to ``llm_reflector`` alone, to compare the two.
+    Tool statistics are kept either way.
     """
 
     def __init__(
@@ -74,6 +77,7 @@ class Playbook:
         evaluator: Grader | None = None,
         curator: Curator | None = None,
         llm_reflector: LLMReflector | None = None,
+        rule_lessons: bool = True,
     ) -> None:
         self.store = open_store(store)
         self.domain = domain
@@ -84,6 +88,7 @@ class Playbook:
         self.evaluator = evaluator
         self.curator = curator or Curator()
         self.llm_reflector = llm_reflector
+        self.rule_lessons = rule_lessons
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -187,7 +192,7 @@ class Playbook:
     def learn_from(self, trace: Trace, success: bool) -> list[Delta]:
         """Reflect on one run and curate its insights now (the worker calls this)."""
         domain = self.domain or trace.agent_name
-        insights = reflect(trace, success=success, domain=domain)
+        insights = reflect(trace, success=success, domain=domain) if self.rule_lessons else []
         if self.llm_reflector is not None:
             try:
                 insights += asyncio.run(

@@ -207,7 +207,8 @@ class Strategy:
     def render(self) -> str:
         """The one-line form injected into instructions."""
         evidence = f"worked in {self.helpful}/{self.uses} runs" if self.uses else (
-            f"seen in {self.support} runs" if self.kind == "pitfall"  # failed runs count too
+            # failed runs count too: a pitfall, or model-written advice about a failed run
+            f"seen in {self.support} runs" if self.kind in ("pitfall", "advice")
             else f"seen in {self.support} successful runs"
         )
         return f"- [{self.id}] {self.advice} ({evidence})"
