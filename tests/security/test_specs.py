@@ -122,6 +122,11 @@ HOSTILE_JSON: dict[str, str] = {
     "negative-limit": '{"name": "a", "limits": {"max_iterations": -1}}',
     "string-limit": '{"name": "a", "limits": {"timeout": "soon"}}',
     "long-strings-bad-type": '{"name": "a", "description": ["' + "x" * 1_000_000 + '"]}',
+    # an unknown key is searched for in the text to give its line: as text, not as a regex
+    "regex-limit-key": '{"name": "a", "limits": {"(": 1}}',
+    "regex-selection-key": '{"name": "a", "tool_selection": {"[a-": 1}}',
+    "nan-relevance": '{"name": "a", "tool_selection": {"min_relevance": NaN}}',
+    "huge-max-tools": '{"name": "a", "tool_selection": {"max_tools": 1e999}}',
 }
 
 #: Wrong values for every field of a spec and of a tool.
@@ -133,6 +138,7 @@ WRONG_TYPES: dict[str, list[Any]] = {
     "tools": [1, "x", {}, True],
     "output_schema": [1, "x", [], True],
     "limits": [1, "x", [], True],
+    "tool_selection": [1, "x", [], True],
     "metadata": [1, "x", [], True],
     "spec_version": [None, "1", 2, [], {}],
 }
@@ -159,6 +165,9 @@ HOSTILE_GRAM: dict[str, str] = {
     "wrong-description": "[a:Agent {description: 1}]",
     "wrong-metadata": "[a:Agent {metadata: 1}]",
     "wrong-limits": "[a:Agent {limits: 1}]",
+    "regex-limit-key": "[a:Agent {limits: {`(`: 1}}]",
+    "wrong-tool-selection": "[a:Agent {tool_selection: [1]}]",
+    "regex-selection-key": "[a:Agent {tool_selection: {`*`: 1}}]",
     "huge-int": "[a:Agent {metadata: {a: " + "9" * 5000 + "}}]",
     "unclosed-string": '[a:Agent {description: "abc',
     "unclosed-fence": "[a:Agent {description: ```abc",

@@ -317,7 +317,8 @@ def limits_from_dict(data: Any, where: Locator | None = None) -> Limits | None:
     unknown = [k for k in data if k not in known]
     if unknown:
         raise where.error(
-            f"unknown limit {unknown[0]!r}; expected any of {', '.join(known)}", unknown[0]
+            f"unknown limit {unknown[0]!r}; expected any of {', '.join(known)}",
+            "limits", re.escape(unknown[0]),  # the key is the file's text, not a pattern
         )
     try:
         return Limits(**data)
@@ -336,7 +337,7 @@ def tool_selection_from_dict(data: Any, where: Locator | None = None) -> dict[st
     unknown = [k for k in data if k not in _SELECTION_KEYS]
     if unknown:
         raise where.error(f"tool_selection: unknown setting {unknown[0]!r}; expected any of "
-                          f"{', '.join(_SELECTION_KEYS)}", "tool_selection", unknown[0])
+                          f"{', '.join(_SELECTION_KEYS)}", "tool_selection", re.escape(unknown[0]))
     try:
         ToolSelection(**data)
     except ConfigurationError as exc:
