@@ -156,8 +156,11 @@ def toolcycle_arm(model: Model, parallel: bool = False,
 def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     """The toolcycle arm an arm name spells: ``json`` or ``react``, then any of ``+grammar``
     (every reply under the grammar), ``+lazy`` (the grammar only once a free reply called a
-    tool), ``+parallel`` (list replies), ``+select`` (tool selection)."""
+    tool), ``+parallel`` (list replies), ``+select`` (tool selection, the library's threshold)
+    or ``+select:0.19`` (another ``min_relevance``)."""
     protocol, *features = arm.split("+")
+    relevance = [f.partition(":")[2] for f in features if f.startswith("select:")]
+    features = ["select" if f.startswith("select:") else f for f in features]
     unknown = set(features) - {"grammar", "lazy", "parallel", "select"}
     if unknown or protocol not in ("json", "react") or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
@@ -165,7 +168,8 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     model: Model = (JsonToolsModel(chat, constrained=constrained) if protocol == "json"
                     else ReActModel(chat))
     return toolcycle_arm(model, parallel="parallel" in features,
-                         selection=ToolSelection() if "select" in features else None)
+                         selection=(ToolSelection(*(float(r) for r in relevance))
+                                    if "select" in features else None))
 
 
 def _openai_tools(case: Case) -> list[dict[str, Any]]:
@@ -340,6 +344,8 @@ def main() -> None:
     parser.add_argument("--arms", default="json,json+grammar,react,llama-cpp fc,server+openai")
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads, every arm")
     parser.add_argument("--categories", default=",".join(CATEGORIES))
+    parser.add_argument("--ids", help="only these entries (comma-separated BFCL ids): to look "
+                        "again at questions a run timed out on, say")
     parser.add_argument("--start", type=int, default=0,
                         help="skip this many entries of each category: choose a configuration "
                         "on entries the graded run (--start 0) does not use")
@@ -375,6 +381,8 @@ def main() -> None:
         stops.append(stop)
     categories = tuple(args.categories.split(","))
     selected = cases(args.entries, categories, args.start)
+    if args.ids:
+        selected = [c for c in selected if c.entry["id"] in args.ids.split(",")]
     done: dict[tuple[str, str], dict[str, Any]] = {}
     if args.resume and args.log and args.log.exists():
         for record in _jsonl(args.log):
