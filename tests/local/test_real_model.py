@@ -23,7 +23,7 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from toolcycle import Agent, Limits, RunResult
+from toolcycle import Agent, Limits, ModelError, RunResult
 from toolcycle.cli.demo import find_customer, latest_order, sayHello
 from toolcycle.events import RunSuccess, TextDeltaEvent
 from toolcycle.messages import Message
@@ -215,6 +215,13 @@ async def test_the_native_function_calling_chat_format_through_a_model_string(
     assert isinstance(answer.output, Greeting), answer.trace.render()
     assert "Bob" in answer.output.greeting, answer.trace.render()
     assert [c.name for c in answer.tool_calls] == ["sayHello", "final_result"]
+    # Native tool calling cannot work here; the run says so instead of answering with the
+    # call's text ("functions.sayHello:" as a successful output, before).
+    native = hello_agent(f"openai-compatible:qwen2.5-coder-0.5b@{llama_fc_server}")
+    with pytest.raises(ModelError, match=r"as text .* add '\?tools=text'") as caught:
+        await native.run("Say hello to Alice.")
+    failed = caught.value.result
+    assert failed is not None and failed.trace.termination["reason"] == "model_error"
 
 
 async def test_local_model_streams_token_by_token_in_process() -> None:

@@ -170,6 +170,33 @@ async def test_openai_compatible_tools_text_puts_the_model_behind_the_text_proto
         resolve_model(f"openai-compatible:q@{server.openai_url}?tools=xml")
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_call_returned_as_text_by_a_compatible_server_is_an_error_naming_the_fix(
+    server: ProviderServer, stream: bool,
+) -> None:
+    """llama_cpp.server's chatml-function-calling format hands back the model's
+    ``functions.add:`` as text; taken as the answer, the run ended 'successfully' with it."""
+    from toolcycle.errors import ModelError
+
+    model = resolve_model(f"openai-compatible:qwen@{server.openai_url}")
+    server.script([Reply(text='functions.add:\n{"a": 1, "b": 2}')])
+    agent = Agent(model, tools=[add])
+    with pytest.raises(ModelError, match=r"call to 'add' as text .* '\?tools=text'") as caught:
+        if stream:
+            async for _ in agent.stream("1+2?"):
+                pass
+        else:
+            await agent.run("1+2?")
+    assert caught.value.result is not None
+    assert caught.value.result.trace.termination["reason"] == "model_error"
+    # A name that is no offered tool, or the official API, stays an ordinary answer.
+    server.script([Reply(text="functions.other: is a module")])
+    assert (await agent.run("?")).output == "functions.other: is a module"
+    server.script([Reply(text="functions.add: adds numbers")])
+    official = Agent(resolve_model(f"openai:gpt-test@{server.openai_url}"), tools=[add])
+    assert (await official.run("?")).output == "functions.add: adds numbers"
+
+
 async def test_an_unreachable_compatible_server_is_named_in_the_error() -> None:
     import socket
 

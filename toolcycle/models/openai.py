@@ -32,7 +32,7 @@ from contextlib import aclosing
 from typing import Any
 
 from ..errors import ModelError
-from ..messages import Message, ToolCall, Usage
+from ..messages import Message, ToolCall, Usage, bounded_repr
 from ._openai_stream import ResponseAssembly, wire_usage
 from .base import (
     Model,
@@ -49,6 +49,8 @@ Wire = dict[str, Any]
 
 #: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
 _AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
+#: llama-cpp-python's chatml-function-calling syntax for a call, at the start of a reply.
+_CALL_AS_TEXT = re.compile(r"\s*functions\.([A-Za-z0-9_.\-]+):")
 
 
 class OpenAIModel(SDKModel):
@@ -100,7 +102,9 @@ class OpenAIModel(SDKModel):
         choice = completion.choices[0]
         assembly = ResponseAssembly(self.synthesize_ids)
         assembly.add_message(choice.message)
-        return assembly.finish(choice.finish_reason, wire_usage(completion.usage), self.name)
+        message = assembly.finish(choice.finish_reason, wire_usage(completion.usage), self.name)
+        self._refuse_call_written_as_text(message, settings)
+        return message
 
     async def stream(
         self, messages: Sequence[Message], settings: ModelSettings
@@ -133,7 +137,31 @@ class OpenAIModel(SDKModel):
                     for item in assembly.add_delta(choice.delta):
                         yield item
                     finish_reason = choice.finish_reason or finish_reason
-        yield ModelResponse(assembly.finish(finish_reason, usage, self.name))
+        message = assembly.finish(finish_reason, usage, self.name)
+        self._refuse_call_written_as_text(message, settings)
+        yield ModelResponse(message)
+
+    def _refuse_call_written_as_text(self, message: Message, settings: ModelSettings) -> None:
+        """A compatible server that hands back a call to an offered tool as the reply's text.
+
+        Measured with ``llama_cpp.server --chat_format chatml-function-calling`` and Qwen 0.5B:
+        the model writes the format's own ``functions.sayHello:`` prefix and the server returns
+        it as text, no ``tool_calls``. Taken as the answer, the run would end "successfully"
+        with ``functions.sayHello:`` as its output and no tool run; the text protocol is what
+        works with such a server, so the error says how to ask for it.
+        """
+        if self.provider != "openai-compatible" or not settings.tools or message.tool_calls:
+            return
+        found = _CALL_AS_TEXT.match(message.text)
+        if found is None or found.group(1) not in {t.name for t in settings.tools}:
+            return
+        raise ModelError(
+            f"the server returned a call to {found.group(1)!r} as text "
+            f"({bounded_repr(message.text[:80])}), not as a tool call: its chat format gives "
+            "this model no native tool calls. Put the model behind the text protocol: add "
+            "'?tools=text' to the model string ('&constrained=true' for structured output)",
+            provider=self.provider, model=self.name,
+        )
 
     # ------------------------------------------------------------ wire building
 
