@@ -159,18 +159,11 @@ class Greeting(pydantic.BaseModel):
     greeting: str
 
 
-async def test_a_model_string_alone_gives_tools_structured_output_and_streaming(
-        llama_server: str) -> None:
-    """new-03/new-05: the server in plain chatml, driven by a model string alone
-    (`?tools=text`); the answer streams token by token. (`--chat_format
-    chatml-function-calling`, the native path, is not usable with these models: Qwen 0.5B
-    writes the handler's own `functions.sayHello:` prefix as text, and the handler refuses
-    tool_choice="required" with HTTP 500.)"""
-    model = f"openai-compatible:qwen2.5-coder-0.5b@{llama_server}?tools=text"
-    agent = hello_agent(model)
+async def assert_streams_a_greeting(model: str) -> None:
+    """A run through ``model`` calls the tool and streams its answer in several deltas."""
     texts: list[str] = []
     result: RunResult[str] | None = None
-    async for event in agent.stream("Say hello to Alice."):
+    async for event in hello_agent(model).stream("Say hello to Alice."):
         if isinstance(event, TextDeltaEvent):
             texts.append(event.text)
         elif isinstance(event, RunSuccess):
@@ -178,12 +171,26 @@ async def test_a_model_string_alone_gives_tools_structured_output_and_streaming(
     assert result is not None
     assert_greeted(result, "Alice")
     assert len(texts) > 1 and "".join(texts) == result.output, texts
+
+
+async def assert_structured_greeting(model: str) -> None:
+    """A run through ``model`` calls the tool, then gives a valid ``Greeting``."""
     structured = Agent(model, "You greet people. Use the sayHello tool, then give the "
                        "greeting.", [sayHello], output=Greeting,
                        limits=Limits(max_iterations=4), model_settings=DETERMINISTIC)
     answer = await structured.run("Say hello to Bob.")
     assert isinstance(answer.output, Greeting), answer.trace.render()
     assert "Bob" in answer.output.greeting, answer.trace.render()
+    assert [c.name for c in answer.tool_calls] == ["sayHello", "final_result"]
+
+
+async def test_a_model_string_alone_gives_tools_structured_output_and_streaming(
+        llama_server: str) -> None:
+    """new-03/new-05: the server in plain chatml, driven by a model string alone
+    (`?tools=text`); the answer streams token by token."""
+    model = f"openai-compatible:qwen2.5-coder-0.5b@{llama_server}?tools=text"
+    await assert_streams_a_greeting(model)
+    await assert_structured_greeting(model)
 
 
 async def test_the_native_function_calling_chat_format_through_a_model_string(
@@ -198,23 +205,8 @@ async def test_the_native_function_calling_chat_format_through_a_model_string(
     grammar the model imitates escaped JSON (``{\\\"name\": ...``) until the context
     overflows; the grammar keeps every reply well-formed."""
     model = f"openai-compatible:qwen2.5-coder-0.5b@{llama_fc_server}?tools=text"
-    texts: list[str] = []
-    result: RunResult[str] | None = None
-    async for event in hello_agent(model).stream("Say hello to Alice."):
-        if isinstance(event, TextDeltaEvent):
-            texts.append(event.text)
-        elif isinstance(event, RunSuccess):
-            result = event.result
-    assert result is not None
-    assert_greeted(result, "Alice")
-    assert len(texts) > 1 and "".join(texts) == result.output, texts
-    structured = Agent(f"{model}&constrained=true", "You greet people. Use the sayHello tool, "
-                       "then give the greeting.", [sayHello], output=Greeting,
-                       limits=Limits(max_iterations=4), model_settings=DETERMINISTIC)
-    answer = await structured.run("Say hello to Bob.")
-    assert isinstance(answer.output, Greeting), answer.trace.render()
-    assert "Bob" in answer.output.greeting, answer.trace.render()
-    assert [c.name for c in answer.tool_calls] == ["sayHello", "final_result"]
+    await assert_streams_a_greeting(model)
+    await assert_structured_greeting(f"{model}&constrained=true")
     # Native tool calling cannot work here; the run says so instead of answering with the
     # call's text ("functions.sayHello:" as a successful output, before).
     native = hello_agent(f"openai-compatible:qwen2.5-coder-0.5b@{llama_fc_server}")
