@@ -156,11 +156,8 @@ def toolcycle_arm(model: Model, parallel: bool = False,
 def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     """The toolcycle arm an arm name spells: ``json`` or ``react``, then any of ``+grammar``
     (every reply under the grammar), ``+lazy`` (the grammar only once a free reply called a
-    tool), ``+parallel`` (list replies), ``+select`` (tool selection, the library's threshold)
-    or ``+select:0.19`` (another ``min_relevance``)."""
+    tool), ``+parallel`` (list replies), ``+select`` (tool selection)."""
     protocol, *features = arm.split("+")
-    relevance = [f.partition(":")[2] for f in features if f.startswith("select:")]
-    features = ["select" if f.startswith("select:") else f for f in features]
     unknown = set(features) - {"grammar", "lazy", "parallel", "select"}
     if unknown or protocol not in ("json", "react") or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
@@ -168,8 +165,7 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     model: Model = (JsonToolsModel(chat, constrained=constrained) if protocol == "json"
                     else ReActModel(chat))
     return toolcycle_arm(model, parallel="parallel" in features,
-                         selection=(ToolSelection(*(float(r) for r in relevance))
-                                    if "select" in features else None))
+                         selection=ToolSelection() if "select" in features else None)
 
 
 def _openai_tools(case: Case) -> list[dict[str, Any]]:

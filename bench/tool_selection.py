@@ -8,11 +8,6 @@ threshold hides every tool: right on ``irrelevance``, a lost question elsewhere 
 bound: the model may still have missed it with the tool shown).
 
     .venv/bin/python bench/tool_selection.py
-
-``--dev 100`` calibrates instead for a model that calls whatever tool it is offered
-(SmolLM2-135M): on BFCL's own entries after the first 100 of each graded category (not graded),
-the highest threshold that still offers *every* tool the ground truth calls to ``--keep`` of
-them (0.196 on 2026-11-27; ``bench/bfcl_local.py``'s ``+select:0.19`` arms use it).
 """
 
 from __future__ import annotations
@@ -44,53 +39,14 @@ def best_scores(selection: ToolSelection, category: str) -> list[float]:
     return out
 
 
-def needed_scores(selection: ToolSelection, category: str, start: int) -> list[float]:
-    """Per entry from the ``start``-th, the lowest relevance among the tools its ground truth
-    calls: the highest threshold that still offers every tool the question needs."""
-    answers = {a["id"]: a["ground_truth"] for a in _lines(DATA / "possible_answer"
-                                                           / f"BFCL_v4_{category}.json")}
-    out = []
-    for entry in _lines(DATA / f"BFCL_v4_{category}.json")[start:]:
-        task = "\n".join(m["content"] for m in entry["question"][0] if m["role"] == "user")
-        functions, _ = import_functions(entry["function"])
-        needed = {name for call in answers[entry["id"]] for name in call}
-        tools = [ToolDefinition(f.spec.name, f.spec.description, f.spec.parameters)
-                 for f in functions if f.bfcl_name in needed]
-        out.append(min(selection.scores(task, tools), default=0.0))
-    return out
-
-
-def _lines(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def calibrate_on_dev(selection: ToolSelection, keep: float, start: int) -> None:
-    """The threshold for a model that calls whatever it is offered (SmolLM2-135M): chosen on
-    the graded categories' entries *after* the first ``start`` (which bfcl_local.py does not
-    grade), as the highest that still offers every needed tool to ``keep`` of them."""
-    needed = sorted(s for c in GRADED for s in needed_scores(selection, c, start))
-    threshold = needed[int((1 - keep) * len(needed))]
-    irrelevant = best_scores(selection, "irrelevance")[start:]
-    print(f"calibration on {len(needed)} entries (from entry {start + 1} of each graded "
-          f"category): min_relevance {threshold:.3f} offers every needed tool to {keep:.0%}; it "
-          f"hides every tool from {sum(s < threshold for s in irrelevant) / len(irrelevant):.0%}"
-          f" of {len(irrelevant)} irrelevance entries (from entry {start + 1})")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", type=float, default=0.95,
                         help="share of answerable live questions whose best tool must stay")
     parser.add_argument("--entries", type=int, default=100,
                         help="also report the first N entries of each graded category")
-    parser.add_argument("--dev", type=int, metavar="START",
-                        help="calibrate instead on the graded categories' entries from START "
-                        "on (bfcl_local.py grades the first 100), keeping every needed tool")
     args = parser.parse_args()
     selection = ToolSelection(min_relevance=-1.0)
-    if args.dev is not None:
-        calibrate_on_dev(selection, args.keep, args.dev)
-        return
     answerable = sorted(s for c in LIVE for s in best_scores(selection, c))
     threshold = answerable[int((1 - args.keep) * len(answerable))]
     live_irrelevant = best_scores(selection, "live_irrelevance")
