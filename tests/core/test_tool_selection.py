@@ -288,3 +288,17 @@ def test_a_bad_tool_selection_in_a_spec_is_a_spec_error_at_its_line(setting: str
     with pytest.raises(SpecError) as caught:
         AgentSpec.from_gram(text, "desk.gram")
     assert problem in str(caught.value) and caught.value.line == 4
+
+
+def test_bind_lists_a_bad_tool_selection_set_in_code_among_its_problems() -> None:
+    from toolcycle.spec import AgentSpec
+
+    spec = AgentSpec.from_gram(SPEC_TOOLS)
+    spec.tool_selection = {"embedder": "bge", "max_tools": 0}  # the field is plain data
+    with pytest.raises(ConfigurationError) as caught:
+        spec.bind([get_weather], model=ScriptedModel(["x"]))
+    assert caught.value.problems == [
+        "tool 'body_mass_index': no implementation in the tool library (it has: get_weather)",
+        "tool_selection: unknown setting 'embedder'; expected any of min_relevance, max_tools",
+        "tool_selection: max_tools must be a positive integer or None, got 0",
+    ]

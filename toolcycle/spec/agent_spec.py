@@ -210,6 +210,12 @@ class AgentSpec:
                 resolved = resolve_model(chosen)
             except (ValueError, ImportError) as exc:
                 problems.append(f"model: {exc}")
+        selection: ToolSelection | None = None
+        if self.tool_selection is not None:  # checked on reading, but the field is mutable
+            try:
+                selection = tool_selection(self.tool_selection)
+            except ConfigurationError as exc:
+                problems.extend(f"tool_selection: {p}" for p in exc.problems)
         if problems or resolved is None:
             raise ConfigurationError(problems, subject=f"binding of agent spec {self.name!r}")
         options: dict[str, Any] = {
@@ -217,8 +223,8 @@ class AgentSpec:
             "description": self.description,
             "limits": self.limits,
         }
-        if self.tool_selection is not None:
-            options["tool_selection"] = ToolSelection(**self.tool_selection)
+        if selection is not None:
+            options["tool_selection"] = selection
         if self.output_schema is not None:
             options["output"] = output_type(self.output_schema)
         if self.input_schema is not None:
@@ -334,16 +340,29 @@ def tool_selection_from_dict(data: Any, where: Locator | None = None) -> dict[st
     if not isinstance(data, dict):
         raise where.error("'tool_selection' must be a record like {min_relevance: 0.12, "
                           "max_tools: 8} ({} for the defaults)", "tool_selection")
-    unknown = [k for k in data if k not in _SELECTION_KEYS]
-    if unknown:
-        raise where.error(f"tool_selection: unknown setting {unknown[0]!r}; expected any of "
-                          f"{', '.join(_SELECTION_KEYS)}", "tool_selection", re.escape(unknown[0]))
     try:
-        ToolSelection(**data)
+        tool_selection(data)
     except ConfigurationError as exc:
+        unknown = [k for k in data if k not in _SELECTION_KEYS]
+        needles = [re.escape(str(unknown[0]))] if unknown else []  # the file's text, not a regex
         raise where.error("tool_selection: " + "; ".join(exc.problems),
-                          "tool_selection") from exc
+                          "tool_selection", *needles) from exc
     return dict(data)
+
+
+def tool_selection(settings: dict[str, Any]) -> ToolSelection:
+    """The :class:`ToolSelection` a spec's settings describe; every problem in one
+    :class:`ConfigurationError` (unknown settings included)."""
+    unknown = [k for k in settings if k not in _SELECTION_KEYS]
+    problems = [f"unknown setting {k!r}; expected any of {', '.join(_SELECTION_KEYS)}"
+                for k in unknown]
+    try:
+        selection = ToolSelection(**{k: v for k, v in settings.items() if k in _SELECTION_KEYS})
+    except ConfigurationError as exc:
+        problems.extend(exc.problems)
+    if problems:
+        raise ConfigurationError(problems, subject="tool selection")
+    return selection
 
 
 #: What a spec can set; the embedder is code (pass ``tool_selection=`` to ``bind()`` for
