@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolcycle.models.text.calls import decode_lenient, parse_tool_calls, render_tool_call
 
@@ -171,3 +173,28 @@ def test_fixture_corpus(record: dict[str, Any]) -> None:
     assert [[c.name, c.arguments] for c in parsed.calls] == expected["calls"]
     assert parsed.answer == expected["answer"]
     assert all(c.parse_error is None for c in parsed.calls) == (not expected.get("broken"))
+
+
+_names = st.sampled_from(["add", "roll", "weather"])
+_args = st.dictionaries(st.sampled_from(["a", "b", "city"]),
+                        st.one_of(st.integers(-5, 5), st.text("xyz ]}{\"", max_size=4)),
+                        max_size=2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_names, _args), min_size=1, max_size=6), st.data())
+def test_any_cut_of_a_list_gives_only_calls_written_whole_each_once(
+        written: list[tuple[str, dict[str, Any]]], data: st.DataObject) -> None:
+    items = [json.dumps({"name": n, "arguments": a}) for n, a in written]
+    text = "[" + ", ".join(items) + "]"
+    cut = data.draw(st.integers(1, len(text) - 1))  # anywhere before the closing bracket
+    calls = [(c.name, c.arguments) for c in parse_tool_calls(text[:cut], "t", {"add", "roll",
+                                                                               "weather"}).calls]
+    whole = [(n, a) for (n, a), item in zip(written, items, strict=True)
+             if text.index(item) + len(item) <= cut]
+    complete = [c for c in calls if c[1] is not None]
+    assert all(c in whole for c in complete)  # nothing invented, nothing half-read
+    assert len(complete) == len({json.dumps(c, sort_keys=True) for c in complete})  # once each
+    assert len(calls) - len(complete) <= 1  # at most the one unreadable cut call
+    # the closed list keeps every call as written, repeats included
+    assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", {"add"}).calls] == written
