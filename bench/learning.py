@@ -288,13 +288,19 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "train_tasks": len(train), "learn_seconds": learn_seconds,
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
         "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
-        "strategy_log": strategy_log, "lessons": args.lessons,
+        "strategy_log": strategy_log, "lessons": args.lessons, "routines": args.routines,
         "reflection_errors": [str(e)[:500] for e in learner.errors],
     }
     if args.learn_only:
         return learned
 
-    frozen = Playbook(db, learn=False)
+    frozen = Playbook(db, learn=False, routines=args.routines)
+    offered = frozen.routine_tools(
+        {t.name: t for t in make_agent(suite, model, 0, 0.0, 1, None).tools.values()},
+        suite.agent_name)
+    print(f"routines offered: {[t.name for t in offered] if args.routines else 'off'}")
+    for routine in offered:
+        print(f"  {routine.name}: {routine.spec.description}")
     baseline: list[list[dict[str, Any]]] = []
     with_pb: list[list[dict[str, Any]]] = []
     for repeat in range(args.repeats):
@@ -424,6 +430,9 @@ def main() -> int:
     parser.add_argument("--lessons", choices=("rules", "llm", "both"), default="rules",
                         help="who writes the lessons: the deterministic reflector (rules), "
                         "LLMReflector with the same model (llm), or both")
+    parser.add_argument("--routines", action="store_true",
+                        help="offer learned tool chains as one tool (Playbook(routines=True)) "
+                        "in the playbook arm")
     parser.add_argument("--report", nargs="+", metavar="JSON",
                         help="print the analysis of saved --out files (pooled) and exit")
     args = parser.parse_args()

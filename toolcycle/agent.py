@@ -161,6 +161,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
+        routines = getattr(playbook, "routine_tools", None)
+        if callable(routines):  # learned tool chains offered as one tool (Playbook(routines=))
+            offered = {d.name for d in resolved_output.tool_definitions}
+            for routine in routines(built_tools, name):
+                if routine.name not in built_tools and routine.name not in offered:
+                    built_tools[routine.name] = routine
 
         self.model = resolved_model
         self.instructions = instructions

@@ -277,6 +277,8 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
         created_at=now, updated_at=now,
     )
     strategy.add_provenance(*(i.run_id for i in evidence))
+    for i in evidence:
+        strategy.add_feeds(i.feeds)
     return strategy
 
 
@@ -284,6 +286,7 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     """The pattern of an existing strategy was seen again: more support, fresher words."""
     strategy.support += 1
     strategy.add_provenance(insight.run_id)
+    strategy.add_feeds(insight.feeds)
     # keep only the words the new task shares with the old applicability, unless too few
     # remain: a union would soon make every strategy apply to every task (measured: a pitfall
     # confirmed by a weather task then matched currency tasks by a person's name)
@@ -299,6 +302,8 @@ def _fold(keep: Strategy, drop: Strategy) -> None:
     keep.sum_tool_latency_ms += drop.sum_tool_latency_ms
     keep.support += drop.support
     keep.add_provenance(*drop.provenance)
+    for feeds in drop.feeds:
+        keep.add_feeds(feeds)
     keep.applies_when = list(dict.fromkeys([*keep.applies_when, *drop.applies_when]))[:12]
     keep.updated_at = time.time()
     drop.status, drop.note = "retired", f"merged into {keep.id}"

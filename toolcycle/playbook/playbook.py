@@ -15,15 +15,17 @@ import logging
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..tools import Tool
 from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
 from .location import open_store
 from .reflector import LLMReflector, analyse, reflect
+from .routine import induce, routine_name, routine_tool
 from .stats import ToolStats, compute_stats, observations_from_trace, render_stats
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens
@@ -63,6 +65,10 @@ class Playbook:
     ``rule_lessons``: learn the deterministic reflector's lessons (sequences, pitfalls and
     their repairs); False leaves the lessons to ``llm_reflector`` alone, to compare the two.
     Tool statistics are kept either way.
+    ``routines``: offer each learned tool chain whose data flow was seen in enough runs as one
+    tool (:mod:`toolcycle.playbook.routine`); an agent built with this playbook gets the
+    routines known when it is built. Off by default: a routine calls tools on the model's
+    behalf with values a learned rule took out of a result.
     """
 
     def __init__(
@@ -78,6 +84,7 @@ class Playbook:
         curator: Curator | None = None,
         llm_reflector: LLMReflector | None = None,
         rule_lessons: bool = True,
+        routines: bool = False,
     ) -> None:
         self.store = open_store(store)
         self.domain = domain
@@ -89,6 +96,7 @@ class Playbook:
         self.curator = curator or Curator()
         self.llm_reflector = llm_reflector
         self.rule_lessons = rule_lessons
+        self.routines = routines
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -124,7 +132,7 @@ class Playbook:
             if strategy.id in waiting_ids and any(q.id in shown for q in sequences
                                                   if covers(q, strategy)):
                 continue
-            line = strategy.render()
+            line = _render(strategy, tool_names)
             cost = estimate_tokens(line) + 1
             if used + cost > self.token_budget:
                 continue
@@ -144,6 +152,23 @@ class Playbook:
             if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
                 lines.append(advice)
         return "\n".join(lines), shown
+
+    def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
+        """The routines learned for this domain that ``tools`` can run, as tools (none unless
+        the playbook was made with ``routines=True``). The agent calls this once, when built.
+        """
+        if not self.routines:
+            return []
+        made: list[Tool[Any]] = []
+        for strategy in self.store.strategies(self.domain or agent_name):
+            routine = induce(strategy)
+            if routine is None or routine.name in tools or any(
+                    t.name == routine.name for t in made):
+                continue
+            built = routine_tool(routine, tools)
+            if built is not None:
+                made.append(built)
+        return made
 
     def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
         """Per-tool statistics, recomputed only when new tool calls were recorded."""
@@ -238,6 +263,16 @@ class Playbook:
                 with self._idle:
                     self._pending -= 1
                     self._idle.notify_all()
+
+
+def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
+    """A strategy's line; a sequence whose routine the agent offers points at the routine."""
+    if strategy.kind == "sequence" and len(strategy.tools) > 1:
+        name = routine_name(strategy.tools)
+        if name in tool_names:
+            return (f"- [{strategy.id}] Call {name} (it runs {', then '.join(strategy.tools)} "
+                    f"for you), then answer. (seen in {strategy.support} successful runs)")
+    return strategy.render()
 
 
 def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:

@@ -10,6 +10,7 @@ trace's shape alone cannot show.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from ..tracing.trace import ToolCallRecord, Trace
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
+from .routine import feed_example
 from .stats import is_timeout
 from .strategy import Insight, StrategyKind, keywords
 
@@ -118,7 +120,9 @@ def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
         skipped = sorted({c.call.name for c in analysis.calls} - chain_names)
         advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
                                  _shown_formats(trace, analysis))
-        insights.append(insight("sequence", advice, list(analysis.sequence), ""))
+        lesson = insight("sequence", advice, list(analysis.sequence), "")
+        lesson.feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
+        insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:
         if c.status != "error" or (c.call.name, c.call.error or "") in seen:
@@ -131,6 +135,26 @@ def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
         advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
     return insights
+
+
+def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
+    """Per step after the first, the one argument the previous step's result fed, and where
+    the value stood in that result; empty unless every step was fed that way (the chain is
+    then a candidate routine, :mod:`.routine`)."""
+    if len(chain) < 2 or len({c.call.name for c in chain}) != len(chain):
+        return []
+    feeds: list[dict[str, Any]] = []
+    for before, step in itertools.pairwise(chain):
+        result = before.call.result or ""
+        fed = [(key, str(value)) for key, value in sorted((step.call.args or {}).items())
+               if isinstance(value, str | int | float) and not isinstance(value, bool)
+               and len(str(value).strip()) >= 2 and str(value) not in prompt
+               and str(value).lower() in result.lower()]
+        example = feed_example(result, fed[0][1]) if len(fed) == 1 else None
+        if example is None:
+            return []
+        feeds.append({"arg": fed[0][0], **example})
+    return feeds
 
 
 def _shown_formats(trace: Trace, analysis: TraceAnalysis) -> dict[str, dict[str, str]]:

@@ -27,6 +27,8 @@ UseVerdict = Literal["helpful", "harmful", "misfit", "ignored"]
 
 #: How many run ids a strategy keeps as provenance (the oldest drop out first).
 MAX_PROVENANCE = 20
+#: How many runs' feed examples a sequence strategy keeps (for routines).
+MAX_FEED_RUNS = 6
 
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 _STOPWORD_TEXT = (
@@ -103,6 +105,10 @@ class Insight:
     iterations: int = 0
     tool_latency_ms: float = 0.0
     detail: str = ""
+    #: For a sequence whose every step after the first was fed by the one before: per step,
+    #: the argument fed and where its value stood in the previous result (see
+    #: :func:`toolcycle.playbook.routine.feed_example`); empty otherwise.
+    feeds: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def pattern_key(self) -> str:
@@ -150,6 +156,9 @@ class Strategy:
     note: str = ""
     ignored: int = 0
     misfit: int = 0
+    #: The feed examples of the runs behind a sequence strategy (one list per run, one entry
+    #: per fed step), from which :func:`toolcycle.playbook.routine.induce` learns a routine.
+    feeds: list[list[dict[str, Any]]] = field(default_factory=list)
 
     @property
     def uses(self) -> int:
@@ -212,6 +221,12 @@ class Strategy:
             else f"seen in {self.support} successful runs"
         )
         return f"- [{self.id}] {self.advice} ({evidence})"
+
+    def add_feeds(self, feeds: list[dict[str, Any]]) -> None:
+        """Keep one more run's feed examples (the latest :data:`MAX_FEED_RUNS`)."""
+        if feeds:
+            self.feeds.append(feeds)
+            del self.feeds[:-MAX_FEED_RUNS]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,323 @@
+"""Routines: learned tool chains offered as one tool (toolcycle.playbook.routine)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Message, tool
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import LearningTask, Playbook, learn
+from toolcycle.playbook.evidence import classify
+from toolcycle.playbook.reflector import chain_feeds, reflect
+from toolcycle.playbook.routine import (
+    Feed,
+    feed_example,
+    induce,
+    routine_name,
+    routine_tool,
+)
+from toolcycle.playbook.store import SQLitePlaybookStore
+from toolcycle.playbook.strategy import Strategy
+
+from .conftest import make_trace
+
+COUNTRIES = {
+    "Freedonia": ("Fredville", "FDK", "1.25"),
+    "Sylvania": ("Sylburg", "SYK", "0.5"),
+    "Ruritania": ("Strelsau", "RUK", "2.75"),
+    "Oberland": ("Oberburg", "OBK", "3.5"),
+    "Niederland": ("Niederburg", "NDK", "4.25"),
+}
+
+
+def country_info(country: str) -> str:
+    """Facts about a country."""
+    capital, code, _ = COUNTRIES[country]
+    return f"{country}: capital {capital}, currency code {code}, calling code +99"
+
+
+def exchange_rate(currency: str) -> str:
+    """Value of one unit of a currency in USD."""
+    rate = next(r for _, c, r in COUNTRIES.values() if c == currency)
+    return f"1 {currency} = {rate} USD"
+
+
+def _strategy(tools: list[str], feeds: list[list[dict[str, Any]]]) -> Strategy:
+    return Strategy(id="s-x", domain="d", advice="...", kind="sequence", tools=tools,
+                    support=len(feeds), feeds=feeds)
+
+
+def _currency_feeds(*countries: str) -> list[list[dict[str, Any]]]:
+    runs = []
+    for country in countries:
+        example = feed_example(country_info(country), COUNTRIES[country][1])
+        assert example is not None
+        runs.append([{"arg": "currency", **example}])
+    return runs
+
+
+# -- learning the extraction rule ------------------------------------------------------------
+
+
+def test_the_rule_is_the_context_every_example_shares() -> None:
+    routine = induce(_strategy(["country_info", "exchange_rate"],
+                               _currency_feeds("Freedonia", "Sylvania")))
+    assert routine is not None
+    assert routine.name == "country_info_then_exchange_rate"
+    assert routine.feeds == (Feed("currency", ", currency code ", ", calling code +99"),)
+    assert routine.feeds[0].extract(country_info("Ruritania")) == "RUK"
+
+
+def test_an_anchor_ending_inside_a_word_shared_by_chance_is_cut_to_the_label() -> None:
+    # "Oberburg" and "Niederburg" share "rburg": that belongs to the entities, not the label
+    routine = induce(_strategy(["country_info", "exchange_rate"],
+                               _currency_feeds("Oberland", "Niederland")))
+    assert routine is not None
+    assert routine.feeds[0].left == ", currency code "
+    assert routine.feeds[0].extract(country_info("Freedonia")) == "FDK"
+
+
+def test_a_whole_result_fed_on_is_taken_whole() -> None:
+    runs = [[{"arg": "ticker", **(feed_example(t, t) or {})}] for t in ("ACME", "GLBX")]
+    routine = induce(_strategy(["find_ticker", "get_quote"], runs))
+    assert routine is not None and routine.feeds == (Feed("ticker", "", ""),)
+    assert routine.feeds[0].extract("  INIT\n") == "INIT"
+
+
+@pytest.mark.parametrize("feeds", [
+    [],  # never seen
+    [[{"arg": "currency", **(feed_example(country_info("Freedonia"), "FDK") or {})}]],  # once
+])
+def test_too_few_examples_make_no_routine(feeds: list[list[dict[str, Any]]]) -> None:
+    assert induce(_strategy(["country_info", "exchange_rate"], feeds)) is None
+
+
+def test_examples_that_disagree_on_the_argument_make_no_routine() -> None:
+    runs = _currency_feeds("Freedonia", "Sylvania")
+    runs[1][0]["arg"] = "code"
+    assert induce(_strategy(["country_info", "exchange_rate"], runs)) is None
+
+
+def test_no_shared_context_makes_no_routine() -> None:
+    # the value stands at different places with nothing in common around it
+    a = feed_example("FDK is the code", "FDK")
+    b = feed_example("the code: SYK!", "SYK")
+    assert a is not None and b is not None
+    runs = [[{"arg": "currency", **a}], [{"arg": "currency", **b}]]
+    assert induce(_strategy(["country_info", "exchange_rate"], runs)) is None
+
+
+def test_a_rule_that_cannot_find_its_own_examples_again_is_dropped() -> None:
+    # the right anchor (", ") also occurs inside one value: the rule would cut it short
+    a = feed_example("city: Paris, France, 1", "Paris, France")
+    b = feed_example("city: Lyon, 2", "Lyon")
+    assert a is not None and b is not None
+    runs = [[{"arg": "city", **a}], [{"arg": "city", **b}]]
+    assert induce(_strategy(["locate", "weather"], runs)) is None
+
+
+def test_only_sequences_of_distinct_tools_become_routines() -> None:
+    runs = _currency_feeds("Freedonia", "Sylvania")
+    assert induce(_strategy(["country_info"], [])) is None
+    assert induce(_strategy(["country_info", "country_info"], runs)) is None
+    pitfall = _strategy(["country_info", "exchange_rate"], runs)
+    pitfall.kind = "pitfall"
+    assert induce(pitfall) is None
+
+
+@pytest.mark.parametrize("text", ["no label here", "currency code", ""])
+def test_extract_finds_nothing_where_the_anchors_are_missing(text: str) -> None:
+    assert Feed("currency", ", currency code ", ",").extract(text) is None
+
+
+def test_extract_refuses_an_empty_or_overlong_value() -> None:
+    feed = Feed("x", "code ", ".")
+    assert feed.extract("code .") is None
+    assert feed.extract("code " + "y" * 500 + ".") is None
+
+
+def test_long_chains_get_a_hashed_name_within_the_provider_limit() -> None:
+    tools = [f"a_rather_long_tool_name_{i}" for i in range(4)]
+    name = routine_name(tools)
+    assert name.startswith("routine_") and len(name) <= 64
+    assert routine_name(tools) == name
+
+
+# -- the reflector records where fed values stood ---------------------------------------------
+
+
+def _currency_trace(country: str, *, wasted: bool = False) -> Any:
+    _capital, code, rate = COUNTRIES[country]
+    iterations: list[Any] = []
+    if wasted:
+        iterations.append([("web_search", {"query": country}, "No results.", None)])
+    iterations.append([("country_info", {"country": country}, country_info(country), None)])
+    iterations.append([("exchange_rate", {"currency": code}, exchange_rate(code), None)])
+    trace = make_trace(f"How many USD is the currency of {country} worth?", iterations)
+    trace.output = f"{rate} USD"
+    return trace
+
+
+def test_a_sequence_insight_carries_the_feed_of_each_step() -> None:
+    [insight] = reflect(_currency_trace("Freedonia", wasted=True), success=True, domain="d")
+    assert insight.tools == ["country_info", "exchange_rate"]
+    [feed] = insight.feeds
+    assert feed["arg"] == "currency" and feed["value"] == "FDK"
+    assert feed["left"].endswith(", currency code ")
+
+
+def test_a_value_from_the_prompt_is_not_a_feed() -> None:
+    iterations = [[("lookup", {"name": "ACME"}, "ACME Corp: id 7", None)],
+                  [("detail", {"name": "ACME"}, "ACME: 12 units", None)]]
+    trace = make_trace("Units of ACME?", iterations)
+    trace.output = "12"
+    chain = classify(trace)
+    assert chain_feeds(chain, trace.user_prompt or "") == []
+
+
+def test_a_step_fed_two_values_is_not_a_routine_step() -> None:
+    iterations = [[("lookup", {"name": "Ann"}, "Ann: id 77, desk 12B", None)],
+                  [("detail", {"id": "77", "desk": "12B"}, "Ann sits at 12B", None)]]
+    trace = make_trace("Where does Ann sit?", iterations)
+    assert chain_feeds(classify(trace), trace.user_prompt or "") == []
+
+
+def test_feeds_survive_the_store_and_old_rows_without_them_load(tmp_path: Any) -> None:
+    store = SQLitePlaybookStore(str(tmp_path / "pb.db"))
+    strategy = _strategy(["country_info", "exchange_rate"], _currency_feeds("Freedonia"))
+    store.put([strategy])
+    loaded = store.get(strategy.id)
+    assert loaded is not None and loaded.feeds == strategy.feeds
+    old = strategy.to_dict()
+    del old["feeds"]
+    assert Strategy.from_dict(old).feeds == []
+    store.close()
+
+
+# -- the routine as a tool, learned from runs --------------------------------------------------
+
+
+def policy(messages: list[Message], settings: ModelSettings) -> Any:
+    """Calls the routine when the playbook names it, else the two tools one by one."""
+    system = messages[0].text if messages[0].role == "system" else ""
+    country = next(m.text for m in messages if m.role == "user").split(" of ")[-1].split()[0]
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if "Call country_info_then_exchange_rate" in system:
+        if not results:
+            return call("country_info_then_exchange_rate", {"country": country})
+        return f"Worth {results[-1].split(' = ')[-1]}"
+    if not results:
+        return call("country_info", {"country": country})
+    if len(results) == 1:
+        code = results[0].split("currency code ")[1].split(",")[0]
+        return call("exchange_rate", {"currency": code})
+    return f"Worth {results[-1].split(' = ')[-1]}"
+
+
+TASKS = [LearningTask(f"t{i}", f"How many USD is the currency of {c} worth?",
+                      COUNTRIES[c][2])
+         for i, c in enumerate(["Freedonia", "Sylvania", "Oberland"])]
+
+
+def _agent(pb: Playbook, *tools: Any) -> Agent[Any, str]:
+    return Agent(ScriptedModel(policy), "Answer with the tools.",
+                 list(tools or (country_info, exchange_rate)), name="money", playbook=pb)
+
+
+async def _learned(routines: bool = True) -> Playbook:
+    pb = Playbook(":memory:", routines=routines)
+    report = await learn(TASKS, _agent(pb), playbook=pb, progress=False)
+    assert report.success_rate == 1.0
+    return pb
+
+
+async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() -> None:
+    pb = await _learned()
+    agent = _agent(pb)  # built after learning: offered the routine
+    assert "country_info_then_exchange_rate" in agent.tools
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert result.output == "Worth 2.75 USD"
+    assert len(result.trace.steps) == 2  # was 3: two calls, then the answer
+    [record] = result.trace.tool_calls
+    assert record.name == "country_info_then_exchange_rate"
+    assert record.result is not None
+    assert 'country_info({"country": "Ruritania"}) -> Ruritania: capital Strelsau' in record.result
+    assert 'exchange_rate({"currency": "RUK"}) -> 1 RUK = 2.75 USD' in record.result
+
+
+async def test_without_routines_the_agent_gets_no_extra_tool() -> None:
+    pb = await _learned(routines=False)
+    agent = _agent(pb)
+    assert set(agent.tools) == {"country_info", "exchange_rate"}
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert len(result.trace.steps) == 3
+
+
+async def test_a_step_that_fails_or_finds_nothing_is_reported_to_the_model() -> None:
+    pb = await _learned()
+
+    @tool(name="country_info")
+    def broken_info(country: str) -> str:
+        """Facts about a country."""
+        if country == "Ruritania":
+            return "Ruritania: no data"
+        if country == "Atlantis":
+            return "[]"
+        raise LookupError(f"unknown country {country}")
+
+    agent = _agent(pb, broken_info, exchange_rate)
+    routine = agent.tools["country_info_then_exchange_rate"]
+    stopped = await routine.invoke(None, {"country": "Ruritania"})  # type: ignore[arg-type]
+    assert "Ruritania: no data" in stopped
+    assert "stopped: no currency for exchange_rate" in stopped
+    failed = await routine.invoke(None, {"country": "Nowhere"})  # type: ignore[arg-type]
+    assert "failed: LookupError: unknown country Nowhere" in failed
+    empty = await routine.invoke(None, {"country": "Atlantis"})  # type: ignore[arg-type]
+    assert "stopped: country_info found nothing, so exchange_rate was not called" in empty
+    rejected = await routine.invoke(None, {"country": 7})  # type: ignore[arg-type]
+    assert "rejected its arguments" in rejected
+
+
+async def test_a_chain_with_a_tool_that_needs_approval_is_not_offered() -> None:
+    pb = await _learned()
+
+    @tool(name="exchange_rate", requires_approval=True)
+    def gated_rate(currency: str) -> str:
+        """Value of one unit of a currency in USD."""
+        return "1 X = 1 USD"
+
+    agent = _agent(pb, country_info, gated_rate)
+    assert "country_info_then_exchange_rate" not in agent.tools
+
+
+async def test_the_routine_takes_the_first_tools_parameters_and_the_unfed_rest() -> None:
+    pb = await _learned()
+
+    @tool(name="exchange_rate")
+    def dated_rate(currency: str, date: str = "today") -> str:
+        """Value of one unit of a currency in USD on a date."""
+        return f"1 {currency} = 1.0 USD on {date}"
+
+    agent = _agent(pb, country_info, dated_rate)
+    routine = agent.tools["country_info_then_exchange_rate"]
+    assert set(routine.spec.parameters["properties"]) == {"country", "date"}
+    assert routine.spec.parameters["required"] == ["country"]
+    out = await routine.invoke(None, {"country": "Sylvania", "date": "2026-01-02"})  # type: ignore[arg-type]
+    assert "1 SYK = 1.0 USD on 2026-01-02" in out
+
+
+def test_routine_tool_refuses_parameters_that_clash() -> None:
+    @tool(name="exchange_rate")
+    def clash(currency: str, country: str) -> str:
+        """Rate."""
+        return ""
+
+    routine = induce(_strategy(["country_info", "exchange_rate"],
+                               _currency_feeds("Freedonia", "Sylvania")))
+    assert routine is not None
+    tools = {"country_info": tool(country_info), "exchange_rate": clash}
+    assert routine_tool(routine, tools) is None
+    assert routine_tool(routine, {"country_info": tools["country_info"]}) is None

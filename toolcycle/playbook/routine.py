@@ -1,0 +1,307 @@
+"""Routines: a learned tool chain offered to the model as one tool.
+
+Why: a playbook that only writes advice cannot make a run shorter than its tools allow. A
+chain such as ``country_info`` → ``exchange_rate`` takes three model turns at best (two calls,
+then the answer) however well the model is advised; a run that already succeeds that way
+cannot be cut by advice. A routine runs the chain in one call: the model calls
+``country_info_then_exchange_rate(country)``, the routine calls ``country_info``, takes the
+currency code out of its result and calls ``exchange_rate`` with it, and the model answers in
+the next turn: two turns instead of three, and one request less of the whole history.
+
+How the value is taken out of a result is learned, not guessed: every successful run of the
+chain shows where the fed value stood in the earlier result (``Freedonia: capital Fredville,
+currency code FDK``). Across runs of different tasks the text just before the value and just
+after it stays the same while the value changes, so the longest common context on each side
+is the extraction rule (the left-right wrapper of wrapper induction). A rule is kept only when
+it finds the value again in every example it was learned from; a run that finds nothing where
+the rule says returns the first result and says so, so the model can go on by hand.
+
+A routine executes the tools the model would have called, with their own validation and
+timeouts; a chain with a tool that needs approval is never made a routine (the approval is a
+person's decision about that call, not the routine's). Offered only with
+``Playbook(routines=True)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._observation import serialize_result
+from ..context import RunContext
+from ..tools import Tool, ToolArgumentsError, ToolSpec
+from .evidence import is_empty_result
+from .strategy import Strategy
+
+#: Context kept on each side of a fed value (characters): enough for a label such as
+#: "currency code ", short enough that an entity's own words rarely survive the intersection.
+CONTEXT_CHARS = 40
+#: Examples (from runs of different tasks) a routine needs before it is offered.
+MIN_FEED_EXAMPLES = 2
+#: An extracted value longer than this is not a value the chain passed on.
+MAX_VALUE_CHARS = 200
+
+_NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_WORDISH = re.compile(r"\w")
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    """How one step gets its argument: ``arg`` is the text of the previous result between
+    ``left`` and ``right`` (``left`` empty: from the start; ``right`` empty: to the end)."""
+
+    arg: str
+    left: str
+    right: str
+
+    def extract(self, text: str) -> str | None:
+        """The value in ``text`` where this rule says it is, or None."""
+        start = 0
+        if self.left:
+            at = text.find(self.left)
+            if at < 0:
+                return None
+            start = at + len(self.left)
+        end = len(text)
+        if self.right:
+            at = text.find(self.right, start)
+            if at < 0:
+                return None
+            end = at
+        value = text[start:end].strip()
+        return value if 0 < len(value) <= MAX_VALUE_CHARS else None
+
+
+@dataclass(frozen=True, slots=True)
+class Routine:
+    """A learned chain: ``tools`` in order, ``feeds[i]`` feeding ``tools[i + 1]``."""
+
+    name: str
+    tools: tuple[str, ...]
+    feeds: tuple[Feed, ...]
+    strategy_id: str
+    support: int
+
+
+def routine_name(tools: Sequence[str]) -> str:
+    """The tool name of the routine for ``tools``: readable when it fits the 64-character
+    limit every provider enforces, else a stable hash."""
+    name = "_then_".join(tools)
+    if _NAME_OK.match(name):
+        return name
+    return "routine_" + hashlib.sha1(">".join(tools).encode()).hexdigest()[:12]
+
+
+def feed_example(result: str, value: str) -> dict[str, Any] | None:
+    """Where ``value`` stood in ``result``: the context on each side (or None if absent).
+
+    Case is ignored to find it (a model may lower-case what it copies); the value recorded
+    is the result's own text.
+    """
+    at = result.lower().find(value.lower())
+    if at < 0 or not value:
+        return None
+    end = at + len(value)
+    return {"left": result[max(0, at - CONTEXT_CHARS):at], "value": result[at:end],
+            "right": result[end:end + CONTEXT_CHARS], "whole_left": at <= CONTEXT_CHARS,
+            "whole_right": len(result) - end <= CONTEXT_CHARS}
+
+
+def induce(strategy: Strategy) -> Routine | None:
+    """The routine a sequence strategy's feed examples support, or None.
+
+    Needs a chain of two or more tools, :data:`MIN_FEED_EXAMPLES` examples that agree on
+    which argument each step is fed, and for every step a rule that finds each example's
+    value again in its own context.
+    """
+    tools = tuple(strategy.tools)
+    if strategy.kind != "sequence" or len(tools) < 2 or len(set(tools)) != len(tools):
+        return None
+    runs = [run for run in strategy.feeds if len(run) == len(tools) - 1]
+    if len(runs) < MIN_FEED_EXAMPLES:
+        return None
+    feeds = []
+    for step in range(len(tools) - 1):
+        examples = [run[step] for run in runs]
+        args = {e.get("arg") for e in examples}
+        if len(args) != 1:
+            return None
+        feed = _wrapper(str(args.pop()), examples)
+        if feed is None:
+            return None
+        feeds.append(feed)
+    return Routine(routine_name(tools), tools, tuple(feeds), strategy.id, strategy.support)
+
+
+def _wrapper(arg: str, examples: list[dict[str, Any]]) -> Feed | None:
+    lefts = [str(e["left"]) for e in examples]
+    rights = [str(e["right"]) for e in examples]
+    left = _common_suffix(lefts)
+    right = _common_prefix(rights)
+    left = _word_boundary(left, lefts, side="left")
+    right = _word_boundary(right, rights, side="right")
+    # An empty anchor means "from the start" or "to the end": only true when every example's
+    # value stood there (its whole context on that side was seen and was empty).
+    if not left and any(e["left"] or e.get("whole_left") is not True for e in examples):
+        return None
+    if not right and any(e["right"].strip() or e.get("whole_right") is not True
+                         for e in examples):
+        return None
+    feed = Feed(arg, left, right)
+    for e in examples:  # the rule must find every value it was learned from
+        if feed.extract(e["left"] + e["value"] + e["right"]) != e["value"].strip():
+            return None
+    return feed
+
+
+def _common_suffix(texts: list[str]) -> str:
+    reversed_prefix = _common_prefix([t[::-1] for t in texts])
+    return reversed_prefix[::-1]
+
+
+def _common_prefix(texts: list[str]) -> str:
+    if not texts:
+        return ""
+    first = min(texts)
+    last = max(texts)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+def _word_boundary(anchor: str, contexts: list[str], side: str) -> str:
+    """Cut an anchor that ends inside a word shared by chance ("...burg, currency code " and
+    "...berg, currency code " share "rg, currency code "): the part of a word kept would
+    belong to the entity, not the label."""
+    if not anchor:
+        return anchor
+    if side == "left":
+        if not _WORDISH.match(anchor[0]):
+            return anchor
+        longer = [c for c in contexts if len(c) > len(anchor)]
+        if not any(_WORDISH.match(c[-len(anchor) - 1]) for c in longer):
+            return anchor  # the word starts where the anchor starts in every example
+        cut = 0
+        while cut < len(anchor) and _WORDISH.match(anchor[cut]):
+            cut += 1
+        return anchor[cut:]
+    if not _WORDISH.match(anchor[-1]):
+        return anchor
+    longer = [c for c in contexts if len(c) > len(anchor)]
+    if not any(_WORDISH.match(c[len(anchor)]) for c in longer):
+        return anchor
+    cut = len(anchor)
+    while cut > 0 and _WORDISH.match(anchor[cut - 1]):
+        cut -= 1
+    return anchor[:cut]
+
+
+# -- the routine as a tool -------------------------------------------------------------------
+
+
+def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] | None:
+    """A :class:`Tool` running ``routine`` over the agent's own ``tools``, or None.
+
+    None when a step's tool is missing, needs approval, or the parameters do not combine
+    (a later step's other parameter named like an earlier one).
+    """
+    steps = [tools.get(name) for name in routine.tools]
+    if any(t is None or t.requires_approval or t.function is None for t in steps):
+        return None
+    chain: list[Tool[Any]] = [t for t in steps if t is not None]
+    parameters = _parameters(chain, routine.feeds)
+    if parameters is None:
+        return None
+    own = {i: set(_properties(t)) - ({routine.feeds[i - 1].arg} if i else set())
+           for i, t in enumerate(chain)}
+    description = (
+        f"Learned routine (from {routine.support} successful runs): calls "
+        + ", then ".join(f"{t.name}" for t in chain)
+        + ", passing each result on (" + "; ".join(
+            f"{f.arg} of {chain[i + 1].name} from the result of {chain[i].name}"
+            for i, f in enumerate(routine.feeds))
+        + "). Returns every step's result. One call instead of "
+        + f"{len(chain)}: " + chain[0].spec.description.split("\n")[0][:120]
+    )
+
+    async def run_routine(ctx: RunContext[Any], **arguments: Any) -> str:
+        lines: list[str] = []
+        carried: str | None = None
+        for i, step in enumerate(chain):
+            args = {k: v for k, v in arguments.items() if k in own[i]}
+            if i:
+                feed = routine.feeds[i - 1]
+                assert carried is not None
+                if is_empty_result(carried):  # nothing to pass on: the chain ends here
+                    lines.append(f"(stopped: {chain[i - 1].name} found nothing, so "
+                                 f"{step.name} was not called)")
+                    return "\n".join(lines)
+                value = feed.extract(carried)
+                if value is None:
+                    lines.append(f"(stopped: no {feed.arg} for {step.name} where the learned "
+                                 f"routine expects it in the result above; call {step.name} "
+                                 f"yourself if the result has it)")
+                    return "\n".join(lines)
+                args[feed.arg] = value
+            shown = json.dumps(args, ensure_ascii=False, default=str)
+            try:
+                checked = step.validate(args)
+                value_out = await _invoke(step, ctx, checked)
+            except ToolArgumentsError as exc:
+                lines.append(f"{step.name}({shown}) rejected its arguments: {exc}")
+                return "\n".join(lines)
+            except TimeoutError:
+                lines.append(f"{step.name}({shown}) timed out after {step.timeout} s")
+                return "\n".join(lines)
+            except Exception as exc:  # a step's failure is what the model must hear
+                lines.append(f"{step.name}({shown}) failed: {type(exc).__name__}: {exc}")
+                return "\n".join(lines)
+            carried, _ = serialize_result(value_out)
+            lines.append(f"{step.name}({shown}) -> {carried}")
+        return "\n".join(lines)
+
+    spec = ToolSpec(routine.name, description, parameters)
+    return Tool(spec, run_routine, context_param="ctx")
+
+
+async def _invoke(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+    if step.is_async:
+        pending = step.invoke(ctx, arguments)
+        return await (asyncio.wait_for(pending, step.timeout) if step.timeout else pending)
+    job = asyncio.to_thread(step.invoke, ctx, arguments)
+    return await (asyncio.wait_for(job, step.timeout) if step.timeout else job)
+
+
+def _properties(tool: Tool[Any]) -> dict[str, Any]:
+    props = tool.spec.parameters.get("properties")
+    return dict(props) if isinstance(props, dict) else {}
+
+
+def _parameters(chain: list[Tool[Any]], feeds: tuple[Feed, ...]) -> dict[str, Any] | None:
+    """The routine's JSON Schema: the first tool's parameters and the later steps' parameters
+    that are not fed (None when two of them share a name, or a schema uses ``$ref``)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for i, tool in enumerate(chain):
+        schema = tool.spec.parameters
+        if "$defs" in schema or "definitions" in schema:
+            return None  # references would not resolve inside the combined schema
+        fed = feeds[i - 1].arg if i else None
+        props = _properties(tool)
+        if fed is not None and fed not in props:
+            return None
+        for key, value in props.items():
+            if key == fed:
+                continue
+            if key in properties:
+                return None
+            properties[key] = value
+        required += [r for r in schema.get("required", []) if r != fed and isinstance(r, str)]
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
