@@ -187,10 +187,8 @@ def test_any_cut_of_a_list_gives_only_calls_written_whole_each_once(
         written: list[tuple[str, dict[str, Any]]], data: st.DataObject) -> None:
     items = [json.dumps({"name": n, "arguments": a}) for n, a in written]
     text = "[" + ", ".join(items) + "]"
-    # anywhere after the first call and before the closing bracket. (A cut inside the first
-    # call goes to the single-object repair, which can turn '[{"name": "add' into add({}):
-    # a known gap, named in the closing note of 2026-11-27.)
-    cut = data.draw(st.integers(len(items[0]) + 1, len(text) - 1))
+    # anywhere before the closing bracket, inside the first call included
+    cut = data.draw(st.integers(1, len(text) - 1))
     calls = [(c.name, c.arguments) for c in parse_tool_calls(text[:cut], "t", {"add", "roll",
                                                                                "weather"}).calls]
     whole = [(n, a) for (n, a), item in zip(written, items, strict=True)
@@ -201,3 +199,18 @@ def test_any_cut_of_a_list_gives_only_calls_written_whole_each_once(
     assert len(calls) - len(complete) <= 1  # at most the one unreadable cut call
     # the closed list keeps every call as written, repeats included
     assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", {"add"}).calls] == written
+
+
+@pytest.mark.parametrize("text", ['{"name": "add', '[{"name": "add', '{"name": "add"',
+                                  '{"function": {"name": "add"'])
+def test_a_call_cut_off_before_its_arguments_is_unreadable_not_run_with_none(text: str) -> None:
+    # Read by closing its brackets, this was add({}): arguments nobody wrote, which a tool
+    # whose parameters are all optional would run with its defaults.
+    [call] = parse_tool_calls(text, "t", {"add"}).calls
+    assert call.name == "add" and call.arguments is None
+    assert call.parse_error == "the call was cut off before its arguments"
+
+
+def test_a_closed_call_without_arguments_still_runs() -> None:
+    assert calls_of('{"name": "now"}', {"now"}) == [("now", {})]
+    assert calls_of('[{"name": "now"}]', {"now"}) == [("now", {})]

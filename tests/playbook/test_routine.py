@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolcycle import Agent, Message, tool
 from toolcycle.models.base import ModelSettings
@@ -117,6 +119,24 @@ def test_a_rule_that_cannot_find_its_own_examples_again_is_dropped() -> None:
     assert a is not None and b is not None
     runs = [[{"arg": "city", **a}], [{"arg": "city", **b}]]
     assert induce(_strategy(["locate", "weather"], runs)) is None
+
+
+def test_a_rule_that_would_read_an_earlier_occurrence_of_its_anchor_is_dropped() -> None:
+    # the label also stands further back, outside the context kept around the value
+    runs = []
+    for old, filler, new in (("DEM", "a1 " * 15 + "zeta", "FDK"),
+                             ("FRF", "b2 " * 15 + "omega", "SYK")):
+        result = f"formerly currency code {old}; {filler} currency code {new}"
+        example = feed_example(result, new)
+        assert example is not None and "formerly" not in example["left"]
+        runs.append([{"arg": "currency", **example}])
+    assert induce(_strategy(["country_info", "exchange_rate"], runs)) is None
+
+
+def test_a_context_cut_off_mid_word_keeps_whole_words_only() -> None:
+    example = feed_example("x" * 30 + " padding padding; now currency code FDK", "FDK")
+    assert example is not None
+    assert example["left"] == " padding padding; now currency code "
 
 
 def test_only_sequences_of_distinct_tools_become_routines() -> None:
@@ -321,3 +341,46 @@ def test_routine_tool_refuses_parameters_that_clash() -> None:
     tools = {"country_info": tool(country_info), "exchange_rate": clash}
     assert routine_tool(routine, tools) is None
     assert routine_tool(routine, {"country_info": tools["country_info"]}) is None
+
+
+def test_a_value_found_ignoring_case_keeps_the_results_own_offsets() -> None:
+    # "İ".lower() is two characters: offsets found in a lower-cased copy would be off by one
+    example = feed_example("İstanbul office: code ab-12, floor 3", "AB-12")
+    assert example is not None
+    assert example["value"] == "ab-12"
+    assert example["left"] == "İstanbul office: code " and example["right"] == ", floor 3"
+
+
+def test_a_run_that_called_the_routine_followed_its_sequence() -> None:
+    from toolcycle.playbook.curator import RunOutcome, use_verdict
+
+    strategy = _strategy(["country_info", "exchange_rate"], [])
+    routine = "country_info_then_exchange_rate"
+    ok = RunOutcome("r", True, 2, 1.0, calls=[(routine, "ok")])
+    failed = RunOutcome("r", False, 2, 1.0, calls=[(routine, "ok")])
+    unfit = RunOutcome("r", False, 2, 1.0, calls=[(routine, "error")])
+    assert use_verdict(strategy, ok) == "helpful"
+    assert use_verdict(strategy, failed) == "harmful"
+    assert use_verdict(strategy, unfit) == "misfit"
+
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=90)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _TEXT.filter(lambda v: v.strip() != ""), _TEXT),
+                min_size=2, max_size=4))
+def test_a_learned_rule_finds_every_value_it_was_learned_from(
+        parts: list[tuple[str, str, str]]) -> None:
+    runs = []
+    for before, value, after in parts:
+        example = feed_example(before + value + after, value)
+        assert example is not None
+        runs.append([{"arg": "x", **example}])
+    routine = induce(_strategy(["a", "b"], runs))
+    if routine is None:
+        return
+    [feed] = routine.feeds
+    for (before, _, after), [example] in zip(parts, runs, strict=True):
+        # the whole result, not only the context kept around the value
+        assert feed.extract(before + example["value"] + after) == example["value"].strip()

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .routine import routine_name
 from .store import PlaybookStore
 from .strategy import Insight, Strategy, UseVerdict, keywords, strategy_id
 
@@ -223,7 +224,10 @@ def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
     answered = {tool for tool, status in outcome.calls if status == "ok"}
     failed = {tool for tool, status in outcome.calls if status == "error"}
     tools = strategy.tools
-    if strategy.kind == "sequence" and tools:
+    if strategy.kind == "sequence" and len(tools) > 1 and routine_name(tools) in called:
+        # the run called the routine that runs this sequence (Playbook(routines=True))
+        followed, fits = True, routine_name(tools) in answered
+    elif strategy.kind == "sequence" and tools:
         position = 0
         for tool in called:
             if position < len(tools) and tool == tools[position]:

@@ -43,6 +43,9 @@ from .strategy import Strategy
 CONTEXT_CHARS = 40
 #: Examples (from runs of different tasks) a routine needs before it is offered.
 MIN_FEED_EXAMPLES = 2
+#: Results up to this long are kept whole with an example, so a rule is checked against the
+#: result it will read (an anchor may also occur earlier, outside the context kept).
+CHECK_CHARS = 600
 #: An extracted value longer than this is not a value the chain passed on.
 MAX_VALUE_CHARS = 200
 
@@ -103,12 +106,24 @@ def feed_example(result: str, value: str) -> dict[str, Any] | None:
     Case is ignored to find it (a model may lower-case what it copies); the value recorded
     is the result's own text.
     """
-    at = result.lower().find(value.lower())
-    if at < 0 or not value:
+    if not value:
         return None
+    at = result.find(value)
     end = at + len(value)
-    return {"left": result[max(0, at - CONTEXT_CHARS):at], "value": result[at:end],
-            "right": result[end:end + CONTEXT_CHARS], "whole_left": at <= CONTEXT_CHARS,
+    if at < 0:  # not str.lower(): it can change a string's length ("İ"), and so the offsets
+        found = re.search(re.escape(value), result, re.IGNORECASE)
+        if found is None:
+            return None
+        at, end = found.span()
+    left = result[max(0, at - CONTEXT_CHARS):at]
+    right = result[end:end + CONTEXT_CHARS]
+    if at > CONTEXT_CHARS:  # cut off mid-word: drop the partial word, it is not a label
+        left = re.sub(r"^\w+", "", left)
+    if len(result) - end > CONTEXT_CHARS:
+        right = re.sub(r"\w+$", "", right)
+    return {"left": left, "value": result[at:end],
+            "text": result if len(result) <= CHECK_CHARS else "",
+            "right": right, "whole_left": at <= CONTEXT_CHARS,
             "whole_right": len(result) - end <= CONTEXT_CHARS}
 
 
@@ -153,8 +168,9 @@ def _wrapper(arg: str, examples: list[dict[str, Any]]) -> Feed | None:
                          for e in examples):
         return None
     feed = Feed(arg, left, right)
-    for e in examples:  # the rule must find every value it was learned from
-        if feed.extract(e["left"] + e["value"] + e["right"]) != e["value"].strip():
+    for e in examples:  # the rule must find every value it was learned from, in its result
+        text = str(e.get("text") or e["left"] + e["value"] + e["right"])
+        if feed.extract(text) != str(e["value"]).strip():
             return None
     return feed
 

@@ -285,9 +285,17 @@ def _calls_in(span: _Span, id_prefix: str, already: int) -> list[ToolCall]:
     values = span.value if isinstance(span.value, list) else [span.value]
     if span.value is None and (complete := _complete_items_of_cut_list(span.raw)):
         values = complete
+    raw = span.raw.strip()
+    cut = raw[:1] in ("{", "[") and _closing_end(raw, 0) is None
     calls: list[ToolCall] = []
-    for value in values:
-        call = _call_from_value(value, f"{id_prefix}_{already + len(calls) + 1}")
+    for i, value in enumerate(values):
+        call_id = f"{id_prefix}_{already + len(calls) + 1}"
+        if cut and i == len(values) - 1 and _cut_before_arguments(value):
+            # '{"name": "add' repaired by closing reads as add({}): arguments nobody wrote
+            calls.append(ToolCall(call_id, str(_name_of(value)), None, span.raw,
+                                  "the call was cut off before its arguments"))
+            continue
+        call = _call_from_value(value, call_id)
         if call is not None:
             calls.append(call)
     if calls or span.value is not None:
@@ -334,6 +342,24 @@ def _complete_items_of_cut_list(raw: str) -> list[Any]:
             seen.add(key)
             items.append(item)
         index = end
+
+
+def _name_of(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    function = value.get("function")
+    source = function if isinstance(function, dict) else value
+    return next((source[k] for k in NAME_KEYS if isinstance(source.get(k), str)), None)
+
+
+def _cut_before_arguments(value: Any) -> bool:
+    """A call object that names a tool and holds nothing else: in a reply cut off before its
+    closing bracket, the arguments were never written (not "no arguments")."""
+    if _name_of(value) is None:
+        return False
+    function = value.get("function")
+    source = function if isinstance(function, dict) else value
+    return all(k in NAME_KEYS for k in source)
 
 
 def _plausible_bare_call(value: Any, tool_names: Collection[str] | None) -> bool:
