@@ -266,6 +266,12 @@ async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() 
     assert record.result is not None
     assert 'country_info({"country": "Ruritania"}) -> Ruritania: capital Strelsau' in record.result
     assert 'exchange_rate({"currency": "RUK"}) -> 1 RUK = 2.75 USD' in record.result
+    # learning from it: the sequence it ran was followed (helpful), and the routine call is
+    # not learned as a new one-tool sequence beside it
+    assert pb.flush(30)
+    [strategy] = [s for s in pb.strategies("money") if s.kind == "sequence"]
+    assert strategy.tools == ["country_info", "exchange_rate"] and strategy.helpful == 1
+    assert pb.store.candidates() == []
 
 
 async def test_without_routines_the_agent_gets_no_extra_tool() -> None:

@@ -97,6 +97,9 @@ class Playbook:
         self.llm_reflector = llm_reflector
         self.rule_lessons = rule_lessons
         self.routines = routines
+        #: The routines this playbook made into tools (in this process): a run that called one
+        #: followed the sequence it runs; it is not a new one-tool sequence to learn.
+        self._routine_names: set[str] = set()
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -168,6 +171,7 @@ class Playbook:
             built = routine_tool(routine, tools)
             if built is not None:
                 made.append(built)
+                self._routine_names.add(built.name)
         return made
 
     def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
@@ -218,6 +222,9 @@ class Playbook:
         """Reflect on one run and curate its insights now (the worker calls this)."""
         domain = self.domain or trace.agent_name
         insights = reflect(trace, success=success, domain=domain) if self.rule_lessons else []
+        if self._routine_names:
+            insights = [i for i in insights if i.kind != "sequence"
+                        or not self._routine_names.intersection(i.tools)]
         if self.llm_reflector is not None:
             try:
                 insights += asyncio.run(
