@@ -56,6 +56,21 @@ def test_show_lists_strategies_best_first(playbook_file: str, capsys: Any) -> No
     assert "2 strategies" in out
 
 
+def test_show_names_a_sequences_routine_and_its_rule_with_hostile_anchors_quoted(
+        tmp_path: Path, capsys: Any) -> None:
+    db = str(tmp_path / "pb.db")
+    pb = Playbook(db)
+    feeds = [[{"arg": "currency", "left": "X: code\x1b[31m ", "value": v, "right": "",
+               "whole_left": True, "whole_right": True}] for v in ("FDK", "SYK")]
+    pb.store.put([Strategy(id="s-chain", domain="d", advice="Call a, then b.",
+                           tools=["country_info", "exchange_rate"], support=3, feeds=feeds)])
+    pb.close()
+    assert main(["playbook", "show", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "routine: country_info_then_exchange_rate: currency of exchange_rate" in out
+    assert '"(end)"' in out and "\x1b" not in out
+
+
 def test_stats_prints_the_tool_table(playbook_file: str, capsys: Any) -> None:
     assert main(["playbook", "stats", "--db", playbook_file]) == 0
     [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("get_q")]

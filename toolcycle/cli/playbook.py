@@ -22,6 +22,7 @@ from typing import Any
 from .._postgres import is_postgres_url
 from .._safe_text import terminal_safe
 from ..playbook import Curator, LearningTask, Playbook, Strategy, learn
+from ..playbook.routine import induce
 from ..playbook.stats import compute_stats, format_table
 
 DEFAULT_DB = "playbook.db"
@@ -86,7 +87,20 @@ def _row(s: Strategy) -> str:
     return (f"{s.id}  {s.status:<7} {s.kind:<8} domain={s.domain}  support={s.support} "
             f"helpful={s.helpful} harmful={s.harmful} success={rate} iterations={iters}\n"
             f"    {s.advice}\n    applies when: {', '.join(s.applies_when) or '-'}"
-            + (f"\n    note: {s.note}" if s.note else ""))
+            + _routine_line(s) + (f"\n    note: {s.note}" if s.note else ""))
+
+
+def _routine_line(s: Strategy) -> str:
+    """The routine a sequence supports (Playbook(routines=True)) and its extraction rules;
+    the anchors are tool output, shown quoted."""
+    routine = induce(s)
+    if routine is None:
+        return ""
+    rules = "; ".join(
+        f"{f.arg} of {routine.tools[i + 1]} = the text of {routine.tools[i]}'s result between "
+        f"{json.dumps(f.left or '(start)')} and {json.dumps(f.right or '(end)')}"
+        for i, f in enumerate(routine.feeds))
+    return f"\n    routine: {routine.name}: {rules}"
 
 
 def _show(args: argparse.Namespace) -> int:
