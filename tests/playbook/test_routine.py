@@ -258,6 +258,9 @@ async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() 
     pb = await _learned()
     agent = _agent(pb)  # built after learning: offered the routine
     assert "country_info_then_exchange_rate" in agent.tools
+    assert agent.tools["country_info_then_exchange_rate"].spec.description == (
+        "Runs country_info, then exchange_rate with the currency from its result; returns "
+        "every result. Learned from 3 runs.")
     result = await agent.run("How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"
     assert len(result.trace.steps) == 2  # was 3: two calls, then the answer

@@ -236,15 +236,12 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
         return None
     own = {i: set(_properties(t)) - ({routine.feeds[i - 1].arg} if i else set())
            for i, t in enumerate(chain)}
+    # Short: it is read on every request of every run of the agent.
     description = (
-        f"Learned routine (from {routine.support} successful runs): calls "
-        + ", then ".join(f"{t.name}" for t in chain)
-        + ", passing each result on (" + "; ".join(
-            f"{f.arg} of {chain[i + 1].name} from the result of {chain[i].name}"
+        f"Runs {chain[0].name}, then " + ", then ".join(
+            f"{chain[i + 1].name} with the {f.arg} from its result"
             for i, f in enumerate(routine.feeds))
-        + "). Returns every step's result. One call instead of "
-        + f"{len(chain)}: " + chain[0].spec.description.split("\n")[0][:120]
-    )
+        + f"; returns every result. Learned from {routine.support} runs.")
 
     async def run_routine(ctx: RunContext[Any], **arguments: Any) -> str:
         lines: list[str] = []
