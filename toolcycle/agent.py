@@ -164,9 +164,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         routines = getattr(playbook, "routine_tools", None)
         if callable(routines):  # learned tool chains offered as one tool (Playbook(routines=))
             offered = {d.name for d in resolved_output.tool_definitions}
-            for routine in routines(built_tools, name):
-                if routine.name not in built_tools and routine.name not in offered:
-                    built_tools[routine.name] = routine
+            added = [r for r in routines(built_tools, name)
+                     if r.name not in built_tools and r.name not in offered]
+            built_tools.update((r.name, r) for r in added)
+            offer = getattr(playbook, "routine_selection", None)
+            if added and callable(offer):  # each run: the routines its advice names
+                tool_selection = offer(name, [r.name for r in added], tool_selection)
 
         self.model = resolved_model
         self.instructions = instructions

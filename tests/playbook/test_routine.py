@@ -223,6 +223,8 @@ def test_feeds_survive_the_store_and_old_rows_without_them_load(tmp_path: Any) -
 def policy(messages: list[Message], settings: ModelSettings) -> Any:
     """Calls the routine when the playbook names it, else the two tools one by one."""
     system = messages[0].text if messages[0].role == "system" else ""
+    if "weather" in next(m.text for m in messages if m.role == "user"):
+        return "Mild."
     country = next(m.text for m in messages if m.role == "user").split(" of ")[-1].split()[0]
     results = [p.content for m in messages if m.role == "tool" for p in m.parts]
     if "Call country_info_then_exchange_rate" in system:
@@ -275,6 +277,22 @@ async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() 
     [strategy] = [s for s in pb.strategies("money") if s.kind == "sequence"]
     assert strategy.tools == ["country_info", "exchange_rate"] and strategy.helpful == 1
     assert pb.store.candidates() == []
+
+
+async def test_a_run_is_offered_only_the_routines_its_advice_names() -> None:
+    pb = await _learned()
+
+    def weather(city: str) -> str:
+        """Temperature in a city."""
+        return f"{city}: 12 C"
+
+    agent = _agent(pb, country_info, exchange_rate, weather)
+    other = await agent.run("What is the weather in Fredville?")
+    assert "country_info_then_exchange_rate" not in other.trace.tools_offered
+    assert other.trace.strategies_shown == []
+    currency = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert "country_info_then_exchange_rate" in currency.trace.tools_offered
+    assert len(currency.trace.steps) == 2
 
 
 async def test_without_routines_the_agent_gets_no_extra_tool() -> None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..models.base import ToolDefinition
+from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
@@ -121,6 +123,8 @@ class Playbook:
         """
         domain = self.domain or agent_name
         found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
+        if not found:
+            return "", []
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
@@ -173,6 +177,21 @@ class Playbook:
                 made.append(built)
                 self._routine_names.add(built.name)
         return made
+
+    def routine_selection(self, agent_name: str, routines: Sequence[str],
+                          inner: ToolSelector | None) -> ToolSelector:
+        """The tool selection of an agent offered ``routines``: each run is offered only the
+        routines whose strategy the playbook shows that run, then ``inner`` (the agent's own
+        selection, if any) applies. Measured: offered to every run, the 1.5B called the
+        currency routine for weather questions."""
+        return RoutineOffer(self, agent_name, frozenset(routines), inner)
+
+    def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
+                             ) -> list[Strategy]:
+        """The strategies :meth:`instructions_for` would show a run of ``task``."""
+        _, shown = self.instructions_for(task, agent_name, tool_names)
+        strategies = [self.store.get(sid) for sid in shown]
+        return [s for s in strategies if s is not None]
 
     def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
         """Per-tool statistics, recomputed only when new tool calls were recorded."""
@@ -270,6 +289,30 @@ class Playbook:
                 with self._idle:
                     self._pending -= 1
                     self._idle.notify_all()
+
+
+class RoutineOffer:
+    """A :class:`~toolcycle.run.state.ToolSelector` that offers a run a routine only when the
+    playbook shows the run the routine's strategy (see :meth:`Playbook.routine_selection`).
+
+    It asks the playbook what it would show, at the cost of one more retrieval per run (about
+    0.2 ms at 10,000 strategies).
+    """
+
+    def __init__(self, playbook: Playbook, agent_name: str, routines: frozenset[str],
+                 inner: ToolSelector | None) -> None:
+        self.playbook = playbook
+        self.agent_name = agent_name
+        self.routines = routines
+        self.inner = inner
+
+    def select(self, task: str, tools: Sequence[ToolDefinition],
+               keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
+        names = [d.name for d in tools]
+        shown = self.playbook.strategies_shown_for(task, self.agent_name, names)
+        wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
+        chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
+        return chosen if self.inner is None else self.inner.select(task, chosen, keep)
 
 
 def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
