@@ -295,6 +295,30 @@ async def test_a_run_is_offered_only_the_routines_its_advice_names() -> None:
     assert len(currency.trace.steps) == 2
 
 
+async def test_the_agents_own_tool_selection_still_applies_after_the_routine_offer() -> None:
+    pb = await _learned()
+
+    class FirstTwo:
+        """A selection keeping the first two tools offered to it (and the kept ones)."""
+
+        def __init__(self) -> None:
+            self.seen: list[list[str]] = []
+
+        def select(self, task: str, tools: Any, keep: frozenset[str] = frozenset()) -> Any:
+            self.seen.append([d.name for d in tools])
+            return tuple(tools[:2]) + tuple(d for d in tools[2:] if d.name in keep)
+
+    own = FirstTwo()
+    agent = Agent(ScriptedModel(policy), "Answer with the tools.",
+                  [country_info, exchange_rate], name="money", playbook=pb,
+                  tool_selection=own)
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    # the routine reached the agent's own selection, which then cut the offer to two tools
+    assert own.seen == [["country_info", "exchange_rate", "country_info_then_exchange_rate"]]
+    assert result.trace.tools_offered == ["country_info", "exchange_rate"]
+    assert len(result.trace.steps) == 3  # no routine offered: the tools one by one
+
+
 async def test_without_routines_the_agent_gets_no_extra_tool() -> None:
     pb = await _learned(routines=False)
     agent = _agent(pb)
