@@ -266,6 +266,9 @@ async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() 
     result = await agent.run("How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"
     assert len(result.trace.steps) == 2  # was 3: two calls, then the answer
+    system = result.messages[0].text
+    assert ("Call country_info_then_exchange_rate(country) to look the answer up, then answer "
+            "with what it returns. (seen in 3 successful runs)") in system
     [record] = result.trace.tool_calls
     assert record.name == "country_info_then_exchange_rate"
     assert record.result is not None

@@ -13,6 +13,7 @@ import asyncio
 import contextvars
 import logging
 import queue
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -316,13 +317,28 @@ class RoutineOffer:
 
 
 def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
-    """A strategy's line; a sequence whose routine the agent offers points at the routine."""
+    """A strategy's line; a sequence whose routine the agent offers points at the routine.
+
+    The routine line keeps the shape of the sequence advice (a call with its arguments, then
+    "answer") and its "Do not use" list, and says the answer is still to be looked up:
+    "Call country_info_then_exchange_rate (it runs country_info, then exchange_rate for you),
+    then answer." made the 1.5B answer at once with made-up figures, as if the routine had
+    run. Wording chosen on the chains suite's train split (docs/benchmarks.md).
+    """
     if strategy.kind == "sequence" and len(strategy.tools) > 1:
         name = routine_name(strategy.tools)
         if name in tool_names:
-            return (f"- [{strategy.id}] Call {name} (it runs {', then '.join(strategy.tools)} "
-                    f"for you), then answer. (seen in {strategy.support} successful runs)")
+            first = _FIRST_CALL.match(strategy.advice)
+            args = first.group(1) if first else ""
+            skip = strategy.advice.partition(" Do not use ")[2]
+            return (f"- [{strategy.id}] Call {name}({args}) to look the answer up, then "
+                    f"answer with what it returns." + (f" Do not use {skip}" if skip else "")
+                    + f" (seen in {strategy.support} successful runs)")
     return strategy.render()
+
+
+#: The first call of generated sequence advice: "Call staff_directory(name), then ...".
+_FIRST_CALL = re.compile(r"^Call [\w.-]+\(([^()]*)\)")
 
 
 def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
