@@ -10,7 +10,8 @@ wording in ``toolcycle/playbook/playbook.py`` (``_render``); the log is
         --kinds currency,office_weather --seed 7
 
 Wordings are format strings over ``name``, ``args``, ``tools``, ``skip`` (the sequence's "Do
-not use" list) and ``n`` (its support); ``plain`` keeps the sequence's own advice (the routine
+not use" list), ``advice_core`` (the sequence's advice before that list), ``skip_sentence``
+and ``n`` (its support); ``plain`` keeps the sequence's own advice (the routine
 is still offered) and ``off`` offers no routine.
 """
 
@@ -29,6 +30,8 @@ WORDINGS = {
     "B": "Call {name}({args}), then answer. Do not use {skip} (seen in {n} successful runs)",
     "D": "Call {name}({args}) to look the answer up, then answer with what it returns. "
          "Do not use {skip} (seen in {n} successful runs)",
+    "G": "{advice_core} Or both in one call: {name}({args}). {skip_sentence}"
+         "(seen in {n} successful runs)",
     "plain": "", "off": "",
 }
 
@@ -72,10 +75,11 @@ async def main() -> None:
             if not template or strategy.kind != "sequence" or name not in names:
                 return str(strategy.render())
             first = playbook_module._FIRST_CALL.match(strategy.advice)
+            core, _, skip = strategy.advice.partition(" Do not use ")
             return f"- [{strategy.id}] " + template.format(
                 name=name, args=first.group(1) if first else "",
-                tools=", then ".join(strategy.tools), n=strategy.support,
-                skip=strategy.advice.partition(" Do not use ")[2])
+                tools=", then ".join(strategy.tools), n=strategy.support, skip=skip,
+                advice_core=core, skip_sentence=f"Do not use {skip} " if skip else "")
 
         playbook_module._render = render  # type: ignore[assignment]
         pb = Playbook(args.playbook, learn=False, routines=key != "off")
