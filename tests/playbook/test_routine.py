@@ -21,7 +21,6 @@ from toolcycle.playbook.routine import (
     routine_name,
     routine_tool,
 )
-from toolcycle.playbook.store import SQLitePlaybookStore
 from toolcycle.playbook.strategy import Strategy
 
 from .conftest import make_trace
@@ -205,16 +204,18 @@ def test_a_step_fed_two_values_is_not_a_routine_step() -> None:
     assert chain_feeds(classify(trace), trace.user_prompt or "") == []
 
 
-def test_feeds_survive_the_store_and_old_rows_without_them_load(tmp_path: Any) -> None:
-    store = SQLitePlaybookStore(str(tmp_path / "pb.db"))
-    strategy = _strategy(["country_info", "exchange_rate"], _currency_feeds("Freedonia"))
-    store.put([strategy])
-    loaded = store.get(strategy.id)
+def test_feeds_survive_the_store_and_old_rows_without_them_load(db_location: str) -> None:
+    pb = Playbook(db_location)  # SQLite, then PostgreSQL
+    strategy = _strategy(["country_info", "exchange_rate"],
+                         _currency_feeds("Freedonia", "Sylvania"))
+    pb.store.put([strategy])
+    loaded = pb.store.get(strategy.id)
     assert loaded is not None and loaded.feeds == strategy.feeds
+    assert induce(loaded) == induce(strategy) is not None
     old = strategy.to_dict()
     del old["feeds"]
     assert Strategy.from_dict(old).feeds == []
-    store.close()
+    pb.close()
 
 
 # -- the routine as a tool, learned from runs --------------------------------------------------
