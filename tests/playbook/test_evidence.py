@@ -226,21 +226,25 @@ def test_a_pitfall_the_shown_sequence_already_carries_is_left_out() -> None:
     backwards = Strategy(id="p4", domain="d", kind="pitfall", applies_when=["seat"],
                          advice="find_booking needs x from booking_detail.",
                          tools=["find_booking", "booking_detail"], support=3)
-    assert covers(seq, prerequisite) and covers(seq, alternative)
+    assert covers(seq, alternative)
+    # a prerequisite pitfall says how to recover when the model calls booking_detail first
+    # anyway, which the sequence does not: it stays (held back, a share-price kind fell from
+    # 67 % to 0 % right with the JSON protocol)
+    assert not covers(seq, prerequisite)
     assert not covers(seq, argument) and not covers(seq, backwards)
     assert not covers(prerequisite, seq)
     pb = Playbook(":memory:")
     pb.store.put([seq, prerequisite, argument, alternative])
     tools = ["find_booking", "booking_detail", "seat_map"]
     text, shown = pb.instructions_for("which seat has booking 7?", "d", tools)
-    assert sorted(shown) == ["p2", "q"] and "call it first" not in text
-    # without room for the sequence, the pitfalls it would have carried are shown instead
-    assert estimate_tokens(seq.render()) > estimate_tokens(prerequisite.render()) + 2
+    assert sorted(shown) == ["p1", "p2", "q"] and "seat_map times out" not in text
+    # without room for the sequence, the pitfall it would have carried is shown instead
+    assert estimate_tokens(seq.render()) > estimate_tokens(alternative.render()) + 2
     pb = Playbook(":memory:", token_budget=estimate_tokens(HEADER)
-                  + estimate_tokens(prerequisite.render()) + 2)
-    pb.store.put([seq, prerequisite])
+                  + estimate_tokens(alternative.render()) + 2)
+    pb.store.put([seq, alternative])
     text, shown = pb.instructions_for("which seat has booking 7?", "d", tools)
-    assert "q" not in shown and "p1" in shown
+    assert "q" not in shown and "p3" in shown
 
 
 def test_an_insight_from_old_json_still_loads() -> None:
