@@ -224,9 +224,10 @@ def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
     answered = {tool for tool, status in outcome.calls if status == "ok"}
     failed = {tool for tool, status in outcome.calls if status == "error"}
     tools = strategy.tools
-    if strategy.kind == "sequence" and len(tools) > 1 and routine_name(tools) in called:
+    routine = routine_name(tools) if strategy.kind == "sequence" and len(tools) > 1 else None
+    if routine is not None and routine in called:
         # the run called the routine that runs this sequence (Playbook(routines=True))
-        followed, fits = True, routine_name(tools) in answered
+        followed, fits = True, routine in answered
     elif strategy.kind == "sequence" and tools:
         position = 0
         for tool in called:

@@ -122,6 +122,12 @@ class Playbook:
         the tool statistics follow if they still fit. Returns ``("", [])`` when nothing
         relevant is known, so an empty playbook costs no tokens.
         """
+        text, chosen = self._advice(task, agent_name, tool_names)
+        return text, [s.id for s in chosen]
+
+    def _advice(self, task: str, agent_name: str, tool_names: Sequence[str]
+                ) -> tuple[str, list[Strategy]]:
+        """:meth:`instructions_for`, with the strategies shown themselves."""
         domain = self.domain or agent_name
         found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
         if not found:
@@ -150,16 +156,16 @@ class Playbook:
         if not shown:
             lines = []
             used = 0
+        chosen = [s for s, _ in found if s.id in shown]
         if self.include_tool_stats and shown:
             # only the tools this task is likely to use: those of the strategies shown for it
-            chosen = [s for s, _ in found if s.id in shown]
             relevant = {t for s in chosen for t in s.tools}
             recommended = {t for s in chosen if s.kind == "sequence" for t in s.tools}
             advice = render_stats(self.tool_stats(domain), tool_names, relevant=relevant,
                                   recommended=recommended)
             if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
                 lines.append(advice)
-        return "\n".join(lines), shown
+        return "\n".join(lines), chosen
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless
@@ -190,9 +196,7 @@ class Playbook:
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:
         """The strategies :meth:`instructions_for` would show a run of ``task``."""
-        _, shown = self.instructions_for(task, agent_name, tool_names)
-        strategies = [self.store.get(sid) for sid in shown]
-        return [s for s in strategies if s is not None]
+        return self._advice(task, agent_name, tool_names)[1]
 
     def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
         """Per-tool statistics, recomputed only when new tool calls were recorded."""

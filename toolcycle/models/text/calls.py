@@ -292,7 +292,7 @@ def _calls_in(span: _Span, id_prefix: str, already: int) -> list[ToolCall]:
         call_id = f"{id_prefix}_{already + len(calls) + 1}"
         if cut and i == len(values) - 1 and _cut_before_arguments(value):
             # '{"name": "add' repaired by closing reads as add({}): arguments nobody wrote
-            calls.append(ToolCall(call_id, str(_name_of(value)), None, span.raw,
+            calls.append(ToolCall(call_id, str(_name_of(_call_body(value) or {})), None, span.raw,
                                   "the call was cut off before its arguments"))
             continue
         call = _call_from_value(value, call_id)
@@ -344,22 +344,25 @@ def _complete_items_of_cut_list(raw: str) -> list[Any]:
         index = end
 
 
-def _name_of(value: Any) -> str | None:
+def _call_body(value: Any) -> dict[str, Any] | None:
+    """The object that names the call: ``value`` or, OpenAI-style, its ``function``."""
     if not isinstance(value, dict):
         return None
     function = value.get("function")
-    source = function if isinstance(function, dict) else value
-    return next((source[k] for k in NAME_KEYS if isinstance(source.get(k), str)), None)
+    if isinstance(function, dict) and isinstance(function.get("name"), str):
+        return function
+    return value
+
+
+def _name_of(body: dict[str, Any]) -> str | None:
+    return next((body[k] for k in NAME_KEYS if isinstance(body.get(k), str)), None)
 
 
 def _cut_before_arguments(value: Any) -> bool:
     """A call object that names a tool and holds nothing else: in a reply cut off before its
     closing bracket, the arguments were never written (not "no arguments")."""
-    if _name_of(value) is None:
-        return False
-    function = value.get("function")
-    source = function if isinstance(function, dict) else value
-    return all(k in NAME_KEYS for k in source)
+    body = _call_body(value)
+    return body is not None and _name_of(body) is not None and all(k in NAME_KEYS for k in body)
 
 
 def _plausible_bare_call(value: Any, tool_names: Collection[str] | None) -> bool:
@@ -380,12 +383,11 @@ def _plausible_bare_call(value: Any, tool_names: Collection[str] | None) -> bool
 
 
 def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
-    if not isinstance(value, dict):
+    body = _call_body(value)
+    if body is None:
         return None
-    function = value.get("function")
-    if isinstance(function, dict) and isinstance(function.get("name"), str):
-        value = function
-    name = next((value[k] for k in NAME_KEYS if isinstance(value.get(k), str)), None)
+    value = body
+    name = _name_of(value)
     if not name:
         return None
     arguments = next((value[k] for k in ARGUMENT_KEYS if k in value), None)
