@@ -439,3 +439,21 @@ def test_a_learned_rule_finds_every_value_it_was_learned_from(
     for (before, _, after), [example] in zip(parts, runs, strict=True):
         # the whole result, not only the context kept around the value
         assert feed.extract(before + example["value"] + after) == example["value"].strip()
+
+
+async def test_a_step_that_times_out_ends_the_routine_with_its_timeout() -> None:
+    import time as clock
+
+    @tool(name="country_info", timeout=0.05)
+    def slow_info(country: str) -> str:
+        """Facts about a country."""
+        clock.sleep(0.5)
+        return country_info(country)
+
+    routine = induce(_strategy(["country_info", "exchange_rate"],
+                               _currency_feeds("Freedonia", "Sylvania")))
+    assert routine is not None
+    built = routine_tool(routine, {"country_info": slow_info, "exchange_rate": tool(exchange_rate)})
+    assert built is not None
+    out = await built.invoke(None, {"country": "Sylvania"})  # type: ignore[arg-type]
+    assert out == 'country_info({"country": "Sylvania"}) timed out after 0.05 s'

@@ -34,6 +34,7 @@ from typing import Any
 
 from .._observation import serialize_result
 from ..context import RunContext
+from ..run.calls import on_thread
 from ..tools import Tool, ToolArgumentsError, ToolSpec
 from .evidence import is_empty_result
 from .strategy import Strategy
@@ -287,8 +288,9 @@ async def _invoke(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, An
     if step.is_async:
         pending = step.invoke(ctx, arguments)
         return await (asyncio.wait_for(pending, step.timeout) if step.timeout else pending)
-    job = asyncio.to_thread(step.invoke, ctx, arguments)
-    return await (asyncio.wait_for(job, step.timeout) if step.timeout else job)
+    if step.inline:
+        return step.invoke(ctx, arguments)
+    return await on_thread(step, ctx, arguments)  # the loop's own worker threads and timeout
 
 
 def _properties(tool: Tool[Any]) -> dict[str, Any]:

@@ -332,7 +332,7 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         elif tool.inline:
             value = tool.invoke(ctx, arguments)
         else:
-            value = await _on_thread(tool, ctx, arguments)
+            value = await on_thread(tool, ctx, arguments)
     except TimeoutError as exc:
         if tool.timeout is None or str(exc):  # the tool's own (a client's deadline): its words
             return f"Tool `{tool.name}` timed out: {exc or 'TimeoutError'}", "timeout"
@@ -351,7 +351,7 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     return text, None if ok else "unserializable_result"
 
 
-async def _on_thread(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+async def on_thread(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
     """A sync tool off the event loop, on a reused worker thread (see toolcycle.run.threads)."""
     job = TOOL_THREADS.start(lambda: tool.invoke(ctx, arguments))
     try:
