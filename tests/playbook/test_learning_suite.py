@@ -269,6 +269,9 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert round(floor["most_cut_both_ok"], 3) == round(1 - 2.0 / 3.5, 3)
     assert "no playbook can cut more than 43 %" in report.render_floor(floor)
     assert "possibly above the true floor" in report.render_floor(floor)
+    # over all runs: the baseline's short failure (1 iteration) counts, each run at its floor
+    assert (round(floor["all_baseline"], 3), floor["all_floor"]) == (round(8 / 3, 3), 2.0)
+    assert "(25 %)" in report.render_floor(floor)
     # a kind's declared minimum counts where no run reached it
     declared = report.iteration_floor(report.pairs(baseline, playbook), learning, {"k": 1})
     assert declared["per_kind"] == {"j": 2, "k": 1} and declared["both_ok_floor"] == 1.5
