@@ -22,8 +22,9 @@ from toolcycle.playbook.evidence import is_empty_result, value_shape
 from toolcycle.playbook.playbook import HEADER
 from toolcycle.playbook.stats import observations_from_trace
 from toolcycle.playbook.strategy import Insight, covers, estimate_tokens
+from toolcycle.tracing.trace import Trace
 
-from .conftest import make_trace
+from .conftest import Call, make_trace
 
 
 @pytest.mark.parametrize("text", [
@@ -85,7 +86,7 @@ def test_wasted_calls_do_not_split_one_lesson_into_several_patterns() -> None:
     for order in (traces, traces[::-1]):  # promotion no longer depends on run order
         store, curator = SQLitePlaybookStore(":memory:"), Curator()
         for trace in order:
-            curator.apply(store, reflect(trace, success=True, domain="d"))  # type: ignore[arg-type]
+            curator.apply(store, reflect(trace, success=True, domain="d"))
         sequences = [s for s in store.strategies() if s.kind == "sequence"]
         assert [s.tools for s in sequences] == [["find_booking", "booking_detail"]]
 
@@ -253,3 +254,99 @@ def test_an_insight_from_old_json_still_loads() -> None:
     old = Strategy(id="s", domain="d", advice="a").to_dict()
     del old["ignored"], old["misfit"]
     assert Strategy.from_dict(old).ignored == 0
+
+
+# -- a pitfall's repair across runs ---------------------------------------------------------
+
+
+def _fare(n: int, first: str, then: str | None = None, *, shown: list[str] | None = None,
+          status: str = "failure") -> Trace:
+    """A fare question about another route each time, its date first written ``first``."""
+    route = ["Ashmoor", "Kelby", "Wrenfield", "Dunhallow", "Brackwater", "Ostenby"][n]
+    error = f"ValueError: invalid date '{first}': expected DD.MM.YYYY"
+    calls: list[list[Call]] = [[("fare_quote", {"origin": route, "date": first}, None, error)]]
+    if then is not None:
+        calls.append([("fare_quote", {"origin": route, "date": then}, '{"fare_eur": 36.4}', None)])
+    return make_trace(f"single fare from {route} on 5 March 2026", calls, shown=shown,
+                      status=status)
+
+
+def _pitfalls(pb: Playbook) -> list[Strategy]:
+    return [s for s in pb.strategies("support") if s.kind == "pitfall"]
+
+
+def test_a_failure_seen_with_and_without_its_repair_is_one_pattern_promoted_with_the_repair(
+        db_location: str) -> None:
+    """Measured on `rail`: one failure mode, repaired in one run of three, split into two
+    candidates that never reached three runs each."""
+    pb = Playbook(db_location, learn=False)
+    pb.learn_from(_fare(0, "2026-03-05"), False)
+    pb.learn_from(_fare(1, "2026-03-05", "05.03.2026", status="success"), True)
+    assert _pitfalls(pb) == []
+    pb.learn_from(_fare(2, "30/09/2026"), False)
+    [pitfall] = _pitfalls(pb)
+    assert pitfall.support == 3 and pitfall.tools == ["fare_quote"]
+    assert pitfall.advice.endswith('Pass date like "05.03.2026".')
+
+
+def test_a_pitfall_learned_without_a_repair_takes_it_from_a_later_run_that_shows_it(
+        db_location: str) -> None:
+    pb = Playbook(db_location, learn=False)
+    for n in range(3):
+        pb.learn_from(_fare(n, "2026-03-05"), False)
+    [pitfall] = _pitfalls(pb)
+    assert pitfall.advice.endswith("Check the arguments against what earlier tools returned.")
+    pb.learn_from(_fare(3, "2026-03-05", "05.03.2026", status="success"), True)
+    [repaired] = _pitfalls(pb)
+    assert repaired.id == pitfall.id and repaired.support == 4
+    assert repaired.advice.endswith('Pass date like "05.03.2026".')
+    # a later run without the repair confirms it and keeps the repair
+    pb.learn_from(_fare(4, "2026-03-05"), False)
+    [kept] = _pitfalls(pb)
+    assert kept.support == 5 and kept.advice == repaired.advice
+    assert not [c for c in pb.store.candidates("support")
+                if c["insights"][0]["kind"] == "pitfall"]  # no second pattern beside it
+
+
+def test_a_run_that_followed_a_pitfall_and_succeeded_teaches_it_the_format_that_worked() -> None:
+    """The run shown "fare_quote fails with: invalid date …" wrote the date right the first
+    time: the value it shaped itself is the example later runs see."""
+    pb = Playbook(":memory:", learn=False)
+    for n in range(3):
+        pb.learn_from(_fare(n, "2026-03-05"), False)
+    [pitfall] = _pitfalls(pb)
+    ok = make_trace("single fare from Ostenby on 1 May 2026", [
+        [("fare_quote", {"origin": "Ostenby", "date": "01.05.2026"}, '{"fare_eur": 36.4}', None)],
+    ], shown=[pitfall.id])
+    deltas = pb.learn_from(ok, True)
+    assert any('date like "01.05.2026"' in d.detail for d in deltas)
+    [taught] = _pitfalls(pb)
+    assert taught.advice.endswith('Pass date like "01.05.2026".')
+    assert taught.helpful == 1
+
+
+def test_a_use_teaches_no_format_when_the_run_failed_or_the_value_was_copied() -> None:
+    pb = Playbook(":memory:", learn=False)
+    for n in range(3):
+        pb.learn_from(_fare(n, "2026-03-05"), False)
+    [pitfall] = _pitfalls(pb)
+    call: list[Call] = [
+        ("fare_quote", {"origin": "Ostenby", "date": "01.05.2026"}, '{"fare_eur": 9}', None)]
+    pb.learn_from(make_trace("fare from Ostenby on 1 May 2026", [call], shown=[pitfall.id],
+                             status="failure"), False)  # the answer was wrong
+    copied = make_trace("fare from Ostenby on 01.05.2026", [call], shown=[pitfall.id])
+    pb.learn_from(copied, True)  # the date was the prompt's: nothing shaped
+    [unchanged] = _pitfalls(pb)
+    assert unchanged.advice == pitfall.advice
+
+
+def test_a_timeout_pitfall_is_never_given_an_argument_format() -> None:
+    strategy = Strategy(id="s", domain="d", advice="delay_feed times out. Do not wait on it.",
+                        kind="pitfall", tools=["delay_feed"],
+                        detail="`delay_feed` timed out: delay_feed timed out after … s")
+    outcome = RunOutcome("r", True, 2, 1.0, ["s"], [("delay_feed", "ok")],
+                         shaped={"delay_feed": {"service": "KL318"}})
+    store = SQLitePlaybookStore(":memory:")
+    store.put([strategy])
+    Curator().apply(store, [], outcome)
+    assert store.get("s").advice == strategy.advice  # type: ignore[union-attr]

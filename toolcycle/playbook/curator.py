@@ -7,6 +7,8 @@ bloats; itemised bullets changed by deltas do neither. The operations here are:
              becomes a strategy (failure patterns: seen in 3 runs of different tasks);
              one-off LLM advice is added directly;
 ``update``   counts of a strategy move: its pattern was seen again, or a run was shown it;
+             a pitfall learned without its repair takes one from a later run that shows
+             it (a retry that worked, or a run that followed the pitfall and got past it);
 ``merge``    two near-duplicate strategies of a domain fold into the better one;
 ``retire``   a strategy that keeps failing the runs that followed it (runs that ignored it,
              or to which it did not fit, do not count), one not confirmed for
@@ -18,12 +20,16 @@ curate the same playbook without losing updates.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .evidence import Repair
+from .reflector import pitfall_advice
 from .routine import routine_name
+from .stats import is_timeout
 from .store import PlaybookStore
 from .strategy import Insight, Strategy, UseVerdict, keywords, strategy_id
 
@@ -51,6 +57,9 @@ class RunOutcome:
     #: the run's task tool calls in order, as ``(tool, status)`` with status ``ok``, ``error``,
     #: ``empty`` or ``repeat``; None when unknown (then success alone is the verdict)
     calls: list[tuple[str, str]] | None = None
+    #: per tool, the argument values of its good calls that the model shaped itself (see
+    #: :func:`toolcycle.playbook.reflector.shaped_values`): a format the tool accepted
+    shaped: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -99,6 +108,8 @@ class Curator:
             )
             touched[sid] = strategy
             deltas.append(Delta("update", sid, f"{verdict} in run {outcome.run_id}"))
+            if verdict == "helpful" and (repair := _repair_from_use(strategy, outcome)):
+                deltas.append(Delta("update", sid, f"repair from run {outcome.run_id}: {repair}"))
         return deltas
 
     def _absorb(
@@ -108,10 +119,14 @@ class Curator:
             return []
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         existing = touched.get(sid) or store.get(sid)
+        if existing is None and insight.kind == "pitfall":
+            existing = _same_failure(store, insight, touched)
         if existing is not None:
+            took = _take_repair(existing, insight)
             _confirm(existing, insight)
-            touched[sid] = existing
-            return [Delta("update", sid, f"seen again in run {insight.run_id}")]
+            touched[existing.id] = existing
+            return [Delta("update", existing.id, f"seen again in run {insight.run_id}"
+                          + (", with its repair" if took else ""))]
         if insight.kind == "advice":
             touched[sid] = _new_strategy(sid, insight, [insight], insight.advice)
             return [Delta("add", sid, "advice from the LLM reflector")]
@@ -136,6 +151,9 @@ class Curator:
             store.put_candidate(key, insight.domain, data)
             return [Delta("candidate", sid, f"{len(data['insights'])}/{self.promote_after} runs")]
         evidence = [Insight.from_dict(d) for d in data["insights"]]
+        if insight.kind == "pitfall":
+            insight = _best_repaired(evidence)
+            sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence))
         store.delete_candidate(key)
         return [Delta("add", sid, f"promoted after {len(evidence)} runs")]
@@ -250,6 +268,72 @@ def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
     return "harmful" if fits else "misfit"
 
 
+def _best_repaired(evidence: Sequence[Insight]) -> Insight:
+    """The pitfall insight to promote: one with the repair the evidence shows most often
+    (the latest such), or the latest one when no run showed a repair."""
+    counts: dict[str, int] = {}
+    for i in evidence:
+        repair = i.detail.partition("|")[2]
+        if repair:
+            counts[repair] = counts.get(repair, 0) + 1
+    if not counts:
+        return evidence[-1]
+    best = max(counts, key=lambda r: counts[r])
+    return [i for i in evidence if i.detail.partition("|")[2] == best][-1]
+
+
+def _same_failure(store: PlaybookStore, insight: Insight, touched: dict[str, Strategy]
+                  ) -> Strategy | None:
+    """The active pitfall of the same tool and error class as ``insight``, where one of the
+    two has no repair: the same failure mode, one run having shown what fixes it.
+
+    A pitfall's id includes its repair, so without this a failure seen again with a repair
+    (or without one) would start a new candidate beside the strategy it repeats.
+    """
+    error_class, _, repair = insight.detail.partition("|")
+    for strategy in store.strategies(insight.domain):
+        strategy = touched.get(strategy.id, strategy)
+        known, _, known_repair = strategy.detail.partition("|")
+        if (strategy.kind == "pitfall" and strategy.tools[:1] == insight.tools[:1]
+                and strategy.detail and known == error_class
+                and not (repair and known_repair)):
+            return strategy
+    return None
+
+
+def _take_repair(strategy: Strategy, insight: Insight) -> bool:
+    """Give a pitfall learned without a repair the repair ``insight``'s run showed."""
+    if "|" in strategy.detail or "|" not in insight.detail:
+        return False
+    strategy.advice, strategy.tools = insight.advice, list(insight.tools)
+    strategy.detail = insight.detail
+    return True
+
+
+def _repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
+    """An argument repair for a pitfall without one, from a run that followed it and succeeded.
+
+    The run called the pitfall's tool without the error and got the task right; the value it
+    shaped itself (a date it reformatted, a code it built) for the argument the error names
+    (or its only shaped argument) is the format the tool accepts. Measured on `rail`: "fare_quote
+    fails with: invalid date …: expected DD.MM.YYYY" alone left the 1.5B writing 30/09/2026;
+    an example shows it the format. Returns what was learned, or "".
+    """
+    if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or not strategy.detail
+            or "|" in strategy.detail or is_timeout(strategy.detail)):
+        return ""
+    tool, error_class = strategy.tools[0], strategy.detail
+    shaped = outcome.shaped.get(tool, {})
+    named = [k for k in shaped if re.search(rf"\b{re.escape(k)}\b", error_class, re.I)]
+    keys = named or list(shaped)
+    if len(keys) != 1:
+        return ""
+    repair = Repair("argument", tool, argument=keys[0], example=shaped[keys[0]])
+    strategy.advice = pitfall_advice(tool, error_class, repair, timeout=False)
+    strategy.detail = f"{error_class}|{repair.signature}"
+    return f'{keys[0]} like "{shaped[keys[0]]}"'
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
@@ -279,7 +363,7 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
         id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
         section=" ".join(_applicability(evidence)[:3]), tools=list(insight.tools),
         applies_when=_applicability(evidence), support=len(evidence),
-        created_at=now, updated_at=now,
+        created_at=now, updated_at=now, detail=insight.detail,
     )
     strategy.add_provenance(*(i.run_id for i in evidence))
     for i in evidence:

@@ -27,7 +27,7 @@ from ..tools import Tool
 from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
 from .location import open_store
-from .reflector import LLMReflector, analyse, reflect
+from .reflector import LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, routine_name, routine_tool
 from .stats import ToolStats, compute_stats, observations_from_trace, render_stats
 from .store import PlaybookStore
@@ -266,6 +266,7 @@ class Playbook:
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
             calls=[(c.call.name, c.status) for c in analysis.calls],
+            shaped=shaped_values(trace, analysis.calls),
         )
         with self.store.transaction():
             if not self.store.mark_observed(trace.run_id):

@@ -119,7 +119,7 @@ def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
         chain_names = set(analysis.sequence)
         skipped = sorted({c.call.name for c in analysis.calls} - chain_names)
         advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
-                                 _shown_formats(trace, analysis))
+                                 shaped_values(trace, analysis.calls, analysis.chain))
         lesson = insight("sequence", advice, list(analysis.sequence), "")
         lesson.feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
         insights.append(lesson)
@@ -157,16 +157,18 @@ def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
     return feeds
 
 
-def _shown_formats(trace: Trace, analysis: TraceAnalysis) -> dict[str, dict[str, str]]:
-    """Argument values of the chain the model had to shape itself (not copied, not fed).
+def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvidence] | None = None,
+                  ) -> dict[str, dict[str, str]]:
+    """Per tool, the argument values of its good calls the model had to shape itself.
 
-    A value with digits that is neither in the prompt nor in an earlier result (a date the
-    model reformatted, a code it built) is the format the tool accepted: worth showing.
+    A value with digits that is neither in the prompt nor in a result (a date the model
+    reformatted, a code it built) is the format the tool accepted: worth showing. ``among``
+    limits the calls looked at (default: every good call).
     """
     prompt = (trace.user_prompt or "").lower()
-    results = " ".join((c.call.result or "") for c in analysis.calls if c.ok).lower()
+    results = " ".join((c.call.result or "") for c in calls if c.ok).lower()
     formats: dict[str, dict[str, str]] = {}
-    for c in analysis.chain:
+    for c in (among if among is not None else [c for c in calls if c.ok]):
         for key, value in sorted((c.call.args or {}).items()):
             text = str(value)
             if _DIGIT.search(text) and text.lower() not in prompt and text.lower() not in results:

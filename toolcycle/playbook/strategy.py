@@ -112,9 +112,13 @@ class Insight:
 
     @property
     def pattern_key(self) -> str:
-        """What makes two insights "the same pattern": kind, domain, tools and, for pitfalls
-        and advice, the normalised detail (an error class or the advice text)."""
-        basis = "|".join([self.kind, self.domain, ">".join(self.tools), self.detail])
+        """What makes two insights "the same pattern": kind, domain, tools and, for advice,
+        its text. A pitfall's pattern is its tool and error class, whatever repair each run
+        showed (the curator promotes it with the repair its evidence shows most)."""
+        tools, detail = self.tools, self.detail
+        if self.kind == "pitfall":
+            tools, detail = self.tools[:1], self.detail.partition("|")[0]
+        basis = "|".join([self.kind, self.domain, ">".join(tools), detail])
         return hashlib.sha1(basis.encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,6 +163,9 @@ class Strategy:
     #: The feed examples of the runs behind a sequence strategy (one list per run, one entry
     #: per fed step), from which :func:`toolcycle.playbook.routine.induce` learns a routine.
     feeds: list[list[dict[str, Any]]] = field(default_factory=list)
+    #: The pattern's detail (see :attr:`Insight.detail`): for a pitfall its error class, then
+    #: ``|`` and its repair's signature when it has one. Empty in playbooks written before it.
+    detail: str = ""
 
     @property
     def uses(self) -> int:
