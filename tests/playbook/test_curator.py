@@ -201,3 +201,19 @@ def test_confirmations_narrow_applicability_instead_of_widening_it(db_location: 
     assert after.support == 4
     assert "hooli" not in after.applies_when
     assert set(after.applies_when) <= set(before.applies_when)
+
+
+def test_questions_that_differ_only_by_an_id_are_different_tasks() -> None:
+    """Ids are not keywords ("order A-1042"), so keywords alone took three parcel questions for
+    one task asked three times and the chains suite's parcel lesson was never learned."""
+    store, curator = open_store(":memory:"), Curator()
+    for order, tracking in (("A-1042", "TRK-77310"), ("B-2210", "TRK-31448"),
+                            ("D-4420", "TRK-70065")):
+        trace = make_trace(f"Where is the parcel of order {order}?", [
+            [("order_lookup", {"order_id": order}, f"order {order}: tracking {tracking}", None)],
+            [("track_parcel", {"tracking_number": tracking}, f"{tracking}: at depot", None)],
+        ])
+        _learn(store, curator, trace)
+    [strategy] = store.strategies("support")
+    assert strategy.tools == ["order_lookup", "track_parcel"] and strategy.support == 3
+    assert {"parcel", "order"} <= set(strategy.applies_when)

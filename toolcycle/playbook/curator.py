@@ -140,8 +140,8 @@ class Curator:
             "key": key, "domain": insight.domain, "created_at": time.time(), "insights": [],
         }
         runs = {i["run_id"] for i in data["insights"]}
-        tasks = {tuple(sorted(i["keywords"])) for i in data["insights"]}
-        if insight.run_id in runs or tuple(sorted(insight.keywords)) in tasks:
+        tasks = {_task_of(i) for i in data["insights"]}
+        if insight.run_id in runs or _task_of(insight.to_dict()) in tasks:
             # evidence must come from different tasks: the same task run twice would make
             # its entity names ("Acme", "Ann Lee") look like what the pattern applies to
             return []
@@ -332,6 +332,11 @@ def _repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
     strategy.advice = pitfall_advice(tool, error_class, repair, timeout=False)
     strategy.detail = f"{error_class}|{repair.signature}"
     return f'{keys[0]} like "{shaped[keys[0]]}"'
+
+
+def _task_of(insight: dict[str, Any]) -> str | tuple[str, ...]:
+    """An insight's task identity: its prompt's fingerprint (keywords for older insights)."""
+    return insight.get("task") or tuple(sorted(insight["keywords"]))
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

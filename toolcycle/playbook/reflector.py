@@ -21,7 +21,7 @@ from ..tracing.trace import ToolCallRecord, Trace
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import Insight, StrategyKind, keywords
+from .strategy import Insight, StrategyKind, keywords, task_fingerprint
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -110,6 +110,7 @@ def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
     def insight(kind: StrategyKind, advice: str, tools: list[str], detail: str) -> Insight:
         return Insight(
             kind=kind, domain=domain, advice=advice, tools=tools, keywords=words,
+            task=task_fingerprint(trace.user_prompt or ""),
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, detail=detail,
         )
@@ -272,5 +273,6 @@ class LLMReflector:
                 keywords=keywords(lesson.applies_when) or words, run_id=trace.run_id,
                 success=success, iterations=len(trace.steps),
                 detail=" ".join(keywords(lesson.advice))[:120],
+                task=task_fingerprint(trace.user_prompt or ""),
             ))
         return insights

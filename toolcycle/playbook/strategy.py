@@ -81,6 +81,17 @@ def index_terms(strategy: Strategy) -> list[str]:
     return [w for w in dict.fromkeys(words) if w not in TEMPLATE_WORDS]
 
 
+def task_fingerprint(prompt: str) -> str:
+    """What tells two tasks apart: their prompt with case and spacing normalised.
+
+    Not the keywords: "Where is the parcel of order A-1042?" and "... order B-2210?" have
+    the same ones (ids are not words), and the curator took three different parcel questions
+    for one task asked three times, so the parcel lesson was never learned.
+    """
+    text = " ".join(prompt.lower().split())
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap, tokenizer-free token estimate (about four characters per token)."""
     return max(1, (len(text) + 3) // 4)
@@ -109,6 +120,9 @@ class Insight:
     #: the argument fed and where its value stood in the previous result (see
     #: :func:`toolcycle.playbook.routine.feed_example`); empty otherwise.
     feeds: list[dict[str, Any]] = field(default_factory=list)
+    #: Which task the run was about (:func:`task_fingerprint` of its prompt), so that evidence
+    #: is counted once per task. Empty in insights stored before it (then the keywords serve).
+    task: str = ""
 
     @property
     def pattern_key(self) -> str:
