@@ -336,10 +336,10 @@ def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
             first = _FIRST_CALL.match(strategy.advice)
             args = first.group(1) if first else ""
             skip = strategy.advice.partition(" Do not use ")[2]
-            return (f"- [{strategy.id}] Call {name}({args}) to look the answer up, then "
+            return (f"- Call {name}({args}) to look the answer up, then "
                     f"answer with what it returns." + (f" Do not use {skip}" if skip else "")
                     + f" (seen in {strategy.support} successful runs)")
-    return strategy.render()
+    return strategy.render(with_id=False)
 
 
 #: The first call of generated sequence advice: "Call staff_directory(name), then ...".

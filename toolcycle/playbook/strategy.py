@@ -234,14 +234,16 @@ class Strategy:
                 self.provenance.append(run_id)
         del self.provenance[:-MAX_PROVENANCE]
 
-    def render(self) -> str:
-        """The one-line form injected into instructions."""
+    def render(self, *, with_id: bool = True) -> str:
+        """The one-line form: with its id for people (``toolcycle playbook show``); without it
+        in the instructions, where the id is noise the model pays for on every request (13
+        tokens a line with Qwen2.5's tokenizer, a quarter of a sequence line)."""
         evidence = f"worked in {self.helpful}/{self.uses} runs" if self.uses else (
             # failed runs count too: a pitfall, or model-written advice about a failed run
             f"seen in {self.support} runs" if self.kind in ("pitfall", "advice")
             else f"seen in {self.support} successful runs"
         )
-        return f"- [{self.id}] {self.advice} ({evidence})"
+        return f"- {f'[{self.id}] ' if with_id else ''}{self.advice} ({evidence})"
 
     def add_feeds(self, feeds: list[dict[str, Any]]) -> None:
         """Keep one more run's feed examples (the latest :data:`MAX_FEED_RUNS`)."""
