@@ -315,8 +315,9 @@ def test_a_run_that_followed_a_pitfall_and_succeeded_teaches_it_the_format_that_
     for n in range(3):
         pb.learn_from(_fare(n, "2026-03-05"), False)
     [pitfall] = _pitfalls(pb)
-    ok = make_trace("single fare from Ostenby on 1 May 2026", [
-        [("fare_quote", {"origin": "Ostenby", "date": "01.05.2026"}, '{"fare_eur": 36.4}', None)],
+    ok = make_trace("single fare from Ostenby on 1 May 2026", [  # the tool echoes its date
+        [("fare_quote", {"origin": "Ostenby", "date": "01.05.2026"},
+          '{"date": "01.05.2026", "fare_eur": 36.4}', None)],
     ], shown=[pitfall.id])
     deltas = pb.learn_from(ok, True)
     assert any('date like "01.05.2026"' in d.detail for d in deltas)

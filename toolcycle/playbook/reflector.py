@@ -162,17 +162,18 @@ def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvide
                   ) -> dict[str, dict[str, str]]:
     """Per tool, the argument values of its good calls the model had to shape itself.
 
-    A value with digits that is neither in the prompt nor in a result (a date the model
-    reformatted, a code it built) is the format the tool accepted: worth showing. ``among``
-    limits the calls looked at (default: every good call).
+    A value with digits that is neither in the prompt nor in a result before the call (a date
+    the model reformatted, a code it built) is the format the tool accepted: worth showing.
+    The call's own result and later ones do not count: tools often echo their arguments
+    (`rail`'s fare_quote does). ``among`` limits the calls looked at (default: every good one).
     """
     prompt = (trace.user_prompt or "").lower()
-    results = " ".join((c.call.result or "") for c in calls if c.ok).lower()
     formats: dict[str, dict[str, str]] = {}
     for c in (among if among is not None else [c for c in calls if c.ok]):
+        earlier = " ".join((e.call.result or "") for e in calls[:c.index] if e.ok).lower()
         for key, value in sorted((c.call.args or {}).items()):
             text = str(value)
-            if _DIGIT.search(text) and text.lower() not in prompt and text.lower() not in results:
+            if _DIGIT.search(text) and text.lower() not in prompt and text.lower() not in earlier:
                 formats.setdefault(c.call.name, {})[key] = text
     return formats
 
