@@ -16,6 +16,7 @@ from toolcycle import Agent
 from toolcycle.messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
+from toolcycle.models.text.calls import TRUNCATED
 from toolcycle.models.text.react import ReActModel, parse_react
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -170,3 +171,36 @@ def test_loose_tool_names_and_backticked_input_are_read() -> None:
     parts = parse_react("Action: Area Rectangle Calculate\nAction Input: `{length: 7, breadth: 3}`",
                         [area, ADD], "c")
     assert calls(parts) == [("area_rectangle_calculate", {"length": 7, "breadth": 3})]
+
+
+def test_an_action_input_the_token_limit_cut_is_unreadable_not_closed() -> None:
+    cut = 'Thought: add them.\nAction: add\nAction Input: {"a": 1, "b": 2'
+    [call] = [p for p in parse_react(cut, [ADD], "c", truncated=True) if isinstance(p, ToolCall)]
+    assert call.arguments is None and call.parse_error == TRUNCATED
+    assert calls(parse_react(cut, [ADD], "c")) == [("add", {"a": 1, "b": 2})]  # forgot a brace
+    closed = 'Action: add\nAction Input: {"a": 1, "b": 2}\nThought: then I will'
+    assert calls(parse_react(closed, [ADD], "c", truncated=True)) == [("add", {"a": 1, "b": 2})]
+    earlier = 'Action: add\nAction Input: {"a": 1\nAction: add\nAction Input: {"a": 2, "b'
+    [first, last] = [p for p in parse_react(earlier, [ADD], "c", truncated=True)
+                     if isinstance(p, ToolCall)]
+    assert first.arguments == {"a": 1} and last.parse_error == TRUNCATED
+
+
+async def test_a_reply_cut_by_the_token_limit_runs_no_half_written_call() -> None:
+    """The inner model's finish reason reaches the parser: the cut call is answered with an
+    error the model can act on, and the tool never runs with arguments nobody wrote."""
+    ran: list[dict[str, Any]] = []
+
+    def lookup(word: str = "default") -> str:
+        """Look a word up."""
+        ran.append({"word": word})
+        return f"{word}: found"
+
+    cut = Message("assistant", [TextPart('Action: lookup\nAction Input: {"word": "anti')],
+                  finish_reason="length")
+    inner = ScriptedModel([cut, 'Action: lookup\nAction Input: {"word": "antique"}',
+                           "Final Answer: found"])
+    result = await Agent(ReActModel(inner), "Be brief.", [lookup]).run("Look up antique.")
+    assert ran == [{"word": "antique"}] and result.output == "found"
+    first = result.tool_calls[0]
+    assert first.error is not None and "output token limit" in first.error

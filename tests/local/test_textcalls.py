@@ -15,7 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolcycle.models.text.calls import decode_lenient, parse_tool_calls, render_tool_call
+from toolcycle.models.text.calls import (
+    TRUNCATED,
+    decode_lenient,
+    parse_tool_calls,
+    render_tool_call,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -214,3 +219,33 @@ def test_a_call_cut_off_before_its_arguments_is_unreadable_not_run_with_none(tex
 def test_a_closed_call_without_arguments_still_runs() -> None:
     assert calls_of('{"name": "now"}', {"now"}) == [("now", {})]
     assert calls_of('[{"name": "now"}]', {"now"}) == [("now", {})]
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "add", "arguments": {"a": "xy',
+    '```json\n{"name": "add", "arguments": {"a": 1, "b": 2',
+    '<tool_call>{"name": "add", "arguments": {"a": 1}',
+    '{"function": {"name": "add", "arguments": {"a": 1',
+])
+def test_a_call_the_token_limit_cut_inside_its_arguments_is_unreadable(text: str) -> None:
+    """With the finish reason `length` the open call was cut mid-value; without it, an open
+    call is a model that forgot its closing braces (seen on complete replies) and is closed."""
+    [cut] = parse_tool_calls(text, "t", {"add"}, truncated=True).calls
+    assert cut.name == "add" and cut.arguments is None and cut.parse_error == TRUNCATED
+    [closed] = parse_tool_calls(text, "t", {"add"}).calls
+    assert closed.arguments is not None and closed.parse_error is None
+
+
+def test_a_reply_cut_after_a_closed_call_keeps_the_call() -> None:
+    text = '{"name": "add", "arguments": {"a": 1}} Then I will add the next pa'
+    assert calls_of(text, {"add"}) == [("add", {"a": 1})]
+    [call] = parse_tool_calls(text, "t", {"add"}, truncated=True).calls
+    assert (call.name, call.arguments) == ("add", {"a": 1})
+
+
+@pytest.mark.parametrize("truncated", [False, True])
+def test_the_complete_items_of_a_cut_list_are_not_taken_for_the_cut_one(truncated: bool) -> None:
+    # the last complete item has no arguments; it is not "cut off before its arguments"
+    text = '[{"name": "now"}, {"name": "add", "argu'
+    calls = parse_tool_calls(text, "t", {"now", "add"}, truncated=truncated).calls
+    assert [(c.name, c.arguments, c.parse_error) for c in calls] == [("now", {}, None)]

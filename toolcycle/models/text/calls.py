@@ -11,7 +11,8 @@ reply, in the order written, in any of these forms:
 
 with the keys spelled ``name``/``tool``/``function`` and ``arguments``/``parameters``/``args``,
 the OpenAI shape ``{"function": {"name", "arguments"}}``, arguments given as a JSON string,
-Python-literal dicts (single quotes, ``True``) and missing closing braces. A tool name written
+Python-literal dicts (single quotes, ``True``) and missing closing braces (unless the reply
+stopped at the token limit: then the open call was cut, see :data:`TRUNCATED`). A tool name written
 loosely (``Algebra Quadratic Roots``, ``math.hypot``, ``functions.add``) becomes the one offered
 tool it can only mean (:func:`resolve_tool_name`); a name that could mean none or several is
 kept as written, and the loop answers it as an unknown tool. Text outside the
@@ -41,6 +42,12 @@ _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0
 _CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 _UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
+#: The parse error of a call whose reply stopped at the output token limit while its arguments
+#: were being written: the lenient decoder would close them into a call nobody wrote whole.
+TRUNCATED = (
+    "the reply hit the output token limit (max_tokens) while the model was writing this "
+    "call's arguments, so they are incomplete; call the tool again with complete arguments"
+)
 
 
 @dataclass(slots=True)
@@ -61,13 +68,17 @@ class _Span:
 
 
 def parse_tool_calls(
-    text: str, id_prefix: str = "call", tool_names: Collection[str] | None = None
+    text: str, id_prefix: str = "call", tool_names: Collection[str] | None = None,
+    *, truncated: bool = False,
 ) -> ParsedReply:
     """Find every tool call in ``text``; ids are ``{id_prefix}_{n}`` (1-based, in order).
 
     Inside tags or fences any call-shaped object counts. Bare JSON in running text counts only
     when it names one of ``tool_names`` or carries an ``arguments`` key, so that an answer
     quoting a record such as ``{"name": "Ada"}`` is not mistaken for a call.
+    ``truncated``: the reply stopped at the output token limit (finish reason ``length``); a
+    last call left open is then cut off (:data:`TRUNCATED`), not a call missing its closing
+    braces, which small models also write on complete replies.
     """
     spans = _tagged_spans(text)
     if not spans:
@@ -82,7 +93,7 @@ def parse_tool_calls(
         if bare and not _plausible_bare_call(span.value, tool_names):
             found = []
         else:
-            found = _calls_in(span, id_prefix, len(calls))
+            found = _calls_in(span, id_prefix, len(calls), truncated and span is spans[-1])
         if found:
             calls.extend(found)
             used.append(span)
@@ -208,6 +219,12 @@ def _closing_end(text: str, start: int) -> int | None:
     return None
 
 
+def unclosed(raw: str) -> bool:
+    """Whether ``raw`` opens an object or a list that it never closes (a cut-off call)."""
+    raw = raw.strip()
+    return raw[:1] in ("{", "[") and _closing_end(raw, 0) is None
+
+
 def decode_first_object(raw: str) -> Any:
     """The first balanced brace block of ``raw`` (after leading blanks), decoded leniently.
 
@@ -281,20 +298,22 @@ def _looks_like_call(raw: str) -> bool:
 # -- interpreting values ----------------------------------------------------------------------
 
 
-def _calls_in(span: _Span, id_prefix: str, already: int) -> list[ToolCall]:
+def _calls_in(span: _Span, id_prefix: str, already: int, truncated: bool = False
+              ) -> list[ToolCall]:
     values = span.value if isinstance(span.value, list) else [span.value]
     if span.value is None and (complete := _complete_items_of_cut_list(span.raw)):
-        values = complete
-    raw = span.raw.strip()
-    cut = raw[:1] in ("{", "[") and _closing_end(raw, 0) is None
+        values = complete  # the complete items only: the cut one is not among them
+    cut = unclosed(span.raw) and span.value is not None
     calls: list[ToolCall] = []
     for i, value in enumerate(values):
         call_id = f"{id_prefix}_{already + len(calls) + 1}"
-        if cut and i == len(values) - 1 and _cut_before_arguments(value):
+        if cut and i == len(values) - 1 and (truncated or _cut_before_arguments(value)):
             # '{"name": "add' repaired by closing reads as add({}): arguments nobody wrote
-            calls.append(ToolCall(call_id, str(_name_of(_call_body(value) or {})), None, span.raw,
-                                  "the call was cut off before its arguments"))
-            continue
+            problem = TRUNCATED if truncated else "the call was cut off before its arguments"
+            name = _name_of(_call_body(value) or {})
+            if name is not None or not truncated:
+                calls.append(ToolCall(call_id, str(name), None, span.raw, problem))
+                continue
         call = _call_from_value(value, call_id)
         if call is not None:
             calls.append(call)

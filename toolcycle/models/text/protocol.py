@@ -140,7 +140,8 @@ class TextProtocolModel(Model):
         """One request to the inner model: render, send, parse."""
         text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
         reply = await self.inner.request(text_messages, inner_settings)
-        return reply, self.parse_reply(reply.text, tools, prefix)
+        return reply, self.parse_reply(reply.text, tools, prefix,
+                                       truncated=reply.finish_reason == "length")
 
     async def _stream_ask(
         self, messages: Sequence[Message], settings: ModelSettings,
@@ -161,7 +162,8 @@ class TextProtocolModel(Model):
                 reply = item.message
         if reply is None:
             raise ModelError(f"{self.name}: the stream ended without a final response")
-        parts = self.parse_reply(reply.text, tools, prefix)
+        parts = self.parse_reply(reply.text, tools, prefix,
+                                 truncated=reply.finish_reason == "length")
         if not any(isinstance(p, ToolCall) for p in parts):
             rest = new_text(shown, "".join(p.text for p in parts if isinstance(p, TextPart)))
             if rest:
@@ -194,9 +196,12 @@ class TextProtocolModel(Model):
 
     @abstractmethod
     def parse_reply(
-        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
+        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str,
+        *, truncated: bool = False,
     ) -> list[Part]:
-        """Neutral parts (thought, calls, answer) from the model's reply."""
+        """Neutral parts (thought, calls, answer) from the model's reply. ``truncated``: it
+        stopped at the output token limit (finish reason ``length``), so a call it ends inside
+        is cut off, not one whose closing braces the model forgot."""
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         """Body keys this protocol adds to the inner request (grammar, stop sequences)."""
@@ -435,13 +440,14 @@ class JsonToolsModel(TextProtocolModel):
         return f"{observations}\n{after}"
 
     def parse_reply(
-        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
+        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str,
+        *, truncated: bool = False,
     ) -> list[Part]:
         if _ESCAPED_JSON.search(text):
             # llama_cpp.server's chatml-function-calling template HTML-escapes the history,
             # and the model then writes its calls the way it sees them: {&#34;name&#34;: ...
             text = html.unescape(text)
-        parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools})
+        parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools}, truncated=truncated)
         parts: list[Part] = []
         if parsed.calls and not tools:
             # Tools were withdrawn; whatever was written is the answer.

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
 from ..base import ModelSettings, ToolDefinition
-from .calls import decode_first_object, decode_lenient, resolve_tool_name
+from .calls import TRUNCATED, decode_first_object, decode_lenient, resolve_tool_name, unclosed
 from .describe import describe_tools
 from .protocol import TextProtocolModel, render_observation_text
 from .streaming import react_answer_so_far
@@ -87,13 +87,19 @@ class ReActModel(TextProtocolModel):
         return {"stop": ["\nObservation:", "Observation:"]}
 
     def parse_reply(
-        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str
+        self, text: str, tools: Sequence[ToolDefinition], id_prefix: str,
+        *, truncated: bool = False,
     ) -> list[Part]:
-        return parse_react(text, tools, id_prefix)
+        return parse_react(text, tools, id_prefix, truncated=truncated)
 
 
-def parse_react(text: str, tools: Sequence[ToolDefinition], id_prefix: str) -> list[Part]:
-    """Neutral parts from a ReAct reply (see the module docstring for what is tolerated)."""
+def parse_react(text: str, tools: Sequence[ToolDefinition], id_prefix: str,
+                *, truncated: bool = False) -> list[Part]:
+    """Neutral parts from a ReAct reply (see the module docstring for what is tolerated).
+
+    ``truncated``: the reply stopped at the output token limit; a last Action Input left
+    open is then a cut-off call (:data:`~.calls.TRUNCATED`), not one to close and run.
+    """
     observation = _OBSERVATION.search(text)
     if observation is not None and (_ACTION.search(text, 0, observation.start())):
         text = text[: observation.start()]
@@ -114,12 +120,14 @@ def parse_react(text: str, tools: Sequence[ToolDefinition], id_prefix: str) -> l
         end = actions[index + 1].start() if index + 1 < len(actions) else len(text)
         if final is not None and index + 1 == len(actions):
             end = final.start()
-        parts.append(_call(text[action.end() : end], by_name, f"{id_prefix}_{index + 1}"))
+        cut = truncated and final is None and index + 1 == len(actions)
+        parts.append(_call(text[action.end() : end], by_name, f"{id_prefix}_{index + 1}", cut))
     return parts
 
 
-def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCall:
-    """One Action (+ Action Input) block as a call."""
+def _call(block: str, tools: dict[str, ToolDefinition], call_id: str, cut: bool = False
+          ) -> ToolCall:
+    """One Action (+ Action Input) block as a call; ``cut``: the reply ended inside it."""
     found = _INPUT.search(block)
     name_text = block[: found.start()] if found else block.split("\n", 1)[0]
     name = name_text.strip().strip("`*'\"[]").strip()
@@ -138,6 +146,8 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str) -> ToolCal
     raw = _FENCE.sub("", raw).strip()
     if len(raw) > 1 and raw[0] == raw[-1] == "`":
         raw = raw.strip("`").strip()  # Action Input: `{"a": 1}` (Qwen 0.5B, inline code)
+    if cut and unclosed(raw):
+        return ToolCall(call_id, name, None, raw, TRUNCATED)
     value = decode_lenient(raw) if raw else {}
     if value is None:  # several inputs, or text after one: the first complete object counts
         value = decode_first_object(raw)
