@@ -199,9 +199,8 @@ class TextProtocolModel(Model):
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str,
         *, truncated: bool = False,
     ) -> list[Part]:
-        """Neutral parts (thought, calls, answer) from the model's reply. ``truncated``: it
-        stopped at the output token limit (finish reason ``length``), so a call it ends inside
-        is cut off, not one whose closing braces the model forgot."""
+        """Neutral parts (thought, calls, answer) from the model's reply; ``truncated``: it hit
+        the token limit, so a call it ends inside is cut off (not missing its braces)."""
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         """Body keys this protocol adds to the inner request (grammar, stop sequences)."""
