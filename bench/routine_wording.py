@@ -9,6 +9,10 @@ wording in ``toolcycle/playbook/playbook.py`` (``_render``); the log is
         --playbook bench/learning_tasks/results/chains-react-2026-11-27-learned.playbook.db \
         --kinds currency,office_weather --seed 7
 
+Used again the same evening for a prerequisite pitfall shown without its sequence (keys
+starting with ``P`` reword those pitfalls; ``none`` shows no playbook), on the stock train
+tasks with the JSON protocol; log ``chains-prerequisite-wording-dev-json-2026-11-27.log``.
+
 Wordings are format strings over ``name``, ``args``, ``tools``, ``skip`` (the sequence's "Do
 not use" list), ``advice_core`` (the sequence's advice before that list), ``skip_sentence``
 and ``n`` (its support); ``plain`` keeps the sequence's own advice (the routine
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,8 +37,14 @@ WORDINGS = {
          "Do not use {skip} (seen in {n} successful runs)",
     "G": "{advice_core} Or both in one call: {name}({args}). {skip_sentence}"
          "(seen in {n} successful runs)",
-    "plain": "", "off": "",
+    "plain": "", "off": "", "none": "",
+    # a prerequisite pitfall ("T needs A from V: call V(args) first and pass its result as A.")
+    # worded as the sequence it implies; keys starting with P apply to those pitfalls only
+    "P1": "Call {via}({via_args}) first, then {tool}({argument}=its result), then answer "
+          "({tool} fails when {argument} is anything else).",
 }
+#: The prerequisite pitfall's own advice (toolcycle/playbook/reflector.py, pitfall_advice).
+_PREREQUISITE = re.compile(r"^(\w+) needs (\w+) from (\w+): call \w+\(([^)]*)\) first")
 
 
 def _bench() -> Any:
@@ -70,19 +81,26 @@ async def main() -> None:
     for key in args.wordings.split(","):
         template = WORDINGS[key]
 
-        def render(strategy: Any, names: Any, template: str = template) -> str:
+        def render(strategy: Any, names: Any, template: str = template, key: str = key) -> str:
             name = routine_name(strategy.tools)
-            if not template or strategy.kind != "sequence" or name not in names:
-                return str(strategy.render())
+            prerequisite = _PREREQUISITE.match(strategy.advice)
+            if key.startswith("P") and strategy.kind == "pitfall" and prerequisite:
+                tool, argument, via, via_args = prerequisite.groups()
+                line = template.format(tool=tool, argument=argument, via=via, via_args=via_args)
+                return f"- {line} (seen in {strategy.support} runs)"
+            if (not template or key.startswith("P") or strategy.kind != "sequence"
+                    or name not in names):
+                return str(own_render(strategy, names))
             first = playbook_module._FIRST_CALL.match(strategy.advice)
             core, _, skip = strategy.advice.partition(" Do not use ")
-            return f"- [{strategy.id}] " + template.format(
+            return "- " + template.format(
                 name=name, args=first.group(1) if first else "",
                 tools=", then ".join(strategy.tools), n=strategy.support, skip=skip,
                 advice_core=core, skip_sentence=f"Do not use {skip} " if skip else "")
 
         playbook_module._render = render  # type: ignore[assignment]
-        pb = Playbook(args.playbook, learn=False, routines=key != "off")
+        pb = Playbook(args.playbook, learn=False, routines=key != "off",
+                      max_strategies=0 if key == "none" else 4)
         agent = bench.make_agent(suite, model, args.seed, 0.3, 6, pb)
         rows = []
         print(f"== {key}: {template or key}", flush=True)
