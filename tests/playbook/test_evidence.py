@@ -100,6 +100,21 @@ def test_the_answering_call_is_the_one_whose_result_the_answer_quotes() -> None:
     assert analyse(trace, success=True).sequence == ["suppliers"]
 
 
+def test_an_id_the_answer_repeats_from_the_question_does_not_make_the_lookup_the_answer(
+        ) -> None:
+    """Seen on `chains`: "Has order B-2210 arrived yet?" answered "The parcel for order B-2210
+    is currently out for delivery." The order lookup's result has B-2210 too; counted, it
+    outscored the tracking call and one parcel run of three learned a one-tool sequence."""
+    trace = make_trace("Has order B-2210 arrived yet? Where is its parcel?", [
+        [("order_lookup", {"order_id": "B-2210"}, "order B-2210: tracking number TRK-31448",
+          None)],
+        [("track_parcel", {"tracking_number": "TRK-31448"}, "TRK-31448: out for delivery",
+          None)],
+    ])
+    trace.output = "The parcel for order B-2210 is currently out for delivery."
+    assert analyse(trace, success=True).sequence == ["order_lookup", "track_parcel"]
+
+
 def test_a_pitfall_carries_the_argument_shape_that_worked_next() -> None:
     trace = make_trace("fare from Ashmoor to Kelby on 5 March 2026", [
         [("fare_quote", {"date": "2026-03-05"}, None, "invalid date '2026-03-05'")],

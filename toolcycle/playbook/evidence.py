@@ -139,17 +139,25 @@ def answer_chain(trace: Trace, calls: list[CallEvidence]) -> list[CallEvidence]:
 
 
 def _answering_call(trace: Trace, good: list[CallEvidence]) -> CallEvidence:
+    """The good call whose result the final output quotes most: its numbers count double,
+    its words once; what the output repeats from the prompt (a name, an order number) counts
+    for nothing, since the lookup that was given it echoes it too."""
     output = "" if trace.output is None else str(trace.output)
-    numbers = {float(n) for n in _NUMBER.findall(output.replace(",", ""))}
-    words = set(keywords(output)) - set(keywords(trace.user_prompt or ""))
+    prompt = trace.user_prompt or ""
+    numbers = _numbers(output) - _numbers(prompt)
+    words = set(keywords(output)) - set(keywords(prompt))
     best, best_score = good[-1], 0
     for c in good:
         text = c.call.result or ""
-        score = 2 * len(numbers & {float(n) for n in _NUMBER.findall(text.replace(",", ""))})
+        score = 2 * len(numbers & _numbers(text))
         score += len(words & set(keywords(text)))
         if score >= best_score and score > 0:
             best, best_score = c, score
     return best
+
+
+def _numbers(text: str) -> set[float]:
+    return {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
 
 
 def _arg_values(args: Any) -> Iterator[str]:
