@@ -139,6 +139,20 @@ def test_a_timeout_pitfall_names_the_alternative_tool_that_answered() -> None:
     assert pitfall.advice == "delay_feed times out. Call timetable_archive(service) instead."
 
 
+def test_another_tool_is_an_alternative_only_in_a_run_that_got_the_answer_right() -> None:
+    """Measured on `chains`: runs that called find_ticker after get_quote's error, then
+    answered with the ticker, taught "get_quote fails ... Call find_ticker(company) instead."
+    and later runs stopped at the ticker too."""
+    trace = make_trace("share price of Fairhaven Logistics", [
+        [("get_quote", {"ticker": "Fairhaven"}, None, "unknown ticker 'Fairhaven'")],
+        [("find_ticker", {"company": "Fairhaven Logistics"}, "FHL", None)],
+    ], status="failure")
+    [pitfall] = [i for i in reflect(trace, success=False, domain="d") if i.kind == "pitfall"]
+    assert pitfall.tools == ["get_quote"] and "instead" not in pitfall.advice
+    [right] = [i for i in reflect(trace, success=True, domain="d") if i.kind == "pitfall"]
+    assert right.tools == ["get_quote", "find_ticker"]
+
+
 def test_a_pitfall_without_a_repair_in_the_run_still_says_what_failed() -> None:
     trace = make_trace("weather where Ann works", [
         [("weather", {"city": "Ann"}, None, "unknown city 'Ann'")],

@@ -81,7 +81,10 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
     for c in calls:
         if c.status in ("error", "empty"):
             repair = repair_of(c, calls, trace.user_prompt or "")
-            if repair is not None:
+            # "another tool answered" is a repair only where the run got the answer right:
+            # on `chains`, failed runs that called find_ticker after get_quote's error and
+            # answered with the ticker taught "Call find_ticker(company) instead".
+            if repair is not None and (success or repair.kind != "alternative"):
                 analysis.repairs[c.index] = repair
     return analysis
 
