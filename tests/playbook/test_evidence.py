@@ -153,6 +153,19 @@ def test_another_tool_is_an_alternative_only_in_a_run_that_got_the_answer_right(
     assert right.tools == ["get_quote", "find_ticker"]
 
 
+def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_worked() -> None:
+    trace = make_trace("What is 100 euros worth in the currency of Marnland?", [
+        [("find_ticker", {"company": "Marnland"}, None, "unknown company 'Marnland'")],
+        [("staff_directory", {"name": "Marnland"}, "Marnland: no such person here", None)],
+        [("country_info", {"country": "Marnland"}, "Marnland: currency MRD", None)],
+        [("exchange_rate", {"currency": "MRD"}, "1 EUR = 3.2 MRD", None)],
+    ])
+    trace.output = "100 euros are worth 320 MRD."
+    [pitfall] = [i for i in reflect(trace, success=True, domain="d") if i.kind == "pitfall"]
+    assert pitfall.tools == ["find_ticker", "country_info"]  # not the detour it took first
+    assert pitfall.advice.endswith("Call country_info(country) instead.")
+
+
 def test_a_pitfall_without_a_repair_in_the_run_still_says_what_failed() -> None:
     trace = make_trace("weather where Ann works", [
         [("weather", {"city": "Ann"}, None, "unknown city 'Ann'")],

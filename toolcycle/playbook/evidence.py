@@ -188,10 +188,13 @@ def _source_of(value: str, prompt: str, earlier: list[CallEvidence]) -> CallEvid
     return None
 
 
-def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "") -> Repair | None:
+def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
+              answered: set[str] | None = None) -> Repair | None:
     """What worked after ``miss``: a reshaped argument, a prerequisite call or another tool.
 
     ``prompt`` is the task's text: a value copied from it was not fed by another call.
+    ``answered``: the tools that held the answer, when known; another tool is then an
+    alternative only if it is one of them (not merely the next call that returned something).
     """
     later = [c for c in calls if c.index > miss.index]
     name = miss.call.name
@@ -208,7 +211,8 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "") -
             key, value = changed[0]
             return Repair("argument", name, argument=key, example=value)
         return None
-    other = next((c for c in later if c.ok and c.call.name != name), None)
+    other = next((c for c in later if c.ok and c.call.name != name
+                  and (answered is None or c.call.name in answered)), None)
     if other is None:
         return None
     return Repair("alternative", name, via=other.call.name,

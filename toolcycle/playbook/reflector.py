@@ -78,13 +78,18 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
         if not analysis.sequence or analysis.sequence[-1] != c.call.name:
             analysis.sequence.append(c.call.name)
         analysis.arg_names.setdefault(c.call.name, sorted((c.call.args or {}).keys()))
+    answered = {c.call.name for c in analysis.chain}
     for c in calls:
         if c.status in ("error", "empty"):
-            repair = repair_of(c, calls, trace.user_prompt or "")
-            # "another tool answered" is a repair only where the run got the answer right:
-            # on `chains`, failed runs that called find_ticker after get_quote's error and
-            # answered with the ticker taught "Call find_ticker(company) instead".
-            if repair is not None and (success or repair.kind != "alternative"):
+            repair = repair_of(c, calls, trace.user_prompt or "", answered)
+            # "another tool answered" is a repair only where the run got the answer right and
+            # that tool held it: on `chains`, failed runs that called find_ticker after
+            # get_quote's error and answered with the ticker taught "Call find_ticker(company)
+            # instead", and a currency run that tried staff_directory on the way taught
+            # "find_ticker fails ... Call staff_directory(name) instead".
+            if repair is not None and repair.kind == "alternative" and not success:
+                repair = None
+            if repair is not None:
                 analysis.repairs[c.index] = repair
     return analysis
 
