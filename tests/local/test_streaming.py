@@ -5,7 +5,7 @@ returns. The inner ScriptedModel streams its text in 8-character chunks, as a se
 from __future__ import annotations
 
 from toolcycle import Agent
-from toolcycle.messages import Message
+from toolcycle.messages import Message, TextPart
 from toolcycle.models.base import ModelResponse, ModelSettings, TextDelta, ToolCallDelta
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import JsonToolsModel
@@ -80,3 +80,22 @@ def test_what_can_be_shown_of_a_reply_written_so_far() -> None:
     assert react_answer_so_far("Thought: x\nFinal Answer: 4") == "4"
     assert react_answer_so_far("Action: add\nFinal Answer: 4") == ""
     assert react_answer_so_far('Final Answer: "quoted') == ""
+
+
+async def test_a_streamed_reply_cut_by_the_token_limit_runs_no_half_written_call() -> None:
+    """The streamed path reads the inner model's finish reason too: the cut call is answered
+    with an error, and only the complete call of the next reply runs."""
+    ran: list[tuple[int, int]] = []
+
+    def add_logged(a: int, b: int = 0) -> int:
+        """Add two integers."""
+        ran.append((a, b))
+        return a + b
+
+    cut = Message("assistant", [TextPart('{"name": "add_logged", "arguments": {"a": 20, "b": 2')],
+                  finish_reason="length")
+    inner = ScriptedModel([cut, '{"name": "add_logged", "arguments": {"a": 20, "b": 22}}',
+                           '{"answer": "42"}'])
+    agent = Agent(JsonToolsModel(inner), "Use the tools.", [add_logged])
+    _, output = await deltas_of(agent, "20 + 22?")
+    assert ran == [(20, 22)] and output == "42"

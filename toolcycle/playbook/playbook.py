@@ -245,7 +245,9 @@ class Playbook:
     def learn_from(self, trace: Trace, success: bool) -> list[Delta]:
         """Reflect on one run and curate its insights now (the worker calls this)."""
         domain = self.domain or trace.agent_name
-        insights = reflect(trace, success=success, domain=domain) if self.rule_lessons else []
+        analysis = analyse(trace, success)
+        insights = (reflect(trace, success=success, domain=domain, analysis=analysis)
+                    if self.rule_lessons else [])
         if self._routine_names:
             insights = [i for i in insights if i.kind != "sequence"
                         or not self._routine_names.intersection(i.tools)]
@@ -261,7 +263,6 @@ class Playbook:
                 log.warning("playbook: the LLM reflector failed on run %s: %s",
                             trace.run_id, exc)
                 self.errors.append(exc)
-        analysis = analyse(trace, success)
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),

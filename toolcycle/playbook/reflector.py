@@ -104,15 +104,17 @@ def normalise_error(error: str) -> str:
     return _VOLATILE.sub("…", first)[:90]
 
 
-def reflect(trace: Trace, *, success: bool, domain: str) -> list[Insight]:
+def reflect(trace: Trace, *, success: bool, domain: str,
+            analysis: TraceAnalysis | None = None) -> list[Insight]:
     """The deterministic insights of one trace.
 
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
     the tools it called outside the chain, so the curator can say what to skip); every failed
     call yields a ``pitfall`` insight keyed by the tool, its error class and its repair when
     the run shows one (so the advice says what to do, not only what to avoid).
+    ``analysis``: the trace's :func:`analyse` when the caller already has it.
     """
-    analysis = analyse(trace, success)
+    analysis = analysis if analysis is not None else analyse(trace, success)
     words = keywords(trace.user_prompt or "")
 
     def insight(kind: StrategyKind, advice: str, tools: list[str], detail: str) -> Insight:

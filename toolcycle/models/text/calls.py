@@ -307,13 +307,13 @@ def _calls_in(span: _Span, id_prefix: str, already: int, truncated: bool = False
     calls: list[ToolCall] = []
     for i, value in enumerate(values):
         call_id = f"{id_prefix}_{already + len(calls) + 1}"
-        if cut and i == len(values) - 1 and (truncated or _cut_before_arguments(value)):
+        name = _name_of(_call_body(value) or {})
+        if (cut and i == len(values) - 1 and name is not None
+                and (truncated or _cut_before_arguments(value))):
             # '{"name": "add' repaired by closing reads as add({}): arguments nobody wrote
             problem = TRUNCATED if truncated else "the call was cut off before its arguments"
-            name = _name_of(_call_body(value) or {})
-            if name is not None or not truncated:
-                calls.append(ToolCall(call_id, str(name), None, span.raw, problem))
-                continue
+            calls.append(ToolCall(call_id, name, None, span.raw, problem))
+            continue
         call = _call_from_value(value, call_id)
         if call is not None:
             calls.append(call)
