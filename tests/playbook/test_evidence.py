@@ -20,7 +20,7 @@ from toolcycle.playbook import (
 from toolcycle.playbook.curator import use_verdict
 from toolcycle.playbook.evidence import is_empty_result, value_shape
 from toolcycle.playbook.playbook import HEADER
-from toolcycle.playbook.stats import observations_from_trace
+from toolcycle.playbook.stats import tool_observations
 from toolcycle.playbook.strategy import Insight, covers, estimate_tokens
 from toolcycle.tracing.trace import Trace
 
@@ -52,7 +52,7 @@ def test_an_empty_result_is_a_miss_in_the_analysis_and_in_tool_statistics(empty:
     analysis = analyse(trace, success=True)
     assert [(w.call.name, w.reason) for w in analysis.wasted] == [("crm", "empty")]
     assert analysis.sequence == ["ledger"]
-    [crm, ledger] = observations_from_trace(trace)
+    [crm, ledger] = tool_observations(analysis.calls, analysis.repairs)
     assert crm.empty and not crm.error and crm.alternative == "ledger"
     assert not ledger.empty
     stats = compute_stats([crm] * 3 + [ledger] * 3)
@@ -164,6 +164,33 @@ def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_wo
     [pitfall] = [i for i in reflect(trace, success=True, domain="d") if i.kind == "pitfall"]
     assert pitfall.tools == ["find_ticker", "country_info"]  # not the detour it took first
     assert pitfall.advice.endswith("Call country_info(country) instead.")
+
+
+def test_tool_statistics_name_an_alternative_by_the_same_rule_as_the_lessons() -> None:
+    """A failed run's detour, or a call that merely returned something, is no alternative in
+    the statistics either: "get_quote often fails ...; when it did, find_ticker answered: use
+    find_ticker instead" was in the `chains` JSON playbook the lessons had been cured of."""
+    stopped = make_trace("share price of Fairhaven Logistics", [
+        [("get_quote", {"ticker": "Fairhaven"}, None, "unknown ticker 'Fairhaven'")],
+        [("find_ticker", {"company": "Fairhaven Logistics"}, "FHL", None)],
+    ], status="failure")
+    detour = make_trace("What is 100 euros worth in the currency of Marnland?", [
+        [("find_ticker", {"company": "Marnland"}, None, "unknown company 'Marnland'")],
+        [("staff_directory", {"name": "Marnland"}, "Marnland: no such person here", None)],
+        [("country_info", {"country": "Marnland"}, "Marnland: currency MRD", None)],
+        [("exchange_rate", {"currency": "MRD"}, "1 EUR = 3.2 MRD", None)],
+    ])
+    detour.output = "100 euros are worth 320 MRD."
+    failed = analyse(stopped, success=False)
+    [quote, ticker] = tool_observations(failed.calls, failed.repairs)
+    assert quote.error and quote.alternative == "" and ticker.alternative == ""
+    solved = analyse(detour, success=True)
+    rows = tool_observations(solved.calls, solved.repairs, "d")
+    assert [(o.tool, o.alternative) for o in rows] == [
+        ("find_ticker", "country_info"), ("staff_directory", ""), ("country_info", ""),
+        ("exchange_rate", "")]
+    stats = compute_stats([quote] * 3)
+    assert "instead" not in render_stats(stats, relevant=["get_quote", "find_ticker"])
 
 
 def test_a_pitfall_without_a_repair_in_the_run_still_says_what_failed() -> None:

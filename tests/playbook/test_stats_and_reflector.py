@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolcycle.playbook import ToolObservation, analyse, compute_stats, reflect, render_stats
 from toolcycle.playbook.reflector import normalise_error
-from toolcycle.playbook.stats import is_timeout, observations_from_trace
+from toolcycle.playbook.stats import is_timeout, tool_observations
 
 from .conftest import make_trace
 
@@ -41,7 +41,8 @@ def test_timeouts_are_recognised_from_the_error_text() -> None:
 def test_observations_skip_output_tool_calls() -> None:
     trace = make_trace("q", [[("lookup", {}, "v", None), ("final_result", {}, "ok", None)]])
     trace.steps[0].tool_calls[1].kind = "output"
-    assert [o.tool for o in observations_from_trace(trace)] == ["lookup"]
+    analysis = analyse(trace, success=True)
+    assert [o.tool for o in tool_observations(analysis.calls, analysis.repairs)] == ["lookup"]
 
 
 def test_analysis_separates_the_working_sequence_from_wasted_calls() -> None:

@@ -29,7 +29,7 @@ from .curator import Curator, Delta, RunOutcome
 from .location import open_store
 from .reflector import LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, routine_name, routine_tool
-from .stats import ToolStats, compute_stats, observations_from_trace, render_stats
+from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens
 
@@ -272,7 +272,8 @@ class Playbook:
         with self.store.transaction():
             if not self.store.mark_observed(trace.run_id):
                 return []
-            self.store.add_tool_observations(observations_from_trace(trace, domain))
+            self.store.add_tool_observations(
+                tool_observations(analysis.calls, analysis.repairs, domain))
             return self.curator.apply(self.store, insights, outcome)
 
     # -- the background worker ---------------------------------------------------------------
