@@ -80,10 +80,11 @@ class Curator:
         deltas: list[Delta] = []
         with store.transaction():
             touched: dict[str, Strategy] = {}
+            pitfalls: dict[str, list[Strategy]] = {}  # per domain, read once per run
             if outcome is not None:
                 deltas += self._record_uses(store, outcome, touched)
             for insight in insights:
-                deltas += self._absorb(store, insight, touched)
+                deltas += self._absorb(store, insight, touched, pitfalls)
             domains = {s.domain for s in touched.values()}
             deltas += self._merge(store, touched)
             store.put(touched.values())
@@ -113,14 +114,18 @@ class Curator:
         return deltas
 
     def _absorb(
-        self, store: PlaybookStore, insight: Insight, touched: dict[str, Strategy]
+        self, store: PlaybookStore, insight: Insight, touched: dict[str, Strategy],
+        pitfalls: dict[str, list[Strategy]],
     ) -> list[Delta]:
         if insight.kind == "sequence" and not insight.success:
             return []
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         existing = touched.get(sid) or store.get(sid)
         if existing is None and insight.kind == "pitfall":
-            existing = _same_failure(store, insight, touched)
+            if insight.domain not in pitfalls:
+                pitfalls[insight.domain] = [s for s in store.strategies(insight.domain)
+                                            if s.kind == "pitfall" and s.detail]
+            existing = _same_failure(pitfalls[insight.domain], insight, touched)
         if existing is not None:
             took = _take_repair(existing, insight)
             _confirm(existing, insight)
@@ -282,20 +287,21 @@ def _best_repaired(evidence: Sequence[Insight]) -> Insight:
     return [i for i in evidence if i.detail.partition("|")[2] == best][-1]
 
 
-def _same_failure(store: PlaybookStore, insight: Insight, touched: dict[str, Strategy]
-                  ) -> Strategy | None:
+def _same_failure(pitfalls: Sequence[Strategy], insight: Insight,
+                  touched: dict[str, Strategy]) -> Strategy | None:
     """The active pitfall of the same tool and error class as ``insight``, where one of the
     two has no repair: the same failure mode, one run having shown what fixes it.
+    ``pitfalls`` are the domain's active pitfalls as stored (read once per run), ``touched``
+    the versions this run has changed.
 
     A pitfall's id includes its repair, so without this a failure seen again with a repair
     (or without one) would start a new candidate beside the strategy it repeats.
     """
     error_class, _, repair = insight.detail.partition("|")
-    for strategy in store.strategies(insight.domain):
+    for strategy in pitfalls:
         strategy = touched.get(strategy.id, strategy)
         known, _, known_repair = strategy.detail.partition("|")
-        if (strategy.kind == "pitfall" and strategy.tools[:1] == insight.tools[:1]
-                and strategy.detail and known == error_class
+        if (strategy.tools[:1] == insight.tools[:1] and known == error_class
                 and not (repair and known_repair)):
             return strategy
     return None
