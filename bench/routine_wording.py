@@ -12,6 +12,11 @@ wording in ``toolcycle/playbook/playbook.py`` (``_render``); the log is
 Used again the same evening for a prerequisite pitfall shown without its sequence (keys
 starting with ``P`` reword those pitfalls; ``none`` shows no playbook), on the stock train
 tasks with the JSON protocol; log ``chains-prerequisite-wording-dev-json-2026-11-27.log``.
+``nostats`` is ``plain`` without the tool-reliability lines, used on the same tasks (seeds 7,
+8, 9; log ``chains-reliability-lines-dev-json-2026-11-27.log``) to test whether "get_quote
+often fails (3/6 calls)" beside the prerequisite pitfall made the 1.5B answer without a tool:
+it did not (with the lines 4/6, 0/6, 0/6; without 0/6, 0/6, 0/6), and a rule that would have
+dropped them was not adopted.
 
 Wordings are format strings over ``name``, ``args``, ``tools``, ``skip`` (the sequence's "Do
 not use" list), ``advice_core`` (the sequence's advice before that list), ``skip_sentence``
@@ -37,7 +42,7 @@ WORDINGS = {
          "Do not use {skip} (seen in {n} successful runs)",
     "G": "{advice_core} Or both in one call: {name}({args}). {skip_sentence}"
          "(seen in {n} successful runs)",
-    "plain": "", "off": "", "none": "",
+    "plain": "", "off": "", "none": "", "nostats": "",
     # a prerequisite pitfall ("T needs A from V: call V(args) first and pass its result as A.")
     # worded as the sequence it implies; keys starting with P apply to those pitfalls only
     "P1": "Call {via}({via_args}) first, then {tool}({argument}=its result), then answer "
@@ -100,7 +105,8 @@ async def main() -> None:
 
         playbook_module._render = render  # type: ignore[assignment]
         pb = Playbook(args.playbook, learn=False, routines=key != "off",
-                      max_strategies=0 if key == "none" else 4)
+                      max_strategies=0 if key == "none" else 4,
+                      include_tool_stats=key != "nostats")
         agent = bench.make_agent(suite, model, args.seed, 0.3, 6, pb)
         rows = []
         print(f"== {key}: {template or key}", flush=True)

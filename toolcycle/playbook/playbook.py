@@ -128,10 +128,25 @@ class Playbook:
     def _advice(self, task: str, agent_name: str, tool_names: Sequence[str]
                 ) -> tuple[str, list[Strategy]]:
         """:meth:`instructions_for`, with the strategies shown themselves."""
+        lines, used, chosen = self._choose(task, agent_name, tool_names)
+        if self.include_tool_stats and chosen:
+            # only the tools this task is likely to use: those of the strategies shown for it
+            relevant = {t for s in chosen for t in s.tools}
+            recommended = {t for s in chosen if s.kind == "sequence" for t in s.tools}
+            advice = render_stats(self.tool_stats(self.domain or agent_name), tool_names,
+                                  relevant=relevant, recommended=recommended)
+            if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
+                lines.append(advice)
+        return "\n".join(lines), chosen
+
+    def _choose(self, task: str, agent_name: str, tool_names: Sequence[str]
+                ) -> tuple[list[str], int, list[Strategy]]:
+        """The strategies to show a run of ``task``: their lines (the header first), the
+        tokens those take, and the strategies, best first within the budget."""
         domain = self.domain or agent_name
         found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
         if not found:
-            return "", []
+            return [], 0, []
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
@@ -156,16 +171,7 @@ class Playbook:
         if not shown:
             lines = []
             used = 0
-        chosen = [s for s, _ in found if s.id in shown]
-        if self.include_tool_stats and shown:
-            # only the tools this task is likely to use: those of the strategies shown for it
-            relevant = {t for s in chosen for t in s.tools}
-            recommended = {t for s in chosen if s.kind == "sequence" for t in s.tools}
-            advice = render_stats(self.tool_stats(domain), tool_names, relevant=relevant,
-                                  recommended=recommended)
-            if advice and used + estimate_tokens(advice) + 1 <= self.token_budget:
-                lines.append(advice)
-        return "\n".join(lines), chosen
+        return lines, used, [s for s, _ in found if s.id in shown]
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless
@@ -195,8 +201,9 @@ class Playbook:
 
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:
-        """The strategies :meth:`instructions_for` would show a run of ``task``."""
-        return self._advice(task, agent_name, tool_names)[1]
+        """The strategies :meth:`instructions_for` would show a run of ``task`` (without
+        rendering the tool statistics that follow them)."""
+        return self._choose(task, agent_name, tool_names)[2]
 
     def tool_stats(self, domain: str | None = None) -> dict[str, ToolStats]:
         """Per-tool statistics, recomputed only when new tool calls were recorded."""
