@@ -189,11 +189,24 @@ def iteration_floor(paired: list[tuple[dict[str, Any], ...]], extra: Rows | None
     every = [b for b, _ in paired if b["kind"] in floor]
     all_base = statistics.fmean(b["iterations"] for b in every) if every else math.nan
     all_best = statistics.fmean(floor[b["kind"]] for b in every) if every else math.nan
+    # Tokens likewise: every playbook run as cheap as its kind's cheapest success seen. When
+    # that is above the baseline by more than a token target allows, the target and solving
+    # the tasks the baseline gave up on cannot both be met.
+    cheapest: dict[str, int] = {}
+    for r in [r for pair in paired for r in pair] + list(extra or []):
+        if r["success"] and "tokens" in r:
+            cheapest[r["kind"]] = min(cheapest.get(r["kind"], r["tokens"]), r["tokens"])
+    spent = [b for b, _ in paired if b["kind"] in cheapest and "tokens" in b]
+    tokens_base = statistics.fmean(b["tokens"] for b in spent) if spent else math.nan
+    tokens_best = statistics.fmean(cheapest[b["kind"]] for b in spent) if spent else math.nan
     return {"per_kind": dict(sorted(floor.items())), "declared": bool(fewest),
             "both_ok_baseline": base, "both_ok_floor": best,
             "most_cut_both_ok": 1 - best / base if both else math.nan,
             "all_baseline": all_base, "all_floor": all_best,
-            "most_cut_all": 1 - all_best / all_base if every else math.nan}
+            "most_cut_all": 1 - all_best / all_base if every else math.nan,
+            "tokens_per_kind": dict(sorted(cheapest.items())),
+            "tokens_all_baseline": tokens_base, "tokens_all_floor": tokens_best,
+            "least_tokens_change_all": tokens_best / tokens_base - 1 if spent else math.nan}
 
 
 def render_floor(floor: dict[str, Any]) -> str:
@@ -208,7 +221,12 @@ def render_floor(floor: dict[str, Any]) -> str:
             f"{100 * floor['most_cut_both_ok']:.0f} % there; over all runs, every playbook run "
             f"solved at that floor would take {floor['all_floor']:.2f} against the baseline's "
             f"{floor['all_baseline']:.2f} ({100 * floor['most_cut_all']:.0f} %): a bigger cut "
-            "there can only come from runs that end sooner than a solution allows")
+            "there can only come from runs that end sooner than a solution allows"
+            + ("" if "tokens_all_floor" not in floor or math.isnan(floor["tokens_all_floor"])
+               else f"; and at its kind's cheapest success seen each run would spend "
+               f"{floor['tokens_all_floor']:.0f} tokens against the baseline's "
+               f"{floor['tokens_all_baseline']:.0f} "
+               f"({100 * floor['least_tokens_change_all']:+.0f} %)"))
 
 
 def sc003(learn_rows: Rows, strategy_log: list[list[dict[str, Any]]]) -> list[str]:

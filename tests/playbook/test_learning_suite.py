@@ -272,6 +272,13 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     # over all runs: the baseline's short failure (1 iteration) counts, each run at its floor
     assert (round(floor["all_baseline"], 3), floor["all_floor"]) == (round(8 / 3, 3), 2.0)
     assert "(25 %)" in report.render_floor(floor)
+    # tokens: each baseline run against its kind's cheapest success (k: 100, j: 100)
+    cheap = report.iteration_floor(report.pairs(
+        [[_row("a", "k", True, 4, 900), _row("b", "k", False, 1, 200)]],
+        [[_row("a", "k", True, 2, 500), _row("b", "k", True, 3, 700)]]))
+    assert cheap["tokens_per_kind"] == {"k": 500} and cheap["tokens_all_baseline"] == 550
+    assert round(cheap["least_tokens_change_all"], 3) == round(500 / 550 - 1, 3)
+    assert "spend 500 tokens against the baseline's 550 (-9 %)" in report.render_floor(cheap)
     # a kind's declared minimum counts where no run reached it
     declared = report.iteration_floor(report.pairs(baseline, playbook), learning, {"k": 1})
     assert declared["per_kind"] == {"j": 2, "k": 1} and declared["both_ok_floor"] == 1.5
