@@ -153,7 +153,8 @@ def test_another_tool_is_an_alternative_only_in_a_run_that_got_the_answer_right(
     assert right.tools == ["get_quote", "find_ticker"]
 
 
-def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_worked() -> None:
+def _currency_run_with_a_detour() -> Trace:
+    """A right answer after a failed find_ticker and a detour through staff_directory."""
     trace = make_trace("What is 100 euros worth in the currency of Marnland?", [
         [("find_ticker", {"company": "Marnland"}, None, "unknown company 'Marnland'")],
         [("staff_directory", {"name": "Marnland"}, "Marnland: no such person here", None)],
@@ -161,6 +162,11 @@ def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_wo
         [("exchange_rate", {"currency": "MRD"}, "1 EUR = 3.2 MRD", None)],
     ])
     trace.output = "100 euros are worth 320 MRD."
+    return trace
+
+
+def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_worked() -> None:
+    trace = _currency_run_with_a_detour()
     [pitfall] = [i for i in reflect(trace, success=True, domain="d") if i.kind == "pitfall"]
     assert pitfall.tools == ["find_ticker", "country_info"]  # not the detour it took first
     assert pitfall.advice.endswith("Call country_info(country) instead.")
@@ -174,13 +180,7 @@ def test_tool_statistics_name_an_alternative_by_the_same_rule_as_the_lessons() -
         [("get_quote", {"ticker": "Fairhaven"}, None, "unknown ticker 'Fairhaven'")],
         [("find_ticker", {"company": "Fairhaven Logistics"}, "FHL", None)],
     ], status="failure")
-    detour = make_trace("What is 100 euros worth in the currency of Marnland?", [
-        [("find_ticker", {"company": "Marnland"}, None, "unknown company 'Marnland'")],
-        [("staff_directory", {"name": "Marnland"}, "Marnland: no such person here", None)],
-        [("country_info", {"country": "Marnland"}, "Marnland: currency MRD", None)],
-        [("exchange_rate", {"currency": "MRD"}, "1 EUR = 3.2 MRD", None)],
-    ])
-    detour.output = "100 euros are worth 320 MRD."
+    detour = _currency_run_with_a_detour()
     failed = analyse(stopped, success=False)
     [quote, ticker] = tool_observations(failed.calls, failed.repairs)
     assert quote.error and quote.alternative == "" and ticker.alternative == ""
