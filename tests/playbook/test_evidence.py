@@ -377,6 +377,61 @@ def test_a_pitfall_learned_without_a_repair_takes_it_from_a_later_run_that_shows
                 if c["insights"][0]["kind"] == "pitfall"]  # no second pattern beside it
 
 
+def _wrong_tool(n: int) -> Trace:
+    """A currency question about another country, where find_ticker was tried and failed."""
+    country = ["Kestovia", "Marnland", "Veloria", "Tessaly"][n]
+    return make_trace(f"What is one unit of {country}'s currency worth in US dollars?", [
+        [("find_ticker", {"company": country}, None, f"ValueError: unknown company '{country}'")],
+    ], status="failure")
+
+
+def _office(name: str, city: str) -> Trace:
+    """A right weather answer after find_ticker failed on a person's name."""
+    trace = make_trace(f"What is the temperature at {name}'s office?", [
+        [("find_ticker", {"company": name}, None, f"ValueError: unknown company '{name}'")],
+        [("staff_directory", {"name": name}, f"{name}: office in {city}, team design", None)],
+        [("weather", {"city": city}, f"{city}: -3 °C", None)],
+    ])
+    trace.output = f"It is -3 °C in {city}."
+    return trace
+
+
+def test_a_pitfall_repair_applies_to_the_tasks_that_showed_it_not_all_that_hit_the_error(
+        db_location: str) -> None:
+    """Measured on `chains` (ReAct): "find_ticker fails with: unknown company …. Call
+    staff_directory(name) instead.", repaired by a weather question, applied when
+    ['currency', 'worth']: the currency questions that hit the same error gave it their words."""
+    pb = Playbook(db_location, learn=False)
+    pb.learn_from(_wrong_tool(0), False)
+    pb.learn_from(_wrong_tool(1), False)
+    pb.learn_from(_office("Aiko Tanaka", "Sapporo"), True)
+    [pitfall] = _pitfalls(pb)
+    assert pitfall.advice.endswith("Call staff_directory(name) instead.")
+    assert "currency" not in pitfall.applies_when and "office" in pitfall.applies_when
+    tools = ["find_ticker", "staff_directory", "weather", "country_info"]
+    currency = "What is one unit of Aurenne's currency worth in US dollars?"
+    assert pitfall.id not in pb.instructions_for(currency, "support", tools)[1]
+    assert pitfall.id in pb.instructions_for("temperature at Ada King's office", "support",
+                                             tools)[1]
+
+
+def test_a_pitfall_that_takes_its_repair_from_another_kind_of_task_takes_its_words_too(
+        db_location: str) -> None:
+    pb = Playbook(db_location, learn=False)
+    for n in range(3):
+        pb.learn_from(_wrong_tool(n), False)
+    [pitfall] = _pitfalls(pb)
+    assert "currency" in pitfall.applies_when and "instead" not in pitfall.advice
+    pb.learn_from(_office("Aiko Tanaka", "Sapporo"), True)
+    [repaired] = _pitfalls(pb)
+    assert repaired.id == pitfall.id and repaired.advice.endswith("staff_directory(name) instead.")
+    assert "currency" not in repaired.applies_when and "office" in repaired.applies_when
+    # an unrepaired run of the first kind confirms it without taking the words back
+    pb.learn_from(_wrong_tool(3), False)
+    [kept] = _pitfalls(pb)
+    assert kept.support == 5 and kept.applies_when == repaired.applies_when
+
+
 def test_a_run_that_followed_a_pitfall_and_succeeded_teaches_it_the_format_that_worked() -> None:
     """The run shown "fare_quote fails with: invalid date …" wrote the date right the first
     time: the value it shaped itself is the example later runs see."""

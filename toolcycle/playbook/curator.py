@@ -156,10 +156,18 @@ class Curator:
             store.put_candidate(key, insight.domain, data)
             return [Delta("candidate", sid, f"{len(data['insights'])}/{self.promote_after} runs")]
         evidence = [Insight.from_dict(d) for d in data["insights"]]
+        where: Sequence[Insight] = evidence
         if insight.kind == "pitfall":
             insight = _best_repaired(evidence)
             sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
-        touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence))
+            # the repair applies where it was seen: a pitfall is pooled over every task that
+            # hit the error, and on `chains` "find_ticker fails ... Call staff_directory(name)
+            # instead", repaired by a weather question, took the words of the currency
+            # questions that had hit the same error and was shown to those
+            if "|" in insight.detail:
+                where = [i for i in evidence if i.detail == insight.detail]
+        touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence),
+                                     where)
         store.delete_candidate(key)
         return [Delta("add", sid, f"promoted after {len(evidence)} runs")]
 
@@ -308,11 +316,15 @@ def _same_failure(pitfalls: Sequence[Strategy], insight: Insight,
 
 
 def _take_repair(strategy: Strategy, insight: Insight) -> bool:
-    """Give a pitfall learned without a repair the repair ``insight``'s run showed."""
+    """Give a pitfall learned without a repair the repair ``insight``'s run showed, and with
+    it the words of that run's task unless the two share the kind's words (the repair applies
+    where it was seen; see :meth:`Curator._count_candidate`)."""
     if "|" in strategy.detail or "|" not in insight.detail:
         return False
     strategy.advice, strategy.tools = insight.advice, list(insight.tools)
     strategy.detail = insight.detail
+    shared = [w for w in strategy.applies_when if w in insight.keywords]
+    strategy.applies_when = (shared if len(shared) >= 2 else _applicability([insight]))
     return True
 
 
@@ -368,12 +380,16 @@ def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
     return max(evidence, key=lambda i: (len(i.advice), i.run_id)).advice
 
 
-def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advice: str) -> Strategy:
+def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advice: str,
+                  where: Sequence[Insight] | None = None) -> Strategy:
+    """A promoted strategy; its applicability comes from the tasks of ``where`` (default:
+    all the evidence)."""
     now = time.time()
+    words = _applicability(evidence if where is None else where)
     strategy = Strategy(
         id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
-        section=" ".join(_applicability(evidence)[:3]), tools=list(insight.tools),
-        applies_when=_applicability(evidence), support=len(evidence),
+        section=" ".join(words[:3]), tools=list(insight.tools),
+        applies_when=words, support=len(evidence),
         created_at=now, updated_at=now, detail=insight.detail,
     )
     strategy.add_provenance(*(i.run_id for i in evidence))
