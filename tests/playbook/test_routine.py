@@ -273,6 +273,8 @@ async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() 
     [record] = result.trace.tool_calls
     assert record.name == "country_info_then_exchange_rate"
     assert record.result is not None
+    assert record.result.startswith("Ran country_info, then exchange_rate for you (already "
+                                    "called; answer from these results):\n")
     assert 'country_info({"country": "Ruritania"}) -> Ruritania: capital Strelsau' in record.result
     assert 'exchange_rate({"currency": "RUK"}) -> 1 RUK = 2.75 USD' in record.result
     # learning from it: the sequence it ran was followed (helpful), and the routine call is
