@@ -49,7 +49,7 @@ async def main(db: str, kinds: list[str], wordings: list[str]) -> None:
     tasks = [t for t in suite.tasks("train") if any(k in t.id for k in kinds)]
     own = routine.completed
     for key in wordings:
-        routine.completed = WORDINGS[key]
+        routine.completed = WORDINGS[key]  # type: ignore[assignment]
         pb = Playbook(db, learn=False, routines=True)
         rows = []
         for seed in (1, 2):

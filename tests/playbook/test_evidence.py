@@ -166,10 +166,14 @@ def _currency_run_with_a_detour() -> Trace:
 
 
 def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_worked() -> None:
+    """...and the advice names the rest of the chain after it: on `chains` (ReAct), "Call
+    staff_directory(name) instead." shown to weather questions made the 1.5B answer from the
+    office's city, without the weather call."""
     trace = _currency_run_with_a_detour()
     [pitfall] = [i for i in reflect(trace, success=True, domain="d") if i.kind == "pitfall"]
     assert pitfall.tools == ["find_ticker", "country_info"]  # not the detour it took first
-    assert pitfall.advice.endswith("Call country_info(country) instead.")
+    assert pitfall.advice.endswith(
+        "Call country_info(country), then exchange_rate(currency) instead.")
 
 
 def test_tool_statistics_name_an_alternative_by_the_same_rule_as_the_lessons() -> None:
@@ -406,7 +410,7 @@ def test_a_pitfall_repair_applies_to_the_tasks_that_showed_it_not_all_that_hit_t
     pb.learn_from(_wrong_tool(1), False)
     pb.learn_from(_office("Aiko Tanaka", "Sapporo"), True)
     [pitfall] = _pitfalls(pb)
-    assert pitfall.advice.endswith("Call staff_directory(name) instead.")
+    assert pitfall.advice.endswith("Call staff_directory(name), then weather(city) instead.")
     assert "currency" not in pitfall.applies_when and "office" in pitfall.applies_when
     tools = ["find_ticker", "staff_directory", "weather", "country_info"]
     currency = "What is one unit of Aurenne's currency worth in US dollars?"
@@ -424,7 +428,8 @@ def test_a_pitfall_that_takes_its_repair_from_another_kind_of_task_takes_its_wor
     assert "currency" in pitfall.applies_when and "instead" not in pitfall.advice
     pb.learn_from(_office("Aiko Tanaka", "Sapporo"), True)
     [repaired] = _pitfalls(pb)
-    assert repaired.id == pitfall.id and repaired.advice.endswith("staff_directory(name) instead.")
+    assert repaired.id == pitfall.id and repaired.advice.endswith(
+        "staff_directory(name), then weather(city) instead.")
     assert "currency" not in repaired.applies_when and "office" in repaired.applies_when
     # an unrepaired run of the first kind confirms it without taking the words back
     pb.learn_from(_wrong_tool(3), False)

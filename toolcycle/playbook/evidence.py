@@ -90,6 +90,9 @@ class Repair:
     argument: str = ""
     example: str = ""
     via_args: tuple[str, ...] = ()
+    #: For an alternative that starts a chain: the calls after it that reached the answer,
+    #: each as ``name(arg, ...)`` (``weather(city)`` after ``staff_directory``).
+    then: tuple[str, ...] = ()
 
     @property
     def signature(self) -> str:
@@ -215,8 +218,15 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
                   and (answered is None or c.call.name in answered)), None)
     if other is None:
         return None
+    # the rest of the answering chain after the alternative: "Call staff_directory(name)
+    # instead" for a weather question sent the 1.5B to staff_directory and it answered from
+    # the office's city, without the weather call that held the answer
+    then = [] if answered is None else list(dict.fromkeys(
+        f"{c.call.name}({', '.join(sorted(c.call.args or {}))})" for c in later
+        if c.index > other.index and c.ok and c.call.name in answered
+        and c.call.name not in (name, other.call.name)))
     return Repair("alternative", name, via=other.call.name,
-                  via_args=tuple(sorted(other.call.args or {})))
+                  via_args=tuple(sorted(other.call.args or {})), then=tuple(then))
 
 
 def _changed_args(before: Any, after: Any) -> list[tuple[str, str]]:

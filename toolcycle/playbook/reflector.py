@@ -222,7 +222,8 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
                 f"{repair.argument}.")
     if repair.kind == "argument":
         return f'{failure}. Pass {repair.argument} like "{repair.example}".'
-    return f"{failure}. Call {repair.via}({', '.join(repair.via_args)}) instead."
+    calls = [f"{repair.via}({', '.join(repair.via_args)})", *repair.then]
+    return f"{failure}. Call {', then '.join(calls)} instead."
 
 
 # -- the LLM pass ------------------------------------------------------------------------
