@@ -13,11 +13,10 @@ to choose ``toolcycle.playbook.routine.completed``; log
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+
+from routine_wording import _bench  # bench/ is the script's own directory on sys.path
 
 import toolcycle.playbook.routine as routine
 from toolcycle.models import resolve_model
@@ -30,16 +29,6 @@ WORDINGS: dict[str, Callable[[list[str], list[str]], str]] = {
     "done": lambda names, lines: (f"Ran {', then '.join(names)} for you (already called; "
                                   "answer from these results):\n" + "\n".join(lines)),
 }
-
-
-def _bench() -> Any:
-    path = Path(__file__).resolve().parent / "learning.py"
-    spec = importlib.util.spec_from_file_location("learning_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["learning_bench"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 async def main(db: str, kinds: list[str], wordings: list[str]) -> None:
