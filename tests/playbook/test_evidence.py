@@ -179,7 +179,8 @@ def test_an_alternative_is_a_tool_that_held_the_answer_not_the_next_call_that_wo
 def test_tool_statistics_name_an_alternative_by_the_same_rule_as_the_lessons() -> None:
     """A failed run's detour, or a call that merely returned something, is no alternative in
     the statistics either: "get_quote often fails ...; when it did, find_ticker answered: use
-    find_ticker instead" was in the `chains` JSON playbook the lessons had been cured of."""
+    find_ticker instead" was in the instructions the `chains` ReAct playbook (431f5ab) gave
+    share-price questions, after the lessons had been cured of it."""
     stopped = make_trace("share price of Fairhaven Logistics", [
         [("get_quote", {"ticker": "Fairhaven"}, None, "unknown ticker 'Fairhaven'")],
         [("find_ticker", {"company": "Fairhaven Logistics"}, "FHL", None)],
