@@ -307,9 +307,8 @@ def _calls_in(span: _Span, id_prefix: str, already: int, truncated: bool = False
     calls: list[ToolCall] = []
     for i, value in enumerate(values):
         call_id = f"{id_prefix}_{already + len(calls) + 1}"
-        name = _name_of(_call_body(value) or {})
-        if (cut and i == len(values) - 1 and name is not None
-                and (truncated or _cut_before_arguments(value))):
+        if (cut and i == len(values) - 1 and (truncated or _cut_before_arguments(value))
+                and (name := _name_of(_call_body(value) or {})) is not None):
             # '{"name": "add' repaired by closing reads as add({}): arguments nobody wrote
             problem = TRUNCATED if truncated else "the call was cut off before its arguments"
             calls.append(ToolCall(call_id, name, None, span.raw, problem))
