@@ -150,16 +150,19 @@ class Playbook:
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
-        sequences = [s for s, _ in found if s.kind == "sequence"]
+        sequences = [(s, routine_name(s.tools) in tool_names)
+                     for s, _ in found if s.kind == "sequence"]
         # A pitfall that a sequence found for the same task already carries (its repair, or
-        # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
+        # the tool it avoids, is in the sequence; or the sequence is offered as a routine that
+        # runs the pitfall's prerequisite for it) waits: shown beside the sequence it repeats
         # the lesson in other words and costs tokens on every request of the run.
-        waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
-        waiting_ids = {s.id for s in waiting}
+        covering = {s.id: [q.id for q, routine in sequences if covers(q, s, routine)]
+                    for s, _ in found}
+        waiting_ids = {sid for sid, by in covering.items() if by}
         ordered = [s for s, _ in found if s.id not in waiting_ids]
+        waiting = [s for s, _ in found if s.id in waiting_ids]
         for strategy in [*ordered, *waiting]:
-            if strategy.id in waiting_ids and any(q.id in shown for q in sequences
-                                                  if covers(q, strategy)):
+            if any(q in shown for q in covering[strategy.id]):
                 continue
             line = _render(strategy, tool_names)
             cost = estimate_tokens(line) + 1
