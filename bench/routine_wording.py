@@ -18,10 +18,12 @@ often fails (3/6 calls)" beside the prerequisite pitfall made the 1.5B answer wi
 it did not (with the lines 4/6, 0/6, 0/6; without 0/6, 0/6, 0/6), and a rule that would have
 dropped them was not adopted.
 
-``beside`` is ``plain`` with a prerequisite pitfall shown beside the routine that runs its
-prerequisite (before 2026-11-27, late night, when ``covers`` began to hold it back there); run
-against ``plain`` on the chains stock and currency train tasks with the ReAct protocol, seeds
-1, 2, 3; log ``chains-routine-covers-dev-react-2026-11-27.log``.
+At e0d460d (reverted by the next commit) a rule held a prerequisite pitfall back beside the
+routine that runs its prerequisite; ``--wordings plain,beside`` (``beside``: the pitfall shown
+anyway) on the chains stock and currency train tasks, ReAct, seeds 1, 2, 3, log
+``chains-routine-covers-dev-react-2026-11-27.log``: with the rule 27/36 right, 3.38
+iterations per successful run, a routine called in 6 runs; without it 28/36, 2.96, 13 (the
+1.5B called find_ticker > get_quote by hand when the pitfall was gone). Not adopted.
 
 Wordings are format strings over ``name``, ``args``, ``tools``, ``skip`` (the sequence's "Do
 not use" list), ``advice_core`` (the sequence's advice before that list), ``skip_sentence``
@@ -47,7 +49,7 @@ WORDINGS = {
          "Do not use {skip} (seen in {n} successful runs)",
     "G": "{advice_core} Or both in one call: {name}({args}). {skip_sentence}"
          "(seen in {n} successful runs)",
-    "plain": "", "off": "", "none": "", "nostats": "", "beside": "",
+    "plain": "", "off": "", "none": "", "nostats": "",
     # a prerequisite pitfall ("T needs A from V: call V(args) first and pass its result as A.")
     # worded as the sequence it implies; keys starting with P apply to those pitfalls only
     "P1": "Call {via}({via_args}) first, then {tool}({argument}=its result), then answer "
@@ -88,7 +90,6 @@ async def main() -> None:
     kinds = args.kinds.split(",")
     tasks = [t for t in suite.tasks("train") if any(k in t.id for k in kinds)]
     own_render = playbook_module._render
-    own_covers = playbook_module.covers
     for key in args.wordings.split(","):
         template = WORDINGS[key]
 
@@ -110,9 +111,6 @@ async def main() -> None:
                 advice_core=core, skip_sentence=f"Do not use {skip} " if skip else "")
 
         playbook_module._render = render  # type: ignore[assignment]
-        if key == "beside":
-            playbook_module.covers = (  # type: ignore[assignment]
-                lambda sequence, pitfall, routine=False: own_covers(sequence, pitfall))
         pb = Playbook(args.playbook, learn=False, routines=key != "off",
                       max_strategies=0 if key == "none" else 4,
                       include_tool_stats=key != "nostats")
@@ -132,7 +130,6 @@ async def main() -> None:
               f"{sum(wins) / max(1, len(wins)):.2f}), routine used in {sum(r[2] for r in rows)}",
               flush=True)
         playbook_module._render = own_render
-        playbook_module.covers = own_covers
 
 
 if __name__ == "__main__":

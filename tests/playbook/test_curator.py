@@ -7,6 +7,7 @@ import time
 from toolcycle.playbook import (
     Curator,
     Insight,
+    Playbook,
     PlaybookStore,
     RunOutcome,
     Strategy,
@@ -14,6 +15,7 @@ from toolcycle.playbook import (
     reflect,
 )
 from toolcycle.playbook.strategy import strategy_id
+from toolcycle.tracing.trace import Trace
 
 from .conftest import make_trace, stock_trace
 
@@ -217,3 +219,75 @@ def test_questions_that_differ_only_by_an_id_are_different_tasks() -> None:
     [strategy] = store.strategies("support")
     assert strategy.tools == ["order_lookup", "track_parcel"] and strategy.support == 3
     assert {"parcel", "order"} <= set(strategy.applies_when)
+
+
+def _seat(name: str, calls: list[str], *, status: str = "success",
+          action: str = "answered") -> Trace:
+    """A seat question (rail): find_booking(name) gives a reference, booking_detail the seat."""
+    results = {"find_booking": ("find_booking", {"name": name}, "BK-1", None),
+               "booking_detail": ("booking_detail", {"booking": "BK-1"}, "seat B41", None),
+               "web_search": ("web_search", {"query": name}, "No results.", None),
+               "broken": ("booking_detail", {"booking": name}, None, "unknown booking")}
+    trace = make_trace(f"Which seat does {name} have on the booked train?",
+                       [[results[c]] for c in calls], status=status)
+    trace.termination = {"reason": "completed" if action == "answered" else "max_iterations",
+                         "action": action}
+    return trace
+
+
+def _seat_sequences(pb: Playbook) -> list[Strategy]:
+    return [s for s in pb.strategies("support") if s.kind == "sequence"]
+
+
+def test_a_failed_run_that_stopped_short_of_a_sequence_counts_toward_it(
+        db_location: str) -> None:
+    """Measured on `rail`: two runs found find_booking > booking_detail, three answered with
+    the booking reference, and the seat lesson was never learned."""
+    pb = Playbook(db_location, learn=False)
+    pb.learn_from(_seat("Ann Lee", ["find_booking", "booking_detail"]), True)
+    pb.learn_from(_seat("Bo Chan", ["find_booking"], status="failure"), False)
+    assert _seat_sequences(pb) == []  # one success is not enough, whatever failed beside it
+    deltas = pb.learn_from(_seat("Cy Diaz", ["find_booking", "booking_detail"]), True)
+    [sequence] = _seat_sequences(pb)
+    assert sequence.tools == ["find_booking", "booking_detail"] and sequence.support == 2
+    assert "stopped short" in next(d.detail for d in deltas if d.op == "add")
+    assert {"seat", "booked", "train"} <= set(sequence.applies_when)
+    assert pb.store.candidates() == []
+
+
+def test_a_run_that_looked_nothing_up_is_short_of_every_sequence_of_its_kind(
+        db_location: str) -> None:
+    pb = Playbook(db_location, learn=False)
+    for name in ("Ann Lee", "Cy Diaz"):
+        pb.learn_from(_seat(name, ["find_booking", "booking_detail"]), True)
+    assert _seat_sequences(pb) == []
+    pb.learn_from(_seat("Bo Chan", [], status="failure"), False)
+    assert len(_seat_sequences(pb)) == 1
+
+
+def test_failures_that_did_not_stop_short_do_not_count(db_location: str) -> None:
+    pb = Playbook(db_location, learn=False)
+    for name in ("Ann Lee", "Cy Diaz"):
+        pb.learn_from(_seat(name, ["find_booking", "booking_detail"]), True)
+    not_short = [
+        _seat("Bo Chan", ["find_booking"], status="failure", action="final_answer"),  # a limit
+        _seat("Di Egan", ["find_booking", "broken"], status="failure"),  # an error
+        _seat("Ed Fox", ["find_booking", "booking_detail"], status="failure"),  # whole chain
+        _seat("Fay Gill", ["web_search"], status="failure"),  # not the sequence's start
+        _seat("Ann Lee", ["find_booking"], status="failure"),  # a task that succeeded
+    ]
+    other_kind = make_trace("What is the stock price of Acme?", [], status="failure")
+    other_kind.termination = {"reason": "completed", "action": "answered"}
+    for trace in [*not_short, other_kind]:
+        pb.learn_from(trace, False)
+    assert _seat_sequences(pb) == []
+
+
+def test_stopped_runs_fill_one_place_at_most(db_location: str) -> None:
+    pb = Playbook(db_location, learn=False)
+    pb.learn_from(_seat("Ann Lee", ["find_booking", "booking_detail"]), True)
+    for name in ("Bo Chan", "Di Egan", "Ed Fox"):
+        pb.learn_from(_seat(name, ["find_booking"], status="failure"), False)
+    assert _seat_sequences(pb) == []
+    [candidate] = pb.store.candidates("support")
+    assert len(candidate["short"]) == 3

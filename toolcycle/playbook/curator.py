@@ -4,7 +4,9 @@ ACE's point (arXiv 2510.04618) is that a playbook rewritten wholesale by a model
 bloats; itemised bullets changed by deltas do neither. The operations here are:
 
 ``add``      a pattern seen in ``promote_after`` (3) successful runs of different tasks
-             becomes a strategy (failure patterns: seen in 3 runs of different tasks);
+             becomes a strategy (failure patterns: seen in 3 runs of different tasks); a
+             failed run of the same kind of task that answered after only the start of a
+             tool sequence counts as one of those runs, once two succeeded with it;
              one-off LLM advice is added directly;
 ``update``   counts of a strategy move: its pattern was seen again, or a run was shown it;
              a pitfall learned without its repair takes one from a later run that shows
@@ -60,6 +62,13 @@ class RunOutcome:
     #: per tool, the argument values of its good calls that the model shaped itself (see
     #: :func:`toolcycle.playbook.reflector.shaped_values`): a format the tool accepted
     shaped: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: the run's domain, task fingerprint and prompt keywords (see :class:`Insight`), and
+    #: whether the model ended it with an answer of its own (not a limit or an error): what
+    #: tells a run that stopped short of a sequence (see :meth:`Curator.apply`)
+    domain: str = ""
+    task: str = ""
+    keywords: list[str] = field(default_factory=list)
+    answered: bool = False
 
 
 @dataclass(slots=True)
@@ -83,6 +92,8 @@ class Curator:
             pitfalls: dict[str, list[Strategy]] = {}  # per domain, read once per run
             if outcome is not None:
                 deltas += self._record_uses(store, outcome, touched)
+                if not outcome.success:
+                    deltas += self._count_short(store, outcome, touched)
             for insight in insights:
                 deltas += self._absorb(store, insight, touched, pitfalls)
             domains = {s.domain for s in touched.values()}
@@ -152,24 +163,78 @@ class Curator:
             return []
         data["insights"].append(insight.to_dict())
         data["updated_at"] = time.time()
-        if len(data["insights"]) < self.promote_after:
+        if not self._ready(data):
             store.put_candidate(key, insight.domain, data)
             return [Delta("candidate", sid, f"{len(data['insights'])}/{self.promote_after} runs")]
+        return self._promote(store, data, insight, touched)
+
+    def _count_short(self, store: PlaybookStore, outcome: RunOutcome,
+                     touched: dict[str, Strategy]) -> list[Delta]:
+        """A failed run that answered after only the start of a candidate sequence's tools
+        (none of them, or the first few), every call fine, on the same kind of task (two
+        words of the sequence's tasks in its prompt), is evidence the sequence is needed:
+        the model stopped where the sequence goes on.
+
+        Found on ``rail`` and ``chains``: the 1.5B answered seat questions with the booking
+        reference ``find_booking`` returned, and (with the JSON protocol) share prices from
+        memory; two runs found the whole chain, the promotion threshold asked for three, and
+        the failures that showed the need were not counted.
+        """
+        if not outcome.answered or outcome.calls is None or not outcome.task or any(
+                status != "ok" for _, status in outcome.calls):
+            return []
+        calls = [name for name, _ in outcome.calls]
+        deltas: list[Delta] = []
+        for data in store.candidates(outcome.domain):
+            first = data["insights"][0]
+            tools = first["tools"]
+            if first["kind"] != "sequence" or len(calls) >= len(tools) or (
+                    tools[:len(calls)] != calls):
+                continue
+            evidence = [Insight.from_dict(d) for d in data["insights"]]
+            if len(set(_applicability(evidence)) & set(outcome.keywords)) < 2:
+                continue
+            short = data.setdefault("short", [])
+            if outcome.task in {_task_of(i) for i in data["insights"]} | {
+                    s["task"] for s in short}:
+                continue
+            short.append({"run_id": outcome.run_id, "task": outcome.task})
+            data["updated_at"] = time.time()
+            if self._ready(data):
+                deltas += self._promote(store, data, evidence[-1], touched)
+            else:
+                store.put_candidate(data["key"], outcome.domain, data)
+                deltas.append(Delta("candidate", strategy_id(
+                    "sequence", outcome.domain, tools, first.get("detail", "")),
+                    f"run {outcome.run_id} stopped short of it"))
+        return deltas
+
+    def _ready(self, data: dict[str, Any]) -> bool:
+        """Whether a candidate has its runs: ``promote_after`` of them, where failed runs
+        that stopped short of a sequence (:meth:`_count_short`) fill at most one place."""
+        found = len(data["insights"])
+        return found >= 1 and found + min(1, len(data.get("short", []))) >= self.promote_after
+
+    def _promote(self, store: PlaybookStore, data: dict[str, Any], insight: Insight,
+                 touched: dict[str, Strategy]) -> list[Delta]:
+        """Make a candidate a strategy (``insight``: its newest evidence)."""
         evidence = [Insight.from_dict(d) for d in data["insights"]]
         where: Sequence[Insight] = evidence
         if insight.kind == "pitfall":
             insight = _best_repaired(evidence)
-            sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
             # the repair applies where it was seen: a pitfall is pooled over every task that
             # hit the error, and on `chains` "find_ticker fails ... Call staff_directory(name)
             # instead", repaired by a weather question, took the words of the currency
             # questions that had hit the same error and was shown to those
             if "|" in insight.detail:
                 where = [i for i in evidence if i.detail == insight.detail]
+        sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence),
                                      where)
-        store.delete_candidate(key)
-        return [Delta("add", sid, f"promoted after {len(evidence)} runs")]
+        store.delete_candidate(data["key"])
+        short = len(data.get("short", []))
+        return [Delta("add", sid, f"promoted after {len(evidence)} runs"
+                      + (f" and {short} that stopped short of it" if short else ""))]
 
     # -- merge and retire ------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from .reflector import LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, routine_name, routine_tool
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens
+from .strategy import Strategy, covers, estimate_tokens, keywords, task_fingerprint
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -150,19 +150,16 @@ class Playbook:
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
-        sequences = [(s, routine_name(s.tools) in tool_names)
-                     for s, _ in found if s.kind == "sequence"]
+        sequences = [s for s, _ in found if s.kind == "sequence"]
         # A pitfall that a sequence found for the same task already carries (its repair, or
-        # the tool it avoids, is in the sequence; or the sequence is offered as a routine that
-        # runs the pitfall's prerequisite for it) waits: shown beside the sequence it repeats
+        # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
         # the lesson in other words and costs tokens on every request of the run.
-        covering = {s.id: [q.id for q, routine in sequences if covers(q, s, routine)]
-                    for s, _ in found}
-        waiting_ids = {sid for sid, by in covering.items() if by}
+        waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
+        waiting_ids = {s.id for s in waiting}
         ordered = [s for s, _ in found if s.id not in waiting_ids]
-        waiting = [s for s, _ in found if s.id in waiting_ids]
         for strategy in [*ordered, *waiting]:
-            if any(q in shown for q in covering[strategy.id]):
+            if strategy.id in waiting_ids and any(q.id in shown for q in sequences
+                                                  if covers(q, strategy)):
                 continue
             line = _render(strategy, tool_names)
             cost = estimate_tokens(line) + 1
@@ -277,7 +274,10 @@ class Playbook:
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
             calls=[(c.call.name, c.status) for c in analysis.calls],
-            shaped=shaped_values(trace, analysis.calls),
+            shaped=shaped_values(trace, analysis.calls), domain=domain,
+            task=task_fingerprint(trace.user_prompt or ""),
+            keywords=keywords(trace.user_prompt or ""),
+            answered=(trace.termination or {}).get("action") == "answered",
         )
         with self.store.transaction():
             if not self.store.mark_observed(trace.run_id):
