@@ -221,6 +221,12 @@ def test_questions_that_differ_only_by_an_id_are_different_tasks() -> None:
     assert {"parcel", "order"} <= set(strategy.applies_when)
 
 
+#: worded as differently as `rail`'s seat questions: "seat" is the only word they share
+_SEAT_QUESTIONS = {"Ann Lee": "{} has a booking: which seat is it?",
+                   "Cy Diaz": "Tell me the seat reserved for {}.",
+                   "Bo Chan": "Look up the seat booked by {}."}
+
+
 def _seat(name: str, calls: list[str], *, status: str = "success",
           action: str = "answered") -> Trace:
     """A seat question (rail): find_booking(name) gives a reference, booking_detail the seat."""
@@ -228,7 +234,7 @@ def _seat(name: str, calls: list[str], *, status: str = "success",
                "booking_detail": ("booking_detail", {"booking": "BK-1"}, "seat B41", None),
                "web_search": ("web_search", {"query": name}, "No results.", None),
                "broken": ("booking_detail", {"booking": name}, None, "unknown booking")}
-    trace = make_trace(f"Which seat does {name} have on the booked train?",
+    trace = make_trace(_SEAT_QUESTIONS.get(name, "Which seat does {} have?").format(name),
                        [[results[c]] for c in calls], status=status)
     trace.termination = {"reason": "completed" if action == "answered" else "max_iterations",
                          "action": action}
@@ -251,7 +257,7 @@ def test_a_failed_run_that_stopped_short_of_a_sequence_counts_toward_it(
     [sequence] = _seat_sequences(pb)
     assert sequence.tools == ["find_booking", "booking_detail"] and sequence.support == 2
     assert "stopped short" in next(d.detail for d in deltas if d.op == "add")
-    assert {"seat", "booked", "train"} <= set(sequence.applies_when)
+    assert sequence.applies_when == ["seat"]
     assert pb.store.candidates() == []
 
 

@@ -171,9 +171,9 @@ class Curator:
     def _count_short(self, store: PlaybookStore, outcome: RunOutcome,
                      touched: dict[str, Strategy]) -> list[Delta]:
         """A failed run that answered after only the start of a candidate sequence's tools
-        (none of them, or the first few), every call fine, on the same kind of task (two
-        words of the sequence's tasks in its prompt), is evidence the sequence is needed:
-        the model stopped where the sequence goes on.
+        (none of them, or the first few), every call fine, on a task the sequence would be
+        shown for once promoted (a word of its applicability in the prompt), is evidence the
+        sequence is needed: the model stopped where the sequence goes on.
 
         Found on ``rail`` and ``chains``: the 1.5B answered seat questions with the booking
         reference ``find_booking`` returned, and (with the JSON protocol) share prices from
@@ -192,8 +192,8 @@ class Curator:
                     tools[:len(calls)] != calls):
                 continue
             evidence = [Insight.from_dict(d) for d in data["insights"]]
-            if len(set(_applicability(evidence)) & set(outcome.keywords)) < 2:
-                continue
+            if not set(_applicability(evidence)) & set(outcome.keywords):
+                continue  # promoted, the sequence would not be shown to that task
             short = data.setdefault("short", [])
             if outcome.task in {_task_of(i) for i in data["insights"]} | {
                     s["task"] for s in short}:
