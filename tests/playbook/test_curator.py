@@ -297,3 +297,20 @@ def test_stopped_runs_fill_one_place_at_most(db_location: str) -> None:
     assert _seat_sequences(pb) == []
     [candidate] = pb.store.candidates("support")
     assert len(candidate["short"]) == 3
+
+
+def test_a_stopped_run_counts_only_while_the_successes_share_a_word_it_has(
+        db_location: str) -> None:
+    """Measured on `chains` (JSON): two weather questions worded apart, promoted with a run
+    that stopped short, made a sequence with no applicability, never widened again."""
+    pb = Playbook(db_location, learn=False)
+    pb.learn_from(_seat("Ann Lee", ["find_booking", "booking_detail"]), True)
+    pb.learn_from(_seat("Bo Chan", ["find_booking"], status="failure"), False)
+    apart = make_trace("Where does Dee Ong sit on the train?",
+                       [[("find_booking", {"name": "Dee Ong"}, "BK-2", None)],
+                        [("booking_detail", {"booking": "BK-2"}, "seat C3", None)]])
+    pb.learn_from(apart, True)  # shares no word with the first: no applicability yet
+    assert _seat_sequences(pb) == []
+    pb.learn_from(_seat("Cy Diaz", ["find_booking", "booking_detail"]), True)
+    [sequence] = _seat_sequences(pb)
+    assert sequence.support == 3 and "seat" in sequence.applies_when

@@ -193,12 +193,13 @@ class Curator:
                 continue
             evidence = [Insight.from_dict(d) for d in data["insights"]]
             if not set(_applicability(evidence)) & set(outcome.keywords):
-                continue  # promoted, the sequence would not be shown to that task
+                continue  # promoted now, the sequence would not be shown to that task
             short = data.setdefault("short", [])
             if outcome.task in {_task_of(i) for i in data["insights"]} | {
                     s["task"] for s in short}:
                 continue
-            short.append({"run_id": outcome.run_id, "task": outcome.task})
+            short.append({"run_id": outcome.run_id, "task": outcome.task,
+                          "keywords": list(outcome.keywords)})
             data["updated_at"] = time.time()
             if self._ready(data):
                 deltas += self._promote(store, data, evidence[-1], touched)
@@ -210,10 +211,19 @@ class Curator:
         return deltas
 
     def _ready(self, data: dict[str, Any]) -> bool:
-        """Whether a candidate has its runs: ``promote_after`` of them, where failed runs
-        that stopped short of a sequence (:meth:`_count_short`) fill at most one place."""
+        """Whether a candidate has its runs: ``promote_after`` of them, where a failed run
+        that stopped short of a sequence (:meth:`_count_short`) fills at most one place, and
+        only while the sequence's applicability (the words its successful runs share) is in
+        that run's prompt too. Checked again at promotion: two successes worded apart share no
+        word, and on `chains` (JSON) the weather sequence was promoted with no applicability
+        at all, which its confirmations never widen."""
         found = len(data["insights"])
-        return found >= 1 and found + min(1, len(data.get("short", []))) >= self.promote_after
+        if found >= self.promote_after:
+            return True
+        if found < 1 or found + 1 < self.promote_after:
+            return False
+        words = set(_applicability([Insight.from_dict(d) for d in data["insights"]]))
+        return any(words & set(s.get("keywords", ())) for s in data.get("short", []))
 
     def _promote(self, store: PlaybookStore, data: dict[str, Any], insight: Insight,
                  touched: dict[str, Strategy]) -> list[Delta]:
