@@ -175,10 +175,8 @@ class Curator:
         shown for once promoted (a word of its applicability in the prompt), is evidence the
         sequence is needed: the model stopped where the sequence goes on.
 
-        Found on ``rail`` and ``chains``: the 1.5B answered seat questions with the booking
-        reference ``find_booking`` returned, and (with the JSON protocol) share prices from
-        memory; two runs found the whole chain, the promotion threshold asked for three, and
-        the failures that showed the need were not counted.
+        Found on ``rail``: the 1.5B answered seat questions with the booking reference
+        ``find_booking`` returned; two runs found the whole chain, promotion asked for three.
         """
         if not outcome.answered or outcome.calls is None or not outcome.task or any(
                 status != "ok" for _, status in outcome.calls):
@@ -211,12 +209,10 @@ class Curator:
         return deltas
 
     def _ready(self, data: dict[str, Any]) -> bool:
-        """Whether a candidate has its runs: ``promote_after`` of them, where a failed run
-        that stopped short of a sequence (:meth:`_count_short`) fills at most one place, and
-        only while the sequence's applicability (the words its successful runs share) is in
-        that run's prompt too. Checked again at promotion: two successes worded apart share no
-        word, and on `chains` (JSON) the weather sequence was promoted with no applicability
-        at all, which its confirmations never widen."""
+        """Whether a candidate has its runs: ``promote_after`` of them, where a run stopped
+        short (:meth:`_count_short`) fills one place at most, and only while the words the
+        successes share are in its prompt: on `chains` (JSON) two successes worded apart made
+        a sequence with no applicability, which its confirmations never widen."""
         found = len(data["insights"])
         if found >= self.promote_after:
             return True
