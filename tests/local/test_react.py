@@ -173,6 +173,16 @@ def test_loose_tool_names_and_backticked_input_are_read() -> None:
     assert calls(parts) == [("area_rectangle_calculate", {"length": 7, "breadth": 3})]
 
 
+def test_a_name_followed_by_the_copied_tool_list_is_the_name() -> None:
+    # Qwen2.5-Coder-1.5B copied "one of [...]" from the format line after the name it chose.
+    reply = ('Thought: find it.\nAction: add, one of [lookup, add, lookup_then_add]\n'
+             'Action Input: {"a": 1, "b": 2}')
+    assert calls(parse_react(reply, [LOOKUP, ADD], "c")) == [("add", {"a": 1, "b": 2})]
+    # a name that is only a prefix of the text's first word is not taken (brackets stripped)
+    assert calls(parse_react("Action: addition, one of [add, lookup]\nAction Input: {}",
+                             [ADD, LOOKUP], "c")) == [("addition, one of [add, lookup", {})]
+
+
 def test_an_action_input_the_token_limit_cut_is_unreadable_not_closed() -> None:
     cut = 'Thought: add them.\nAction: add\nAction Input: {"a": 1, "b": 2'
     [call] = [p for p in parse_react(cut, [ADD], "c", truncated=True) if isinstance(p, ToolCall)]

@@ -35,6 +35,7 @@ _FINAL = re.compile(_KEYWORD.format(word="Final[ _]Answer"), re.IGNORECASE)
 _THOUGHT = re.compile(_KEYWORD.format(word="Thought"), re.IGNORECASE)
 _OBSERVATION = re.compile(_KEYWORD.format(word="Observation"), re.IGNORECASE)
 _FENCE = re.compile(r"^```[A-Za-z]*\s*|\s*```$")
+_LEADING_NAME = re.compile(r"^[A-Za-z0-9_.-]+(?=[^A-Za-z0-9_.-])")
 
 FORMAT = """Use this format:
 Thought: think about what to do
@@ -142,6 +143,14 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str, cut: bool 
         # "Action: The `latest_order` tool." (Qwen 0.5B): take the one tool it mentions.
         mentioned = [known for known in tools if re.search(rf"\b{re.escape(known)}\b", name)]
         name = mentioned[0] if len(mentioned) == 1 else resolve_tool_name(name, tools)
+    if name not in tools:
+        # "Action: find_booking, one of [delay_feed, find_booking, ...]" (Qwen2.5-Coder-1.5B
+        # copying the format line): the offered name the text starts with, as a whole name.
+        # Read back as written, the invalid name made the model repeat it until the
+        # iteration limit (8 of 60 runs of rail's seat train tasks, 2026-11-28).
+        leading = _LEADING_NAME.match(name)
+        if leading is not None and leading.group(0) in tools:
+            name = leading.group(0)
     raw = _first_thought_cut(raw).strip()
     raw = _FENCE.sub("", raw).strip()
     if len(raw) > 1 and raw[0] == raw[-1] == "`":
