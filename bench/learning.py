@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolcycle import Agent, Limits
+from toolcycle import Agent, Limits, Tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.playbook import Curator, LearningTask, LLMReflector, Playbook, Strategy, learn
 from toolcycle.playbook.evidence import classify
@@ -116,8 +116,11 @@ def evaluate(task: LearningTask, output: Any) -> bool:
 
 def make_agent(suite: Suite, model: Any, seed: int, temperature: float, max_iterations: int,
                playbook: Playbook | None) -> Agent[Any, str]:
+    read_only = getattr(suite.module, "READ_ONLY", False) is True  # lookups, declared so
+    tools = [t if isinstance(t, Tool) else Tool.from_function(t, read_only=read_only)
+             for t in suite.tools]
     return Agent(
-        model, suite.instructions, suite.tools, name=suite.agent_name,
+        model, suite.instructions, tools, name=suite.agent_name,
         limits=Limits(max_iterations=max_iterations, on_limit="final_answer"),
         model_settings=ModelSettings(temperature=temperature, seed=seed, max_tokens=200),
         playbook=playbook,

@@ -107,6 +107,9 @@ class ToolPolicy:
     """Running a call twice has the effect of running it once. A durable run (docs/durable.md)
     re-runs such a call that a killed process left unfinished; any other such call is answered
     "interrupted" instead, since it may or may not have taken effect."""
+    read_only: bool = False
+    """A call changes nothing outside the run (a lookup): a learned routine may run the tool
+    without the model asking for it (docs/playbook.md, "Routines")."""
 
     def problems(self) -> list[str]:
         problems: list[str] = []
@@ -118,7 +121,7 @@ class ToolPolicy:
             isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1
         ):
             problems.append(f"max_calls must be an integer >= 1, got {max_calls!r}")
-        for flag in ("concurrent", "inline", "requires_approval", "idempotent"):
+        for flag in ("concurrent", "inline", "requires_approval", "idempotent", "read_only"):
             if not isinstance(getattr(self, flag), bool):
                 problems.append(f"{flag} must be True or False")
         return problems
@@ -133,6 +136,7 @@ class ToolOptions(TypedDict, total=False):
     inline: bool
     requires_approval: bool
     idempotent: bool
+    read_only: bool
 
 
 _DEFAULT_POLICY = ToolPolicy()
@@ -329,11 +333,8 @@ class Tool[DepsT]:
             converted: dict[str, Any] = self._adapter.validate_python(arguments)
         except load_pydantic().ValidationError as exc:
             raise ToolArgumentsError(
-                [
-                    f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-                    for err in exc.errors()
-                ]
-            ) from exc
+                [f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+                 for err in exc.errors()]) from exc
         return converted
 
     def invoke(self, ctx: RunContext[DepsT], arguments: dict[str, Any]) -> Any:

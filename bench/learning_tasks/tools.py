@@ -174,5 +174,8 @@ def track_parcel(tracking_number: str) -> str:
 #: (bench/learning_report.py iteration_floor; a run that guesses the ticker may go shorter).
 FEWEST_ITERATIONS = {"currency": 3, "office_weather": 3, "parcel": 3, "stock": 3}
 
+#: Every tool here is a lookup that changes nothing (ToolPolicy.read_only: a learned routine
+#: may run it for the model; bench/learning.py load_suite).
+READ_ONLY = True
 TOOLS = [web_search, find_ticker, get_quote, staff_directory, weather, country_info,
          exchange_rate, order_lookup, track_parcel]

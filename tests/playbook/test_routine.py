@@ -20,6 +20,7 @@ from toolcycle.playbook.routine import (
     induce,
     routine_name,
     routine_tool,
+    stand_in,
 )
 from toolcycle.playbook.strategy import Strategy
 
@@ -459,3 +460,79 @@ async def test_a_step_that_times_out_ends_the_routine_with_its_timeout() -> None
     assert built is not None
     out = await built.invoke(None, {"country": "Sylvania"})  # type: ignore[arg-type]
     assert out == 'country_info({"country": "Sylvania"}) timed out after 0.05 s'
+
+
+# -- the routine standing in for its first tool ------------------------------------------------
+
+
+def by_hand(messages: list[Message], settings: ModelSettings) -> Any:
+    """Ignores the routine: calls country_info itself, then exchange_rate if still needed
+    (what the 1.5B did with find_ticker_then_get_quote in 10 of 10 runs)."""
+    prompt = next(m.text for m in messages if m.role == "user")
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if not results:
+        return call("country_info", {"country": prompt.split(" of ")[-1].split()[0].strip("?")})
+    if " = " in results[-1]:
+        return f"Worth {results[-1].split(' = ')[-1].splitlines()[0]}"
+    if "capital" in prompt:
+        return results[-1].split(", ")[0].split("capital ")[-1]
+    code = results[-1].split("currency code ")[1].split(",")[0]
+    return call("exchange_rate", {"currency": code})
+
+
+def _by_hand_agent(pb: Playbook, *, read_only: bool = True) -> Agent[Any, str]:
+    return Agent(ScriptedModel(by_hand), "Answer with the tools.",
+                 [tool(country_info, read_only=True), tool(exchange_rate, read_only=read_only)],
+                 name="money", playbook=pb)
+
+
+async def test_an_offered_routine_answers_a_call_of_its_first_tool() -> None:
+    pb = await _learned()
+    agent = _by_hand_agent(pb)
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert result.output == "Worth 2.75 USD"
+    assert len(result.trace.steps) == 2  # the model's own first call ran the whole chain
+    [record] = result.trace.tool_calls
+    assert record.name == "country_info"  # the call as the model made it
+    assert record.result is not None and record.result.startswith(
+        "Ran country_info, then exchange_rate for you")
+    assert 'exchange_rate({"currency": "RUK"}) -> 1 RUK = 2.75 USD' in record.result
+    # learning from it: not a new one-tool sequence "country_info, then answer", and the
+    # chain's time is not booked as country_info's
+    assert pb.flush(30)
+    assert pb.store.candidates() == []
+    assert pb.tool_stats("money")["country_info"].calls == 3  # the learning runs' calls only
+
+
+async def test_the_first_tool_is_itself_where_the_routine_is_not_offered() -> None:
+    pb = await _learned()
+    result = await _by_hand_agent(pb).run("What is the capital of Ruritania?")
+    assert "country_info_then_exchange_rate" not in (result.trace.tools_offered or [])
+    assert result.output == "Strelsau"
+    [record] = result.trace.tool_calls
+    assert record.result == "Ruritania: capital Strelsau, currency code RUK, calling code +99"
+
+
+async def test_no_stand_in_runs_a_step_that_may_change_something() -> None:
+    pb = await _learned()
+    agent = _by_hand_agent(pb, read_only=False)  # exchange_rate not declared read-only
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert [c.name for c in result.trace.tool_calls] == ["country_info", "exchange_rate"]
+    assert result.trace.tool_calls[0].result == (
+        "Ruritania: capital Strelsau, currency code RUK, calling code +99")
+
+
+def test_a_routine_with_parameters_beyond_its_first_tools_stands_in_for_nothing() -> None:
+    @tool(read_only=True)
+    def exchange_rate_on(currency: str, date: str) -> str:
+        """Rate of a currency on a date."""
+        return "1 X = 1 USD"
+
+    routine = induce(_strategy(["country_info", "exchange_rate_on"],
+                               _currency_feeds("Freedonia", "Sylvania")))
+    assert routine is not None
+    tools = {"country_info": tool(country_info, read_only=True),
+             "exchange_rate_on": exchange_rate_on}
+    built = routine_tool(routine, tools)
+    assert built is not None and set(built.spec.parameters["properties"]) == {"country", "date"}
+    assert stand_in(routine, built, tools) is None

@@ -28,7 +28,7 @@ from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
 from .location import open_store
 from .reflector import LLMReflector, analyse, reflect, shaped_values
-from .routine import induce, routine_name, routine_tool
+from .routine import induce, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, keywords, task_fingerprint
@@ -103,6 +103,9 @@ class Playbook:
         #: The routines this playbook made into tools (in this process): a run that called one
         #: followed the sequence it runs; it is not a new one-tool sequence to learn.
         self._routine_names: set[str] = set()
+        #: Per agent: routine name -> the routine standing in for its first tool (routine.
+        #: stand_in), and every routine's first tool by routine name (for learning).
+        self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -189,6 +192,9 @@ class Playbook:
             if built is not None:
                 made.append(built)
                 self._routine_names.add(built.name)
+                standing = stand_in(routine, built, tools)
+                if standing is not None:
+                    self._stand_ins.setdefault(agent_name, {})[built.name] = standing
         return made
 
     def routine_selection(self, agent_name: str, routines: Sequence[str],
@@ -197,7 +203,9 @@ class Playbook:
         routines whose strategy the playbook shows that run, then ``inner`` (the agent's own
         selection, if any) applies. Measured: offered to every run, the 1.5B called the
         currency routine for weather questions."""
-        return RoutineOffer(self, agent_name, frozenset(routines), inner)
+        stand_ins = {name: tool for name, tool in self._stand_ins.get(agent_name, {}).items()
+                     if name in routines}
+        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins)
 
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:
@@ -255,9 +263,10 @@ class Playbook:
         analysis = analyse(trace, success)
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis)
                     if self.rule_lessons else [])
-        if self._routine_names:
-            insights = [i for i in insights if i.kind != "sequence"
-                        or not self._routine_names.intersection(i.tools)]
+        stood_in = self._stood_in(trace)
+        if self._routine_names:  # a routine's run, or a stand-in's, is not a new sequence
+            insights = [i for i in insights if i.kind != "sequence" or not (
+                self._routine_names.intersection(i.tools) or stood_in.intersection(i.tools))]
         if self.llm_reflector is not None:
             try:
                 insights += asyncio.run(
@@ -282,9 +291,18 @@ class Playbook:
         with self.store.transaction():
             if not self.store.mark_observed(trace.run_id):
                 return []
-            self.store.add_tool_observations(
-                tool_observations(analysis.calls, analysis.repairs, domain))
+            calls = [c for c in analysis.calls if c.call.name not in stood_in]
+            self.store.add_tool_observations(tool_observations(calls, analysis.repairs, domain))
             return self.curator.apply(self.store, insights, outcome)
+
+    def _stood_in(self, trace: Trace) -> set[str]:
+        """The tools whose calls a routine answered in this run: the first tools of the
+        routines with a stand-in that the run was offered (their results are the chain's)."""
+        offered = trace.tools_offered
+        if not offered:
+            return set()
+        stand_ins = self._stand_ins.get(trace.agent_name, {})
+        return {stand_ins[name].name for name in offered if name in stand_ins}
 
     # -- the background worker ---------------------------------------------------------------
 
@@ -314,15 +332,19 @@ class RoutineOffer:
     playbook shows the run the routine's strategy (see :meth:`Playbook.routine_selection`).
 
     It asks the playbook what it would show, at the cost of one more retrieval per run (about
-    0.2 ms at 10,000 strategies).
+    0.2 ms at 10,000 strategies). As a :class:`~toolcycle.run.state.ToolStandIns` it also has
+    each offered routine answer the run's calls of its first tool, where the routine allows
+    it (:func:`~toolcycle.playbook.routine.stand_in`).
     """
 
     def __init__(self, playbook: Playbook, agent_name: str, routines: frozenset[str],
-                 inner: ToolSelector | None) -> None:
+                 inner: ToolSelector | None,
+                 stand_ins: Mapping[str, Tool[Any]] | None = None) -> None:
         self.playbook = playbook
         self.agent_name = agent_name
         self.routines = routines
         self.inner = inner
+        self._stand_ins = dict(stand_ins or {})
 
     def select(self, task: str, tools: Sequence[ToolDefinition],
                keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
@@ -331,6 +353,12 @@ class RoutineOffer:
         wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
         chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
         return chosen if self.inner is None else self.inner.select(task, chosen, keep)
+
+    def stand_ins(self, offered: frozenset[str]) -> dict[str, Tool[Any]]:
+        """For a run offered ``offered``: first tool name -> the offered routine that answers
+        its calls (:func:`~toolcycle.playbook.routine.stand_in`)."""
+        return {tool.name: tool for name, tool in self._stand_ins.items()
+                if name in offered and tool.name in offered}
 
 
 def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:

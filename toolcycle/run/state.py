@@ -9,9 +9,9 @@ about the data; every decision is taken in :mod:`toolcycle.run.loop`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..approval import ApprovalPolicy, Decision
 from ..context import CancelToken, RunContext
@@ -44,6 +44,15 @@ class ToolSelector(Protocol):
 
     def select(self, task: str, tools: Sequence[ToolDefinition],
                keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]: ...
+
+
+@runtime_checkable
+class ToolStandIns(Protocol):
+    """A tool selection that also has some offered tools answered by another implementation
+    for the run: the playbook's routine answering calls of its first tool
+    (:func:`toolcycle.playbook.routine.stand_in`). Each stand-in keeps the tool's name."""
+
+    def stand_ins(self, offered: frozenset[str]) -> Mapping[str, Tool[Any]]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
-from .state import AgentCore, ToolSelector
+from .state import AgentCore, ToolSelector, ToolStandIns
 
 #: The toolsets' lists a core was built from, the core, and its settings (reused while no list
 #: changed: a toolset returns the same list object until its tools change).
@@ -68,13 +68,15 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
 def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
              task: str) -> tuple[AgentCore, ModelSettings]:
     """``core`` and ``settings`` with only the tools ``selector`` keeps for ``task`` (the output
-    and submit tools always stay); the same objects when it keeps them all."""
+    and submit tools always stay), and its stand-ins (:class:`ToolStandIns`) in place of the
+    tools they answer for; the same objects when it keeps them all and swaps none."""
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
-    if len(chosen) == len(core.definitions):
+    names = frozenset(d.name for d in chosen)
+    swaps = selector.stand_ins(names) if isinstance(selector, ToolStandIns) else {}
+    if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
-    names = {d.name for d in chosen}
-    tools = {name: tool for name, tool in core.tools.items() if name in names}
+    tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
     return _with_tools(core, tools, chosen), replace(settings, tools=chosen)
 
 

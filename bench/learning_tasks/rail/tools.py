@@ -180,5 +180,8 @@ def web_search(query: str) -> str:
     return "[]"
 
 
+#: Every tool here is a lookup that changes nothing (ToolPolicy.read_only: a learned routine
+#: may run it for the model; bench/learning.py load_suite).
+READ_ONLY = True
 TOOLS = [delay_feed, service_history, station_info, amenities_register, fare_quote,
          find_booking, booking_detail, web_search]

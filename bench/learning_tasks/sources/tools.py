@@ -125,4 +125,7 @@ def web_search(query: str) -> str:
 
 
 SYSTEMS = sorted(RECORDS)
+#: Every tool here is a lookup that changes nothing (ToolPolicy.read_only: a learned routine
+#: may run it for the model; bench/learning.py load_suite).
+READ_ONLY = True
 TOOLS = [*(_system(code) for code in SYSTEMS), web_search]
