@@ -168,7 +168,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                      if r.name not in built_tools and r.name not in offered]
             built_tools.update((r.name, r) for r in added)
             offer = getattr(playbook, "routine_selection", None)
-            if added and callable(offer):  # each run: the routines its advice names
+            if callable(offer):  # each run: the routines (and fallbacks) its advice names
                 tool_selection = offer(name, [r.name for r in added], tool_selection)
 
         self.model = resolved_model

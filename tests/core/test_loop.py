@@ -87,6 +87,21 @@ async def test_unknown_tool_is_an_observation_listing_tools_then_recovery() -> N
     assert result.output == "5"
 
 
+async def test_a_call_of_no_tool_with_unreadable_arguments_is_told_it_names_no_tool() -> None:
+    # "Action: None / Action Input: None" (Qwen2.5-Coder-1.5B, ReAct): told its arguments did
+    # not parse, it wrote the same again until the iteration limit
+    from toolcycle.messages import ToolCall
+
+    none = Message.assistant(tool_calls=[ToolCall.from_raw("c1", "None", "None")])
+    typo = Message.assistant(tool_calls=[ToolCall.from_raw("c2", "ad", "{oops")])
+    result = await Agent(ScriptedModel([none, typo, "5"]), tools=[add]).run("go")
+    first, second = result.tool_calls
+    assert first.kind == "unknown" and first.error == (
+        "`None` is not a tool: if you have the answer, give it as your final answer. "
+        "Available tools: add.")
+    assert second.error == "Unknown tool `ad`. Available tools: add."
+
+
 async def test_throwing_tool_beside_succeeding_one() -> None:
     model = ScriptedModel([[call("boom", {"reason": "x"}), call("add", {"a": 1, "b": 2})], "ok"])
     result = await Agent(model, tools=[add, boom]).run("go")

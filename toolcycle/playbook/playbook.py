@@ -26,6 +26,8 @@ from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from .curator import Curator, Delta, RunOutcome
+from .evidence import CallEvidence
+from .fallback import alternative_of, fallback_tool, fell_back
 from .location import open_store
 from .reflector import LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, routine_name, routine_tool, stand_in
@@ -104,8 +106,10 @@ class Playbook:
         #: followed the sequence it runs; it is not a new one-tool sequence to learn.
         self._routine_names: set[str] = set()
         #: Per agent: routine name -> the routine standing in for its first tool (routine.
-        #: stand_in), and every routine's first tool by routine name (for learning).
+        #: stand_in); pitfall strategy id -> the failing tool calling its alternative
+        #: (fallback.fallback_tool). Both answer calls in the runs offered them.
         self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
+        self._fallbacks: dict[str, dict[str, tuple[Strategy, Tool[Any]]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -178,12 +182,19 @@ class Playbook:
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless
-        the playbook was made with ``routines=True``). The agent calls this once, when built.
+        the playbook was made with ``routines=True``). The agent calls this once, when built;
+        it also prepares the stand-ins :meth:`routine_selection` offers (routines for their
+        first tool, fallbacks for a failing tool).
         """
         if not self.routines:
             return []
         made: list[Tool[Any]] = []
         for strategy in self.store.strategies(self.domain or agent_name):
+            pair = alternative_of(strategy)
+            if pair is not None and pair[0] in tools and pair[1] in tools:
+                fallback = fallback_tool(tools[pair[0]], tools[pair[1]])
+                if fallback is not None:
+                    self._fallbacks.setdefault(agent_name, {})[strategy.id] = (strategy, fallback)
             routine = induce(strategy)
             if routine is None or routine.name in tools or any(
                     t.name == routine.name for t in made):
@@ -198,14 +209,18 @@ class Playbook:
         return made
 
     def routine_selection(self, agent_name: str, routines: Sequence[str],
-                          inner: ToolSelector | None) -> ToolSelector:
+                          inner: ToolSelector | None) -> ToolSelector | None:
         """The tool selection of an agent offered ``routines``: each run is offered only the
         routines whose strategy the playbook shows that run, then ``inner`` (the agent's own
         selection, if any) applies. Measured: offered to every run, the 1.5B called the
-        currency routine for weather questions."""
+        currency routine for weather questions. ``inner`` itself when there is nothing to
+        offer (no routine and no fallback)."""
         stand_ins = {name: tool for name, tool in self._stand_ins.get(agent_name, {}).items()
                      if name in routines}
-        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins)
+        fallbacks = self._fallbacks.get(agent_name, {})
+        if not routines and not fallbacks:
+            return inner
+        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins, fallbacks)
 
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:
@@ -263,8 +278,8 @@ class Playbook:
         analysis = analyse(trace, success)
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis)
                     if self.rule_lessons else [])
-        stood_in = self._stood_in(trace)
-        if self._routine_names:  # a routine's run, or a stand-in's, is not a new sequence
+        stood_in = self._stood_in(trace, analysis.calls)
+        if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
             insights = [i for i in insights if i.kind != "sequence" or not (
                 self._routine_names.intersection(i.tools) or stood_in.intersection(i.tools))]
         if self.llm_reflector is not None:
@@ -295,14 +310,16 @@ class Playbook:
             self.store.add_tool_observations(tool_observations(calls, analysis.repairs, domain))
             return self.curator.apply(self.store, insights, outcome)
 
-    def _stood_in(self, trace: Trace) -> set[str]:
-        """The tools whose calls a routine answered in this run: the first tools of the
-        routines with a stand-in that the run was offered (their results are the chain's)."""
+    def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence]) -> set[str]:
+        """The tools whose calls a stand-in answered in this run: the first tools of the
+        routines it was offered, and each tool a fallback answered for (its results are not
+        the tool's alone, so neither a sequence nor a statistic of it)."""
         offered = trace.tools_offered
         if not offered:
             return set()
         stand_ins = self._stand_ins.get(trace.agent_name, {})
-        return {stand_ins[name].name for name in offered if name in stand_ins}
+        return ({stand_ins[name].name for name in offered if name in stand_ins}
+                | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)})
 
     # -- the background worker ---------------------------------------------------------------
 
@@ -339,12 +356,14 @@ class RoutineOffer:
 
     def __init__(self, playbook: Playbook, agent_name: str, routines: frozenset[str],
                  inner: ToolSelector | None,
-                 stand_ins: Mapping[str, Tool[Any]] | None = None) -> None:
+                 stand_ins: Mapping[str, Tool[Any]] | None = None,
+                 fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None) -> None:
         self.playbook = playbook
         self.agent_name = agent_name
         self.routines = routines
         self.inner = inner
         self._stand_ins = dict(stand_ins or {})
+        self._fallbacks = dict(fallbacks or {})
 
     def select(self, task: str, tools: Sequence[ToolDefinition],
                keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
@@ -354,11 +373,23 @@ class RoutineOffer:
         chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
         return chosen if self.inner is None else self.inner.select(task, chosen, keep)
 
-    def stand_ins(self, offered: frozenset[str]) -> dict[str, Tool[Any]]:
-        """For a run offered ``offered``: first tool name -> the offered routine that answers
-        its calls (:func:`~toolcycle.playbook.routine.stand_in`)."""
-        return {tool.name: tool for name, tool in self._stand_ins.items()
-                if name in offered and tool.name in offered}
+    def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
+        """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An
+        offered routine answers its first tool's (:func:`~toolcycle.playbook.routine.
+        stand_in`); a pitfall shown the run, with a fallback, its failing tool's
+        (:func:`~toolcycle.playbook.fallback.fallback_tool`): routines first."""
+        swaps: dict[str, Tool[Any]] = {}
+        if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
+            shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
+            ids = {s.id for s in shown}
+            for pitfall, fallback in self._fallbacks.values():
+                # shown, or held back beside a shown sequence that carries its lesson
+                if fallback.name in offered and (pitfall.id in ids or any(
+                        covers(s, pitfall) for s in shown if s.kind == "sequence")):
+                    swaps[fallback.name] = fallback
+        swaps.update((tool.name, tool) for name, tool in self._stand_ins.items()
+                     if name in offered and tool.name in offered)
+        return swaps
 
 
 def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:

@@ -235,7 +235,7 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
     parameters = _parameters(chain, routine.feeds)
     if parameters is None:
         return None
-    own = {i: set(_properties(t)) - ({routine.feeds[i - 1].arg} if i else set())
+    own = {i: set(properties(t)) - ({routine.feeds[i - 1].arg} if i else set())
            for i, t in enumerate(chain)}
     # Short: it is read on every request of every run of the agent.
     description = (
@@ -266,7 +266,7 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
             shown = json.dumps(args, ensure_ascii=False, default=str)
             try:
                 checked = step.validate(args)
-                value_out = await _invoke(step, ctx, checked)
+                value_out = await invoke_step(step, ctx, checked)
             except ToolArgumentsError as exc:
                 lines.append(f"{step.name}({shown}) rejected its arguments: {exc}")
                 return "\n".join(lines)
@@ -305,7 +305,7 @@ def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
             (t := tools.get(name)) is not None and t.policy.read_only
             for name in routine.tools[1:]):
         return None
-    if set(_properties(built)) != set(_properties(first)):
+    if set(properties(built)) != set(properties(first)):
         return None
     policy = replace(first.policy, timeout=None, inline=False)
     return Tool(first.spec, built.function, policy=policy, context_param=built.context_param,
@@ -324,7 +324,8 @@ def completed(names: list[str], lines: list[str]) -> str:
             "results):\n" + "\n".join(lines))
 
 
-async def _invoke(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+async def invoke_step(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+    """One tool called as the loop would call it: its timeout, its thread (or none)."""
     if step.is_async:
         pending = step.invoke(ctx, arguments)
         return await (asyncio.wait_for(pending, step.timeout) if step.timeout else pending)
@@ -333,7 +334,8 @@ async def _invoke(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, An
     return await on_thread(step, ctx, arguments)  # the loop's own worker threads and timeout
 
 
-def _properties(tool: Tool[Any]) -> dict[str, Any]:
+def properties(tool: Tool[Any]) -> dict[str, Any]:
+    """A tool's parameters as its JSON Schema names them."""
     props = tool.spec.parameters.get("properties")
     return dict(props) if isinstance(props, dict) else {}
 
@@ -341,22 +343,22 @@ def _properties(tool: Tool[Any]) -> dict[str, Any]:
 def _parameters(chain: list[Tool[Any]], feeds: tuple[Feed, ...]) -> dict[str, Any] | None:
     """The routine's JSON Schema: the first tool's parameters and the later steps' parameters
     that are not fed (None when two of them share a name, or a schema uses ``$ref``)."""
-    properties: dict[str, Any] = {}
+    combined: dict[str, Any] = {}
     required: list[str] = []
     for i, tool in enumerate(chain):
         schema = tool.spec.parameters
         if "$defs" in schema or "definitions" in schema:
             return None  # references would not resolve inside the combined schema
         fed = feeds[i - 1].arg if i else None
-        props = _properties(tool)
+        props = properties(tool)
         if fed is not None and fed not in props:
             return None
         for key, value in props.items():
             if key == fed:
                 continue
-            if key in properties:
+            if key in combined:
                 return None
-            properties[key] = value
+            combined[key] = value
         required += [r for r in schema.get("required", []) if r != fed and isinstance(r, str)]
-    return {"type": "object", "properties": properties, "required": required,
+    return {"type": "object", "properties": combined, "required": required,
             "additionalProperties": False}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Awaitable
 from typing import Any
@@ -106,7 +107,7 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
         call.name == output.tool.name) else "unknown"
     if turn.stopped:
         await _settle(state, turn, call, kind, _not_executed(turn.stopped))
-    elif call.arguments is None:
+    elif call.arguments is None and kind != "unknown":  # an unknown tool's are not the point
         await _settle(state, turn, call, kind, (
             f"Could not parse the arguments of `{call.name}`: {call.parse_error}. "
             f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments"))
@@ -393,7 +394,16 @@ def _unknown_tool(state: RunState, call: ToolCall) -> str:
     if call.original_name is not None:  # repaired before it entered the history
         return (f"`{call.original_name[:200]}` is not a tool name (names are letters, digits, "
                 f"_ and -). Available tools: {available}.")
+    if _NO_ACTION.fullmatch(call.name):
+        # "Action: None" (Qwen2.5-Coder-1.5B, ReAct, with the answer already in an observation):
+        # told only that its arguments did not parse, it wrote the same to the iteration limit
+        return (f"`{call.name}` is not a tool: if you have the answer, give it as your final "
+                f"answer. Available tools: {available}.")
     return f"Unknown tool `{call.name}`. Available tools: {available}."
+
+
+#: Tool names a model writes when it means no tool at all.
+_NO_ACTION = re.compile(r"(?i)none|null|nil|n/?a|no[ _-]?(?:action|tool)s?|nothing|-+")
 
 
 def _truncate(text: str, limit: int) -> str:

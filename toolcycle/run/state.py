@@ -52,7 +52,7 @@ class ToolStandIns(Protocol):
     for the run: the playbook's routine answering calls of its first tool
     (:func:`toolcycle.playbook.routine.stand_in`). Each stand-in keeps the tool's name."""
 
-    def stand_ins(self, offered: frozenset[str]) -> Mapping[str, Tool[Any]]: ...
+    def stand_ins(self, task: str, offered: frozenset[str]) -> Mapping[str, Tool[Any]]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,7 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
     names = frozenset(d.name for d in chosen)
-    swaps = selector.stand_ins(names) if isinstance(selector, ToolStandIns) else {}
+    swaps = selector.stand_ins(task, names) if isinstance(selector, ToolStandIns) else {}
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}

@@ -1,0 +1,172 @@
+"""Fallbacks: a learned alternative answering for a failing tool (toolcycle.playbook.fallback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Message, tool
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import Playbook
+from toolcycle.playbook.fallback import alternative_of, fallback_tool, fell_back
+from toolcycle.playbook.strategy import Strategy
+
+HISTORY = {"RX1": 12, "RX2": 0, "RX3": 7}
+
+
+def delay_feed(service: str) -> str:
+    """Live delay of a service."""
+    if service == "RX3":
+        return f"{service}: 7 min (live)"
+    raise TimeoutError("delay_feed timed out after 5.0 s")
+
+
+def service_history(service: str) -> str:
+    """Recorded delay of a service."""
+    return f"{service}: delay {HISTORY[service]} min"
+
+
+PITFALL = Strategy(id="p", domain="rail", kind="pitfall", applies_when=["delay", "service"],
+                   advice="delay_feed times out. Call service_history(service) instead.",
+                   tools=["delay_feed", "service_history"], support=3)
+
+
+def feed_first(messages: list[Message], settings: ModelSettings) -> Any:
+    """Calls delay_feed whatever it is told, then service_history after an error, then answers
+    from the last result (what the 1.5B did in most delay runs shown the pitfall)."""
+    service = next(m.text for m in messages if m.role == "user").split()[-1].strip("?")
+    results = [p for m in messages if m.role == "tool" for p in m.parts]
+    if not results:
+        return call("delay_feed", {"service": service})
+    if results[-1].is_error:
+        return call("service_history", {"service": service})
+    return "Delay: " + results[-1].content.splitlines()[-1].split(": ")[-1]
+
+
+def _agent(pb: Playbook, *, read_only: bool = True) -> Agent[Any, str]:
+    return Agent(ScriptedModel(feed_first), "Answer with the tools.",
+                 [tool(delay_feed, read_only=True), tool(service_history, read_only=read_only)],
+                 name="rail", playbook=pb)
+
+
+def _playbook(*strategies: Strategy) -> Playbook:
+    pb = Playbook(":memory:", routines=True)
+    pb.store.put(list(strategies or [PITFALL]))
+    return pb
+
+
+async def test_a_failing_tool_shown_its_pitfall_calls_the_alternative_for_the_model() -> None:
+    pb = _playbook()
+    result = await _agent(pb).run("What is the delay of service RX1?")
+    assert result.output == "Delay: delay 12 min"
+    assert len(result.trace.steps) == 2  # was 3: delay_feed, service_history, the answer
+    [record] = result.trace.tool_calls
+    assert record.name == "delay_feed" and record.error is None
+    assert record.result == (
+        "Ran service_history for you, since delay_feed timed out (already called; it "
+        "answered such tasks in earlier runs; answer from its result):\n"
+        'service_history({"service": "RX1"}) -> RX1: delay 12 min')
+    assert fell_back("delay_feed", record.result)
+    # learning from it: neither "delay_feed, then answer" nor a working delay_feed
+    assert pb.flush(30)
+    assert [c for c in pb.store.candidates() if "delay_feed" in str(c)] == []
+    assert "delay_feed" not in pb.tool_stats("rail")
+
+
+async def test_a_call_that_works_is_the_tools_own() -> None:
+    result = await _agent(_playbook()).run("What is the delay of service RX3?")
+    assert result.trace.tool_calls[0].result == "RX3: 7 min (live)"
+    assert not fell_back("delay_feed", result.trace.tool_calls[0].result)
+
+
+async def test_a_run_not_shown_the_pitfall_gets_the_tools_failure() -> None:
+    pb = _playbook()
+    result = await _agent(pb).run("Which platform for RX1?")  # no word of the pitfall's
+    assert result.trace.strategies_shown == []
+    first = result.trace.tool_calls[0]
+    assert first.error is not None and "timed out" in first.error
+    assert [c.name for c in result.trace.tool_calls] == ["delay_feed", "service_history"]
+
+
+async def test_a_pitfall_held_back_beside_its_sequence_still_falls_back() -> None:
+    sequence = Strategy(id="q", domain="rail", kind="sequence", applies_when=["delay", "service"],
+                        advice="Call service_history(service), then answer. Do not use "
+                               "delay_feed for this kind of task.",
+                        tools=["service_history"], support=3)
+    result = await _agent(_playbook(sequence, PITFALL)).run("What is the delay of service RX1?")
+    assert result.trace.strategies_shown == ["q"]  # the pitfall waits beside the sequence
+    assert len(result.trace.steps) == 2 and result.output == "Delay: delay 12 min"
+
+
+async def test_no_fallback_to_a_tool_that_may_change_something() -> None:
+    result = await _agent(_playbook(), read_only=False).run("What is the delay of service RX1?")
+    assert result.trace.tool_calls[0].error is not None
+    assert len(result.trace.steps) == 3
+
+
+async def test_without_routines_nothing_falls_back() -> None:
+    pb = Playbook(":memory:")
+    pb.store.put([PITFALL])
+    result = await _agent(pb).run("What is the delay of service RX1?")
+    assert result.trace.tool_calls[0].error is not None
+
+
+@pytest.mark.parametrize(("advice", "tools", "pair"), [
+    ("delay_feed times out. Call service_history(service) instead.",
+     ["delay_feed", "service_history"], ("delay_feed", "service_history")),
+    ("find_ticker fails with: unknown company …. Call staff_directory(name), then "
+     "weather(city) instead.", ["find_ticker", "staff_directory", "weather"], None),
+    ("get_quote needs ticker from find_ticker: call find_ticker(company) first and pass its "
+     "result as ticker.", ["get_quote", "find_ticker"], None),
+    ('fare_quote fails with: invalid date …. Pass date like "05.03.2026".', ["fare_quote"],
+     None),
+    ("delay_feed times out. Do not wait on it: try another tool that can answer.",
+     ["delay_feed"], None),
+])
+def test_only_a_pitfall_whose_repair_is_one_other_tool_is_an_alternative(
+        advice: str, tools: list[str], pair: tuple[str, str] | None) -> None:
+    strategy = Strategy(id="s", domain="d", kind="pitfall", advice=advice, tools=tools)
+    assert alternative_of(strategy) == pair
+
+
+def test_an_alternative_needing_an_argument_the_call_lacks_is_no_fallback() -> None:
+    @tool(read_only=True)
+    def history_on(service: str, date: str) -> str:
+        """Recorded delay on a date."""
+        return "0"
+
+    @tool(read_only=True)
+    def station_board(station: str) -> str:
+        """Departures."""
+        return "-"
+
+    assert fallback_tool(tool(delay_feed), history_on) is None
+    assert fallback_tool(tool(delay_feed), station_board) is None
+    assert fallback_tool(tool(delay_feed), tool(service_history, read_only=True)) is not None
+
+
+async def test_an_alternative_that_fails_too_says_so_and_an_empty_result_falls_back() -> None:
+    @tool(read_only=True)
+    def broken_history(service: str) -> str:
+        """Recorded delay (down as well)."""
+        raise ConnectionError("archive offline")
+
+    @tool
+    def empty_feed(service: str) -> str:
+        """Live delay (finds nothing)."""
+        return "[]"
+
+    both_down = fallback_tool(tool(delay_feed), broken_history)
+    assert both_down is not None
+    text = await both_down.invoke(None, {"service": "RX1"})  # type: ignore[arg-type]
+    assert text == ('delay_feed timed out; broken_history({"service": "RX1"}), which answered '
+                    "such tasks in earlier runs, failed too: ConnectionError: archive offline")
+    assert fell_back("delay_feed", text) and not fell_back("broken_history", text)
+    empty = fallback_tool(empty_feed, tool(service_history, read_only=True))
+    assert empty is not None
+    text = await empty.invoke(None, {"service": "RX2"})  # type: ignore[arg-type]
+    assert text.startswith("Ran service_history for you, since empty_feed found nothing ([])")
+    assert fell_back("empty_feed", text) and not fell_back("delay_feed", text)
+    assert not fell_back("delay_feed", "RX3: 7 min (live)")

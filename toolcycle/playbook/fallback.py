@@ -1,0 +1,102 @@
+"""Fallbacks: a learned alternative tool called for the model when the tool it called fails.
+
+Why: a pitfall such as "delay_feed times out. Call service_history(service) instead." reaches
+a small model as advice, and the 1.5B still called ``delay_feed`` first in most runs shown it
+(rail ReAct: 5 of 9 delay runs at d6df1db), then spent a turn on ``service_history``; with the
+JSON protocol it often answered with the advice itself ("use service_history instead") after
+the failure (delay runs right: 5 of 9 without the playbook, 2 of 9 with it). The run already
+showed what works: the other tool, called with the same argument. While a run is shown such a
+pitfall, a call of the failing tool that fails (or finds nothing) calls the alternative with
+the same arguments and answers with its result, saying so.
+
+Only where that is safe and complete: the alternative is ``read_only`` (the model did not ask
+for it), needs no approval, and takes no required parameter the failing tool's call does not
+have, so the call's own arguments are a whole call of it. A pitfall whose repair is a chain
+(``Call staff_directory(name), then weather(city) instead``) or a prerequisite or an argument
+shape makes no fallback. Offered with ``Playbook(routines=True)``, like routines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import Any
+
+from .._observation import serialize_result
+from ..context import RunContext
+from ..tools import Tool, ToolArgumentsError
+from .evidence import is_empty_result
+from .routine import invoke_step, properties
+from .strategy import Strategy
+
+#: In every result a fallback gives after the failing tool failed: how the learner tells such a
+#: call from the tool's own (it is neither the tool's success nor a sequence to learn).
+FELL_BACK = "answered such tasks in earlier runs"
+
+
+def fell_back(tool: str, result: str | None) -> bool:
+    """Whether a call of ``tool`` with ``result`` was answered by its fallback."""
+    if result is None or FELL_BACK not in result:
+        return False
+    if result.startswith("Ran "):  # "Ran Y for you, since X timed out (...):"
+        return f", since {tool} " in result.split("\n", 1)[0]
+    return result.startswith(f"{tool} ")  # "X timed out; Y(...), which ..., failed too: ..."
+
+
+def alternative_of(strategy: Strategy) -> tuple[str, str] | None:
+    """``(failing tool, alternative)`` when ``strategy`` is a pitfall whose repair is one other
+    tool ("X times out. Call Y(a) instead."), else None."""
+    if strategy.kind != "pitfall" or len(strategy.tools) != 2:
+        return None
+    tool, via = strategy.tools
+    if tool == via or not re.search(rf"\. Call {re.escape(via)}\([^()]*\) instead\.$",
+                                    strategy.advice):
+        return None
+    return tool, via
+
+
+def fallback_tool(primary: Tool[Any], alternative: Tool[Any]) -> Tool[Any] | None:
+    """``primary`` that calls ``alternative`` when it fails or finds nothing, or None where
+    that is not safe or not a whole call (see the module docstring)."""
+    if (primary.function is None or alternative.function is None
+            or primary.requires_approval or alternative.requires_approval
+            or not alternative.policy.read_only):
+        return None
+    own = set(properties(primary))
+    wanted = set(properties(alternative))
+    required = alternative.spec.parameters.get("required", [])
+    if not isinstance(required, list) or not set(required) <= own or not wanted & own:
+        return None
+
+    async def call_or_fall_back(ctx: RunContext[Any], **arguments: Any) -> Any:
+        checked = primary.validate(arguments)
+        try:
+            value = await invoke_step(primary, ctx, checked)
+        except TimeoutError:
+            failure = f"{primary.name} timed out" + (
+                f" after {primary.timeout} s" if primary.timeout else "")
+        except ToolArgumentsError:
+            raise  # the model's arguments: its to fix, not the alternative's
+        except Exception as exc:  # the failure the pitfall was learned from
+            failure = f"{primary.name} failed: {type(exc).__name__}: {exc}"
+        else:
+            text, _ = serialize_result(value)
+            if not is_empty_result(text):
+                return value
+            failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
+        args = {k: v for k, v in arguments.items() if k in wanted}
+        shown = json.dumps(args, ensure_ascii=False, default=str)
+        try:
+            other = await invoke_step(alternative, ctx, alternative.validate(args))
+        except Exception as exc:
+            return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, failed too: "
+                    f"{type(exc).__name__}: {exc}")
+        result, _ = serialize_result(other)
+        return (f"Ran {alternative.name} for you, since {failure} (already called; it "
+                f"{FELL_BACK}; answer from its result):\n{alternative.name}({shown}) -> {result}")
+
+    # the primary keeps its own timeout inside; the pair has none (as a routine's steps)
+    policy = replace(primary.policy, timeout=None, inline=False)
+    return Tool(primary.spec, call_or_fall_back, policy=policy, context_param="ctx",
+                check_schema=False)
