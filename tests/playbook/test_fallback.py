@@ -170,3 +170,20 @@ async def test_an_alternative_that_fails_too_says_so_and_an_empty_result_falls_b
     assert text.startswith("Ran service_history for you, since empty_feed found nothing ([])")
     assert fell_back("empty_feed", text) and not fell_back("delay_feed", text)
     assert not fell_back("delay_feed", "RX3: 7 min (live)")
+
+
+async def test_no_fallback_under_an_approval_policy_it_would_bypass() -> None:
+    from toolcycle import ApprovalRequest, Approve, RunContext
+
+    seen: list[str] = []
+
+    def policy(request: ApprovalRequest, ctx: RunContext[Any]) -> Approve:
+        seen.append(request.tool_name)
+        return Approve()
+
+    agent = Agent(ScriptedModel(feed_first), "Answer with the tools.",
+                  [tool(delay_feed, read_only=True), tool(service_history, read_only=True)],
+                  name="rail", playbook=_playbook(), approval=policy)
+    result = await agent.run("What is the delay of service RX1?")
+    assert [c.name for c in result.trace.tool_calls] == ["delay_feed", "service_history"]
+    assert seen == ["delay_feed", "service_history"]  # the policy decided every call

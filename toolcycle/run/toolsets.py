@@ -73,7 +73,9 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
     names = frozenset(d.name for d in chosen)
-    swaps = selector.stand_ins(task, names) if isinstance(selector, ToolStandIns) else {}
+    # Not under an approval policy: a stand-in calls tools the policy would never see.
+    swaps = (selector.stand_ins(task, names)
+             if isinstance(selector, ToolStandIns) and core.approval is None else {})
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
