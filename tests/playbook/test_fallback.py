@@ -73,6 +73,8 @@ async def test_a_failing_tool_shown_its_pitfall_calls_the_alternative_for_the_mo
     assert pb.flush(30)
     assert [c for c in pb.store.candidates() if "delay_feed" in str(c)] == []
     assert "delay_feed" not in pb.tool_stats("rail")
+    pitfall = pb.store.get("p")
+    assert pitfall is not None and pitfall.helpful == 1  # followed: its alternative answered
 
 
 async def test_a_call_that_works_is_the_tools_own() -> None:

@@ -502,6 +502,8 @@ async def test_an_offered_routine_answers_a_call_of_its_first_tool() -> None:
     assert pb.flush(30)
     assert pb.store.candidates() == []
     assert pb.tool_stats("money")["country_info"].calls == 3  # the learning runs' calls only
+    [strategy] = [s for s in pb.strategies("money") if s.kind == "sequence"]
+    assert strategy.helpful == 1  # the run followed it, through the routine
 
 
 async def test_the_first_tool_is_itself_where_the_routine_is_not_offered() -> None:

@@ -297,7 +297,7 @@ class Playbook:
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
-            calls=[(c.call.name, c.status) for c in analysis.calls],
+            calls=self._as_run(trace.agent_name, analysis.calls, stood_in),
             shaped=shaped_values(trace, analysis.calls), domain=domain,
             task=task_fingerprint(trace.user_prompt or ""),
             keywords=keywords(trace.user_prompt or ""),
@@ -320,6 +320,26 @@ class Playbook:
         stand_ins = self._stand_ins.get(trace.agent_name, {})
         return ({stand_ins[name].name for name in offered if name in stand_ins}
                 | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)})
+
+    def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str]
+                ) -> list[tuple[str, str]]:
+        """The run's calls as the strategies it was shown judge them: a call a routine stood
+        in for is a call of the routine; one a fallback answered is the failed call, then the
+        alternative's (so the pitfall counts as followed)."""
+        routine_of = {tool.name: name for name, tool in self._stand_ins.get(agent_name, {}).items()}
+        alternatives = {tool.name: pitfall.tools[1]
+                        for pitfall, tool in self._fallbacks.get(agent_name, {}).values()}
+        made: list[tuple[str, str]] = []
+        for c in calls:
+            name, result = c.call.name, c.call.result or ""
+            if name in stood_in and fell_back(name, result) and name in alternatives:
+                fine = result.startswith("Ran ")
+                made += [(name, "error"), (alternatives[name], "ok" if fine else "error")]
+            elif name in stood_in and name in routine_of:
+                made.append((routine_of[name], c.status))
+            else:
+                made.append((name, c.status))
+        return made
 
     # -- the background worker ---------------------------------------------------------------
 
@@ -351,7 +371,9 @@ class RoutineOffer:
     It asks the playbook what it would show, at the cost of one more retrieval per run (about
     0.2 ms at 10,000 strategies). As a :class:`~toolcycle.run.state.ToolStandIns` it also has
     each offered routine answer the run's calls of its first tool, where the routine allows
-    it (:func:`~toolcycle.playbook.routine.stand_in`).
+    it (:func:`~toolcycle.playbook.routine.stand_in`), and each fallback its failing tool's in
+    the runs shown its pitfall (:func:`~toolcycle.playbook.fallback.fallback_tool`; one more
+    retrieval per run, for agents that have fallbacks).
     """
 
     def __init__(self, playbook: Playbook, agent_name: str, routines: frozenset[str],

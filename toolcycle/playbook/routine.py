@@ -291,9 +291,9 @@ def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
     Why: offered ``find_booking_then_booking_detail`` beside ``find_booking``, the 1.5B called
     ``find_booking`` itself and then the routine in 7 of 11 runs (``find_ticker_then_get_quote``:
     10 of 10): three turns, as without the routine. Answering that first call with the whole
-    chain ends such runs a turn earlier: rail's seat train tasks, seeds 1-2, 8 of 12 right in
-    2.75 turns against 7 of 12 in 3.33 (bench/routine_first_tool.py); taking the first tool
-    away instead made the model answer without looking anything up (1 of 6).
+    chain ends such runs a turn earlier: rail's seat train tasks, seeds 1-2, 10 of 12 right in
+    2.08 turns against 8 of 12 in 2.58 (bench/routine_first_tool.py); taking the first tool
+    away instead made the model answer without looking anything up (1 of 6 right).
 
     Only when every later step is ``read_only`` (the model asked for the first call, not for
     the others) and the routine takes exactly the first tool's parameters (a call of it must
