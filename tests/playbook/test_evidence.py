@@ -139,6 +139,30 @@ def test_a_timeout_pitfall_names_the_alternative_tool_that_answered() -> None:
     assert pitfall.advice == "delay_feed times out. Call timetable_archive(service) instead."
 
 
+def test_an_alternative_called_with_a_guessed_value_is_no_repair() -> None:
+    """Seen on `chains` (2026-11-28): the 1.5B guessed Marnland's currency code after
+    find_ticker failed, and "find_ticker fails … Call exchange_rate(currency) instead."
+    sent later currency questions looping between the two tools."""
+    trace = make_trace("How many US dollars is one unit of Marnland's currency worth?", [
+        [("exchange_rate", {"currency": "Marnland"}, None, "unknown currency 'Marnland'")],
+        [("find_ticker", {"company": "Marnland"}, None, "unknown company 'Marnland'")],
+        [("exchange_rate", {"currency": "MRL"}, "1 MRL = 0.089 USD", None)],
+    ])
+    trace.output = "1 Marnland = 0.089 USD"
+    pitfalls = [i for i in reflect(trace, success=True, domain="d") if i.kind == "pitfall"]
+    assert [p.tools for p in pitfalls if p.tools[0] == "find_ticker"] == [["find_ticker"]]
+    assert not any("Call exchange_rate" in p.advice for p in pitfalls)
+    # the same value found in the prompt (any case) or an earlier result is grounded
+    grounded = make_trace("How many US dollars is one MRL worth?", [
+        [("find_ticker", {"company": "mrl"}, None, "unknown company 'mrl'")],
+        [("exchange_rate", {"currency": "MRL"}, "1 MRL = 0.089 USD", None)],
+    ])
+    grounded.output = "0.089 USD"
+    [pitfall] = [i for i in reflect(grounded, success=True, domain="d") if i.kind == "pitfall"]
+    assert pitfall.advice == ("find_ticker fails with: unknown company …. Call "
+                              "exchange_rate(currency) instead.")
+
+
 def test_another_tool_is_an_alternative_only_in_a_run_that_got_the_answer_right() -> None:
     """Measured on `chains`: runs that called find_ticker after get_quote's error, then
     answered with the ticker, taught "get_quote fails ... Call find_ticker(company) instead."

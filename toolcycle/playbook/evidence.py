@@ -216,7 +216,7 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
         return None
     other = next((c for c in later if c.ok and c.call.name != name
                   and (answered is None or c.call.name in answered)), None)
-    if other is None:
+    if other is None or not _grounded(other, calls, prompt):
         return None
     # the rest of the answering chain after the alternative: "Call staff_directory(name)
     # instead" for a weather question sent the 1.5B to staff_directory and it answered from
@@ -227,6 +227,21 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
         and c.call.name not in (name, other.call.name)))
     return Repair("alternative", name, via=other.call.name,
                   via_args=tuple(sorted(other.call.args or {})), then=tuple(then))
+
+
+def _grounded(call: CallEvidence, calls: list[CallEvidence], prompt: str) -> bool:
+    """Whether every argument of ``call`` came from the prompt or an earlier result.
+
+    An alternative called with a value from nowhere worked by a guess, and "call it instead"
+    does not carry to the next task: on `chains` (2026-11-28), `exchange_rate("MRL")` after
+    `find_ticker("Marnland")` failed (the model guessed Marnland's currency code) taught
+    "find_ticker fails … Call exchange_rate(currency) instead.", and currency questions shown
+    it went on to loop between the two tools.
+    """
+    seen = [prompt.lower()] + [(c.call.result or "").lower() for c in calls
+                               if c.index < call.index]
+    return all(any(value.lower() in text for text in seen)
+               for value in _arg_values(call.call.args))
 
 
 def _changed_args(before: Any, after: Any) -> list[tuple[str, str]]:
