@@ -178,9 +178,15 @@ def test_a_name_followed_by_the_copied_tool_list_is_the_name() -> None:
     reply = ('Thought: find it.\nAction: add, one of [lookup, add, lookup_then_add]\n'
              'Action Input: {"a": 1, "b": 2}')
     assert calls(parse_react(reply, [LOOKUP, ADD], "c")) == [("add", {"a": 1, "b": 2})]
-    # a name that is only a prefix of the text's first word is not taken (brackets stripped)
+    # the format line's words after a description of the tool (chains' baseline, 2026-11-28)
+    described = ('Action: the add tool, one of [lookup, add, lookup_then_add]\n'
+                 'Action Input: {"a": 1, "b": 2}')
+    assert calls(parse_react(described, [LOOKUP, ADD], "c")) == [("add", {"a": 1, "b": 2})]
+    assert calls(parse_react("Action: add - to sum them\nAction Input: {}", [ADD], "c")
+                 ) == [("add", {})]
+    # a name that is only a prefix of the text's first word is not taken
     assert calls(parse_react("Action: addition, one of [add, lookup]\nAction Input: {}",
-                             [ADD, LOOKUP], "c")) == [("addition, one of [add, lookup", {})]
+                             [ADD, LOOKUP], "c")) == [("addition", {})]
 
 
 def test_an_action_input_the_token_limit_cut_is_unreadable_not_closed() -> None:

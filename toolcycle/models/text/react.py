@@ -36,6 +36,7 @@ _THOUGHT = re.compile(_KEYWORD.format(word="Thought"), re.IGNORECASE)
 _OBSERVATION = re.compile(_KEYWORD.format(word="Observation"), re.IGNORECASE)
 _FENCE = re.compile(r"^```[A-Za-z]*\s*|\s*```$")
 _LEADING_NAME = re.compile(r"^[A-Za-z0-9_.-]+(?=[^A-Za-z0-9_.-])")
+_COPIED_LIST = re.compile(r",?\s*one of \[", re.IGNORECASE)
 
 FORMAT = """Use this format:
 Thought: think about what to do
@@ -140,14 +141,18 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str, cut: bool 
         # arguments are the inline ones, not the empty object that follows them
         name, raw = inline.group(1), _inline_arguments(inline.group(2))
     if name not in tools:
+        # the format line's own words copied after the choice ("find_booking, one of [...]",
+        # "the find_ticker tool, one of [...]": Qwen2.5-Coder-1.5B) are not part of it
+        name = _COPIED_LIST.split(name, maxsplit=1)[0].strip().strip("`*'\"") or name
+    if name not in tools:
         # "Action: The `latest_order` tool." (Qwen 0.5B): take the one tool it mentions.
         mentioned = [known for known in tools if re.search(rf"\b{re.escape(known)}\b", name)]
         name = mentioned[0] if len(mentioned) == 1 else resolve_tool_name(name, tools)
     if name not in tools:
-        # "Action: find_booking, one of [delay_feed, find_booking, ...]" (Qwen2.5-Coder-1.5B
-        # copying the format line): the offered name the text starts with, as a whole name.
-        # Read back as written, the invalid name made the model repeat it until the
-        # iteration limit (8 of 60 runs of rail's seat train tasks, 2026-11-28).
+        # An offered name followed by other words ("find_booking - to get the reference"):
+        # the name the text starts with, as a whole name. Read back as written, an invalid
+        # name made the 1.5B repeat it until the iteration limit (8 of 60 runs of rail's seat
+        # train tasks, 2026-11-28, with the format line's tool list after the name).
         leading = _LEADING_NAME.match(name)
         if leading is not None and leading.group(0) in tools:
             name = leading.group(0)
