@@ -294,7 +294,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "strategy_log": strategy_log, "lessons": args.lessons, "routines": args.routines,
         "reflection_errors": [str(e)[:500] for e in learner.errors],
     }
-    if args.learn_only:
+    if args.learn_only or args.repeats < 1:  # --repeats 0: no test split to run either
         return learned
 
     frozen = Playbook(db, learn=False, routines=args.routines)
