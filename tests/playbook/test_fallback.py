@@ -189,3 +189,18 @@ async def test_no_fallback_under_an_approval_policy_it_would_bypass() -> None:
     result = await agent.run("What is the delay of service RX1?")
     assert [c.name for c in result.trace.tool_calls] == ["delay_feed", "service_history"]
     assert seen == ["delay_feed", "service_history"]  # the policy decided every call
+
+
+async def test_an_agent_with_fallbacks_only_retrieves_once_per_run_for_its_offer() -> None:
+    pb = _playbook()
+    agent = _agent(pb)
+    asked: list[str] = []
+    own = pb.strategies_shown_for
+
+    def counting(task: str, agent_name: str, tool_names: Any) -> Any:
+        asked.append(task)
+        return own(task, agent_name, tool_names)
+
+    pb.strategies_shown_for = counting  # type: ignore[method-assign]
+    await agent.run("What is the delay of service RX1?")
+    assert len(asked) == 1  # the stand-ins'; no routine to hold back, so select asks nothing

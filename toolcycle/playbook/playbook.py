@@ -389,10 +389,12 @@ class RoutineOffer:
 
     def select(self, task: str, tools: Sequence[ToolDefinition],
                keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
-        names = [d.name for d in tools]
-        shown = self.playbook.strategies_shown_for(task, self.agent_name, names)
-        wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
-        chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
+        chosen = tuple(tools)
+        if self.routines:  # an agent with fallbacks only has no routine to hold back
+            names = [d.name for d in tools]
+            shown = self.playbook.strategies_shown_for(task, self.agent_name, names)
+            wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
+            chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
         return chosen if self.inner is None else self.inner.select(task, chosen, keep)
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
