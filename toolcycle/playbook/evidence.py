@@ -238,9 +238,9 @@ def _grounded(call: CallEvidence, calls: list[CallEvidence], prompt: str) -> boo
     "find_ticker fails … Call exchange_rate(currency) instead.", and currency questions shown
     it went on to loop between the two tools.
     """
-    seen = [prompt.lower()] + [(c.call.result or "").lower() for c in calls
-                               if c.index < call.index]
-    return all(any(value.lower() in text for text in seen)
+    earlier = [c for c in calls if c.index < call.index]
+    lowered = prompt.lower()
+    return all(value.lower() in lowered or _source_of(value, prompt, earlier) is not None
                for value in _arg_values(call.call.args))
 
 
