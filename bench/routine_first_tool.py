@@ -4,12 +4,13 @@ Measured before (``bench/routine_naming.py``): offered ``find_booking_then_booki
 beside ``find_booking``, the 1.5B called ``find_booking`` itself, then the routine, in 7 of 11
 routine runs (``find_ticker_then_get_quote``: 10 of 10): three turns, as without the routine.
 This script runs the given kinds of a suite's train split with a learned playbook frozen
-(routines on), once as the playbook offers tools (``built``) and once with the routine's first
-tool left out of the run's tools whenever the routine is offered (``hide``), and prints
+(routines on): ``built``, the routines without their stand-ins (as before 247fb95);
+``stand-in``, as the library offers them since (``routine.stand_in``); ``hide``, the routine's
+first tool left out of the run's tools whenever the routine is offered. It prints
 success, iterations, how often the routine came after its first tool by hand, and the text of
 every tool name the engine could not accept (the ``invalid_tool_name`` calls)::
 
-    .venv/bin/python bench/routine_first_tool.py PLAYBOOK.db rail seat 1,2,3
+    .venv/bin/python bench/routine_first_tool.py PLAYBOOK.db rail seat 1,2 built,stand-in
 
 (PLAYBOOK.db: a copy made with sqlite3 backup, see ``bench/routine_naming.py``.)
 """
