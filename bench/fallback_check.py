@@ -2,12 +2,15 @@
 
 Runs the given kinds of a suite's train split with a learned playbook frozen (routines on, so
 stand-ins on), once with the fallbacks cleared (``off``) and once as the library offers them
-(``on``), at the given seeds and protocol, and prints success, iterations and the tool calls::
+(``on``), or with the routines' repairs of their last tool's failed calls cleared
+(``norepair``), at the given seeds and protocol, and prints success, iterations and the tool
+calls::
 
-    .venv/bin/python bench/fallback_check.py PLAYBOOK.db rail delay 1,2 react [off,on]
+    .venv/bin/python bench/fallback_check.py PLAYBOOK.db rail delay 1,2 react [off,on,norepair]
 
 PLAYBOOK.db: a copy made with sqlite3 backup (see ``bench/routine_naming.py``), or a file
-this script writes from the ``strategies`` of a learning result (``--from RESULT.json``).
+this script writes from the ``strategies`` of learning results (``--from A.json[,B.json]``;
+a later result's strategy replaces an earlier one's of the same id).
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int],
             offer = agent.tool_selection
             if key == "off" and isinstance(offer, playbook_module.RoutineOffer):
                 offer._fallbacks.clear()
+            if key == "norepair" and isinstance(offer, playbook_module.RoutineOffer):
+                offer._repairs.clear()
             for task in tasks:
                 result = await agent.run(task.prompt)
                 calls = [c.name for c in result.trace.tool_calls]
@@ -50,11 +55,12 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int],
               f"{sum(r[1] for r in rows) / len(rows):.2f}", flush=True)
 
 
-def from_result(result: str, db: str) -> None:
-    """A playbook file holding the strategies a learning result ended with."""
+def from_result(results: str, db: str) -> None:
+    """A playbook file holding the strategies learning results ended with."""
     pb = Playbook(db, learn=False)
-    data = json.loads(Path(result).read_text())
-    pb.store.put([Strategy.from_dict(s) for s in data["strategies"]])
+    for result in results.split(","):
+        data = json.loads(Path(result).read_text())
+        pb.store.put([Strategy.from_dict(s) for s in data["strategies"]])
     pb.close()
 
 

@@ -30,7 +30,7 @@ from .evidence import CallEvidence
 from .fallback import alternative_of, fallback_tool, fell_back
 from .location import open_store
 from .reflector import LLMReflector, analyse, reflect, shaped_values
-from .routine import induce, routine_name, routine_tool, stand_in
+from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, keywords, task_fingerprint
@@ -107,8 +107,10 @@ class Playbook:
         self._routine_names: set[str] = set()
         #: Per agent: routine name -> the routine standing in for its first tool (routine.
         #: stand_in); pitfall strategy id -> the failing tool calling its alternative
-        #: (fallback.fallback_tool). Both answer calls in the runs offered them.
+        #: (fallback.fallback_tool); routine name -> the routine repairing failed calls of
+        #: its last tool (routine.repair). Each answers calls in the runs offered them.
         self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
+        self._repairs: dict[str, dict[str, Tool[Any]]] = {}
         self._fallbacks: dict[str, dict[str, tuple[Strategy, Tool[Any]]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
@@ -206,6 +208,9 @@ class Playbook:
                 standing = stand_in(routine, built, tools)
                 if standing is not None:
                     self._stand_ins.setdefault(agent_name, {})[built.name] = standing
+                mending = repair(routine, built, tools)
+                if mending is not None:
+                    self._repairs.setdefault(agent_name, {})[built.name] = mending
         return made
 
     def routine_selection(self, agent_name: str, routines: Sequence[str],
@@ -217,10 +222,13 @@ class Playbook:
         offer (no routine and no fallback)."""
         stand_ins = {name: tool for name, tool in self._stand_ins.get(agent_name, {}).items()
                      if name in routines}
+        repairs = {name: tool for name, tool in self._repairs.get(agent_name, {}).items()
+                   if name in routines}
         fallbacks = self._fallbacks.get(agent_name, {})
         if not routines and not fallbacks:
             return inner
-        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins, fallbacks)
+        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins, fallbacks,
+                            repairs)
 
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:
@@ -313,20 +321,24 @@ class Playbook:
     def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence]) -> set[str]:
         """The tools whose calls a stand-in answered in this run: the first tools of the
         routines it was offered, and each tool a fallback answered for (its results are not
-        the tool's alone, so neither a sequence nor a statistic of it)."""
+        the tool's alone, so neither a sequence nor a statistic of it), and each tool a
+        routine repaired a call of."""
         offered = trace.tools_offered
         if not offered:
             return set()
         stand_ins = self._stand_ins.get(trace.agent_name, {})
         return ({stand_ins[name].name for name in offered if name in stand_ins}
-                | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)})
+                | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)
+                   or repaired(c.call.name, c.call.result)})
 
     def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str]
                 ) -> list[tuple[str, str]]:
         """The run's calls as the strategies it was shown judge them: a call a routine stood
         in for is a call of the routine; one a fallback answered is the failed call, then the
-        alternative's (so the pitfall counts as followed)."""
+        alternative's (so the pitfall counts as followed); one a routine repaired is a call
+        of the routine."""
         routine_of = {tool.name: name for name, tool in self._stand_ins.get(agent_name, {}).items()}
+        repaired_by = {tool.name: name for name, tool in self._repairs.get(agent_name, {}).items()}
         alternatives = {tool.name: pitfall.tools[1]
                         for pitfall, tool in self._fallbacks.get(agent_name, {}).values()}
         made: list[tuple[str, str]] = []
@@ -335,6 +347,8 @@ class Playbook:
             if name in stood_in and fell_back(name, result) and name in alternatives:
                 fine = result.startswith("Ran ")
                 made += [(name, "error"), (alternatives[name], "ok" if fine else "error")]
+            elif name in stood_in and name in repaired_by and repaired(name, result):
+                made.append((repaired_by[name], c.status))
             elif name in stood_in and name in routine_of:
                 made.append((routine_of[name], c.status))
             else:
@@ -379,13 +393,15 @@ class RoutineOffer:
     def __init__(self, playbook: Playbook, agent_name: str, routines: frozenset[str],
                  inner: ToolSelector | None,
                  stand_ins: Mapping[str, Tool[Any]] | None = None,
-                 fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None) -> None:
+                 fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None,
+                 repairs: Mapping[str, Tool[Any]] | None = None) -> None:
         self.playbook = playbook
         self.agent_name = agent_name
         self.routines = routines
         self.inner = inner
         self._stand_ins = dict(stand_ins or {})
         self._fallbacks = dict(fallbacks or {})
+        self._repairs = dict(repairs or {})
 
     def select(self, task: str, tools: Sequence[ToolDefinition],
                keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
@@ -401,8 +417,11 @@ class RoutineOffer:
         """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An
         offered routine answers its first tool's (:func:`~toolcycle.playbook.routine.
         stand_in`); a pitfall shown the run, with a fallback, its failing tool's
-        (:func:`~toolcycle.playbook.fallback.fallback_tool`): routines first."""
-        swaps: dict[str, Tool[Any]] = {}
+        (:func:`~toolcycle.playbook.fallback.fallback_tool`); an offered routine, its last
+        tool's failed calls (:func:`~toolcycle.playbook.routine.repair`). Stand-ins win over
+        fallbacks, fallbacks over repairs."""
+        swaps = {tool.name: tool for name, tool in self._repairs.items()
+                 if name in offered and tool.name in offered}
         if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
             shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
             ids = {s.id for s in shown}

@@ -312,6 +312,73 @@ def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
                 check_schema=False)
 
 
+#: In every result a repair gives (see :func:`repair`): how the learner tells such a call
+#: from the tool's own.
+REPAIRED = "needs the result of"
+
+
+def repair(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
+           ) -> Tool[Any] | None:
+    """The routine ``built`` (its tool) answering failed calls of its last tool, or None.
+
+    Why: the 1.5B often calls the detail tool first with the name the question gives
+    (``exchange_rate("Zarovia")``, ``get_quote("Glenrock Mining")``, ``weather("Chloe
+    Martin")``): the lookup the routine runs first was skipped. The tool rejects the name; on
+    the `chains` test split that was the first call of 10 of 18 currency runs, and half of them
+    never recovered (they called ``find_ticker`` or the same tool again to the limit). The
+    routine already knows the repair: look the name up, take the value out of the result,
+    call the tool with it. So in a run offered the routine, a call of its last tool that
+    fails (or finds nothing) runs the routine with the call's value, and answers with every
+    result; if the routine does not get through (the lookup finds nothing too), the call's
+    own failure stands, unchanged.
+
+    Only for a routine of one parameter whose last tool takes one parameter, the fed one (so
+    the call's one value is the routine's one input), and only when every step is
+    ``read_only``: the model asked for none of the calls the repair makes.
+    """
+    last = tools.get(routine.tools[-1])
+    if last is None or built.function is None or not all(
+            (t := tools.get(name)) is not None and t.policy.read_only for name in routine.tools):
+        return None
+    params, fed = list(properties(built)), routine.feeds[-1].arg
+    if len(params) != 1 or list(properties(last)) != [fed]:
+        return None
+    run_routine, param = built.function, params[0]
+    lookups = ", ".join(routine.tools[:-1])
+
+    async def call_or_repair(ctx: RunContext[Any], **arguments: Any) -> Any:
+        failure: Exception | None = None
+        try:
+            value = await invoke_step(last, ctx, last.validate(arguments))
+        except (ToolArgumentsError, TimeoutError):
+            raise  # the model's arguments to fix; a timeout is not a missing lookup
+        except Exception as exc:  # the call the lesson is about: the name in the id's place
+            failure = exc
+        else:
+            if not is_empty_result(serialize_result(value)[0]):
+                return value
+        given = arguments.get(fed)
+        chained = await run_routine(ctx, **{param: given}) if isinstance(given, str) else ""
+        if not isinstance(chained, str) or not chained.startswith("Ran "):  # not through
+            if failure is not None:
+                raise failure
+            return value
+        body = chained.split("\n", 1)[1]
+        return (f"Ran {', then '.join(routine.tools)} for you, since {last.name} {REPAIRED} "
+                f"{lookups} first (already called; answer from these results):\n{body}")
+
+    policy = replace(last.policy, timeout=None, inline=False)
+    return Tool(last.spec, call_or_repair, policy=policy, context_param="ctx",
+                check_schema=False)
+
+
+def repaired(tool: str, result: str | None) -> bool:
+    """Whether a call of ``tool`` with ``result`` was answered by a routine's repair."""
+    if result is None or not result.startswith("Ran "):
+        return False
+    return f", since {tool} {REPAIRED} " in result.split("\n", 1)[0]
+
+
 def completed(names: list[str], lines: list[str]) -> str:
     """What the model reads when every step ran: that they ran, then each call and result.
 
