@@ -42,6 +42,7 @@ from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
 from .approvals import MAX_RESUMES, approval_setup
 from .invariants import Observation, check
+from .offers import FuzzOffer, offers_drawn
 from .scenario import (
     HOOKS,
     Answer,
@@ -158,10 +159,13 @@ async def _drive(s: Scenario) -> Observation:
 
     store_path = _store_path(s.seed) if s.trace_store else None
     tools, policy = approval_setup(s)
+    # the library's own stand-ins refuse tools that need approval: offers only without it
+    offer = FuzzOffer() if s.approval is None and offers_drawn(s.seed) else None
     agent = Agent(
         model, "You are being fuzzed.", tools,
         output=_output(s, obs), limits=Limits(**s.agent_limits) if s.agent_limits else None,
         parallel_tools=s.parallel, trace_store=store_path or False, approval=policy,
+        tool_selection=offer,
     )
     callbacks = _callbacks(s, obs, cancel_task, cancel_token)
     options: dict[str, Any] = {
@@ -446,6 +450,7 @@ def explain(seed: int) -> str:
     scenario = generate(seed)
     obs = asyncio.run(_drive(scenario))
     lines = [f"scenario: {asdict(scenario)}", f"error: {obs.error!r}",
+             f"playbook offers: {scenario.approval is None and offers_drawn(seed)}",
              f"task cancelled by the test: {obs.task_cancelled}; token cancelled by: "
              f"{obs.token_cancelled_by}"]
     final = obs.final

@@ -21,6 +21,7 @@ from toolcycle.playbook.routine import (
     routine_name,
     routine_tool,
     stand_in,
+    typed,
 )
 from toolcycle.playbook.strategy import Strategy
 
@@ -538,3 +539,42 @@ def test_a_routine_with_parameters_beyond_its_first_tools_stands_in_for_nothing(
     built = routine_tool(routine, tools)
     assert built is not None and set(built.spec.parameters["properties"]) == {"country", "date"}
     assert stand_in(routine, built, tools) is None
+
+
+async def test_a_value_fed_to_a_number_parameter_is_passed_as_a_number() -> None:
+    """Found by the engine fuzzer: a routine fed the text "8" to an integer parameter, and
+    the step rejected it (``"8" is not of type "integer"``)."""
+    def queue_position(ticket: str) -> str:
+        """Where a ticket stands in the queue."""
+        return f"{ticket}: position {len(ticket)} in queue"
+
+    def wait_minutes(position: int, fast: bool | None = None) -> str:
+        """Expected wait for a queue position."""
+        return f"{position * 3} minutes"
+
+    feeds = []
+    for ticket in ("T-1", "T-22"):
+        example = feed_example(queue_position(ticket), str(len(ticket)))
+        assert example is not None
+        feeds.append([{"arg": "position", **example}])
+    routine = induce(_strategy(["queue_position", "wait_minutes"], feeds))
+    assert routine is not None
+    built = routine_tool(routine, {"queue_position": tool(queue_position),
+                                   "wait_minutes": tool(wait_minutes)})
+    assert built is not None
+    out = await built.invoke(None, {"ticket": "T-4444"})  # type: ignore[arg-type]
+    assert out.endswith('wait_minutes({"position": 6}) -> 18 minutes')
+
+
+@pytest.mark.parametrize(("value", "schema", "expected"), [
+    ("8", {"type": "integer"}, 8),
+    ("2.5", {"type": ["number", "null"]}, 2.5),
+    ("true", {"anyOf": [{"type": "boolean"}, {"type": "null"}]}, True),
+    ("8", {"type": "string"}, "8"),
+    ("8", {}, "8"),
+    ("eight", {"type": "integer"}, "eight"),  # left for the step's own validation to refuse
+    ('"8"', {"type": "integer"}, '"8"'),
+])
+def test_typed_reads_json_only_where_the_schema_asks_for_it(
+        value: str, schema: dict[str, Any], expected: Any) -> None:
+    assert typed(value, schema) == expected

@@ -262,7 +262,7 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
                                  f"routine expects it in the result above; call {step.name} "
                                  f"yourself if the result has it)")
                     return "\n".join(lines)
-                args[feed.arg] = value
+                args[feed.arg] = typed(value, properties(step).get(feed.arg))
             shown = json.dumps(args, ensure_ascii=False, default=str)
             try:
                 checked = step.validate(args)
@@ -399,6 +399,28 @@ async def invoke_step(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str
     if step.inline:
         return step.invoke(ctx, arguments)
     return await on_thread(step, ctx, arguments)  # the loop's own worker threads and timeout
+
+
+def typed(value: str, schema: Any) -> Any:
+    """``value``, taken out of a result as text, as the parameter's schema types it: a
+    number, boolean, array or object read as JSON where the schema asks for one and the text
+    is one ("8" for an integer ``ms``); the text itself otherwise (the tool's own validation
+    then says what is wrong). Found by the engine fuzzer: a fed integer was rejected as
+    ``"8" is not of type "integer"``."""
+    if not isinstance(schema, dict):
+        return value
+    options = [schema, *(o for o in schema.get("anyOf", []) if isinstance(o, dict))]
+    wanted: set[Any] = set()
+    for option in options:  # {"type": "integer"}, {"type": ["integer", "null"]}, anyOf
+        kinds = option.get("type")
+        wanted.update(kinds if isinstance(kinds, list) else [kinds])
+    if not wanted - {"string", None}:
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return value if isinstance(parsed, str) else parsed
 
 
 def properties(tool: Tool[Any]) -> dict[str, Any]:

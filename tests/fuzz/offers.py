@@ -1,0 +1,83 @@
+"""Playbook offers under fuzzing: stand-ins, fallbacks and repairs answering a run's calls.
+
+A playbook with routines swaps some of a run's tools for wrappers that call other tools on
+the model's behalf (:func:`~toolcycle.playbook.routine.stand_in`,
+:func:`~toolcycle.playbook.routine.repair`, :func:`~toolcycle.playbook.fallback.fallback_tool`).
+They run inside the engine's tool execution, so every invariant of the loop (each call
+answered once, cancellation, no orphaned task or thread, trace and usage on every path) must
+hold for them as for the tools themselves. The wrappers here are built by those same library
+functions over the fuzz tools (read-only copies), so a fuzzed run meets the real ones: a sync
+first step on a worker thread, an async step that raises ``CancelledError``, a primary that
+times out, a repair whose chain fails again.
+
+Drawn from a generator of its own (like approvals), so every other choice of a seed stays what
+it was and the regression seeds replay the same scenarios.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from toolcycle import Tool
+from toolcycle.playbook.fallback import fallback_tool
+from toolcycle.playbook.routine import Feed, Routine, repair, routine_tool, stand_in
+from toolcycle.tools import ToolDefinition
+
+from .tools import ALL_TOOLS
+
+#: Share of seeds whose agent gets the offers.
+OFFER_SHARE = 0.5
+
+
+def offers_drawn(seed: int) -> bool:
+    """Whether the agent of ``seed``'s scenario gets playbook offers."""
+    return random.Random(f"offers:{seed}").random() < OFFER_SHARE
+
+
+def _read_only(tool: Tool[Any]) -> Tool[Any]:
+    assert tool.function is not None
+    return Tool(tool.spec, policy=replace(tool.policy, read_only=True)).bind(tool.function)
+
+
+class FuzzOffer:
+    """A tool selector that offers every tool and swaps in the wrappers (a
+    :class:`~toolcycle.run.state.ToolStandIns`)."""
+
+    def __init__(self) -> None:
+        tools = {name: _read_only(t) for name, t in ALL_TOOLS.items() if t.function is not None}
+        swaps: dict[str, Tool[Any]] = {}
+        # snooze's result carries its ms: "snoozed 7 ms" -> nap(ms=7), the routine standing in
+        # for snooze (a sync step on a worker thread, then an async one)
+        naps = Routine("snooze_then_nap", ("snooze", "nap"), (Feed("ms", "snoozed ", " ms"),),
+                       "s-fuzz-naps", 3)
+        built = routine_tool(naps, tools)
+        assert built is not None
+        standing = stand_in(naps, built, tools)
+        assert standing is not None
+        swaps["snooze"] = standing
+        # echo's whole result is aboom's kind: aboom's failures (it always raises, or raises
+        # CancelledError itself) are repaired by a chain that fails again, or echo stands in
+        echoes = Routine("echo_then_aboom", ("echo", "aboom"), (Feed("kind", "", ""),),
+                         "s-fuzz-echoes", 3)
+        built = routine_tool(echoes, tools)
+        assert built is not None
+        for name, made in (("echo", stand_in(echoes, built, tools)),
+                           ("aboom", repair(echoes, built, tools))):
+            assert made is not None
+            swaps[name] = made
+        # fallbacks: boom always raises (weird answers for it); slow_sync times out
+        for primary, alternative in (("boom", "weird"), ("slow_sync", "snooze")):
+            made = fallback_tool(tools[primary], tools[alternative])
+            assert made is not None
+            swaps[primary] = made
+        self.swaps = swaps
+
+    def select(self, task: str, tools: Sequence[ToolDefinition],
+               keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
+        return tuple(tools)
+
+    def stand_ins(self, task: str, offered: frozenset[str]) -> Mapping[str, Tool[Any]]:
+        return {name: tool for name, tool in self.swaps.items() if name in offered}
