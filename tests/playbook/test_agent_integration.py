@@ -58,7 +58,9 @@ async def test_learning_from_runs_cuts_iterations_on_the_next_task() -> None:
     agent = _agent(pb)
     report = await learn(TASKS, agent, playbook=pb, progress=False)
     assert report.success_rate == 1.0
-    assert [o["iterations"] for o in report.outcomes.values()] == [4, 4, 4]
+    # the chain's data flow (the ticker taken from find_ticker's result) was shown by the
+    # first two runs, so the third is already shown the strategy and skips the web search
+    assert [o["iterations"] for o in report.outcomes.values()] == [4, 4, 3]
     [strategy] = pb.strategies("quotes")
     assert "Do not use web_search" in strategy.advice
 
@@ -68,7 +70,7 @@ async def test_learning_from_runs_cuts_iterations_on_the_next_task() -> None:
     assert len(result.trace.steps) == 3  # the wasted web search is gone
     assert pb.flush(30)
     updated = pb.store.get(strategy.id)
-    assert updated is not None and (updated.helpful, updated.harmful) == (1, 0)
+    assert updated is not None and (updated.helpful, updated.harmful) == (2, 0)
     assert updated.mean_iterations == 3.0
 
 

@@ -27,7 +27,7 @@ def _learn(store: PlaybookStore, curator: Curator, trace, success: bool = True):
 
 
 def test_a_pattern_becomes_a_strategy_after_three_successful_runs(db_location: str) -> None:
-    store, curator = open_store(db_location), Curator()
+    store, curator = open_store(db_location), Curator(promote_on_flow=False)
     ops = [_learn(store, curator, stock_trace(c)) for c in ("Acme Corp", "Globex Corp")]
     assert [d.op for d in ops[0] + ops[1]].count("candidate") == 2
     assert store.strategies() == []
@@ -42,6 +42,41 @@ def test_a_pattern_becomes_a_strategy_after_three_successful_runs(db_location: s
     assert "Do not use web_search" in strategy.advice
     assert len(strategy.provenance) == 3
     assert store.candidates() == []
+
+
+def test_a_chain_whose_data_flow_two_runs_showed_is_promoted_after_those_two(
+        db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
+    first = _learn(store, curator, stock_trace("Acme Corp"))
+    assert [d.op for d in first] == ["candidate"]
+    second = _learn(store, curator, stock_trace("Globex Corp"))
+    assert [d.op for d in second] == ["add"]
+    [strategy] = store.strategies()
+    assert strategy.tools == ["find_ticker", "get_quote"] and strategy.support == 2
+    assert len(strategy.feeds) == 2  # the flow it was promoted on: a routine can be made
+    assert "acme" not in strategy.applies_when and "price" in strategy.applies_when
+    third = _learn(store, curator, stock_trace("Initech Corp"))
+    assert [d.op for d in third] == ["update"] and store.strategies()[0].support == 3
+
+
+def test_a_chain_without_a_shown_flow_or_shared_words_waits_for_three_runs(
+        db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
+    unfed = [make_trace(f"What is the stock price of {c}?",
+                        [[("find_ticker", {"company": c}, "found it", None)],
+                         [("get_quote", {"ticker": t}, f"{t}: 10 USD", None)]])
+             for c, t in (("Acme", "ACME"), ("Globex", "GLBX"))]  # the ticker not in a result
+    for trace in unfed:
+        _learn(store, curator, trace)
+    assert store.strategies() == []
+    apart = [make_trace(prompt, [[("find_ticker", {"company": c}, t, None)],
+                                 [("get_quote", {"ticker": t}, f"{t}: 10 USD", None)]])
+             for prompt, c, t in (("Quote Acme shares.", "Acme", "ACME"),
+                                  ("What does one Globex cost?", "Globex", "GLBX"))]
+    other = open_store(":memory:")
+    for trace in apart:  # the flow shown, but the prompts share no word to apply to
+        _learn(other, curator, trace)
+    assert other.strategies() == []
 
 
 def test_failed_runs_never_promote_a_sequence(db_location: str) -> None:
@@ -241,6 +276,12 @@ def _seat(name: str, calls: list[str], *, status: str = "success",
     return trace
 
 
+def _short_playbook(db_location: str) -> Playbook:
+    """The stopped-short rule is for chains whose data flow was not shown (a shown flow
+    promotes after two successes by itself): these seat traces show one, so it is off here."""
+    return Playbook(db_location, learn=False, curator=Curator(promote_on_flow=False))
+
+
 def _seat_sequences(pb: Playbook) -> list[Strategy]:
     return [s for s in pb.strategies("support") if s.kind == "sequence"]
 
@@ -249,7 +290,7 @@ def test_a_failed_run_that_stopped_short_of_a_sequence_counts_toward_it(
         db_location: str) -> None:
     """Measured on `rail`: two runs found find_booking > booking_detail, three answered with
     the booking reference, and the seat lesson was never learned."""
-    pb = Playbook(db_location, learn=False)
+    pb = _short_playbook(db_location)
     pb.learn_from(_seat("Ann Lee", ["find_booking", "booking_detail"]), True)
     pb.learn_from(_seat("Bo Chan", ["find_booking"], status="failure"), False)
     assert _seat_sequences(pb) == []  # one success is not enough, whatever failed beside it
@@ -263,7 +304,7 @@ def test_a_failed_run_that_stopped_short_of_a_sequence_counts_toward_it(
 
 def test_a_run_that_looked_nothing_up_is_short_of_every_sequence_of_its_kind(
         db_location: str) -> None:
-    pb = Playbook(db_location, learn=False)
+    pb = _short_playbook(db_location)
     for name in ("Ann Lee", "Cy Diaz"):
         pb.learn_from(_seat(name, ["find_booking", "booking_detail"]), True)
     assert _seat_sequences(pb) == []
@@ -272,7 +313,7 @@ def test_a_run_that_looked_nothing_up_is_short_of_every_sequence_of_its_kind(
 
 
 def test_failures_that_did_not_stop_short_do_not_count(db_location: str) -> None:
-    pb = Playbook(db_location, learn=False)
+    pb = _short_playbook(db_location)
     for name in ("Ann Lee", "Cy Diaz"):
         pb.learn_from(_seat(name, ["find_booking", "booking_detail"]), True)
     not_short = [
@@ -290,7 +331,7 @@ def test_failures_that_did_not_stop_short_do_not_count(db_location: str) -> None
 
 
 def test_stopped_runs_fill_one_place_at_most(db_location: str) -> None:
-    pb = Playbook(db_location, learn=False)
+    pb = _short_playbook(db_location)
     pb.learn_from(_seat("Ann Lee", ["find_booking", "booking_detail"]), True)
     for name in ("Bo Chan", "Di Egan", "Ed Fox"):
         pb.learn_from(_seat(name, ["find_booking"], status="failure"), False)
@@ -303,7 +344,7 @@ def test_a_stopped_run_counts_only_while_the_successes_share_a_word_it_has(
         db_location: str) -> None:
     """Measured on `chains` (JSON): two weather questions worded apart, promoted with a run
     that stopped short, made a sequence with no applicability, never widened again."""
-    pb = Playbook(db_location, learn=False)
+    pb = _short_playbook(db_location)
     pb.learn_from(_seat("Ann Lee", ["find_booking", "booking_detail"]), True)
     pb.learn_from(_seat("Bo Chan", ["find_booking"], status="failure"), False)
     apart = make_trace("Where does Dee Ong sit on the train?",

@@ -5,6 +5,8 @@ bloats; itemised bullets changed by deltas do neither. The operations here are:
 
 ``add``      a pattern seen in ``promote_after`` (3) successful runs of different tasks
              becomes a strategy (failure patterns: seen in 3 runs of different tasks); a
+             tool chain whose data flow two of them showed (each step fed a value taken
+             out of the previous result, by one rule across tasks) needs only those two; a
              failed run of the same kind of task that answered after only the start of a
              tool sequence counts as one of those runs, once two succeeded with it;
              one-off LLM advice is added directly;
@@ -30,7 +32,7 @@ from typing import Any, Literal
 
 from .evidence import Repair
 from .reflector import pitfall_advice
-from .routine import routine_name
+from .routine import MIN_FEED_EXAMPLES, induce, routine_name
 from .stats import is_timeout
 from .store import PlaybookStore
 from .strategy import Insight, Strategy, UseVerdict, keywords, strategy_id
@@ -76,6 +78,9 @@ class Curator:
     """Deterministic merging rules; every threshold is a field so tests and users can tune it."""
 
     promote_after: int = 3
+    #: A tool chain whose data flow two successful runs showed is promoted after those two
+    #: (:func:`_flow_shown`); False: it waits for ``promote_after`` like any pattern.
+    promote_on_flow: bool = True
     max_per_domain: int = 100
     retire_min_uses: int = 4
     retire_below_success: float = 0.34
@@ -214,7 +219,7 @@ class Curator:
         successes share are in its prompt: on `chains` (JSON) two successes worded apart made
         a sequence with no applicability, which its confirmations never widen."""
         found = len(data["insights"])
-        if found >= self.promote_after:
+        if found >= self.promote_after or (self.promote_on_flow and _flow_shown(data)):
             return True
         if found < 1 or found + 1 < self.promote_after:
             return False
@@ -421,6 +426,28 @@ def _repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
     strategy.advice = pitfall_advice(tool, error_class, repair, timeout=False)
     strategy.detail = f"{error_class}|{repair.signature}"
     return f'{keys[0]} like "{shaped[keys[0]]}"'
+
+
+def _flow_shown(data: dict[str, Any]) -> bool:
+    """Whether a sequence candidate's successful runs showed its data flow: each step fed a
+    value taken out of the previous result, found by one extraction rule in
+    :data:`~toolcycle.playbook.routine.MIN_FEED_EXAMPLES` (2) runs of different tasks (the
+    rule a routine is induced by, :func:`~toolcycle.playbook.routine.induce`).
+
+    Why: co-occurrence needs three runs to tell a pattern from chance, but a chain whose every
+    later call took its argument from the earlier result, the same way in two different
+    tasks, is not chance. On `chains` (ReAct, 24 train tasks at about 50 % success) stock and
+    weather each had two runs of their whole chain and stayed unlearned at three.
+    """
+    evidence = data["insights"]
+    if len(evidence) < MIN_FEED_EXAMPLES or evidence[0].get("kind") != "sequence":
+        return False
+    if not _applicability([Insight.from_dict(d) for d in evidence]):
+        return False  # tasks worded apart: promoted now, it would be shown to no task
+    tools = list(evidence[0].get("tools", []))
+    trial = Strategy(id="", domain="", advice="", kind="sequence", tools=tools,
+                     feeds=[list(i.get("feeds") or []) for i in evidence])
+    return induce(trial) is not None
 
 
 def _task_of(insight: dict[str, Any]) -> str | tuple[str, ...]:
