@@ -17,8 +17,8 @@ from toolcycle.playbook import (
     reflect,
     render_stats,
 )
-from toolcycle.playbook.curator import use_verdict
 from toolcycle.playbook.evidence import is_empty_result, value_shape
+from toolcycle.playbook.outcome import use_verdict
 from toolcycle.playbook.playbook import HEADER
 from toolcycle.playbook.stats import tool_observations
 from toolcycle.playbook.strategy import Insight, covers, estimate_tokens

@@ -412,7 +412,7 @@ def test_a_value_found_ignoring_case_keeps_the_results_own_offsets() -> None:
 
 
 def test_a_run_that_called_the_routine_followed_its_sequence() -> None:
-    from toolcycle.playbook.curator import RunOutcome, use_verdict
+    from toolcycle.playbook.outcome import RunOutcome, use_verdict
 
     strategy = _strategy(["country_info", "exchange_rate"], [])
     routine = "country_info_then_exchange_rate"

@@ -8,9 +8,10 @@ run in the background. ``learning.py`` runs an offline learning session over a t
 
 from __future__ import annotations
 
-from .curator import Curator, Delta, RunOutcome
+from .curator import Curator, Delta
 from .learning import LearningReport, LearningTask, contains_expected, learn
 from .location import open_store
+from .outcome import RunOutcome
 from .playbook import Playbook, judge
 from .postgres import PostgresPlaybookStore
 from .reflector import LLMReflector, TraceAnalysis, analyse, reflect

@@ -25,10 +25,11 @@ from ..models.base import ToolDefinition
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
-from .curator import Curator, Delta, RunOutcome
+from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import alternative_of, fallback_tool, fell_back
 from .location import open_store
+from .outcome import RunOutcome
 from .reflector import LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations

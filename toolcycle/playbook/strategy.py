@@ -19,7 +19,7 @@ StrategyStatus = Literal["active", "retired"]
 #: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;
 #: ``advice``: free advice (from the LLM reflector or written by hand).
 StrategyKind = Literal["sequence", "pitfall", "advice"]
-#: How a run that was shown a strategy bears on it (see :func:`toolcycle.playbook.curator.
+#: How a run that was shown a strategy bears on it (see :func:`toolcycle.playbook.outcome.
 #: use_verdict`): ``helpful`` (followed, succeeded), ``harmful`` (followed, its tools answered,
 #: the run still failed), ``misfit`` (followed, but its tools had nothing for this task: it
 #: was retrieved for the wrong task, which is no evidence against the advice) and ``ignored``.
