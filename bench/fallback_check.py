@@ -3,10 +3,10 @@
 Runs the given kinds of a suite's train split with a learned playbook frozen (routines on, so
 stand-ins on), once with the fallbacks cleared (``off``) and once as the library offers them
 (``on``), or with the routines' repairs of their last tool's failed calls cleared
-(``norepair``), at the given seeds and protocol, and prints success, iterations and the tool
-calls::
+(``norepair``), or with no first call required of runs shown a sequence (``nofirst``), at
+the given seeds and protocol, and prints success, iterations and the tool calls::
 
-    .venv/bin/python bench/fallback_check.py PLAYBOOK.db rail delay 1,2 react [off,on,norepair]
+    .venv/bin/python bench/fallback_check.py PLAYBOOK.db rail delay 1,2 react [off,on,...]
 
 PLAYBOOK.db: a copy made with sqlite3 backup (see ``bench/routine_naming.py``), or a file
 this script writes from the ``strategies`` of learning results (``--from A.json[,B.json]``;
@@ -44,6 +44,8 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int],
                 offer._fallbacks.clear()
             if key == "norepair" and isinstance(offer, playbook_module.RoutineOffer):
                 offer._repairs.clear()
+            if key == "nofirst" and isinstance(offer, playbook_module.RoutineOffer):
+                offer.first_call = False
             for task in tasks:
                 result = await agent.run(task.prompt)
                 calls = [c.name for c in result.trace.tool_calls]

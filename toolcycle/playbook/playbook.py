@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..models.base import ToolDefinition
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
@@ -29,6 +28,7 @@ from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import alternative_of, fallback_tool, fell_back
 from .location import open_store
+from .offer import RoutineOffer
 from .outcome import RunOutcome
 from .reflector import LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
@@ -377,63 +377,6 @@ class Playbook:
                 with self._idle:
                     self._pending -= 1
                     self._idle.notify_all()
-
-
-class RoutineOffer:
-    """A :class:`~toolcycle.run.state.ToolSelector` that offers a run a routine only when the
-    playbook shows the run the routine's strategy (see :meth:`Playbook.routine_selection`).
-
-    It asks the playbook what it would show, at the cost of one more retrieval per run (about
-    0.2 ms at 10,000 strategies). As a :class:`~toolcycle.run.state.ToolStandIns` it also has
-    each offered routine answer the run's calls of its first tool, where the routine allows
-    it (:func:`~toolcycle.playbook.routine.stand_in`), and each fallback its failing tool's in
-    the runs shown its pitfall (:func:`~toolcycle.playbook.fallback.fallback_tool`; one more
-    retrieval per run, for agents that have fallbacks).
-    """
-
-    def __init__(self, playbook: Playbook, agent_name: str, routines: frozenset[str],
-                 inner: ToolSelector | None,
-                 stand_ins: Mapping[str, Tool[Any]] | None = None,
-                 fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None,
-                 repairs: Mapping[str, Tool[Any]] | None = None) -> None:
-        self.playbook = playbook
-        self.agent_name = agent_name
-        self.routines = routines
-        self.inner = inner
-        self._stand_ins = dict(stand_ins or {})
-        self._fallbacks = dict(fallbacks or {})
-        self._repairs = dict(repairs or {})
-
-    def select(self, task: str, tools: Sequence[ToolDefinition],
-               keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
-        chosen = tuple(tools)
-        if self.routines:  # an agent with fallbacks only has no routine to hold back
-            names = [d.name for d in tools]
-            shown = self.playbook.strategies_shown_for(task, self.agent_name, names)
-            wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
-            chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
-        return chosen if self.inner is None else self.inner.select(task, chosen, keep)
-
-    def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
-        """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An
-        offered routine answers its first tool's (:func:`~toolcycle.playbook.routine.
-        stand_in`); a pitfall shown the run, with a fallback, its failing tool's
-        (:func:`~toolcycle.playbook.fallback.fallback_tool`); an offered routine, its last
-        tool's failed calls (:func:`~toolcycle.playbook.routine.repair`). Stand-ins win over
-        fallbacks, fallbacks over repairs."""
-        swaps = {tool.name: tool for name, tool in self._repairs.items()
-                 if name in offered and tool.name in offered}
-        if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
-            shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
-            ids = {s.id for s in shown}
-            for pitfall, fallback in self._fallbacks.values():
-                # shown, or held back beside a shown sequence that carries its lesson
-                if fallback.name in offered and (pitfall.id in ids or any(
-                        covers(s, pitfall) for s in shown if s.kind == "sequence")):
-                    swaps[fallback.name] = fallback
-        swaps.update((tool.name, tool) for name, tool in self._stand_ins.items()
-                     if name in offered and tool.name in offered)
-        return swaps
 
 
 def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:

@@ -57,6 +57,7 @@ from .approvals import PauseRun, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
+from .toolsets import request_settings
 
 # -- how an attempt ends -------------------------------------------------------------------------
 
@@ -363,7 +364,7 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         if state.refresh_tools is not None:
             await _refresh_tools(state)
         try:
-            _, reply = await _request(state, _settings_now(state))
+            _, reply = await _request(state, request_settings(state))
         except LimitHit:
             return await _at_limit(state, "timeout")
         if state.turn is None:  # no tool calls
@@ -375,20 +376,6 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         ending = await _execute(state)
         if ending is not None:
             return ending
-
-
-def _settings_now(state: RunState) -> ModelSettings:
-    """This request's settings: the agent's, except that a ``tool_choice`` forcing a call
-    (``"required"`` or a tool's name) holds for a text answer only until the run's first tool
-    call. Kept on every request it would leave the model no way to answer: a text-protocol
-    model loses its answer branch, a provider's model must call again, and the run can only
-    end at a limit. Structured output keeps it: there the answer is itself a call.
-    """
-    settings = state.setup.settings
-    if (settings.tool_choice in ("auto", "none") or not state.output.is_text
-            or not state.tool_counts):
-        return settings
-    return replace(settings, tool_choice="auto")
 
 
 async def _refresh_tools(state: RunState) -> None:

@@ -55,6 +55,16 @@ class ToolStandIns(Protocol):
     def stand_ins(self, task: str, offered: frozenset[str]) -> Mapping[str, Tool[Any]]: ...
 
 
+@runtime_checkable
+class FirstCallRequired(Protocol):
+    """A tool selection that may have a run begin with a tool call: the playbook, for a run
+    shown a learned sequence (``Call order_lookup(order_id), then track_parcel(...)``). The
+    run's first request is then made with ``tool_choice="required"``, which holds only until
+    its first tool call (see ``toolsets.request_settings``)."""
+
+    def first_call_required(self, task: str, offered: frozenset[str]) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class AgentCore:
     """The immutable, precomputed part of an agent shared by all its runs."""

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
-from .state import AgentCore, ToolSelector, ToolStandIns
+from .state import AgentCore, FirstCallRequired, RunState, ToolSelector, ToolStandIns
 
 #: The toolsets' lists a core was built from, the core, and its settings (reused while no list
 #: changed: a toolset returns the same list object until its tools change).
@@ -68,14 +68,18 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
 def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
              task: str) -> tuple[AgentCore, ModelSettings]:
     """``core`` and ``settings`` with only the tools ``selector`` keeps for ``task`` (the output
-    and submit tools always stay), and its stand-ins (:class:`ToolStandIns`) in place of the
-    tools they answer for; the same objects when it keeps them all and swaps none."""
+    and submit tools always stay), its stand-ins (:class:`ToolStandIns`) in place of the
+    tools they answer for, and a first call required where it asks for one
+    (:class:`FirstCallRequired`); the same objects when it changes nothing."""
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
     names = frozenset(d.name for d in chosen)
     # Not under an approval policy: a stand-in calls tools the policy would never see.
     swaps = (selector.stand_ins(task, names)
              if isinstance(selector, ToolStandIns) and core.approval is None else {})
+    if (settings.tool_choice == "auto" and isinstance(selector, FirstCallRequired)
+            and selector.first_call_required(task, names)):
+        settings = replace(settings, tool_choice="required")
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
@@ -109,3 +113,17 @@ def selecting(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
         result: tuple[AgentCore, ModelSettings] = last[1]
         return result
     return refresh_selected
+
+
+def request_settings(state: RunState) -> ModelSettings:
+    """This request's settings: the agent's, except that a ``tool_choice`` forcing a call
+    (``"required"`` or a tool's name) holds for a text answer only until the run's first tool
+    call. Kept on every request it would leave the model no way to answer: a text-protocol
+    model loses its answer branch, a provider's model must call again, and the run can only
+    end at a limit. Structured output keeps it: there the answer is itself a call.
+    """
+    settings = state.setup.settings
+    if (settings.tool_choice in ("auto", "none") or not state.output.is_text
+            or not state.tool_counts):
+        return settings
+    return replace(settings, tool_choice="auto")

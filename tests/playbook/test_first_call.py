@@ -1,0 +1,60 @@
+"""A run shown a learned sequence begins with a tool call (RoutineOffer.first_call_required)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolcycle import Agent, Message, tool
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import Playbook
+
+from .test_repair import _learned, country_info, exchange_rate
+
+CHOICES: list[Any] = []
+
+
+def from_memory(messages: list[Message], settings: ModelSettings) -> Any:
+    """Answers from memory unless made to call (the 1.5B's made-up parcel statuses); once it
+    has looked the code up it goes on by hand."""
+    CHOICES.append(settings.tool_choice)
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if " = " in (results[-1] if results else ""):
+        return f"Worth {results[-1].split(' = ')[-1].splitlines()[0]}"
+    if results:
+        return call("exchange_rate", {"currency": results[-1].split("code ")[1].split(",")[0]})
+    if settings.tool_choice == "auto":
+        return "Worth about 1 USD, I believe."
+    prompt = next(m.text for m in messages if m.role == "user")
+    return call("country_info", {"country": prompt.split(" of ")[-1].split()[0]})
+
+
+def _agent(pb: Playbook) -> Agent[Any, str]:
+    return Agent(ScriptedModel(from_memory), "Answer with the tools.",
+                 [tool(country_info, read_only=True), tool(exchange_rate, read_only=True)],
+                 name="money", playbook=pb)
+
+
+async def test_a_run_shown_a_sequence_must_begin_with_a_call_and_may_then_answer() -> None:
+    pb = await _learned()
+    CHOICES.clear()
+    result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
+    assert result.output == "Worth 2.75 USD"  # not the answer from memory
+    assert CHOICES == ["required", "auto"]  # forced once; the stand-in ran the whole chain
+    assert [c.name for c in result.trace.tool_calls] == ["country_info"]
+
+
+async def test_a_run_shown_no_sequence_is_left_to_choose() -> None:
+    pb = await _learned()
+    CHOICES.clear()
+    result = await _agent(pb).run("Tell me a joke.")
+    assert result.trace.strategies_shown == []
+    assert CHOICES == ["auto"]
+
+
+async def test_without_routines_the_playbook_forces_nothing() -> None:
+    pb = await _learned(routines=False)
+    CHOICES.clear()
+    result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
+    assert result.trace.strategies_shown != []  # advised, not forced
+    assert CHOICES == ["auto"] and result.output == "Worth about 1 USD, I believe."

@@ -1,0 +1,116 @@
+"""What the playbook offers a run beyond advice: its routines, and the tools that answer for
+others in it (stand-ins, fallbacks, repairs), and whether it must begin with a call.
+
+Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the engine (a
+:class:`~toolcycle.run.state.ToolSelector` with :class:`~toolcycle.run.state.ToolStandIns` and
+:class:`~toolcycle.run.state.FirstCallRequired`), while the playbook itself learns and renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from ..models.base import ToolDefinition
+from ..run.state import ToolSelector
+from ..tools import Tool
+from .routine import routine_name
+from .strategy import Strategy, covers
+
+
+class ShowsStrategies(Protocol):
+    """What an offer asks of the playbook (:class:`~toolcycle.playbook.Playbook` is one)."""
+
+    def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
+                             ) -> list[Strategy]: ...
+
+
+class RoutineOffer:
+    """A :class:`~toolcycle.run.state.ToolSelector` that offers a run a routine only when the
+    playbook shows the run the routine's strategy (see :meth:`Playbook.routine_selection`).
+
+    It asks the playbook what it would show, at the cost of one more retrieval per run (about
+    0.2 ms at 10,000 strategies). As a :class:`~toolcycle.run.state.ToolStandIns` it also has
+    each offered routine answer the run's calls of its first tool, where the routine allows
+    it (:func:`~toolcycle.playbook.routine.stand_in`), and each fallback its failing tool's in
+    the runs shown its pitfall (:func:`~toolcycle.playbook.fallback.fallback_tool`), and each
+    offered routine its last tool's failed calls (:func:`~toolcycle.playbook.routine.repair`).
+    As a :class:`~toolcycle.run.state.FirstCallRequired` it has a run shown a sequence begin
+    with a tool call. Stand-ins and the first call share one more retrieval per run.
+    """
+
+    def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: frozenset[str],
+                 inner: ToolSelector | None,
+                 stand_ins: Mapping[str, Tool[Any]] | None = None,
+                 fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None,
+                 repairs: Mapping[str, Tool[Any]] | None = None) -> None:
+        self.playbook = playbook
+        self.agent_name = agent_name
+        self.routines = routines
+        self.inner = inner
+        self._stand_ins = dict(stand_ins or {})
+        self._fallbacks = dict(fallbacks or {})
+        self._repairs = dict(repairs or {})
+        #: Whether a run shown a sequence must begin with a tool call (see
+        #: :meth:`first_call_required`).
+        self.first_call = True
+        #: This run's (task, offered tools) and the strategies shown it: its stand-ins and
+        #: its first call ask the same question, one retrieval answers both (reset by
+        #: :meth:`select`, which the engine calls first for every run).
+        self._last: tuple[str, frozenset[str], list[Strategy]] | None = None
+
+    def select(self, task: str, tools: Sequence[ToolDefinition],
+               keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
+        self._last = None  # a new run: what the playbook shows may have changed since
+        chosen = tuple(tools)
+        if self.routines:  # an agent with fallbacks only has no routine to hold back
+            names = [d.name for d in tools]
+            shown = self.playbook.strategies_shown_for(task, self.agent_name, names)
+            wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
+            chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
+        return chosen if self.inner is None else self.inner.select(task, chosen, keep)
+
+    def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
+        """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An
+        offered routine answers its first tool's (:func:`~toolcycle.playbook.routine.
+        stand_in`); a pitfall shown the run, with a fallback, its failing tool's
+        (:func:`~toolcycle.playbook.fallback.fallback_tool`); an offered routine, its last
+        tool's failed calls (:func:`~toolcycle.playbook.routine.repair`). Stand-ins win over
+        fallbacks, fallbacks over repairs."""
+        swaps = {tool.name: tool for name, tool in self._repairs.items()
+                 if name in offered and tool.name in offered}
+        if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
+            shown = self._shown(task, offered)
+            ids = {s.id for s in shown}
+            for pitfall, fallback in self._fallbacks.values():
+                # shown, or held back beside a shown sequence that carries its lesson
+                if fallback.name in offered and (pitfall.id in ids or any(
+                        covers(s, pitfall) for s in shown if s.kind == "sequence")):
+                    swaps[fallback.name] = fallback
+        swaps.update((tool.name, tool) for name, tool in self._stand_ins.items()
+                     if name in offered and tool.name in offered)
+        return swaps
+
+
+    def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
+        """Whether a run of ``task`` must begin with a tool call: it is shown a sequence
+        (the playbook learned that this kind of task is answered by looking things up).
+
+        Why: shown ``Call order_lookup(order_id), then track_parcel(...)`` (or its routine),
+        the 1.5B still answered parcel and stock questions from memory in its first turn,
+        with a made-up status or price (chains test split, JSON protocol, at ba05267: 6 of
+        the 15 parcel and stock runs shown a sequence; ReAct at 0d2d7ed: 3 of 9 parcel
+        runs). Its first request is made with
+        ``tool_choice="required"``, which the loop holds only until the first tool call.
+        """
+        if not self.first_call:
+            return False
+        return any(s.kind == "sequence" for s in self._shown(task, offered))
+
+    def _shown(self, task: str, offered: frozenset[str]) -> list[Strategy]:
+        last = self._last  # read once: runs of other tasks may replace it meanwhile
+        if last is not None and last[0] == task and last[1] == offered:
+            return last[2]
+        shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
+        self._last = (task, offered, shown)
+        return shown
