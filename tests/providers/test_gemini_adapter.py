@@ -165,3 +165,12 @@ def test_model_string_and_otel_name() -> None:
     model = resolve_model("google:gemini-2.5-flash@http://127.0.0.1:9")
     assert isinstance(model, GeminiModel) and model.name == "gemini-2.5-flash"
     assert PROVIDER_NAMES["google"] == "gcp.gemini"
+
+
+def test_the_sdks_own_stream_continuation_is_off() -> None:
+    """google-genai 3.6 resumes a stream that ends early with another request of its own,
+    behind the loop's retries, usage and cancellation (a run cancelled mid-stream sent a
+    second request in a provider test under load): every request turns it off."""
+    model = GeminiModel("gemini-test", api_key="k", base_url="http://127.0.0.1:9")
+    request = model.build_request([Message.user("hi")], ModelSettings())
+    assert request["config"]["automatic_continuation"] is False

@@ -20,7 +20,8 @@ What the protocol demands, and where it is handled:
   (``promptFeedback.blockReason``), no candidate, a candidate stopped for safety, recitation
   or a malformed call, or an empty one are ``ModelError`` s with the provider's reason.
 - **Retries**: ``google.genai.errors.APIError.code`` 429 and 5xx, and connection failures,
-  through :func:`classify` and :mod:`~toolcycle.models.retry` (the SDK's own retries stay off).
+  through :func:`classify` and :mod:`~toolcycle.models.retry` (the SDK's own retries stay off,
+  and so does its automatic continuation of a stream that ends early).
 """
 
 from __future__ import annotations
@@ -55,6 +56,13 @@ from .retry import (
     with_retries,
 )
 from .sdk_client import LoopBoundClient, SDKModel
+
+try:  # the SDK's automatic stream continuation (google-genai 3.6): turned off per request
+    from google.genai import types as _types
+
+    _HAS_CONTINUATION = "automatic_continuation" in _types.GenerateContentConfig.model_fields
+except ImportError:  # the [google] extra is not installed: the adapter cannot run anyway
+    _HAS_CONTINUATION = False
 
 Wire = dict[str, Any]
 PROVIDER = "google"
@@ -260,6 +268,11 @@ class GeminiModel(SDKModel):
             config["seed"] = settings.seed
         if self.thinking is not None:
             config["thinking_config"] = dict(self.thinking)
+        if _HAS_CONTINUATION:
+            # google-genai 3.6 resumes a stream that ends early with another request of its
+            # own, behind the loop's retries, usage and cancellation: a run cancelled
+            # mid-stream sent a second request (found by a provider test under load)
+            config["automatic_continuation"] = False
         config.update(settings.extra)
         return {"model": self.name, "contents": turns, "config": config}
 
