@@ -26,6 +26,7 @@ What the protocol demands, and where it is handled:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -57,18 +58,23 @@ from .retry import (
 )
 from .sdk_client import LoopBoundClient, SDKModel
 
-try:  # the SDK's automatic stream continuation (google-genai 3.6): turned off per request
-    from google.genai import types as _types
-
-    _HAS_CONTINUATION = "automatic_continuation" in _types.GenerateContentConfig.model_fields
-except ImportError:  # the [google] extra is not installed: the adapter cannot run anyway
-    _HAS_CONTINUATION = False
-
 Wire = dict[str, Any]
 PROVIDER = "google"
 _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
 _OK = frozenset({"STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED", None})
 _requests = itertools.count()
+
+
+@functools.cache
+def _has_continuation() -> bool:
+    """Whether the installed SDK has automatic stream continuation (google-genai 3.6), which
+    each request turns off; asked once, when the first request is built (the SDK stays
+    unimported until an adapter needs it)."""
+    try:
+        from google.genai import types
+    except ImportError:  # a caller's own client without the SDK: nothing to turn off
+        return False
+    return "automatic_continuation" in types.GenerateContentConfig.model_fields
 
 
 def classify(exc: BaseException) -> Failure | None:
@@ -268,7 +274,7 @@ class GeminiModel(SDKModel):
             config["seed"] = settings.seed
         if self.thinking is not None:
             config["thinking_config"] = dict(self.thinking)
-        if _HAS_CONTINUATION:
+        if _has_continuation():
             # google-genai 3.6 resumes a stream that ends early with another request of its
             # own, behind the loop's retries, usage and cancellation: a run cancelled
             # mid-stream sent a second request (found by a provider test under load)

@@ -91,7 +91,6 @@ class RoutineOffer:
                      if name in offered and tool.name in offered)
         return swaps
 
-
     def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
         """Whether a run of ``task`` must begin with a tool call: it is shown a sequence
         (the playbook learned that this kind of task is answered by looking things up).
@@ -100,8 +99,8 @@ class RoutineOffer:
         the 1.5B still answered parcel and stock questions from memory in its first turn,
         with a made-up status or price (chains test split, JSON protocol, at ba05267: 6 of
         the 15 parcel and stock runs shown a sequence; ReAct at 0d2d7ed: 3 of 9 parcel
-        runs). Its first request is made with
-        ``tool_choice="required"``, which the loop holds only until the first tool call.
+        runs). Its first request is made with ``tool_choice="required"``, which the loop
+        holds only until the first tool call.
         """
         if not self.first_call:
             return False

@@ -120,10 +120,12 @@ def request_settings(state: RunState) -> ModelSettings:
     (``"required"`` or a tool's name) holds for a text answer only until the run's first tool
     call. Kept on every request it would leave the model no way to answer: a text-protocol
     model loses its answer branch, a provider's model must call again, and the run can only
-    end at a limit. Structured output keeps it: there the answer is itself a call.
+    end at a limit. Structured output keeps it: there the answer is itself a call. The run's
+    settings are changed once, so later requests take the first test and return.
     """
     settings = state.setup.settings
     if (settings.tool_choice in ("auto", "none") or not state.output.is_text
             or not state.tool_counts):
         return settings
-    return replace(settings, tool_choice="auto")
+    state.setup = replace(state.setup, settings=replace(settings, tool_choice="auto"))
+    return state.setup.settings
