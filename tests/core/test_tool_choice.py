@@ -65,3 +65,35 @@ async def test_structured_output_keeps_requiring_a_call() -> None:
     result = await agent.run("Who is Ada?")
     assert result.output == Answer(customer="C-1")
     assert choices == ["required", "required"]
+
+
+class _Forcing:
+    """A tool selection asking every run to begin with a call, keeping only ``kept``."""
+
+    def __init__(self, kept: set[str]) -> None:
+        self.kept = kept
+
+    def select(self, task: str, tools: Any, keep: frozenset[str] = frozenset()) -> Any:
+        return tuple(d for d in tools if d.name in self.kept)
+
+    def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("kept", "expected"), [({"find_customer"}, ["required", "auto"]),
+                                                (set(), ["auto"])])
+async def test_a_selection_may_require_the_first_call_only_when_a_tool_is_offered(
+        kept: set[str], expected: list[str]) -> None:
+    """With no tool left to call, "required" is a request providers refuse (found by the
+    engine fuzzer), so the first call is not forced."""
+    choices: list[Any] = []
+
+    def policy(messages: list[Message], settings: Settings) -> Any:
+        choices.append(settings.tool_choice)
+        if settings.tools and not any(m.role == "tool" for m in messages):
+            return call("find_customer", {"name": "Ada"})
+        return "Ada is C-1."
+
+    agent = Agent(ScriptedModel(policy), "", [find_customer], tool_selection=_Forcing(kept))
+    result = await agent.run("Who is Ada?")
+    assert result.output == "Ada is C-1." and choices == expected

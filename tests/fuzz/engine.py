@@ -42,7 +42,7 @@ from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
 from .approvals import MAX_RESUMES, approval_setup
 from .invariants import Observation, check
-from .offers import FuzzOffer, offers_drawn
+from .offers import FuzzOffer, first_call_drawn, offers_drawn
 from .scenario import (
     HOOKS,
     Answer,
@@ -160,7 +160,8 @@ async def _drive(s: Scenario) -> Observation:
     store_path = _store_path(s.seed) if s.trace_store else None
     tools, policy = approval_setup(s)
     # the library's own stand-ins refuse tools that need approval: offers only without it
-    offer = FuzzOffer() if s.approval is None and offers_drawn(s.seed) else None
+    offer = (FuzzOffer(first_call_drawn(s.seed))
+             if s.approval is None and offers_drawn(s.seed) else None)
     agent = Agent(
         model, "You are being fuzzed.", tools,
         output=_output(s, obs), limits=Limits(**s.agent_limits) if s.agent_limits else None,

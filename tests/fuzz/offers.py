@@ -8,7 +8,8 @@ answered once, cancellation, no orphaned task or thread, trace and usage on ever
 hold for them as for the tools themselves. The wrappers here are built by those same library
 functions over the fuzz tools (read-only copies), so a fuzzed run meets the real ones: a sync
 first step on a worker thread, an async step that raises ``CancelledError``, a primary that
-times out, a repair whose chain fails again.
+times out, a repair whose chain fails again. Half of the offers also have the run begin with a
+tool call (``FirstCallRequired``: the first request made with ``tool_choice="required"``).
 
 Drawn from a generator of its own (like approvals), so every other choice of a seed stays what
 it was and the regression seeds replay the same scenarios.
@@ -37,6 +38,11 @@ def offers_drawn(seed: int) -> bool:
     return random.Random(f"offers:{seed}").random() < OFFER_SHARE
 
 
+def first_call_drawn(seed: int) -> bool:
+    """Whether those offers also require the run's first call (half of them)."""
+    return random.Random(f"first-call:{seed}").random() < 0.5
+
+
 def _read_only(tool: Tool[Any]) -> Tool[Any]:
     assert tool.function is not None
     return Tool(tool.spec, policy=replace(tool.policy, read_only=True)).bind(tool.function)
@@ -46,7 +52,10 @@ class FuzzOffer:
     """A tool selector that offers every tool and swaps in the wrappers (a
     :class:`~toolcycle.run.state.ToolStandIns`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, first_call: bool = False) -> None:
+        #: whether runs must begin with a tool call (``FirstCallRequired``): the first
+        #: request is made with tool_choice="required", later ones "auto"
+        self.first_call = first_call
         tools = {name: _read_only(t) for name, t in ALL_TOOLS.items() if t.function is not None}
         swaps: dict[str, Tool[Any]] = {}
         # snooze's result carries its ms: "snoozed 7 ms" -> nap(ms=7), the routine standing in
@@ -81,3 +90,6 @@ class FuzzOffer:
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> Mapping[str, Tool[Any]]:
         return {name: tool for name, tool in self.swaps.items() if name in offered}
+
+    def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
+        return self.first_call

@@ -77,7 +77,9 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
     # Not under an approval policy: a stand-in calls tools the policy would never see.
     swaps = (selector.stand_ins(task, names)
              if isinstance(selector, ToolStandIns) and core.approval is None else {})
-    if (settings.tool_choice == "auto" and isinstance(selector, FirstCallRequired)
+    # only with a tool to call: "required" with none offered is a request providers refuse
+    # (found by the engine fuzzer)
+    if (chosen and settings.tool_choice == "auto" and isinstance(selector, FirstCallRequired)
             and selector.first_call_required(task, names)):
         settings = replace(settings, tool_choice="required")
     if len(chosen) == len(core.definitions) and not swaps:
