@@ -13,9 +13,12 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .messages import Usage
+
+if TYPE_CHECKING:
+    from .tools import Tool
 
 _log = logging.getLogger(__name__)
 _handles = itertools.count(1)  # callback handles, unique per process (next() is atomic in CPython)
@@ -146,3 +149,9 @@ class RunContext[DepsT]:
     tool_name: str | None = None
     #: The run's validated ``input=`` (``Agent(input_type=...)``); ``None`` without one.
     input: Any = None
+    #: For a tool that calls other tools of the run itself (a learned routine, a fallback):
+    #: ``admit_call(tool)`` counts one such call against the run's budgets (the tool's
+    #: ``max_calls``, ``Limits(max_tool_calls=...)``) and returns why it is refused, or
+    #: ``None``. The first call of the tool's own name is the call the loop already counted.
+    #: Set by the loop for each call; ``None`` outside a run. Call it on the event loop.
+    admit_call: Callable[[Tool[Any]], str | None] | None = None

@@ -52,7 +52,7 @@ from .scenario import (
     generate,
     person_answers,
 )
-from .tools import ACTIVE, STOPPED, idle_threads_busy
+from .tools import ACTIVE, ENTERED, STOPPED, idle_threads_busy
 
 HANG_S = 10.0
 GRACE_S = 0.3  # a sync tool may block 20 ms; after this long its thread must be idle
@@ -126,6 +126,7 @@ async def _drive(s: Scenario) -> Observation:
     model = FuzzModel(behaviour, wire="both")
     model.latency_s = s.latency_ms / 1000.0
     history = await _prior_history(s, model, behaviour)
+    ENTERED.clear()  # the earlier conversation's calls are not this run's
     uses_token = s.pass_token or (s.cancel is not None and s.cancel.how.startswith(
         ("token", "thread")))
     token = CancelToken() if uses_token else None
@@ -236,6 +237,7 @@ async def _drive(s: Scenario) -> Observation:
     while (ACTIVE["sync"] or idle_threads_busy() > busy_before) and time.monotonic() < deadline:
         await asyncio.sleep(0.002)
     obs.sync_bodies_after = ACTIVE["sync"]
+    obs.entered = dict(ENTERED)
     obs.pool_busy_after = max(0, idle_threads_busy() - busy_before)
     if store_path is not None:
         obs.stored_status = _stored_status(store_path, f"fuzz-{s.seed}")

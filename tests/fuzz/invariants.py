@@ -67,6 +67,8 @@ class Observation:
     hung: bool = False
     #: The fuzzed person's answers, one dict per resume of a paused run.
     answers: list[dict[str, bool | str]] = field(default_factory=list)
+    #: Tool bodies entered in the run, per tool (tests/fuzz/tools.ENTERED).
+    entered: dict[str, int] = field(default_factory=dict)
 
     @property
     def final(self) -> RunResult[Any] | None:
@@ -90,7 +92,7 @@ def check(obs: Observation) -> list[str]:
         return found if obs.task_cancelled else [*found, still]
     if obs.scenario.approval is not None:
         found += check_approval(obs.events, obs.answers, result)
-    return (found + _check_history(result) + _check_agreement(obs, result)
+    return (found + _check_history(result) + _check_agreement(obs, result) + _check_budgets(obs)
             + _check_termination(obs, result) + _check_trace_status(obs, result)
             + _check_cancel(obs) + _check_stream(obs) + _check_store(obs))
 
@@ -339,6 +341,25 @@ def _check_trace_status(obs: Observation, result: RunResult[Any]) -> list[str]:
     if result.trace.ended_at is None:
         return ["6 trace.ended_at is not set"]
     return []
+
+
+# -- 11: budgets bound every tool body, whoever called it ----------------------------------
+
+
+def _check_budgets(obs: Observation) -> list[str]:
+    """A playbook offer (a routine standing in, a repair, a fallback) calls the agent's tools
+    inside one call of the model's; those calls are bound by the same budgets."""
+    if obs.scenario.approval is not None:  # resumed runs: not counted across resumes here
+        return []
+    found: list[str] = []
+    limit = obs.scenario.run_limits.get(
+        "max_tool_calls", obs.scenario.agent_limits.get("max_tool_calls"))
+    ran = sum(obs.entered.values())
+    if limit is not None and ran > limit:
+        found.append(f"11 {ran} tool bodies ran under max_tool_calls={limit}")
+    if obs.entered.get("limited", 0) > 2:
+        found.append(f"11 `limited` (max_calls=2) ran {obs.entered['limited']} times")
+    return found
 
 
 # -- 5, 7, 8, 9: leftovers, cancellation, stored traces, streams ----------------------------

@@ -14,6 +14,7 @@ import contextlib
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,15 +24,20 @@ MAX_SLEEP_S = 0.02
 
 _lock = threading.Lock()
 ACTIVE = {"sync": 0, "async": 0}
+#: Tool bodies entered since the runner last cleared it, per tool: what a run's budgets
+#: (``max_tool_calls``, a tool's ``max_calls``) bound, whoever made the call (the model, or a
+#: playbook offer calling the agent's tools for it).
+ENTERED: Counter[str] = Counter()
 #: Set by the stopper tools: where the run's token was cancelled from ("loop" or "thread"),
 #: and the token itself (the engine's own when the caller passed none).
 STOPPED: dict[str, Any] = {"by": None, "token": None}
 
 
 @contextlib.contextmanager
-def _active(kind: str) -> Iterator[None]:
+def _active(kind: str, name: str) -> Iterator[None]:
     with _lock:
         ACTIVE[kind] += 1
+        ENTERED[name] += 1
     try:
         yield
     finally:
@@ -78,21 +84,21 @@ def _weird_value(kind: str) -> Any:
 @tool
 def add(a: int, b: int) -> int:
     """Add two integers."""
-    with _active("sync"):
+    with _active("sync", "add"):
         return a + b
 
 
 @tool(inline=True)
 def inline_add(a: int, b: int) -> int:
     """Add two integers on the event loop."""
-    with _active("sync"):
+    with _active("sync", "inline_add"):
         return a + b
 
 
 @tool(concurrent=True)
 async def echo(text: str) -> str:
     """Echo the text back (concurrency-safe)."""
-    with _active("async"):
+    with _active("async", "echo"):
         await asyncio.sleep(0)
         return text
 
@@ -100,7 +106,7 @@ async def echo(text: str) -> str:
 @tool
 async def nap(ms: int) -> str:
     """Sleep a few milliseconds asynchronously."""
-    with _active("async"):
+    with _active("async", "nap"):
         await asyncio.sleep(_seconds(ms))
         return f"napped {ms} ms"
 
@@ -108,7 +114,7 @@ async def nap(ms: int) -> str:
 @tool
 def snooze(ms: int) -> str:
     """Sleep a few milliseconds on a worker thread."""
-    with _active("sync"):
+    with _active("sync", "snooze"):
         time.sleep(_seconds(ms))
         return f"snoozed {ms} ms"
 
@@ -116,7 +122,7 @@ def snooze(ms: int) -> str:
 @tool(concurrent=True)
 async def cnap(ms: int) -> str:
     """Sleep asynchronously (concurrency-safe)."""
-    with _active("async"):
+    with _active("async", "cnap"):
         await asyncio.sleep(_seconds(ms))
         return f"cnapped {ms} ms"
 
@@ -124,7 +130,7 @@ async def cnap(ms: int) -> str:
 @tool(concurrent=True)
 def csnooze(ms: int) -> str:
     """Sleep on a worker thread (concurrency-safe)."""
-    with _active("sync"):
+    with _active("sync", "csnooze"):
         time.sleep(_seconds(ms))
         return f"csnoozed {ms} ms"
 
@@ -132,7 +138,7 @@ def csnooze(ms: int) -> str:
 @tool(timeout=0.004)
 async def slow(ms: int) -> str:
     """Async; its 4 ms timeout fires when it sleeps longer."""
-    with _active("async"):
+    with _active("async", "slow"):
         await asyncio.sleep(_seconds(ms))
         return "slow done"
 
@@ -140,7 +146,7 @@ async def slow(ms: int) -> str:
 @tool(timeout=0.004)
 def slow_sync(ms: int) -> str:
     """Sync; its 4 ms timeout fires when it sleeps longer (the thread sleeps on)."""
-    with _active("sync"):
+    with _active("sync", "slow_sync"):
         time.sleep(_seconds(ms))
         return "slow_sync done"
 
@@ -148,14 +154,14 @@ def slow_sync(ms: int) -> str:
 @tool
 def weird(kind: str) -> Any:
     """Return an awkward value (unserializable, huge, deep, a raising __repr__...)."""
-    with _active("sync"):
+    with _active("sync", "weird"):
         return _weird_value(kind)
 
 
 @tool
 async def aweird(kind: str) -> Any:
     """Async variant of weird."""
-    with _active("async"):
+    with _active("async", "aweird"):
         return _weird_value(kind)
 
 
@@ -178,7 +184,7 @@ def _raise(kind: str) -> None:
 @tool
 def boom(kind: str) -> str:
     """Raise an exception of the given kind."""
-    with _active("sync"):
+    with _active("sync", "boom"):
         _raise(kind)
         return "unreachable"
 
@@ -186,7 +192,7 @@ def boom(kind: str) -> str:
 @tool
 async def aboom(kind: str) -> str:
     """Raise from an async tool; ``cancelled`` raises asyncio.CancelledError itself."""
-    with _active("async"):
+    with _active("async", "aboom"):
         await asyncio.sleep(0)
         if kind == "cancelled":
             raise asyncio.CancelledError()
@@ -197,14 +203,14 @@ async def aboom(kind: str) -> str:
 @tool(max_calls=2)
 def limited(x: int) -> int:
     """May be called twice per run."""
-    with _active("sync"):
+    with _active("sync", "limited"):
         return x * 2
 
 
 @tool
 def probe(ctx: RunContext[Any]) -> str:
     """Report what the run context says (attempt, iteration, call id)."""
-    with _active("sync"):
+    with _active("sync", "probe"):
         return json.dumps({"attempt": ctx.attempt, "iteration": ctx.iteration,
                            "call_id": ctx.tool_call_id})
 
@@ -212,7 +218,7 @@ def probe(ctx: RunContext[Any]) -> str:
 @tool
 def stopper(ctx: RunContext[Any]) -> str:
     """Cancel the run through its token, from a worker thread."""
-    with _active("sync"):
+    with _active("sync", "stopper"):
         STOPPED.update(by="thread", token=ctx.cancel_token)
         ctx.cancel_token.cancel("stopper tool cancelled the run")
         return "stop requested"
@@ -221,7 +227,7 @@ def stopper(ctx: RunContext[Any]) -> str:
 @tool
 async def astopper(ctx: RunContext[Any]) -> str:
     """Cancel the run through its token, from the event loop."""
-    with _active("async"):
+    with _active("async", "astopper"):
         STOPPED.update(by="loop", token=ctx.cancel_token)
         ctx.cancel_token.cancel("astopper tool cancelled the run")
         await asyncio.sleep(0)

@@ -204,3 +204,20 @@ async def test_an_agent_with_fallbacks_only_retrieves_once_per_run_for_its_offer
     pb.strategies_shown_for = counting  # type: ignore[method-assign]
     await agent.run("What is the delay of service RX1?")
     assert len(asked) == 1  # the stand-ins'; no routine to hold back, so select asks nothing
+
+
+async def test_the_alternative_counts_against_its_own_call_limit() -> None:
+    def twice(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        return call("delay_feed", {"service": "RX1"}) if len(results) < 2 else "done"
+
+    agent = Agent(ScriptedModel(twice), "Answer with the tools.",
+                  [tool(delay_feed, read_only=True),
+                   tool(service_history, read_only=True, max_calls=1)],
+                  name="rail", playbook=_playbook())
+    result = await agent.run("What is the delay of service RX1?")
+    first, second = (r.result for r in result.trace.tool_calls)
+    assert fell_back("delay_feed", first)
+    assert second == ("delay_feed timed out; `service_history` may be called at most 1 time(s) "
+                      "per run; it was not called. Use what you have.")
+    assert not fell_back("delay_feed", second)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolcycle import Agent, Message, tool
+from toolcycle import Agent, Limits, Message, tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
@@ -181,3 +181,38 @@ async def test_the_models_bad_arguments_are_its_own_to_fix() -> None:
     assert mending is not None and mending.name == "exchange_rate"
     with pytest.raises(ToolArgumentsError):
         await mending.invoke(None, {"currency": 42})  # type: ignore[arg-type]
+
+
+def _limited_agent(pb: Playbook, policy: Any, *, rate_calls: int | None = None
+                   ) -> Agent[Any, str]:
+    return Agent(ScriptedModel(policy), "Answer with the tools.",
+                 [tool(country_info, read_only=True),
+                  tool(exchange_rate, read_only=True, max_calls=rate_calls)],
+                 name="money", playbook=pb)
+
+
+async def test_a_repairs_calls_count_against_the_tools_own_call_limit() -> None:
+    """The repair calls exchange_rate a second time: with ``max_calls=1`` that call is refused,
+    so the routine does not get through and the model's call keeps its own failure."""
+    pb = await _learned()
+    CALLS.clear()
+    result = await _limited_agent(pb, detail_first, rate_calls=1).run(
+        "How many USD is the currency of Ruritania worth?")
+    first = result.trace.tool_calls[0]
+    assert first.error is not None and "unknown currency 'Ruritania'" in first.error
+    assert CALLS.count("exchange_rate Ruritania") == 1
+    assert not any(c.startswith("exchange_rate RUK") for c in CALLS[:2])
+
+
+async def test_a_repairs_calls_count_against_the_runs_tool_call_limit() -> None:
+    pb = await _learned()
+    CALLS.clear()
+    result = await _agent(pb, detail_first).run(
+        "How many USD is the currency of Ruritania worth?",
+        limits=Limits(max_tool_calls=2, on_limit="partial"))
+    # the model's call and the routine's lookup ran; the routine's rate call was refused, so
+    # the call keeps its own failure, and the model's next call meets the spent limit
+    assert CALLS == ["exchange_rate Ruritania", "country_info Ruritania"]
+    first = result.trace.tool_calls[0]
+    assert first.error is not None and "unknown currency 'Ruritania'" in first.error
+    assert result.partial

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolcycle import Agent, Message, tool
+from toolcycle import Agent, Limits, Message, tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
@@ -579,3 +579,17 @@ async def test_a_value_fed_to_a_number_parameter_is_passed_as_a_number() -> None
 def test_typed_reads_json_only_where_the_schema_asks_for_it(
         value: str, schema: dict[str, Any], expected: Any) -> None:
     assert typed(value, schema) == expected
+
+
+async def test_a_stand_ins_later_steps_count_against_the_runs_tool_call_limit() -> None:
+    """The model's one call ran two tools: with ``max_tool_calls=1`` the second is refused and
+    the routine stops saying why (the limit then ends the run), instead of running past it."""
+    pb = await _learned()
+    result = await _by_hand_agent(pb).run(
+        "How many USD is the currency of Ruritania worth?",
+        limits=Limits(max_tool_calls=1, on_limit="partial"))
+    record = result.trace.tool_calls[0]
+    assert record.name == "country_info" and record.result is not None
+    assert "exchange_rate(" not in record.result
+    assert "(stopped: The run's tool-call limit (1) is reached; `exchange_rate` was not " \
+           "called.)" in record.result

@@ -27,7 +27,7 @@ from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .evidence import is_empty_result
-from .routine import invoke_step, properties
+from .routine import CallRefused, invoke_step, properties
 from .strategy import Strategy
 
 #: In every result a fallback gives after the failing tool failed: how the learner tells such a
@@ -89,6 +89,8 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any]) -> Tool[Any] | Non
         shown = json.dumps(args, ensure_ascii=False, default=str)
         try:
             other = await invoke_step(alternative, ctx, alternative.validate(args))
+        except CallRefused as exc:
+            return f"{failure}; {exc}"
         except Exception as exc:
             return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, failed too: "
                     f"{type(exc).__name__}: {exc}")

@@ -270,6 +270,9 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
             except ToolArgumentsError as exc:
                 lines.append(f"{step.name}({shown}) rejected its arguments: {exc}")
                 return "\n".join(lines)
+            except CallRefused as exc:
+                lines.append(f"(stopped: {exc})")
+                return "\n".join(lines)
             except TimeoutError:
                 lines.append(f"{step.name}({shown}) timed out after {step.timeout} s")
                 return "\n".join(lines)
@@ -393,8 +396,17 @@ def completed(names: list[str], lines: list[str]) -> str:
             "results):\n" + "\n".join(lines))
 
 
+class CallRefused(Exception):
+    """A step the run's budgets refused (``RunContext.admit_call``): it was not called."""
+
+
 async def invoke_step(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
-    """One tool called as the loop would call it: its timeout, its thread (or none)."""
+    """One tool called as the loop would call it: counted against the run's budgets, with its
+    timeout, on its thread (or none). Raises :class:`CallRefused` when a budget is spent."""
+    admit = getattr(ctx, "admit_call", None)  # None: called outside a run (no ctx)
+    refusal = admit(step) if admit is not None else None
+    if refusal is not None:
+        raise CallRefused(refusal)
     if step.is_async:
         pending = step.invoke(ctx, arguments)
         return await (asyncio.wait_for(pending, step.timeout) if step.timeout else pending)

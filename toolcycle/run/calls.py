@@ -19,7 +19,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..approval import Approve, Defer
@@ -370,7 +370,27 @@ def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContex
         agent_name=base.agent_name, iteration=base.iteration, attempt=base.attempt,
         run_state=base.run_state, attempt_state=base.attempt_state,
         tool_call_id=call.id, tool_name=call.name, input=base.input,
+        admit_call=_nested_admission(state, call.name),
     )
+
+
+def _nested_admission(state: RunState, own: str) -> Callable[[Tool[Any]], str | None]:
+    """How the call of ``own`` has the calls it makes itself counted (``RunContext.admit_call``).
+
+    Why: a routine, a fallback or a repair runs several of the agent's tools inside one call;
+    counted as one, they let a run pass ``max_calls`` and ``max_tool_calls``. The first call of
+    ``own`` inside is the call the loop admitted already.
+    """
+    covered = False
+
+    def admit(tool: Tool[Any]) -> str | None:
+        nonlocal covered
+        if tool.name == own and not covered:
+            covered = True
+            return None
+        return _admit(state, tool, tool.name)
+
+    return admit
 
 
 def _admit(state: RunState, tool: Tool[Any], name: str) -> str | None:
