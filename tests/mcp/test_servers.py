@@ -216,3 +216,38 @@ def test_a_tools_module_exporting_mcp_tools_serves_toolcycle_run(
     assert greeting == "Hello, Ada!"
     assert json.loads(now)["timezone"] == "UTC"
     assert not child_pids("mcp_server_time")
+
+
+@pytest.mark.parametrize("trust", [False, True])
+async def test_a_trusted_servers_read_only_hints_become_tool_flags(trust: bool) -> None:
+    """mcp-server-time annotates both tools readOnlyHint/idempotentHint; believed only when
+    asked (the MCP spec calls annotations untrusted), so a routine may then call them."""
+    async with MCPTools.stdio(PYTHON, "-m", "mcp_server_time", trust_hints=trust) as tools:
+        listed = {t.name: t for t in await tools.get_tools()}
+    assert set(listed) == {"get_current_time", "convert_time"}
+    assert all(t.policy.read_only is trust and t.policy.idempotent is trust
+               for t in listed.values())
+
+
+@pytest.mark.parametrize(("annotations", "flags"), [
+    ({"readOnlyHint": True}, {"read_only": True}),
+    ({"readOnlyHint": True, "idempotentHint": True}, {"read_only": True, "idempotent": True}),
+    ({"readOnlyHint": "true"}, {}),  # only a JSON true
+    ({"readOnlyHint": 1}, {}),
+    ({"readOnlyHint": True, "destructiveHint": True}, {}),  # a contradiction: neither
+    ({"destructiveHint": False}, {}),
+    ("read-only", {}),
+    (None, {}),
+])
+def test_hints_are_read_strictly(annotations: object, flags: dict[str, bool]) -> None:
+    from toolcycle.mcp.tools import hinted_policy
+
+    listed = {"name": "t"} if annotations is None else {"name": "t", "annotations": annotations}
+    assert hinted_policy(listed) == flags
+
+
+def test_trust_hints_must_be_a_bool() -> None:
+    from toolcycle import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="trust_hints must be True or False"):
+        MCPTools.stdio(PYTHON, "-m", "mcp_server_time", trust_hints="yes")

@@ -57,6 +57,7 @@ class MCPTools:
         call_timeout: float | None = CALL_TIMEOUT,
         max_restarts: int = 3,
         concurrent: bool = False,
+        trust_hints: bool = False,
         errlog: TextIO | None = None,
     ) -> None:
         problems = []
@@ -69,12 +70,17 @@ class MCPTools:
             problems.append(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
         if not isinstance(prefix, str):
             problems.append(f"prefix must be a string, got {type(prefix).__name__}")
+        for label, flag in (("concurrent", concurrent), ("trust_hints", trust_hints)):
+            if not isinstance(flag, bool):
+                problems.append(f"{label} must be True or False, got {flag!r}")
         if problems:
             raise ConfigurationError(problems, subject=f"MCP tools {describe}")
         self.describe = describe
         self.prefix = prefix
         self.call_timeout = call_timeout
         self.concurrent = concurrent
+        #: Whether the server's tool annotations are believed (see :func:`hinted_policy`).
+        self.trust_hints = trust_hints
         self.names = NameMap(OPENAI_NAMES)
         #: Tools the server listed that cannot be used (their schema), one line each.
         self.problems: list[str] = []
@@ -101,7 +107,8 @@ class MCPTools:
 
         ``env`` is added to the few variables the SDK passes on (``PATH``, ``HOME``, ...): a
         server does not see the caller's secrets unless they are given here. ``options``:
-        ``prefix``, ``startup_timeout``, ``call_timeout``, ``max_restarts``, ``concurrent``.
+        ``prefix``, ``startup_timeout``, ``call_timeout``, ``max_restarts``, ``concurrent``,
+        ``trust_hints``.
         """
         from mcp import Client, StdioServerParameters
 
@@ -213,7 +220,8 @@ class MCPTools:
                 prefixed = {**item, "name": f"{self.prefix}{name}"}
                 (spec,) = import_mcp_tools([prefixed], self.names)
                 tool: Tool[Any] = Tool(spec, self._caller(str(name)), timeout=self.call_timeout,
-                                       concurrent=self.concurrent)
+                                       concurrent=self.concurrent,
+                                       **(hinted_policy(item) if self.trust_hints else {}))
             except ConfigurationError as exc:
                 self.problems.extend(exc.problems)
                 continue
@@ -255,3 +263,20 @@ async def _list_all(client: Any) -> list[dict[str, Any]]:
             break
     return tools
 
+
+def hinted_policy(listed: Mapping[str, Any]) -> dict[str, bool]:
+    """The tool flags a listed tool's ``annotations`` claim: ``readOnlyHint`` → ``read_only``
+    (a learned routine may then call it for the model, docs/playbook.md), ``idempotentHint`` →
+    ``idempotent`` (a durable run may re-run an interrupted call, docs/durable.md).
+
+    Why opt-in (``MCPTools(..., trust_hints=True)``): the MCP specification calls annotations
+    untrusted unless the server is, and both flags let toolcycle call a tool nobody asked for.
+    Only a JSON ``true`` counts, and only when ``destructiveHint`` is not also ``true`` (a
+    contradiction); anything else leaves the flag off.
+    """
+    hints = listed.get("annotations")
+    if not isinstance(hints, Mapping) or hints.get("destructiveHint") is True:
+        return {}
+    return {flag: True for flag, hint in (("read_only", "readOnlyHint"),
+                                          ("idempotent", "idempotentHint"))
+            if hints.get(hint) is True}

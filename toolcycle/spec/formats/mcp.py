@@ -3,10 +3,11 @@
 A ``tools/list`` result (``{"tools": [...], "nextCursor": ...}``, or the whole JSON-RPC reply)
 gives one spec per tool: ``inputSchema`` becomes the parameters and ``outputSchema`` the result
 schema. ``title``, ``annotations``, ``icons`` and ``_meta`` describe how a client shows or
-trusts a tool, not how it is called; they are not kept. MCP allows dots in names
-(``math.factorial``), which OpenAI and Anthropic reject, so imported names pass through a
-:class:`~toolcycle.spec.formats.names.NameMap` (OpenAI-safe by default): keep the map to send
-``tools/call`` under the server's own name.
+trusts a tool, not how it is called; they are not kept here (a live server's annotations
+become tool flags only where the caller trusts them: ``MCPTools(trust_hints=True)``). MCP
+allows dots in names (``math.factorial``), which OpenAI and Anthropic reject, so imported
+names pass through a :class:`~toolcycle.spec.formats.names.NameMap` (OpenAI-safe by default):
+keep the map to send ``tools/call`` under the server's own name.
 
 Export writes a ``tools/list`` result. MCP requires an output schema to describe an object,
 so a result schema of another type is left out.
