@@ -219,9 +219,11 @@ class MCPTools:
             try:
                 prefixed = {**item, "name": f"{self.prefix}{name}"}
                 (spec,) = import_mcp_tools([prefixed], self.names)
+                hinted = hinted_policy(item) if self.trust_hints else {}
                 tool: Tool[Any] = Tool(spec, self._caller(str(name)), timeout=self.call_timeout,
                                        concurrent=self.concurrent,
-                                       **(hinted_policy(item) if self.trust_hints else {}))
+                                       read_only=hinted.get("read_only", False),
+                                       idempotent=hinted.get("idempotent", False))
             except ConfigurationError as exc:
                 self.problems.extend(exc.problems)
                 continue
