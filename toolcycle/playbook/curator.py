@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
-from .reflector import pitfall_advice
+from .reflector import NO_CALL, pitfall_advice
 from .routine import MIN_FEED_EXAMPLES, induce
 from .stats import is_timeout
 from .store import PlaybookStore
@@ -114,6 +114,12 @@ class Curator:
             return []
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         existing = touched.get(sid) or store.get(sid)
+        if insight.detail == NO_CALL and insight.success:
+            # a right answer without a call counts against the lesson while it is a candidate
+            # (_ready); once learned, runs begin with a call, and one lucky answer does not
+            # undo what several wrong ones showed
+            return [] if existing is not None else self._count_candidate(
+                store, sid, insight, touched)
         if existing is None and insight.kind == "pitfall":
             if insight.domain not in pitfalls:
                 pitfalls[insight.domain] = [s for s in store.strategies(insight.domain)
@@ -195,6 +201,8 @@ class Curator:
         short (:meth:`_count_short`) fills one place at most, and only while the words the
         successes share are in its prompt: on `chains` (JSON) two successes worded apart made
         a sequence with no applicability, which its confirmations never widen."""
+        if data["insights"] and data["insights"][0].get("detail") == NO_CALL:
+            return _no_call_shown(data["insights"], self.promote_after)
         found = len(data["insights"])
         if found >= self.promote_after or (self.promote_on_flow and _flow_shown(data)):
             return True
@@ -208,7 +216,9 @@ class Curator:
         """Make a candidate a strategy (``insight``: its newest evidence)."""
         evidence = [Insight.from_dict(d) for d in data["insights"]]
         where: Sequence[Insight] = evidence
-        if insight.kind == "pitfall":
+        if insight.detail == NO_CALL:  # the wrong answers are its support; no task words
+            evidence, where = [i for i in evidence if not i.success], []
+        elif insight.kind == "pitfall":
             insight = _best_repaired(evidence)
             # the repair applies where it was seen: a pitfall is pooled over every task that
             # hit the error, and on `chains` "find_ticker fails ... Call staff_directory(name)
@@ -384,6 +394,14 @@ def _flow_shown(data: dict[str, Any]) -> bool:
     trial = Strategy(id="", domain="", advice="", kind="sequence", tools=tools,
                      feeds=[list(i.get("feeds") or []) for i in evidence])
     return induce(trial) is not None
+
+
+def _no_call_shown(evidence: list[dict[str, Any]], wrong_needed: int) -> bool:
+    """Whether answers without a tool call were wrong often enough to make runs begin with
+    one: ``wrong_needed`` wrong ones (of different tasks), and under a fifth of all such
+    answers right (a model that answers some tasks well from memory keeps doing so)."""
+    wrong = sum(1 for i in evidence if not i.get("success"))
+    return wrong >= wrong_needed and 5 * (len(evidence) - wrong) < len(evidence)
 
 
 def _task_of(insight: dict[str, Any]) -> str | tuple[str, ...]:

@@ -24,6 +24,8 @@ class ShowsStrategies(Protocol):
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]: ...
 
+    def answers_need_a_call(self, agent_name: str) -> bool: ...
+
 
 class RoutineOffer:
     """A :class:`~toolcycle.run.state.ToolSelector` that offers a run a routine only when the
@@ -92,8 +94,9 @@ class RoutineOffer:
         return swaps
 
     def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
-        """Whether a run of ``task`` must begin with a tool call: it is shown a sequence
-        (the playbook learned that this kind of task is answered by looking things up).
+        """Whether a run of ``task`` must begin with a tool call: the playbook learned that
+        this agent's answers without a call are wrong (:meth:`Playbook.answers_need_a_call`),
+        or the run is shown a sequence (this kind of task is answered by looking things up).
 
         Why: shown ``Call order_lookup(order_id), then track_parcel(...)`` (or its routine),
         the 1.5B still answered parcel and stock questions from memory in its first turn,
@@ -104,7 +107,8 @@ class RoutineOffer:
         """
         if not self.first_call:
             return False
-        return any(s.kind == "sequence" for s in self._shown(task, offered))
+        return self.playbook.answers_need_a_call(self.agent_name) or any(
+            s.kind == "sequence" for s in self._shown(task, offered))
 
     def _shown(self, task: str, offered: frozenset[str]) -> list[Strategy]:
         last = self._last  # read once: runs of other tasks may replace it meanwhile

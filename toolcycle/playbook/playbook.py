@@ -30,11 +30,18 @@ from .fallback import alternative_of, fallback_tool, fell_back
 from .location import open_store
 from .offer import RoutineOffer
 from .outcome import RunOutcome
-from .reflector import LLMReflector, analyse, reflect, shaped_values
+from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens, keywords, task_fingerprint
+from .strategy import (
+    Strategy,
+    covers,
+    estimate_tokens,
+    keywords,
+    strategy_id,
+    task_fingerprint,
+)
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -226,10 +233,18 @@ class Playbook:
         repairs = {name: tool for name, tool in self._repairs.get(agent_name, {}).items()
                    if name in routines}
         fallbacks = self._fallbacks.get(agent_name, {})
-        if not routines and not fallbacks:
+        if not self.routines:
             return inner
         return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins, fallbacks,
                             repairs)
+
+    def answers_need_a_call(self, agent_name: str) -> bool:
+        """Whether this agent's answers given without a tool call were learned to be wrong (the
+        ``pitfall`` of :data:`~toolcycle.playbook.reflector.NO_CALL`): a routines playbook then
+        has each run begin with a call (:meth:`RoutineOffer.first_call_required`). One lookup
+        by the lesson's id per run."""
+        lesson = self.store.get(strategy_id("pitfall", self.domain or agent_name, [], NO_CALL))
+        return lesson is not None and lesson.status == "active"
 
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:

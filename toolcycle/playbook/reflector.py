@@ -28,6 +28,12 @@ _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _DIGIT = re.compile(r"\d")
 
+#: The detail of the pitfall "answered without calling a tool" (see :func:`reflect`): a
+#: lesson about the model in this domain, not about a tool, hence no tools of its own.
+NO_CALL = "answered without calling a tool"
+NO_CALL_ADVICE = ("Answers given without calling a tool were wrong: look the facts up with a "
+                  "tool before you answer.")
+
 
 @dataclass(slots=True)
 class WastedCall:
@@ -145,7 +151,23 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         detail = error_class + ("|" + repair.signature if repair is not None else "")
         advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
+    if answered_without_a_call(trace):
+        # wrong: evidence for the lesson; right: evidence against it (the curator weighs both)
+        insights.append(insight("pitfall", NO_CALL_ADVICE, [], NO_CALL))
     return insights
+
+
+def answered_without_a_call(trace: Trace) -> bool:
+    """Whether the model answered the run itself without calling any tool, though it was
+    offered some (``tools_offered`` is None where the run's tools were not recorded).
+
+    Why a lesson: the 1.5B with the JSON protocol answered 9-11 of 24 train tasks of each suite
+    from memory in its first turn, with a made-up price, seat or count; none of those answers
+    was right, nor any of the 116 in the test runs of 2026-11-27/28 (both arms, every suite and
+    protocol).
+    """
+    return (not trace.tool_calls and trace.tools_offered != []
+            and (trace.termination or {}).get("action") == "answered")
 
 
 def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
