@@ -355,3 +355,24 @@ def test_a_stopped_run_counts_only_while_the_successes_share_a_word_it_has(
     pb.learn_from(_seat("Cy Diaz", ["find_booking", "booking_detail"]), True)
     [sequence] = _seat_sequences(pb)
     assert sequence.support == 3 and "seat" in sequence.applies_when
+
+
+def test_a_domains_candidates_are_bounded_keeping_the_latest(db_location: str) -> None:
+    """Patterns seen once stay candidates; beyond the bound the longest-unconfirmed go, and
+    a candidate confirmed meanwhile counts as recent."""
+    store, curator = open_store(db_location), Curator(max_candidates_per_domain=3)
+
+    def miss(tool: str, task: str) -> None:
+        curator.apply(store, [Insight(kind="pitfall", domain="support", tools=[tool],
+                                      advice=f"{tool} fails", detail="boom", success=False,
+                                      run_id=f"{tool}-{task}", task=task)])
+
+    for n in range(3):
+        miss(f"tool_{n}", "a")
+    miss("tool_0", "b")  # tool_0's candidate gains a run: now the most recent
+    miss("tool_3", "c")
+    miss("tool_4", "d")
+    kept = {c["insights"][0]["tools"][0] for c in store.candidates("support")}
+    assert kept == {"tool_0", "tool_3", "tool_4"}
+    assert store.prune_candidates("support", 3) == 0
+    assert store.prune_candidates("other", 0) == 0

@@ -59,6 +59,8 @@ class Curator:
     #: (:func:`_flow_shown`); False: it waits for ``promote_after`` like any pattern.
     promote_on_flow: bool = True
     max_per_domain: int = 100
+    #: Patterns waiting for evidence, per domain: beyond it the longest-unconfirmed go.
+    max_candidates_per_domain: int = 1000
     retire_min_uses: int = 4
     retire_below_success: float = 0.34
     stale_after_s: float = 30 * 24 * 3600.0
@@ -140,7 +142,8 @@ class Curator:
         self, store: PlaybookStore, sid: str, insight: Insight, touched: dict[str, Strategy]
     ) -> list[Delta]:
         key = insight.pattern_key
-        data: dict[str, Any] = store.get_candidate(key) or {
+        found = store.get_candidate(key)
+        data: dict[str, Any] = found or {
             "key": key, "domain": insight.domain, "created_at": time.time(), "insights": [],
         }
         runs = {i["run_id"] for i in data["insights"]}
@@ -153,6 +156,8 @@ class Curator:
         data["updated_at"] = time.time()
         if not self._ready(data):
             store.put_candidate(key, insight.domain, data)
+            if found is None:  # a new pattern: the domain's candidates may now be too many
+                store.prune_candidates(insight.domain, self.max_candidates_per_domain)
             return [Delta("candidate", sid, f"{len(data['insights'])}/{self.promote_after} runs")]
         return self._promote(store, data, insight, touched)
 

@@ -90,6 +90,19 @@ class PlaybookStore(abc.ABC):
     @abc.abstractmethod
     def candidates(self, domain: str | None = None) -> list[dict[str, Any]]: ...
 
+    def prune_candidates(self, domain: str, keep: int) -> int:
+        """Drop all but the ``keep`` most recently updated candidates of ``domain``; returns
+        how many went. Why: a pattern seen once and never again stays a candidate, and the
+        curator reads a domain's candidates after every failed run (a run that stopped short
+        of a sequence), so an unbounded table would make learning slower with every task."""
+        found = self.candidates(domain)
+        if len(found) <= keep:
+            return 0
+        found.sort(key=_recency, reverse=True)
+        for data in found[keep:]:
+            self.delete_candidate(str(data["key"]))
+        return len(found) - keep
+
     @abc.abstractmethod
     def add_tool_observations(self, rows: Sequence[ToolObservation]) -> None: ...
 
@@ -130,6 +143,7 @@ CREATE INDEX IF NOT EXISTS strategies_domain ON strategies(domain, status);
 CREATE INDEX IF NOT EXISTS strategies_version ON strategies(version);
 CREATE TABLE IF NOT EXISTS candidates (
     key TEXT PRIMARY KEY, domain TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS candidates_domain ON candidates(domain);
 CREATE TABLE IF NOT EXISTS tool_calls (
     id INTEGER PRIMARY KEY, domain TEXT NOT NULL, tool TEXT NOT NULL, duration_ms REAL NOT NULL,
     error INTEGER NOT NULL, timeout INTEGER NOT NULL, at REAL NOT NULL);
@@ -288,6 +302,11 @@ class SQLitePlaybookStore(PlaybookStore):
     def delete_candidate(self, key: str) -> None:
         with self.transaction() as conn:
             conn.execute("DELETE FROM candidates WHERE key = ?", (key,))
+
+    def prune_candidates(self, domain: str, keep: int) -> int:
+        (count,) = self._conn().execute(
+            "SELECT COUNT(*) FROM candidates WHERE domain = ?", (domain,)).fetchone()
+        return super().prune_candidates(domain, keep) if int(count) > keep else 0
 
     def candidates(self, domain: str | None = None) -> list[dict[str, Any]]:
         if domain is None:
@@ -470,3 +489,8 @@ class _Index:
         best = heapq.nlargest(limit, ranked)
         return [(self.strategies[sid], score) for score, sid in best]
 
+
+def _recency(candidate: dict[str, Any]) -> float:
+    """When a candidate last gained evidence (older rows: when it was made)."""
+    when = candidate.get("updated_at") or candidate.get("created_at") or 0.0
+    return float(when) if isinstance(when, int | float) else 0.0
