@@ -38,9 +38,7 @@ from .strategy import (
     Strategy,
     covers,
     estimate_tokens,
-    keywords,
     strategy_id,
-    task_fingerprint,
 )
 
 log = logging.getLogger("toolcycle.playbook")
@@ -323,8 +321,7 @@ class Playbook:
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
             calls=self._as_run(trace.agent_name, analysis.calls, stood_in),
             shaped=shaped_values(trace, analysis.calls), domain=domain,
-            task=task_fingerprint(trace.user_prompt or ""),
-            keywords=keywords(trace.user_prompt or ""),
+            task=analysis.task, keywords=list(analysis.keywords),
             answered=(trace.termination or {}).get("action") == "answered",
         )
         with self.store.transaction():

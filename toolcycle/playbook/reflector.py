@@ -49,13 +49,17 @@ class TraceAnalysis:
 
     ``sequence`` is the tools of the answering chain (see :mod:`.evidence`), ``wasted`` the
     calls that missed, ``repairs`` what worked after each missed call that the run recovered
-    from (keyed by the index of the missed call).
+    from (keyed by the index of the missed call). ``keywords`` and ``task`` are the prompt's
+    (:func:`keywords`, :func:`task_fingerprint`), worked out once for the insights and the
+    run's outcome.
     """
 
     run_id: str
     success: bool
     iterations: int
     tool_latency_ms: float
+    keywords: list[str] = field(default_factory=list)
+    task: str = ""
     sequence: list[str] = field(default_factory=list)
     arg_names: dict[str, list[str]] = field(default_factory=dict)
     wasted: list[WastedCall] = field(default_factory=list)
@@ -76,6 +80,8 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
         success=success,
         iterations=len(trace.steps),
         tool_latency_ms=sum(c.duration_ms for c in trace.tool_calls),
+        keywords=keywords(trace.user_prompt or ""),
+        task=task_fingerprint(trace.user_prompt or ""),
         calls=calls,
         wasted=[WastedCall(c.call, c.status) for c in calls if not c.ok],
     )
@@ -121,12 +127,11 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     ``analysis``: the trace's :func:`analyse` when the caller already has it.
     """
     analysis = analysis if analysis is not None else analyse(trace, success)
-    words = keywords(trace.user_prompt or "")
 
     def insight(kind: StrategyKind, advice: str, tools: list[str], detail: str) -> Insight:
         return Insight(
-            kind=kind, domain=domain, advice=advice, tools=tools, keywords=words,
-            task=task_fingerprint(trace.user_prompt or ""),
+            kind=kind, domain=domain, advice=advice, tools=tools,
+            keywords=list(analysis.keywords), task=analysis.task,
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, detail=detail,
         )
