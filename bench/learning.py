@@ -1,30 +1,40 @@
 """Does the playbook help? Test split without a playbook vs. with one learned on the train split.
 
-    .venv/bin/python bench/learning.py --model "local:qwen2.5-coder-1.5b?protocol=react" \
-        --promote-after 2 --limit 8 --repeats 2      # the run in docs/benchmarks.md (~35 min)
-    .venv/bin/python bench/learning.py --suite sources \
-        --model "local:qwen2.5-coder-1.5b?protocol=react" --repeats 3   # ~25 min
+    .venv/bin/python bench/learning.py --suite rail \
+        --model "local:qwen2.5-coder-1.5b?protocol=react" --repeats 3 --threads 2 \
+        --out rail-react.json                         # ~25 min on 2 cores
+    .venv/bin/python bench/learning.py --suite path/to/your_suite ...   # a suite of your own
     .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
 
-Two task suites, each with four kinds of question, train and test splits asking about different
-entities in varied wording:
+Three task suites, each with four kinds of question, train and test splits asking about
+different entities in varied wording:
 
 - ``chains`` (bench/learning_tasks/, the default): each kind is answered by chaining two
   specific tools out of nine; the tool descriptions already say how to chain them.
 - ``sources`` (bench/learning_tasks/sources/): each kind is answered by one lookup in the
   right one of four look-alike record systems with opaque names; only experience says which.
+- ``rail`` (bench/learning_tasks/rail/): a primary tool that always times out beside a working
+  alternative, a database that is empty for some topics, a date format only the tool's error
+  states, and an id to look up before the detail call.
 
-A suite is a folder with ``tools.py`` (``TOOLS``, optionally its own ``INSTRUCTIONS`` and
-``AGENT_NAME``), ``train.json`` and ``test.json``. Phase 1 learns a playbook offline from
-the train split (``learn``, judged against the expected answers). Phase 2 runs the test split
-``--repeats`` times with the same model and seeds, once without a playbook and once with the
-learned one frozen (read-only, so both arms see the same playbook on every repeat). Baseline and
-playbook runs alternate per repeat so that load on the shared machine hits both alike.
+A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
+``{"id", "kind", "prompt", "expected"}``). ``tools.py`` defines ``TOOLS`` (functions or
+:class:`~toolcycle.tools.Tool` objects) and optionally ``INSTRUCTIONS``, ``AGENT_NAME``,
+``FEWEST_ITERATIONS`` (per kind, for the report's floors) and ``READ_ONLY = True`` when every
+tool is a lookup: only tools declared read-only may be called by the playbook for the model
+(a routine standing in for its first tool, a fallback, a repair), as in any agent. Phase 1
+learns a playbook offline from the train split (``learn``, judged against the expected
+answers). Phase 2 runs the test split ``--repeats`` times with the same model and seeds, once
+without a playbook and once with the learned one frozen (read-only, so both arms see the same
+playbook on every repeat), with ``Playbook(routines=True)`` unless ``--no-routines``. Baseline
+and playbook runs alternate per repeat so that load on the shared machine hits both alike.
 
 Figures per arm: success rate, mean iterations, mean tokens and wall time per task, each as the
-mean over repeats ± the standard deviation between repeats. Results go to stdout and, with
-``--out``, to a JSON file with every run (and the rendered trace of every learning run).
-``--learn-only`` stops after phase 1, to check on the train split that a suite is well posed.
+mean over repeats ± the standard deviation between repeats, then the paired differences with
+95 % intervals, per kind, the floors each kind allows and the share of tasks made worse.
+Results go to stdout and, with ``--out``, to a JSON file with every run (and the rendered trace
+of every learning run). ``--learn-only`` stops after phase 1, to check on the train split that
+a suite is well posed.
 """
 
 from __future__ import annotations
@@ -92,8 +102,16 @@ class Suite:
 
 
 def load_suite(name: str) -> Suite:
-    """Import a suite's tools.py by path (each suite has its own, so no shared module name)."""
-    directory = SUITES[name]
+    """Import a suite's tools.py by path (each suite has its own, so no shared module name).
+
+    ``name``: one of :data:`SUITES`, or the path of a suite folder of your own (held-out
+    tasks, say: see the module docstring for what it holds)."""
+    directory = SUITES.get(name) or Path(name)
+    if not all((directory / f).is_file() for f in ("tools.py", "train.json", "test.json")):
+        raise SystemExit(f"no suite {name!r}: give one of {', '.join(sorted(SUITES))} or a "
+                         "folder with tools.py, train.json and test.json")
+    if name not in SUITES:
+        name = re.sub(r"\W", "_", directory.resolve().name) or "suite"
     spec = importlib.util.spec_from_file_location(f"learning_suite_{name}",
                                                   directory / "tools.py")
     if spec is None or spec.loader is None:
@@ -411,10 +429,11 @@ def report_files(paths: list[str], suite_name: str, playbook: str | None) -> int
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--suite", choices=sorted(SUITES), default="chains",
-                        help="the task suite (default: chains, the one in docs/benchmarks.md)")
-    parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--suite", default="chains", metavar="NAME|FOLDER",
+                        help=f"the task suite: {', '.join(sorted(SUITES))} (default: chains), "
+                        "or the folder of one of your own (tools.py, train.json, test.json)")
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--temperature", type=float, default=0.3)
@@ -433,9 +452,9 @@ def main() -> int:
     parser.add_argument("--lessons", choices=("rules", "llm", "both"), default="rules",
                         help="who writes the lessons: the deterministic reflector (rules), "
                         "LLMReflector with the same model (llm), or both")
-    parser.add_argument("--routines", action="store_true",
-                        help="offer learned tool chains as one tool (Playbook(routines=True)) "
-                        "in the playbook arm")
+    parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
+                        help="the playbook arm with Playbook(routines=True), as in the recent "
+                        "rows of docs/benchmarks.md (default); --no-routines: advice only")
     parser.add_argument("--report", nargs="+", metavar="JSON",
                         help="print the analysis of saved --out files (pooled) and exit")
     args = parser.parse_args()

@@ -290,3 +290,18 @@ def test_every_suite_declares_the_fewest_iterations_of_each_kind(name: str) -> N
     suite = bench.load_suite(name)
     kinds = {t.kind for t in [*suite.tasks("train"), *suite.tasks("test")]}
     assert set(suite.module.FEWEST_ITERATIONS) == kinds
+
+
+def test_a_suite_folder_of_ones_own_loads_like_the_shipped_ones(tmp_path: Path) -> None:
+    """Held-out tasks in a folder of their own run through the same harness (--suite PATH)."""
+    import shutil
+
+    folder = tmp_path / "held-out rail"
+    shutil.copytree(Path(bench.SUITES["rail"]), folder)
+    suite = bench.load_suite(str(folder))
+    assert suite.name == "held_out_rail" and suite.directory == folder
+    assert [t.__name__ for t in suite.tools] == [t.__name__ for t in bench.load_suite(
+        "rail").tools]
+    (folder / "test.json").unlink()
+    with pytest.raises(SystemExit, match=r"tools\.py, train\.json and test\.json"):
+        bench.load_suite(str(folder))
