@@ -13,12 +13,9 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .messages import Usage
-
-if TYPE_CHECKING:
-    from .tools import Tool
 
 _log = logging.getLogger(__name__)
 _handles = itertools.count(1)  # callback handles, unique per process (next() is atomic in CPython)
@@ -128,6 +125,17 @@ def _wake(woken: asyncio.Future[None]) -> None:
         woken.set_result(None)
 
 
+class CountedTool(Protocol):
+    """What :attr:`RunContext.admit_call` needs of a tool (a :class:`~toolcycle.tools.Tool` is
+    one): its name and its per-run call limit. A protocol, so this module imports no tools."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def max_calls(self) -> int | None: ...
+
+
 @dataclass(slots=True)
 class RunContext[DepsT]:
     """What a tool, validator or handler may know about the run it is part of.
@@ -154,4 +162,4 @@ class RunContext[DepsT]:
     #: ``max_calls``, ``Limits(max_tool_calls=...)``) and returns why it is refused, or
     #: ``None``. The first call of the tool's own name is the call the loop already counted.
     #: Set by the loop for each call; ``None`` outside a run. Call it on the event loop.
-    admit_call: Callable[[Tool[Any]], str | None] | None = None
+    admit_call: Callable[[CountedTool], str | None] | None = None

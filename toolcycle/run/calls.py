@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..approval import Approve, Defer
-from ..context import RunContext
+from ..context import CountedTool, RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, ToolResult
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
@@ -374,7 +374,7 @@ def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContex
     )
 
 
-def _nested_admission(state: RunState, own: str) -> Callable[[Tool[Any]], str | None]:
+def _nested_admission(state: RunState, own: str) -> Callable[[CountedTool], str | None]:
     """How the call of ``own`` has the calls it makes itself counted (``RunContext.admit_call``).
 
     Why: a routine, a fallback or a repair runs several of the agent's tools inside one call;
@@ -383,7 +383,7 @@ def _nested_admission(state: RunState, own: str) -> Callable[[Tool[Any]], str | 
     """
     covered = False
 
-    def admit(tool: Tool[Any]) -> str | None:
+    def admit(tool: CountedTool) -> str | None:
         nonlocal covered
         if tool.name == own and not covered:
             covered = True
@@ -393,7 +393,7 @@ def _nested_admission(state: RunState, own: str) -> Callable[[Tool[Any]], str | 
     return admit
 
 
-def _admit(state: RunState, tool: Tool[Any], name: str) -> str | None:
+def _admit(state: RunState, tool: CountedTool, name: str) -> str | None:
     """Count the call to ``tool`` (found by ``name``) against the per-tool and per-run budgets;
     say why if it is refused."""
     used = state.tool_counts.get(name, 0)
