@@ -45,7 +45,7 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int],
             if key == "norepair" and isinstance(offer, playbook_module.RoutineOffer):
                 offer._repairs.clear()
             if key == "nofirst" and isinstance(offer, playbook_module.RoutineOffer):
-                offer.first_call = False
+                offer.first_call_enabled = False
             for task in tasks:
                 result = await agent.run(task.prompt)
                 calls = [c.name for c in result.trace.tool_calls]

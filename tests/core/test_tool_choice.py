@@ -70,14 +70,15 @@ async def test_structured_output_keeps_requiring_a_call() -> None:
 class _Forcing:
     """A tool selection asking every run to begin with a call, keeping only ``kept``."""
 
-    def __init__(self, kept: set[str]) -> None:
+    def __init__(self, kept: set[str], first: str = "required") -> None:
         self.kept = kept
+        self.first = first
 
     def select(self, task: str, tools: Any, keep: frozenset[str] = frozenset()) -> Any:
         return tuple(d for d in tools if d.name in self.kept)
 
-    def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
-        return True
+    def first_call(self, task: str, offered: frozenset[str]) -> str | None:
+        return self.first
 
 
 @pytest.mark.parametrize(("kept", "expected"), [({"find_customer"}, ["required", "auto"]),
@@ -95,5 +96,23 @@ async def test_a_selection_may_require_the_first_call_only_when_a_tool_is_offere
         return "Ada is C-1."
 
     agent = Agent(ScriptedModel(policy), "", [find_customer], tool_selection=_Forcing(kept))
+    result = await agent.run("Who is Ada?")
+    assert result.output == "Ada is C-1." and choices == expected
+
+
+@pytest.mark.parametrize(("first", "expected"), [("find_customer", ["find_customer", "auto"]),
+                                                 ("no_such_tool", ["auto", "auto"])])
+async def test_a_selection_may_name_the_first_call_only_among_the_offered_tools(
+        first: str, expected: list[str]) -> None:
+    choices: list[Any] = []
+
+    def policy(messages: list[Message], settings: Settings) -> Any:
+        choices.append(settings.tool_choice)
+        if not any(m.role == "tool" for m in messages):
+            return call("find_customer", {"name": "Ada"})
+        return "Ada is C-1."
+
+    agent = Agent(ScriptedModel(policy), "", [find_customer],
+                  tool_selection=_Forcing({"find_customer"}, first))
     result = await agent.run("Who is Ada?")
     assert result.output == "Ada is C-1." and choices == expected

@@ -55,7 +55,7 @@ class FuzzOffer:
     def __init__(self, first_call: bool = False) -> None:
         #: whether runs must begin with a tool call (``FirstCallRequired``): the first
         #: request is made with tool_choice="required", later ones "auto"
-        self.first_call = first_call
+        self.required = first_call
         tools = {name: _read_only(t) for name, t in ALL_TOOLS.items() if t.function is not None}
         swaps: dict[str, Tool[Any]] = {}
         # snooze's result carries its ms: "snoozed 7 ms" -> nap(ms=7), the routine standing in
@@ -91,5 +91,8 @@ class FuzzOffer:
     def stand_ins(self, task: str, offered: frozenset[str]) -> Mapping[str, Tool[Any]]:
         return {name: tool for name, tool in self.swaps.items() if name in offered}
 
-    def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
-        return self.first_call
+    def first_call(self, task: str, offered: frozenset[str]) -> str | None:
+        """"required", or (for odd-length tasks) a tool by name, as a shown sequence asks."""
+        if not self.required:
+            return None
+        return "snooze" if len(task) % 2 else "required"

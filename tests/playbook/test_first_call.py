@@ -1,4 +1,4 @@
-"""A run shown a learned sequence begins with a tool call (RoutineOffer.first_call_required)."""
+"""A run shown a learned sequence begins with a call of its first tool (RoutineOffer.first_call)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ async def test_a_run_shown_a_sequence_must_begin_with_a_call_and_may_then_answer
     CHOICES.clear()
     result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"  # not the answer from memory
-    assert CHOICES == ["required", "auto"]  # forced once; the stand-in ran the whole chain
+    # the sequence's first tool, by name, once; the stand-in ran the whole chain
+    assert CHOICES == ["country_info", "auto"]
     assert [c.name for c in result.trace.tool_calls] == ["country_info"]
 
 

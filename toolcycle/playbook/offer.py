@@ -53,9 +53,8 @@ class RoutineOffer:
         self._stand_ins = dict(stand_ins or {})
         self._fallbacks = dict(fallbacks or {})
         self._repairs = dict(repairs or {})
-        #: Whether a run shown a sequence must begin with a tool call (see
-        #: :meth:`first_call_required`).
-        self.first_call = True
+        #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
+        self.first_call_enabled = True
         #: This run's (task, offered tools) and the strategies shown it: its stand-ins and
         #: its first call ask the same question, one retrieval answers both (reset by
         #: :meth:`select`, which the engine calls first for every run).
@@ -93,22 +92,29 @@ class RoutineOffer:
                      if name in offered and tool.name in offered)
         return swaps
 
-    def first_call_required(self, task: str, offered: frozenset[str]) -> bool:
-        """Whether a run of ``task`` must begin with a tool call: the playbook learned that
-        this agent's answers without a call are wrong (:meth:`Playbook.answers_need_a_call`),
-        or the run is shown a sequence (this kind of task is answered by looking things up).
+    def first_call(self, task: str, offered: frozenset[str]) -> str | None:
+        """How a run of ``task`` must begin: with a call of the first tool of the sequence it
+        is shown (this kind of task is answered by looking things up, starting there), or with
+        some call (``"required"``) where the playbook learned that this agent's answers
+        without a call are wrong (:meth:`Playbook.answers_need_a_call`); ``None``: free.
 
         Why: shown ``Call order_lookup(order_id), then track_parcel(...)`` (or its routine),
         the 1.5B still answered parcel and stock questions from memory in its first turn,
         with a made-up status or price (chains test split, JSON protocol, at ba05267: 6 of
         the 15 parcel and stock runs shown a sequence; ReAct at 0d2d7ed: 3 of 9 parcel
-        runs). Its first request is made with ``tool_choice="required"``, which the loop
-        holds only until the first tool call.
+        runs). Why the tool by name: made to call *some* tool (``"required"``, which the
+        text protocols say as "Call one of the tools now."), it called the tempting
+        ``web_search`` or the wrong record system in 7 of the 9 `sources` stock runs shown
+        "Call vertex(name), then answer" (JSON, at fcca3ca; 6 of 9 right unforced, at
+        d6df1db). The choice holds only until the run's first tool call.
         """
-        if not self.first_call:
-            return False
-        return self.playbook.answers_need_a_call(self.agent_name) or any(
-            s.kind == "sequence" for s in self._shown(task, offered))
+        if not self.first_call_enabled:
+            return None
+        shown = self._shown(task, offered)
+        first = next((s.tools[0] for s in shown if s.kind == "sequence" and s.tools), None)
+        if first is not None:
+            return first if first in offered else "required"
+        return "required" if self.playbook.answers_need_a_call(self.agent_name) else None
 
     def _shown(self, task: str, offered: frozenset[str]) -> list[Strategy]:
         last = self._last  # read once: runs of other tasks may replace it meanwhile

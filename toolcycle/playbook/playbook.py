@@ -239,7 +239,7 @@ class Playbook:
     def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the
         ``pitfall`` of :data:`~toolcycle.playbook.reflector.NO_CALL`): a routines playbook then
-        has each run begin with a call (:meth:`RoutineOffer.first_call_required`). One lookup
+        has each run begin with a call (:meth:`RoutineOffer.first_call`). One lookup
         by the lesson's id per run."""
         lesson = self.store.get(strategy_id("pitfall", self.domain or agent_name, [], NO_CALL))
         return lesson is not None and lesson.status == "active"

@@ -58,11 +58,12 @@ class ToolStandIns(Protocol):
 @runtime_checkable
 class FirstCallRequired(Protocol):
     """A tool selection that may have a run begin with a tool call: the playbook, for a run
-    shown a learned sequence (``Call order_lookup(order_id), then track_parcel(...)``). The
-    run's first request is then made with ``tool_choice="required"``, which holds only until
-    its first tool call (see ``toolsets.request_settings``)."""
+    shown a learned sequence (``Call order_lookup(order_id), then track_parcel(...)``).
+    ``first_call`` returns the run's first ``tool_choice``: ``"required"``, the name of an
+    offered tool (the sequence's first), or ``None`` to leave the model free. It holds only
+    until the run's first tool call (see ``toolsets.request_settings``)."""
 
-    def first_call_required(self, task: str, offered: frozenset[str]) -> bool: ...
+    def first_call(self, task: str, offered: frozenset[str]) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)

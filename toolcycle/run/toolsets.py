@@ -79,9 +79,10 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
              if isinstance(selector, ToolStandIns) and core.approval is None else {})
     # only with a tool to call: "required" with none offered is a request providers refuse
     # (found by the engine fuzzer)
-    if (chosen and settings.tool_choice == "auto" and isinstance(selector, FirstCallRequired)
-            and selector.first_call_required(task, names)):
-        settings = replace(settings, tool_choice="required")
+    if chosen and settings.tool_choice == "auto" and isinstance(selector, FirstCallRequired):
+        first = selector.first_call(task, names)
+        if first == "required" or first in names:  # a tool not offered is no choice to make
+            settings = replace(settings, tool_choice=first)
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
