@@ -104,3 +104,16 @@ async def test_without_routines_the_lesson_is_learned_but_forces_nothing() -> No
     await _agent(pb).run("How many USD is the currency of Ruritania worth?")
     assert CHOICES == ["auto"]
 
+
+
+def test_the_lesson_does_not_go_stale(tmp_path: Any) -> None:
+    """While it holds, runs begin with a call, so nothing can confirm it again: the stale rule
+    that retires unconfirmed strategies would retire it for working."""
+    store, curator = SQLitePlaybookStore(tmp_path / "p.db"), Curator(stale_after_s=60.0)
+    for country in ("Freedonia", "Sylvania", "Oberland"):
+        _feed(store, curator, f"How much is the currency of {country} worth?", right=False)
+    lesson = store.get(LESSON)
+    assert lesson is not None
+    assert curator.retire(store, "money", now=lesson.updated_at + 3600.0) == []
+    lesson = store.get(LESSON)
+    assert lesson is not None and lesson.status == "active"

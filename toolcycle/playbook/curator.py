@@ -291,7 +291,9 @@ class Curator:
             failing = (s.success_rate or 0.0) < self.retire_below_success
             if s.uses >= self.retire_min_uses and failing:
                 reason = f"harmful: {s.helpful}/{s.uses} runs succeeded"
-            elif now - s.updated_at > self.stale_after_s:
+            elif now - s.updated_at > self.stale_after_s and s.detail != NO_CALL:
+                # (not the no-call lesson: while it holds, runs begin with a call, so the
+                # answers that would confirm it can no longer happen)
                 reason = f"stale: not confirmed for {(now - s.updated_at) / 86400:.0f} days"
             if reason:
                 s.status, s.note = "retired", reason

@@ -38,7 +38,9 @@ class RoutineOffer:
     the runs shown its pitfall (:func:`~toolcycle.playbook.fallback.fallback_tool`), and each
     offered routine its last tool's failed calls (:func:`~toolcycle.playbook.routine.repair`).
     As a :class:`~toolcycle.run.state.FirstCallRequired` it has a run shown a sequence begin
-    with a tool call. Stand-ins and the first call share one more retrieval per run.
+    with a call of its first tool, and every other run a call where answers without one were
+    learned to be wrong. Stand-ins and the first call share one more retrieval per run; the
+    no-call lesson costs one lookup by id.
     """
 
     def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: frozenset[str],
@@ -104,7 +106,7 @@ class RoutineOffer:
         the 15 parcel and stock runs shown a sequence; ReAct at 0d2d7ed: 3 of 9 parcel
         runs). Why the tool by name: made to call *some* tool (``"required"``, which the
         text protocols say as "Call one of the tools now."), it called the tempting
-        ``web_search`` or the wrong record system in 7 of the 9 `sources` stock runs shown
+        ``web_search`` or the wrong record system first in 8 of the 9 `sources` stock runs shown
         "Call vertex(name), then answer" (JSON, at fcca3ca; 6 of 9 right unforced, at
         d6df1db). The choice holds only until the run's first tool call.
         """

@@ -34,12 +34,7 @@ from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import (
-    Strategy,
-    covers,
-    estimate_tokens,
-    strategy_id,
-)
+from .strategy import Strategy, covers, estimate_tokens, strategy_id
 
 log = logging.getLogger("toolcycle.playbook")
 
