@@ -268,8 +268,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     reflector = LLMReflector(model) if args.lessons in ("llm", "both") else None
+    learn_routines = args.routines if args.learn_routines is None else args.learn_routines
     learner = Playbook(db, curator=Curator(promote_after=args.promote_after),
-                       llm_reflector=reflector, rule_lessons=args.lessons != "llm")
+                       llm_reflector=reflector, rule_lessons=args.lessons != "llm",
+                       routines=learn_routines)
     outcomes: dict[str, Any] = {}
     learn_runs: list[dict[str, Any]] = []
     strategy_log: list[list[dict[str, Any]]] = []
@@ -310,6 +312,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
         "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
         "strategy_log": strategy_log, "lessons": args.lessons, "routines": args.routines,
+        "learn_routines": learn_routines,
         "reflection_errors": [str(e)[:500] for e in learner.errors],
     }
     if args.learn_only or args.repeats < 1:  # --repeats 0: no test split to run either
@@ -455,6 +458,9 @@ def main() -> int:
     parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
                         help="the playbook arm with Playbook(routines=True), as in the recent "
                         "rows of docs/benchmarks.md (default); --no-routines: advice only")
+    parser.add_argument("--learn-routines", action=argparse.BooleanOptionalAction, default=None,
+                        help="learn with Playbook(routines=True), so that later train runs use "
+                        "what earlier ones taught (default: as --routines)")
     parser.add_argument("--report", nargs="+", metavar="JSON",
                         help="print the analysis of saved --out files (pooled) and exit")
     args = parser.parse_args()
