@@ -26,6 +26,7 @@ import traceback
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 from toolcycle import (
@@ -73,10 +74,10 @@ class Report:
 # -- one run -------------------------------------------------------------------------------
 
 
-def run_seed(seed: int) -> Report:
-    """Generate, run and check the scenario of ``seed``."""
+def run_seed(seed: int, offer_focus: bool = False) -> Report:
+    """Generate, run and check the scenario of ``seed`` (scenario.generate)."""
     started = time.perf_counter()
-    scenario = generate(seed)
+    scenario = generate(seed, offer_focus)
     try:
         obs = asyncio.run(_drive(scenario))
         violations = check(obs)
@@ -392,7 +393,8 @@ def _stored_status(path: str, run_id: str) -> str:
 # -- many runs -----------------------------------------------------------------------------
 
 
-def run_many(seeds: Iterable[int], workers: int = 1) -> list[Report]:
+def run_many(seeds: Iterable[int], workers: int = 1, offer_focus: bool = False
+             ) -> list[Report]:
     """Run every seed, in worker processes when ``workers > 1``."""
     seeds = list(seeds)
     if workers <= 1:
@@ -402,12 +404,13 @@ def run_many(seeds: Iterable[int], workers: int = 1) -> list[Report]:
         gc.collect()
         gc.freeze()
         try:
-            return [run_seed(seed) for seed in seeds]
+            return [run_seed(seed, offer_focus) for seed in seeds]
         finally:
             gc.unfreeze()
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers) as pool:
-        return list(pool.imap_unordered(run_seed, seeds, chunksize=64))
+        return list(pool.imap_unordered(partial(run_seed, offer_focus=offer_focus), seeds,
+                                        chunksize=64))
 
 
 def violation_class(reason: str) -> str:
@@ -448,9 +451,9 @@ def summary(reports: list[Report], elapsed: float, show_all: bool = True) -> str
     return "\n".join(lines)
 
 
-def explain(seed: int) -> str:
+def explain(seed: int, offer_focus: bool = False) -> str:
     """One seed in full: its scenario, outcome, history, events and trace, then violations."""
-    scenario = generate(seed)
+    scenario = generate(seed, offer_focus)
     obs = asyncio.run(_drive(scenario))
     lines = [f"scenario: {asdict(scenario)}", f"error: {obs.error!r}",
              f"playbook offers: {scenario.approval is None and offers_drawn(seed)}",
@@ -492,16 +495,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="list violation classes, not every violation")
     parser.add_argument("--explain", type=int, metavar="SEED",
                         help="run one seed and print its history, events and trace")
+    parser.add_argument("--offer-focus", action="store_true",
+                        help="the offers campaign: where the agent gets the playbook's offers, "
+                        "the model calls them under a tool-call budget")
     args = parser.parse_args(argv)
     if args.explain is not None:
-        print(explain(args.explain))
+        print(explain(args.explain, args.offer_focus))
         return 0
     seeds = range(args.seed, args.seed + args.runs)
     if args.show:
         for seed in seeds:
-            print(f"seed {seed}: {asdict(generate(seed))}")
+            print(f"seed {seed}: {asdict(generate(seed, args.offer_focus))}")
     started = time.perf_counter()
-    reports = run_many(seeds, 1 if args.runs < 200 else args.workers)
+    reports = run_many(seeds, 1 if args.runs < 200 else args.workers, args.offer_focus)
     print(summary(reports, time.perf_counter() - started, not args.classes_only))
     return 1 if any(r.violations for r in reports) else 0
 

@@ -29,6 +29,10 @@ from toolcycle.tools import ToolDefinition
 
 from .tools import ALL_TOOLS
 
+#: The tools whose calls the offers answer (stand-ins, a repair, fallbacks), and ``limited``
+#: (``max_calls=2``), which a fallback or routine step must not call past its budget either.
+WRAPPED = ["snooze", "echo", "aboom", "boom", "slow_sync", "limited"]
+
 #: Share of seeds whose agent gets the offers.
 OFFER_SHARE = 0.5
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from toolcycle import Message, ModelSettings, TextPart, ThinkingPart, ToolCall
 from toolcycle.testing import ScriptedModel, call
 
+from .offers import WRAPPED, offers_drawn
 from .tools import ALL_TOOLS, STOPPED, valid_arguments
 
 OUTPUT_TOOL = "final_result"
@@ -77,6 +78,11 @@ class Scenario:
     #: Tool approval: None, "policy" / "policy_async" (the agent's policy approves, denies or
     #: defers each call) or "tools" (some tools require approval; no policy, so they defer).
     approval: str | None = None
+    #: Whether the model's valid calls go to the tools a playbook offer wraps (and to
+    #: ``limited``), under a tool-call budget: the runs where the offers' own calls meet the
+    #: run's budgets (invariant 11). Only with offers (tests/fuzz/offers.py); off in the main
+    #: campaign.
+    offer_focus: bool = False
 
     @property
     def structured(self) -> bool:
@@ -155,8 +161,9 @@ def person_answers(seed: int, round_: int, call_ids: list[str]) -> dict[str, boo
     return {c: True if rng.random() < 0.6 else f"fuzz person says no to {c}" for c in call_ids}
 
 
-def generate(seed: int) -> Scenario:
-    """Every random choice of the run with this seed."""
+def generate(seed: int, offer_focus: bool = False) -> Scenario:
+    """Every random choice of the run with this seed; ``offer_focus``: where the agent gets
+    the playbook's offers, its model calls them under a budget (:func:`_focus_on_offers`)."""
     rng = random.Random(seed)
     mode = rng.choice(["text", "text", "model", "validators", "reflect"])
     tool_names = sorted(rng.sample(list(ALL_TOOLS), rng.randint(0, len(ALL_TOOLS))))
@@ -186,8 +193,37 @@ def generate(seed: int) -> Scenario:
         async_preview=rng.random() < 0.5,
     )
     scenario.approval = _approval(seed)
+    if offer_focus and offers_eligible(seed):
+        _focus_on_offers(scenario)
     scenario.features = features_of(scenario)
     return scenario
+
+
+def offers_eligible(seed: int) -> bool:
+    """Whether the agent of ``seed``'s scenario gets the playbook's offers (not with approval:
+    the library's own stand-ins refuse tools that need it)."""
+    return _approval(seed) is None and offers_drawn(seed)
+
+
+def _focus_on_offers(s: Scenario) -> None:
+    """Make the model call the wrapped tools, turn after turn, under a tool-call budget.
+
+    Without it a wrapped tool's wrapper ran a step of its own in about 1 run of 250 (offers
+    answer the tools the model happens to call, and most plans end early), so invariant 11
+    (tool bodies entered never exceed the budgets) was seldom put to the test. The plan
+    becomes 2-6 turns of 1-3 calls, most of them valid calls of the wrapped tools; limits,
+    cancellation, streaming, parallelism and the rest stay as drawn. A campaign of its own
+    (``offer_focus=True``), so the main one's seeds, the regression seeds among them, replay
+    what they did."""
+    rng = random.Random(f"offer-focus:{s.seed}")
+    s.offer_focus = True
+    if "max_tool_calls" not in s.run_limits and "max_tool_calls" not in s.agent_limits:
+        s.run_limits["max_tool_calls"] = rng.randint(1, 6)
+    s.tool_names = sorted({*s.tool_names, *rng.sample(WRAPPED, rng.randint(1, len(WRAPPED)))})
+    s.plan = [{"kind": "calls", "n": rng.randint(0, 999), "text": rng.random() < 0.2,
+               "calls": [_call_spec(rng) | {"kind": "valid" if rng.random() < 0.8 else "schema"}
+                         for _ in range(rng.choice([1, 1, 2, 3]))]}
+              for _ in range(rng.randint(2, 6))]
 
 
 def features_of(s: Scenario) -> set[str]:
@@ -198,7 +234,8 @@ def features_of(s: Scenario) -> set[str]:
                        (s.async_callbacks, "async_callbacks"),
                        (s.trace_store, "trace_store"), (s.buggy_validator, "buggy_validator"),
                        (s.latency_ms > 0, "model_latency"), (s.model_error_at, "model_error"),
-                       (s.failing_hook, "failing_callback"), (not s.tool_names, "no_tools")]:
+                       (s.failing_hook, "failing_callback"), (not s.tool_names, "no_tools"),
+                       (s.offer_focus, "offer_focus")]:
         if flag:
             found.add(name)
     for limits in (s.agent_limits, s.run_limits):
@@ -324,6 +361,9 @@ class ModelBehaviour:
 
     def _call(self, spec: dict[str, Any], index: int, earlier: list[str]) -> ToolCall:
         kind, name, n = spec["kind"], spec["name"], spec["n"]
+        if self.s.offer_focus and kind == "valid":
+            wrapped = [t for t in WRAPPED if t in self.s.tool_names]
+            name = wrapped[n % len(wrapped)] if wrapped else name
         made = _make_call(kind, name, n, self.s.output_mode == "reflect")
         mode = spec["id"]
         if mode == "dup":

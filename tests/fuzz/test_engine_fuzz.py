@@ -10,9 +10,13 @@ from __future__ import annotations
 import os
 import time
 
-from .engine import run_many, summary, violation_class
+from .engine import Report, run_many, summary, violation_class
+from .scenario import offers_eligible
 
 DEFAULT_RUNS = 4000
+#: Runs of the offers campaign (agents given the playbook's offers, whose model calls them under
+#: a tool-call budget); $TOOLCYCLE_FUZZ_OFFER_RUNS.
+DEFAULT_OFFER_RUNS = 800
 
 #: Seeds beyond the default range that once broke an invariant (found by ``make fuzz``), kept so
 #: every ``make test`` replays them: a cancel landing while a failure was being closed (19908,
@@ -29,7 +33,22 @@ def test_engine_invariants_hold_on_fuzzed_runs() -> None:
     runs = int(os.environ.get("TOOLCYCLE_FUZZ_RUNS", DEFAULT_RUNS))
     started = time.perf_counter()
     reports = run_many([*range(runs), *REGRESSION_SEEDS])
-    elapsed = time.perf_counter() - started
+    _fail_on_violations(reports, runs, time.perf_counter() - started, "")
+
+
+def test_budgets_bound_the_playbook_offers_on_fuzzed_runs() -> None:
+    """Invariant 11 where it bites: the model calls the tools that routines, repairs and
+    fallbacks answer, under a tool-call budget, with every other fuzzed choice as usual."""
+    runs = int(os.environ.get("TOOLCYCLE_FUZZ_OFFER_RUNS", DEFAULT_OFFER_RUNS))
+    seeds = [s for s in range(runs * 4) if offers_eligible(s)][:runs]
+    started = time.perf_counter()
+    reports = run_many(seeds, offer_focus=True)
+    entered = sum("offer_focus" in r.features for r in reports)
+    assert entered == len(seeds)
+    _fail_on_violations(reports, runs, time.perf_counter() - started, " --offer-focus")
+
+
+def _fail_on_violations(reports: list[Report], runs: int, elapsed: float, flag: str) -> None:
     bad = [r for r in reports if r.violations]
     print(summary(reports, elapsed, show_all=False))
     if bad:
@@ -38,6 +57,6 @@ def test_engine_invariants_hold_on_fuzzed_runs() -> None:
             f" (+{len(r.violations) - 1} more)" if len(r.violations) > 1 else "") for r in bad]
         raise AssertionError(
             f"{len(bad)} of {runs} fuzzed runs broke the engine's invariants "
-            f"({len(classes)} classes; python -m tests.fuzz.engine --explain SEED):\n"
+            f"({len(classes)} classes; python -m tests.fuzz.engine{flag} --explain SEED):\n"
             + "\n".join(lines)
         )
