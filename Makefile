@@ -18,7 +18,8 @@ help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
 	@echo "make test   - set up .venv and run ruff, mypy --strict and the whole test suite"
 	@echo "make bench  - run the benchmarks under bench/"
-	@echo "make fuzz   - run the engine's invariant fuzzer on 100,000 seeds and print the counts"
+	@echo "make fuzz   - run the engine's invariant fuzzer on 100,000 seeds (and 20,000 of the"
+	@echo "             playbook-offers campaign) and print the counts"
 	@echo "make conformance - all 800 BFCL multi-turn tasks on every wire (make test samples them)"
 
 $(VENV)/.created:
@@ -123,6 +124,7 @@ bench: dev
 
 fuzz: dev
 	$(PY) -m tests.fuzz.engine --runs 100000
+	$(PY) -m tests.fuzz.engine --runs 20000 --offer-focus --classes-only
 
 # All 800 BFCL multi-turn tasks on every wire (make test replays every 4th and the known mismatches)
 conformance: dev
