@@ -116,3 +116,100 @@ async def test_a_selection_may_name_the_first_call_only_among_the_offered_tools(
                   tool_selection=_Forcing({"find_customer"}, first))
     result = await agent.run("Who is Ada?")
     assert result.output == "Ada is C-1." and choices == expected
+
+
+# -- AnswerWhenDone: the answer asked for once the selection's calls are done --------------
+
+
+def lookup_order(order_id: str) -> str:
+    """Look an order up."""
+    return "" if order_id == "none" else f"order {order_id}: shipped"
+
+
+class _DoneAfter:
+    """A tool selection whose run is done once ``tool`` has returned something."""
+
+    def __init__(self, tool: str, seen: list[frozenset[str]] | None = None) -> None:
+        self.tool = tool
+        self.seen = seen if seen is not None else []
+
+    def select(self, task: str, tools: Any, keep: frozenset[str] = frozenset()) -> Any:
+        return tuple(tools)
+
+    def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]
+                    ) -> Any:
+        self.seen.append(answered_for)
+        return lambda trace: any(c.name == self.tool and c.error is None and c.result
+                                 for c in trace.tool_calls)
+
+
+def _wandering(choices: list[Any], calls: list[dict[str, str]]) -> Any:
+    """A model that makes ``calls`` in turn, then answers; under "none" it answers at once."""
+    def policy(messages: list[Message], settings: Settings) -> Any:
+        choices.append(settings.tool_choice)
+        made = sum(1 for m in messages if m.role == "tool")
+        if settings.tool_choice == "none" or made >= len(calls):
+            return "The order shipped."
+        return call("lookup_order" if "order_id" in calls[made] else "find_customer",
+                    calls[made])
+    return policy
+
+
+async def test_the_answer_is_asked_for_once_the_selections_calls_are_done() -> None:
+    choices: list[Any] = []
+    model = ScriptedModel(_wandering(choices, [{"name": "Ada"}, {"order_id": "7"},
+                                               {"name": "Bob"}, {"name": "Cy"}]))
+    agent = Agent(model, "", [find_customer, lookup_order],
+                  tool_selection=_DoneAfter("lookup_order"))
+    result = await agent.run("Where is order 7?")
+    assert result.output == "The order shipped."
+    assert choices == ["auto", "auto", "none"]  # not the two wandering calls after it
+    assert [c.name for c in result.trace.tool_calls] == ["find_customer", "lookup_order"]
+
+
+async def test_a_call_that_found_nothing_leaves_the_model_free() -> None:
+    choices: list[Any] = []
+    model = ScriptedModel(_wandering(choices, [{"order_id": "none"}, {"name": "Ada"}]))
+    agent = Agent(model, "", [find_customer, lookup_order],
+                  tool_selection=_DoneAfter("lookup_order"))
+    result = await agent.run("Where is order 7?")
+    assert choices == ["auto", "auto", "auto"] and result.output == "The order shipped."
+
+
+async def test_structured_output_is_never_asked_to_answer_without_its_call() -> None:
+    """There the answer is itself a call: "none" would leave the run no way to end."""
+
+    class Answer(pydantic.BaseModel):
+        status: str
+
+    choices: list[Any] = []
+
+    def policy(messages: list[Message], settings: Settings) -> Any:
+        choices.append(settings.tool_choice)
+        if not any(m.role == "tool" for m in messages):
+            return call("lookup_order", {"order_id": "7"})
+        return call("final_result", {"status": "shipped"})
+
+    agent = Agent(ScriptedModel(policy), "", [lookup_order], output=Answer,
+                  tool_selection=_DoneAfter("lookup_order"))
+    result = await agent.run("Where is order 7?")
+    assert result.output == Answer(status="shipped") and "none" not in choices
+
+
+async def test_stand_ins_are_named_to_the_test_and_none_under_an_approval_policy() -> None:
+    """The selection is told which tools its stand-ins answer (none where a policy must see
+    every call), so a routine standing in for a tool is not taken for the tool itself."""
+    from toolcycle import Tool
+    from toolcycle.approval import Approve
+
+    class _Standing(_DoneAfter):
+        def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
+            return {"lookup_order": Tool.from_function(lookup_order)}
+
+    seen: list[frozenset[str]] = []
+    model = ScriptedModel(["Shipped."])
+    await Agent(model, "", [lookup_order], tool_selection=_Standing("x", seen)).run("Order 7?")
+    approving = Agent(ScriptedModel(["Shipped."]), "", [lookup_order],
+                      tool_selection=_Standing("x", seen), approval=lambda ctx, request: Approve())
+    await approving.run("Order 7?")
+    assert seen == [frozenset({"lookup_order"}), frozenset()]

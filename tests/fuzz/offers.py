@@ -9,7 +9,9 @@ hold for them as for the tools themselves. The wrappers here are built by those 
 functions over the fuzz tools (read-only copies), so a fuzzed run meets the real ones: a sync
 first step on a worker thread, an async step that raises ``CancelledError``, a primary that
 times out, a repair whose chain fails again. Half of the offers also have the run begin with a
-tool call (``FirstCallRequired``: the first request made with ``tool_choice="required"``).
+tool call (``FirstCallRequired``: the first request made with ``tool_choice="required"``) and
+ask for the answer once ``snooze`` or ``echo`` returned (``AnswerWhenDone``: the next request
+made with ``tool_choice="none"``, which the fuzzed model sometimes ignores).
 
 Drawn from a generator of its own (like approvals), so every other choice of a seed stays what
 it was and the regression seeds replay the same scenarios.
@@ -18,7 +20,7 @@ it was and the regression seeds replay the same scenarios.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +28,7 @@ from toolcycle import Tool
 from toolcycle.playbook.fallback import fallback_tool
 from toolcycle.playbook.routine import Feed, Routine, repair, routine_tool, stand_in
 from toolcycle.tools import ToolDefinition
+from toolcycle.tracing.trace import Trace
 
 from .tools import ALL_TOOLS
 
@@ -56,10 +59,13 @@ class FuzzOffer:
     """A tool selector that offers every tool and swaps in the wrappers (a
     :class:`~toolcycle.run.state.ToolStandIns`)."""
 
-    def __init__(self, first_call: bool = False) -> None:
+    def __init__(self, first_call: bool = False, answer: bool | None = None) -> None:
         #: whether runs must begin with a tool call (``FirstCallRequired``): the first
         #: request is made with tool_choice="required", later ones "auto"
         self.required = first_call
+        #: whether the answer is asked for once snooze or echo returned (as first_call
+        #: unless told: the offers campaign asks it of every run)
+        self.answer = first_call if answer is None else answer
         tools = {name: _read_only(t) for name, t in ALL_TOOLS.items() if t.function is not None}
         swaps: dict[str, Tool[Any]] = {}
         # snooze's result carries its ms: "snoozed 7 ms" -> nap(ms=7), the routine standing in
@@ -100,3 +106,15 @@ class FuzzOffer:
         if not self.required:
             return None
         return "snooze" if len(task) % 2 else "required"
+
+    def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]
+                    ) -> Callable[[Trace], bool] | None:
+        """Done once snooze or echo returned (each may be answered by a stand-in:
+        ``answered_for``)."""
+        if not self.answer:
+            return None
+        return _snoozed_or_echoed
+
+
+def _snoozed_or_echoed(trace: Trace) -> bool:
+    return any(c.name in ("snooze", "echo") and c.error is None for c in trace.tool_calls)

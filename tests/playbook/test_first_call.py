@@ -35,13 +35,14 @@ def _agent(pb: Playbook) -> Agent[Any, str]:
                  name="money", playbook=pb)
 
 
-async def test_a_run_shown_a_sequence_must_begin_with_a_call_and_may_then_answer() -> None:
+async def test_a_run_shown_a_sequence_must_begin_with_a_call_and_then_answer() -> None:
     pb = await _learned()
     CHOICES.clear()
     result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"  # not the answer from memory
-    # the sequence's first tool, by name, once; the stand-in ran the whole chain
-    assert CHOICES == ["country_info", "auto"]
+    # the sequence's first tool, by name, once; the stand-in ran the whole chain, so the
+    # next request asks for the answer (RoutineOffer.answer_when)
+    assert CHOICES == ["country_info", "none"]
     assert [c.name for c in result.trace.tool_calls] == ["country_info"]
 
 

@@ -8,13 +8,16 @@ Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol
 
 from ..models.base import ToolDefinition
 from ..run.state import ToolSelector
 from ..tools import Tool
-from .routine import routine_name
+from ..tracing.trace import Trace
+from .evidence import classify
+from .routine import ran_whole, routine_name
 from .strategy import Strategy, covers
 
 
@@ -39,8 +42,10 @@ class RoutineOffer:
     offered routine its last tool's failed calls (:func:`~toolcycle.playbook.routine.repair`).
     As a :class:`~toolcycle.run.state.FirstCallRequired` it has a run shown a sequence begin
     with a call of its first tool, and every other run a call where answers without one were
-    learned to be wrong. Stand-ins and the first call share one more retrieval per run; the
-    no-call lesson costs one lookup by id.
+    learned to be wrong. As a :class:`~toolcycle.run.state.AnswerWhenDone` it has a run
+    shown a sequence answer once the sequence's calls succeeded. Stand-ins, the first call
+    and the answer share one more retrieval per run; the no-call lesson costs one lookup by
+    id.
     """
 
     def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: frozenset[str],
@@ -57,6 +62,9 @@ class RoutineOffer:
         self._repairs = dict(repairs or {})
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
         self.first_call_enabled = True
+        #: Whether a run may be asked for its answer once its sequence is done (see
+        #: :meth:`answer_when`).
+        self.answer_when_enabled = True
         #: This run's (task, offered tools) and the strategies shown it: its stand-ins and
         #: its first call ask the same question, one retrieval answers both (reset by
         #: :meth:`select`, which the engine calls first for every run).
@@ -118,6 +126,35 @@ class RoutineOffer:
             return first if first in offered else "required"
         return "required" if self.playbook.answers_need_a_call(self.agent_name) else None
 
+    def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]
+                    ) -> Callable[[Trace], bool] | None:
+        """When a run of ``task`` has done what it was shown: the first sequence shown it
+        (the one :meth:`first_call` starts) succeeded, call by call in order, or in one call
+        of its routine that ran every step (offered, or standing in for its first tool:
+        ``answered_for``).
+
+        Why: a sequence is learned from the calls that fed successful runs' answers, and
+        ends "then answer"; shown "Call helix(name), then answer", the 1.5B called helix,
+        had the figure, then called nimbus with an argument it does not take, and helix
+        again, for six turns (sources test split, JSON, learning with routines). A call
+        whose result is an error, empty or a repeat does not count: a sequence that found
+        nothing leaves the model free to look further.
+        """
+        if not self.answer_when_enabled:
+            return None
+        shown = self._shown(task, offered)
+        sequence = next((tuple(s.tools) for s in shown if s.kind == "sequence" and s.tools),
+                        None)
+        if sequence is None:
+            return None
+        routine = routine_name(sequence)
+        whole = {routine}
+        standing = self._stand_ins.get(routine)
+        if (routine in offered and standing is not None and standing.name == sequence[0]
+                and sequence[0] in answered_for):
+            whole.add(sequence[0])
+        return partial(sequence_done, sequence, frozenset(whole))
+
     def _shown(self, task: str, offered: frozenset[str]) -> list[Strategy]:
         last = self._last  # read once: runs of other tasks may replace it meanwhile
         if last is not None and last[0] == task and last[1] == offered:
@@ -125,3 +162,22 @@ class RoutineOffer:
         shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
         self._last = (task, offered, shown)
         return shown
+
+
+def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) -> bool:
+    """Whether ``trace``'s calls did ``sequence``: a successful call (not an error, an empty
+    result or a repeat: :func:`~toolcycle.playbook.evidence.classify`) of each of its tools
+    in order, or one of a tool in ``whole`` (that runs the sequence: its routine) whose
+    result says every step ran."""
+    position = 0
+    for evidence in classify(trace):
+        if not evidence.ok:
+            continue
+        name = evidence.call.name
+        if name in whole and ran_whole(evidence.call.result):
+            return True
+        if name == sequence[position]:
+            position += 1
+            if position == len(sequence):
+                return True
+    return False

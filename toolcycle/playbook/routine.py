@@ -384,6 +384,12 @@ def repaired(tool: str, result: str | None) -> bool:
     return f", since {tool} {REPAIRED} " in result.split("\n", 1)[0]
 
 
+def ran_whole(result: str | None) -> bool:
+    """Whether a routine's result says every step ran (:func:`completed`, or a repair's
+    chain): not one that stopped or failed partway."""
+    return result is not None and result.startswith("Ran ")
+
+
 def completed(names: list[str], lines: list[str]) -> str:
     """What the model reads when every step ran: that they ran, then each call and result.
 

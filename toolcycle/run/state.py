@@ -66,6 +66,20 @@ class FirstCallRequired(Protocol):
     def first_call(self, task: str, offered: frozenset[str]) -> str | None: ...
 
 
+@runtime_checkable
+class AnswerWhenDone(Protocol):
+    """A tool selection that may have a run answer once its calls have done what the task
+    needs: the playbook, for a run shown a learned sequence ("Call vertex(name), then
+    answer"). ``answer_when`` returns a test of the run's trace, or ``None``; after a turn of
+    calls that passes it, the next request is made with ``tool_choice="none"`` (text output
+    only: there the answer is the reply itself; see ``toolsets.request_settings``).
+    ``answered_for``: the offered tools whose calls the run's stand-ins answer (none under an
+    approval policy)."""
+
+    def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]
+                    ) -> Callable[[Trace], bool] | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class AgentCore:
     """The immutable, precomputed part of an agent shared by all its runs."""
@@ -89,6 +103,9 @@ class AgentCore:
     #: Why a toolset could not list its tools for this run (the run then ends at its start
     #: with ``ToolsUnavailable``, trace stored); ``None`` nearly always.
     tools_unavailable: str | None = None
+    #: The run's tool selection's test of when its calls are done (:class:`AnswerWhenDone`);
+    #: set per run by ``toolsets.selected``, ``None`` for an agent without one.
+    answer_when: Callable[[Trace], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)

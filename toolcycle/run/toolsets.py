@@ -18,7 +18,14 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
-from .state import AgentCore, FirstCallRequired, RunState, ToolSelector, ToolStandIns
+from .state import (
+    AgentCore,
+    AnswerWhenDone,
+    FirstCallRequired,
+    RunState,
+    ToolSelector,
+    ToolStandIns,
+)
 
 #: The toolsets' lists a core was built from, the core, and its settings (reused while no list
 #: changed: a toolset returns the same list object until its tools change).
@@ -69,8 +76,9 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
              task: str) -> tuple[AgentCore, ModelSettings]:
     """``core`` and ``settings`` with only the tools ``selector`` keeps for ``task`` (the output
     and submit tools always stay), its stand-ins (:class:`ToolStandIns`) in place of the
-    tools they answer for, and a first call required where it asks for one
-    (:class:`FirstCallRequired`); the same objects when it changes nothing."""
+    tools they answer for, a first call required where it asks for one
+    (:class:`FirstCallRequired`) and its test of when the run's calls are done
+    (:class:`AnswerWhenDone`); the same objects when it changes nothing."""
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
     names = frozenset(d.name for d in chosen)
@@ -83,6 +91,10 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
         first = selector.first_call(task, names)
         if first == "required" or first in names:  # a tool not offered is no choice to make
             settings = replace(settings, tool_choice=first)
+    if chosen and isinstance(selector, AnswerWhenDone):
+        done = selector.answer_when(task, names, frozenset(swaps))
+        if done is not None or core.answer_when is not None:
+            core = replace(core, answer_when=done)
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
@@ -125,10 +137,21 @@ def request_settings(state: RunState) -> ModelSettings:
     model loses its answer branch, a provider's model must call again, and the run can only
     end at a limit. Structured output keeps it: there the answer is itself a call. The run's
     settings are changed once, so later requests take the first test and return.
+
+    And where the run's tool selection says when its calls are done
+    (:class:`~toolcycle.run.state.AnswerWhenDone`: the playbook, once a learned sequence
+    succeeded), the request after the turn of calls that did it asks for the answer
+    (``"none"``). Why: shown "Call helix(name), then answer", the 1.5B called helix, had
+    the figure, then called other tools for four more turns (sources test split, JSON).
     """
     settings = state.setup.settings
-    if (settings.tool_choice in ("auto", "none") or not state.output.is_text
-            or not state.tool_counts):
+    if not state.output.is_text or not state.tool_counts:
         return settings
-    state.setup = replace(state.setup, settings=replace(settings, tool_choice="auto"))
-    return state.setup.settings
+    if settings.tool_choice not in ("auto", "none"):
+        settings = replace(settings, tool_choice="auto")
+        state.setup = replace(state.setup, settings=settings)
+    done = state.setup.core.answer_when
+    if (done is not None and settings.tool_choice == "auto" and state.messages
+            and state.messages[-1].role == "tool" and done(state.trace.trace)):
+        return replace(settings, tool_choice="none")
+    return settings

@@ -1,0 +1,123 @@
+"""A run shown a learned sequence is asked for its answer once the sequence succeeded
+(RoutineOffer.answer_when, toolsets.request_settings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Message, tool
+from toolcycle.approval import Approve
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import Playbook
+from toolcycle.playbook.offer import RoutineOffer, sequence_done
+from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
+
+from .test_repair import _country, _learned, country_info, exchange_rate
+
+CHOICES: list[Any] = []
+
+
+def by_hand_then_wander(messages: list[Message], settings: ModelSettings) -> Any:
+    """Chains the two calls itself, then looks at country_info again unless asked to answer
+    (the 1.5B's wandering after it had the figure)."""
+    CHOICES.append(settings.tool_choice)
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if settings.tool_choice == "none" or len(results) >= 4:
+        return f"Worth {next(r for r in results if ' = ' in r).split(' = ')[-1]}"
+    if not results:
+        return call("country_info", {"country": _country(messages)})
+    if len(results) == 1:
+        return call("exchange_rate", {"currency": results[0].split("code ")[1].split(",")[0]})
+    return call("country_info", {"country": "Freedonia" if len(results) == 2 else "Sylvania"})
+
+
+def _agent(pb: Playbook, policy: Any = by_hand_then_wander, **options: Any) -> Agent[Any, str]:
+    return Agent(ScriptedModel(policy), "Answer with the tools.",
+                 [tool(country_info, read_only=True), tool(exchange_rate, read_only=True)],
+                 name="money", playbook=pb, **options)
+
+
+def _offer(agent: Agent[Any, str]) -> RoutineOffer:
+    offer = agent.tool_selection
+    assert isinstance(offer, RoutineOffer)
+    return offer
+
+
+async def test_a_sequence_done_by_hand_is_followed_by_the_answer() -> None:
+    pb = await _learned()
+    agent = _agent(pb)
+    _offer(agent).first_call_enabled = False  # the model begins by itself here
+    CHOICES.clear()
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert result.output == "Worth 2.75 USD"
+    # the routine stood in for country_info (first call), so its result was the whole chain
+    assert [c.name for c in result.trace.tool_calls] == ["country_info"]
+    assert CHOICES == ["auto", "none"]
+
+
+async def test_without_the_stand_in_the_chain_must_be_done_call_by_call() -> None:
+    """Under an approval policy no routine stands in, so country_info's own result is half
+    the sequence: the answer is asked for after exchange_rate, not before."""
+    pb = await _learned()
+    agent = _agent(pb, approval=lambda ctx, request: Approve())
+    _offer(agent).first_call_enabled = False
+    CHOICES.clear()
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert [c.name for c in result.trace.tool_calls] == ["country_info", "exchange_rate"]
+    assert CHOICES == ["auto", "auto", "none"] and result.output == "Worth 2.75 USD"
+
+
+async def test_the_answer_can_be_turned_off() -> None:
+    pb = await _learned()
+    agent = _agent(pb, approval=lambda ctx, request: Approve())
+    offer = _offer(agent)
+    offer.first_call_enabled = offer.answer_when_enabled = False
+    CHOICES.clear()
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert CHOICES == ["auto"] * 5 and len(result.trace.tool_calls) == 4
+
+
+async def test_a_run_shown_no_sequence_is_never_asked_to_answer() -> None:
+    pb = await _learned()
+    CHOICES.clear()
+    result = await _agent(pb, approval=lambda ctx, request: Approve()).run(
+        "Tell me a joke about the money of Ruritania")
+    assert result.trace.strategies_shown == []
+    assert len(result.trace.tool_calls) == 4 and "none" not in CHOICES
+
+
+def _trace(*calls: tuple[str, str | None, str | None]) -> Trace:
+    """A trace of calls (name, result, error), one per step, each with its own arguments."""
+    return Trace("r", steps=[Step(i + 1, 1, tool_calls=[ToolCallRecord(
+        f"c{i}", name, {"n": i}, i + 1, result=result, error=error)])
+        for i, (name, result, error) in enumerate(calls)])
+
+
+SEQUENCE = ("find_booking", "booking_detail")
+WHOLE = frozenset({"find_booking_then_booking_detail"})
+
+
+@pytest.mark.parametrize(("calls", "done"), [
+    ([("find_booking", "ref B1", None), ("booking_detail", "seat 4A", None)], True),
+    # out of order, or only half
+    ([("booking_detail", "seat 4A", None), ("find_booking", "ref B1", None)], False),
+    ([("find_booking", "ref B1", None)], False),
+    # an error, or an empty result, is no step done; a later success is
+    ([("find_booking", "ref B1", None), ("booking_detail", None, "KeyError")], False),
+    ([("find_booking", "[]", None), ("booking_detail", "seat 4A", None)], False),
+    ([("find_booking", None, "boom"), ("find_booking", "ref B1", None),
+      ("booking_detail", "seat 4A", None)], True),
+    # other calls in between do not matter
+    ([("find_booking", "ref B1", None), ("web_search", "x", None),
+      ("booking_detail", "seat 4A", None)], True),
+    # the routine, when it ran every step, and only then
+    ([("find_booking_then_booking_detail", "Ran find_booking, then booking_detail ...",
+       None)], True),
+    ([("find_booking_then_booking_detail",
+       "find_booking(...) -> []\n(stopped: find_booking found nothing)", None)], False),
+])
+def test_sequence_done(calls: list[tuple[str, str | None, str | None]], done: bool) -> None:
+    assert sequence_done(SEQUENCE, WHOLE, _trace(*calls)) is done
