@@ -155,6 +155,9 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
         "misses": sum(not c.ok for c in classify(trace)) if trace else 0,
         "shown": list(trace.strategies_shown) if trace else [],
+        # the requests that did not leave the model free: a first call required or named,
+        # the answer asked for ("none")
+        "tool_choices": [s.tool_choice for s in trace.steps if s.tool_choice] if trace else [],
         "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
     }
     mark = "ok " if row["success"] else "BAD"

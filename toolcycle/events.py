@@ -45,6 +45,10 @@ class IterationStart(Event):
     attempt: int
     iteration: int
     forced: bool = False
+    #: The request's ``tool_choice``: ``"auto"``, a call required or named (an agent's
+    #: setting, structured output, a playbook's first call), or ``"none"`` (the answer asked
+    #: for: at a limit, or once the playbook's sequence was done); ``None`` if not told.
+    tool_choice: str | None = None
 
 
 @dataclass(slots=True)

@@ -165,6 +165,13 @@ async def test_the_answer_is_asked_for_once_the_selections_calls_are_done() -> N
     assert result.output == "The order shipped."
     assert choices == ["auto", "auto", "none"]  # not the two wandering calls after it
     assert [c.name for c in result.trace.tool_calls] == ["find_customer", "lookup_order"]
+    # the trace says which request asked for the answer, in every form it takes
+    from toolcycle.tracing.trace import Trace
+
+    assert [step.tool_choice for step in result.trace.steps] == [None, None, "none"]
+    assert "iteration 3 (tool_choice none)" in result.trace.render()
+    again = Trace.from_dict(result.trace.to_dict())
+    assert again.steps[2].tool_choice == "none" and again.steps[0].tool_choice is None
 
 
 async def test_a_call_that_found_nothing_leaves_the_model_free() -> None:

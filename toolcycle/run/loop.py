@@ -419,7 +419,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     iteration = state.next_iteration()
     started = time.perf_counter()
     try:
-        await state.emit(IterationStart(state.attempt, iteration, forced))
+        await state.emit(IterationStart(state.attempt, iteration, forced, settings.tool_choice))
         state.phase = "model_request"
         request = (_stream_model(state, settings, iteration) if state.setup.streaming
                    else state.setup.model.request(state.messages, settings))

@@ -239,6 +239,7 @@ class OTelCallbacks:
                 "toolcycle.attempt": event.attempt,
                 "toolcycle.iteration": event.iteration,
                 "toolcycle.forced_final_answer": event.forced,
+                "toolcycle.tool_choice": event.tool_choice or "auto",
             },
         )
 

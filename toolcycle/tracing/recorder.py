@@ -130,6 +130,8 @@ class TraceBuilder:
         # iteration (the field orders are pinned by tests/core/test_trace_usage.py)
         step = self._now = Step(event.iteration, event.attempt, "", "", [],
                                 Usage(0, 0, 0, 0, 1), 0.0, 0.0, time.time(), event.forced)
+        if event.tool_choice not in (None, "auto"):  # the trace keeps only what was forced
+            step.tool_choice = event.tool_choice
         self.trace.steps.append(step)
 
     def _step(self, attempt: int, iteration: int) -> Step:

@@ -59,6 +59,9 @@ class Step:
     repairs: tuple[str, ...] = ()
     #: Which model wrote the reply (differs between steps under a FallbackModel).
     model: str | None = None
+    #: The request's ``tool_choice`` where it was not ``"auto"`` (events.IterationStart): a
+    #: call required or named, or the answer asked for (``"none"``).
+    tool_choice: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -204,6 +207,8 @@ class Trace:
             lines.append(f"tools offered (tool selection): {offered_text(self.tools_offered)}")
         for step in self.steps:
             flag = " (forced final answer)" if step.forced else ""
+            if step.tool_choice and not (step.forced and step.tool_choice == "none"):
+                flag += f" (tool_choice {step.tool_choice})"
             lines.append(
                 f"-- attempt {step.attempt} · iteration {step.iteration}{flag} · "
                 f"model {step.model_ms:.1f} ms · tools {step.tools_ms:.1f} ms · "
