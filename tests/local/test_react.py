@@ -220,3 +220,29 @@ async def test_a_reply_cut_by_the_token_limit_runs_no_half_written_call() -> Non
     assert ran == [{"word": "antique"}] and result.output == "found"
     first = result.tool_calls[0]
     assert first.error is not None and "output token limit" in first.error
+
+
+async def test_a_named_first_call_of_a_text_run_keeps_the_text_answer_in_the_instructions(
+) -> None:
+    """The directive names the tool; the instructions stay those of a text run (the same
+    prefix on every request), while structured output's named output tool keeps its ending."""
+    from pydantic import BaseModel
+
+    class Out(BaseModel):
+        word: str
+
+    def system_prompt(agent: Agent[Any, Any], choice: str) -> str:
+        settings = ModelSettings(tools=agent.model_settings.tools, tool_choice=choice,
+                                 on_repeat=agent.model_settings.on_repeat)
+        model = ReActModel(ScriptedModel([]))
+        return model.render_conversation([Message.system("S"), Message.user("hi")],
+                                         settings)[0].text
+
+    text_run = Agent(ReActModel(ScriptedModel([])), "S", [])
+    text_run.model_settings = ModelSettings(tools=(LOOKUP,))
+    free, named = system_prompt(text_run, "auto"), system_prompt(text_run, "lookup")
+    assert free == named and "Final Answer: the answer to the user" in named
+    structured = Agent(ReActModel(ScriptedModel([])), "S", [], output=Out)
+    at_limit = system_prompt(structured, structured.model_settings.tools[-1].name)
+    assert "Action: the tool that gives the final answer" in at_limit
+    assert "Final Answer" not in system_prompt(structured, "required")

@@ -56,7 +56,7 @@ class ReActModel(TextProtocolModel):
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
         names = ", ".join(t.name for t in tools)
-        ending = _FINAL_ANSWER if settings.tool_choice in ("auto", "none") else _FINAL_CALL
+        ending = _FINAL_ANSWER if answers_in_text(settings) else _FINAL_CALL
         return (f"You can use these tools:\n{describe_tools(tools)}\n\n"
                 f"{FORMAT.format(names=names, ending=ending)}")
 
@@ -93,6 +93,24 @@ class ReActModel(TextProtocolModel):
         *, truncated: bool = False,
     ) -> list[Part]:
         return parse_react(text, tools, id_prefix, truncated=truncated)
+
+
+def answers_in_text(settings: ModelSettings) -> bool:
+    """Whether the run's answer is a ``Final Answer:`` line, not a call of the output tool.
+
+    Not only when the request leaves the choice free: a tool named for one request of a text
+    run (a playbook's first call, an agent's own ``tool_choice``; the loop frees it after the
+    first call) is said by the directive at the end of the prompt, so the instructions keep
+    the text answer. Structured output forces calls with ``"required"``, or names the output
+    tool (at a limit, or after a repeat), and its runs ask a repeat for the output
+    (``on_repeat``), where a text run asks for the answer (``"none"``). Why: with the
+    structured ending ("Action: the tool that gives the final answer") under "Call the tool
+    service_history now.", the 1.5B wrote nothing twice before it called (rail test split,
+    a delay run, seed 1: 4 turns instead of 2), and the instructions changed between the first
+    request and the next, so llama.cpp could not reuse the prompt's cached prefix.
+    """
+    choice = settings.tool_choice
+    return choice in ("auto", "none") or (choice != "required" and settings.on_repeat == "none")
 
 
 def parse_react(text: str, tools: Sequence[ToolDefinition], id_prefix: str,
