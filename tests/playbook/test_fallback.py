@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, Message, tool
+from toolcycle.approval import Approve
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
@@ -221,3 +222,32 @@ async def test_the_alternative_counts_against_its_own_call_limit() -> None:
     assert second == ("delay_feed timed out; `service_history` may be called at most 1 time(s) "
                       "per run; it was not called. Use what you have.")
     assert not fell_back("delay_feed", second)
+
+
+async def test_the_answer_is_asked_for_once_the_alternative_answered() -> None:
+    """Shown no sequence, a pitfall's alternative is the run's sequence (RoutineOffer.
+    answer_when): after the fallback ran it, or the model called it, the answer is asked for."""
+    choices: list[Any] = []
+
+    def wandering(messages: list[Message], settings: ModelSettings) -> Any:
+        choices.append(settings.tool_choice)
+        if settings.tool_choice == "none" or sum(m.role == "tool" for m in messages) >= 3:
+            return feed_first(messages, settings)
+        return (feed_first(messages, settings) if not any(m.role == "tool" for m in messages)
+                else call("service_history", {"service": "RX2"}))  # looks at another service
+
+    agent = Agent(ScriptedModel(wandering), "Answer with the tools.",
+                  [tool(delay_feed, read_only=True), tool(service_history, read_only=True)],
+                  name="rail", playbook=_playbook())
+    result = await agent.run("What is the delay of service RX1?")
+    assert result.output == "Delay: delay 12 min" and choices == ["auto", "none"]
+    # without the fallback (an approval policy sees every call), the model's own call of the
+    # alternative completes it
+    choices.clear()
+    gated = Agent(ScriptedModel(feed_first), "Answer with the tools.",
+                  [tool(delay_feed, read_only=True), tool(service_history, read_only=True)],
+                  name="rail", playbook=_playbook(), approval=lambda ctx, request: Approve())
+    gated_result = await gated.run("What is the delay of service RX1?")
+    assert [c.name for c in gated_result.trace.tool_calls] == ["delay_feed", "service_history"]
+    steps = gated_result.trace.steps
+    assert [s.tool_choice for s in steps] == [None, None, "none"]

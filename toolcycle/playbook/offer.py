@@ -17,6 +17,7 @@ from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from .evidence import classify
+from .fallback import alternative_of
 from .routine import ran_whole, routine_name
 from .strategy import Strategy, covers
 
@@ -133,6 +134,11 @@ class RoutineOffer:
         of its routine that ran every step (offered, or standing in for its first tool:
         ``answered_for``).
 
+        Shown no sequence but a pitfall's alternative ("delay_feed times out. Call
+        service_history(service) instead."), the alternative is the sequence: such a repair is
+        learned only from runs the alternative's result answered (reflector.analyse). Its
+        fallback, where it answers the failing tool's call, runs it whole.
+
         Why: a sequence is learned from the calls that fed successful runs' answers, and
         ends "then answer"; shown "Call helix(name), then answer", the 1.5B called helix,
         had the figure, then called nimbus with an argument it does not take, and helix
@@ -146,7 +152,13 @@ class RoutineOffer:
         sequence = next((tuple(s.tools) for s in shown if s.kind == "sequence" and s.tools),
                         None)
         if sequence is None:
-            return None
+            pair = next((p for s in shown if (p := alternative_of(s)) is not None
+                         and p[1] in offered), None)
+            if pair is None:
+                return None
+            failing, alternative = pair
+            whole = {failing} if failing in answered_for else set()
+            return partial(sequence_done, (alternative,), frozenset(whole))
         routine = routine_name(sequence)
         whole = {routine}
         standing = self._stand_ins.get(routine)
