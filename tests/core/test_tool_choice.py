@@ -220,3 +220,25 @@ async def test_stand_ins_are_named_to_the_test_and_none_under_an_approval_policy
                       tool_selection=_Standing("x", seen), approval=lambda ctx, request: Approve())
     await approving.run("Order 7?")
     assert seen == [frozenset({"lookup_order"}), frozenset()]
+
+
+async def test_calls_made_despite_the_answer_request_are_run_and_asked_again() -> None:
+    """A model that ignores "none" (no grammar holds a text protocol, a provider may too)
+    has its calls run as on any request (only the limit's forced request refuses them), and
+    the next request asks for the answer again."""
+    choices: list[Any] = []
+
+    def stubborn(messages: list[Message], settings: Settings) -> Any:
+        choices.append(settings.tool_choice)
+        made = sum(1 for m in messages if m.role == "tool")
+        if made < 3:
+            return call("lookup_order", {"order_id": str(7 + made)})
+        return "Order 7 shipped."
+
+    agent = Agent(ScriptedModel(stubborn), "", [lookup_order],
+                  tool_selection=_DoneAfter("lookup_order"))
+    result = await agent.run("Where is order 7?")
+    assert choices == ["auto", "none", "none", "none"]
+    assert [c.result for c in result.trace.tool_calls] == [
+        "order 7: shipped", "order 8: shipped", "order 9: shipped"]
+    assert result.output == "Order 7 shipped."

@@ -162,7 +162,9 @@ async def _drive(s: Scenario) -> Observation:
     store_path = _store_path(s.seed) if s.trace_store else None
     tools, policy = approval_setup(s)
     # the library's own stand-ins refuse tools that need approval: offers only without it
-    offer = (FuzzOffer(first_call_drawn(s.seed), s.offer_focus or None)
+    # the answer request: with the first call (as before the offers campaign), or in it
+    first_call = first_call_drawn(s.seed)
+    offer = (FuzzOffer(first_call, answer=first_call or s.offer_focus)
              if s.approval is None and offers_drawn(s.seed) else None)
     agent = Agent(
         model, "You are being fuzzed.", tools,

@@ -59,13 +59,12 @@ class FuzzOffer:
     """A tool selector that offers every tool and swaps in the wrappers (a
     :class:`~toolcycle.run.state.ToolStandIns`)."""
 
-    def __init__(self, first_call: bool = False, answer: bool | None = None) -> None:
+    def __init__(self, first_call: bool = False, answer: bool = False) -> None:
         #: whether runs must begin with a tool call (``FirstCallRequired``): the first
         #: request is made with tool_choice="required", later ones "auto"
         self.required = first_call
-        #: whether the answer is asked for once snooze or echo returned (as first_call
-        #: unless told: the offers campaign asks it of every run)
-        self.answer = first_call if answer is None else answer
+        #: whether the answer is asked for once snooze or echo returned (``AnswerWhenDone``)
+        self.answer = answer
         tools = {name: _read_only(t) for name, t in ALL_TOOLS.items() if t.function is not None}
         swaps: dict[str, Tool[Any]] = {}
         # snooze's result carries its ms: "snoozed 7 ms" -> nap(ms=7), the routine standing in

@@ -93,7 +93,7 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
             settings = replace(settings, tool_choice=first)
     if chosen and isinstance(selector, AnswerWhenDone):
         done = selector.answer_when(task, names, frozenset(swaps))
-        if done is not None or core.answer_when is not None:
+        if done is not None:
             core = replace(core, answer_when=done)
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings

@@ -244,8 +244,8 @@ def _step_block(step: Step, trace_model: str | None = None) -> str:
     badges = []
     if step.forced:
         badges.append('<span class="badge warn">forced final answer</span>')
-    if step.tool_choice and not (step.forced and step.tool_choice == "none"):
-        badges.append(f'<span class="badge">tool_choice {esc(step.tool_choice)}</span>')
+    if step.choice_shown:
+        badges.append(f'<span class="badge">tool_choice {esc(step.choice_shown)}</span>')
     if errors:
         badges.append(f'<span class="badge error">{errors} tool error{"s" * (errors > 1)}</span>')
     if step.finish_reason:

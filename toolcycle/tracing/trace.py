@@ -63,6 +63,14 @@ class Step:
     #: call required or named, or the answer asked for (``"none"``).
     tool_choice: str | None = None
 
+    @property
+    def choice_shown(self) -> str | None:
+        """The ``tool_choice`` a rendering names: none for a forced final answer, whose
+        ``"none"`` its own mark already says."""
+        if self.tool_choice and not (self.forced and self.tool_choice == "none"):
+            return self.tool_choice
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["usage"] = self.usage.to_dict()
@@ -207,8 +215,8 @@ class Trace:
             lines.append(f"tools offered (tool selection): {offered_text(self.tools_offered)}")
         for step in self.steps:
             flag = " (forced final answer)" if step.forced else ""
-            if step.tool_choice and not (step.forced and step.tool_choice == "none"):
-                flag += f" (tool_choice {step.tool_choice})"
+            if step.choice_shown:
+                flag += f" (tool_choice {step.choice_shown})"
             lines.append(
                 f"-- attempt {step.attempt} · iteration {step.iteration}{flag} · "
                 f"model {step.model_ms:.1f} ms · tools {step.tools_ms:.1f} ms · "
