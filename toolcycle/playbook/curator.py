@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
 from .reflector import NO_CALL, pitfall_advice
@@ -367,7 +368,8 @@ def _repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
     an example shows it the format. Returns what was learned, or "".
     """
     if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or not strategy.detail
-            or "|" in strategy.detail or is_timeout(strategy.detail)):
+            or "|" in strategy.detail or is_timeout(strategy.detail)
+            or strategy.detail == FOUND_NOTHING):
         return ""
     tool, error_class = strategy.tools[0], strategy.detail
     shaped = outcome.shaped.get(tool, {})

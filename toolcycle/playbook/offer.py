@@ -16,6 +16,7 @@ from ..models.base import ToolDefinition
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
+from . import dead_end
 from .evidence import classify
 from .fallback import alternative_of
 from .routine import ran_whole, routine_name
@@ -117,7 +118,9 @@ class RoutineOffer:
         text protocols say as "Call one of the tools now."), it called the tempting
         ``web_search`` or the wrong record system first in 8 of the 9 `sources` stock runs shown
         "Call vertex(name), then answer" (JSON, at fcca3ca; 6 of 9 right unforced, at
-        d6df1db). The choice holds only until the run's first tool call.
+        d6df1db). Shown no sequence but dead ends (tools that found nothing for tasks like
+        this, :mod:`~toolcycle.playbook.dead_end`) that leave one offered tool untried, it
+        begins with that tool. The choice holds only until the run's first tool call.
         """
         if not self.first_call_enabled:
             return None
@@ -125,6 +128,9 @@ class RoutineOffer:
         first = next((s.tools[0] for s in shown if s.kind == "sequence" and s.tools), None)
         if first is not None:
             return first if first in offered else "required"
+        left = dead_end.untried(shown, offered, skip=self.routines)
+        if len(left) == 1:
+            return left[0]
         return "required" if self.playbook.answers_need_a_call(self.agent_name) else None
 
     def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import dead_end
 from .routine import routine_name
 from .strategy import Strategy, UseVerdict
 
@@ -45,10 +46,14 @@ def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
     (without a repair: its tool was called and did not fail); advice: one of its tools was
     called. A followed strategy whose tools then answered, in a run that failed, is harmful;
     one whose tools had nothing for the task (empty results, errors) was retrieved for a task
-    it does not fit, and a run that never followed it says nothing about it at all.
+    it does not fit, and a run that never followed it says nothing about it at all. A dead
+    end (a tool that found nothing for this kind of task) is followed by not calling its
+    tool (:func:`~toolcycle.playbook.dead_end.verdict`).
     """
     if outcome.calls is None:
         return "helpful" if outcome.success else "harmful"
+    if dead_end.is_dead_end(strategy):
+        return dead_end.verdict(strategy, outcome.calls, outcome.success)
     called = [tool for tool, _ in outcome.calls]
     answered = {tool for tool, status in outcome.calls if status == "ok"}
     failed = {tool for tool, status in outcome.calls if status == "error"}

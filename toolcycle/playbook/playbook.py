@@ -24,6 +24,7 @@ from typing import Any
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
+from . import dead_end
 from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import alternative_of, fallback_tool, fell_back
@@ -141,7 +142,8 @@ class Playbook:
         lines, used, chosen = self._choose(task, agent_name, tool_names)
         if self.include_tool_stats and chosen:
             # only the tools this task is likely to use: those of the strategies shown for it
-            relevant = {t for s in chosen for t in s.tools}
+            # (a dead end's tool is not likely: the line said it found nothing)
+            relevant = {t for s in chosen if not dead_end.is_dead_end(s) for t in s.tools}
             recommended = {t for s in chosen if s.kind == "sequence" for t in s.tools}
             advice = render_stats(self.tool_stats(self.domain or agent_name), tool_names,
                                   relevant=relevant, recommended=recommended)
@@ -161,6 +163,13 @@ class Playbook:
         used = estimate_tokens(HEADER)
         shown: list[str] = []
         sequences = [s for s, _ in found if s.kind == "sequence"]
+        # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
+        # that calls none of their tools they only repeat its "Do not use" in other words.
+        dead_ends = [s for s, _ in found if dead_end.is_dead_end(s)]
+        if any(not set(q.tools) & dead_end.dead_tools(dead_ends) for q in sequences):
+            dead_ends = []
+        dead_ids = {s.id for s, _ in found if dead_end.is_dead_end(s)}
+        found = [(s, score) for s, score in found if s.id not in dead_ids]
         # A pitfall that a sequence found for the same task already carries (its repair, or
         # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
         # the lesson in other words and costs tokens on every request of the run.
@@ -178,6 +187,14 @@ class Playbook:
             lines.append(line)
             used += cost
             shown.append(strategy.id)
+        if dead_ends:
+            left = dead_end.untried(dead_ends, tool_names, skip=self._routine_names)
+            line = dead_end.render(dead_ends, left)
+            if used + estimate_tokens(line) + 1 <= self.token_budget:
+                lines.append(line)
+                used += estimate_tokens(line) + 1
+                shown += [s.id for s in dead_ends]
+                found += [(s, 0.0) for s in dead_ends]
         if not shown:
             lines = []
             used = 0

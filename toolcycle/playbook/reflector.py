@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..tracing.trace import ToolCallRecord, Trace
+from . import dead_end
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
@@ -123,7 +124,8 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
     the tools it called outside the chain, so the curator can say what to skip); every failed
     call yields a ``pitfall`` insight keyed by the tool, its error class and its repair when
-    the run shows one (so the advice says what to do, not only what to avoid).
+    the run shows one (so the advice says what to do, not only what to avoid); a failed run
+    whose every call came back empty yields a dead end per tool it tried (:mod:`.dead_end`).
     ``analysis``: the trace's :func:`analyse` when the caller already has it.
     """
     analysis = analysis if analysis is not None else analyse(trace, success)
@@ -156,6 +158,10 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         detail = error_class + ("|" + repair.signature if repair is not None else "")
         advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
+    if not success:  # where a kind of task is not: the tools that found nothing for it
+        for tool in dead_end.found_nothing(analysis.calls):
+            insights.append(insight("pitfall", dead_end.advice(tool), [tool],
+                                    dead_end.FOUND_NOTHING))
     if answered_without_a_call(trace):
         # wrong: evidence for the lesson; right: evidence against it (the curator weighs both)
         insights.append(insight("pitfall", NO_CALL_ADVICE, [], NO_CALL))

@@ -1,0 +1,103 @@
+"""Dead ends: the tools that found nothing for a kind of task, and the one left to try.
+
+Every other lesson of the playbook is learned from a call that worked somewhere (the chain
+that held a successful run's answer, the repair after an error). A kind of task that no run
+has answered yet teaches none of them, however often it fails. What its failed runs do show
+is where the answer is *not*: each call they made came back empty. The reflector records one
+``pitfall`` per such tool (``detail`` :data:`FOUND_NOTHING`, one tool each, so that runs which
+tried different subsets still add up per tool); the curator promotes each as it promotes any
+failure pattern (three failed runs of different tasks, applicability from the words those
+tasks share); a run shown them is told, in one line, which tools found nothing for tasks like
+it, and a routines playbook has it begin with the one offered tool nobody tried
+(:meth:`~toolcycle.playbook.offer.RoutineOffer.first_call`) when exactly one is left.
+
+Why: on the `sources` suite with the JSON protocol the 1.5B answered balance questions after
+trying helix, nimbus, vertex and web_search, never atlas (six train runs of six, 2026-11-28),
+so nothing about balances was ever learned and all three test tasks stayed failed.
+
+Only runs that found nothing at all count: a run with an error has its own pitfall (with the
+repair, when it shows one), and a run with a good call may have failed after finding the
+right source. The first call is named, not the answer asked for after it: the untried tool
+may be the first step of a chain (an id lookup before a detail call), and a run that gets its
+answer there teaches the sequence itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .evidence import CallEvidence
+from .strategy import Strategy, UseVerdict
+
+#: The ``detail`` of a dead-end pitfall (its one tool found nothing for this kind of task).
+FOUND_NOTHING = "found nothing"
+#: At most this many untried tools are named in the advice line ("Try atlas or helix.").
+NAMED_UNTRIED = 3
+
+
+def found_nothing(calls: Sequence[CallEvidence]) -> list[str]:
+    """The tools a failed run tried that all came back empty, in the order first tried;
+    ``[]`` unless the run made calls and every one of them was empty (or a repeat of one)."""
+    if not calls or any(c.status not in ("empty", "repeat") for c in calls):
+        return []
+    return list(dict.fromkeys(c.call.name for c in calls if c.status == "empty"))
+
+
+def advice(tool: str) -> str:
+    """The lesson of one tool, as stored (shown combined, see :func:`render`)."""
+    return f"{tool} found nothing for this kind of task."
+
+
+def is_dead_end(strategy: Strategy) -> bool:
+    return strategy.kind == "pitfall" and strategy.detail == FOUND_NOTHING and bool(
+        strategy.tools)
+
+
+def dead_tools(shown: Iterable[Strategy]) -> set[str]:
+    """The tools that the dead ends among ``shown`` say found nothing."""
+    return {s.tools[0] for s in shown if is_dead_end(s)}
+
+
+def untried(shown: Iterable[Strategy], offered: Iterable[str], skip: Iterable[str] = ()
+            ) -> list[str]:
+    """The offered tools (but ``skip``: routines, which run known tools) that no dead end
+    among ``shown`` names; ``[]`` when no dead end is shown."""
+    dead = dead_tools(shown)
+    if not dead:
+        return []
+    left = set(offered) - dead - set(skip)
+    return sorted(left)
+
+
+def render(dead_ends: Sequence[Strategy], left: Sequence[str]) -> str:
+    """One line for all the dead ends shown a run, and what is left to try.
+
+    "- For tasks like this, helix, nimbus and vertex found nothing (seen in 3-5 failed
+    runs). Try atlas."
+    """
+    tools = sorted(dict.fromkeys(s.tools[0] for s in dead_ends))
+    names = tools[0] if len(tools) == 1 else ", ".join(tools[:-1]) + f" and {tools[-1]}"
+    support = sorted({s.support for s in dead_ends})
+    seen = str(support[0]) if len(support) == 1 else f"{support[0]}-{support[-1]}"
+    line = f"- For tasks like this, {names} found nothing (seen in {seen} failed runs)."
+    if 0 < len(left) <= NAMED_UNTRIED:
+        line += " Try " + (left[0] if len(left) == 1
+                           else ", ".join(left[:-1]) + f" or {left[-1]}") + "."
+    elif left:
+        line += " Try another tool."
+    return line
+
+
+def verdict(strategy: Strategy, calls: Sequence[tuple[str, str]], success: bool) -> UseVerdict:
+    """How a run shown a dead end bears on it. Followed: the run did not call its tool; a
+    run that called it and found nothing again ignored it (and, failing, confirms it as an
+    insight); one whose call of it answered shows the lesson wrong for that task (harmful,
+    so that a dead end retrieved for tasks the tool does serve retires). A run that followed
+    it and failed says nothing about the tool (misfit): the rest of its calls failed it."""
+    tool = strategy.tools[0]
+    statuses = {status for name, status in calls if name == tool}
+    if "ok" in statuses:
+        return "harmful"
+    if statuses:
+        return "ignored"
+    return "helpful" if success else "misfit"
