@@ -119,7 +119,6 @@ def test_a_failed_run_that_found_nothing_anywhere_names_each_tool_it_tried(empty
 @pytest.mark.parametrize(("results", "success"), [
     ([("roster", "[]", None)], True),  # the run was right: nothing to learn from its misses
     ([("roster", "[]", None), ("depot", '{"units": 3}', None)], False),  # one call found it
-    ([("roster", "[]", None), ("depot", None, "ValueError: bad name")], False),  # an error
     ([], False),  # no call at all (the no-call lesson's business)
 ])
 def test_only_failed_runs_whose_every_call_was_empty_are_dead_ends(
@@ -127,6 +126,15 @@ def test_only_failed_runs_whose_every_call_was_empty_are_dead_ends(
     lessons = [i for i in reflect(_trace(results), success=success, domain="records")
                if i.detail == FOUND_NOTHING]
     assert lessons == []
+
+
+def test_a_tool_that_failed_with_an_error_is_no_dead_end() -> None:
+    """Called right, it may hold the answer: its error is a pitfall of its own."""
+    trace = _trace([("roster", "[]", None), ("depot", None, "ValueError: bad name"),
+                    ("depot", "[]", None), ("web_search", "No results.", None)])
+    lessons = [i for i in reflect(trace, success=False, domain="records")
+               if i.detail == FOUND_NOTHING]
+    assert [i.tools for i in lessons] == [["roster"], ["web_search"]]
 
 
 # -- the curator, the verdict and the line -----------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolcycle.playbook import ToolObservation, analyse, compute_stats, reflect, render_stats
-from toolcycle.playbook.reflector import normalise_error
+from toolcycle.playbook.reflector import expected_arguments, normalise_error
 from toolcycle.playbook.stats import is_timeout, tool_observations
 
 from .conftest import make_trace
@@ -87,3 +87,34 @@ def test_the_loops_wrapping_is_not_part_of_the_error_class() -> None:
     assert normalise_error("Tool `get_quote` failed: ValueError: unknown ticker 'X'") == (
         "unknown ticker …"
     )
+
+
+def test_a_refusal_of_arguments_is_classed_by_its_first_problem() -> None:
+    error = ("Invalid arguments for `amenities`:\n- (root): Additional properties are not "
+             "allowed ('topic' was unexpected)\nExpected schema: {\"type\":\"object\"}")
+    assert normalise_error(error) == ("Invalid arguments: (root): Additional properties are "
+                                      "not allowed (… was unexpected)")
+
+
+async def test_a_refused_call_teaches_the_arguments_the_tool_takes() -> None:
+    """Through the real loop: the refusal quotes the schema, and the pitfall names the
+    arguments (the 1.5B passed station_info's ``topic`` to amenities_register on `rail`)."""
+    from toolcycle import Agent, tool
+    from toolcycle.models.scripted import ScriptedModel, call
+
+    def amenities(station: str, year: int = 2026) -> str:
+        """The register of station amenities."""
+        return '{"lockers": 12}'
+
+    replies = iter([call("amenities", {"station": "Kelby", "topic": "lockers"}),
+                    "There are no lockers."])
+    agent = Agent(ScriptedModel(lambda messages, settings: next(replies)), "Answer.",
+                  [tool(amenities)], name="rail")
+    result = await agent.run("How many lockers are at Kelby station?")
+    [pitfall] = reflect(result.trace, success=False, domain="rail")
+    assert pitfall.detail == ("Invalid arguments: (root): Additional properties are not "
+                              "allowed (… was unexpected)")
+    assert pitfall.advice.endswith(
+        ". Call amenities(station, year) with no other arguments.")
+    assert expected_arguments("ValueError: bad date") == []
+    assert expected_arguments("Expected schema: {not json") == []

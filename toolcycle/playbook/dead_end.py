@@ -15,9 +15,10 @@ Why: on the `sources` suite with the JSON protocol the 1.5B answered balance que
 trying helix, nimbus, vertex and web_search, never atlas (six train runs of six, 2026-11-28),
 so nothing about balances was ever learned and all three test tasks stayed failed.
 
-Only runs that found nothing at all count: a run with an error has its own pitfall (with the
-repair, when it shows one), and a run with a good call may have failed after finding the
-right source. The first call is named, not the answer asked for after it: the untried tool
+Only runs that found nothing at all count (a run with a good call may have failed after
+finding the right source), and only the tools whose every call there was empty (a tool that
+failed with an error may hold the answer when called right; its error is a pitfall of its
+own). The first call is named, not the answer asked for after it: the untried tool
 may be the first step of a chain (an id lookup before a detail call), and a run that gets its
 answer there teaches the sequence itself.
 """
@@ -36,11 +37,15 @@ NAMED_UNTRIED = 3
 
 
 def found_nothing(calls: Sequence[CallEvidence]) -> list[str]:
-    """The tools a failed run tried that all came back empty, in the order first tried;
-    ``[]`` unless the run made calls and every one of them was empty (or a repeat of one)."""
-    if not calls or any(c.status not in ("empty", "repeat") for c in calls):
+    """The tools whose calls all came back empty in a failed run that found nothing, in the
+    order first tried; ``[]`` if any call of the run was good. A tool that also failed with
+    an error in the run is not among them: called right, it may have had the answer (its
+    error is a pitfall of its own, with the arguments it takes)."""
+    if any(c.ok for c in calls):
         return []
-    return list(dict.fromkeys(c.call.name for c in calls if c.status == "empty"))
+    failed = {c.call.name for c in calls if c.status == "error"}
+    return list(dict.fromkeys(c.call.name for c in calls
+                              if c.status == "empty" and c.call.name not in failed))
 
 
 def advice(tool: str) -> str:

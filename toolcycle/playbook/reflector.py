@@ -11,7 +11,9 @@ trace's shape alone cannot show.
 from __future__ import annotations
 
 import itertools
+import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,9 @@ from .strategy import Insight, StrategyKind, keywords, task_fingerprint
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _DIGIT = re.compile(r"\d")
+_NAMED = re.compile(r" for `[^`]+`")
+#: How the loop ends its refusal of a call's arguments (toolcycle/run/calls.py).
+_SCHEMA_MARK = "Expected schema:"
 
 #: The detail of the pitfall "answered without calling a tool" (see :func:`reflect`): a
 #: lesson about the model in this domain, not about a tool, hence no tools of its own.
@@ -110,11 +115,36 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
 def normalise_error(error: str) -> str:
     """An error's class: first line, quoted values and numbers masked, at most 90 characters.
 
-    "unknown ticker 'ACME'" and "unknown ticker 'GLOBEX'" are the same pitfall.
+    "unknown ticker 'ACME'" and "unknown ticker 'GLOBEX'" are the same pitfall. A first line
+    that only announces a list ("Invalid arguments for `x`:", then "- (root): Additional
+    properties are not allowed ('topic' was unexpected)") takes the list's first item: the
+    header alone made "amenities_register fails with: Invalid arguments for
+    `amenities_register`:." on `rail`, a lesson with nothing in it.
     """
-    first = error.strip().splitlines()[0] if error.strip() else "error"
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    first = lines[0] if lines else "error"
+    if first.endswith(":") and len(lines) > 1 and lines[1].startswith("- "):
+        first = f"{_NAMED.sub('', first)} {lines[1][2:]}"  # the advice names the tool
     first = _WRAPPER.sub("", first)
     return _VOLATILE.sub("…", first)[:90]
+
+
+def expected_arguments(error: str | None) -> list[str]:
+    """The argument names of the schema the loop quotes when it refuses a call's arguments
+    ("Expected schema: {...}", :func:`toolcycle.run.calls`), required ones first; ``[]`` for
+    any other error."""
+    _, found, text = (error or "").rpartition(_SCHEMA_MARK)
+    if not found:
+        return []
+    try:
+        schema = json.loads(text.strip().splitlines()[0])
+    except (ValueError, IndexError):
+        return []
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return []
+    required = [r for r in schema.get("required") or [] if r in properties]
+    return list(dict.fromkeys([*required, *properties]))
 
 
 def reflect(trace: Trace, *, success: bool, domain: str,
@@ -156,7 +186,8 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         repair = analysis.repairs.get(c.index)
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
         detail = error_class + ("|" + repair.signature if repair is not None else "")
-        advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
+        advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error),
+                                expected_arguments(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
     if not success:  # where a kind of task is not: the tools that found nothing for it
         for tool in dead_end.found_nothing(analysis.calls):
@@ -242,12 +273,21 @@ def sequence_advice(
     return text
 
 
-def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool) -> str:
-    """A failure mode and, when the run showed one, its repair."""
+def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool,
+                   takes: Sequence[str] = ()) -> str:
+    """A failure mode and, when the run showed one, its repair; without one, for arguments
+    the loop refused, the arguments the tool ``takes`` (its schema, quoted in the error).
+
+    Why the arguments: on `rail` (JSON) the 1.5B called amenities_register(station, topic),
+    taking ``topic`` from the look-alike station_info, three times in a row; the refusal's
+    first line was all the lesson said, and shown it the model kept away from the tool
+    that held every facility answer (0 of 9 test runs right)."""
     failure = f"{tool} times out" if timeout else f"{tool} fails with: {error_class}"
     if repair is None:  # a timeout is no argument's fault: point away from the tool instead
         if timeout:
             return f"{failure}. Do not wait on it: try another tool that can answer."
+        if takes:
+            return f"{failure}. Call {tool}({', '.join(takes)}) with no other arguments."
         return f"{failure}. Check the arguments against what earlier tools returned."
     if repair.kind == "prerequisite":
         return (f"{tool} needs {repair.argument} from {repair.via}: call "
