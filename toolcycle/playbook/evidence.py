@@ -26,7 +26,7 @@ from ..tracing.trace import ToolCallRecord, Trace
 from .strategy import keywords
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
-RepairKind = Literal["argument", "prerequisite", "alternative"]
+RepairKind = Literal["argument", "prerequisite", "alternative", "schema"]
 
 _EMPTY_TEXT = re.compile(
     r"^\s*(\[\s*\]|\{\s*\}|null|none|nil|n/?a|\"\"|''|"
@@ -81,7 +81,9 @@ class Repair:
 
     ``argument``: the same tool succeeded with ``argument`` shaped like ``example``;
     ``prerequisite``: the retry's ``argument`` came from the result of ``via`` (call it first);
-    ``alternative``: another tool, ``via``, answered instead.
+    ``alternative``: another tool, ``via``, answered instead;
+    ``schema``: no run showed a fix, but the loop refused the call's arguments and quoted the
+    tool's schema: it takes ``via_args`` (required ones first) and nothing else.
     """
 
     kind: RepairKind

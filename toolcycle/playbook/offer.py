@@ -120,7 +120,12 @@ class RoutineOffer:
         "Call vertex(name), then answer" (JSON, at fcca3ca; 6 of 9 right unforced, at
         d6df1db). Shown no sequence but dead ends (tools that found nothing for tasks like
         this, :mod:`~toolcycle.playbook.dead_end`) that leave one offered tool untried, it
-        begins with that tool. The choice holds only until the run's first tool call.
+        begins with that tool; else, shown a pitfall of a tool whose arguments the loop
+        refused (the tool the runs of this kind reached for, and how to call it: a ``schema``
+        repair), with that tool: made to call *some* tool, the 1.5B called the look-alike
+        station_info for `rail`'s facility questions, which finds nothing for them, and
+        answered that there was no parking (JSON, 9 of 9 test runs). The choice holds only
+        until the run's first tool call.
         """
         if not self.first_call_enabled:
             return None
@@ -131,6 +136,10 @@ class RoutineOffer:
         left = dead_end.untried(shown, offered, skip=self.routines)
         if len(left) == 1:
             return left[0]
+        fixed = next((s.tools[0] for s in shown if _called_wrong(s) and s.tools[0] in offered),
+                     None)
+        if fixed is not None:
+            return fixed
         return "required" if self.playbook.answers_need_a_call(self.agent_name) else None
 
     def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]
@@ -199,3 +208,9 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
             if position == len(sequence):
                 return True
     return False
+
+
+def _called_wrong(strategy: Strategy) -> bool:
+    """Whether ``strategy`` is a pitfall of a call whose arguments the loop refused, with the
+    arguments its tool takes (:func:`~toolcycle.playbook.reflector.pitfall_advice`)."""
+    return strategy.kind == "pitfall" and "|schema:" in strategy.detail and bool(strategy.tools)

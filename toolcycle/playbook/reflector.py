@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,10 +183,11 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         seen.add((c.call.name, c.call.error or ""))
         error_class = normalise_error(c.call.error or "")
         repair = analysis.repairs.get(c.index)
+        if repair is None and (takes := expected_arguments(c.call.error)):
+            repair = Repair("schema", c.call.name, via_args=tuple(takes))
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
         detail = error_class + ("|" + repair.signature if repair is not None else "")
-        advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error),
-                                expected_arguments(c.call.error))
+        advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
     if not success:  # where a kind of task is not: the tools that found nothing for it
         for tool in dead_end.found_nothing(analysis.calls):
@@ -273,22 +273,22 @@ def sequence_advice(
     return text
 
 
-def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool,
-                   takes: Sequence[str] = ()) -> str:
-    """A failure mode and, when the run showed one, its repair; without one, for arguments
-    the loop refused, the arguments the tool ``takes`` (its schema, quoted in the error).
+def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool) -> str:
+    """A failure mode and, when the run showed one, its repair.
 
-    Why the arguments: on `rail` (JSON) the 1.5B called amenities_register(station, topic),
-    taking ``topic`` from the look-alike station_info, three times in a row; the refusal's
-    first line was all the lesson said, and shown it the model kept away from the tool
-    that held every facility answer (0 of 9 test runs right)."""
+    A ``schema`` repair (the loop refused the arguments; no run showed a fix) leads with the
+    call to make: on `rail` (JSON) the 1.5B called amenities_register(station, topic), taking
+    ``topic`` from the look-alike station_info, three times in a row; the refusal's header was
+    all the lesson said, and shown it the model kept away from the tool that held every
+    facility answer (0 of 9 test runs right)."""
     failure = f"{tool} times out" if timeout else f"{tool} fails with: {error_class}"
     if repair is None:  # a timeout is no argument's fault: point away from the tool instead
         if timeout:
             return f"{failure}. Do not wait on it: try another tool that can answer."
-        if takes:
-            return f"{failure}. Call {tool}({', '.join(takes)}) with no other arguments."
         return f"{failure}. Check the arguments against what earlier tools returned."
+    if repair.kind == "schema":
+        return (f"Call {tool}({', '.join(repair.via_args)}) with no other arguments "
+                f"(else {failure}).")
     if repair.kind == "prerequisite":
         return (f"{tool} needs {repair.argument} from {repair.via}: call "
                 f"{repair.via}({', '.join(repair.via_args)}) first and pass its result as "
