@@ -120,12 +120,17 @@ class RoutineOffer:
         "Call vertex(name), then answer" (JSON, at fcca3ca; 6 of 9 right unforced, at
         d6df1db). Shown no sequence but dead ends (tools that found nothing for tasks like
         this, :mod:`~toolcycle.playbook.dead_end`) that leave one offered tool untried, it
-        begins with that tool; else, shown a pitfall of a tool whose arguments the loop
-        refused (the tool the runs of this kind reached for, and how to call it: a ``schema``
-        repair), with that tool: made to call *some* tool, the 1.5B called the look-alike
+        begins with that tool; else, shown a pitfall that says how to call its own tool
+        (the tool the runs of this kind reached for: an ``argument`` repair, "Pass date like
+        "01.05.2026"", or a ``schema`` one, the arguments the loop's refusal quoted), with
+        that tool. Why: made to call *some* tool, the 1.5B called the look-alike
         station_info for `rail`'s facility questions, which finds nothing for them, and
-        answered that there was no parking (JSON, 9 of 9 test runs). The choice holds only
-        until the run's first tool call.
+        answered that there was no parking (JSON, 9 of 9 test runs); a fare question worded
+        without "fare" was shown the date-format pitfall but not the fare sequence, and
+        wandered through find_booking and web_search for 4-6 turns. A pitfall whose repair is
+        another tool (an alternative, a prerequisite) names no first call here: its failing
+        tool is the one not to start with. The choice holds only until the run's first tool
+        call.
         """
         if not self.first_call_enabled:
             return None
@@ -136,8 +141,8 @@ class RoutineOffer:
         left = dead_end.untried(shown, offered, skip=self.routines)
         if len(left) == 1:
             return left[0]
-        fixed = next((s.tools[0] for s in shown if _called_wrong(s) and s.tools[0] in offered),
-                     None)
+        fixed = next((s.tools[0] for s in shown if _shows_how_to_call(s)
+                      and s.tools[0] in offered), None)
         if fixed is not None:
             return fixed
         return "required" if self.playbook.answers_need_a_call(self.agent_name) else None
@@ -210,7 +215,10 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
     return False
 
 
-def _called_wrong(strategy: Strategy) -> bool:
-    """Whether ``strategy`` is a pitfall of a call whose arguments the loop refused, with the
-    arguments its tool takes (:func:`~toolcycle.playbook.reflector.pitfall_advice`)."""
-    return strategy.kind == "pitfall" and "|schema:" in strategy.detail and bool(strategy.tools)
+def _shows_how_to_call(strategy: Strategy) -> bool:
+    """Whether ``strategy`` is a pitfall whose repair is its own tool called another way: an
+    argument shaped like the one that worked, or the arguments the tool's schema takes
+    (:func:`~toolcycle.playbook.reflector.pitfall_advice`)."""
+    repair = strategy.detail.partition("|")[2]
+    return (strategy.kind == "pitfall" and bool(strategy.tools)
+            and repair.startswith(("argument:", "schema:")))
