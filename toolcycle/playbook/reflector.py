@@ -153,8 +153,10 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
     the tools it called outside the chain, so the curator can say what to skip); every failed
     call yields a ``pitfall`` insight keyed by the tool, its error class and its repair when
-    the run shows one (so the advice says what to do, not only what to avoid); a failed run
-    whose every call came back empty yields a dead end per tool it tried (:mod:`.dead_end`).
+    the run shows one (so the advice says what to do, not only what to avoid), or, for
+    arguments the loop refused, the arguments the tool takes (a ``schema`` repair); a failed
+    run without a good call yields a dead end per tool whose calls all came back empty
+    (:mod:`.dead_end`).
     ``analysis``: the trace's :func:`analyse` when the caller already has it.
     """
     analysis = analysis if analysis is not None else analyse(trace, success)
