@@ -1,16 +1,19 @@
 """Which first call a routines playbook names for what it shows a run (RoutineOffer.first_call):
 a sequence's first tool, the one tool dead ends leave untried, a pitfall's own tool when the
-pitfall says how to call it; nothing for a pitfall whose repair is another tool."""
+pitfall says how to call it; nothing for a pitfall whose repair is another tool. And when the
+run is asked for its answer after such a pitfall's tool (RoutineOffer.answer_when)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from toolcycle.playbook.dead_end import FOUND_NOTHING
 from toolcycle.playbook.offer import RoutineOffer
 from toolcycle.playbook.strategy import Strategy
+from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 OFFERED = frozenset({"fare_quote", "find_booking", "station_info", "amenities_register",
                      "web_search"})
@@ -26,6 +29,9 @@ class Shows:
 
     def answers_need_a_call(self, agent_name: str) -> bool:
         return self.no_call
+
+    def feeds_another(self, agent_name: str, tool: str) -> bool:
+        return tool == "find_booking"  # the seat sequence: find_booking > booking_detail
 
 
 def _pitfall(tools: list[str], detail: str) -> Strategy:
@@ -69,3 +75,32 @@ def test_the_first_call_follows_what_the_run_is_shown(
 def test_a_tool_not_offered_is_never_named() -> None:
     offer = RoutineOffer(Shows([DATE]), "rail", frozenset(), None)
     assert offer.first_call("a task", OFFERED - {"fare_quote"}) is None
+
+
+def _run(*calls: tuple[str, str]) -> Trace:
+    records = [ToolCallRecord(call_id=f"c{i}", name=name, args={"x": i}, iteration=1,
+                              result=result) for i, (name, result) in enumerate(calls)]
+    return Trace(run_id="r", agent_name="rail", user_prompt="a task",
+                 steps=[Step(iteration=1, attempt=1, tool_calls=records)])
+
+
+@pytest.mark.parametrize(("shown", "calls", "done"), [
+    ([REFUSED], [("amenities_register", '{"parking_spaces": 260}')], True),
+    ([REFUSED], [("amenities_register", "[]")], False),  # found nothing: free to go on
+    ([REFUSED], [("station_info", '{"platforms": 4}')], False),
+    ([DATE], [("fare_quote", '{"fare_eur": 27.6}')], True),
+])
+def test_a_pitfalls_own_tool_that_answered_asks_for_the_answer(
+        shown: list[Strategy], calls: list[tuple[str, str]], done: bool) -> None:
+    offer = RoutineOffer(Shows(shown), "rail", frozenset(), None)
+    check: Any = offer.answer_when("a task", OFFERED, frozenset())
+    assert check is not None and check(_run(*calls)) is done
+
+
+def test_a_tool_that_feeds_a_learned_sequence_is_not_asked_to_answer() -> None:
+    booking = _pitfall(["find_booking"], "unknown passenger|argument::passenger:Aa Aa")
+    offer = RoutineOffer(Shows([booking]), "rail", frozenset(), None)
+    assert offer.first_call("a task", OFFERED) == "find_booking"  # still the place to start
+    assert offer.answer_when("a task", OFFERED, frozenset()) is None
+    assert RoutineOffer(Shows([BARE]), "rail", frozenset(), None).answer_when(
+        "a task", OFFERED, frozenset()) is None

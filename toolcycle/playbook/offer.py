@@ -31,6 +31,8 @@ class ShowsStrategies(Protocol):
 
     def answers_need_a_call(self, agent_name: str) -> bool: ...
 
+    def feeds_another(self, agent_name: str, tool: str) -> bool: ...
+
 
 class RoutineOffer:
     """A :class:`~toolcycle.run.state.ToolSelector` that offers a run a routine only when the
@@ -154,10 +156,12 @@ class RoutineOffer:
         of its routine that ran every step (offered, or standing in for its first tool:
         ``answered_for``).
 
-        Shown no sequence but a pitfall's alternative ("delay_feed times out. Call
-        service_history(service) instead."), the alternative is the sequence: such a repair is
-        learned only from runs the alternative's result answered (reflector.analyse). Its
-        fallback, where it answers the failing tool's call, runs it whole.
+        Shown no sequence but a pitfall that says how to call its own tool, that tool is the
+        sequence (:meth:`_own_tool_done`). Shown no sequence but a pitfall's alternative
+        ("delay_feed times out. Call service_history(service) instead."), the alternative is
+        the sequence: such a repair is learned only from runs the alternative's result
+        answered (reflector.analyse). Its fallback, where it answers the failing tool's
+        call, runs it whole.
 
         Why: a sequence is learned from the calls that fed successful runs' answers, and
         ends "then answer"; shown "Call helix(name), then answer", the 1.5B called helix,
@@ -175,7 +179,7 @@ class RoutineOffer:
             pair = next((p for s in shown if (p := alternative_of(s)) is not None
                          and p[1] in offered), None)
             if pair is None:
-                return None
+                return self._own_tool_done(shown, offered)
             failing, alternative = pair
             whole = {failing} if failing in answered_for else set()
             return partial(sequence_done, (alternative,), frozenset(whole))
@@ -186,6 +190,22 @@ class RoutineOffer:
                 and sequence[0] in answered_for):
             whole.add(sequence[0])
         return partial(sequence_done, sequence, frozenset(whole))
+
+    def _own_tool_done(self, shown: Sequence[Strategy], offered: frozenset[str]
+                       ) -> Callable[[Trace], bool] | None:
+        """Shown a pitfall that says how to call its own tool (the first call
+        :meth:`first_call` names), done once that tool answered, unless a learned sequence
+        of the domain feeds its result into another tool (then it is a first step, and the
+        answer lies further on).
+
+        Why: made to begin with amenities_register, called right, a `rail` facility run (JSON)
+        had "parking_spaces": 260 in its result, called station_info and web_search, and
+        answered that there was no information (3 runs of 3 on that task, 4-7 turns)."""
+        own = next((s.tools[0] for s in shown if _shows_how_to_call(s)
+                    and s.tools[0] in offered), None)
+        if own is None or self.playbook.feeds_another(self.agent_name, own):
+            return None
+        return partial(sequence_done, (own,), frozenset())
 
     def _shown(self, task: str, offered: frozenset[str]) -> list[Strategy]:
         last = self._last  # read once: runs of other tasks may replace it meanwhile

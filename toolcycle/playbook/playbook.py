@@ -256,6 +256,14 @@ class Playbook:
         lesson = self.store.get(strategy_id("pitfall", self.domain or agent_name, [], NO_CALL))
         return lesson is not None and lesson.status == "active"
 
+    def feeds_another(self, agent_name: str, tool: str) -> bool:
+        """Whether a learned sequence of this agent's domain calls ``tool`` before another
+        tool (its result feeds the next step), so that its answer is not the run's. Reads the
+        domain's strategies: asked only for a run shown a pitfall and no sequence
+        (:meth:`RoutineOffer.answer_when`)."""
+        return any(s.kind == "sequence" and tool in s.tools[:-1]
+                   for s in self.store.strategies(self.domain or agent_name))
+
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]:
         """The strategies :meth:`instructions_for` would show a run of ``task`` (without
