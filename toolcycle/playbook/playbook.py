@@ -166,10 +166,9 @@ class Playbook:
         # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
         # that calls none of their tools they only repeat its "Do not use" in other words.
         dead_ends = [s for s, _ in found if dead_end.is_dead_end(s)]
+        found = [(s, score) for s, score in found if not dead_end.is_dead_end(s)]
         if any(not set(q.tools) & dead_end.dead_tools(dead_ends) for q in sequences):
             dead_ends = []
-        dead_ids = {s.id for s, _ in found if dead_end.is_dead_end(s)}
-        found = [(s, score) for s, score in found if s.id not in dead_ids]
         # A pitfall that a sequence found for the same task already carries (its repair, or
         # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
         # the lesson in other words and costs tokens on every request of the run.

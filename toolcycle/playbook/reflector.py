@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
@@ -30,8 +31,11 @@ _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _DIGIT = re.compile(r"\d")
 _NAMED = re.compile(r" for `[^`]+`")
-#: How the loop ends its refusal of a call's arguments (toolcycle/run/calls.py).
-_SCHEMA_MARK = "Expected schema:"
+#: An argument name worth repeating to the model (a schema quoted in an error is text a
+#: stranger's tool or server may have written: nothing but names goes into advice).
+_ARGUMENT_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
+#: At most this many argument names in a schema repair.
+_MAX_ARGUMENTS = 12
 
 #: The detail of the pitfall "answered without calling a tool" (see :func:`reflect`): a
 #: lesson about the model in this domain, not about a tool, hence no tools of its own.
@@ -128,22 +132,30 @@ def normalise_error(error: str) -> str:
     return _VOLATILE.sub("…", first)[:90]
 
 
-def expected_arguments(error: str | None) -> list[str]:
-    """The argument names of the schema the loop quotes when it refuses a call's arguments
-    ("Expected schema: {...}", :func:`toolcycle.run.calls`), required ones first; ``[]`` for
-    any other error."""
-    _, found, text = (error or "").rpartition(_SCHEMA_MARK)
+def expected_arguments(tool: str, error: str | None) -> list[str]:
+    """The argument names of the schema the loop quotes when it refuses a call of ``tool``
+    (:data:`~toolcycle.run.calls.REFUSAL_HEADER` ... :data:`~toolcycle.run.calls.
+    REFUSAL_SCHEMA`), required ones first; ``[]`` for any other error. Only names that look
+    like identifiers, at most :data:`_MAX_ARGUMENTS`: they go into advice that later runs'
+    prompts carry."""
+    text = error or ""
+    if not text.startswith(REFUSAL_HEADER.format(name=tool)):
+        return []
+    _, found, quoted = text.rpartition(REFUSAL_SCHEMA)
     if not found:
         return []
     try:
-        schema = json.loads(text.strip().splitlines()[0])
+        schema = json.loads(quoted.strip().splitlines()[0])
     except (ValueError, IndexError):
         return []
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict) or not properties:
         return []
-    required = [r for r in schema.get("required") or [] if r in properties]
-    return list(dict.fromkeys([*required, *properties]))
+    required = schema.get("required")
+    first = [r for r in required if r in properties] if isinstance(required, list) else []
+    names = [n for n in dict.fromkeys([*first, *properties])
+             if isinstance(n, str) and _ARGUMENT_NAME.fullmatch(n)]
+    return names[:_MAX_ARGUMENTS]
 
 
 def reflect(trace: Trace, *, success: bool, domain: str,
@@ -185,7 +197,7 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         seen.add((c.call.name, c.call.error or ""))
         error_class = normalise_error(c.call.error or "")
         repair = analysis.repairs.get(c.index)
-        if repair is None and (takes := expected_arguments(c.call.error)):
+        if repair is None and (takes := expected_arguments(c.call.name, c.call.error)):
             repair = Repair("schema", c.call.name, via_args=tuple(takes))
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
         detail = error_class + ("|" + repair.signature if repair is not None else "")

@@ -304,6 +304,11 @@ async def refuse_calls(state: RunState, turn: Turn, reason: str) -> None:
     close_turn(state, turn)
 
 
+#: How the loop opens and ends its refusal of a call's arguments; the playbook reads the
+#: quoted schema back (toolcycle.playbook.reflector.expected_arguments).
+REFUSAL_HEADER = "Invalid arguments for `{name}`:"
+REFUSAL_SCHEMA = "Expected schema:"
+
 #: The answer to a call that was running when the run's deadline passed.
 _TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran", "run_stopped")
 
@@ -323,7 +328,7 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     except ToolArgumentsError as exc:
         listed = "\n".join(f"- {p}" for p in exc.problems)
         schema = json.dumps(tool.spec.parameters, separators=(",", ":"))
-        return (f"Invalid arguments for `{tool.name}`:\n{listed}\nExpected schema: {schema}",
+        return (f"{REFUSAL_HEADER.format(name=tool.name)}\n{listed}\n{REFUSAL_SCHEMA} {schema}",
                 "invalid_arguments")
     ctx = state.ctx if tool.context_param is None else _call_context(state, tool, call)
     try:
