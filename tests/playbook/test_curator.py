@@ -36,7 +36,8 @@ def test_a_pattern_becomes_a_strategy_after_three_successful_runs(db_location: s
     [strategy] = store.strategies()
     assert strategy.tools == ["find_ticker", "get_quote"]
     assert strategy.support == 3
-    assert {"stock", "price", "corp"} <= set(strategy.applies_when)
+    assert {"stock", "price"} <= set(strategy.applies_when)
+    assert "corp" not in strategy.applies_when  # "Acme Corp": a name, not the kind of task
     assert "acme" not in strategy.applies_when  # specific to one task only
     assert "find_ticker(company), then get_quote(ticker)" in strategy.advice
     assert "Do not use web_search" in strategy.advice

@@ -24,7 +24,7 @@ from . import dead_end
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import Insight, StrategyKind, keywords, task_fingerprint
+from .strategy import Insight, StrategyKind, keywords, task_fingerprint, task_words
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -59,8 +59,8 @@ class TraceAnalysis:
     ``sequence`` is the tools of the answering chain (see :mod:`.evidence`), ``wasted`` the
     calls that missed, ``repairs`` what worked after each missed call that the run recovered
     from (keyed by the index of the missed call). ``keywords`` and ``task`` are the prompt's
-    (:func:`keywords`, :func:`task_fingerprint`), worked out once for the insights and the
-    run's outcome.
+    (:func:`~toolcycle.playbook.strategy.task_words`, so no names; :func:`task_fingerprint`),
+    worked out once for the insights and the run's outcome.
     """
 
     run_id: str
@@ -89,7 +89,7 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
         success=success,
         iterations=len(trace.steps),
         tool_latency_ms=sum(c.duration_ms for c in trace.tool_calls),
-        keywords=keywords(trace.user_prompt or ""),
+        keywords=task_words(trace.user_prompt or ""),
         task=task_fingerprint(trace.user_prompt or ""),
         calls=calls,
         wasted=[WastedCall(c.call, c.status) for c in calls if not c.ok],
@@ -363,7 +363,7 @@ class LLMReflector:
         result = await agent.run(prompt)
         output: ReflectionModel = result.output
         known = {c.name for c in trace.tool_calls}
-        words = keywords(trace.user_prompt or "")
+        words = task_words(trace.user_prompt or "")
         insights = []
         for lesson in output.lessons:
             tools = [t for t in lesson.tools if t in known]

@@ -67,6 +67,44 @@ def keywords(text: str) -> list[str]:
     return list(seen)
 
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+_SENTENCE_END = re.compile(r"[.?!:;\n]")
+
+
+def names(text: str) -> set[str]:
+    """The words of a text written as names or ids, lower-cased: a capitalised word that
+    does not begin a sentence ("Kelby", "GitHub"), and a word mixing upper case and digits
+    anywhere ("KL318"). All-capital words without digits ("PDF", "USD") are acronyms and
+    stay content words. A word also used in lower case elsewhere in the text is no name.
+
+    Why: a name says which thing a task is about, not what kind of task it is. Three failed
+    fare runs on `rail` (ReAct) shared the station "Kelby", the dead end they taught came out
+    applying to ['kelby', 'standard'], and a test task about another fare *to* Kelby was shown
+    it. English capitalisation only: in other languages fewer words count as names.
+    """
+    found: set[str] = set()
+    plain: set[str] = set()
+    end = -1  # where the previous word ended; -1: none yet, the next word begins the text
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        has_upper = any(c.isupper() for c in word)
+        initial = end < 0 or _SENTENCE_END.search(text, end, match.start()) is not None
+        end = match.end()
+        is_id = has_upper and any(c.isdigit() for c in word)
+        mixed = has_upper and any(c.islower() for c in word)
+        is_name = is_id or (mixed and (not initial or any(c.isupper() for c in word[1:])))
+        (found if is_name else plain).add(word.lower())
+    return found - plain
+
+
+def task_words(prompt: str) -> list[str]:
+    """What a task is about, for learning where a lesson applies: its :func:`keywords`
+    without :func:`names`. Retrieval still matches a task's full keywords, names included,
+    against strategies; only the applicability learned from tasks leaves names out."""
+    named = names(prompt)
+    return [w for w in keywords(prompt) if w not in named]
+
+
 def index_terms(strategy: Strategy) -> list[str]:
     """What retrieval matches a task against besides ``applies_when``.
 

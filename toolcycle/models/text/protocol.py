@@ -76,14 +76,26 @@ class TextProtocolModel(Model):
         self.system = inner.system
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
-        reply, parts = await self._ask(messages, settings)
-        usage = usage_of(reply).copy()
+        usage = Usage()
+        reply, parts = await self._turn(messages, settings, usage)
         repeated = repeated_call_names(parts, messages)
         forward = _forward(settings, repeated)
         if forward is not None:
-            reply, parts = await self._ask(messages, replace(settings, tool_choice=forward))
-            usage.add(usage_of(reply))
+            reply, parts = await self._turn(messages, replace(settings, tool_choice=forward),
+                                            usage)
         return self._message(reply, parts, usage)
+
+    async def _turn(self, messages: Sequence[Message], settings: ModelSettings, usage: Usage
+                    ) -> tuple[Message, list[Part]]:
+        """One reply that honours ``tool_choice``: asked once more (:func:`insisting`) when
+        a call was required and the reply made none. Every reply's usage goes into
+        ``usage``."""
+        reply, parts = await self._ask(messages, settings)
+        usage.add(usage_of(reply))
+        if ignored_call(settings, parts):
+            reply, parts = await self._ask(insisting(messages, parts), settings)
+            usage.add(usage_of(reply))
+        return reply, parts
 
     async def stream(
         self, messages: Sequence[Message], settings: ModelSettings
@@ -91,17 +103,16 @@ class TextProtocolModel(Model):
         """Answer text as the inner model writes it; calls whole at the end (see
         :mod:`.streaming`), then the same message :meth:`request` would return."""
         outcome: list[tuple[Message, list[Part]]] = []
-        async for delta in self._stream_ask(messages, settings, outcome):
+        usage = Usage()
+        async for delta in self._stream_turn(messages, settings, outcome, usage):
             yield delta
         reply, parts = outcome.pop()
-        usage = usage_of(reply).copy()
         forward = _forward(settings, repeated_call_names(parts, messages))
         if forward is not None:
-            async for delta in self._stream_ask(
-                    messages, replace(settings, tool_choice=forward), outcome):
+            async for delta in self._stream_turn(
+                    messages, replace(settings, tool_choice=forward), outcome, usage):
                 yield delta
             reply, parts = outcome.pop()
-            usage.add(usage_of(reply))
         message = self._message(reply, parts, usage)
         for index, call in enumerate(message.tool_calls):
             yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
@@ -142,6 +153,31 @@ class TextProtocolModel(Model):
         reply = await self.inner.request(text_messages, inner_settings)
         return reply, self.parse_reply(reply.text, tools, prefix,
                                        truncated=reply.finish_reason == "length")
+
+    async def _stream_turn(
+        self, messages: Sequence[Message], settings: ModelSettings,
+        outcome: list[tuple[Message, list[Part]]], usage: Usage,
+    ) -> AsyncIterator[TextDelta]:
+        """:meth:`_turn`, streamed. Where a call is required, the text of a reply is held
+        back until it is known to be kept: a reply that called nothing is asked again, and
+        its words were no answer."""
+        held: list[TextDelta] = []
+        required = call_required(settings)
+        async for delta in self._stream_ask(messages, settings, outcome):
+            if required:
+                held.append(delta)
+            else:
+                yield delta
+        reply, parts = outcome[-1]
+        usage.add(usage_of(reply))
+        if ignored_call(settings, parts):
+            outcome.pop()
+            held = []
+            async for delta in self._stream_ask(insisting(messages, parts), settings, outcome):
+                held.append(delta)
+            usage.add(usage_of(outcome[-1][0]))
+        for delta in held:
+            yield delta
 
     async def _stream_ask(
         self, messages: Sequence[Message], settings: ModelSettings,
@@ -268,6 +304,35 @@ def _directive(settings: ModelSettings) -> str:
     if choice == "required":
         return "Call one of the tools now."
     return f"Call the tool {choice} now."
+
+
+#: The turn that follows a reply which called no tool where one was required; the request's
+#: directive ("Call the tool country_info now.") comes after it.
+NO_CALL_MADE = "That reply called no tool, and this turn must call one."
+
+
+def call_required(settings: ModelSettings) -> bool:
+    """Whether this request must end in a tool call: ``"required"`` or a tool named."""
+    return bool(settings.tools) and settings.tool_choice not in ("auto", "none")
+
+
+def ignored_call(settings: ModelSettings, parts: Sequence[Part]) -> bool:
+    """Whether a reply called no tool where ``settings`` required one."""
+    return call_required(settings) and not any(isinstance(p, ToolCall) for p in parts)
+
+
+def insisting(messages: Sequence[Message], parts: Sequence[Part]) -> list[Message]:
+    """The history to ask again with after a reply that ignored ``tool_choice``: that reply,
+    then :data:`NO_CALL_MADE` (the directive follows it, see :meth:`render_conversation`).
+
+    Why: a native API never answers a required call with text, and the loop trusts that
+    (a playbook's first call, structured output's ``"required"``); a text protocol has only
+    words to say it. Under "Call the tool country_info now." the 1.5B (ReAct, `chains` test
+    split, 3a4347d) answered a currency and a parcel question from memory in its first turn,
+    and the text was taken as the run's answer. The first reply is not in the trace; its
+    usage is in the message's.
+    """
+    return [*messages, Message("assistant", list(parts)), Message.user(NO_CALL_MADE)]
 
 
 def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
