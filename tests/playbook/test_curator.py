@@ -377,3 +377,39 @@ def test_a_domains_candidates_are_bounded_keeping_the_latest(db_location: str) -
     assert kept == {"tool_0", "tool_3", "tool_4"}
     assert store.prune_candidates("support", 3) == 0
     assert store.prune_candidates("other", 0) == 0
+
+
+def test_a_retired_lesson_comes_back_only_by_the_bar_a_new_one_meets(db_location: str) -> None:
+    """Seen again after retirement, a pattern is a candidate: promote_after new runs of
+    different tasks bring it back, with fresh counts and its old provenance."""
+    store, curator = open_store(db_location), Curator(promote_on_flow=False)
+    for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
+        _learn(store, curator, stock_trace(company))
+    [strategy] = store.strategies()
+    strategy.status, strategy.note = "retired", "harmful: 1/4 runs succeeded"
+    strategy.helpful, strategy.harmful = 1, 3
+    store.put([strategy])
+    for company in ("Umbrella Corp", "Hooli Corp"):
+        deltas = _learn(store, curator, stock_trace(company))
+        assert [d.op for d in deltas] == ["candidate"]
+        still = store.get(strategy.id)
+        assert still is not None and still.status == "retired" and still.support == 3
+    deltas = _learn(store, curator, stock_trace("Stark Corp"))
+    assert [d.op for d in deltas] == ["add"]
+    [back] = store.strategies()
+    assert back.id == strategy.id and back.status == "active"
+    assert (back.helpful, back.harmful, back.support) == (0, 0, 3)
+    assert back.note.startswith("relearned; was retired (harmful")
+    assert back.provenance[:3] == strategy.provenance[:3] and len(back.provenance) == 6
+
+
+def test_retired_model_advice_stays_retired(db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
+    insight = Insight(kind="advice", domain="support", advice="Ask for the ticker first.",
+                      tools=["find_ticker"], run_id="r1", detail="ask ticker first")
+    curator.apply(store, [insight])
+    [advice] = store.strategies()
+    advice.status = "retired"
+    store.put([advice])
+    assert curator.apply(store, [Insight(**{**insight.to_dict(), "run_id": "r2"})]) == []
+    assert store.strategies() == []

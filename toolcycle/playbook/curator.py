@@ -117,6 +117,10 @@ class Curator:
             return []
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         existing = touched.get(sid) or store.get(sid)
+        if existing is not None and existing.status == "retired":
+            if insight.kind == "advice":
+                return []  # a model re-proposes its advice at will: that is no new evidence
+            existing = None  # relearned like a new pattern (see _promote)
         if insight.detail == NO_CALL and insight.success:
             # a right answer without a call counts against the lesson while it is a candidate
             # (_ready); once learned, runs begin with a call, and one lucky answer does not
@@ -235,6 +239,17 @@ class Curator:
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence),
                                      where)
+        earlier = store.get(sid)
+        if earlier is not None and earlier.status == "retired":
+            # Relearned: a retired lesson's pattern seen again is counted as a candidate, and
+            # comes back only by the bar any new lesson meets (promote_after runs of different
+            # tasks), with fresh counts. Why: retirement judges the runs it was shown to; the
+            # tools, the model or the tasks change, and a lesson retired once (by runs it did
+            # not fit, or before a repair made it right) was otherwise never learned again.
+            fresh = touched[sid]
+            fresh.note = f"relearned; was retired ({earlier.note})"[:200]
+            runs, fresh.provenance = fresh.provenance, []
+            fresh.add_provenance(*earlier.provenance, *runs)  # the newest kept last
         store.delete_candidate(data["key"])
         short = len(data.get("short", []))
         return [Delta("add", sid, f"promoted after {len(evidence)} runs"
