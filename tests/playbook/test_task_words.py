@@ -31,6 +31,7 @@ from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
     ("GitHub stars of the repo where Aiko Tanaka's team works?", {"github", "aiko", "tanaka"},
      ["stars", "repo", "team", "works"]),
     ("", set(), []),
+    ("Go to Kelby?", {"kelby"}, ["kelby"]),  # nothing but names: they are kept
 ])
 def test_names_are_capitalised_words_inside_a_sentence_and_ids(
         text: str, named: set[str], words: list[str]) -> None:

@@ -80,7 +80,8 @@ def names(text: str) -> set[str]:
     Why: a name says which thing a task is about, not what kind of task it is. Three failed
     fare runs on `rail` (ReAct) shared the station "Kelby", the dead end they taught came out
     applying to ['kelby', 'standard'], and a test task about another fare *to* Kelby was shown
-    it. English capitalisation only: in other languages fewer words count as names.
+    it. English capitalisation: in German, where every noun is capitalised, nouns inside a
+    sentence would count as names too (see :func:`task_words`).
     """
     found: set[str] = set()
     plain: set[str] = set()
@@ -100,9 +101,12 @@ def names(text: str) -> set[str]:
 def task_words(prompt: str) -> list[str]:
     """What a task is about, for learning where a lesson applies: its :func:`keywords`
     without :func:`names`. Retrieval still matches a task's full keywords, names included,
-    against strategies; only the applicability learned from tasks leaves names out."""
+    against strategies; only the applicability learned from tasks leaves names out. A prompt
+    whose every content word looks like a name keeps them all (better a name than nothing
+    to apply to)."""
     named = names(prompt)
-    return [w for w in keywords(prompt) if w not in named]
+    words = keywords(prompt)
+    return [w for w in words if w not in named] or words
 
 
 def index_terms(strategy: Strategy) -> list[str]:
