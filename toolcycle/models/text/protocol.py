@@ -93,7 +93,8 @@ class TextProtocolModel(Model):
         reply, parts = await self._ask(messages, settings)
         usage.add(usage_of(reply))
         if ignored_call(settings, parts):
-            reply, parts = await self._ask(insisting(messages, parts), settings)
+            reply, parts = await self._ask(insisting(messages, parts), settings,
+                                           call_prefix(messages))
             usage.add(usage_of(reply))
         return reply, parts
 
@@ -142,14 +143,15 @@ class TextProtocolModel(Model):
             seed=settings.seed,
             extra=extra,
         )
-        turn = sum(1 for m in messages if m.role == "assistant") + 1
-        return text_messages, inner_settings, tools, f"call_{turn}"
+        return text_messages, inner_settings, tools, call_prefix(messages)
 
     async def _ask(
-        self, messages: Sequence[Message], settings: ModelSettings
+        self, messages: Sequence[Message], settings: ModelSettings, ids: str | None = None,
     ) -> tuple[Message, list[Part]]:
-        """One request to the inner model: render, send, parse."""
+        """One request to the inner model: render, send, parse (``ids``: the call-id prefix,
+        when ``messages`` hold a turn of this request's own, see :func:`insisting`)."""
         text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
+        prefix = ids or prefix
         reply = await self.inner.request(text_messages, inner_settings)
         return reply, self.parse_reply(reply.text, tools, prefix,
                                        truncated=reply.finish_reason == "length")
@@ -173,7 +175,8 @@ class TextProtocolModel(Model):
         if ignored_call(settings, parts):
             outcome.pop()
             held = []
-            async for delta in self._stream_ask(insisting(messages, parts), settings, outcome):
+            async for delta in self._stream_ask(insisting(messages, parts), settings, outcome,
+                                                call_prefix(messages)):
                 held.append(delta)
             usage.add(usage_of(outcome[-1][0]))
         for delta in held:
@@ -181,11 +184,12 @@ class TextProtocolModel(Model):
 
     async def _stream_ask(
         self, messages: Sequence[Message], settings: ModelSettings,
-        outcome: list[tuple[Message, list[Part]]],
+        outcome: list[tuple[Message, list[Part]]], ids: str | None = None,
     ) -> AsyncIterator[TextDelta]:
         """One streamed request: answer deltas while it is written; the reply and its parts
-        are appended to ``outcome`` at the end."""
+        are appended to ``outcome`` at the end (``ids``: as in :meth:`_ask`)."""
         text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
+        prefix = ids or prefix
         written, shown, reply = "", "", None
         async for item in self.inner.stream(text_messages, inner_settings):
             if isinstance(item, TextDelta):
@@ -266,6 +270,8 @@ class TextProtocolModel(Model):
                 continue
             if message.role == "assistant":
                 role, text = "assistant", self.render_assistant(message, settings)
+                if not text.strip():
+                    continue  # (an empty reply, see insisting): no turn a chat API would take
                 written = {c.id: c.original_name for c in message.tool_calls
                            if c.original_name is not None}
             elif message.role == "tool":
@@ -321,16 +327,26 @@ def ignored_call(settings: ModelSettings, parts: Sequence[Part]) -> bool:
     return call_required(settings) and not any(isinstance(p, ToolCall) for p in parts)
 
 
+def call_prefix(messages: Sequence[Message]) -> str:
+    """The prefix of the call ids a reply to ``messages`` gets: ``call_<turn>``, the turn
+    counted in assistant messages, so ids never repeat within a conversation."""
+    return f"call_{sum(1 for m in messages if m.role == 'assistant') + 1}"
+
+
 def insisting(messages: Sequence[Message], parts: Sequence[Part]) -> list[Message]:
     """The history to ask again with after a reply that ignored ``tool_choice``: that reply,
-    then :data:`NO_CALL_MADE` (the directive follows it, see :meth:`render_conversation`).
+    then :data:`NO_CALL_MADE` (the directive follows it, see :meth:`render_conversation`;
+    a reply that renders as nothing is left out there).
 
     Why: a native API never answers a required call with text, and the loop trusts that
     (a playbook's first call, structured output's ``"required"``); a text protocol has only
     words to say it. Under "Call the tool country_info now." the 1.5B (ReAct, `chains` test
     split, 3a4347d) answered a currency and a parcel question from memory in its first turn,
     and the text was taken as the run's answer. The first reply is not in the trace; its
-    usage is in the message's.
+    usage is in the message's. The reply asked for this way takes its call ids from
+    ``messages`` (:func:`call_prefix`): the turn added here is not the conversation's, and
+    counted it made the next turn's ids repeat these (found by tests/local/
+    test_protocol_fuzz.py).
     """
     return [*messages, Message("assistant", list(parts)), Message.user(NO_CALL_MADE)]
 
