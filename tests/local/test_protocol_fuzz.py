@@ -12,11 +12,12 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolcycle import Agent, AgentError, Limits
-from toolcycle.messages import Message, TextPart, ToolCall, Usage
+from toolcycle.messages import Message, TextPart, Usage
 from toolcycle.models.base import Model, ModelSettings
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import JsonToolsModel
@@ -140,23 +141,21 @@ def _run(protocol: str, replies: list[str], choice: str, limit: int,
     assert len(calls) <= served_calls
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_react_reply(), max_size=6), st.sampled_from(["auto", "add", "required"]),
-       st.integers(1, 5), st.booleans())
-def test_react_under_random_replies(replies: list[str], choice: str, limit: int,
-                                   streamed: bool) -> None:
-    _run("react", replies, choice, limit, streamed)
+_REPLIES = {"react": _react_reply(), "json": _json_reply()}
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_json_reply(), max_size=6), st.sampled_from(["auto", "add", "required"]),
-       st.integers(1, 5), st.booleans())
-def test_json_under_random_replies(replies: list[str], choice: str, limit: int,
-                                   streamed: bool) -> None:
-    _run("json", replies, choice, limit, streamed)
+@pytest.mark.parametrize("protocol", sorted(_REPLIES))
+def test_random_replies_keep_the_loops_promises(protocol: str) -> None:
+    @settings(max_examples=EXAMPLES, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(_REPLIES[protocol], max_size=6), st.sampled_from(["auto", "add", "required"]),
+           st.integers(1, 5), st.booleans())
+    def check(replies: list[str], choice: str, limit: int, streamed: bool) -> None:
+        _run(protocol, replies, choice, limit, streamed)
+
+    check()
 
 
 def test_a_required_call_refused_twice_ends_the_run_with_a_reason() -> None:
     _run("react", ["Final Answer: 4", "Final Answer: 4"], "required", 2)
     _run("react", ["Final Answer: 4", "Final Answer: 4"], "add", 2)
-    assert isinstance(ToolCall, type)
