@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent
-from toolcycle.messages import Message, TextPart, Usage
+from toolcycle.messages import Message, TextPart, ToolResult, Usage
 from toolcycle.models.base import ModelResponse, ModelSettings, TextDelta, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import NO_CALL_MADE, JsonToolsModel, TextProtocolModel
@@ -101,3 +101,26 @@ async def test_an_agent_whose_first_call_is_named_gets_it_through_the_loop() -> 
     assert [(c.name, c.result) for c in calls] == [("add", "3")]
     assert result.usage.requests == 3  # the refused reply was paid for
     assert len(inner.requests) == 3
+
+
+async def test_the_calls_of_a_reply_asked_again_are_numbered_by_the_conversations_turns(
+        ) -> None:
+    """Found by test_protocol_fuzz: counted with the added turn, the re-asked reply's ids were
+    the next turn's too."""
+    model, _ = _react(GUESS, CALL, CALL.replace('"a": 1', '"a": 5'))
+    history = [Message.user("1 + 2?")]
+    first = await model.request(history, ModelSettings(tools=[ADD], tool_choice="add"))
+    history += [first, Message.tool_results([ToolResult(first.tool_calls[0].id, "add", "3")])]
+    second = await model.request(history, ModelSettings(tools=[ADD]))
+    assert first.tool_calls[0].id != second.tool_calls[0].id
+
+
+async def test_an_empty_refused_reply_is_no_turn_of_its_own() -> None:
+    """An empty assistant turn is one a chat API rejects (the inner ScriptedModel checks)."""
+    inner = ScriptedModel(['{"answer": ""}', '{"name": "add", "arguments": {"a": 1, "b": 2}}',
+                           '{"answer": "3"}'])
+    agent: Agent[None, str] = Agent(JsonToolsModel(inner), "You add.", [add],
+                                    model_settings=ModelSettings(tool_choice="add"))
+    result = await agent.run("1 + 2?")
+    assert result.output == "3" and len(inner.requests) == 3
+    assert inner.requests[1].message_count == 2  # system, then one user turn with the nudge
