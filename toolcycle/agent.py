@@ -161,6 +161,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
+        describe = getattr(playbook, "describe_tools", None)
+        if callable(describe):  # what the tools are for, where a lesson learned applies
+            describe(name, {n: t.spec.description for n, t in built_tools.items()})
         routines = getattr(playbook, "routine_tools", None)
         if callable(routines):  # learned tool chains offered as one tool (Playbook(routines=))
             offered = {d.name for d in resolved_output.tool_definitions}

@@ -438,7 +438,9 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def _applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
-    """Words common to the tasks a pattern came from (in at least half of them, at least 2)."""
+    """Words common to the tasks a pattern came from (in at least half of them, at least 2),
+    then the words any of those tasks shares with the descriptions of the pattern's tools
+    (:attr:`Insight.tool_words`; see :func:`~toolcycle.playbook.strategy.described_words`)."""
     counts: dict[str, int] = {}
     for insight in evidence:
         for word in set(insight.keywords):
@@ -446,7 +448,9 @@ def _applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
     need = max(2, (len(evidence) + 1) // 2) if len(evidence) > 1 else 1
     common = [w for w, c in counts.items() if c >= need]
     common.sort(key=lambda w: (-counts[w], w))
-    return common[:limit]
+    described = {w: None for i in evidence for w in i.tool_words if w not in counts or
+                 counts[w] < need}
+    return [*common, *sorted(described, key=lambda w: (-counts.get(w, 0), w))][:limit]
 
 
 def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
@@ -483,7 +487,10 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     # remain: a union would soon make every strategy apply to every task (measured: a pitfall
     # confirmed by a weather task then matched currency tasks by a person's name)
     shared = [w for w in strategy.applies_when if w in insight.keywords]
-    strategy.applies_when = (shared if len(shared) >= 2 else strategy.applies_when)[:12]
+    kept = shared if len(shared) >= 2 else strategy.applies_when
+    # and the words of the new task that its tools describe: grounded in what the tools do,
+    # they widen a lesson to another wording of its kind, not to another kind
+    strategy.applies_when = list(dict.fromkeys([*kept, *insight.tool_words]))[:12]
     strategy.updated_at = time.time()
 
 

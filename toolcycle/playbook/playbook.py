@@ -114,6 +114,8 @@ class Playbook:
         self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
         self._repairs: dict[str, dict[str, Tool[Any]]] = {}
         self._fallbacks: dict[str, dict[str, tuple[Strategy, Tool[Any]]]] = {}
+        #: Per agent: its tools' descriptions by name (:meth:`describe_tools`).
+        self._descriptions: dict[str, dict[str, str]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -198,6 +200,12 @@ class Playbook:
             lines = []
             used = 0
         return lines, used, [s for s, _ in found if s.id in shown]
+
+    def describe_tools(self, agent_name: str, descriptions: Mapping[str, str]) -> None:
+        """What ``agent_name``'s tools are for, by name: the agent calls this once, when built.
+        A sequence learned from its runs then also applies to the words of a task that its
+        tools' descriptions contain (:func:`~toolcycle.playbook.strategy.described_words`)."""
+        self._descriptions[agent_name] = dict(descriptions)
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless
@@ -317,7 +325,8 @@ class Playbook:
         """Reflect on one run and curate its insights now (the worker calls this)."""
         domain = self.domain or trace.agent_name
         analysis = analyse(trace, success)
-        insights = (reflect(trace, success=success, domain=domain, analysis=analysis)
+        insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
+                            descriptions=self._descriptions.get(trace.agent_name))
                     if self.rule_lessons else [])
         stood_in = self._stood_in(trace, analysis.calls)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence

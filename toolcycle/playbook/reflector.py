@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,14 @@ from . import dead_end
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import Insight, StrategyKind, keywords, task_fingerprint, task_words
+from .strategy import (
+    Insight,
+    StrategyKind,
+    described_words,
+    keywords,
+    task_fingerprint,
+    task_words,
+)
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -159,7 +167,8 @@ def expected_arguments(tool: str, error: str | None) -> list[str]:
 
 
 def reflect(trace: Trace, *, success: bool, domain: str,
-            analysis: TraceAnalysis | None = None) -> list[Insight]:
+            analysis: TraceAnalysis | None = None,
+            descriptions: Mapping[str, str] | None = None) -> list[Insight]:
     """The deterministic insights of one trace.
 
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
@@ -169,7 +178,9 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     arguments the loop refused, the arguments the tool takes (a ``schema`` repair); a failed
     run without a good call yields a dead end per tool whose calls all came back empty
     (:mod:`.dead_end`).
-    ``analysis``: the trace's :func:`analyse` when the caller already has it.
+    ``analysis``: the trace's :func:`analyse` when the caller already has it;
+    ``descriptions``: the agent's tool descriptions by name, from which a sequence learns the
+    task words its tools describe (:attr:`Insight.tool_words`).
     """
     analysis = analysis if analysis is not None else analyse(trace, success)
 
@@ -189,6 +200,8 @@ def reflect(trace: Trace, *, success: bool, domain: str,
                                  shaped_values(trace, analysis.calls, analysis.chain))
         lesson = insight("sequence", advice, list(analysis.sequence), "")
         lesson.feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
+        if descriptions:
+            lesson.tool_words = described_words(analysis.keywords, lesson.tools, descriptions)
         insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:

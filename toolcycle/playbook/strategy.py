@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -109,6 +110,24 @@ def task_words(prompt: str) -> list[str]:
     return [w for w in words if w not in named] or words
 
 
+def described_words(words: Sequence[str], tools: Sequence[str],
+                    descriptions: Mapping[str, str]) -> list[str]:
+    """The ``words`` (a task's) that the descriptions of ``tools`` contain, template words
+    left out: what the task asked that these tools provide.
+
+    Why: the tasks of one kind are worded apart ("How warm is it at the office of Tomasz
+    Nowak?", "Is it freezing where Nadia Rahman works? What's the temperature there?") and
+    share no word, so a lesson learned from them had nothing to apply to and was not
+    promoted (`chains`, ReAct: office weather, two runs of the whole chain); the tools
+    describe what they are for ("Look up an employee in the staff directory (office city and
+    team)", "Current temperature in a city"), and each task shares a word with that.
+    """
+    described: set[str] = set()
+    for tool in tools:
+        described.update(keywords(descriptions.get(tool, "")))
+    return [w for w in words if w in described and w not in TEMPLATE_WORDS]
+
+
 def index_terms(strategy: Strategy) -> list[str]:
     """What retrieval matches a task against besides ``applies_when``.
 
@@ -165,6 +184,10 @@ class Insight:
     #: Which task the run was about (:func:`task_fingerprint` of its prompt), so that evidence
     #: is counted once per task. Empty in insights stored before it (then the keywords serve).
     task: str = ""
+    #: For a sequence: the task's words that the descriptions of its tools contain (what the
+    #: task asked that these tools provide, :func:`described_words`); empty when the agent's
+    #: tool descriptions were not known, and in insights stored before it.
+    tool_words: list[str] = field(default_factory=list)
 
     @property
     def pattern_key(self) -> str:
