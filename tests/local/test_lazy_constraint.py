@@ -16,7 +16,8 @@ from toolcycle.messages import Message, TextPart, Usage
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.openai import compatible_model_from_string
 from toolcycle.models.scripted import ScriptedModel
-from toolcycle.models.text.protocol import CONSTRAINED, JsonToolsModel, constrained_option
+from toolcycle.models.text.constrained import constrained_option
+from toolcycle.models.text.protocol import CONSTRAINED, JsonToolsModel
 
 
 def find_customer(name: str) -> dict[str, str]:

@@ -13,7 +13,8 @@ from toolcycle import Agent
 from toolcycle.messages import Message, TextPart, ToolResult, Usage
 from toolcycle.models.base import ModelResponse, ModelSettings, TextDelta, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
-from toolcycle.models.text.protocol import NO_CALL_MADE, JsonToolsModel, TextProtocolModel
+from toolcycle.models.text.choice import NO_CALL_MADE
+from toolcycle.models.text.protocol import JsonToolsModel, TextProtocolModel
 from toolcycle.models.text.react import ReActModel
 
 ADD = ToolDefinition("add", "Add two numbers.", {

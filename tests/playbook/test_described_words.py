@@ -11,7 +11,7 @@ from toolcycle import Agent, Message, tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Curator, LearningTask, Playbook, learn, open_store, reflect
-from toolcycle.playbook.strategy import described_words
+from toolcycle.playbook.applicability import described_words
 
 from .conftest import make_trace
 

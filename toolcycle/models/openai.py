@@ -427,7 +427,8 @@ def compatible_model_from_string(text: str) -> Model:
         from .text.react import ReActModel
 
         return ReActModel(model)
-    from .text.protocol import JsonToolsModel, constrained_option
+    from .text.constrained import constrained_option
+    from .text.protocol import JsonToolsModel
 
     return JsonToolsModel(model, constrained=constrained_option(
         options.get("constrained"), "openai-compatible model string") or False)

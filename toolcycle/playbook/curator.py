@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .applicability import applicability, confirmed
 from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
@@ -188,7 +189,7 @@ class Curator:
                     tools[:len(calls)] != calls):
                 continue
             evidence = [Insight.from_dict(d) for d in data["insights"]]
-            if not set(_applicability(evidence)) & set(outcome.keywords):
+            if not set(applicability(evidence)) & set(outcome.keywords):
                 continue  # promoted now, the sequence would not be shown to that task
             short = data.setdefault("short", [])
             if outcome.task in {_task_of(i) for i in data["insights"]} | {
@@ -218,7 +219,7 @@ class Curator:
             return True
         if found < 1 or found + 1 < self.promote_after:
             return False
-        words = set(_applicability([Insight.from_dict(d) for d in data["insights"]]))
+        words = set(applicability([Insight.from_dict(d) for d in data["insights"]]))
         return any(words & set(s.get("keywords", ())) for s in data.get("short", []))
 
     def _promote(self, store: PlaybookStore, data: dict[str, Any], insight: Insight,
@@ -369,7 +370,7 @@ def _take_repair(strategy: Strategy, insight: Insight) -> bool:
     strategy.advice, strategy.tools = insight.advice, list(insight.tools)
     strategy.detail = insight.detail
     shared = [w for w in strategy.applies_when if w in insight.keywords]
-    strategy.applies_when = (shared if len(shared) >= 2 else _applicability([insight]))
+    strategy.applies_when = (shared if len(shared) >= 2 else applicability([insight]))
     return True
 
 
@@ -412,7 +413,7 @@ def _flow_shown(data: dict[str, Any]) -> bool:
     evidence = data["insights"]
     if len(evidence) < MIN_FEED_EXAMPLES or evidence[0].get("kind") != "sequence":
         return False
-    if not _applicability([Insight.from_dict(d) for d in evidence]):
+    if not applicability([Insight.from_dict(d) for d in evidence]):
         return False  # tasks worded apart: promoted now, it would be shown to no task
     tools = list(evidence[0].get("tools", []))
     trial = Strategy(id="", domain="", advice="", kind="sequence", tools=tools,
@@ -437,22 +438,6 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def _applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
-    """Words common to the tasks a pattern came from (in at least half of them, at least 2),
-    then the words any of those tasks shares with the descriptions of the pattern's tools
-    (:attr:`Insight.tool_words`; see :func:`~toolcycle.playbook.strategy.described_words`)."""
-    counts: dict[str, int] = {}
-    for insight in evidence:
-        for word in set(insight.keywords):
-            counts[word] = counts.get(word, 0) + 1
-    need = max(2, (len(evidence) + 1) // 2) if len(evidence) > 1 else 1
-    common = [w for w, c in counts.items() if c >= need]
-    common.sort(key=lambda w: (-counts[w], w))
-    described = {w: None for i in evidence for w in i.tool_words if w not in counts or
-                 counts[w] < need}
-    return [*common, *sorted(described, key=lambda w: (-counts.get(w, 0), w))][:limit]
-
-
 def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
     if insight.kind == "pitfall":
         return insight.advice  # the error class and its repair (the same in all evidence)
@@ -465,7 +450,7 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
     """A promoted strategy; its applicability comes from the tasks of ``where`` (default:
     all the evidence)."""
     now = time.time()
-    words = _applicability(evidence if where is None else where)
+    words = applicability(evidence if where is None else where)
     strategy = Strategy(
         id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
         section=" ".join(words[:3]), tools=list(insight.tools),
@@ -483,14 +468,7 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     strategy.support += 1
     strategy.add_provenance(insight.run_id)
     strategy.add_feeds(insight.feeds)
-    # keep only the words the new task shares with the old applicability, unless too few
-    # remain: a union would soon make every strategy apply to every task (measured: a pitfall
-    # confirmed by a weather task then matched currency tasks by a person's name)
-    shared = [w for w in strategy.applies_when if w in insight.keywords]
-    kept = shared if len(shared) >= 2 else strategy.applies_when
-    # and the words of the new task that its tools describe: grounded in what the tools do,
-    # they widen a lesson to another wording of its kind, not to another kind
-    strategy.applies_when = list(dict.fromkeys([*kept, *insight.tool_words]))[:12]
+    strategy.applies_when = confirmed(strategy.applies_when, insight)
     strategy.updated_at = time.time()
 
 

@@ -204,7 +204,7 @@ class Playbook:
     def describe_tools(self, agent_name: str, descriptions: Mapping[str, str]) -> None:
         """What ``agent_name``'s tools are for, by name: the agent calls this once, when built.
         A sequence learned from its runs then also applies to the words of a task that its
-        tools' descriptions contain (:func:`~toolcycle.playbook.strategy.described_words`)."""
+        tools' descriptions contain (:func:`~toolcycle.playbook.applicability.described_words`)."""
         self._descriptions[agent_name] = dict(descriptions)
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:

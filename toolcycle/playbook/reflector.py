@@ -22,17 +22,11 @@ from pydantic import BaseModel, Field
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
+from .applicability import described_words, task_words
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import (
-    Insight,
-    StrategyKind,
-    described_words,
-    keywords,
-    task_fingerprint,
-    task_words,
-)
+from .strategy import Insight, StrategyKind, keywords, task_fingerprint
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -67,7 +61,7 @@ class TraceAnalysis:
     ``sequence`` is the tools of the answering chain (see :mod:`.evidence`), ``wasted`` the
     calls that missed, ``repairs`` what worked after each missed call that the run recovered
     from (keyed by the index of the missed call). ``keywords`` and ``task`` are the prompt's
-    (:func:`~toolcycle.playbook.strategy.task_words`, so no names; :func:`task_fingerprint`),
+    (:func:`~toolcycle.playbook.applicability.task_words`, so no names; :func:`task_fingerprint`),
     worked out once for the insights and the run's outcome.
     """
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -66,66 +65,6 @@ def keywords(text: str) -> list[str]:
         if word not in _STOPWORDS and len(word) > 2:
             seen.setdefault(word, None)
     return list(seen)
-
-
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
-_SENTENCE_END = re.compile(r"[.?!:;\n]")
-
-
-def names(text: str) -> set[str]:
-    """The words of a text written as names or ids, lower-cased: a capitalised word that
-    does not begin a sentence ("Kelby", "GitHub"), and a word mixing upper case and digits
-    anywhere ("KL318"). All-capital words without digits ("PDF", "USD") are acronyms and
-    stay content words. A word also used in lower case elsewhere in the text is no name.
-
-    Why: a name says which thing a task is about, not what kind of task it is. Three failed
-    fare runs on `rail` (ReAct) shared the station "Kelby", the dead end they taught came out
-    applying to ['kelby', 'standard'], and a test task about another fare *to* Kelby was shown
-    it. English capitalisation: in German, where every noun is capitalised, nouns inside a
-    sentence would count as names too (see :func:`task_words`).
-    """
-    found: set[str] = set()
-    plain: set[str] = set()
-    end = -1  # where the previous word ended; -1: none yet, the next word begins the text
-    for match in _TOKEN.finditer(text):
-        word = match.group()
-        has_upper = any(c.isupper() for c in word)
-        initial = end < 0 or _SENTENCE_END.search(text, end, match.start()) is not None
-        end = match.end()
-        is_id = has_upper and any(c.isdigit() for c in word)
-        mixed = has_upper and any(c.islower() for c in word)
-        is_name = is_id or (mixed and (not initial or any(c.isupper() for c in word[1:])))
-        (found if is_name else plain).add(word.lower())
-    return found - plain
-
-
-def task_words(prompt: str) -> list[str]:
-    """What a task is about, for learning where a lesson applies: its :func:`keywords`
-    without :func:`names`. Retrieval still matches a task's full keywords, names included,
-    against strategies; only the applicability learned from tasks leaves names out. A prompt
-    whose every content word looks like a name keeps them all (better a name than nothing
-    to apply to)."""
-    named = names(prompt)
-    words = keywords(prompt)
-    return [w for w in words if w not in named] or words
-
-
-def described_words(words: Sequence[str], tools: Sequence[str],
-                    descriptions: Mapping[str, str]) -> list[str]:
-    """The ``words`` (a task's) that the descriptions of ``tools`` contain, template words
-    left out: what the task asked that these tools provide.
-
-    Why: the tasks of one kind are worded apart ("How warm is it at the office of Tomasz
-    Nowak?", "Is it freezing where Nadia Rahman works? What's the temperature there?") and
-    share no word, so a lesson learned from them had nothing to apply to and was not
-    promoted (`chains`, ReAct: office weather, two runs of the whole chain); the tools
-    describe what they are for ("Look up an employee in the staff directory (office city and
-    team)", "Current temperature in a city"), and each task shares a word with that.
-    """
-    described: set[str] = set()
-    for tool in tools:
-        described.update(keywords(descriptions.get(tool, "")))
-    return [w for w in words if w in described and w not in TEMPLATE_WORDS]
 
 
 def index_terms(strategy: Strategy) -> list[str]:

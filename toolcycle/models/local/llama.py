@@ -32,7 +32,8 @@ from urllib.parse import parse_qsl
 from ...errors import ModelError
 from ...messages import Message, TextPart, Usage
 from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
-from ..text.protocol import JsonToolsModel, TextProtocolModel, constrained_option
+from ..text.constrained import constrained_option
+from ..text.protocol import JsonToolsModel, TextProtocolModel
 from .packs import PACKS, pack_path
 
 # OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ..base import ToolChoice, ToolDefinition
 
@@ -132,3 +132,16 @@ def _refers_to(node: Any, prefix: str) -> bool:
     if isinstance(node, list):
         return any(_refers_to(v, prefix) for v in node)
     return False
+
+
+def constrained_option(text: str | None, where: str) -> bool | Literal["lazy"] | None:
+    """A model string's ``constrained=`` value: ``true``/``false`` (``1``/``0``,
+    ``yes``/``no``) or ``lazy``; ``None`` when absent. Anything else raises, naming it."""
+    if text is None:
+        return None
+    value = text.strip().lower()
+    if value == "lazy":
+        return "lazy"
+    if value in ("1", "true", "yes", "0", "false", "no"):
+        return value in ("1", "true", "yes")
+    raise ValueError(f"constrained={text!r} in {where}: use true, false or lazy")

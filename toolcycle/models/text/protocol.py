@@ -40,6 +40,16 @@ from ..base import (
     usage_of,
 )
 from .calls import parse_tool_calls, render_tool_call
+from .choice import (
+    answer_allowed,
+    call_prefix,
+    call_required,
+    directive_for,
+    ignored_call,
+    insisting,
+    repeated_call_names,
+    way_forward,
+)
 from .constrained import reply_schema
 from .describe import describe_tools
 from .streaming import json_answer_so_far, new_text
@@ -79,7 +89,7 @@ class TextProtocolModel(Model):
         usage = Usage()
         reply, parts = await self._turn(messages, settings, usage)
         repeated = repeated_call_names(parts, messages)
-        forward = _forward(settings, repeated)
+        forward = way_forward(settings, repeated)
         if forward is not None:
             reply, parts = await self._turn(messages, replace(settings, tool_choice=forward),
                                             usage)
@@ -108,7 +118,7 @@ class TextProtocolModel(Model):
         async for delta in self._stream_turn(messages, settings, outcome, usage):
             yield delta
         reply, parts = outcome.pop()
-        forward = _forward(settings, repeated_call_names(parts, messages))
+        forward = way_forward(settings, repeated_call_names(parts, messages))
         if forward is not None:
             async for delta in self._stream_turn(
                     messages, replace(settings, tool_choice=forward), outcome, usage):
@@ -286,104 +296,13 @@ class TextProtocolModel(Model):
                 rendered[-1] = Message(role, [TextPart(text)])
             else:
                 rendered.append(Message(role, [TextPart(text)]))
-        directive = _directive(settings)
+        directive = directive_for(settings)
         if directive:
             if rendered and rendered[-1].role == "user":
                 rendered[-1] = Message.user(f"{rendered[-1].text}\n\n{directive}")
             else:
                 rendered.append(Message.user(directive))
         return rendered
-
-
-def _answer_allowed(settings: ModelSettings) -> bool:
-    """Whether a text answer may end this request's turn (not when a call is required)."""
-    return settings.tool_choice in ("auto", "none")
-
-
-def _directive(settings: ModelSettings) -> str:
-    """What the loop's ``tool_choice`` asks of this turn, said in words."""
-    choice = settings.tool_choice
-    if choice == "auto" or not settings.tools:
-        return ""
-    if choice == "none":
-        return "Answer now in plain text, without calling any tool."
-    if choice == "required":
-        return "Call one of the tools now."
-    return f"Call the tool {choice} now."
-
-
-#: The turn that follows a reply which called no tool where one was required; the request's
-#: directive ("Call the tool country_info now.") comes after it.
-NO_CALL_MADE = "That reply called no tool, and this turn must call one."
-
-
-def call_required(settings: ModelSettings) -> bool:
-    """Whether this request must end in a tool call: ``"required"`` or a tool named."""
-    return bool(settings.tools) and settings.tool_choice not in ("auto", "none")
-
-
-def ignored_call(settings: ModelSettings, parts: Sequence[Part]) -> bool:
-    """Whether a reply called no tool where ``settings`` required one."""
-    return call_required(settings) and not any(isinstance(p, ToolCall) for p in parts)
-
-
-def call_prefix(messages: Sequence[Message]) -> str:
-    """The prefix of the call ids a reply to ``messages`` gets: ``call_<turn>``, the turn
-    counted in assistant messages, so ids never repeat within a conversation."""
-    return f"call_{sum(1 for m in messages if m.role == 'assistant') + 1}"
-
-
-def insisting(messages: Sequence[Message], parts: Sequence[Part]) -> list[Message]:
-    """The history to ask again with after a reply that ignored ``tool_choice``: that reply,
-    then :data:`NO_CALL_MADE` (the directive follows it, see :meth:`render_conversation`;
-    a reply that renders as nothing is left out there).
-
-    Why: a native API never answers a required call with text, and the loop trusts that
-    (a playbook's first call, structured output's ``"required"``); a text protocol has only
-    words to say it. Under "Call the tool country_info now." the 1.5B (ReAct, `chains` test
-    split, 3a4347d) answered a currency and a parcel question from memory in its first turn,
-    and the text was taken as the run's answer. The first reply is not in the trace; its
-    usage is in the message's. The reply asked for this way takes its call ids from
-    ``messages`` (:func:`call_prefix`): the turn added here is not the conversation's, and
-    counted it made the next turn's ids repeat these (found by tests/local/
-    test_protocol_fuzz.py).
-    """
-    return [*messages, Message("assistant", list(parts)), Message.user(NO_CALL_MADE)]
-
-
-def _forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
-    """The ``tool_choice`` to ask again with when the reply only repeats calls, else ``None``.
-
-    Small models ask again for exactly what they were just given (measured: SmolLM2 and Qwen
-    0.5B repeat sayHello("Alice") until the iteration limit), so they are asked once more for
-    the way forward the run chose in ``settings.on_repeat`` (``submit`` after a repeated output
-    preview in reflection mode; by default the answer, with tools withdrawn).
-    """
-    if (settings.tool_choice not in ("auto", "required") or not repeated
-            or settings.on_repeat == "auto"):
-        return None
-    forward = settings.on_repeat
-    if forward in ("none", "required"):
-        return forward
-    offered = {t.name for t in settings.tools}
-    return forward if forward in offered - repeated else "none"
-
-
-def repeated_call_names(parts: Sequence[Part], messages: Sequence[Message]) -> frozenset[str]:
-    """The tool names, when every call in ``parts`` repeats a successful call of the last turn.
-
-    Empty when there is a new call among them (or no call at all).
-    """
-    calls = [p for p in parts if isinstance(p, ToolCall)]
-    if not calls or len(messages) < 2 or messages[-1].role != "tool":
-        return frozenset()
-    previous = messages[-2]
-    succeeded = {r.call_id for r in messages[-1].results if not r.is_error}
-    done = {(c.name, json.dumps(c.arguments, sort_keys=True))
-            for c in previous.tool_calls if c.id in succeeded}
-    if all((c.name, json.dumps(c.arguments, sort_keys=True)) in done for c in calls):
-        return frozenset(c.name for c in calls)
-    return frozenset()
 
 
 _ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
@@ -488,7 +407,7 @@ class JsonToolsModel(TextProtocolModel):
             'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
             "(one call per reply; its result comes back before your next reply)"
         )
-        if not _answer_allowed(settings):
+        if not answer_allowed(settings):
             return (
                 f"Tools:\n{describe_tools(tools)}\n{how}. "
                 "Every reply is a tool call: the final answer, too, is given by calling a tool."
@@ -516,7 +435,7 @@ class JsonToolsModel(TextProtocolModel):
     def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
         # Small models otherwise repeat the call they just made: remind them of the ways on.
         observations = "\n".join(render_observation_text(r) for r in results)
-        after = _AFTER_OBSERVATION if _answer_allowed(settings) else _AFTER_OBSERVATION_CALL_ONLY
+        after = _AFTER_OBSERVATION if answer_allowed(settings) else _AFTER_OBSERVATION_CALL_ONLY
         return f"{observations}\n{after}"
 
     def parse_reply(
@@ -566,16 +485,3 @@ def _both(first: Message, second: Message) -> Usage:
     usage = usage_of(first).copy()
     usage.add(usage_of(second))
     return usage
-
-
-def constrained_option(text: str | None, where: str) -> bool | Literal["lazy"] | None:
-    """A model string's ``constrained=`` value: ``true``/``false`` (``1``/``0``,
-    ``yes``/``no``) or ``lazy``; ``None`` when absent. Anything else raises, naming it."""
-    if text is None:
-        return None
-    value = text.strip().lower()
-    if value == "lazy":
-        return "lazy"
-    if value in ("1", "true", "yes", "0", "false", "no"):
-        return value in ("1", "true", "yes")
-    raise ValueError(f"constrained={text!r} in {where}: use true, false or lazy")

@@ -1,0 +1,106 @@
+"""What the loop's ``tool_choice`` asks of a text model, and what a reply that does not do it
+gets: the directive that says it in words, whether a text answer may end the turn, the way
+forward after a reply that only repeats calls, and one more ask after a reply that calls no
+tool where a call was required. A native API enforces ``tool_choice``; a text protocol has
+only words, and these are the rules measured on small models that make the words hold.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from ...messages import Message, Part, ToolCall
+from ..base import ModelSettings
+
+
+def answer_allowed(settings: ModelSettings) -> bool:
+    """Whether a text answer may end this request's turn (not when a call is required)."""
+    return settings.tool_choice in ("auto", "none")
+
+
+def directive_for(settings: ModelSettings) -> str:
+    """What the loop's ``tool_choice`` asks of this turn, said in words."""
+    choice = settings.tool_choice
+    if choice == "auto" or not settings.tools:
+        return ""
+    if choice == "none":
+        return "Answer now in plain text, without calling any tool."
+    if choice == "required":
+        return "Call one of the tools now."
+    return f"Call the tool {choice} now."
+
+
+#: The turn that follows a reply which called no tool where one was required; the request's
+#: directive ("Call the tool country_info now.") comes after it.
+NO_CALL_MADE = "That reply called no tool, and this turn must call one."
+
+
+def call_required(settings: ModelSettings) -> bool:
+    """Whether this request must end in a tool call: ``"required"`` or a tool named."""
+    return bool(settings.tools) and settings.tool_choice not in ("auto", "none")
+
+
+def ignored_call(settings: ModelSettings, parts: Sequence[Part]) -> bool:
+    """Whether a reply called no tool where ``settings`` required one."""
+    return call_required(settings) and not any(isinstance(p, ToolCall) for p in parts)
+
+
+def call_prefix(messages: Sequence[Message]) -> str:
+    """The prefix of the call ids a reply to ``messages`` gets: ``call_<turn>``, the turn
+    counted in assistant messages, so ids never repeat within a conversation."""
+    return f"call_{sum(1 for m in messages if m.role == 'assistant') + 1}"
+
+
+def insisting(messages: Sequence[Message], parts: Sequence[Part]) -> list[Message]:
+    """The history to ask again with after a reply that ignored ``tool_choice``: that reply,
+    then :data:`NO_CALL_MADE` (the directive follows it, see
+    :meth:`.TextProtocolModel.render_conversation`; a reply that renders as nothing is left
+    out there).
+
+    Why: a native API never answers a required call with text, and the loop trusts that
+    (a playbook's first call, structured output's ``"required"``); a text protocol has only
+    words to say it. Under "Call the tool country_info now." the 1.5B (ReAct, `chains` test
+    split, 3a4347d) answered a currency and a parcel question from memory in its first turn,
+    and the text was taken as the run's answer. The first reply is not in the trace; its
+    usage is in the message's. The reply asked for this way takes its call ids from
+    ``messages`` (:func:`call_prefix`): the turn added here is not the conversation's, and
+    counted it made the next turn's ids repeat these (found by tests/local/
+    test_protocol_fuzz.py).
+    """
+    return [*messages, Message("assistant", list(parts)), Message.user(NO_CALL_MADE)]
+
+
+def way_forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:
+    """The ``tool_choice`` to ask again with when the reply only repeats calls, else ``None``.
+
+    Small models ask again for exactly what they were just given (measured: SmolLM2 and Qwen
+    0.5B repeat sayHello("Alice") until the iteration limit), so they are asked once more for
+    the way forward the run chose in ``settings.on_repeat`` (``submit`` after a repeated output
+    preview in reflection mode; by default the answer, with tools withdrawn).
+    """
+    if (settings.tool_choice not in ("auto", "required") or not repeated
+            or settings.on_repeat == "auto"):
+        return None
+    forward = settings.on_repeat
+    if forward in ("none", "required"):
+        return forward
+    offered = {t.name for t in settings.tools}
+    return forward if forward in offered - repeated else "none"
+
+
+def repeated_call_names(parts: Sequence[Part], messages: Sequence[Message]) -> frozenset[str]:
+    """The tool names, when every call in ``parts`` repeats a successful call of the last turn.
+
+    Empty when there is a new call among them (or no call at all).
+    """
+    calls = [p for p in parts if isinstance(p, ToolCall)]
+    if not calls or len(messages) < 2 or messages[-1].role != "tool":
+        return frozenset()
+    previous = messages[-2]
+    succeeded = {r.call_id for r in messages[-1].results if not r.is_error}
+    done = {(c.name, json.dumps(c.arguments, sort_keys=True))
+            for c in previous.tool_calls if c.id in succeeded}
+    if all((c.name, json.dumps(c.arguments, sort_keys=True)) in done for c in calls):
+        return frozenset(c.name for c in calls)
+    return frozenset()
