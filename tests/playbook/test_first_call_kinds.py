@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from toolcycle.playbook import Playbook
 from toolcycle.playbook.dead_end import FOUND_NOTHING
 from toolcycle.playbook.offer import RoutineOffer
 from toolcycle.playbook.strategy import Strategy
@@ -104,3 +105,33 @@ def test_a_tool_that_feeds_a_learned_sequence_is_not_asked_to_answer() -> None:
     assert offer.answer_when("a task", OFFERED, frozenset()) is None
     assert RoutineOffer(Shows([BARE]), "rail", frozenset(), None).answer_when(
         "a task", OFFERED, frozenset()) is None
+
+
+# -- a one-tool sequence beside the pitfall that says how to call its tool ----------------
+
+FARE_SEQUENCE = Strategy(id="s-fare", domain="rail", kind="sequence", tools=["fare_quote"],
+                         advice='Call fare_quote(date like "01.05.2026", destination, origin), '
+                                "then answer.", applies_when=["fare", "single"], support=3)
+FARE_PITFALL = Strategy(id="s-date", domain="rail", kind="pitfall", tools=["fare_quote"],
+                        advice='fare_quote fails with: invalid date …: expected DD.MM.YYYY. '
+                               'Pass date like "01.05.2026".', applies_when=["fare", "single"],
+                        detail="invalid date …|argument::date:01.05.2026", helpful=3)
+
+
+def test_a_one_tool_sequence_is_left_out_beside_the_pitfall_that_says_how_to_call_it() -> None:
+    """Measured on rail (JSON): shown both, the 1.5B wrote the date as in the task in 2 runs
+    of 3; the pitfall alone, 3 of 3 right (the same seeds)."""
+    pb = Playbook(":memory:", learn=False, routines=True)
+    pb.store.put([FARE_SEQUENCE, FARE_PITFALL])
+    task = "How much is a single fare from Pellingham to Kelby on 3 November 2026?"
+    advice, shown = pb.instructions_for(task, "rail", sorted(OFFERED))
+    assert shown == ["s-date"] and "Call fare_quote(" not in advice
+    offer = RoutineOffer(pb, "rail", frozenset(), None)
+    assert offer.first_call(task, OFFERED) == "fare_quote"
+    check: Any = offer.answer_when(task, OFFERED, frozenset())
+    assert check(_run(("fare_quote", '{"fare_eur": 19.4}'))) is True
+    # a sequence that also says what to skip says more: both are shown
+    skipping = Strategy(**{**FARE_SEQUENCE.to_dict(), "advice": FARE_SEQUENCE.advice
+                           + " Do not use web_search for this kind of task."})
+    pb.store.put([skipping])
+    assert set(pb.instructions_for(task, "rail", sorted(OFFERED))[1]) == {"s-fare", "s-date"}

@@ -20,7 +20,7 @@ from . import dead_end
 from .evidence import classify
 from .fallback import alternative_of
 from .routine import ran_whole, routine_name
-from .strategy import Strategy, covers
+from .strategy import Strategy, covers, shows_how_to_call
 
 
 class ShowsStrategies(Protocol):
@@ -143,7 +143,7 @@ class RoutineOffer:
         left = dead_end.untried(shown, offered, skip=self.routines)
         if len(left) == 1:
             return left[0]
-        fixed = next((s.tools[0] for s in shown if _shows_how_to_call(s)
+        fixed = next((s.tools[0] for s in shown if shows_how_to_call(s)
                       and s.tools[0] in offered), None)
         if fixed is not None:
             return fixed
@@ -201,7 +201,7 @@ class RoutineOffer:
         Why: made to begin with amenities_register, called right, a `rail` facility run (JSON)
         had "parking_spaces": 260 in its result, called station_info and web_search, and
         answered that there was no information (3 runs of 3 on that task, 4-7 turns)."""
-        own = next((s.tools[0] for s in shown if _shows_how_to_call(s)
+        own = next((s.tools[0] for s in shown if shows_how_to_call(s)
                     and s.tools[0] in offered), None)
         if own is None or self.playbook.feeds_another(self.agent_name, own):
             return None
@@ -233,12 +233,3 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
             if position == len(sequence):
                 return True
     return False
-
-
-def _shows_how_to_call(strategy: Strategy) -> bool:
-    """Whether ``strategy`` is a pitfall whose repair is its own tool called another way: an
-    argument shaped like the one that worked, or the arguments the tool's schema takes
-    (:func:`~toolcycle.playbook.reflector.pitfall_advice`)."""
-    repair = strategy.detail.partition("|")[2]
-    return (strategy.kind == "pitfall" and bool(strategy.tools)
-            and repair.startswith(("argument:", "schema:")))

@@ -35,7 +35,7 @@ from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens, strategy_id
+from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, strategy_id
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -164,6 +164,9 @@ class Playbook:
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
+        # a one-tool sequence a found pitfall says better how to call is left out
+        found = [(s, score) for s, score in found
+                 if not any(says_how_to_call(p, s) for p, _ in found)]
         sequences = [s for s, _ in found if s.kind == "sequence"]
         # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
         # that calls none of their tools they only repeat its "Do not use" in other words.

@@ -285,6 +285,31 @@ def covers(sequence: Strategy, pitfall: Strategy) -> bool:
     return via in sequence.tools and tool not in sequence.tools
 
 
+def shows_how_to_call(strategy: Strategy) -> bool:
+    """Whether ``strategy`` is a pitfall whose repair is its own tool called another way: an
+    argument shaped like the one that worked, or the arguments the tool's schema takes
+    (:func:`~toolcycle.playbook.reflector.pitfall_advice`)."""
+    repair = strategy.detail.partition("|")[2]
+    return (strategy.kind == "pitfall" and bool(strategy.tools)
+            and repair.startswith(("argument:", "schema:")))
+
+
+def says_how_to_call(pitfall: Strategy, sequence: Strategy) -> bool:
+    """Whether ``pitfall`` (it :func:`shows_how_to_call` its tool) says all that a one-tool
+    ``sequence`` of the same tool says, and better: the sequence adds "then answer", which
+    the answer request after that tool says for it
+    (:meth:`~toolcycle.playbook.offer.RoutineOffer.answer_when`), and no tool to skip.
+
+    Why: on `rail` (JSON, 45f28f8) a fare question was shown both "fare_quote fails with:
+    invalid date …: expected DD.MM.YYYY. Pass date like "01.05.2026"." and "Call
+    fare_quote(date like "01.05.2026", destination, origin), then answer."; the 1.5B wrote
+    "3 November 2026" in 2 runs of 3 and wandered to the iteration limit. Replayed with the
+    same three seeds: the pitfall alone, 3 of 3 right dates; the sequence alone, 0 of 3.
+    """
+    return (shows_how_to_call(pitfall) and sequence.kind == "sequence"
+            and sequence.tools == pitfall.tools[:1] and " Do not use " not in sequence.advice)
+
+
 def strategy_id(kind: str, domain: str, tools: list[str], detail: str = "") -> str:
     """A stable id, so that the same pattern found in two processes gets the same strategy."""
     basis = "|".join([kind, domain, ">".join(tools), detail])
