@@ -57,10 +57,17 @@ def task_words(prompt: str) -> list[str]:
     return [w for w in words if w not in named] or words
 
 
+def description_words(descriptions: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per tool, the content words of its description (worked out once per agent, when the
+    agent is built: :meth:`~toolcycle.playbook.Playbook.describe_tools`)."""
+    return {tool: frozenset(keywords(text)) - TEMPLATE_WORDS
+            for tool, text in descriptions.items()}
+
+
 def described_words(words: Sequence[str], tools: Sequence[str],
-                    descriptions: Mapping[str, str]) -> list[str]:
-    """The ``words`` (a task's) that the descriptions of ``tools`` contain, template words
-    left out: what the task asked that these tools provide.
+                    descriptions: Mapping[str, frozenset[str]]) -> list[str]:
+    """The ``words`` (a task's) that the descriptions of ``tools`` contain (``descriptions``:
+    :func:`description_words`): what the task asked that these tools provide.
 
     Why: the tasks of one kind are worded apart ("How warm is it at the office of Tomasz
     Nowak?", "Is it freezing where Nadia Rahman works? What's the temperature there?") and
@@ -71,8 +78,8 @@ def described_words(words: Sequence[str], tools: Sequence[str],
     """
     described: set[str] = set()
     for tool in tools:
-        described.update(keywords(descriptions.get(tool, "")))
-    return [w for w in words if w in described and w not in TEMPLATE_WORDS]
+        described.update(descriptions.get(tool, ()))
+    return [w for w in words if w in described]
 
 
 def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
@@ -86,9 +93,9 @@ def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
     need = max(2, (len(evidence) + 1) // 2) if len(evidence) > 1 else 1
     common = [w for w, c in counts.items() if c >= need]
     common.sort(key=lambda w: (-counts[w], w))
-    described = {w: None for i in evidence for w in i.tool_words if w not in counts or
-                 counts[w] < need}
-    return [*common, *sorted(described, key=lambda w: (-counts.get(w, 0), w))][:limit]
+    # (a task's tool words are among its keywords, so each has a count)
+    described = {w: None for i in evidence for w in i.tool_words if counts[w] < need}
+    return [*common, *sorted(described, key=lambda w: (-counts[w], w))][:limit]
 
 
 def confirmed(words: Sequence[str], insight: Insight, limit: int = 12) -> list[str]:

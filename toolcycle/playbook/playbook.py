@@ -25,6 +25,7 @@ from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from . import dead_end
+from .applicability import description_words
 from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import alternative_of, fallback_tool, fell_back
@@ -114,8 +115,8 @@ class Playbook:
         self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
         self._repairs: dict[str, dict[str, Tool[Any]]] = {}
         self._fallbacks: dict[str, dict[str, tuple[Strategy, Tool[Any]]]] = {}
-        #: Per agent: its tools' descriptions by name (:meth:`describe_tools`).
-        self._descriptions: dict[str, dict[str, str]] = {}
+        #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
+        self._descriptions: dict[str, dict[str, frozenset[str]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
         self.deltas: deque[Delta] = deque(maxlen=1000)
         self._queue: queue.Queue[_Job | None] = queue.Queue()
@@ -208,7 +209,7 @@ class Playbook:
         """What ``agent_name``'s tools are for, by name: the agent calls this once, when built.
         A sequence learned from its runs then also applies to the words of a task that its
         tools' descriptions contain (:func:`~toolcycle.playbook.applicability.described_words`)."""
-        self._descriptions[agent_name] = dict(descriptions)
+        self._descriptions[agent_name] = description_words(descriptions)
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless

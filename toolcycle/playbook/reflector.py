@@ -162,7 +162,7 @@ def expected_arguments(tool: str, error: str | None) -> list[str]:
 
 def reflect(trace: Trace, *, success: bool, domain: str,
             analysis: TraceAnalysis | None = None,
-            descriptions: Mapping[str, str] | None = None) -> list[Insight]:
+            descriptions: Mapping[str, frozenset[str]] | None = None) -> list[Insight]:
     """The deterministic insights of one trace.
 
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
@@ -173,8 +173,9 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     run without a good call yields a dead end per tool whose calls all came back empty
     (:mod:`.dead_end`).
     ``analysis``: the trace's :func:`analyse` when the caller already has it;
-    ``descriptions``: the agent's tool descriptions by name, from which a sequence learns the
-    task words its tools describe (:attr:`Insight.tool_words`).
+    ``descriptions``: the words of the agent's tool descriptions by tool
+    (:func:`~toolcycle.playbook.applicability.description_words`), from which a sequence
+    learns the task words its tools describe (:attr:`Insight.tool_words`).
     """
     analysis = analysis if analysis is not None else analyse(trace, success)
 
