@@ -56,7 +56,8 @@ class RoutineOffer:
                  inner: ToolSelector | None,
                  stand_ins: Mapping[str, Tool[Any]] | None = None,
                  fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None,
-                 repairs: Mapping[str, Tool[Any]] | None = None) -> None:
+                 repairs: Mapping[str, Tool[Any]] | None = None,
+                 reshapes: Mapping[str, Tool[Any]] | None = None) -> None:
         self.playbook = playbook
         self.agent_name = agent_name
         self.routines = routines
@@ -64,6 +65,7 @@ class RoutineOffer:
         self._stand_ins = dict(stand_ins or {})
         self._fallbacks = dict(fallbacks or {})
         self._repairs = dict(repairs or {})
+        self._reshapes = dict(reshapes or {})
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
         self.first_call_enabled = True
         #: Whether a run may be asked for its answer once its sequence is done (see
@@ -90,10 +92,14 @@ class RoutineOffer:
         offered routine answers its first tool's (:func:`~toolcycle.playbook.routine.
         stand_in`); a pitfall shown the run, with a fallback, its failing tool's
         (:func:`~toolcycle.playbook.fallback.fallback_tool`); an offered routine, its last
-        tool's failed calls (:func:`~toolcycle.playbook.routine.repair`). Stand-ins win over
-        fallbacks, fallbacks over repairs."""
-        swaps = {tool.name: tool for name, tool in self._repairs.items()
-                 if name in offered and tool.name in offered}
+        tool's failed calls (:func:`~toolcycle.playbook.routine.repair`); a tool whose
+        argument format a pitfall learned, its calls rejected for it (:func:`~toolcycle.
+        playbook.reshape.reshaping_tool`: the error proves the lesson applies, so it needs
+        no showing). Stand-ins win over fallbacks, fallbacks over repairs, repairs over
+        reshaped calls."""
+        swaps = {name: tool for name, tool in self._reshapes.items() if name in offered}
+        swaps.update((tool.name, tool) for name, tool in self._repairs.items()
+                     if name in offered and tool.name in offered)
         if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
             shown = self._shown(task, offered)
             ids = {s.id for s in shown}

@@ -33,6 +33,7 @@ from .location import open_store
 from .offer import RoutineOffer
 from .outcome import RunOutcome
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
+from .reshape import argument_lesson, reshaped, reshaping_tool
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
@@ -111,9 +112,12 @@ class Playbook:
         #: Per agent: routine name -> the routine standing in for its first tool (routine.
         #: stand_in); pitfall strategy id -> the failing tool calling its alternative
         #: (fallback.fallback_tool); routine name -> the routine repairing failed calls of
-        #: its last tool (routine.repair). Each answers calls in the runs offered them.
+        #: its last tool (routine.repair); tool name -> the tool calling itself again with
+        #: an argument reshaped as a pitfall learned (reshape.reshaping_tool). Each answers
+        #: calls in the runs offered them.
         self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
         self._repairs: dict[str, dict[str, Tool[Any]]] = {}
+        self._reshapes: dict[str, dict[str, Tool[Any]]] = {}
         self._fallbacks: dict[str, dict[str, tuple[Strategy, Tool[Any]]]] = {}
         #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
         self._descriptions: dict[str, dict[str, frozenset[str]]] = {}
@@ -215,12 +219,18 @@ class Playbook:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless
         the playbook was made with ``routines=True``). The agent calls this once, when built;
         it also prepares the stand-ins :meth:`routine_selection` offers (routines for their
-        first tool, fallbacks for a failing tool).
+        first tool, fallbacks for a failing tool, reshaped calls for a tool rejecting an
+        argument's format).
         """
         if not self.routines:
             return []
         made: list[Tool[Any]] = []
         for strategy in self.store.strategies(self.domain or agent_name):
+            lesson = argument_lesson(strategy)
+            if lesson is not None and lesson.tool in tools:
+                reshaping = reshaping_tool(tools[lesson.tool], lesson)
+                if reshaping is not None:
+                    self._reshapes.setdefault(agent_name, {}).setdefault(lesson.tool, reshaping)
             pair = alternative_of(strategy)
             if pair is not None and pair[0] in tools and pair[1] in tools:
                 fallback = fallback_tool(tools[pair[0]], tools[pair[1]])
@@ -257,7 +267,7 @@ class Playbook:
         if not self.routines:
             return inner
         return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins, fallbacks,
-                            repairs)
+                            repairs, self._reshapes.get(agent_name))
 
     def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the
@@ -352,7 +362,9 @@ class Playbook:
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
             calls=self._as_run(trace.agent_name, analysis.calls, stood_in),
-            shaped=shaped_values(trace, analysis.calls), domain=domain,
+            shaped=shaped_values(trace, analysis.calls, [
+                c for c in analysis.calls if c.ok and c.call.name not in stood_in]),
+            domain=domain,
             task=analysis.task, keywords=list(analysis.keywords),
             answered=(trace.termination or {}).get("action") == "answered",
         )
@@ -367,21 +379,24 @@ class Playbook:
         """The tools whose calls a stand-in answered in this run: the first tools of the
         routines it was offered, and each tool a fallback answered for (its results are not
         the tool's alone, so neither a sequence nor a statistic of it), and each tool a
-        routine repaired a call of."""
+        routine repaired a call of, or called again with a reshaped argument (its value is
+        not the model's)."""
         offered = trace.tools_offered
         if not offered:
             return set()
         stand_ins = self._stand_ins.get(trace.agent_name, {})
         return ({stand_ins[name].name for name in offered if name in stand_ins}
                 | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)
-                   or repaired(c.call.name, c.call.result)})
+                   or repaired(c.call.name, c.call.result)
+                   or reshaped(c.call.name, c.call.result)})
 
     def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str]
                 ) -> list[tuple[str, str]]:
         """The run's calls as the strategies it was shown judge them: a call a routine stood
         in for is a call of the routine; one a fallback answered is the failed call, then the
         alternative's (so the pitfall counts as followed); one a routine repaired is a call
-        of the routine."""
+        of the routine. One called again with a reshaped argument stays a call of its tool:
+        the pitfall whose format it took was followed, for the model."""
         routine_of = {tool.name: name for name, tool in self._stand_ins.get(agent_name, {}).items()}
         repaired_by = {tool.name: name for name, tool in self._repairs.get(agent_name, {}).items()}
         alternatives = {tool.name: pitfall.tools[1]

@@ -1,0 +1,170 @@
+"""Reshaped calls: a call rejected for an argument's format made again in the learned format
+(toolcycle.playbook.reshape)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Message, tool
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import Playbook
+from toolcycle.playbook.evidence import Repair
+from toolcycle.playbook.reflector import pitfall_advice
+from toolcycle.playbook.reshape import argument_lesson, reshape, reshaped
+from toolcycle.playbook.strategy import Strategy
+
+ERROR = "invalid date …: expected DD.MM.YYYY"
+FARES = {"03.11.2026": 19.4, "13.11.2026": 21.0}
+
+
+def fare_quote(origin: str, date: str) -> str:
+    """Standard single fare from a station on a travel date."""
+    if not re.fullmatch(r"\d\d\.\d\d\.\d{4}", date):
+        raise ValueError(f"invalid date {date!r}: expected DD.MM.YYYY")
+    if date not in FARES:
+        raise ValueError(f"no fares on {date!r}")
+    return f'{{"origin": "{origin}", "fare_eur": {FARES[date]}}}'
+
+
+def _pitfall(example: str = "01.05.2026", status: str = "active") -> Strategy:
+    repair = Repair("argument", "fare_quote", argument="date", example=example)
+    return Strategy(id="p", domain="rail", kind="pitfall", applies_when=["fare", "single"],
+                    advice=pitfall_advice("fare_quote", ERROR, repair, timeout=False),
+                    tools=["fare_quote"], support=3, status=status,
+                    detail=f"{ERROR}|{repair.signature}")
+
+
+def _writes(date: str) -> Any:
+    """A model that writes the date its way once, then answers from whatever came back."""
+    def reply(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        if not results:
+            return call("fare_quote", {"origin": "Pellingham", "date": date})
+        return "Answer: " + results[-1].content.splitlines()[-1]
+    return reply
+
+
+def _agent(pb: Playbook, date: str, *, read_only: bool = True) -> Agent[Any, str]:
+    return Agent(ScriptedModel(_writes(date)), "Answer with the tools.",
+                 [tool(fare_quote, read_only=read_only)], name="rail", playbook=pb)
+
+
+def _playbook(*strategies: Strategy, routines: bool = True) -> Playbook:
+    pb = Playbook(":memory:", routines=routines)
+    pb.store.put(list(strategies or [_pitfall()]))
+    return pb
+
+
+@pytest.mark.parametrize(("value", "example", "error", "fixed"), [
+    ("3.11.2026", "01.05.2026", ERROR, "03.11.2026"),        # the day left unpadded
+    ("3 November 2026", "01.05.2026", ERROR, "03.11.2026"),  # as the task wrote it
+    ("November 3, 2026", "01.05.2026", ERROR, "03.11.2026"),
+    ("3rd Nov 2026", "01.05.2026", ERROR, "03.11.2026"),
+    ("2026-11-03", "01.05.2026", ERROR, "03.11.2026"),       # the year first: one reading
+    ("13/11/2026", "01.05.2026", ERROR, "13.11.2026"),       # a day above 12: one reading
+    ("3 November 2026", "2026-05-01", "", "2026-11-03"),
+    ("11/3/2026", "01.05.2026", ERROR, None),    # November or March: never guessed
+    ("3.11.2026", "2026-05-01", "", None),       # the same
+    ("03.11.2026", "01.05.2026", ERROR, None),   # already in shape: the error is another's
+    ("tomorrow", "01.05.2026", ERROR, None),
+    ("3 November 2026", "01.05.2026", "", None),  # 01.05: day or month first? not said
+    ("3.11.2026", "01.05.2026", "", "03.11.2026"),  # ... yet padding needs no order
+    ("a7", "A012", "", "A007"),                  # not a date: digits padded, case matched
+    ("AB-3", "ab-04", "", "ab-03"),
+    ("A-7-X", "A012", "", None),                 # different groups: left alone
+    ("12345", "0123", "", None),                 # longer than the example's group
+])
+def test_a_value_is_reshaped_only_where_its_meaning_is_certain(
+        value: str, example: str, error: str, fixed: str | None) -> None:
+    assert reshape(value, example, error) == fixed
+
+
+def test_the_lesson_of_an_argument_pitfall() -> None:
+    lesson = argument_lesson(_pitfall())
+    assert lesson is not None
+    assert (lesson.tool, lesson.error_class, lesson.argument, lesson.example) == (
+        "fare_quote", ERROR, "date", "01.05.2026")
+
+
+@pytest.mark.parametrize("strategy", [
+    _pitfall(status="retired"),
+    Strategy(id="t", domain="rail", kind="pitfall", tools=["delay_feed"],
+             advice="delay_feed times out. Do not wait on it: try another tool that can "
+                    "answer.", detail="timed out"),
+    Strategy(id="a", domain="rail", kind="pitfall", tools=["find_ticker", "get_quote"],
+             advice="find_ticker fails with: unknown …. Call get_quote(company) instead.",
+             detail="unknown …|alternative:get_quote::"),
+    Strategy(id="s", domain="rail", kind="sequence", tools=["fare_quote"],
+             advice='Call fare_quote(date like "01.05.2026", origin), then answer.'),
+    Strategy(id="x", domain="rail", kind="pitfall", tools=["fare_quote"],  # advice edited
+             advice='fare_quote fails with: invalid date …. Pass date like "1 May".',
+             detail=f"{ERROR}|argument::date:99.99.9999"),
+])
+def test_no_lesson_from_anything_else(strategy: Strategy) -> None:
+    assert argument_lesson(strategy) is None
+
+
+@pytest.mark.parametrize("written", ["3 November 2026", "3.11.2026"])
+async def test_a_call_rejected_for_its_format_is_made_again_in_the_learned_one(
+        written: str) -> None:
+    pb = _playbook()
+    result = await _agent(pb, written).run("How much is a single from Pellingham on 3 "
+                                           "November 2026?")
+    assert result.output == 'Answer: {"origin": "Pellingham", "fare_eur": 19.4}'
+    assert len(result.trace.steps) == 2  # the call, the answer: no turn spent mending it
+    [record] = result.trace.tool_calls
+    assert record.error is None and record.args == {"origin": "Pellingham", "date": written}
+    assert record.result is not None and record.result.startswith(
+        f'fare_quote rejected date "{written}" ({ERROR}); called it again with date '
+        '"03.11.2026", in the format earlier runs learned')
+    assert reshaped("fare_quote", record.result)
+    # learning from it: not the model's format, not a working call of the model's own
+    assert pb.flush(30)
+    assert "fare_quote" not in pb.tool_stats("rail")
+    assert not any(written in str(c) for c in pb.store.candidates())
+    pitfall = pb.store.get("p")
+    assert pitfall is not None and pitfall.helpful == 1 and pitfall.harmful == 0
+
+
+async def test_the_error_stands_where_the_value_cannot_be_read_for_certain() -> None:
+    result = await _agent(_playbook(), "11/3/2026").run("A single from Pellingham?")
+    [record] = result.trace.tool_calls
+    assert record.error is not None and "invalid date '11/3/2026'" in record.error
+
+
+async def test_a_second_failure_leaves_the_first_standing() -> None:
+    result = await _agent(_playbook(), "4 November 2026").run("A single from Pellingham?")
+    [record] = result.trace.tool_calls  # 04.11.2026 has no fares: the model's error shown
+    assert record.error is not None and "invalid date '4 November 2026'" in record.error
+    assert "no fares" not in record.error
+
+
+async def test_another_error_of_the_same_tool_is_not_the_lessons() -> None:
+    result = await _agent(_playbook(), "05.11.2026").run("A single from Pellingham?")
+    [record] = result.trace.tool_calls
+    assert record.error is not None and "no fares on '05.11.2026'" in record.error
+
+
+async def test_no_second_call_of_a_tool_that_may_change_something() -> None:
+    result = await _agent(_playbook(), "3.11.2026", read_only=False).run("A single?")
+    assert result.trace.tool_calls[0].error is not None
+
+
+async def test_without_routines_nothing_is_reshaped() -> None:
+    result = await _agent(_playbook(routines=False), "3.11.2026").run("A single?")
+    assert result.trace.tool_calls[0].error is not None
+
+
+async def test_the_second_call_counts_against_the_runs_tool_budget() -> None:
+    from toolcycle.limits import Limits
+
+    agent = Agent(ScriptedModel(_writes("3.11.2026")), "Answer with the tools.",
+                  [tool(fare_quote, read_only=True)], name="rail", playbook=_playbook(),
+                  limits=Limits(max_tool_calls=1))
+    result = await agent.run("A single from Pellingham?")
+    first = result.trace.tool_calls[0]
+    assert first.error is not None and "invalid date '3.11.2026'" in first.error

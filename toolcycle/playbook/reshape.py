@@ -1,0 +1,206 @@
+"""Reshaped calls: a call rejected for an argument's format, made again in the format that
+earlier runs learned the tool accepts.
+
+Why: a pitfall such as "fare_quote fails with: invalid date …: expected DD.MM.YYYY. Pass date
+like "01.05.2026"." reaches a small model as advice, and the 1.5B still wrote the date as the
+task did ("3 November 2026") or left the day unpadded ("3.11.2026") in some runs shown it.
+Then it rarely mended the call: on `rail` (ReAct, 3f0b186) the one fare run of 36 that failed
+called fare_quote with "3.11.2026", read the error, and wandered through web_search,
+service_history and station_info to the iteration limit; replayed six times with the lesson
+appended to the error itself, three runs still wandered. The run already holds everything the
+repair needs: the value the model meant, the error the lesson was learned from, and the
+example that passed. So a call of the tool that fails with the lesson's error class, whose
+value can be written in the example's shape without guessing, is made again with that value,
+and answers with its result, saying so.
+
+Only where that is safe and certain: the tool is ``read_only`` (the model asked for one call;
+a second one that reads changes nothing) and needs no approval; the error is the lesson's own
+(:func:`~toolcycle.playbook.reflector.normalise_error` of both match); and the new value means
+what the model's did. A date is read in the model's own writing and written in the example's
+format: read with the example's format itself (padding), or with a month named or the year
+first; a numeric date in another order is read only when day-first and month-first agree
+(a day above 12). Any other value only has its digit groups
+zero-padded or its letters' case matched to the example, separators unchanged. Anything else,
+or a second failure, leaves the first failure standing, unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from typing import Any
+
+from .._observation import serialize_result
+from ..context import RunContext
+from ..tools import Tool, ToolArgumentsError
+from .evidence import value_shape
+from .reflector import normalise_error
+from .routine import invoke_step, properties
+from .strategy import Strategy
+
+#: In every result a reshaped call gives: how the learner tells it from the tool's own.
+RESHAPED = "in the format earlier runs learned"
+
+_ADVICE = re.compile(r'\. Pass (?P<arg>[A-Za-z_][\w-]*) like "(?P<example>[^"\n]+)"\.$')
+
+#: Date formats a tool may want (as an example shows them) and the model may write.
+#: Numeric ones come in both orders; the order is settled by the example, the error's own
+#: pattern ("DD.MM.YYYY") or the value, never guessed.
+_NUMERIC = (*(f"{a}{s}{b}{s}%Y" for s in "./-" for a, b in (("%d", "%m"), ("%m", "%d"))),
+            "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d", "%Y%m%d")
+_NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b %d, %Y",
+                "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
+_ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
+_GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentLesson:
+    """What an argument pitfall learned: calls of ``tool`` that fail with ``error_class``
+    pass ``argument`` like ``example``."""
+
+    tool: str
+    error_class: str
+    argument: str
+    example: str
+
+
+def argument_lesson(strategy: Strategy) -> ArgumentLesson | None:
+    """The lesson of a pitfall whose repair is an argument's shape
+    (:func:`~toolcycle.playbook.reflector.pitfall_advice`: "X fails with: E. Pass a like
+    "v"."), else None."""
+    if strategy.kind != "pitfall" or len(strategy.tools) != 1 or strategy.status != "active":
+        return None
+    error_class, _, repair = strategy.detail.partition("|")
+    kind, _, rest = repair.partition(":")
+    found = _ADVICE.search(strategy.advice)
+    if kind != "argument" or found is None or not error_class:
+        return None
+    _via, _, rest = rest.partition(":")
+    argument, _, shape = rest.partition(":")
+    if argument != found["arg"] or shape != value_shape(found["example"]):
+        return None
+    return ArgumentLesson(strategy.tools[0], error_class, argument, found["example"])
+
+
+def reshape(value: str, example: str, error_class: str = "") -> str | None:
+    """``value`` written in ``example``'s shape, or None where that is not certain (see the
+    module docstring). ``error_class`` may settle a date's order ("expected DD.MM.YYYY")."""
+    text = value.strip()
+    if not text or value_shape(text) == value_shape(example):
+        return None
+    target = _date_format(example, error_class)
+    if target is not None:
+        when = _read_date(text, target)
+        fixed = when.strftime(target) if when is not None else None
+    else:
+        fixed = _pad(text, example)
+    return fixed if fixed is not None and fixed != text and value_shape(
+        fixed) == value_shape(example) else None
+
+
+def _date_format(example: str, error_class: str) -> str | None:
+    """The one date format that writes ``example`` exactly, or None (not a date, or day and
+    month could be either way round and the error does not say which)."""
+    fits = [f for f in _NUMERIC if (d := _parse(example, f)) is not None
+            and d.strftime(f) == example]
+    if len(fits) > 1:
+        order = _stated_order(error_class)
+        fits = [f for f in fits if order is None or _day_first(f) is order]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _read_date(text: str, target: str) -> date | None:
+    """The date ``text`` means: in the target format itself (unpadded: "3.11.2026" for
+    ``%d.%m.%Y``), with a month named, or numeric in any other form where every reading
+    agrees (the year first, or a day above 12). The tool's order says nothing of the model's:
+    "11/3/2026" beside ``DD.MM.YYYY`` may well be November, so it is left alone."""
+    plain = _ORDINAL.sub("", " ".join(text.split()))
+    for fmt in (target, *_NAMED_MONTH):
+        found = _parse(plain, fmt)
+        if found is not None:
+            return found
+    readings = {d for f in _NUMERIC if (d := _parse(plain, f)) is not None}
+    return readings.pop() if len(readings) == 1 else None
+
+
+def _parse(text: str, fmt: str) -> date | None:
+    try:
+        return datetime.strptime(text, fmt).date()
+    except ValueError:
+        return None
+
+
+def _day_first(fmt: str) -> bool:
+    return fmt.find("%d") < fmt.find("%m")
+
+
+def _stated_order(error_class: str) -> bool | None:
+    """Whether the error's own pattern puts the day first (``DD.MM.YYYY``: True,
+    ``MM/DD/YYYY``: False), or None where it shows none."""
+    upper = error_class.upper()
+    day, month = upper.find("DD"), upper.find("MM")
+    return None if day < 0 or month < 0 else day < month
+
+
+def _pad(text: str, example: str) -> str | None:
+    """``text`` with its digit groups zero-padded and its letters' case matched to
+    ``example``'s, where both split into the same groups with the same separators."""
+    have, want = _GROUPS.findall(text), _GROUPS.findall(example)
+    if len(have) != len(want):
+        return None
+    out: list[str] = []
+    for mine, theirs in zip(have, want, strict=True):
+        if mine.isdigit() and theirs.isdigit() and len(mine) <= len(theirs):
+            out.append(mine.zfill(len(theirs)))
+        elif mine.isalpha() and theirs.isalpha() and len(mine) == len(theirs):
+            out.append(mine.upper() if theirs.isupper() else
+                       mine.lower() if theirs.islower() else mine)
+        elif mine == theirs:
+            out.append(mine)
+        else:
+            return None
+    return "".join(out)
+
+
+def reshaped(tool: str, result: str | None) -> bool:
+    """Whether a call of ``tool`` with ``result`` was made again by :func:`reshaping_tool`."""
+    return (result is not None and result.startswith(f"{tool} rejected ")
+            and RESHAPED in result.split("\n", 1)[0])
+
+
+def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
+    """``tool`` that, when a call fails with the lesson's error, calls it again with the
+    argument in the lesson's shape; None where that is not safe (see the module docstring)."""
+    if (tool.function is None or tool.requires_approval or not tool.policy.read_only
+            or lesson.argument not in properties(tool) or tool.name != lesson.tool):
+        return None
+    name, argument = tool.name, lesson.argument
+
+    async def call_or_reshape(ctx: RunContext[Any], **arguments: Any) -> Any:
+        checked = tool.validate(arguments)
+        try:
+            return await invoke_step(tool, ctx, checked)
+        except (ToolArgumentsError, TimeoutError):
+            raise  # the schema's refusal or a timeout: not the format the lesson is about
+        except Exception as exc:
+            given = checked.get(argument)
+            fixed = (reshape(given, lesson.example, lesson.error_class)
+                     if isinstance(given, str) and normalise_error(str(exc)) ==
+                     lesson.error_class else None)
+            if fixed is None:
+                raise
+            failure = exc
+        try:
+            value = await invoke_step(tool, ctx, tool.validate({**arguments, argument: fixed}))
+        except Exception:
+            raise failure from None  # the model's own call and its own failure stand
+        result, _ = serialize_result(value)
+        return (f'{name} rejected {argument} "{given}" ({lesson.error_class}); called it '
+                f'again with {argument} "{fixed}", {RESHAPED} (already called; answer from '
+                f"its result):\n{result}")
+
+    policy = replace(tool.policy, timeout=None, inline=False)  # each call keeps its own
+    return Tool(tool.spec, call_or_reshape, policy=policy, context_param="ctx",
+                check_schema=False)
