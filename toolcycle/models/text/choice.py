@@ -35,6 +35,11 @@ def directive_for(settings: ModelSettings) -> str:
 #: directive ("Call the tool country_info now.") comes after it.
 NO_CALL_MADE = "That reply called no tool, and this turn must call one."
 
+#: The turn that follows a reply which called a tool where the answer was asked for
+#: (``"none"``); the directive ("Answer now in plain text, without calling any tool.") follows.
+CALL_MADE = ("That reply called a tool, and this turn must answer without one, from what the "
+             "tools returned.")
+
 
 def call_required(settings: ModelSettings) -> bool:
     """Whether this request must end in a tool call: ``"required"`` or a tool named."""
@@ -52,9 +57,16 @@ def call_prefix(messages: Sequence[Message]) -> str:
     return f"call_{sum(1 for m in messages if m.role == 'assistant') + 1}"
 
 
-def insisting(messages: Sequence[Message], parts: Sequence[Part]) -> list[Message]:
+def answer_required(settings: ModelSettings) -> bool:
+    """Whether this request must end in an answer: ``"none"`` with tools to refuse."""
+    return bool(settings.tools) and settings.tool_choice == "none"
+
+
+def insisting(messages: Sequence[Message], parts: Sequence[Part], line: str = NO_CALL_MADE
+              ) -> list[Message]:
     """The history to ask again with after a reply that ignored ``tool_choice``: that reply,
-    then :data:`NO_CALL_MADE` (the directive follows it, see
+    then ``line`` (:data:`NO_CALL_MADE`, or :data:`CALL_MADE` after a call where the answer
+    was asked for; the directive follows it, see
     :meth:`.TextProtocolModel.render_conversation`; a reply that renders as nothing is left
     out there).
 
@@ -67,8 +79,13 @@ def insisting(messages: Sequence[Message], parts: Sequence[Part]) -> list[Messag
     ``messages`` (:func:`call_prefix`): the turn added here is not the conversation's, and
     counted it made the next turn's ids repeat these (found by tests/local/
     test_protocol_fuzz.py).
+
+    The other way round, a reply that calls a tool where the answer was asked for (``"none"``:
+    at a limit, or once a playbook's learned calls are done) was taken as the answer under
+    the JSON protocol, the call's JSON itself (rail test-07 replayed at the iteration limit,
+    2026-11-28), and under ReAct it was a call the run then made; a native API answers.
     """
-    return [*messages, Message("assistant", list(parts)), Message.user(NO_CALL_MADE)]
+    return [*messages, Message("assistant", list(parts)), Message.user(line)]
 
 
 def way_forward(settings: ModelSettings, repeated: frozenset[str]) -> str | None:

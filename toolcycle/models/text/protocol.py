@@ -39,9 +39,11 @@ from ..base import (
     ToolDefinition,
     usage_of,
 )
-from .calls import parse_tool_calls, render_tool_call
+from .calls import calls_before_placeholder, parse_tool_calls, render_tool_call
 from .choice import (
+    CALL_MADE,
     answer_allowed,
+    answer_required,
     call_prefix,
     call_required,
     directive_for,
@@ -98,15 +100,31 @@ class TextProtocolModel(Model):
     async def _turn(self, messages: Sequence[Message], settings: ModelSettings, usage: Usage
                     ) -> tuple[Message, list[Part]]:
         """One reply that honours ``tool_choice``: asked once more (:func:`insisting`) when
-        a call was required and the reply made none. Every reply's usage goes into
+        a call was required and the reply made none, or the answer was asked for and the
+        reply called a tool. A second refusal stands. Every reply's usage goes into
         ``usage``."""
         reply, parts = await self._ask(messages, settings)
         usage.add(usage_of(reply))
-        if ignored_call(settings, parts):
-            reply, parts = await self._ask(insisting(messages, parts), settings,
-                                           call_prefix(messages))
+        again = self._insisting(messages, settings, reply, parts)
+        if again is not None:
+            reply, parts = await self._ask(again, settings, call_prefix(messages))
             usage.add(usage_of(reply))
         return reply, parts
+
+    def _insisting(self, messages: Sequence[Message], settings: ModelSettings,
+                   reply: Message, parts: list[Part]) -> list[Message] | None:
+        """The history to ask again with when ``reply`` ignored ``tool_choice``, else None.
+        Where the answer was asked for, the reply is read with the tools the request
+        withheld: a call written anyway is shown back as the call it is."""
+        if ignored_call(settings, parts):
+            return insisting(messages, parts)
+        if not answer_required(settings):
+            return None
+        called = self.parse_reply(reply.text, settings.tools, call_prefix(messages),
+                                  truncated=reply.finish_reason == "length")
+        if not any(isinstance(p, ToolCall) for p in called):
+            return None
+        return insisting(messages, called, CALL_MADE)
 
     async def stream(
         self, messages: Sequence[Message], settings: ModelSettings
@@ -172,32 +190,42 @@ class TextProtocolModel(Model):
     ) -> AsyncIterator[TextDelta]:
         """:meth:`_turn`, streamed. Where a call is required, the text of a reply is held
         back until it is known to be kept: a reply that called nothing is asked again, and
-        its words were no answer."""
+        its words were no answer. Where the answer is asked for, the answer streams as it
+        is written, and only the end of a reply that reads as no answer is held back (a
+        call written anyway, asked again)."""
         held: list[TextDelta] = []
+        ends: list[str] = []
         required = call_required(settings)
-        async for delta in self._stream_ask(messages, settings, outcome):
+        async for delta in self._stream_ask(messages, settings, outcome,
+                                            ends=ends if answer_required(settings) else None):
             if required:
                 held.append(delta)
             else:
                 yield delta
         reply, parts = outcome[-1]
         usage.add(usage_of(reply))
-        if ignored_call(settings, parts):
+        again = self._insisting(messages, settings, reply, parts)
+        if again is not None:
             outcome.pop()
             held = []
-            async for delta in self._stream_ask(insisting(messages, parts), settings, outcome,
+            async for delta in self._stream_ask(again, settings, outcome,
                                                 call_prefix(messages)):
                 held.append(delta)
             usage.add(usage_of(outcome[-1][0]))
+        else:
+            held += [TextDelta(end) for end in ends if end]
         for delta in held:
             yield delta
 
     async def _stream_ask(
         self, messages: Sequence[Message], settings: ModelSettings,
         outcome: list[tuple[Message, list[Part]]], ids: str | None = None,
+        ends: list[str] | None = None,
     ) -> AsyncIterator[TextDelta]:
         """One streamed request: answer deltas while it is written; the reply and its parts
-        are appended to ``outcome`` at the end (``ids``: as in :meth:`_ask`)."""
+        are appended to ``outcome`` at the end (``ids``: as in :meth:`_ask`). The answer's
+        end, not yet shown when the reply is parsed, goes to ``ends`` when given (the caller
+        shows it once it knows the reply stands), else it is yielded."""
         text_messages, inner_settings, tools, prefix = self._prepare(messages, settings)
         prefix = ids or prefix
         written, shown, reply = "", "", None
@@ -216,7 +244,9 @@ class TextProtocolModel(Model):
                                  truncated=reply.finish_reason == "length")
         if not any(isinstance(p, ToolCall) for p in parts):
             rest = new_text(shown, "".join(p.text for p in parts if isinstance(p, TextPart)))
-            if rest:
+            if ends is not None:
+                ends.append(rest)
+            elif rest:
                 yield TextDelta(rest)
         outcome.append((reply, parts))
 
@@ -306,26 +336,6 @@ class TextProtocolModel(Model):
 
 
 _ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
-_PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")
-
-
-def calls_before_placeholder(calls: Sequence[ToolCall]) -> list[ToolCall]:
-    """The calls up to the first one whose arguments hold a placeholder such as ``<id>``.
-
-    Asked to plan, models write every step at once, filling arguments they cannot know yet
-    with placeholders (measured: Qwen2.5-Coder-1.5B writes ``find_customer`` and then
-    ``latest_order({"customer_id": "<customer_id>"})``). Running that call only produces an
-    error; dropping it and what follows lets the model write it again with the observation.
-    """
-    kept: list[ToolCall] = []
-    for call in calls:
-        values = call.arguments.values() if call.arguments else ()
-        if kept and any(isinstance(v, str) and _PLACEHOLDER.match(v) for v in values):
-            break
-        kept.append(call)
-    return kept
-
-
 def render_observation_text(result: ToolResult) -> str:
     """``Result of add: 3`` / ``Error from add: ...`` (shared by the text protocols)."""
     label = "Error from" if result.is_error else "Result of"

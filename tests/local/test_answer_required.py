@@ -1,0 +1,129 @@
+"""A text protocol honours ``tool_choice="none"``: a reply that calls a tool where the answer
+was asked for (at a limit, or once a playbook's learned calls are done) is asked once more,
+shown as the call it is with a turn saying so, before it is taken. A native API answers; under
+the JSON protocol the call's own JSON had become the run's answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolcycle import Agent, Limits
+from toolcycle.messages import Message, TextPart, Usage
+from toolcycle.models.base import ModelResponse, ModelSettings, TextDelta, ToolDefinition
+from toolcycle.models.scripted import ScriptedModel
+from toolcycle.models.text.choice import CALL_MADE
+from toolcycle.models.text.protocol import JsonToolsModel, TextProtocolModel
+from toolcycle.models.text.react import ReActModel
+
+ADD = ToolDefinition("add", "Add two numbers.", {
+    "type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
+NONE = ModelSettings(tools=[ADD], tool_choice="none")
+PROTOCOLS = {
+    "react": (ReActModel, 'Thought: add them\nAction: add\nAction Input: {"a": 1, "b": 2}',
+              "Thought: I have it\nFinal Answer: 3"),
+    "json": (JsonToolsModel, '{"name": "add", "arguments": {"a": 1, "b": 2}}',
+             '{"answer": "3"}'),
+}
+
+
+def _model(protocol: str, *replies: str) -> tuple[TextProtocolModel, ScriptedModel]:
+    """Each reply costs 10 tokens in and 1 out, so the usage shows how many were paid."""
+    inner = ScriptedModel([Message("assistant", [TextPart(r)], usage=Usage(10, 1, requests=1))
+                           for r in replies])
+    return PROTOCOLS[protocol][0](inner), inner
+
+
+def _seen(protocol: str, *replies: str) -> tuple[TextProtocolModel, list[list[Message]]]:
+    """A model that keeps every conversation it was sent, whole."""
+    sent: list[list[Message]] = []
+
+    def reply(messages: list[Message], settings: ModelSettings) -> str:
+        sent.append(list(messages))
+        return replies[len(sent) - 1]
+    return PROTOCOLS[protocol][0](ScriptedModel(reply)), sent
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_call_where_the_answer_was_asked_for_is_asked_again(protocol: str) -> None:
+    _, call, answer = PROTOCOLS[protocol]
+    model, inner = _model(protocol, call, answer)
+    message = await model.request([Message.user("1 + 2?")], NONE)
+    assert message.tool_calls == [] and message.text == "3"
+    assert message.usage is not None and message.usage.requests == 2  # both were paid
+    again = inner.requests[1].last_message.text
+    assert again.startswith(CALL_MADE)
+    assert "Answer now in plain text, without calling any tool." in again
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_the_call_is_shown_back_as_the_call_it_was(protocol: str) -> None:
+    _, call, answer = PROTOCOLS[protocol]
+    model, sent = _seen(protocol, call, answer)
+    await model.request([Message.user("1 + 2?")], NONE)
+    shown = sent[1][-2]
+    assert shown.role == "assistant" and shown.text == call  # not wrapped as an answer
+
+
+async def test_it_is_asked_once_and_a_second_call_stands_as_before() -> None:
+    """What a reply under "none" was before this rule: ReAct, the call (the loop refuses it at
+    a limit); JSON, the text."""
+    react, inner = _model("react", PROTOCOLS["react"][1], PROTOCOLS["react"][1], "unused")
+    message = await react.request([Message.user("1 + 2?")], NONE)
+    assert [c.name for c in message.tool_calls] == ["add"] and len(inner.requests) == 2
+    json_call = PROTOCOLS["json"][1]
+    json, inner = _model("json", json_call, json_call, "unused")
+    message = await json.request([Message.user("1 + 2?")], NONE)
+    assert message.tool_calls == [] and message.text == json_call and len(inner.requests) == 2
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_an_answer_is_taken_at_once(protocol: str) -> None:
+    _, _call, answer = PROTOCOLS[protocol]
+    model, inner = _model(protocol, answer, "never asked")
+    message = await model.request([Message.user("1 + 2?")], NONE)
+    assert message.text == "3" and len(inner.requests) == 1
+
+
+async def test_without_tools_to_refuse_nothing_is_read_as_a_call() -> None:
+    model, inner = _model("json", PROTOCOLS["json"][1], "never asked")
+    message = await model.request([Message.user("1 + 2?")], ModelSettings(tool_choice="none"))
+    assert len(inner.requests) == 1 and "add" in message.text
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_streamed_the_calls_words_are_never_shown_and_the_answer_is(
+        protocol: str) -> None:
+    _, call, answer = PROTOCOLS[protocol]
+    model, _ = _model(protocol, call, answer)
+    items = [i async for i in model.stream([Message.user("1 + 2?")], NONE)]
+    shown = "".join(i.text for i in items if isinstance(i, TextDelta))
+    assert shown == "3"
+    final = items[-1]
+    assert isinstance(final, ModelResponse) and final.message.text == "3"
+    assert final.message.usage is not None and final.message.usage.requests == 2
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_streamed_an_answer_at_once_shows_all_of_it(protocol: str) -> None:
+    _, _call, answer = PROTOCOLS[protocol]
+    model, _ = _model(protocol, answer)
+    items = [i async for i in model.stream([Message.user("1 + 2?")], NONE)]
+    assert "".join(i.text for i in items if isinstance(i, TextDelta)) == "3"
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_at_the_iteration_limit_the_run_answers_in_words(protocol: str) -> None:
+    """The path where it was seen: the iteration limit's final request (``on_limit=
+    "final_answer"``) asks with ``"none"``; the call written there was the JSON run's answer."""
+    _, call, answer = PROTOCOLS[protocol]
+    model, _ = _model(protocol, call, call, answer)
+    agent = Agent(model, "Add.", [add], limits=Limits(max_iterations=1,
+                                                        on_limit="final_answer"))
+    result = await agent.run("1 + 2?")
+    assert result.output == "3"
+    assert result.usage.requests == 3
