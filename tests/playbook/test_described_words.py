@@ -106,3 +106,30 @@ async def test_an_agent_tells_its_playbook_what_its_tools_are_for() -> None:
     advice, _ = pb.instructions_for("Is it cold at Aiko Tanaka's office?", "office",
                                     ["staff_directory", "weather"])
     assert "staff_directory" in advice
+
+
+class _Directory:
+    """A toolset (an MCP server, say): its tools are known only when a run starts."""
+
+    def __init__(self) -> None:
+        self.tools = [tool(_weather, name="weather")]
+
+    async def get_tools(self) -> list[Any]:
+        return self.tools
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_a_toolsets_tools_are_described_when_it_lists_them() -> None:
+    pb = Playbook(":memory:")
+    agent: Agent[Any, str] = Agent(
+        ScriptedModel(_model), "Answer from the tools.",
+        [tool(_directory, name="staff_directory"), _Directory()], name="office", playbook=pb)
+    assert set(pb._descriptions["office"]) == {"staff_directory"}  # built: its own only
+    report = await learn([LearningTask(*t) for t in TASKS], agent, playbook=pb,
+                         progress=False)
+    assert report.success_rate == 1.0
+    assert set(pb._descriptions["office"]) == {"staff_directory", "weather"}
+    [chain] = pb.strategies()
+    assert {"office", "temperature"} <= set(chain.applies_when)  # "temperature": weather's
