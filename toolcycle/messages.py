@@ -280,7 +280,10 @@ class Message:
     """One turn of the conversation.
 
     ``usage`` and ``finish_reason`` are set on assistant messages that came from a model
-    request; ``model_name`` records which model wrote it.
+    request; ``model_name`` records which model wrote it. ``asked_again``: the text of each
+    reply this one replaced, where the adapter asked the model again before answering (a text
+    protocol making ``tool_choice`` hold); their tokens are in ``usage``, and the trace keeps
+    their words, so every reply paid for can be read.
     """
 
     role: Role
@@ -288,6 +291,7 @@ class Message:
     usage: Usage | None = None
     finish_reason: str | None = None
     model_name: str | None = None
+    asked_again: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # A string where the parts belong iterates as characters, none of them a part, so
@@ -343,6 +347,8 @@ class Message:
             data["finish_reason"] = self.finish_reason
         if self.model_name is not None:
             data["model_name"] = self.model_name
+        if self.asked_again:
+            data["asked_again"] = list(self.asked_again)
         return data
 
     @classmethod
@@ -354,6 +360,7 @@ class Message:
             usage=Usage.from_dict(usage) if usage else None,
             finish_reason=data.get("finish_reason"),
             model_name=data.get("model_name"),
+            asked_again=tuple(data.get("asked_again") or ()),
         )
 
 

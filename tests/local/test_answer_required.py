@@ -127,3 +127,41 @@ async def test_at_the_iteration_limit_the_run_answers_in_words(protocol: str) ->
     result = await agent.run("1 + 2?")
     assert result.output == "3"
     assert result.usage.requests == 3
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_the_reply_asked_again_after_is_kept_in_the_message_and_the_trace(
+        protocol: str) -> None:
+    from toolcycle.tracing.html import render_html
+    from toolcycle.tracing.trace import Trace
+
+    _, call, answer = PROTOCOLS[protocol]
+    model, _ = _model(protocol, call, call, answer)
+    message = await _model(protocol, call, answer)[0].request([Message.user("1 + 2?")], NONE)
+    assert message.asked_again == (call,)
+    assert Message.from_dict(message.to_dict()).asked_again == (call,)
+    agent = Agent(model, "Add.", [add], limits=Limits(max_iterations=1,
+                                                        on_limit="final_answer"))
+    result = await agent.run("1 + 2?")
+    last = result.trace.steps[-1]
+    assert last.forced and last.asked_again == (call,) and last.thought == "3"
+    assert Trace.from_dict(result.trace.to_dict()).steps[-1].asked_again == (call,)
+    assert "asked again after this reply" in render_html(result.trace)
+
+
+async def test_streamed_the_reply_asked_again_after_is_kept_too() -> None:
+    _, call, answer = PROTOCOLS["json"]
+    model, _ = _model("json", call, answer)
+    items = [i async for i in model.stream([Message.user("1 + 2?")], NONE)]
+    final = items[-1]
+    assert isinstance(final, ModelResponse) and final.message.asked_again == (call,)
+
+
+def test_hostile_words_in_a_reply_asked_again_are_escaped_in_the_html() -> None:
+    from toolcycle.tracing.html import render_html
+    from toolcycle.tracing.trace import Step, Trace
+
+    trace = Trace(run_id="r", agent_name="a", user_prompt="q", status="success",
+                  steps=[Step(1, 1, asked_again=("<script>alert(1)</script>",))])
+    page = render_html(trace)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page

@@ -267,6 +267,8 @@ def _step_block(step: Step, trace_model: str | None = None) -> str:
             f'<details class="thinking"><summary>thinking ({len(thinking):,} chars)'
             f"</summary><pre>{esc(thinking)}</pre></details>"
         )
+    parts += [f'<details class="thinking"><summary>asked again after this reply</summary>'
+              f"<pre>{esc(earlier)}</pre></details>" for earlier in step.asked_again]
     if step.thought:
         parts.append(f'<div class="thought">{esc(step.thought)}</div>')
     parts.extend(_call_block(call) for call in step.tool_calls)

@@ -164,6 +164,8 @@ class TraceBuilder:
         step.model = message.model_name
         if event.repairs:
             step.repairs = tuple(event.repairs)
+        if message.asked_again:
+            step.asked_again = message.asked_again
         if message.model_name and not self.trace.model_name:
             self.trace.model_name = message.model_name
         if self.sink is not None:

@@ -62,6 +62,10 @@ class Step:
     #: The request's ``tool_choice`` where it was not ``"auto"`` (events.IterationStart): a
     #: call required or named, or the answer asked for (``"none"``).
     tool_choice: str | None = None
+    #: The replies the model was asked again after, in order (``Message.asked_again``: a
+    #: text protocol making ``tool_choice`` hold, or asking past a repeated call); their
+    #: tokens are in ``usage``.
+    asked_again: tuple[str, ...] = ()
 
     @property
     def choice_shown(self) -> str | None:
@@ -75,6 +79,7 @@ class Step:
         data = asdict(self)
         data["usage"] = self.usage.to_dict()
         data["repairs"] = list(self.repairs)  # the JSON form: a list
+        data["asked_again"] = list(self.asked_again)
         return data
 
     @classmethod
@@ -82,6 +87,7 @@ class Step:
         data = dict(data)
         data["usage"] = Usage.from_dict(data.get("usage") or {})
         data["repairs"] = tuple(data.get("repairs") or ())
+        data["asked_again"] = tuple(data.get("asked_again") or ())
         data["tool_calls"] = [ToolCallRecord(**r) for r in data.get("tool_calls", [])]
         return cls(**data)
 

@@ -30,7 +30,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...messages import ToolCall, bounded_repr
+from ...messages import ToolCall, ToolResult, bounded_repr
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input")
@@ -471,3 +471,9 @@ def calls_before_placeholder(calls: Sequence[ToolCall]) -> list[ToolCall]:
             break
         kept.append(call)
     return kept
+
+
+def render_observation_text(result: ToolResult) -> str:
+    """``Result of add: 3`` / ``Error from add: ...`` (shared by the text protocols)."""
+    label = "Error from" if result.is_error else "Result of"
+    return f"{label} {result.name}: {result.content}"

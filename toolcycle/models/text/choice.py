@@ -74,8 +74,8 @@ def insisting(messages: Sequence[Message], parts: Sequence[Part], line: str = NO
     (a playbook's first call, structured output's ``"required"``); a text protocol has only
     words to say it. Under "Call the tool country_info now." the 1.5B (ReAct, `chains` test
     split, 3a4347d) answered a currency and a parcel question from memory in its first turn,
-    and the text was taken as the run's answer. The first reply is not in the trace; its
-    usage is in the message's. The reply asked for this way takes its call ids from
+    and the text was taken as the run's answer. The first reply's text is kept in the
+    message's ``asked_again`` (and so in the trace's step), its usage in the message's. The reply asked for this way takes its call ids from
     ``messages`` (:func:`call_prefix`): the turn added here is not the conversation's, and
     counted it made the next turn's ids repeat these (found by tests/local/
     test_protocol_fuzz.py).

@@ -39,7 +39,12 @@ from ..base import (
     ToolDefinition,
     usage_of,
 )
-from .calls import calls_before_placeholder, parse_tool_calls, render_tool_call
+from .calls import (
+    calls_before_placeholder,
+    parse_tool_calls,
+    render_observation_text,
+    render_tool_call,
+)
 from .choice import (
     CALL_MADE,
     answer_allowed,
@@ -88,34 +93,35 @@ class TextProtocolModel(Model):
         self.system = inner.system
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
-        usage = Usage()
-        reply, parts = await self._turn(messages, settings, usage)
+        usage, replaced = Usage(), list[str]()
+        reply, parts = await self._turn(messages, settings, usage, replaced)
         repeated = repeated_call_names(parts, messages)
         forward = way_forward(settings, repeated)
         if forward is not None:
+            replaced.append(reply.text)
             reply, parts = await self._turn(messages, replace(settings, tool_choice=forward),
-                                            usage)
-        return self._message(reply, parts, usage)
+                                            usage, replaced)
+        return self._message(reply, parts, usage, replaced)
 
-    async def _turn(self, messages: Sequence[Message], settings: ModelSettings, usage: Usage
-                    ) -> tuple[Message, list[Part]]:
+    async def _turn(self, messages: Sequence[Message], settings: ModelSettings, usage: Usage,
+                    replaced: list[str]) -> tuple[Message, list[Part]]:
         """One reply that honours ``tool_choice``: asked once more (:func:`insisting`) when
         a call was required and the reply made none, or the answer was asked for and the
         reply called a tool. A second refusal stands. Every reply's usage goes into
-        ``usage``."""
+        ``usage``, the text of each one asked again after into ``replaced``."""
         reply, parts = await self._ask(messages, settings)
         usage.add(usage_of(reply))
         again = self._insisting(messages, settings, reply, parts)
         if again is not None:
+            replaced.append(reply.text)
             reply, parts = await self._ask(again, settings, call_prefix(messages))
             usage.add(usage_of(reply))
         return reply, parts
 
     def _insisting(self, messages: Sequence[Message], settings: ModelSettings,
                    reply: Message, parts: list[Part]) -> list[Message] | None:
-        """The history to ask again with when ``reply`` ignored ``tool_choice``, else None.
-        Where the answer was asked for, the reply is read with the tools the request
-        withheld: a call written anyway is shown back as the call it is."""
+        """The history to ask again with when ``reply`` ignored ``tool_choice``, else None
+        (a call written where the answer was asked for is shown back as the call it is)."""
         if ignored_call(settings, parts):
             return insisting(messages, parts)
         if not answer_required(settings):
@@ -132,22 +138,24 @@ class TextProtocolModel(Model):
         """Answer text as the inner model writes it; calls whole at the end (see
         :mod:`.streaming`), then the same message :meth:`request` would return."""
         outcome: list[tuple[Message, list[Part]]] = []
-        usage = Usage()
-        async for delta in self._stream_turn(messages, settings, outcome, usage):
+        usage, replaced = Usage(), list[str]()
+        async for delta in self._stream_turn(messages, settings, outcome, usage, replaced):
             yield delta
         reply, parts = outcome.pop()
         forward = way_forward(settings, repeated_call_names(parts, messages))
         if forward is not None:
+            replaced.append(reply.text)
             async for delta in self._stream_turn(
-                    messages, replace(settings, tool_choice=forward), outcome, usage):
+                    messages, replace(settings, tool_choice=forward), outcome, usage, replaced):
                 yield delta
             reply, parts = outcome.pop()
-        message = self._message(reply, parts, usage)
+        message = self._message(reply, parts, usage, replaced)
         for index, call in enumerate(message.tool_calls):
             yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
         yield ModelResponse(message)
 
-    def _message(self, reply: Message, parts: list[Part], usage: Usage) -> Message:
+    def _message(self, reply: Message, parts: list[Part], usage: Usage,
+                 replaced: Sequence[str] = ()) -> Message:
         return Message(
             "assistant",
             parts,
@@ -155,6 +163,7 @@ class TextProtocolModel(Model):
             finish_reason="tool_calls" if any(p.kind == "tool_call" for p in parts)
             else reply.finish_reason,
             model_name=reply.model_name or self.name,
+            asked_again=tuple(replaced),
         )
 
     def _prepare(
@@ -186,7 +195,7 @@ class TextProtocolModel(Model):
 
     async def _stream_turn(
         self, messages: Sequence[Message], settings: ModelSettings,
-        outcome: list[tuple[Message, list[Part]]], usage: Usage,
+        outcome: list[tuple[Message, list[Part]]], usage: Usage, replaced: list[str],
     ) -> AsyncIterator[TextDelta]:
         """:meth:`_turn`, streamed. Where a call is required, the text of a reply is held
         back until it is known to be kept: a reply that called nothing is asked again, and
@@ -206,7 +215,7 @@ class TextProtocolModel(Model):
         usage.add(usage_of(reply))
         again = self._insisting(messages, settings, reply, parts)
         if again is not None:
-            outcome.pop()
+            replaced.append(outcome.pop()[0].text)
             held = []
             async for delta in self._stream_ask(again, settings, outcome,
                                                 call_prefix(messages)):
@@ -336,12 +345,6 @@ class TextProtocolModel(Model):
 
 
 _ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
-def render_observation_text(result: ToolResult) -> str:
-    """``Result of add: 3`` / ``Error from add: ...`` (shared by the text protocols)."""
-    label = "Error from" if result.is_error else "Result of"
-    return f"{label} {result.name}: {result.content}"
-
-
 class JsonToolsModel(TextProtocolModel):
     """Calls written as JSON objects ``{"name": ..., "arguments": {...}}``.
 

@@ -23,9 +23,16 @@ from typing import Any
 
 from ...messages import Message, Part, TextPart, ThinkingPart, ToolCall, ToolResult
 from ..base import ModelSettings, ToolDefinition
-from .calls import TRUNCATED, decode_first_object, decode_lenient, resolve_tool_name, unclosed
+from .calls import (
+    TRUNCATED,
+    decode_first_object,
+    decode_lenient,
+    render_observation_text,
+    resolve_tool_name,
+    unclosed,
+)
 from .describe import describe_tools
-from .protocol import TextProtocolModel, render_observation_text
+from .protocol import TextProtocolModel
 from .streaming import react_answer_so_far
 
 _KEYWORD = r"(?:^|\n)[ \t]*[*_]*{word}[*_]*[ \t]*(?:\d+)?[ \t]*[*_]*:[*_]*[ \t]*"
