@@ -135,3 +135,17 @@ def test_a_one_tool_sequence_is_left_out_beside_the_pitfall_that_says_how_to_cal
                            + " Do not use web_search for this kind of task."})
     pb.store.put([skipping])
     assert set(pb.instructions_for(task, "rail", sorted(OFFERED))[1]) == {"s-fare", "s-date"}
+
+
+def test_the_one_tool_sequence_is_shown_where_its_pitfall_does_not_fit_the_budget() -> None:
+    long_error = "invalid date … " + "(" + "see the fare rules; " * 12 + ")"
+    wordy = Strategy(**{**FARE_PITFALL.to_dict(), "advice": f"fare_quote fails with: "
+                        f'{long_error}. Pass date like "01.05.2026".'})
+    task = "How much is a single fare from Pellingham to Kelby on 3 November 2026?"
+    pb = Playbook(":memory:", learn=False, routines=True, token_budget=60)
+    pb.store.put([FARE_SEQUENCE, wordy])
+    advice, shown = pb.instructions_for(task, "rail", sorted(OFFERED))
+    assert shown == ["s-fare"] and "Call fare_quote(" in advice  # not nothing at all
+    roomy = Playbook(":memory:", learn=False, routines=True)
+    roomy.store.put([FARE_SEQUENCE, wordy])
+    assert roomy.instructions_for(task, "rail", sorted(OFFERED))[1] == ["s-date"]

@@ -169,9 +169,11 @@ class Playbook:
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []
-        # a one-tool sequence a found pitfall says better how to call is left out
-        found = [(s, score) for s, score in found
-                 if not any(says_how_to_call(p, s) for p, _ in found)]
+        # a one-tool sequence a found pitfall says better how to call waits for it: shown
+        # only where that pitfall is not (it did not fit the budget)
+        held = [s for s, _ in found if any(says_how_to_call(p, s) for p, _ in found)]
+        pitfalls = [p for p, _ in found if p.kind == "pitfall"]
+        found = [(s, score) for s, score in found if s not in held]
         sequences = [s for s, _ in found if s.kind == "sequence"]
         # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
         # that calls none of their tools they only repeat its "Do not use" in other words.
@@ -185,9 +187,12 @@ class Playbook:
         waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
         waiting_ids = {s.id for s in waiting}
         ordered = [s for s, _ in found if s.id not in waiting_ids]
-        for strategy in [*ordered, *waiting]:
+        for strategy in [*ordered, *waiting, *held]:
             if strategy.id in waiting_ids and any(q.id in shown for q in sequences
                                                   if covers(q, strategy)):
+                continue
+            if strategy in held and any(p.id in shown and says_how_to_call(p, strategy)
+                                        for p in pitfalls):
                 continue
             line = _render(strategy, tool_names)
             cost = estimate_tokens(line) + 1
@@ -204,6 +209,7 @@ class Playbook:
                 used += estimate_tokens(line) + 1
                 shown += [s.id for s in dead_ends]
                 found += [(s, 0.0) for s in dead_ends]
+        found += [(s, 0.0) for s in held]
         if not shown:
             lines = []
             used = 0

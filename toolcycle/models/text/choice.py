@@ -75,10 +75,10 @@ def insisting(messages: Sequence[Message], parts: Sequence[Part], line: str = NO
     words to say it. Under "Call the tool country_info now." the 1.5B (ReAct, `chains` test
     split, 3a4347d) answered a currency and a parcel question from memory in its first turn,
     and the text was taken as the run's answer. The first reply's text is kept in the
-    message's ``asked_again`` (and so in the trace's step), its usage in the message's. The reply asked for this way takes its call ids from
-    ``messages`` (:func:`call_prefix`): the turn added here is not the conversation's, and
-    counted it made the next turn's ids repeat these (found by tests/local/
-    test_protocol_fuzz.py).
+    message's ``asked_again`` (and so in the trace's step), its usage in the message's.
+    The reply asked for this way takes its call ids from ``messages`` (:func:`call_prefix`):
+    the turn added here is not the conversation's, and counted it made the next turn's ids
+    repeat these (found by tests/local/test_protocol_fuzz.py).
 
     The other way round, a reply that calls a tool where the answer was asked for (``"none"``:
     at a limit, or once a playbook's learned calls are done) was taken as the answer under
