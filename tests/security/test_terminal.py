@@ -82,7 +82,7 @@ def hostile_trace(payload: str, run_id: str = "run-hostile") -> Trace:
              "answers": {payload: {"decision": payload, "by": payload, "reason": payload}}}
     step = Step(1, 1, thought=payload, thinking=payload, tool_calls=calls,
                 usage=Usage(10, 5, requests=1), repairs=[payload], model="step " + payload,
-                tool_choice=payload)
+                tool_choice=payload, asked_again=(payload,))
     return Trace(
         run_id=run_id, agent_name=payload, model_name=payload, user_prompt=payload,
         started_at=1_780_000_000.0, ended_at=1_780_000_001.0, steps=[step],

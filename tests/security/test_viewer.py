@@ -113,7 +113,7 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
     hostile = Step(iteration=value, attempt=value, thought=value, thinking=value,
                    tool_calls=calls, usage=usage(), model_ms=value, tools_ms=value,
                    started_at=value, forced=value, finish_reason=value, repairs=[value],
-                   model=value, tool_choice=value)
+                   model=value, tool_choice=value, asked_again=(value,))
     first = weather_trace().steps[0]
     return Trace(
         run_id=value if run_id is None else run_id, agent_name=value, model_name=value,

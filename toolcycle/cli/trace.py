@@ -326,6 +326,8 @@ def _print_step(step: Step, console: Console, max_chars: int,
     console.print(title)
     if step.thinking:
         console.print(Text(f"  thinking: {_shown(step.thinking, max_chars)}", style="dim italic"))
+    for earlier in step.asked_again:  # a reply the model was asked again after
+        console.print(Text(f"  asked again after: {_shown(earlier, max_chars)}", style="dim"))
     if step.thought:
         console.print(Text.assemble("  ", ("thought: ", "bold"), _shown(step.thought, max_chars)))
     for call in step.tool_calls:
