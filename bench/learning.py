@@ -57,6 +57,9 @@ from toolcycle import Agent, Limits, Tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.playbook import Curator, LearningTask, LLMReflector, Playbook, Strategy, learn
 from toolcycle.playbook.evidence import classify
+from toolcycle.playbook.fallback import fell_back
+from toolcycle.playbook.reshape import reshaped
+from toolcycle.playbook.routine import repaired
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail"}
@@ -158,6 +161,13 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         # the requests that did not leave the model free: a first call required or named,
         # the answer asked for ("none")
         "tool_choices": [s.tool_choice for s in trace.steps if s.tool_choice] if trace else [],
+        # the calls a playbook's stand-in answered for the model, and the replies the text
+        # protocol asked the model again after (docs/playbook.md, docs/local-model.md)
+        "stood_in": [f"{c.name}:{kind}" for c in (trace.tool_calls if trace else [])
+                     for kind, hit in (("reshaped", reshaped(c.name, c.result)),
+                                       ("fell back", fell_back(c.name, c.result)),
+                                       ("repaired", repaired(c.name, c.result))) if hit],
+        "asked_again": sum(len(s.asked_again) for s in trace.steps) if trace else 0,
         "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
     }
     mark = "ok " if row["success"] else "BAD"
