@@ -37,7 +37,15 @@ from .reshape import argument_lesson, reshaped, reshaping_tool
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, strategy_id
+from .strategy import (
+    SKIP,
+    Strategy,
+    covers,
+    estimate_tokens,
+    says_how_to_call,
+    skipped,
+    strategy_id,
+)
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -458,9 +466,9 @@ def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
         if name in tool_names:
             first = _FIRST_CALL.match(strategy.advice)
             args = first.group(1) if first else ""
-            skip = strategy.advice.partition(" Do not use ")[2]
+            skip = skipped(strategy)
             return (f"- Call {name}({args}) to look the answer up, then "
-                    f"answer with what it returns." + (f" Do not use {skip}" if skip else "")
+                    f"answer with what it returns." + (f"{SKIP}{skip}" if skip else "")
                     + f" (seen in {strategy.support} successful runs)")
     return strategy.render(with_id=False)
 

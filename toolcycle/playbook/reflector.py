@@ -26,7 +26,7 @@ from .applicability import described_words, task_words
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import Insight, StrategyKind, keywords, task_fingerprint
+from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -291,7 +291,7 @@ def sequence_advice(
         text += " (feed each result into the next call)"
     text += "."
     if skipped:
-        text += f" Do not use {', '.join(skipped)} for this kind of task."
+        text += f"{SKIP}{', '.join(skipped)} for this kind of task."
     return text
 
 

@@ -294,6 +294,17 @@ def shows_how_to_call(strategy: Strategy) -> bool:
             and repair.startswith(("argument:", "schema:")))
 
 
+#: How a sequence's advice names the tools its runs did without (written by
+#: :func:`~toolcycle.playbook.reflector.sequence_advice`, read by :func:`skipped`).
+SKIP = " Do not use "
+
+
+def skipped(strategy: Strategy) -> str:
+    """What follows :data:`SKIP` in a sequence's advice ("web_search for this kind of
+    task."), or "" where it names no tool to skip."""
+    return strategy.advice.partition(SKIP)[2] if strategy.kind == "sequence" else ""
+
+
 def says_how_to_call(pitfall: Strategy, sequence: Strategy) -> bool:
     """Whether ``pitfall`` (it :func:`shows_how_to_call` its tool) says all that a one-tool
     ``sequence`` of the same tool says, and better: the sequence adds "then answer", which
@@ -307,7 +318,7 @@ def says_how_to_call(pitfall: Strategy, sequence: Strategy) -> bool:
     same three seeds: the pitfall alone, 3 of 3 right dates; the sequence alone, 0 of 3.
     """
     return (shows_how_to_call(pitfall) and sequence.kind == "sequence"
-            and sequence.tools == pitfall.tools[:1] and " Do not use " not in sequence.advice)
+            and sequence.tools == pitfall.tools[:1] and not skipped(sequence))
 
 
 def strategy_id(kind: str, domain: str, tools: list[str], detail: str = "") -> str:
