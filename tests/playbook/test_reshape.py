@@ -168,3 +168,26 @@ async def test_the_second_call_counts_against_the_runs_tool_budget() -> None:
     result = await agent.run("A single from Pellingham?")
     first = result.trace.tool_calls[0]
     assert first.error is not None and "invalid date '3.11.2026'" in first.error
+
+
+class _FareServer:
+    """A toolset (an MCP server, say): its tools are known only when a run lists them."""
+
+    def __init__(self) -> None:
+        self.tools = [tool(fare_quote, read_only=True)]
+
+    async def get_tools(self) -> list[Any]:
+        return self.tools
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_a_toolsets_tool_is_reshaped_too() -> None:
+    pb = _playbook()
+    agent = Agent(ScriptedModel(_writes("3 November 2026")), "Answer with the tools.",
+                  [_FareServer()], name="rail", playbook=pb)
+    result = await agent.run("How much is a single from Pellingham on 3 November 2026?")
+    [record] = result.trace.tool_calls
+    assert record.error is None and reshaped("fare_quote", record.result)
+    assert result.output == 'Answer: {"origin": "Pellingham", "fare_eur": 19.4}'

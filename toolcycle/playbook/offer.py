@@ -8,7 +8,7 @@ Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol
 
@@ -18,7 +18,8 @@ from ..tools import Tool
 from ..tracing.trace import Trace
 from . import dead_end
 from .evidence import classify
-from .fallback import alternative_of
+from .fallback import alternative_of, fallback_tool
+from .reshape import argument_lesson, reshaping_tool
 from .routine import ran_whole, routine_name
 from .strategy import Strategy, covers, shows_how_to_call
 
@@ -32,6 +33,27 @@ class ShowsStrategies(Protocol):
     def answers_need_a_call(self, agent_name: str) -> bool: ...
 
     def feeds_another(self, agent_name: str, tool: str) -> bool: ...
+
+
+def pitfall_stand_ins(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]]
+                      ) -> tuple[dict[str, tuple[Strategy, Tool[Any]]], dict[str, Tool[Any]]]:
+    """What the pitfalls among ``strategies`` make of ``tools``: each fallback by its pitfall's
+    id (:func:`~toolcycle.playbook.fallback.fallback_tool`), each reshaping call by its tool's
+    name (:func:`~toolcycle.playbook.reshape.reshaping_tool`; the first lesson per tool)."""
+    fallbacks: dict[str, tuple[Strategy, Tool[Any]]] = {}
+    reshapes: dict[str, Tool[Any]] = {}
+    for strategy in strategies:
+        lesson = argument_lesson(strategy)
+        if lesson is not None and lesson.tool in tools and lesson.tool not in reshapes:
+            reshaping = reshaping_tool(tools[lesson.tool], lesson)
+            if reshaping is not None:
+                reshapes[lesson.tool] = reshaping
+        pair = alternative_of(strategy)
+        if pair is not None and pair[0] in tools and pair[1] in tools:
+            fallback = fallback_tool(tools[pair[0]], tools[pair[1]])
+            if fallback is not None:
+                fallbacks[strategy.id] = (strategy, fallback)
+    return fallbacks, reshapes
 
 
 class RoutineOffer:
@@ -63,9 +85,10 @@ class RoutineOffer:
         self.routines = routines
         self.inner = inner
         self._stand_ins = dict(stand_ins or {})
-        self._fallbacks = dict(fallbacks or {})
         self._repairs = dict(repairs or {})
-        self._reshapes = dict(reshapes or {})
+        #: Kept by reference: the playbook adds a toolset's when a run lists its tools.
+        self._fallbacks = fallbacks if fallbacks is not None else {}
+        self._reshapes = reshapes if reshapes is not None else {}
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
         self.first_call_enabled = True
         #: Whether a run may be asked for its answer once its sequence is done (see

@@ -28,24 +28,16 @@ from . import dead_end
 from .applicability import description_words
 from .curator import Curator, Delta
 from .evidence import CallEvidence
-from .fallback import alternative_of, fallback_tool, fell_back
+from .fallback import fell_back
 from .location import open_store
-from .offer import RoutineOffer
+from .offer import RoutineOffer, pitfall_stand_ins
 from .outcome import RunOutcome
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
-from .reshape import argument_lesson, reshaped, reshaping_tool
+from .reshape import reshaped
 from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import (
-    SKIP,
-    Strategy,
-    covers,
-    estimate_tokens,
-    says_how_to_call,
-    skipped,
-    strategy_id,
-)
+from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, skipped, strategy_id
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -239,17 +231,9 @@ class Playbook:
         if not self.routines:
             return []
         made: list[Tool[Any]] = []
-        for strategy in self.store.strategies(self.domain or agent_name):
-            lesson = argument_lesson(strategy)
-            if lesson is not None and lesson.tool in tools:
-                reshaping = reshaping_tool(tools[lesson.tool], lesson)
-                if reshaping is not None:
-                    self._reshapes.setdefault(agent_name, {}).setdefault(lesson.tool, reshaping)
-            pair = alternative_of(strategy)
-            if pair is not None and pair[0] in tools and pair[1] in tools:
-                fallback = fallback_tool(tools[pair[0]], tools[pair[1]])
-                if fallback is not None:
-                    self._fallbacks.setdefault(agent_name, {})[strategy.id] = (strategy, fallback)
+        strategies = self.store.strategies(self.domain or agent_name)
+        self.tools_listed(agent_name, tools, strategies, describe=False)
+        for strategy in strategies:
             routine = induce(strategy)
             if routine is None or routine.name in tools or any(
                     t.name == routine.name for t in made):
@@ -266,6 +250,23 @@ class Playbook:
                     self._repairs.setdefault(agent_name, {})[built.name] = mending
         return made
 
+    def tools_listed(self, agent_name: str, tools: Mapping[str, Tool[Any]],
+                     strategies: Sequence[Strategy] | None = None, describe: bool = True
+                     ) -> None:
+        """``agent_name``'s tools as a run lists them (a toolset's, an MCP server's, are
+        known only then): described (:meth:`describe_tools`) and, with ``routines=True``,
+        given the fallbacks and reshaped calls their pitfalls make
+        (:func:`~toolcycle.playbook.offer.pitfall_stand_ins`). Routines stay the ones made
+        when the agent was built."""
+        if describe:
+            self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
+        if self.routines:
+            fallbacks, reshapes = pitfall_stand_ins(
+                strategies if strategies is not None
+                else self.store.strategies(self.domain or agent_name), tools)
+            self._fallbacks.setdefault(agent_name, {}).update(fallbacks)
+            self._reshapes.setdefault(agent_name, {}).update(reshapes)
+
     def routine_selection(self, agent_name: str, routines: Sequence[str],
                           inner: ToolSelector | None) -> ToolSelector | None:
         """The tool selection of an agent offered ``routines``: each run is offered only the
@@ -277,11 +278,12 @@ class Playbook:
                      if name in routines}
         repairs = {name: tool for name, tool in self._repairs.get(agent_name, {}).items()
                    if name in routines}
-        fallbacks = self._fallbacks.get(agent_name, {})
         if not self.routines:
             return inner
-        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins, fallbacks,
-                            repairs, self._reshapes.get(agent_name))
+        # the pitfalls' stand-ins by reference: a toolset's tools add theirs when listed
+        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins,
+                            self._fallbacks.setdefault(agent_name, {}), repairs,
+                            self._reshapes.setdefault(agent_name, {}))
 
     def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the
@@ -466,9 +468,8 @@ def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
         if name in tool_names:
             first = _FIRST_CALL.match(strategy.advice)
             args = first.group(1) if first else ""
-            skip = skipped(strategy)
             return (f"- Call {name}({args}) to look the answer up, then "
-                    f"answer with what it returns." + (f"{SKIP}{skip}" if skip else "")
+                    f"answer with what it returns.{skipped(strategy)}"
                     + f" (seen in {strategy.support} successful runs)")
     return strategy.render(with_id=False)
 

@@ -300,9 +300,10 @@ SKIP = " Do not use "
 
 
 def skipped(strategy: Strategy) -> str:
-    """What follows :data:`SKIP` in a sequence's advice ("web_search for this kind of
-    task."), or "" where it names no tool to skip."""
-    return strategy.advice.partition(SKIP)[2] if strategy.kind == "sequence" else ""
+    """A sequence's clause naming the tools to skip (" Do not use web_search for this kind
+    of task."), or "" where it names none."""
+    rest = strategy.advice.partition(SKIP)[2] if strategy.kind == "sequence" else ""
+    return f"{SKIP}{rest}" if rest else ""
 
 
 def says_how_to_call(pitfall: Strategy, sequence: Strategy) -> bool:

@@ -65,9 +65,9 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
             merged[item.name] = item
     if problems:
         raise ConfigurationError(problems, subject=f"agent {core.name!r}")
-    describe = getattr(core.playbook, "describe_tools", None)
-    if callable(describe):  # what a toolset's tools are for, as Agent() tells of its own
-        describe(core.name, {name: t.spec.description for name, t in merged.items()})
+    listed_to = getattr(core.playbook, "tools_listed", None)
+    if callable(listed_to):  # a toolset's tools described, and given their lessons' stand-ins
+        listed_to(core.name, merged)
     definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                         for t in merged.values()) + core.output.tool_definitions
     expanded = _with_tools(core, merged, definitions)
