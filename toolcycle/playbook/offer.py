@@ -120,13 +120,15 @@ class RoutineOffer:
         playbook.reshape.reshaping_tool`: the error proves the lesson applies, so it needs
         no showing). Stand-ins win over fallbacks, fallbacks over repairs, repairs over
         reshaped calls."""
-        swaps = {name: tool for name, tool in self._reshapes.items() if name in offered}
+        # copies (list(): one step under the GIL): a run on another thread may be listing a
+        # toolset's tools into these maps
+        swaps = {name: tool for name, tool in list(self._reshapes.items()) if name in offered}
         swaps.update((tool.name, tool) for name, tool in self._repairs.items()
                      if name in offered and tool.name in offered)
         if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
             shown = self._shown(task, offered)
             ids = {s.id for s in shown}
-            for pitfall, fallback in self._fallbacks.values():
+            for pitfall, fallback in list(self._fallbacks.values()):
                 # shown, or held back beside a shown sequence that carries its lesson
                 if fallback.name in offered and (pitfall.id in ids or any(
                         covers(s, pitfall) for s in shown if s.kind == "sequence")):

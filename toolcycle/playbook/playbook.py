@@ -416,7 +416,7 @@ class Playbook:
         routine_of = {tool.name: name for name, tool in self._stand_ins.get(agent_name, {}).items()}
         repaired_by = {tool.name: name for name, tool in self._repairs.get(agent_name, {}).items()}
         alternatives = {tool.name: pitfall.tools[1]
-                        for pitfall, tool in self._fallbacks.get(agent_name, {}).values()}
+                        for pitfall, tool in list(self._fallbacks.get(agent_name, {}).values())}
         made: list[tuple[str, str]] = []
         for c in calls:
             name, result = c.call.name, c.call.result or ""
