@@ -471,7 +471,7 @@ def main() -> int:
                         "LLMReflector with the same model (llm), or both")
     parser.add_argument("--reflector-model", default="",
                         help="the model LLMReflector writes lessons with (default: --model); "
-                        "under ReAct the 1.5B gave no valid reflection in 17 of 17 runs")
+                        "under ReAct the 1.5B gave no valid reflection in 18 of 18 runs")
     parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
                         help="the playbook arm with Playbook(routines=True), as in the recent "
                         "rows of docs/benchmarks.md (default); --no-routines: advice only")

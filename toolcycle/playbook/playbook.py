@@ -172,8 +172,9 @@ class Playbook:
         # a one-tool sequence a found pitfall says better how to call waits for it: shown
         # only where that pitfall is not (it did not fit the budget)
         held = [s for s, _ in found if any(says_how_to_call(p, s) for p, _ in found)]
+        held_ids = {s.id for s in held}
         pitfalls = [p for p, _ in found if p.kind == "pitfall"]
-        found = [(s, score) for s, score in found if s not in held]
+        found = [(s, score) for s, score in found if s.id not in held_ids]
         sequences = [s for s, _ in found if s.kind == "sequence"]
         # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
         # that calls none of their tools they only repeat its "Do not use" in other words.
@@ -191,7 +192,7 @@ class Playbook:
             if strategy.id in waiting_ids and any(q.id in shown for q in sequences
                                                   if covers(q, strategy)):
                 continue
-            if strategy in held and any(p.id in shown and says_how_to_call(p, strategy)
+            if strategy.id in held_ids and any(p.id in shown and says_how_to_call(p, strategy)
                                         for p in pitfalls):
                 continue
             line = _render(strategy, tool_names)
