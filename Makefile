@@ -127,6 +127,7 @@ fuzz: dev
 	$(PY) -m tests.fuzz.engine --runs 100000
 	$(PY) -m tests.fuzz.engine --runs 20000 --offer-focus --classes-only
 	TOOLCYCLE_PROTOCOL_FUZZ=20000 $(VENV)/bin/pytest -q -p no:cacheprovider tests/local/test_protocol_fuzz.py
+	TOOLCYCLE_REAL_FUZZ=300 TOOLCYCLE_REAL_FUZZ_SEED=1000000 $(VENV)/bin/pytest -q -p no:cacheprovider tests/local/test_real_model_fuzz.py
 
 # All 800 BFCL multi-turn tasks on every wire (make test replays every 4th and the known mismatches)
 conformance: dev

@@ -50,6 +50,7 @@ from ..events import (
 from ..limits import LIMIT_ERRORS, LimitName
 from ..messages import Message, Usage
 from ..models.base import ModelResponse, ModelSettings, TextDelta
+from ..models.paid import paid_before
 from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
@@ -408,11 +409,9 @@ async def _execute(state: RunState, forced: Forced | None = None
 
 async def _request(state: RunState, settings: ModelSettings, forced: bool = False
                    ) -> tuple[Message, Message]:
-    """One model request: emit, call (streaming when asked), repair, append, emit.
-
-    Returns the reply as it entered the history, and as the model wrote it (its text is the
-    answer: an empty answer stays empty, though the history holds a placeholder).
-    """
+    """One model request: emit, call (streaming when asked), repair, append, emit. Returns
+    the reply as it entered the history, and as the model wrote it (its text is the answer:
+    an empty answer stays empty, though the history holds a placeholder)."""
     if state.ctx.cancel_token.cancelled:  # no request after a cancel, a forced one included
         state.phase = "before_model_request"
         raise CancelledByToken
@@ -424,9 +423,9 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
         request = (_stream_model(state, settings, iteration) if state.setup.streaming
                    else state.setup.model.request(state.messages, settings))
         message = await state.interrupts.guard(request)
-    except BaseException as exc:  # the request still counts, and keeps its step
-        state.usage.add(Usage(requests=1))
-        state.trace.request_failed((time.perf_counter() - started) * 1000.0)
+    except BaseException as exc:  # it still counts (with what it was served), keeps its step
+        state.usage.add((paid := paid_before(exc)).usage)
+        state.trace.request_failed((time.perf_counter() - started) * 1000.0, paid)
         if isinstance(exc, Exception) and not isinstance(
                 exc, AgentError | LimitHit | CancelledByToken):
             raise ModelError(f"model request failed: {type(exc).__name__}: {exc}",

@@ -25,6 +25,7 @@ from collections.abc import Awaitable
 from typing import Literal
 
 from ..context import CancelToken
+from ..models.paid import carried
 
 Trigger = Literal["cancel", "timeout"]
 
@@ -137,14 +138,15 @@ class Interrupts:
         self._armed = True
         try:
             return await awaitable
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             fired = self._fired
             if fired is not None:
                 self._fired = None
                 if task.uncancel() <= base:  # ours alone: no cancellation from outside
+                    # (with what the cut-off work had paid: toolcycle.models.paid)
                     if fired == "cancel":
-                        raise CancelledByToken from None
-                    raise LimitHit from None
+                        raise carried(exc, CancelledByToken()) from None
+                    raise carried(exc, LimitHit()) from None
             raise
         finally:
             self._armed = False

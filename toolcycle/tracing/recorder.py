@@ -37,6 +37,7 @@ from ..events import (
     ValidationFailure,
 )
 from ..messages import TextPart, ThinkingPart, Usage
+from ..models.paid import ONE_REQUEST, Paid
 from .trace import AttemptRecord, Step, ToolCallRecord, Trace
 
 
@@ -86,12 +87,14 @@ class TraceBuilder:
         self.trace.started_at = time.time()
         self._persist("start")
 
-    def request_failed(self, duration_ms: float) -> None:
-        """The model request of the current step raised (or was cancelled): it still counts."""
+    def request_failed(self, duration_ms: float, paid: Paid = ONE_REQUEST) -> None:
+        """The model request of the current step raised (or was cancelled): it still counts,
+        with what it had paid (:mod:`toolcycle.models.paid`)."""
         if self.trace.steps:
             step = self.trace.steps[-1]
             step.model_ms = duration_ms
-            step.usage = Usage(requests=1)
+            step.usage = paid.usage.copy()
+            step.asked_again = paid.replies
         self._persist("record_step")
 
     def finish(self, status: str, usage: Usage, output: Any,

@@ -11,10 +11,9 @@ Two protocols build on it: :class:`JsonToolsModel` here (calls as JSON objects, 
 grammar-constrained, see :mod:`.constrained`) and :class:`~toolcycle.models.text.react.ReActModel`
 (Thought / Action / Action Input / Observation / Final Answer).
 
-Keys in ``ModelSettings.extra`` that mean something to the wrapper (``"constrained"``) are
-removed before the request reaches the inner model; the rest pass through, and the wrapper
-adds OpenAI-style body keys (``response_format``, ``stop``) that both the in-process model and
-``llama_cpp.server`` understand.
+Keys in ``ModelSettings.extra`` meant for the wrapper (``"constrained"``) stay with it; the
+rest pass through, with OpenAI-style body keys (``response_format``, ``stop``) that both the
+in-process model and ``llama_cpp.server`` understand.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ from ..base import (
     ToolDefinition,
     usage_of,
 )
+from ..paid import paying
 from .calls import (
     calls_before_placeholder,
     parse_tool_calls,
@@ -94,21 +94,21 @@ class TextProtocolModel(Model):
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         usage, replaced = Usage(), list[str]()
-        reply, parts = await self._turn(messages, settings, usage, replaced)
-        repeated = repeated_call_names(parts, messages)
-        forward = way_forward(settings, repeated)
-        if forward is not None:
-            replaced.append(reply.text)
-            reply, parts = await self._turn(messages, replace(settings, tool_choice=forward),
-                                            usage, replaced)
-        return self._message(reply, parts, usage, replaced)
+        with paying(usage, replaced):  # a failure still reports the replies it was served
+            reply, parts = await self._turn(messages, settings, usage, replaced)
+            forward = way_forward(settings, repeated_call_names(parts, messages))
+            if forward is not None:
+                replaced.append(reply.text)
+                reply, parts = await self._turn(messages, replace(settings, tool_choice=forward),
+                                                usage, replaced)
+            return self._message(reply, parts, usage, replaced)
 
     async def _turn(self, messages: Sequence[Message], settings: ModelSettings, usage: Usage,
                     replaced: list[str]) -> tuple[Message, list[Part]]:
         """One reply that honours ``tool_choice``: asked once more (:func:`insisting`) when
-        a call was required and the reply made none, or the answer was asked for and the
-        reply called a tool. A second refusal stands. Every reply's usage goes into
-        ``usage``, the text of each one asked again after into ``replaced``."""
+        a call was required and the reply made none, or the answer was asked for and it
+        called a tool; a second refusal stands. Every reply's usage goes into ``usage``,
+        the text of each one asked again after into ``replaced``."""
         reply, parts = await self._ask(messages, settings)
         usage.add(usage_of(reply))
         again = self._insisting(messages, settings, reply, parts)
@@ -139,16 +139,18 @@ class TextProtocolModel(Model):
         :mod:`.streaming`), then the same message :meth:`request` would return."""
         outcome: list[tuple[Message, list[Part]]] = []
         usage, replaced = Usage(), list[str]()
-        async for delta in self._stream_turn(messages, settings, outcome, usage, replaced):
-            yield delta
-        reply, parts = outcome.pop()
-        forward = way_forward(settings, repeated_call_names(parts, messages))
-        if forward is not None:
-            replaced.append(reply.text)
-            async for delta in self._stream_turn(
-                    messages, replace(settings, tool_choice=forward), outcome, usage, replaced):
+        with paying(usage, replaced):
+            async for delta in self._stream_turn(messages, settings, outcome, usage, replaced):
                 yield delta
             reply, parts = outcome.pop()
+            forward = way_forward(settings, repeated_call_names(parts, messages))
+            if forward is not None:
+                replaced.append(reply.text)
+                async for delta in self._stream_turn(
+                        messages, replace(settings, tool_choice=forward), outcome, usage,
+                        replaced):
+                    yield delta
+                reply, parts = outcome.pop()
         message = self._message(reply, parts, usage, replaced)
         for index, call in enumerate(message.tool_calls):
             yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
@@ -197,11 +199,10 @@ class TextProtocolModel(Model):
         self, messages: Sequence[Message], settings: ModelSettings,
         outcome: list[tuple[Message, list[Part]]], usage: Usage, replaced: list[str],
     ) -> AsyncIterator[TextDelta]:
-        """:meth:`_turn`, streamed. Where a call is required, the text of a reply is held
-        back until it is known to be kept: a reply that called nothing is asked again, and
-        its words were no answer. Where the answer is asked for, the answer streams as it
-        is written, and only the end of a reply that reads as no answer is held back (a
-        call written anyway, asked again)."""
+        """:meth:`_turn`, streamed. Where a call is required, a reply's text is held back
+        until it is kept (one that called nothing is asked again: its words were no answer).
+        Where the answer is asked for, it streams as written; only the end of a reply that
+        reads as no answer is held back (a call written anyway, asked again)."""
         held: list[TextDelta] = []
         ends: list[str] = []
         required = call_required(settings)
@@ -260,8 +261,7 @@ class TextProtocolModel(Model):
         outcome.append((reply, parts))
 
     def answer_so_far(self, written: str) -> str:
-        """The answer text that the reply written so far can already show (default: none
-        until the reply is complete)."""
+        """The answer the reply written so far already shows (default: none until it ends)."""
         return ""
 
     async def aclose(self) -> None:
@@ -381,8 +381,11 @@ class JsonToolsModel(TextProtocolModel):
         reply, parts = await self._ask(messages, _constrained(settings, False))
         if not any(isinstance(p, ToolCall) for p in parts):
             return self._message(reply, parts, usage_of(reply).copy())
-        message = await super().request(messages, _constrained(settings, True))
-        message.usage = _both(reply, message)
+        paid = usage_of(reply).copy()  # the free reply's usage, and the constrained one's
+        with paying(paid, []):
+            message = await super().request(messages, _constrained(settings, True))
+        paid.add(usage_of(message))
+        message.usage = paid
         return message
 
     async def stream(
@@ -399,10 +402,13 @@ class JsonToolsModel(TextProtocolModel):
         if not any(isinstance(p, ToolCall) for p in parts):
             yield ModelResponse(self._message(reply, parts, usage_of(reply).copy()))
             return
-        async for item in super().stream(messages, _constrained(settings, True)):
-            if isinstance(item, ModelResponse):
-                item.message.usage = _both(reply, item.message)
-            yield item
+        paid = usage_of(reply).copy()
+        with paying(paid, []):
+            async for item in super().stream(messages, _constrained(settings, True)):
+                if isinstance(item, ModelResponse):
+                    paid.add(usage_of(item.message))
+                    item.message.usage = paid
+                yield item
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
         # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
@@ -491,10 +497,3 @@ class JsonToolsModel(TextProtocolModel):
 
 def _constrained(settings: ModelSettings, on: bool) -> ModelSettings:
     return replace(settings, extra={**settings.extra, CONSTRAINED: on})
-
-
-def _both(first: Message, second: Message) -> Usage:
-    """The usage of a free reply and of the constrained one that replaced it: both were paid."""
-    usage = usage_of(first).copy()
-    usage.add(usage_of(second))
-    return usage
