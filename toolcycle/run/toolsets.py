@@ -67,7 +67,9 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
         raise ConfigurationError(problems, subject=f"agent {core.name!r}")
     listed_to = getattr(core.playbook, "tools_listed", None)
     if callable(listed_to):  # a toolset's tools described, and given their lessons' stand-ins
-        listed_to(core.name, merged)
+        # off the event loop: it reads the domain's strategies from the store (a file, or
+        # PostgreSQL), once per change of the lists, which a server may make on every request
+        await asyncio.to_thread(listed_to, core.name, merged)
     definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                         for t in merged.values()) + core.output.tool_definitions
     expanded = _with_tools(core, merged, definitions)
