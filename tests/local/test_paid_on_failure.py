@@ -111,7 +111,7 @@ def test_a_record_is_read_from_the_exception_itself_never_its_context() -> None:
 
 
 def test_nested_records_add_up() -> None:
-    with pytest.raises(RuntimeError) as caught, paying(Usage(1, 1, requests=1), []):
-        with paying(Usage(2, 2, requests=1), ["second"]):
-            raise RuntimeError("cut off")
+    with (pytest.raises(RuntimeError) as caught, paying(Usage(1, 1, requests=1), []),
+          paying(Usage(2, 2, requests=1), ["second"])):
+        raise RuntimeError("cut off")
     assert paid_before(caught.value) == Paid(Usage(3, 3, requests=3), ("second",))

@@ -10,15 +10,7 @@ through the official ``openai`` SDK.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pydantic
 import pytest
@@ -29,9 +21,10 @@ from toolcycle.events import RunSuccess, TextDeltaEvent
 from toolcycle.messages import Message
 from toolcycle.models import Model, ModelResponse, ModelSettings, ToolCallDelta, resolve_model
 from toolcycle.models.local.llama import DEFAULT_SEED
-from toolcycle.models.local.packs import pack_path
 from toolcycle.models.openai import compatible_model_from_string
 from toolcycle.models.text.protocol import JsonToolsModel
+
+from .llama_server import serve
 
 pytestmark = pytest.mark.real_model
 
@@ -86,65 +79,18 @@ async def test_qwen_05b_chains_two_tools_in_process() -> None:
     assert "27" in result.output, result.trace.render()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``python -m llama_cpp.server`` with Qwen2.5-Coder-0.5B on a free loopback port, in the
     chat format of the model's own template (plain chatml: no native tool calls)."""
-    yield from _serve(tmp_path_factory, [])
+    yield from serve(tmp_path_factory.mktemp("llama_server"), [])
 
 
 @pytest.fixture(scope="module")
 def llama_fc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The same server in llama-cpp-python's native function-calling chat format."""
-    yield from _serve(tmp_path_factory, ["--chat_format", "chatml-function-calling"])
-
-
-def _serve(tmp_path_factory: pytest.TempPathFactory, options: list[str]) -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
-    command = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(pack_path("qwen2.5-coder-0.5b")),
-        "--model_alias", "qwen2.5-coder-0.5b",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "4096", "--n_threads", "2", "--seed", str(DEFAULT_SEED), *options,
-    ]
-    # llama.cpp logs ~170 KB while loading: a pipe would fill up and block the server.
-    log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        _wait_until_serving(process, f"{base_url}/models", log_path)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _wait_until_serving(process: subprocess.Popen[bytes], url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log = log_path.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"llama_cpp.server exited ({process.returncode}): {log}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.5)
-    raise RuntimeError(f"llama_cpp.server did not answer {url} in {SERVER_START_SECONDS} s")
+    yield from serve(tmp_path_factory.mktemp("llama_server"),
+                     ["--chat_format", "chatml-function-calling"])
 
 
 async def test_same_agent_through_llama_cpp_server_and_the_openai_sdk(llama_server: str) -> None:

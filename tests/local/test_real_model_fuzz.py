@@ -11,8 +11,14 @@ loop's promises: every request a provider would accept (:class:`HistoryChecker`)
 id answered once, a stated reason, the trace whole (its JSON round trip and HTML view), and
 every request the model served counted in the usage.
 
-A scenario is drawn from its seed alone: reproduce one with
-``TOOLCYCLE_REAL_FUZZ=1 TOOLCYCLE_REAL_FUZZ_SEED=<seed> pytest tests/local/test_real_model_fuzz.py``.
+One scenario in four goes through ``python -m llama_cpp.server`` (Qwen2.5-Coder-0.5B in its
+own chat template, started on 127.0.0.1 when first drawn) and the official ``openai`` SDK, a
+text protocol over the wire (``?tools=react|json``: the supported way, docs/local-model.md;
+native calls through its function-calling format are documented as unusable with the packs,
+and that format's handler answers ``tool_choice="required"`` with HTTP 500).
+
+A scenario is drawn from its seed alone; reproduce one with ``TOOLCYCLE_REAL_FUZZ=1
+TOOLCYCLE_REAL_FUZZ_SEED=<seed> pytest tests/local/test_real_model_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import asyncio
 import os
 import random
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -41,17 +47,22 @@ from toolcycle import (
 from toolcycle.messages import Message
 from toolcycle.models.base import Model, ModelSettings, StreamItem
 from toolcycle.models.local.llama import local_model
+from toolcycle.models.openai import compatible_model_from_string
 from toolcycle.models.text.protocol import TextProtocolModel
 from toolcycle.testing import HistoryChecker
 from toolcycle.tracing.html import render_html
 from toolcycle.tracing.trace import Trace
+
+from .llama_server import serve
 
 pytestmark = pytest.mark.real_model
 
 #: Scenarios in `make test`; `make fuzz` runs many more (TOOLCYCLE_REAL_FUZZ=<n>).
 RUNS = int(os.environ.get("TOOLCYCLE_REAL_FUZZ", "8"))
 FIRST_SEED = int(os.environ.get("TOOLCYCLE_REAL_FUZZ_SEED", "20261128"))
-MODELS = ("smollm2-135m", "smollm2-135m", "qwen2.5-coder-0.5b")
+#: In-process packs, and the server (Qwen2.5-Coder-0.5B behind llama_cpp.server).
+SERVER = "server"
+MODELS = ("smollm2-135m", "smollm2-135m", "qwen2.5-coder-0.5b", SERVER)
 
 
 # -- the tools ---------------------------------------------------------------------------------
@@ -123,6 +134,7 @@ def draw(seed: int) -> Scenario:
     rng = random.Random(seed)
     tools = _tools(rng)
     choice = rng.choice(["auto", "auto", "required", rng.choice(tools).spec.name])
+    model = rng.choice(MODELS)
     protocol = rng.choice(["react", "json"])
     limits = Limits(
         max_iterations=rng.randint(1, 4), max_attempts=rng.randint(1, 2),
@@ -138,7 +150,7 @@ def draw(seed: int) -> Scenario:
         parallel_tool_calls=rng.choice([None, True]),
     )
     return Scenario(
-        seed=seed, model=rng.choice(MODELS), protocol=protocol,
+        seed=seed, model=model, protocol=protocol,
         constrained=rng.choice((False, True, "lazy")) if protocol == "json" else False,
         streamed=rng.random() < 0.4, structured=rng.random() < 0.4, settings=settings,
         limits=limits, cancel_after=rng.choice([None, None, None, rng.uniform(0.05, 3.0)]),
@@ -160,6 +172,9 @@ class Counted(Model):
         self.served += 1
         return await self.inner.request(messages, settings)
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
     async def stream(self, messages: Sequence[Message], settings: ModelSettings
                      ) -> AsyncIterator[StreamItem]:
         self.served += 1
@@ -170,7 +185,7 @@ class Counted(Model):
 class Checked(Model):
     """The protocol model, every neutral request checked as a provider would check it."""
 
-    def __init__(self, inner: TextProtocolModel) -> None:
+    def __init__(self, inner: Model) -> None:
         self.inner, self.name, self.system = inner, inner.name, inner.system
         self.checker = HistoryChecker()
 
@@ -188,7 +203,16 @@ class Checked(Model):
 _LOADED: dict[tuple[str, str], TextProtocolModel] = {}
 
 
-def _model(scenario: Scenario) -> tuple[Checked, Counted]:
+def _model(scenario: Scenario, server: str | None) -> tuple[Checked, Counted, Model | None]:
+    """The checked model, its inner model counted, and what to close after the run."""
+    if scenario.model == SERVER:
+        assert server is not None, "this scenario needs the server"
+        built = compatible_model_from_string(
+            f"qwen2.5-coder-0.5b@{server}?tools={scenario.protocol}")
+        assert isinstance(built, TextProtocolModel)
+        counted = Counted(built.inner)
+        built.inner = counted
+        return Checked(built), counted, built
     key = (scenario.model, scenario.protocol)
     if key not in _LOADED:  # one llama.cpp instance per pack, shared by both protocols
         _LOADED[key] = local_model(scenario.model, protocol=scenario.protocol,  # type: ignore[arg-type]
@@ -197,13 +221,22 @@ def _model(scenario: Scenario) -> tuple[Checked, Counted]:
     chat = protocol_model.inner
     counted = Counted(chat.inner if isinstance(chat, Counted) else chat)
     protocol_model.inner = counted
-    return Checked(protocol_model), counted
+    return Checked(protocol_model), counted, None
 
 
 # -- one run -----------------------------------------------------------------------------------
 
 
-async def _run(agent: Agent[None, Any], scenario: Scenario, token: CancelToken) -> RunResult[Any]:
+async def _run(agent: Agent[None, Any], scenario: Scenario, token: CancelToken,
+               closing: Model | None) -> RunResult[Any]:
+    try:
+        return await _ask(agent, scenario, token)
+    finally:
+        if closing is not None:
+            await closing.aclose()
+
+
+async def _ask(agent: Agent[None, Any], scenario: Scenario, token: CancelToken) -> RunResult[Any]:
     if scenario.cancel_after is not None:
         asyncio.get_running_loop().call_later(scenario.cancel_after, token.cancel, "fuzz")
     if not scenario.streamed:
@@ -215,11 +248,12 @@ async def _run(agent: Agent[None, Any], scenario: Scenario, token: CancelToken) 
     return stream.result
 
 
-def check(seed: int) -> str:
-    """Run the scenario ``seed`` draws; raise AssertionError on a broken promise. Returns a
-    line saying how it ended (the campaign prints them)."""
+def check(seed: int, server: str | None = None) -> str:
+    """Run the scenario ``seed`` draws (``server``: the base URL of the llama_cpp.server the
+    scenario may need); raise AssertionError on a broken promise. Returns a line saying how
+    it ended (the campaign prints them)."""
     scenario = draw(seed)
-    model, counted = _model(scenario)
+    model, counted, closing = _model(scenario, server)
     output: Any = Output(Sum, validators=[_odd_totals_refused]) if scenario.structured else None
     settings = scenario.settings
     if scenario.protocol == "json":
@@ -230,11 +264,14 @@ def check(seed: int) -> str:
     token = CancelToken()
     started = time.perf_counter()
     try:
-        result = asyncio.run(_run(agent, scenario, token))
+        result = asyncio.run(_run(agent, scenario, token, closing))
         code = "ok"
     except AgentError as exc:
         assert exc.result is not None, f"{scenario}\n{exc.code} without its partial result"
         result, code = exc.result, exc.code
+        # whatever a real model writes is an observation or a retry, never a crash
+        assert code not in ("AGENT_ERROR", "MODEL_ERROR"), (
+            f"{scenario}\n{exc}\n{result.trace.render()}")
     seconds = time.perf_counter() - started
     trace = result.trace
     where = f"{scenario}\n{trace.render()}"
@@ -256,6 +293,14 @@ def check(seed: int) -> str:
             f"requests={counted.served} calls={len(calls)} {seconds:5.1f}s")
 
 
+@pytest.fixture(scope="module")
+def chat_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Qwen2.5-Coder-0.5B behind ``python -m llama_cpp.server``, in its own chat template."""
+    yield from serve(tmp_path_factory.mktemp("llama_server"), [])
+
+
 @pytest.mark.parametrize("seed", [FIRST_SEED + i for i in range(RUNS)])
-def test_a_real_model_writing_at_random_keeps_the_loops_promises(seed: int) -> None:
-    print(check(seed))
+def test_a_real_model_writing_at_random_keeps_the_loops_promises(
+        seed: int, request: pytest.FixtureRequest) -> None:
+    server = request.getfixturevalue("chat_server") if draw(seed).model == SERVER else None
+    print(check(seed, server))
