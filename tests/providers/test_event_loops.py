@@ -72,3 +72,28 @@ def test_a_client_passed_in_is_used_as_given(server: ProviderServer) -> None:
     agent = Agent(model)
     assert [agent.run_sync("hi").output, agent.run_sync("hi").output] == ["one", "two"]
     assert model.client is own
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_a_client_left_behind_by_its_loop_is_not_closed_on_the_next(
+        server: ProviderServer, wire: str) -> None:
+    """An unclosed client collected while another loop runs: the SDK's own pool scheduled its
+    close on that loop, which failed ("Task exception was never retrieved ... Event loop is
+    closed", printed to stderr), seen from one ``asyncio.run`` per run against
+    llama_cpp.server (tests/local/test_real_model_fuzz.py)."""
+    import gc
+
+    reported: list[dict[str, Any]] = []
+
+    async def one_run(n: int) -> Any:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _loop, context: reported.append(context))
+        server.script([Reply(text=f"answer {n}")])
+        result = await Agent(MAKERS[wire](server)).run("hi")  # a new model, never closed
+        gc.collect()  # the previous run's model and client go now, inside this loop
+        await asyncio.sleep(0.05)
+        gc.collect()
+        return result.output
+
+    assert [asyncio.run(one_run(n)) for n in range(3)] == ["answer 0", "answer 1", "answer 2"]
+    assert reported == []

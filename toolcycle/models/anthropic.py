@@ -96,7 +96,8 @@ class AnthropicModel(SDKModel):
 
             def factory() -> Any:
                 return anthropic.AsyncAnthropic(
-                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+                    api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
+                    http_client=anthropic.DefaultAsyncHttpxClient(),  # see sdk_client.py
                 )
 
         # One client per event loop: a caller may run us under several (see sdk_client.py).

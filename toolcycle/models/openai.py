@@ -343,7 +343,8 @@ def openai_client(
 
     def factory() -> Any:
         return openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(),  # see sdk_client.py: no __del__
         )
 
     return LoopBoundClient(factory)

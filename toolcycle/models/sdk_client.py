@@ -7,6 +7,14 @@ puts one model under several loops, and a client kept from the first fails on th
 "Event loop is closed". An adapter that builds its own client therefore keeps one per loop:
 when the running loop changes, the client is built again. A client the caller passed in is
 the caller's to manage and is always used as given.
+
+The clients built here get the SDK's ``DefaultAsyncHttpxClient`` (its defaults, without the
+``__del__`` of the connection pool it makes for itself). That ``__del__`` closes an unclosed
+pool on whichever loop is running when it is collected: a client dropped with its loop (a
+caller's second ``asyncio.run``) was then closed on the next loop and printed "Task exception
+was never retrieved ... Event loop is closed" (seen driving llama_cpp.server from
+tests/local/test_real_model_fuzz.py, one ``asyncio.run`` per run). A pool left behind is
+collected with its dead loop instead.
 """
 
 from __future__ import annotations
