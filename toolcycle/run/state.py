@@ -258,15 +258,21 @@ def prepare(
     if not isinstance(instructions, str):
         raise ConfigurationError([f"instructions(ctx) must return a string, got "
                                   f"{type(instructions).__name__}"], subject="run")
+    base, shown = instructions, list[str]()
     if core.playbook is not None:
         advice, shown = core.playbook.instructions_for(
             setup.user_prompt or "", core.name, [d.name for d in core.definitions]
         )
         if advice:
             instructions = f"{instructions}\n\n{advice}" if instructions else advice
-        trace.strategies_shown = list(shown)
-    if instructions and not (messages and messages[0].role == "system"):
+    if messages and messages[0].role == "system":
+        if _written_by_the_agent(messages[0].text, base, instructions):
+            messages[0] = Message.system(instructions)  # this run's advice, not an old run's
+        else:  # the caller's own system message stands, and the advice is not shown
+            shown = []
+    elif instructions:
         messages.insert(0, Message.system(instructions))
+    trace.strategies_shown = list(shown)
     new_index = len(messages)
     if setup.user_prompt is not None:
         messages.append(Message.user(setup.user_prompt))
@@ -276,6 +282,20 @@ def prepare(
             subject="run",
         )
     return assemble(setup, messages, new_index, trace, ctx, cancel_token, callbacks, sink)
+
+
+def _written_by_the_agent(text: str, base: str, instructions: str) -> bool:
+    """Whether a history's system message is the one an earlier run of this agent wrote:
+    its instructions (``base``), and then the playbook's advice for that run's task.
+
+    Why: a history passed back (``message_history=result.messages``) begins with the earlier
+    run's system message, advice for the earlier task included; kept, the new task got that
+    advice and not its own, while the trace said its own was shown, and the playbook learned
+    from runs its strategies never reached. A system message of the caller's own stands."""
+    if base:
+        return text == base or text.startswith(f"{base}\n\n")
+    header = instructions.partition("\n")[0]  # no instructions: the advice's own first line
+    return bool(header) and text.startswith(header)
 
 
 def new_context(setup: RunSetup, usage: Usage, deps: Any,
