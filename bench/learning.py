@@ -18,7 +18,8 @@ different entities in varied wording:
   states, and an id to look up before the detail call.
 
 A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
-``{"id", "kind", "prompt", "expected"}``). ``tools.py`` defines ``TOOLS`` (functions or
+``{"id", "kind", "prompt", "expected"}``; ``expected`` may be a list of answers, any one of
+which counts). ``tools.py`` defines ``TOOLS`` (functions or
 :class:`~toolcycle.tools.Tool` objects) and optionally ``INSTRUCTIONS``, ``AGENT_NAME``,
 ``FEWEST_ITERATIONS`` (per kind, for the report's floors) and ``READ_ONLY = True`` when every
 tool is a lookup: only tools declared read-only may be called by the playbook for the model
@@ -127,9 +128,14 @@ def load_suite(name: str) -> Suite:
 
 
 def evaluate(task: LearningTask, output: Any) -> bool:
-    """Numbers must appear as numbers (so "5" does not match "15"); statuses as text."""
+    """Numbers must appear as numbers (so "5" does not match "15"); statuses as text. A list
+    of expected answers (a suite's own: ``"expected": ["late", "delayed"]``) takes any one."""
     text = str(output or "")
-    expected = str(task.expected)
+    answers = task.expected if isinstance(task.expected, list) else [task.expected]
+    return any(_found(str(expected), text) for expected in answers)
+
+
+def _found(expected: str, text: str) -> bool:
     if _NUMBER.fullmatch(expected):
         return any(float(n) == float(expected) for n in _NUMBER.findall(text.replace(",", "")))
     return expected.lower() in text.lower()

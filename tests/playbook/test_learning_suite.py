@@ -305,3 +305,16 @@ def test_a_suite_folder_of_ones_own_loads_like_the_shipped_ones(tmp_path: Path) 
     (folder / "test.json").unlink()
     with pytest.raises(SystemExit, match=r"tools\.py, train\.json and test\.json"):
         bench.load_suite(str(folder))
+
+
+def test_a_list_of_expected_answers_takes_any_one() -> None:
+    """A held-out suite may accept several answers; the bench and ``learn``'s default
+    evaluator take any one of them (a list used to be compared as its own text)."""
+    from toolcycle.playbook.learning import contains_expected
+
+    task = LearningTask("t", "Is RX2041 on time?", ["delayed", "late"])
+    assert bench.evaluate(task, "It runs late today.")
+    assert contains_expected(task, "It runs LATE today.")
+    assert not bench.evaluate(task, "On time.") and not contains_expected(task, "On time.")
+    numbers = LearningTask("n", "Fare?", [27.6, "27.60"])
+    assert bench.evaluate(numbers, "The fare is £27.60.") and not bench.evaluate(numbers, "276")

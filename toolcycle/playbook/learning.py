@@ -55,10 +55,12 @@ class LearningReport:
 
 
 def contains_expected(task: LearningTask, output: Any) -> bool:
-    """The default evaluator: the expected answer appears in the output (case-insensitive)."""
+    """The default evaluator: the expected answer appears in the output (case-insensitive);
+    of a list of expected answers, any one."""
     if task.expected is None:
         return output is not None
-    return str(task.expected).lower() in str(output).lower()
+    answers = task.expected if isinstance(task.expected, list) else [task.expected]
+    return any(str(answer).lower() in str(output).lower() for answer in answers)
 
 
 async def learn(
