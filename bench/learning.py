@@ -476,8 +476,8 @@ def main() -> int:
                         help="who writes the lessons: the deterministic reflector (rules), "
                         "LLMReflector with the same model (llm), or both")
     parser.add_argument("--reflector-model", default="",
-                        help="the model LLMReflector writes lessons with (default: --model); "
-                        "under ReAct the 1.5B gave no valid reflection in 18 of 18 runs")
+                        help="the model LLMReflector writes lessons with (default: --model; "
+                        "a ReAct model is asked through the JSON protocol, LLMReflector.writer)")
     parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
                         help="the playbook arm with Playbook(routines=True), as in the recent "
                         "rows of docs/benchmarks.md (default); --no-routines: advice only")

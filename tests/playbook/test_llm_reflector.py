@@ -58,3 +58,22 @@ def test_lessons_can_be_left_to_the_llm_reflector_alone() -> None:
     # advice may come from a failed run: its evidence is not called successful
     assert all("successful" not in s.render() for s in pb.strategies("support"))
     assert pb.tool_stats("support")  # statistics need no lessons
+
+
+async def test_a_react_model_is_asked_for_its_lessons_through_the_json_protocol() -> None:
+    """The lessons are structured output; under ReAct the 1.5B gave none in 18 of 18
+    reflections, so the reflector asks the same inner model through the JSON protocol."""
+    from toolcycle.messages import Message, TextPart
+    from toolcycle.models.text.protocol import JsonToolsModel
+    from toolcycle.models.text.react import ReActModel
+
+    written = ('{"name": "final_result", "arguments": {"lessons": [{"advice": "Call '
+               'find_ticker before get_quote.", "tools": ["find_ticker", "get_quote"]}]}}')
+    inner = ScriptedModel([Message("assistant", [TextPart(written)])])
+    reflector = LLMReflector(ReActModel(inner))
+    writer = reflector.writer()
+    assert isinstance(writer, JsonToolsModel) and writer.inner is inner
+    [insight] = await reflector.reflect(stock_trace("Acme"), success=True, domain="d")
+    assert insight.tools == ["find_ticker", "get_quote"]
+    other = ScriptedModel([])
+    assert LLMReflector(other).writer() is other  # any other model is asked as it is

@@ -356,12 +356,31 @@ class LLMReflector:
     def __init__(self, model: Any, *, max_trace_chars: int = 6000) -> None:
         self.model = model
         self.max_trace_chars = max_trace_chars
+        self._writer: Any = None
+
+    def writer(self) -> Any:
+        """The model the lessons are asked of: ``model``, except that a model on the ReAct
+        text protocol is asked through the JSON protocol over the same inner model.
+
+        Why: the lessons are structured output, and under ReAct the 1.5B gave none in 18 of
+        18 reflections (`rail`, 2026-11-28: 17 times it acted out the trace's calls and never
+        called the output tool, even asked again; once it failed the schema); on the JSON
+        protocol the same model gave valid output for 22 of 24. An agent's model string can be
+        passed as it is."""
+        if self._writer is None:
+            from ..models import resolve_model
+            from ..models.text.protocol import JsonToolsModel
+            from ..models.text.react import ReActModel
+
+            model = resolve_model(self.model)
+            self._writer = JsonToolsModel(model.inner) if isinstance(model, ReActModel) else model
+        return self._writer
 
     async def reflect(self, trace: Trace, *, success: bool, domain: str) -> list[Insight]:
         from ..agent import Agent  # the agent imports the playbook package, not the reverse
 
         agent: Any = Agent(
-            self.model, instructions=REFLECTOR_INSTRUCTIONS, output=ReflectionModel,
+            self.writer(), instructions=REFLECTOR_INSTRUCTIONS, output=ReflectionModel,
             name="playbook_reflector",
         )
         verdict = "succeeded" if success else "failed"
