@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from toolcycle import Agent, ConfigurationError, FallbackModel, ModelError, RateLimited
 from toolcycle.events import TextDeltaEvent
+from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.tracing.html import render_html
 
@@ -109,3 +111,37 @@ def test_configuration_problems_are_listed() -> None:
     assert len(info.value.problems) == 2
     with pytest.raises(ConfigurationError, match="list of models"):
         FallbackModel("openai:gpt-4o-mini")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_model_that_failed_still_counts_in_the_replys_usage(streamed: bool) -> None:
+    """The primary's failed request counts (as the loop counts a failed request), and so do
+    the tokens of a reply a text protocol was served before it failed."""
+    from toolcycle.messages import Message, TextPart, Usage
+    from toolcycle.models.text.react import ReActModel
+
+    served = Message("assistant", [TextPart("Final Answer: from memory")],
+                     usage=Usage(100, 7, requests=1))
+
+    def broken(*_: object) -> None:
+        raise ModelError("the server went away", status=503)
+
+    # ReAct: a call is required, the first reply made none, and the ask after it fails
+    primary = ReActModel(ScriptedModel([served, broken, broken], name="primary"))
+    secondary = ScriptedModel([call("lookup", {"key": "a"}), "the value is a"], name="secondary")
+    agent = Agent(FallbackModel([primary, secondary]), tools=[lookup],
+                  model_settings=ModelSettings(tool_choice="required"))
+    if streamed:
+        async def run() -> Any:
+            stream = agent.stream("look up a")
+            async for _ in stream:
+                pass
+            return stream.result
+        result = asyncio.run(run())
+    else:
+        result = agent.run_sync("look up a")
+    first = result.trace.steps[0]
+    assert first.model == "secondary"
+    assert first.usage.requests == 3 and first.usage.input_tokens >= 100  # + the secondary's
+    # the primary: two requests, then one that fails at once; the secondary: one each turn
+    assert result.usage.requests == 5 and result.output == "the value is a"

@@ -112,5 +112,12 @@ class Model(ABC):
 
 
 def usage_of(message: Message) -> Usage:
-    """The usage recorded on a response, or an empty one."""
-    return message.usage if message.usage is not None else Usage(requests=1)
+    """The usage recorded on a response (one request at least: an adapter that reports
+    tokens only, such as ``ScriptedModel``, still made one), or one request's."""
+    usage = message.usage
+    if usage is None:
+        return Usage(requests=1)
+    if usage.requests < 1:
+        usage = usage.copy()
+        usage.requests = 1
+    return usage

@@ -11,6 +11,9 @@ Never a fallback: cancellation (``CancelledError`` is no ``ModelError``), a conf
 error, or a tool's failure (tools fail into observations, never into the model's request).
 ``fall_back_on`` narrows or widens what counts (exception types or a predicate).
 
+A model that failed still counts in the reply's usage: its request, and what it had been
+served before failing (:mod:`toolcycle.models.paid`).
+
 Streaming falls back only before the first streamed item: once a model's deltas have reached
 the caller, switching would show two answers in one, so a later failure propagates.
 
@@ -24,9 +27,10 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from ..errors import ConfigurationError, ModelError
-from ..messages import Message
+from ..messages import Message, Usage
 from . import resolve_model
-from .base import Model, ModelSettings, StreamItem
+from .base import Model, ModelSettings, StreamItem, usage_of
+from .paid import paid_before, paying
 
 _log = logging.getLogger(__name__)
 
@@ -76,41 +80,49 @@ class FallbackModel(Model):
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         failures: list[tuple[Model, BaseException]] = []
-        for index, model in enumerate(self.models):
-            try:
-                reply = await model.request(messages, settings)
-            except Exception as exc:
-                if index == len(self.models) - 1 or not self._falls_back(exc):
-                    _add_notes(exc, failures)
-                    raise
-                _log.warning("model %s failed (%s); falling back to %s", model.name, exc,
-                             self.models[index + 1].name)
-                failures.append((model, exc))
-                continue
-            if reply.model_name is None:
-                reply.model_name = model.name
-            return reply
+        spent = Usage()  # what the models that failed had paid (toolcycle.models.paid)
+        with paying(spent, []):
+            for index, model in enumerate(self.models):
+                try:
+                    reply = await model.request(messages, settings)
+                except Exception as exc:
+                    if index == len(self.models) - 1 or not self._falls_back(exc):
+                        _add_notes(exc, failures)
+                        raise
+                    _log.warning("model %s failed (%s); falling back to %s", model.name, exc,
+                                 self.models[index + 1].name)
+                    failures.append((model, exc))
+                    spent.add(paid_before(exc).usage)
+                    continue
+                if reply.model_name is None:
+                    reply.model_name = model.name
+                return _with_spent(reply, spent)
         raise AssertionError("unreachable: the last model's failure is raised")
 
     async def stream(self, messages: Sequence[Message], settings: ModelSettings,
                      ) -> AsyncIterator[StreamItem]:
         failures: list[tuple[Model, BaseException]] = []
-        for index, model in enumerate(self.models):
-            started = False
-            try:
-                async for item in model.stream(messages, settings):
-                    started = True
-                    if item.kind == "response" and item.message.model_name is None:
-                        item.message.model_name = model.name
-                    yield item
-                return
-            except Exception as exc:
-                if started or index == len(self.models) - 1 or not self._falls_back(exc):
-                    _add_notes(exc, failures)
-                    raise
-                _log.warning("model %s failed before streaming (%s); falling back to %s",
-                             model.name, exc, self.models[index + 1].name)
-                failures.append((model, exc))
+        spent = Usage()
+        with paying(spent, []):
+            for index, model in enumerate(self.models):
+                started = False
+                try:
+                    async for item in model.stream(messages, settings):
+                        started = True
+                        if item.kind == "response":
+                            if item.message.model_name is None:
+                                item.message.model_name = model.name
+                            _with_spent(item.message, spent)
+                        yield item
+                    return
+                except Exception as exc:
+                    if started or index == len(self.models) - 1 or not self._falls_back(exc):
+                        _add_notes(exc, failures)
+                        raise
+                    _log.warning("model %s failed before streaming (%s); falling back to %s",
+                                 model.name, exc, self.models[index + 1].name)
+                    failures.append((model, exc))
+                    spent.add(paid_before(exc).usage)
 
     async def aclose(self) -> None:
         for model in self.models:
@@ -118,6 +130,17 @@ class FallbackModel(Model):
 
     def __repr__(self) -> str:
         return f"FallbackModel({[m.name for m in self.models]!r})"
+
+
+def _with_spent(reply: Message, spent: Usage) -> Message:
+    """``reply`` with what the models that failed before it had paid added to its usage: a
+    failed request counts, as in the loop, and a text protocol's reply served before its
+    failure cost tokens."""
+    if spent.requests:
+        usage = usage_of(reply).copy()
+        usage.add(spent)
+        reply.usage = usage
+    return reply
 
 
 def _add_notes(exc: BaseException, failures: list[tuple[Model, BaseException]]) -> None:
