@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -278,7 +279,9 @@ def _decode(candidate: str) -> Any:
     except (ValueError, RecursionError):  # JSON, but too many digits or too deep for Python
         return None
     try:
-        value = ast.literal_eval(_pythonize(candidate))
+        with warnings.catch_warnings():  # "\[" in a model's text is no warning of ours
+            warnings.simplefilter("ignore", SyntaxWarning)
+            value = ast.literal_eval(_pythonize(candidate))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, dict | list) else None
