@@ -61,8 +61,9 @@ def test_lessons_can_be_left_to_the_llm_reflector_alone() -> None:
 
 
 async def test_a_react_model_is_asked_for_its_lessons_through_the_json_protocol() -> None:
-    """The lessons are structured output; under ReAct the 1.5B gave none in 18 of 18
-    reflections, so the reflector asks the same inner model through the JSON protocol."""
+    """The lessons are structured output; under ReAct the 1.5B gave none valid (`rail`,
+    17 of 18 train runs logged failing, none valid), so the reflector asks the same inner
+    model through the JSON protocol."""
     from toolcycle.messages import Message, TextPart
     from toolcycle.models.text.protocol import JsonToolsModel
     from toolcycle.models.text.react import ReActModel

@@ -80,7 +80,9 @@ def test_a_client_left_behind_by_its_loop_is_not_closed_on_the_next(
     """An unclosed client collected while another loop runs: the SDK's own pool scheduled its
     close on that loop, which failed ("Task exception was never retrieved ... Event loop is
     closed", printed to stderr), seen from one ``asyncio.run`` per run against
-    llama_cpp.server (tests/local/test_real_model_fuzz.py)."""
+    llama_cpp.server (tests/local/test_real_model_fuzz.py). The OpenAI wire fails without
+    the SDK's ``DefaultAsyncHttpxClient``; the Anthropic one did not reproduce it here (its
+    SDK has the same ``__del__``), and stays as a guard."""
     import gc
 
     reported: list[dict[str, Any]] = []

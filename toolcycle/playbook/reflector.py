@@ -362,11 +362,11 @@ class LLMReflector:
         """The model the lessons are asked of: ``model``, except that a model on the ReAct
         text protocol is asked through the JSON protocol over the same inner model.
 
-        Why: the lessons are structured output, and under ReAct the 1.5B gave none in 18 of
-        18 reflections (`rail`, 2026-11-28: 17 times it acted out the trace's calls and never
-        called the output tool, even asked again; once it failed the schema); on the JSON
-        protocol the same model gave valid output for 22 of 24. An agent's model string can be
-        passed as it is."""
+        Why: the lessons are structured output, and under ReAct the 1.5B gave none valid
+        (`rail`, 2026-11-28: failures logged for 17 of 18 train runs, none valid; it acted out
+        the trace's calls and never called the output tool, even asked again, and once failed
+        the schema); on the JSON protocol the reflections of 22 of 24 runs were valid. An
+        agent's model string can be passed as it is."""
         if self._writer is None:
             from ..models import resolve_model
             from ..models.text.protocol import JsonToolsModel
