@@ -174,6 +174,13 @@ class Limits:
                         f"{self.max_output_tokens}, total {usage.total_tokens}/"
                         f"{self.max_total_tokens})")
 
+    def led_to[E: AgentError](self, error: E, limit: LimitName, run: RunCounts) -> E:
+        """``error`` (the final request at ``limit`` failed) with the limit named in its
+        message and context, so the run's termination says which limit led to it."""
+        error.message = f"{self.describe(limit, run)}; the final request failed: {error.message}"
+        error.context["limit"] = limit
+        return error
+
     def refuse_call(self, run: RunCounts) -> str | None:
         """Why one more tool call is refused by the run-wide ``max_tool_calls``, or ``None``."""
         if self.max_tool_calls is not None and run.executed_calls >= self.max_tool_calls:

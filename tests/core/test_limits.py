@@ -13,6 +13,7 @@ from toolcycle import (
     ConfigurationError,
     Limits,
     MaxIterationsExceeded,
+    ModelError,
     RunTimeout,
     UsageLimitExceeded,
     tool,
@@ -68,6 +69,31 @@ async def test_final_answer_when_model_ignores_tool_choice_none_keeps_history_va
     assert len(seen) == 6 and seen[-2:] == [f"call {records[-1].call_id}",
                                             f"result {records[-1].call_id}"]
     assert "instead of answering" in result.termination.detail
+
+
+async def test_a_failed_final_request_names_the_limit_that_led_to_it() -> None:
+    """The request made at a limit fails (a provider error): the run raises ModelError, and
+    its termination and context still say which limit it was answering."""
+
+    def script(_messages: Any, settings: ModelSettings) -> Any:
+        if settings.tool_choice == "none":
+            raise ConnectionError("provider down")
+        return call("ping")
+
+    agent = Agent(ScriptedModel(script), tools=[ping], limits=Limits(max_iterations=2))
+    with pytest.raises(ModelError) as info:
+        await agent.run("go")
+    error = info.value
+    assert error.context["limit"] == "max_iterations"
+    assert "max_iterations=2 reached" in error.message and "provider down" in error.message
+    assert isinstance(error.__cause__, ConnectionError)
+    assert error.result is not None
+    termination = error.result.termination
+    assert (termination.reason, termination.action, termination.limit) == (
+        "model_error", "raised", "max_iterations")
+    assert "the final request failed" in termination.detail
+    assert error.result.usage.requests == 3  # the failed request counts
+    assert error.result.messages[-1].role == "tool"  # every call answered
 
 
 async def test_partial_at_iteration_limit_returns_last_text() -> None:

@@ -289,10 +289,8 @@ async def _stop_at(state: RunState, limit: LimitName) -> Any:
     state.termination = Termination(limit, "partial", state.limits.describe(limit, state), limit)
     if not state.output.is_text:
         return state.last_output
-    for message in reversed(state.messages):
-        if message.role == "assistant" and message.text:
-            return message.text
-    return None
+    return next((m.text for m in reversed(state.messages) if m.role == "assistant" and m.text),
+                None)
 
 
 async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, ValidationProblem | None]:
@@ -484,8 +482,11 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     state.interrupts.suspend_deadline()
     output = state.output
     choice = "none" if output.tool is None else output.tool.name
-    message, reply = await _request(state, replace(state.setup.settings, tool_choice=choice),
-                                    forced=True)
+    try:
+        message, reply = await _request(
+            state, replace(state.setup.settings, tool_choice=choice), forced=True)
+    except ModelError as error:  # the limit led here: the error and the termination name it
+        raise state.limits.led_to(error, limit, state) from error.__cause__
     calls = message.tool_calls
     if output.is_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
