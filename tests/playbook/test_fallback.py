@@ -251,3 +251,97 @@ async def test_the_answer_is_asked_for_once_the_alternative_answered() -> None:
     assert [c.name for c in gated_result.trace.tool_calls] == ["delay_feed", "service_history"]
     steps = gated_result.trace.steps
     assert [s.tool_choice for s in steps] == [None, None, "none"]
+
+
+# -- runs not shown the pitfall: the learned failure alone proves it applies ------------------
+
+DOWN = "inventory service unreachable: 503 Service Unavailable"
+
+
+def inventory_live(item: str) -> str:
+    """Live stock of an item."""
+    if item == "gone":
+        raise LookupError(f"no item {item!r}")
+    if item == "none":
+        return "[]"
+    raise ConnectionError(DOWN)
+
+
+def warehouse_ledger(item: str) -> str:
+    """The ledger's count of an item."""
+    return f"{item}: 42 units"
+
+
+def live_first(messages: list[Message], settings: ModelSettings) -> Any:
+    """Calls inventory_live for the prompt's last word, the ledger after an error, then answers
+    from the last result."""
+    item = next(m.text for m in messages if m.role == "user").split()[-1].strip("?")
+    results = [p for m in messages if m.role == "tool" for p in m.parts]
+    if not results:
+        return call("inventory_live", {"item": item})
+    if results[-1].is_error and len(results) == 1:
+        return call("warehouse_ledger", {"item": item})
+    return "Count: " + results[-1].content.splitlines()[-1]
+
+
+def _stock_agent(pb: Playbook) -> Agent[Any, str]:
+    return Agent(ScriptedModel(live_first), "Answer with the tools.",
+                 [tool(inventory_live, read_only=True), tool(warehouse_ledger, read_only=True)],
+                 name="depot", playbook=pb)
+
+
+async def _learned_stock_playbook() -> Playbook:
+    """A playbook that learned the pitfall from runs (not written by hand): three stock
+    questions, each failing on inventory_live and answered from the ledger."""
+    pb = Playbook(":memory:", routines=True)
+    agent = _stock_agent(pb)
+    for item in ("wrench", "reel", "jack"):
+        await agent.run(f"How many units are in stock of item {item}")
+    assert pb.flush(30)
+    [pitfall] = [s for s in pb.store.strategies() if alternative_of(s) is not None]
+    assert pitfall.tools == ["inventory_live", "warehouse_ledger"]
+    return pb
+
+
+async def test_a_run_not_shown_the_pitfall_falls_back_on_the_failure_it_was_learned_from() -> None:
+    """depot, ReAct at 94309cb: "What quantity of the Corwen ladder do we hold?" shared no
+    word with the stock tasks the pitfall came from; shown nothing, the 1.5B met the 503 and
+    wandered for 3-7 turns in all 3 repeats, though the playbook knew the alternative."""
+    pb = await _learned_stock_playbook()
+    result = await _stock_agent(pb).run("What quantity do we hold of ladder")
+    assert result.trace.strategies_shown == []
+    [record] = result.trace.tool_calls
+    assert fell_back("inventory_live", record.result)
+    assert "since inventory_live failed: ConnectionError: " + DOWN in (record.result or "")
+    assert result.output.endswith("-> ladder: 42 units")
+    assert len(result.trace.steps) == 2  # the call, the answer: no turn on the 503
+
+
+@pytest.mark.parametrize(("item", "own"), [
+    ("gone", "LookupError: no item 'gone'"),  # another failure: the tool's own error
+    ("none", "[]"),  # found nothing: maybe the right answer to a question of another kind
+])
+async def test_a_run_not_shown_the_pitfall_keeps_any_other_outcome(item: str, own: str) -> None:
+    pb = await _learned_stock_playbook()
+    result = await _stock_agent(pb).run(f"What quantity do we hold of {item}")
+    first = result.trace.tool_calls[0]
+    assert own in (first.error or first.result or "")
+    assert not fell_back("inventory_live", first.result)
+
+
+async def test_a_learned_failure_with_no_words_proves_nothing() -> None:
+    """An error class that is all masked values ("KeyError: 'C-1'" -> "…") would match any
+    error of that shape: no fallback for runs not shown its pitfall."""
+    from toolcycle.playbook.fallback import fallback_for
+
+    tools = {"delay_feed": tool(delay_feed, read_only=True),
+             "service_history": tool(service_history, read_only=True)}
+    masked = Strategy(id="m", domain="rail", kind="pitfall", advice=PITFALL.advice,
+                      tools=list(PITFALL.tools), detail="…|alternative:service_history")
+    timed = Strategy(id="t", domain="rail", kind="pitfall", advice=PITFALL.advice,
+                     tools=list(PITFALL.tools), detail="delay_feed timed out after … s")
+    fallback, learned = fallback_for(masked, tools), fallback_for(timed, tools)
+    assert fallback is not None and fallback.proven is None
+    assert learned is not None and learned.proven is not None
+    text = await learned.proven.invoke(None, {"service": "RX1"})  # type: ignore[arg-type]
+    assert fell_back("delay_feed", text)

@@ -9,6 +9,13 @@ showed what works: the other tool, called with the same argument. While a run is
 pitfall, a call of the failing tool that fails (or finds nothing) calls the alternative with
 the same arguments and answers with its result, saying so.
 
+A run *not* shown the pitfall (its task worded apart from the tasks it was learned from: "What
+quantity of the Corwen ladder do we hold?" beside "How many ... are in stock?", `depot`) gets
+the fallback too, but only for the failure the pitfall was learned from (the same error class,
+or a timeout where it learned one): that failure proves the lesson applies, as a rejected
+argument proves an argument lesson (:mod:`~toolcycle.playbook.reshape`). An empty result does
+not: a database empty for some kinds of question may be the right place for this one.
+
 Only where that is safe and complete: the alternative is ``read_only`` (the model did not ask
 for it), needs no approval, and takes no required parameter the failing tool's call does not
 have, so the call's own arguments are a whole call of it. A pitfall whose repair is a chain
@@ -20,19 +27,23 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .evidence import is_empty_result
+from .reflector import normalise_error
 from .routine import CallRefused, invoke_step, properties
+from .stats import is_timeout
 from .strategy import Strategy
 
 #: In every result a fallback gives after the failing tool failed: how the learner tells such a
 #: call from the tool's own (it is neither the tool's success nor a sequence to learn).
 FELL_BACK = "answered such tasks in earlier runs"
+_WORDS = re.compile(r"[A-Za-z]{3}")
 
 
 def fell_back(tool: str, result: str | None) -> bool:
@@ -56,9 +67,37 @@ def alternative_of(strategy: Strategy) -> tuple[str, str] | None:
     return tool, via
 
 
-def fallback_tool(primary: Tool[Any], alternative: Tool[Any]) -> Tool[Any] | None:
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """A pitfall's fallback: ``tool`` for runs shown the pitfall, ``proven`` (its learned
+    failure only; None where that failure has no words to tell it by) for the others."""
+
+    pitfall: Strategy
+    tool: Tool[Any]
+    proven: Tool[Any] | None
+
+
+def fallback_for(pitfall: Strategy, tools: Mapping[str, Tool[Any]]) -> Fallback | None:
+    """The fallback ``pitfall`` makes of ``tools``, or None (see :func:`fallback_tool`)."""
+    pair = alternative_of(pitfall)
+    if pair is None or pair[0] not in tools or pair[1] not in tools:
+        return None
+    primary, alternative = tools[pair[0]], tools[pair[1]]
+    tool = fallback_tool(primary, alternative)
+    if tool is None:
+        return None
+    learned = pitfall.detail.partition("|")[0]  # the error class it was learned from
+    # "KeyError: '…'" masks to "…": a class with no words would match any such error
+    proven = fallback_tool(primary, alternative, learned) if _WORDS.search(learned) else None
+    return Fallback(pitfall, tool, proven)
+
+
+def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None = None
+                  ) -> Tool[Any] | None:
     """``primary`` that calls ``alternative`` when it fails or finds nothing, or None where
-    that is not safe or not a whole call (see the module docstring)."""
+    that is not safe or not a whole call (see the module docstring). ``only``: an error class
+    (:func:`~toolcycle.playbook.reflector.normalise_error`); then it calls the alternative for
+    that failure alone, and every other outcome is the primary's own."""
     if (primary.function is None or alternative.function is None
             or primary.requires_approval or alternative.requires_approval
             or not alternative.policy.read_only):
@@ -74,15 +113,19 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any]) -> Tool[Any] | Non
         try:
             value = await invoke_step(primary, ctx, checked)
         except TimeoutError:
+            if only is not None and not is_timeout(only):
+                raise
             failure = f"{primary.name} timed out" + (
                 f" after {primary.timeout} s" if primary.timeout else "")
         except ToolArgumentsError:
             raise  # the model's arguments: its to fix, not the alternative's
         except Exception as exc:  # the failure the pitfall was learned from
+            if only is not None and normalise_error(f"{type(exc).__name__}: {exc}") != only:
+                raise
             failure = f"{primary.name} failed: {type(exc).__name__}: {exc}"
         else:
             text, _ = serialize_result(value)
-            if not is_empty_result(text):
+            if only is not None or not is_empty_result(text):
                 return value
             failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
         args = {k: v for k, v in arguments.items() if k in wanted}

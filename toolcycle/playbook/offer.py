@@ -18,7 +18,7 @@ from ..tools import Tool
 from ..tracing.trace import Trace
 from . import dead_end
 from .evidence import classify
-from .fallback import alternative_of, fallback_tool
+from .fallback import Fallback, alternative_of, fallback_for
 from .reshape import argument_lesson, reshaping_tool
 from .routine import ran_whole, routine_name
 from .strategy import Strategy, covers, shows_how_to_call
@@ -36,11 +36,11 @@ class ShowsStrategies(Protocol):
 
 
 def pitfall_stand_ins(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]]
-                      ) -> tuple[dict[str, tuple[Strategy, Tool[Any]]], dict[str, Tool[Any]]]:
+                      ) -> tuple[dict[str, Fallback], dict[str, Tool[Any]]]:
     """What the pitfalls among ``strategies`` make of ``tools``: each fallback by its pitfall's
     id (:func:`~toolcycle.playbook.fallback.fallback_tool`), each reshaping call by its tool's
     name (:func:`~toolcycle.playbook.reshape.reshaping_tool`; the first lesson per tool)."""
-    fallbacks: dict[str, tuple[Strategy, Tool[Any]]] = {}
+    fallbacks: dict[str, Fallback] = {}
     reshapes: dict[str, Tool[Any]] = {}
     for strategy in strategies:
         lesson = argument_lesson(strategy)
@@ -48,11 +48,9 @@ def pitfall_stand_ins(strategies: Iterable[Strategy], tools: Mapping[str, Tool[A
             reshaping = reshaping_tool(tools[lesson.tool], lesson)
             if reshaping is not None:
                 reshapes[lesson.tool] = reshaping
-        pair = alternative_of(strategy)
-        if pair is not None and pair[0] in tools and pair[1] in tools:
-            fallback = fallback_tool(tools[pair[0]], tools[pair[1]])
-            if fallback is not None:
-                fallbacks[strategy.id] = (strategy, fallback)
+        fallback = fallback_for(strategy, tools)
+        if fallback is not None:
+            fallbacks[strategy.id] = fallback
     return fallbacks, reshapes
 
 
@@ -77,7 +75,7 @@ class RoutineOffer:
     def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: frozenset[str],
                  inner: ToolSelector | None,
                  stand_ins: Mapping[str, Tool[Any]] | None = None,
-                 fallbacks: Mapping[str, tuple[Strategy, Tool[Any]]] | None = None,
+                 fallbacks: Mapping[str, Fallback] | None = None,
                  repairs: Mapping[str, Tool[Any]] | None = None,
                  reshapes: Mapping[str, Tool[Any]] | None = None) -> None:
         self.playbook = playbook
@@ -114,12 +112,13 @@ class RoutineOffer:
         """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An
         offered routine answers its first tool's (:func:`~toolcycle.playbook.routine.
         stand_in`); a pitfall shown the run, with a fallback, its failing tool's
-        (:func:`~toolcycle.playbook.fallback.fallback_tool`); an offered routine, its last
+        (:func:`~toolcycle.playbook.fallback.fallback_tool`), and one not shown the same
+        for the failure it was learned from alone; an offered routine, its last
         tool's failed calls (:func:`~toolcycle.playbook.routine.repair`); a tool whose
         argument format a pitfall learned, its calls rejected for it (:func:`~toolcycle.
         playbook.reshape.reshaping_tool`: the error proves the lesson applies, so it needs
         no showing). Stand-ins win over fallbacks, fallbacks over repairs, repairs over
-        reshaped calls."""
+        reshaped calls, and those over fallbacks for a pitfall not shown."""
         # copies (list(): one step under the GIL): a run on another thread may be listing a
         # toolset's tools into these maps
         swaps = {name: tool for name, tool in list(self._reshapes.items()) if name in offered}
@@ -128,11 +127,15 @@ class RoutineOffer:
         if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
             shown = self._shown(task, offered)
             ids = {s.id for s in shown}
-            for pitfall, fallback in list(self._fallbacks.values()):
+            fallbacks = [f for f in list(self._fallbacks.values()) if f.tool.name in offered]
+            for fallback in fallbacks:
                 # shown, or held back beside a shown sequence that carries its lesson
-                if fallback.name in offered and (pitfall.id in ids or any(
-                        covers(s, pitfall) for s in shown if s.kind == "sequence")):
-                    swaps[fallback.name] = fallback
+                if fallback.pitfall.id in ids or any(
+                        covers(s, fallback.pitfall) for s in shown if s.kind == "sequence"):
+                    swaps[fallback.tool.name] = fallback.tool
+            for fallback in fallbacks:  # not shown: for the failure it was learned from
+                if fallback.proven is not None and fallback.tool.name not in swaps:
+                    swaps[fallback.tool.name] = fallback.proven
         swaps.update((tool.name, tool) for name, tool in self._stand_ins.items()
                      if name in offered and tool.name in offered)
         return swaps

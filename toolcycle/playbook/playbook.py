@@ -28,7 +28,7 @@ from . import dead_end
 from .applicability import description_words
 from .curator import Curator, Delta
 from .evidence import CallEvidence
-from .fallback import fell_back
+from .fallback import Fallback, fell_back
 from .location import open_store
 from .offer import RoutineOffer, pitfall_stand_ins
 from .outcome import RunOutcome
@@ -118,7 +118,7 @@ class Playbook:
         self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
         self._repairs: dict[str, dict[str, Tool[Any]]] = {}
         self._reshapes: dict[str, dict[str, Tool[Any]]] = {}
-        self._fallbacks: dict[str, dict[str, tuple[Strategy, Tool[Any]]]] = {}
+        self._fallbacks: dict[str, dict[str, Fallback]] = {}
         #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
         self._descriptions: dict[str, dict[str, frozenset[str]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
@@ -416,8 +416,8 @@ class Playbook:
         the pitfall whose format it took was followed, for the model."""
         routine_of = {tool.name: name for name, tool in self._stand_ins.get(agent_name, {}).items()}
         repaired_by = {tool.name: name for name, tool in self._repairs.get(agent_name, {}).items()}
-        alternatives = {tool.name: pitfall.tools[1]
-                        for pitfall, tool in list(self._fallbacks.get(agent_name, {}).values())}
+        alternatives = {f.tool.name: f.pitfall.tools[1]
+                        for f in list(self._fallbacks.get(agent_name, {}).values())}
         made: list[tuple[str, str]] = []
         for c in calls:
             name, result = c.call.name, c.call.result or ""
