@@ -10,13 +10,19 @@ tasks' content words without names (:func:`task_words`), the ones the tasks shar
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from .strategy import TEMPLATE_WORDS, Insight, keywords
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _SENTENCE_END = re.compile(r"[.?!:;\n]")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+#: The parts of a key: snake_case, camelCase, kebab-case.
+_KEY_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: Where the label before a value in text begins: after the previous field or sentence.
+_LABEL_START = re.compile(r"[,;:.!?()\[\]{}\n|]")
 
 
 def names(text: str) -> set[str]:
@@ -80,6 +86,65 @@ def described_words(words: Sequence[str], tools: Sequence[str],
     for tool in tools:
         described.update(descriptions.get(tool, ()))
     return [w for w in words if w in described]
+
+
+def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
+    """The words naming where, in a tool's ``result``, the run's ``output`` took its answer
+    from: the keys leading to each value the output repeats (``"lead_time_days": 9`` ->
+    lead, time, days), or in text the words just before it (``currency code FDK``). What the
+    prompt already said (a name, an id the lookup echoes) is no answer.
+
+    Why: the tasks of one kind are worded apart ("Who supplies the Vessel caulk gun?", "What
+    is the lead time for the Hadley work light?", "Name the supplier of the Tollin pipe
+    cutter."), share no word, and the one tool that answers them is described in none of
+    theirs ("Purchasing records of an item."), so the lesson learned from them applied to
+    nothing and was shown to no task (`depot`, ReAct, at 94309cb). The field the answer
+    stood in says what such a task asks for.
+    """
+    if not result or not output:
+        return set()
+    asked, said = output.lower(), prompt.lower()
+    numbers = {float(n) for n in _NUMBER.findall(asked.replace(",", ""))} - {
+        float(n) for n in _NUMBER.findall(said.replace(",", ""))}
+
+    def answers(value: object) -> bool:
+        if isinstance(value, bool) or value is None:
+            return False
+        if isinstance(value, int | float):
+            return float(value) in numbers
+        text = str(value).strip().lower()
+        if _NUMBER.fullmatch(text):
+            return float(text) in numbers
+        return len(text) > 1 and text in asked and text not in said
+
+    labels: set[str] = set()
+    try:
+        parsed = json.loads(result)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict | list):
+        for path, value in _leaves(parsed, ()):
+            if answers(value):
+                labels.update(w.lower() for key in path for w in _KEY_PART.findall(key))
+        return set(keywords(" ".join(labels)))
+    lowered = result.lower()
+    for value in [*_NUMBER.findall(result), *keywords(result)]:
+        at = lowered.find(value)
+        if answers(value) and at >= 0:
+            label = _LABEL_START.split(result[max(0, at - 40):at])[-1]
+            labels.update(keywords(label))
+    return labels
+
+
+def _leaves(value: object, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], object]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, str(key)))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item, path)
+    else:
+        yield path, value
 
 
 def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
-from .applicability import described_words, task_words
+from .applicability import answer_labels, described_words, task_words
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
@@ -175,7 +175,9 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     ``analysis``: the trace's :func:`analyse` when the caller already has it;
     ``descriptions``: the words of the agent's tool descriptions by tool
     (:func:`~toolcycle.playbook.applicability.description_words`), from which a sequence
-    learns the task words its tools describe (:attr:`Insight.tool_words`).
+    learns the task words its tools describe (:attr:`Insight.tool_words`); with or without
+    them, it learns the task words naming the field its answer came from
+    (:func:`~toolcycle.playbook.applicability.answer_labels`).
     """
     analysis = analysis if analysis is not None else analyse(trace, success)
 
@@ -195,8 +197,12 @@ def reflect(trace: Trace, *, success: bool, domain: str,
                                  shaped_values(trace, analysis.calls, analysis.chain))
         lesson = insight("sequence", advice, list(analysis.sequence), "")
         lesson.feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
-        if descriptions:
-            lesson.tool_words = described_words(analysis.keywords, lesson.tools, descriptions)
+        described = (described_words(analysis.keywords, lesson.tools, descriptions)
+                     if descriptions else [])
+        labels = answer_labels(analysis.chain[-1].call.result, str(trace.output or ""),
+                               trace.user_prompt or "") if analysis.chain else set()
+        lesson.tool_words = list(dict.fromkeys(
+            [*described, *(w for w in analysis.keywords if w in labels)]))
         insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:

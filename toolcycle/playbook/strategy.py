@@ -124,8 +124,8 @@ class Insight:
     #: is counted once per task. Empty in insights stored before it (then the keywords serve).
     task: str = ""
     #: For a sequence: the task's words that the descriptions of its tools contain (what the
-    #: task asked that these tools provide, :func:`described_words`); empty when the agent's
-    #: tool descriptions were not known, and in insights stored before it.
+    #: task asked that these tools provide, :func:`described_words`), then those naming the
+    #: field its answer came from (:func:`answer_labels`); empty in insights stored before.
     tool_words: list[str] = field(default_factory=list)
 
     @property
