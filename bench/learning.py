@@ -6,7 +6,7 @@
     .venv/bin/python bench/learning.py --suite path/to/your_suite ...   # a suite of your own
     .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
 
-Three task suites, each with four kinds of question, train and test splits asking about
+Four task suites, each with four kinds of question, train and test splits asking about
 different entities in varied wording:
 
 - ``chains`` (bench/learning_tasks/, the default): each kind is answered by chaining two
@@ -16,6 +16,10 @@ different entities in varied wording:
 - ``rail`` (bench/learning_tasks/rail/): a primary tool that always times out beside a working
   alternative, a database that is empty for some topics, a date format only the tool's error
   states, and an id to look up before the detail call.
+- ``depot`` (bench/learning_tasks/depot/): the same four kinds of lesson in a wholesaler's
+  tools, with every surface changed (a connection error, ``null``, a country code, an id
+  inside a JSON record), written after the playbook was frozen at 9336225 and measured on it
+  untuned first.
 
 A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
 ``{"id", "kind", "prompt", "expected"}``; ``expected`` may be a list of answers, any one of
@@ -63,7 +67,8 @@ from toolcycle.playbook.reshape import reshaped
 from toolcycle.playbook.routine import repaired
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
-SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail"}
+SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail",
+          "depot": TASK_DIR / "depot"}
 #: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "

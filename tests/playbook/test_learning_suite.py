@@ -54,7 +54,7 @@ def _all(suite: Any) -> list[LearningTask]:
     return [*suite.tasks("train"), *suite.tasks("test")]
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot"])
 def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
     suite = bench.load_suite(name)
     train, test = suite.tasks("train"), suite.tasks("test")
@@ -226,6 +226,50 @@ def test_rail_suite_tool_descriptions_do_not_give_the_lessons_away() -> None:
     assert "parking" in specs["station_info"].description  # the lure is there
 
 
+DEPOT = bench.load_suite("depot")
+
+
+def _depot_answer(task: LearningTask) -> str:
+    """The designed route to a depot task's answer, each kind's trap sprung on the way."""
+    m = DEPOT.module
+    prompt = task.prompt.lower()
+    if task.kind == "stock":
+        [item] = [i for i in m.STOCK if i.split()[0] in prompt]
+        with pytest.raises(ConnectionError):
+            m.inventory_live(item)  # the primary is down...
+        return str(m.warehouse_ledger(item))  # ...its alternative is not
+    if task.kind == "supplier":
+        [item] = [i for i in m.PURCHASING if i.split()[0] in prompt]
+        assert is_empty_result(m.product_catalog(item, "supplier"))  # empty for this question
+        assert not is_empty_result(m.product_catalog(item, "weight"))  # though not for all
+        return str(m.purchasing_records(item))
+    if task.kind == "freight":
+        [code] = [c for c, (country, _) in m.FREIGHT.items() if country.lower() in prompt]
+        [country] = [m.FREIGHT[code][0]]
+        weight = float(prompt.split(" kg")[0].split()[-1])
+        with pytest.raises(ValueError, match="two-letter country code"):
+            m.freight_quote(country, weight)  # the format no description states
+        return str(m.freight_quote(code, weight))
+    [company] = [c for c in m.CUSTOMERS if c.lower().split()[0] in prompt]
+    with pytest.raises(LookupError):
+        m.open_invoice(company)  # a name is not a customer number
+    number = json.loads(m.customer_lookup(company))["customer_no"]
+    return str(m.open_invoice(number))
+
+
+def test_depot_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
+    train, test = DEPOT.tasks("train"), DEPOT.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    for task in [*train, *test]:
+        assert bench.evaluate(task, _depot_answer(task)), task.id
+        assert is_empty_result(DEPOT.module.web_search(task.prompt))
+    specs = {s.name: s for s in (as_tool(t).spec for t in DEPOT.tools)}
+    assert "code" not in specs["freight_quote"].description + json.dumps(
+        specs["freight_quote"].parameters)
+    assert "customer_lookup" not in specs["open_invoice"].description
+    assert "supplier" in specs["product_catalog"].description  # the lure is there
+
+
 def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100) -> dict[str, Any]:
     return {"task": task, "kind": kind, "success": success, "iterations": iterations,
             "tokens": tokens}
@@ -285,7 +329,7 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert "fewest iterations each kind allows" in report.render_floor(declared)
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot"])
 def test_every_suite_declares_the_fewest_iterations_of_each_kind(name: str) -> None:
     suite = bench.load_suite(name)
     kinds = {t.kind for t in [*suite.tasks("train"), *suite.tasks("test")]}
