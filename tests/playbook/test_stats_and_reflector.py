@@ -111,7 +111,7 @@ async def test_a_refused_call_teaches_the_arguments_the_tool_takes() -> None:
     agent = Agent(ScriptedModel(lambda messages, settings: next(replies)), "Answer.",
                   [tool(amenities)], name="rail")
     result = await agent.run("How many lockers are at Kelby station?")
-    [pitfall] = [i for i in reflect(result.trace, success=False, domain="rail") if i.tools]
+    [pitfall] = reflect(result.trace, success=False, domain="rail")
     assert pitfall.detail.startswith("Invalid arguments: (root): Additional properties are "
                                      "not allowed (… was unexpected)|")
     assert pitfall.advice == (

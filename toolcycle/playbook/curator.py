@@ -34,7 +34,7 @@ from .applicability import applicability, confirmed
 from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
-from .reflector import RUN_LESSONS, pitfall_advice
+from .reflector import NO_CALL, pitfall_advice
 from .routine import MIN_FEED_EXAMPLES, induce
 from .stats import is_timeout
 from .store import PlaybookStore
@@ -122,10 +122,10 @@ class Curator:
             if insight.kind == "advice":
                 return []  # a model re-proposes its advice at will: that is no new evidence
             existing = None  # relearned like a new pattern (see _promote)
-        if insight.detail in RUN_LESSONS and insight.success:
-            # a right answer without a call (or after misses only) counts against the lesson
-            # while it is a candidate (_ready); once learned, runs call first (or again), and
-            # one lucky answer does not undo what several wrong ones showed
+        if insight.detail == NO_CALL and insight.success:
+            # a right answer without a call counts against the lesson while it is a candidate
+            # (_ready); once learned, runs begin with a call, and one lucky answer does not
+            # undo what several wrong ones showed
             return [] if existing is not None else self._count_candidate(
                 store, sid, insight, touched)
         if existing is None and insight.kind == "pitfall":
@@ -212,7 +212,7 @@ class Curator:
         short (:meth:`_count_short`) fills one place at most, and only while the words the
         successes share are in its prompt: on `chains` (JSON) two successes worded apart made
         a sequence with no applicability, which its confirmations never widen."""
-        if data["insights"] and data["insights"][0].get("detail") in RUN_LESSONS:
+        if data["insights"] and data["insights"][0].get("detail") == NO_CALL:
             return _no_call_shown(data["insights"], self.promote_after)
         found = len(data["insights"])
         if found >= self.promote_after or (self.promote_on_flow and _flow_shown(data)):
@@ -227,7 +227,7 @@ class Curator:
         """Make a candidate a strategy (``insight``: its newest evidence)."""
         evidence = [Insight.from_dict(d) for d in data["insights"]]
         where: Sequence[Insight] = evidence
-        if insight.detail in RUN_LESSONS:  # the wrong answers are its support; no task words
+        if insight.detail == NO_CALL:  # the wrong answers are its support; no task words
             evidence, where = [i for i in evidence if not i.success], []
         elif insight.kind == "pitfall":
             insight = _best_repaired(evidence)
@@ -308,9 +308,9 @@ class Curator:
             failing = (s.success_rate or 0.0) < self.retire_below_success
             if s.uses >= self.retire_min_uses and failing:
                 reason = f"harmful: {s.helpful}/{s.uses} runs succeeded"
-            elif now - s.updated_at > self.stale_after_s and s.detail not in RUN_LESSONS:
-                # (not a lesson about answering: while it holds, runs call first or again, so
-                # the answers that would confirm it can no longer happen)
+            elif now - s.updated_at > self.stale_after_s and s.detail != NO_CALL:
+                # (not the no-call lesson: while it holds, runs begin with a call, so the
+                # answers that would confirm it can no longer happen)
                 reason = f"stale: not confirmed for {(now - s.updated_at) / 86400:.0f} days"
             if reason:
                 s.status, s.note = "retired", reason

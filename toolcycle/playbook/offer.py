@@ -19,7 +19,6 @@ from ..tracing.trace import Trace
 from . import dead_end
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
-from .reflector import GAVE_UP
 from .reshape import argument_lesson, reshaping_tool
 from .routine import ran_whole, routine_name
 from .strategy import Strategy, covers, shows_how_to_call
@@ -31,7 +30,7 @@ class ShowsStrategies(Protocol):
     def strategies_shown_for(self, task: str, agent_name: str, tool_names: Sequence[str]
                              ) -> list[Strategy]: ...
 
-    def answers_need_a_call(self, agent_name: str, lesson_of: str = ...) -> bool: ...
+    def answers_need_a_call(self, agent_name: str) -> bool: ...
 
     def feeds_another(self, agent_name: str, tool: str) -> bool: ...
 
@@ -93,8 +92,6 @@ class RoutineOffer:
         #: Whether a run may be asked for its answer once its sequence is done (see
         #: :meth:`answer_when`).
         self.answer_when_enabled = True
-        #: Whether a run may be made to call again after misses only (see :meth:`call_again`).
-        self.call_again_enabled = True
         #: This run's (task, offered tools) and the strategies shown it: its stand-ins and
         #: its first call ask the same question, one retrieval answers both (reset by
         #: :meth:`select`, which the engine calls first for every run).
@@ -228,17 +225,6 @@ class RoutineOffer:
             whole.add(sequence[0])
         return partial(sequence_done, sequence, frozenset(whole))
 
-    def call_again(self, task: str, offered: frozenset[str]) -> Callable[[Trace], bool] | None:
-        """Where this agent's answers after misses only were learned to be wrong (the
-        :data:`~toolcycle.playbook.reflector.GAVE_UP` lesson), the test that has a run call
-        again after a turn when every call so far failed or found nothing
-        (:func:`missed_so_far`), for its first :data:`CALLS_AFTER_MISSES` such turns; then the
-        model is free to say it found nothing. One lookup by the lesson's id per run."""
-        if not self.call_again_enabled or not self.playbook.answers_need_a_call(
-                self.agent_name, GAVE_UP):
-            return None
-        return missed_so_far
-
     def _own_tool_done(self, shown: Sequence[Strategy], offered: frozenset[str]
                        ) -> Callable[[Trace], bool] | None:
         """Shown a pitfall that says how to call its own tool (the first call
@@ -262,18 +248,6 @@ class RoutineOffer:
         shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
         self._last = (task, offered, shown)
         return shown
-
-
-#: How many turns of calls that all missed a run is made to follow with another call.
-CALLS_AFTER_MISSES = 2
-
-
-def missed_so_far(trace: Trace) -> bool:
-    """Whether every call of ``trace`` so far failed or found nothing, in at most
-    :data:`CALLS_AFTER_MISSES` turns (a repeat of a call counts as a miss)."""
-    evidence = classify(trace)
-    turns = {e.call.iteration for e in evidence}
-    return bool(evidence) and not any(e.ok for e in evidence) and len(turns) <= CALLS_AFTER_MISSES
 
 
 def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) -> bool:

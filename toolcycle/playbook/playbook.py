@@ -286,13 +286,12 @@ class Playbook:
                             self._fallbacks.setdefault(agent_name, {}), repairs,
                             self._reshapes.setdefault(agent_name, {}))
 
-    def answers_need_a_call(self, agent_name: str, lesson_of: str = NO_CALL) -> bool:
+    def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the
         ``pitfall`` of :data:`~toolcycle.playbook.reflector.NO_CALL`): a routines playbook then
-        has each run begin with a call (:meth:`RoutineOffer.first_call`); or, ``lesson_of``
-        :data:`~toolcycle.playbook.reflector.GAVE_UP`, those given after misses only (then a
-        run calls again after them: :meth:`RoutineOffer.call_again`). One lookup by id."""
-        lesson = self.store.get(strategy_id("pitfall", self.domain or agent_name, [], lesson_of))
+        has each run begin with a call (:meth:`RoutineOffer.first_call`). One lookup
+        by the lesson's id per run."""
+        lesson = self.store.get(strategy_id("pitfall", self.domain or agent_name, [], NO_CALL))
         return lesson is not None and lesson.status == "active"
 
     def feeds_another(self, agent_name: str, tool: str) -> bool:

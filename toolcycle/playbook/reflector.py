@@ -47,13 +47,6 @@ _MAX_ARGUMENTS = 12
 NO_CALL = "answered without calling a tool"
 NO_CALL_ADVICE = ("Answers given without calling a tool were wrong: look the facts up with a "
                   "tool before you answer.")
-#: The detail of the pitfall "answered though every call failed or found nothing" (see
-#: :func:`gave_up`): like :data:`NO_CALL`, a lesson about the model in this domain.
-GAVE_UP = "answered after every call failed or found nothing"
-GAVE_UP_ADVICE = ("Answers given after every tool call failed or found nothing were wrong: "
-                  "try another tool before you answer.")
-#: The lessons about how a model answers, not about a tool: no tools, no task words.
-RUN_LESSONS = frozenset({NO_CALL, GAVE_UP})
 
 
 @dataclass(slots=True)
@@ -231,26 +224,10 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         for tool in dead_end.found_nothing(analysis.calls):
             insights.append(insight("pitfall", dead_end.advice(tool), [tool],
                                     dead_end.FOUND_NOTHING))
-    # wrong: evidence for these lessons; right: evidence against them (the curator weighs both)
     if answered_without_a_call(trace):
+        # wrong: evidence for the lesson; right: evidence against it (the curator weighs both)
         insights.append(insight("pitfall", NO_CALL_ADVICE, [], NO_CALL))
-    elif gave_up(trace, analysis.calls):
-        insights.append(insight("pitfall", GAVE_UP_ADVICE, [], GAVE_UP))
     return insights
-
-
-def gave_up(trace: Trace, calls: list[CallEvidence]) -> bool:
-    """Whether the model answered the run itself though every tool call it made failed or
-    found nothing.
-
-    Why a lesson: on `depot` (JSON, at 94309cb) the 1.5B met the 503 of the stock tool, the
-    ``null`` of the catalog or the freight tool's format error and answered at once that the
-    figure was unavailable, in 19 of 24 train runs and in most test runs of both arms;
-    exploring (ReAct) found the alternative in 6 of 9 test runs.
-    """
-    return (bool(calls) and not any(c.ok for c in calls)
-            and all(c.status in ("error", "empty") for c in calls)
-            and (trace.termination or {}).get("action") == "answered")
 
 
 def answered_without_a_call(trace: Trace) -> bool:

@@ -80,18 +80,6 @@ class AnswerWhenDone(Protocol):
                     ) -> Callable[[Trace], bool] | None: ...
 
 
-@runtime_checkable
-class CallAgainAfterMisses(Protocol):
-    """A tool selection that may have a run call again rather than answer when its calls
-    found nothing: the playbook, once it learned that this agent's answers after misses only
-    were wrong. ``call_again`` returns a test of the run's trace, or ``None``; after a turn of
-    calls that passes it, the next request is made with ``tool_choice="required"`` (text
-    output only; see ``toolsets.request_settings``)."""
-
-    def call_again(self, task: str, offered: frozenset[str]) -> Callable[[Trace], bool] | None:
-        ...
-
-
 @dataclass(frozen=True, slots=True)
 class AgentCore:
     """The immutable, precomputed part of an agent shared by all its runs."""
@@ -118,8 +106,6 @@ class AgentCore:
     #: The run's tool selection's test of when its calls are done (:class:`AnswerWhenDone`);
     #: set per run by ``toolsets.selected``, ``None`` for an agent without one.
     answer_when: Callable[[Trace], bool] | None = None
-    #: Its test of when the run must call again rather than answer (:class:`CallAgainAfterMisses`).
-    call_again: Callable[[Trace], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,6 @@ from ..tools import Tool, Toolset
 from .state import (
     AgentCore,
     AnswerWhenDone,
-    CallAgainAfterMisses,
     FirstCallRequired,
     RunState,
     ToolSelector,
@@ -84,8 +83,7 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
     and submit tools always stay), its stand-ins (:class:`ToolStandIns`) in place of the
     tools they answer for, a first call required where it asks for one
     (:class:`FirstCallRequired`) and its test of when the run's calls are done
-    (:class:`AnswerWhenDone`) and of when they must go on (:class:`CallAgainAfterMisses`);
-    the same objects when it changes nothing."""
+    (:class:`AnswerWhenDone`); the same objects when it changes nothing."""
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
     names = frozenset(d.name for d in chosen)
@@ -102,10 +100,6 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
         done = selector.answer_when(task, names, frozenset(swaps))
         if done is not None:
             core = replace(core, answer_when=done)
-    if chosen and isinstance(selector, CallAgainAfterMisses):
-        again = selector.call_again(task, names)
-        if again is not None:
-            core = replace(core, call_again=again)
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
@@ -153,9 +147,7 @@ def request_settings(state: RunState) -> ModelSettings:
     (:class:`~toolcycle.run.state.AnswerWhenDone`: the playbook, once a learned sequence
     succeeded), the request after the turn of calls that did it asks for the answer
     (``"none"``). Why: shown "Call helix(name), then answer", the 1.5B called helix, had
-    the figure, then called other tools for four more turns (sources test split, JSON). Where
-    it says when the run must call again (:class:`~toolcycle.run.state.CallAgainAfterMisses`:
-    the playbook, after calls that all missed), the next request asks for a call.
+    the figure, then called other tools for four more turns (sources test split, JSON).
     """
     settings = state.setup.settings
     if not state.output.is_text or not state.tool_counts:
@@ -163,11 +155,8 @@ def request_settings(state: RunState) -> ModelSettings:
     if settings.tool_choice not in ("auto", "none"):
         settings = replace(settings, tool_choice="auto")
         state.setup = replace(state.setup, settings=settings)
-    if settings.tool_choice != "auto" or not state.messages or state.messages[-1].role != "tool":
-        return settings
-    done, again = state.setup.core.answer_when, state.setup.core.call_again
-    if done is not None and done(state.trace.trace):
+    done = state.setup.core.answer_when
+    if (done is not None and settings.tool_choice == "auto" and state.messages
+            and state.messages[-1].role == "tool" and done(state.trace.trace)):
         return replace(settings, tool_choice="none")
-    if again is not None and again(state.trace.trace):
-        return replace(settings, tool_choice="required")
     return settings
