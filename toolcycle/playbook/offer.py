@@ -38,7 +38,7 @@ class ShowsStrategies(Protocol):
 def pitfall_stand_ins(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]]
                       ) -> tuple[dict[str, Fallback], dict[str, Tool[Any]]]:
     """What the pitfalls among ``strategies`` make of ``tools``: each fallback by its pitfall's
-    id (:func:`~toolcycle.playbook.fallback.fallback_tool`), each reshaping call by its tool's
+    id (:func:`~toolcycle.playbook.fallback.fallback_for`), each reshaping call by its tool's
     name (:func:`~toolcycle.playbook.reshape.reshaping_tool`; the first lesson per tool)."""
     fallbacks: dict[str, Fallback] = {}
     reshapes: dict[str, Tool[Any]] = {}
