@@ -279,6 +279,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
         llama.default_threads = lambda: int(args.threads)
     model = resolve_model(args.model)
+    # a playbook is kept per domain, not per protocol: it may be learned by another model
+    learn_model = resolve_model(args.learn_model) if args.learn_model else model
     train, test = suite.tasks("train"), suite.tasks("test")
     if args.limit:
         test = test[: args.limit]
@@ -287,7 +289,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.learn_only:
         test = []
     db = Path(args.playbook or tempfile.mkdtemp(prefix="toolcycle-bench-") + "/playbook.db")
-    print(f"suite {suite.name} · model {args.model} · train {len(train)} · test {len(test)} · "
+    learned_by = f" · learned by {args.learn_model}" if args.learn_model else ""
+    print(f"suite {suite.name} · model {args.model}{learned_by} · train {len(train)} · "
+          f"test {len(test)} · "
           f"repeats {args.repeats} · playbook {db}", flush=True)
 
     t0 = time.perf_counter()
@@ -304,7 +308,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     for epoch in range(args.epochs):
         # a new seed per epoch: a repeated task is a new run, not a replay of the same one
         agent = LoggedLearner(
-            make_agent(suite, model, args.seed + 100 + epoch, args.temperature,
+            make_agent(suite, learn_model, args.seed + 100 + epoch, args.temperature,
                        args.max_iterations, learner),
             train, f"learn e{epoch + 1}", learner,
         )
@@ -331,7 +335,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     print("Faster and more reliable tools preferred (learned sequence strategies):")
     print("\n".join(report.tool_preference([s.to_dict() for s in strategies], stats)))
     learned = {
-        "suite": suite.name, "model": args.model, "temperature": args.temperature,
+        "suite": suite.name, "model": args.model, "learn_model": args.learn_model or args.model,
+        "temperature": args.temperature,
         "promote_after": args.promote_after, "epochs": args.epochs,
         "train_tasks": len(train), "learn_seconds": learn_seconds,
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
@@ -461,6 +466,9 @@ def main() -> int:
                         help=f"the task suite: {', '.join(sorted(SUITES))} (default: chains), "
                         "or the folder of one of your own (tools.py, train.json, test.json)")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--learn-model", default="",
+                        help="learn the playbook with this model instead (e.g. the same model "
+                             "through ReAct, which explores, for a JSON agent)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
