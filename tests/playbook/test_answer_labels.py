@@ -83,3 +83,39 @@ def test_a_hostile_result_adds_only_the_tasks_own_words(db_location: str) -> Non
         curator.apply(store, reflect(trace, success=True, domain="d"))
     [sequence] = [s for s in store.strategies() if s.kind == "sequence"]
     assert set(sequence.applies_when) <= {"lead", "time", "part"}
+
+
+async def test_a_result_nested_deeper_than_python_recurses_is_learned_from_quietly() -> None:
+    """A stranger's tool (an MCP server's) may return JSON nested past the recursion limit:
+    ``json.loads`` raises RecursionError, not ValueError, and the reflector lost the run."""
+    from typing import Any
+
+    from toolcycle import Agent, Message, tool
+    from toolcycle.models.base import ModelSettings
+    from toolcycle.models.scripted import ScriptedModel, call
+    from toolcycle.playbook import Playbook
+    from toolcycle.playbook.evidence import is_empty_result
+    from toolcycle.playbook.routine import typed
+
+    deep = '{"lead_time_days": ' * 3000 + "9" + "}" * 3000
+    assert answer_labels(deep, "9", "What is the lead time?") == set()
+    assert answer_labels("[" * 5000 + "]" * 5000, "9", "q") == set()
+    assert not is_empty_result(deep)
+    assert typed("[" * 5000, {"type": "array"}) == "[" * 5000
+
+    @tool(read_only=True)
+    def records(item: str) -> str:
+        """Purchasing records of an item."""
+        return deep
+
+    def model(messages: list[Message], settings: ModelSettings) -> Any:
+        return call("records", {"item": "x"}) if len(messages) < 3 else "9 days"
+
+    pb = Playbook(":memory:")
+    agent = Agent(ScriptedModel(model), "Answer with the tools.", [records], name="d",
+                  playbook=pb)
+    for n in range(3):
+        await agent.run(f"What is the lead time of part {n}?")
+    assert pb.flush(30)
+    assert list(pb.errors) == []
+    assert [s.tools for s in pb.store.strategies() if s.kind == "sequence"] == [["records"]]

@@ -118,19 +118,20 @@ def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
         return len(text) > 1 and text in asked and text not in said
 
     labels: set[str] = set()
-    try:
+    try:  # a stranger's tool may nest deeper than Python recurses: then no labels
         parsed = json.loads(result)
+        if isinstance(parsed, dict | list):
+            for path, value in _leaves(parsed, ()):
+                if answers(value):
+                    labels.update(w.lower() for key in path for w in _KEY_PART.findall(key))
+            return set(keywords(" ".join(labels)))
+    except RecursionError:
+        return set()
     except ValueError:
-        parsed = None
-    if isinstance(parsed, dict | list):
-        for path, value in _leaves(parsed, ()):
-            if answers(value):
-                labels.update(w.lower() for key in path for w in _KEY_PART.findall(key))
-        return set(keywords(" ".join(labels)))
+        pass
     lowered = result.lower()
     for value in [*_NUMBER.findall(result), *keywords(result)]:
-        at = lowered.find(value)
-        if answers(value) and at >= 0:
+        if answers(value) and (at := lowered.find(value)) >= 0:  # (find only what answers)
             label = _LABEL_START.split(result[max(0, at - 40):at])[-1]
             labels.update(keywords(label))
     return labels

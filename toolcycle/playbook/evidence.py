@@ -47,11 +47,10 @@ def is_empty_result(result: str | None) -> bool:
         return True
     if _EMPTY_TEXT.match(result):
         return True
-    try:
-        value = json.loads(result)
-    except ValueError:
+    try:  # (a stranger's tool may nest deeper than Python recurses: that holds something)
+        return _empty_value(json.loads(result))
+    except (ValueError, RecursionError):
         return False
-    return _empty_value(value)
 
 
 def _empty_value(value: Any) -> bool:

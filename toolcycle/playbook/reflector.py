@@ -151,7 +151,7 @@ def expected_arguments(tool: str, error: str | None) -> list[str]:
         return []
     try:
         schema = json.loads(quoted.strip().splitlines()[0])
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         return []
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict) or not properties:

@@ -438,7 +438,7 @@ def typed(value: str, schema: Any) -> Any:
         return value
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value
     return value if isinstance(parsed, str) else parsed
 
