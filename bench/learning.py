@@ -296,7 +296,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     reflector = (LLMReflector(resolve_model(args.reflector_model) if args.reflector_model
-                              else model) if args.lessons in ("llm", "both") else None)
+                              else learn_model) if args.lessons in ("llm", "both") else None)
     learn_routines = args.routines if args.learn_routines is None else args.learn_routines
     learner = Playbook(db, curator=Curator(promote_after=args.promote_after),
                        llm_reflector=reflector, rule_lessons=args.lessons != "llm",
