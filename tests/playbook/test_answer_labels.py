@@ -67,8 +67,12 @@ def test_runs_worded_apart_teach_a_lesson_that_applies_to_the_field_they_asked_f
                                      success=True, domain="depot"))
     [sequence] = [s for s in store.strategies() if s.kind == "sequence"]
     assert sequence.tools == ["purchasing_records"]
-    # "supplies" is not "supplier": the first run names no field; the others do
-    assert set(sequence.applies_when) == {"lead", "time", "days", "supplier"}
+    # "supplies" and "supplier" share a root: one word, kept as the first run wrote it
+    assert set(sequence.applies_when) == {"lead", "time", "days", "supplies"}
+    # and a test task's other form of it finds the lesson
+    [(found, _)] = store.search("Who is the supplier of the Fenby staple gun?", "depot",
+                                ["purchasing_records"])
+    assert found.id == sequence.id
 
 
 def test_a_hostile_result_adds_only_the_tasks_own_words(db_location: str) -> None:

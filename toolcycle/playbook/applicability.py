@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from .strategy import TEMPLATE_WORDS, Insight, keywords
+from .strategy import TEMPLATE_WORDS, Insight, keywords, root, roots
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _SENTENCE_END = re.compile(r"[.?!:;\n]")
@@ -64,9 +64,10 @@ def task_words(prompt: str) -> list[str]:
 
 
 def description_words(descriptions: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    """Per tool, the content words of its description (worked out once per agent, when the
-    agent is built: :meth:`~toolcycle.playbook.Playbook.describe_tools`)."""
-    return {tool: frozenset(keywords(text)) - TEMPLATE_WORDS
+    """Per tool, the :func:`~toolcycle.playbook.strategy.root` of each content word of its
+    description (worked out once per agent, when the agent is built:
+    :meth:`~toolcycle.playbook.Playbook.describe_tools`)."""
+    return {tool: frozenset(roots(keywords(text)) - roots(TEMPLATE_WORDS))
             for tool, text in descriptions.items()}
 
 
@@ -85,7 +86,7 @@ def described_words(words: Sequence[str], tools: Sequence[str],
     described: set[str] = set()
     for tool in tools:
         described.update(descriptions.get(tool, ()))
-    return [w for w in words if w in described]
+    return [w for w in words if root(w) in described]
 
 
 def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
@@ -152,16 +153,21 @@ def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
     """Words common to the tasks a pattern came from (in at least half of them, at least 2),
     then the words any of those tasks shares with the descriptions of the pattern's tools
     (:attr:`Insight.tool_words`; see :func:`~toolcycle.playbook.applicability.described_words`)."""
-    counts: dict[str, int] = {}
+    counts: dict[str, int] = {}  # by root: "supplies" and "supplier" count as one word
+    written: dict[str, str] = {}  # each root as its first task wrote it
     for insight in evidence:
-        for word in set(insight.keywords):
-            counts[word] = counts.get(word, 0) + 1
+        for word in insight.keywords:
+            written.setdefault(root(word), word)
+        for stem in roots(insight.keywords):
+            counts[stem] = counts.get(stem, 0) + 1
     need = max(2, (len(evidence) + 1) // 2) if len(evidence) > 1 else 1
     common = [w for w, c in counts.items() if c >= need]
-    common.sort(key=lambda w: (-counts[w], w))
+    common.sort(key=lambda w: (-counts[w], written[w]))
     # (a task's tool words are among its keywords, so each has a count)
-    described = {w: None for i in evidence for w in i.tool_words if counts[w] < need}
-    return [*common, *sorted(described, key=lambda w: (-counts[w], w))][:limit]
+    described = {root(w): None for i in evidence for w in i.tool_words
+                 if counts.get(root(w), 0) < need}
+    ranked = sorted(described, key=lambda w: (-counts.get(w, 0), written.get(w, w)))
+    return [written.get(w, w) for w in [*common, *ranked]][:limit]
 
 
 def confirmed(words: Sequence[str], insight: Insight, limit: int = 12) -> list[str]:
@@ -170,6 +176,9 @@ def confirmed(words: Sequence[str], insight: Insight, limit: int = 12) -> list[s
     to every task: a pitfall confirmed by a weather task then matched currency tasks by a
     person's name), then the words of the new task that its tools describe (grounded in
     what the tools do, they widen a lesson to another wording of its kind)."""
-    shared = [w for w in words if w in insight.keywords]
-    kept = shared if len(shared) >= 2 else list(words)
-    return list(dict.fromkeys([*kept, *insight.tool_words]))[:limit]
+    said = roots(insight.keywords)
+    shared = [w for w in words if root(w) in said]
+    kept: dict[str, str] = {}  # root -> the word as first written
+    for word in [*(shared if len(shared) >= 2 else words), *insight.tool_words]:
+        kept.setdefault(root(word), word)
+    return list(kept.values())[:limit]

@@ -38,7 +38,7 @@ from .reflector import NO_CALL, pitfall_advice
 from .routine import MIN_FEED_EXAMPLES, induce
 from .stats import is_timeout
 from .store import PlaybookStore
-from .strategy import Insight, Strategy, keywords, strategy_id
+from .strategy import Insight, Strategy, keywords, root, roots, strategy_id
 
 DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
 
@@ -189,7 +189,7 @@ class Curator:
                     tools[:len(calls)] != calls):
                 continue
             evidence = [Insight.from_dict(d) for d in data["insights"]]
-            if not set(applicability(evidence)) & set(outcome.keywords):
+            if not roots(applicability(evidence)) & roots(outcome.keywords):
                 continue  # promoted now, the sequence would not be shown to that task
             short = data.setdefault("short", [])
             if outcome.task in {_task_of(i) for i in data["insights"]} | {
@@ -219,8 +219,8 @@ class Curator:
             return True
         if found < 1 or found + 1 < self.promote_after:
             return False
-        words = set(applicability([Insight.from_dict(d) for d in data["insights"]]))
-        return any(words & set(s.get("keywords", ())) for s in data.get("short", []))
+        words = roots(applicability([Insight.from_dict(d) for d in data["insights"]]))
+        return any(words & roots(s.get("keywords", ())) for s in data.get("short", []))
 
     def _promote(self, store: PlaybookStore, data: dict[str, Any], insight: Insight,
                  touched: dict[str, Strategy]) -> list[Delta]:
@@ -369,7 +369,8 @@ def _take_repair(strategy: Strategy, insight: Insight) -> bool:
         return False
     strategy.advice, strategy.tools = insight.advice, list(insight.tools)
     strategy.detail = insight.detail
-    shared = [w for w in strategy.applies_when if w in insight.keywords]
+    said = roots(insight.keywords)
+    shared = [w for w in strategy.applies_when if root(w) in said]
     strategy.applies_when = (shared if len(shared) >= 2 else applicability([insight]))
     return True
 

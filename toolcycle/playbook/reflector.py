@@ -26,7 +26,7 @@ from .applicability import answer_labels, described_words, task_words
 from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
+from .strategy import SKIP, Insight, StrategyKind, keywords, root, roots, task_fingerprint
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -204,8 +204,9 @@ def reflect(trace: Trace, *, success: bool, domain: str,
                      if descriptions else [])
         labels = answer_labels(analysis.chain[-1].call.result, str(trace.output or ""),
                                trace.user_prompt or "") if analysis.chain else set()
+        labelled = roots(labels)
         lesson.tool_words = list(dict.fromkeys(
-            [*described, *(w for w in analysis.keywords if w in labels)]))
+            [*described, *(w for w in analysis.keywords if root(w) in labelled)]))
         insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:

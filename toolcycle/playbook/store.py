@@ -34,7 +34,7 @@ from typing import Any
 
 from .._sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
-from .strategy import Strategy, index_terms, keywords
+from .strategy import Strategy, index_terms, keywords, root, roots
 
 #: Secrets out of what a playbook file keeps (the trace store's defaults).
 _REDACTOR = Redactor()
@@ -428,7 +428,9 @@ class _Index:
     reflector's templates ("call", "error"), which every strategy shares. Postings are kept
     per domain (the usual filter) and in total (for the inverse document frequency). A task
     scores the sum of ``idf × weight`` of its words found in a strategy, times the strategy's
-    evidence score; a strategy needing a tool the agent lacks is never returned.
+    evidence score; a strategy needing a tool the agent lacks is never returned. Words are
+    indexed and looked up by their :func:`~toolcycle.playbook.strategy.root`, so "supplies"
+    finds a strategy learned from "supplier" (and strategies stored before roots still match).
     """
 
     __slots__ = ("df", "postings", "strategies", "terms", "version")
@@ -448,8 +450,8 @@ class _Index:
         self.version = version
 
     def _add(self, s: Strategy) -> None:
-        terms: dict[str, float] = dict.fromkeys(index_terms(s), 0.5)
-        terms.update(dict.fromkeys(s.applies_when, 1.0))
+        terms: dict[str, float] = dict.fromkeys(roots(index_terms(s)), 0.5)
+        terms.update(dict.fromkeys(roots(s.applies_when), 1.0))
         self.strategies[s.id] = s
         self.terms[s.id] = terms
         for word, weight in terms.items():
@@ -471,7 +473,7 @@ class _Index:
     ) -> list[tuple[Strategy, float]]:
         n = max(1, len(self.strategies))
         scores: dict[str, float] = {}
-        for word in keywords(task):
+        for word in dict.fromkeys(root(w) for w in keywords(task)):
             hits = self.postings.get((domain, word))
             if not hits:
                 continue

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
+
+import snowballstemmer
 
 StrategyStatus = Literal["active", "retired"]
 #: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;
@@ -65,6 +70,34 @@ def keywords(text: str) -> list[str]:
         if word not in _STOPWORDS and len(word) > 2:
             seen.setdefault(word, None)
     return list(seen)
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between words
+
+
+@lru_cache(maxsize=1 << 16)
+def root(word: str) -> str:
+    """What a word is matched by: its Porter2 (Snowball English) stem, and an agent noun's
+    "-ier" as its verb's ("supplier", "supplies", "supplied", "supply" -> ``suppli``;
+    "carrier", "carry" -> ``carri``). Words are kept as written; only comparisons use roots.
+
+    Why: the tasks of one kind are worded apart, and a lesson learned from "Who supplies the
+    Vessel caulk gun?" met no word of "Who is the supplier of the Fenby staple gun?" (`depot`);
+    "booking"/"book", "shipped"/"shipping", "sources"/"sourcing" were as far apart. Snowball
+    leaves "-er" alone (order, number, weather keep theirs), so only "-ier", whose stem the
+    verb also has, is taken off.
+    """
+    with _STEMMER_LOCK:
+        stem: str = _STEMMER.stemWord(word)
+    if len(stem) > 5 and stem.endswith("ier"):
+        stem = stem[:-3] + "i"
+    return stem
+
+
+def roots(words: Iterable[str]) -> set[str]:
+    """The :func:`root` of each of ``words``."""
+    return {root(w) for w in words}
 
 
 def index_terms(strategy: Strategy) -> list[str]:
