@@ -345,3 +345,37 @@ async def test_a_learned_failure_with_no_words_proves_nothing() -> None:
     assert learned is not None and learned.proven is not None
     text = await learned.proven.invoke(None, {"service": "RX1"})  # type: ignore[arg-type]
     assert fell_back("delay_feed", text)
+
+
+async def test_an_mcp_servers_error_result_is_the_failure_a_fallback_was_learned_from() -> None:
+    """A stranger's MCP server reports a failure as an ``isError`` result, not an exception
+    of ours: the pitfall is learned from those runs, and a run not shown it falls back on the
+    same error result (the SDK's own server, over stdio)."""
+    import sys
+    from pathlib import Path
+
+    from toolcycle.mcp import MCPTools
+
+    server = MCPTools.stdio(sys.executable, str(Path(__file__).with_name(
+        "inventory_mcp_server.py")), trust_hints=True)  # its tools say they are read-only
+    pb = Playbook(":memory:", routines=True)
+    agent = Agent(ScriptedModel(live_first), "Answer with the tools.", [server], name="depot",
+                  playbook=pb)
+    async with agent:
+        for item in ("wrench", "reel", "jack"):
+            await agent.run(f"How many units are in stock of item {item}")
+        assert pb.flush(30)
+        [pitfall] = [s for s in pb.store.strategies() if alternative_of(s) is not None]
+        assert pitfall.tools == ["inventory_live", "warehouse_ledger"]
+        result = await Agent(ScriptedModel(live_first), "Answer with the tools.", [server],
+                             name="depot", playbook=pb).run("What quantity do we hold of ladder")
+        other = await Agent(ScriptedModel(live_first), "Answer with the tools.", [server],
+                            name="depot", playbook=pb).run("What quantity do we hold of gone")
+    assert result.trace.strategies_shown == []
+    [record] = result.trace.tool_calls
+    assert fell_back("inventory_live", record.result)
+    assert DOWN in (record.result or "")
+    assert "ladder: 42 units" in result.output and len(result.trace.steps) == 2
+    first = other.trace.tool_calls[0]  # another error of the server's: its own
+    assert "no item 'gone'" in (first.error or "") and not fell_back("inventory_live",
+                                                                    first.result)
