@@ -593,3 +593,41 @@ async def test_a_stand_ins_later_steps_count_against_the_runs_tool_call_limit() 
     assert "exchange_rate(" not in record.result
     assert "(stopped: The run's tool-call limit (1) is reached; `exchange_rate` was not " \
            "called.)" in record.result
+
+
+# -- a toolset's tools (an MCP server's): known only when a run lists them --------------------
+
+
+async def test_a_chain_learned_over_an_mcp_servers_tools_is_offered_as_a_routine() -> None:
+    """The routines of an agent's own tools are made when it is built; a toolset's tools are
+    known only when a run lists them, and the chains learned over them had no routine (the
+    SDK's own server, over stdio)."""
+    import sys
+    from pathlib import Path
+
+    from toolcycle.mcp import MCPTools
+
+    server = MCPTools.stdio(sys.executable, str(Path(__file__).with_name(
+        "money_mcp_server.py")), trust_hints=True)  # its tools say they are read-only
+    pb = Playbook(":memory:", routines=True)
+    async with server:
+        learner = Agent(ScriptedModel(policy), "Answer with the tools.", [server], name="money",
+                        playbook=pb)
+        assert (await learn(TASKS, learner, playbook=pb, progress=False)).success_rate == 1.0
+        agent = Agent(ScriptedModel(policy), "Answer with the tools.", [server], name="money",
+                      playbook=pb)
+        other = await agent.run("What is the weather in Fredville?")
+        currency = await agent.run("How many USD is the currency of Ruritania worth?")
+        own_calls = await Agent(ScriptedModel(by_hand), "Answer with the tools.", [server],
+                                name="money", playbook=pb).run(
+            "How many USD is the currency of Ruritania worth?")
+    assert "country_info_then_exchange_rate" not in (other.trace.tools_offered or [])
+    assert "country_info_then_exchange_rate" in (currency.trace.tools_offered or [])
+    assert currency.output.startswith("Worth 2.75 USD")  # (the server's JSON around it)
+    assert [c.name for c in currency.trace.tool_calls] == ["country_info_then_exchange_rate"]
+    assert len(currency.trace.steps) == 2  # was 3: two calls, then the answer
+    # and it stands in for a call of its first tool, as for the agent's own tools
+    assert own_calls.output.startswith("Worth 2.75 USD") and len(own_calls.trace.steps) == 2
+    [record] = own_calls.trace.tool_calls
+    assert record.name == "country_info" and (record.result or "").startswith(
+        "Ran country_info, then exchange_rate for you")

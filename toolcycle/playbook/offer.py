@@ -9,6 +9,8 @@ Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
@@ -20,7 +22,7 @@ from . import dead_end
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
 from .reshape import argument_lesson, reshaping_tool
-from .routine import ran_whole, routine_name
+from .routine import induce, ran_whole, repair, routine_name, routine_tool, stand_in
 from .strategy import Strategy, covers, shows_how_to_call
 
 
@@ -54,6 +56,32 @@ def pitfall_stand_ins(strategies: Iterable[Strategy], tools: Mapping[str, Tool[A
     return fallbacks, reshapes
 
 
+@dataclass(frozen=True, slots=True)
+class OfferedRoutine:
+    """A routine as a tool, what stands in for its first tool's calls and what repairs its
+    last tool's (None where it cannot; :func:`~toolcycle.playbook.routine.stand_in`,
+    :func:`~toolcycle.playbook.routine.repair`)."""
+
+    tool: Tool[Any]
+    stand_in: Tool[Any] | None
+    repair: Tool[Any] | None
+
+
+def routines_of(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]]
+                ) -> list[OfferedRoutine]:
+    """The routines of ``strategies`` that ``tools`` can run and does not have, once each."""
+    made: dict[str, OfferedRoutine] = {}
+    for strategy in strategies:
+        routine = induce(strategy)
+        if routine is None or routine.name in tools or routine.name in made:
+            continue
+        built = routine_tool(routine, tools)
+        if built is not None:
+            made[routine.name] = OfferedRoutine(built, stand_in(routine, built, tools),
+                                                repair(routine, built, tools))
+    return list(made.values())
+
+
 class RoutineOffer:
     """A :class:`~toolcycle.run.state.ToolSelector` that offers a run a routine only when the
     playbook shows the run the routine's strategy (see :meth:`Playbook.routine_selection`).
@@ -72,7 +100,7 @@ class RoutineOffer:
     id.
     """
 
-    def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: frozenset[str],
+    def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: AbstractSet[str],
                  inner: ToolSelector | None,
                  stand_ins: Mapping[str, Tool[Any]] | None = None,
                  fallbacks: Mapping[str, Fallback] | None = None,
@@ -80,11 +108,12 @@ class RoutineOffer:
                  reshapes: Mapping[str, Tool[Any]] | None = None) -> None:
         self.playbook = playbook
         self.agent_name = agent_name
+        #: These, the stand-ins, repairs, fallbacks and reshaped calls are kept by reference:
+        #: the playbook adds a toolset's when a run lists its tools (read as copies here).
         self.routines = routines
         self.inner = inner
-        self._stand_ins = dict(stand_ins or {})
-        self._repairs = dict(repairs or {})
-        #: Kept by reference: the playbook adds a toolset's when a run lists its tools.
+        self._stand_ins = stand_ins if stand_ins is not None else {}
+        self._repairs = repairs if repairs is not None else {}
         self._fallbacks = fallbacks if fallbacks is not None else {}
         self._reshapes = reshapes if reshapes is not None else {}
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
@@ -122,8 +151,8 @@ class RoutineOffer:
         # copies (list(): one step under the GIL): a run on another thread may be listing a
         # toolset's tools into these maps
         swaps = {name: tool for name, tool in list(self._reshapes.items()) if name in offered}
-        swaps.update((tool.name, tool) for name, tool in self._repairs.items()
-                     if name in offered and tool.name in offered)
+        swaps.update((tool.name, tool) for name, tool in list(self._repairs.items())
+                     if name in offered and name in self.routines and tool.name in offered)
         if self._fallbacks:  # one more retrieval, only for an agent with fallbacks
             shown = self._shown(task, offered)
             ids = {s.id for s in shown}
@@ -136,8 +165,8 @@ class RoutineOffer:
             for fallback in fallbacks:  # not shown: for the failure it was learned from
                 if fallback.proven is not None and fallback.tool.name not in swaps:
                     swaps[fallback.tool.name] = fallback.proven
-        swaps.update((tool.name, tool) for name, tool in self._stand_ins.items()
-                     if name in offered and tool.name in offered)
+        swaps.update((tool.name, tool) for name, tool in list(self._stand_ins.items())
+                     if name in offered and name in self.routines and tool.name in offered)
         return swaps
 
     def first_call(self, task: str, offered: frozenset[str]) -> str | None:

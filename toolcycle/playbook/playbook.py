@@ -30,11 +30,11 @@ from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import Fallback, fell_back
 from .location import open_store
-from .offer import RoutineOffer, pitfall_stand_ins
+from .offer import RoutineOffer, pitfall_stand_ins, routines_of
 from .outcome import RunOutcome
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
-from .routine import induce, repair, repaired, routine_name, routine_tool, stand_in
+from .routine import repaired, routine_name
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, skipped, strategy_id
@@ -119,6 +119,8 @@ class Playbook:
         self._repairs: dict[str, dict[str, Tool[Any]]] = {}
         self._reshapes: dict[str, dict[str, Tool[Any]]] = {}
         self._fallbacks: dict[str, dict[str, Fallback]] = {}
+        #: Per agent: the routines offered as its tools (its own, and its toolsets').
+        self._offered: dict[str, set[str]] = {}
         #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
         self._descriptions: dict[str, dict[str, frozenset[str]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
@@ -231,59 +233,60 @@ class Playbook:
         """
         if not self.routines:
             return []
-        made: list[Tool[Any]] = []
         strategies = self.store.strategies(self.domain or agent_name)
-        self.tools_listed(agent_name, tools, strategies, describe=False)
-        for strategy in strategies:
-            routine = induce(strategy)
-            if routine is None or routine.name in tools or any(
-                    t.name == routine.name for t in made):
-                continue
-            built = routine_tool(routine, tools)
-            if built is not None:
-                made.append(built)
-                self._routine_names.add(built.name)
-                standing = stand_in(routine, built, tools)
-                if standing is not None:
-                    self._stand_ins.setdefault(agent_name, {})[built.name] = standing
-                mending = repair(routine, built, tools)
-                if mending is not None:
-                    self._repairs.setdefault(agent_name, {})[built.name] = mending
+        self._pitfall_stand_ins(agent_name, tools, strategies)
+        return self._make_routines(agent_name, tools, strategies)
+
+    def tools_listed(self, agent_name: str, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
+        """``agent_name``'s tools as a run lists them (a toolset's, an MCP server's, are
+        known only then, beside the agent's own and its routines): described
+        (:meth:`describe_tools`) and, with ``routines=True``, given the fallbacks and
+        reshaped calls their pitfalls make (:func:`~toolcycle.playbook.offer.
+        pitfall_stand_ins`); returns the routines they make that ``tools`` lacks, which the
+        run adds to its tools and offers as the agent's own are offered."""
+        self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
+        if not self.routines:
+            return []
+        strategies = self.store.strategies(self.domain or agent_name)
+        self._pitfall_stand_ins(agent_name, tools, strategies)
+        made = self._make_routines(agent_name, tools, strategies)
+        self._offered.setdefault(agent_name, set()).update(r.name for r in made)
         return made
 
-    def tools_listed(self, agent_name: str, tools: Mapping[str, Tool[Any]],
-                     strategies: Sequence[Strategy] | None = None, describe: bool = True
-                     ) -> None:
-        """``agent_name``'s tools as a run lists them (a toolset's, an MCP server's, are
-        known only then): described (:meth:`describe_tools`) and, with ``routines=True``,
-        given the fallbacks and reshaped calls their pitfalls make
-        (:func:`~toolcycle.playbook.offer.pitfall_stand_ins`). Routines stay the ones made
-        when the agent was built."""
-        if describe:
-            self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
-        if self.routines:
-            fallbacks, reshapes = pitfall_stand_ins(
-                strategies if strategies is not None
-                else self.store.strategies(self.domain or agent_name), tools)
-            self._fallbacks.setdefault(agent_name, {}).update(fallbacks)
-            self._reshapes.setdefault(agent_name, {}).update(reshapes)
+    def _pitfall_stand_ins(self, agent_name: str, tools: Mapping[str, Tool[Any]],
+                           strategies: Sequence[Strategy]) -> None:
+        fallbacks, reshapes = pitfall_stand_ins(strategies, tools)
+        self._fallbacks.setdefault(agent_name, {}).update(fallbacks)
+        self._reshapes.setdefault(agent_name, {}).update(reshapes)
+
+    def _make_routines(self, agent_name: str, tools: Mapping[str, Tool[Any]],
+                       strategies: Sequence[Strategy]) -> list[Tool[Any]]:
+        """The routines of ``strategies`` that ``tools`` can run and lacks; their stand-ins
+        and repairs kept for the runs they are offered to."""
+        made = routines_of(strategies, tools)
+        for routine in made:
+            self._routine_names.add(routine.tool.name)
+            if routine.stand_in is not None:
+                self._stand_ins.setdefault(agent_name, {})[routine.tool.name] = routine.stand_in
+            if routine.repair is not None:
+                self._repairs.setdefault(agent_name, {})[routine.tool.name] = routine.repair
+        return [routine.tool for routine in made]
 
     def routine_selection(self, agent_name: str, routines: Sequence[str],
                           inner: ToolSelector | None) -> ToolSelector | None:
         """The tool selection of an agent offered ``routines``: each run is offered only the
         routines whose strategy the playbook shows that run, then ``inner`` (the agent's own
         selection, if any) applies. Measured: offered to every run, the 1.5B called the
-        currency routine for weather questions. ``inner`` itself when there is nothing to
-        offer (no routine and no fallback)."""
-        stand_ins = {name: tool for name, tool in self._stand_ins.get(agent_name, {}).items()
-                     if name in routines}
-        repairs = {name: tool for name, tool in self._repairs.get(agent_name, {}).items()
-                   if name in routines}
+        currency routine for weather questions. ``inner`` itself without ``routines=True``."""
         if not self.routines:
             return inner
-        # the pitfalls' stand-ins by reference: a toolset's tools add theirs when listed
-        return RoutineOffer(self, agent_name, frozenset(routines), inner, stand_ins,
-                            self._fallbacks.setdefault(agent_name, {}), repairs,
+        offered = self._offered.setdefault(agent_name, set())
+        offered.update(routines)
+        # by reference: a toolset's tools add their routines and stand-ins when listed
+        return RoutineOffer(self, agent_name, offered, inner,
+                            self._stand_ins.setdefault(agent_name, {}),
+                            self._fallbacks.setdefault(agent_name, {}),
+                            self._repairs.setdefault(agent_name, {}),
                             self._reshapes.setdefault(agent_name, {}))
 
     def answers_need_a_call(self, agent_name: str) -> bool:

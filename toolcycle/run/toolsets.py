@@ -66,10 +66,14 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
     if problems:
         raise ConfigurationError(problems, subject=f"agent {core.name!r}")
     listed_to = getattr(core.playbook, "tools_listed", None)
-    if callable(listed_to):  # a toolset's tools described, and given their lessons' stand-ins
-        # off the event loop: it reads the domain's strategies from the store (a file, or
-        # PostgreSQL), once per change of the lists, which a server may make on every request
-        await asyncio.to_thread(listed_to, core.name, merged)
+    if callable(listed_to):  # a toolset's tools described, given their lessons' stand-ins,
+        # and the routines learned over them added; off the event loop: it reads the
+        # domain's strategies from the store (a file, or PostgreSQL), once per change of the
+        # lists, which a server may make on every request
+        routines = await asyncio.to_thread(listed_to, core.name, merged)
+        for routine in routines or ():
+            if routine.name not in merged and routine.name not in reserved:
+                merged[routine.name] = routine
     definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                         for t in merged.values()) + core.output.tool_definitions
     expanded = _with_tools(core, merged, definitions)
