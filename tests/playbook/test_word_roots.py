@@ -90,3 +90,10 @@ def test_a_sequence_from_runs_worded_in_other_forms_is_promoted_with_a_shared_wo
         curator.apply(store, [insight])
     [sequence] = store.strategies()
     assert set(sequence.applies_when) == {"shipping", "parcel"}  # both runs said both
+
+
+def test_a_description_word_sharing_a_root_with_a_template_word_stays() -> None:
+    """"timed" is a template word ("… timed out"), "time" in "lead time" is not."""
+    descriptions = description_words({"records": "Lead time of an item, timed out rarely."})
+    assert described_words(["lead", "time", "item"], ["records"], descriptions) == [
+        "lead", "time", "item"]

@@ -67,7 +67,7 @@ def description_words(descriptions: Mapping[str, str]) -> dict[str, frozenset[st
     """Per tool, the :func:`~toolcycle.playbook.strategy.root` of each content word of its
     description (worked out once per agent, when the agent is built:
     :meth:`~toolcycle.playbook.Playbook.describe_tools`)."""
-    return {tool: frozenset(roots(keywords(text)) - roots(TEMPLATE_WORDS))
+    return {tool: frozenset(root(w) for w in keywords(text) if w not in TEMPLATE_WORDS)
             for tool, text in descriptions.items()}
 
 
