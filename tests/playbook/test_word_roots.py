@@ -13,7 +13,7 @@ from toolcycle.playbook.applicability import (
     described_words,
     description_words,
 )
-from toolcycle.playbook.strategy import Insight, root
+from toolcycle.playbook.strategy import Insight, _stem, root
 
 
 def test_forms_of_a_word_share_a_root_and_other_words_keep_theirs() -> None:
@@ -33,7 +33,7 @@ def test_roots_are_the_same_from_many_threads() -> None:
     """A Snowball stemmer keeps state between words; a playbook is read from many threads."""
     words = [f"{w}{n}" for n in range(300) for w in ("supplies", "shipping", "booking")]
     expected = {w: root(w) for w in words}
-    root.cache_clear()
+    _stem.cache_clear()
     seen: list[dict[str, str]] = []
 
     def stem_all() -> None:
@@ -45,6 +45,13 @@ def test_roots_are_the_same_from_many_threads() -> None:
     for thread in threads:
         thread.join()
     assert all(found == expected for found in seen)
+
+
+def test_a_long_run_of_letters_is_its_own_root() -> None:
+    """A hostile prompt's words are not each stemmed and cached at any length."""
+    word = "supplies" * 1000
+    assert root(word) == word
+    assert root("internationalisations") == root("internationalisation")  # words are stemmed
 
 
 def test_a_strategy_stored_with_one_form_is_found_by_another(db_location: str) -> None:

@@ -76,7 +76,11 @@ _STEMMER = snowballstemmer.stemmer("english")
 _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between words
 
 
-@lru_cache(maxsize=1 << 16)
+#: Longer "words" (an id, a hash, a hostile prompt's run of letters) are matched as written:
+#: no English word needs stemming at that length, and each cached root keeps its word.
+_LONGEST_STEMMED = 32
+
+
 def root(word: str) -> str:
     """What a word is matched by: its Porter2 (Snowball English) stem, and an agent noun's
     "-ier" as its verb's ("supplier", "supplies", "supplied", "supply" -> ``suppli``;
@@ -88,6 +92,11 @@ def root(word: str) -> str:
     leaves "-er" alone (order, number, weather keep theirs), so only "-ier", whose stem the
     verb also has, is taken off.
     """
+    return word if len(word) > _LONGEST_STEMMED else _stem(word)
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
     with _STEMMER_LOCK:
         stem: str = _STEMMER.stemWord(word)
     if len(stem) > 5 and stem.endswith("ier"):
