@@ -67,7 +67,8 @@ def test_two_runs_worded_apart_teach_a_chain_that_applies_to_what_its_tools_do(
         _office_run("How many degrees is it where Aiko Tanaka works?", "Aiko Tanaka"),
         success=True, domain="support", descriptions=DESCRIPTIONS))
     [chain] = described.strategies()
-    assert set(chain.applies_when) == {"office", "temperature", "degrees"}
+    # ("works": two of its three tasks asked "where ... works", a wording of the kind)
+    assert set(chain.applies_when) == {"office", "temperature", "degrees", "works"}
 
 
 def _directory(name: str) -> str:

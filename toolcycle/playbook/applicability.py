@@ -149,6 +149,24 @@ def _leaves(value: object, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, .
         yield path, value
 
 
+def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None = None,
+                 keep: int = 32, more: Mapping[str, int] | None = None) -> dict[str, int]:
+    """How many of the tasks of ``evidence`` said each word, added to ``counts`` (and to
+    ``more``'s, another strategy's being folded in): keyed by the word as first written,
+    counted by its :func:`~toolcycle.playbook.strategy.root`; the ``keep`` most said."""
+    support = dict(counts or {})
+    written = {root(w): w for w in support}
+    for word, n in (more or {}).items():
+        key = written.setdefault(root(word), word)
+        support[key] = support.get(key, 0) + n
+    for insight in evidence:
+        for stem, word in {root(w): w for w in reversed(insight.keywords)}.items():
+            key = written.setdefault(stem, word)
+            support[key] = support.get(key, 0) + 1
+    best = sorted(support.items(), key=lambda item: (-item[1], item[0]))[:keep]
+    return dict(best)
+
+
 def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
     """Words common to the tasks a pattern came from (in at least half of them, at least 2),
     then the words any of those tasks shares with the descriptions of the pattern's tools
@@ -182,3 +200,22 @@ def confirmed(words: Sequence[str], insight: Insight, limit: int = 12) -> list[s
     for word in [*(shared if len(shared) >= 2 else words), *insight.tool_words]:
         kept.setdefault(root(word), word)
     return list(kept.values())[:limit]
+
+
+def confirmed_by(words: Sequence[str], support: Mapping[str, int], insight: Insight,
+                 limit: int = 12) -> tuple[list[str], dict[str, int]]:
+    """A sequence's ``words`` and ``support`` (:func:`word_support`) once ``insight``'s task
+    confirmed it: :func:`confirmed`, then every word two of its tasks said.
+
+    Why: the tasks of one kind are worded apart, and narrowing to what each new task shares
+    forgot the others' words: on `depot` (ReAct) the supplier sequence was promoted applying
+    to "supplies" (said by two of its three tasks) and "lead", "time", "days"; its next task,
+    "How long is the lead time for the Garrow tile saw, in days?", narrowed it to lead, time,
+    days, and no "Who is the supplier of ...?" was shown it. Only sequences: their tasks are
+    the runs their tools answered, one kind; a pitfall's are any runs that met its error.
+    """
+    counts = word_support([insight], support)
+    kept = confirmed(words, insight, limit)
+    known = roots(kept)
+    backed = [w for w, n in counts.items() if n >= 2 and root(w) not in known]
+    return [*kept, *backed][:limit], counts

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .applicability import applicability, confirmed
+from .applicability import applicability, confirmed, confirmed_by, word_support
 from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
@@ -458,6 +458,8 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
         applies_when=words, support=len(evidence),
         created_at=now, updated_at=now, detail=insight.detail,
     )
+    if insight.kind == "sequence":
+        strategy.word_support = word_support(evidence if where is None else where)
     strategy.add_provenance(*(i.run_id for i in evidence))
     for i in evidence:
         strategy.add_feeds(i.feeds)
@@ -469,7 +471,11 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     strategy.support += 1
     strategy.add_provenance(insight.run_id)
     strategy.add_feeds(insight.feeds)
-    strategy.applies_when = confirmed(strategy.applies_when, insight)
+    if strategy.kind == "sequence":
+        strategy.applies_when, strategy.word_support = confirmed_by(
+            strategy.applies_when, strategy.word_support, insight)
+    else:
+        strategy.applies_when = confirmed(strategy.applies_when, insight)
     strategy.updated_at = time.time()
 
 
@@ -483,6 +489,7 @@ def _fold(keep: Strategy, drop: Strategy) -> None:
     for feeds in drop.feeds:
         keep.add_feeds(feeds)
     keep.applies_when = list(dict.fromkeys([*keep.applies_when, *drop.applies_when]))[:12]
+    keep.word_support = word_support([], keep.word_support, more=drop.word_support)
     keep.updated_at = time.time()
     drop.status, drop.note = "retired", f"merged into {keep.id}"
     drop.updated_at = keep.updated_at

@@ -226,6 +226,11 @@ class Strategy:
     #: The pattern's detail (see :attr:`Insight.detail`): for a pitfall its error class, then
     #: ``|`` and its repair's signature when it has one. Empty in playbooks written before it.
     detail: str = ""
+    #: For a sequence: how many of the tasks behind it said each word (by root, as first
+    #: written; the most said kept): a word two of them said stays in ``applies_when`` when
+    #: a confirmation's task does not say it (:func:`~toolcycle.playbook.applicability.
+    #: confirmed_by`). Empty in playbooks written before it.
+    word_support: dict[str, int] = field(default_factory=dict)
 
     @property
     def uses(self) -> int:
