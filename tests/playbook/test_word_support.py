@@ -82,3 +82,10 @@ def test_strategies_stored_before_word_support_load_and_pitfalls_narrow_as_befor
     [strategy] = store.strategies()
     assert strategy.word_support == {}
     assert strategy.applies_when == ["slow"]  # as before: a task sharing too little keeps it
+
+
+def test_a_full_support_makes_way_for_the_newest_task_s_words() -> None:
+    old = word_support([_insight([f"old{n}" for n in range(32)])])
+    support = word_support([_insight(["fresh", "old0"])], old)
+    assert len(support) == 32 and support["old0"] == 2 and support["fresh"] == 1
+    assert "old31" in support and "old1" not in support  # the oldest single goes

@@ -153,7 +153,9 @@ def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None =
                  keep: int = 32, more: Mapping[str, int] | None = None) -> dict[str, int]:
     """How many of the tasks of ``evidence`` said each word, added to ``counts`` (and to
     ``more``'s, another strategy's being folded in): keyed by the word as first written,
-    counted by its :func:`~toolcycle.playbook.strategy.root`; the ``keep`` most said."""
+    counted by its :func:`~toolcycle.playbook.strategy.root`; the ``keep`` most said, the
+    newest first among words said as often (a word one old task said makes way for one the
+    latest said, which the next may say again)."""
     support = dict(counts or {})
     written = {root(w): w for w in support}
     for word, n in (more or {}).items():
@@ -163,8 +165,8 @@ def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None =
         for stem, word in {root(w): w for w in reversed(insight.keywords)}.items():
             key = written.setdefault(stem, word)
             support[key] = support.get(key, 0) + 1
-    best = sorted(support.items(), key=lambda item: (-item[1], item[0]))[:keep]
-    return dict(best)
+    ranked = sorted(enumerate(support.items()), key=lambda item: (-item[1][1], -item[0]))
+    return dict(item for _, item in ranked[:keep])
 
 
 def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
