@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -50,6 +51,21 @@ def stock_trace(company: str, *, wasted: bool = True, shown: list[str] | None = 
     iterations.append([("find_ticker", {"company": company}, "ACME", None)])
     iterations.append([("get_quote", {"ticker": "ACME"}, "123.4", None)])
     return make_trace(f"What is the stock price of {company}?", iterations, shown=shown)
+
+
+#: depot's purchasing records: item -> (supplier, lead time in days)
+PURCHASING = {"vessel caulk gun": ("Arnfeld Tools", 12), "hadley work light": ("Lumen & Rook", 9),
+              "tollin pipe cutter": ("Arnfeld Tools", 5), "garrow tile saw": ("Weylan Bros", 34)}
+
+
+def supplier_trace(prompt: str, item: str, answer: str) -> Trace:
+    """A depot run that answered ``prompt`` from one call of purchasing_records."""
+    supplier, days = PURCHASING[item]
+    trace = make_trace(prompt, [[(
+        "purchasing_records", {"item": item},
+        json.dumps({"item": item, "supplier": supplier, "lead_time_days": days}), None)]])
+    trace.output = answer
+    return trace
 
 
 @pytest.fixture

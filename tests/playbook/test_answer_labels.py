@@ -11,10 +11,7 @@ import json
 from toolcycle.playbook import Curator, open_store, reflect
 from toolcycle.playbook.applicability import answer_labels
 
-from .conftest import make_trace
-
-RECORDS = {"vessel caulk gun": ("Arnfeld Tools", 12), "hadley work light": ("Lumen & Rook", 9),
-           "tollin pipe cutter": ("Arnfeld Tools", 5)}
+from .conftest import make_trace, supplier_trace
 
 
 def test_the_keys_leading_to_the_answer_name_what_was_asked() -> None:
@@ -45,15 +42,6 @@ def test_in_text_the_words_just_before_the_answer() -> None:
     assert answer_labels("Oslo: 5 C, cloudy", "5 degrees", "How warm is Oslo?") == set()
 
 
-def _supplier_run(prompt: str, item: str, answer: str) -> object:
-    supplier, days = RECORDS[item]
-    trace = make_trace(prompt, [[(
-        "purchasing_records", {"item": item},
-        json.dumps({"item": item, "supplier": supplier, "lead_time_days": days}), None)]])
-    trace.output = answer
-    return trace
-
-
 def test_runs_worded_apart_teach_a_lesson_that_applies_to_the_field_they_asked_for(
         db_location: str) -> None:
     store, curator = open_store(db_location), Curator()
@@ -63,7 +51,7 @@ def test_runs_worded_apart_teach_a_lesson_that_applies_to_the_field_they_asked_f
             ("Name the supplier of the Tollin pipe cutter.", "tollin pipe cutter",
              "Arnfeld Tools")]
     for prompt, item, answer in runs:
-        curator.apply(store, reflect(_supplier_run(prompt, item, answer),  # type: ignore[arg-type]
+        curator.apply(store, reflect(supplier_trace(prompt, item, answer),
                                      success=True, domain="depot"))
     [sequence] = [s for s in store.strategies() if s.kind == "sequence"]
     assert sequence.tools == ["purchasing_records"]

@@ -5,16 +5,12 @@ days by its next task, and "Who is the supplier of ...?" was never shown it."""
 
 from __future__ import annotations
 
-import json
-
 from toolcycle.playbook import Curator, Strategy, open_store, reflect
 from toolcycle.playbook.applicability import confirmed_by, word_support
 from toolcycle.playbook.strategy import Insight
 
-from .conftest import make_trace
+from .conftest import supplier_trace
 
-RECORDS = {"vessel caulk gun": ("Arnfeld Tools", 12), "hadley work light": ("Lumen & Rook", 9),
-           "tollin pipe cutter": ("Arnfeld Tools", 5), "garrow tile saw": ("Weylan Bros", 34)}
 #: depot's train order: supplier, lead time, supplier, lead time
 RUNS = [("Who supplies the Vessel caulk gun?", "vessel caulk gun", "Arnfeld Tools"),
         ("What is the lead time in days for the Hadley work light?", "hadley work light", "9"),
@@ -23,19 +19,10 @@ RUNS = [("Who supplies the Vessel caulk gun?", "vessel caulk gun", "Arnfeld Tool
          "34")]
 
 
-def _run(prompt: str, item: str, answer: str) -> object:
-    supplier, days = RECORDS[item]
-    trace = make_trace(prompt, [[(
-        "purchasing_records", {"item": item},
-        json.dumps({"item": item, "supplier": supplier, "lead_time_days": days}), None)]])
-    trace.output = answer
-    return trace
-
-
 def test_a_confirmation_keeps_a_wording_two_of_the_tasks_said(db_location: str) -> None:
     store, curator = open_store(db_location), Curator()
     for prompt, item, answer in RUNS:
-        curator.apply(store, reflect(_run(prompt, item, answer),  # type: ignore[arg-type]
+        curator.apply(store, reflect(supplier_trace(prompt, item, answer),
                                      success=True, domain="depot"))
     [sequence] = [s for s in store.strategies() if s.kind == "sequence"]
     assert sequence.support == 4
