@@ -104,3 +104,16 @@ def test_a_description_word_sharing_a_root_with_a_template_word_stays() -> None:
     descriptions = description_words({"records": "Lead time of an item, timed out rarely."})
     assert described_words(["lead", "time", "item"], ["records"], descriptions) == [
         "lead", "time", "item"]
+
+
+def test_folded_strategies_keep_one_form_of_each_word() -> None:
+    """Two near-duplicate sequences merged: "shipping" and "shipped" are one word."""
+    from toolcycle.playbook.curator import _fold
+
+    keep = Strategy(id="a", domain="d", advice="Call t(x).", tools=["t"],
+                    applies_when=["shipping", "parcel"], word_support={"shipping": 2})
+    drop = Strategy(id="b", domain="d", advice="Call t(x).", tools=["t"],
+                    applies_when=["shipped", "order"], word_support={"shipped": 3})
+    _fold(keep, drop)
+    assert keep.applies_when == ["shipping", "parcel", "order"]
+    assert keep.word_support == {"shipping": 5}

@@ -76,3 +76,9 @@ def test_a_full_support_makes_way_for_the_newest_task_s_words() -> None:
     support = word_support([_insight(["fresh", "old0"])], old)
     assert len(support) == 32 and support["old0"] == 2 and support["fresh"] == 1
     assert "old31" in support and "old1" not in support  # the oldest single goes
+
+
+def test_a_hostile_prompt_s_long_runs_of_letters_are_not_counted() -> None:
+    """Support is stored with the strategy: a prompt's 100,000-letter "word" is no word."""
+    support = word_support([_insight(["x" * 100_000, "parcel"])])
+    assert support == {"parcel": 1}

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from .strategy import TEMPLATE_WORDS, Insight, keywords, root, roots
+from .strategy import LONGEST_STEMMED, TEMPLATE_WORDS, Insight, keywords, root, roots
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _SENTENCE_END = re.compile(r"[.?!:;\n]")
@@ -162,7 +162,8 @@ def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None =
         key = written.setdefault(root(word), word)
         support[key] = support.get(key, 0) + n
     for insight in evidence:
-        for stem, word in {root(w): w for w in reversed(insight.keywords)}.items():
+        said = [w for w in insight.keywords if len(w) <= LONGEST_STEMMED]  # (no ids, no junk)
+        for stem, word in {root(w): w for w in reversed(said)}.items():
             key = written.setdefault(stem, word)
             support[key] = support.get(key, 0) + 1
     ranked = sorted(enumerate(support.items()), key=lambda item: (-item[1][1], -item[0]))
@@ -198,10 +199,15 @@ def confirmed(words: Sequence[str], insight: Insight, limit: int = 12) -> list[s
     what the tools do, they widen a lesson to another wording of its kind)."""
     said = roots(insight.keywords)
     shared = [w for w in words if root(w) in said]
-    kept: dict[str, str] = {}  # root -> the word as first written
-    for word in [*(shared if len(shared) >= 2 else words), *insight.tool_words]:
+    return by_root([*(shared if len(shared) >= 2 else words), *insight.tool_words])[:limit]
+
+
+def by_root(words: Sequence[str]) -> list[str]:
+    """``words`` without a second form of a root: each as first written, in order."""
+    kept: dict[str, str] = {}
+    for word in words:
         kept.setdefault(root(word), word)
-    return list(kept.values())[:limit]
+    return list(kept.values())
 
 
 def confirmed_by(words: Sequence[str], support: Mapping[str, int], insight: Insight,

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .applicability import applicability, confirmed, confirmed_by, word_support
+from .applicability import applicability, by_root, confirmed, confirmed_by, word_support
 from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
@@ -488,7 +488,7 @@ def _fold(keep: Strategy, drop: Strategy) -> None:
     keep.add_provenance(*drop.provenance)
     for feeds in drop.feeds:
         keep.add_feeds(feeds)
-    keep.applies_when = list(dict.fromkeys([*keep.applies_when, *drop.applies_when]))[:12]
+    keep.applies_when = by_root([*keep.applies_when, *drop.applies_when])[:12]
     keep.word_support = word_support([], keep.word_support, more=drop.word_support)
     keep.updated_at = time.time()
     drop.status, drop.note = "retired", f"merged into {keep.id}"

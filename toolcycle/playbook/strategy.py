@@ -78,7 +78,7 @@ _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between w
 
 #: Longer "words" (an id, a hash, a hostile prompt's run of letters) are matched as written:
 #: no English word needs stemming at that length, and each cached root keeps its word.
-_LONGEST_STEMMED = 32
+LONGEST_STEMMED = 32
 
 
 def root(word: str) -> str:
@@ -92,7 +92,7 @@ def root(word: str) -> str:
     leaves "-er" alone (order, number, weather keep theirs), so only "-ier", whose stem the
     verb also has, is taken off.
     """
-    return word if len(word) > _LONGEST_STEMMED else _stem(word)
+    return word if len(word) > LONGEST_STEMMED else _stem(word)
 
 
 @lru_cache(maxsize=1 << 16)
