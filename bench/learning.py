@@ -29,9 +29,11 @@ which counts). ``tools.py`` defines ``TOOLS`` (functions or
 tool is a lookup: only tools declared read-only may be called by the playbook for the model
 (a routine standing in for its first tool, a fallback, a repair), as in any agent. Phase 1
 learns a playbook offline from the train split (``learn``, judged against the expected
-answers). Phase 2 runs the test split ``--repeats`` times with the same model and seeds, once
-without a playbook and once with the learned one frozen (read-only, so both arms see the same
-playbook on every repeat), with ``Playbook(routines=True)`` unless ``--no-routines``. Baseline
+answers; after a failed train run the learner probes the other read-only tools with its
+missed calls' arguments, ``--no-probe`` to turn that off: toolcycle.playbook.probe). Phase 2
+runs the test split ``--repeats`` times with the same model and seeds, once without a playbook
+and once with the learned one frozen (read-only, so both arms see the same playbook on every
+repeat), with ``Playbook(routines=True)`` unless ``--no-routines``. Baseline
 and playbook runs alternate per repeat so that load on the shared machine hits both alike.
 
 Figures per arm: success rate, mean iterations, mean tokens and wall time per task, each as the
@@ -313,7 +315,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             train, f"learn e{epoch + 1}", learner,
         )
         learned_report = await learn(train, agent, evaluate, playbook=learner,
-                             session=f"bench-epoch{epoch}", progress=False)
+                                     session=f"bench-epoch{epoch}", progress=False,
+                                     probe=args.probe, tools=agent.agent.tools)
         outcomes.update({f"{epoch}:{k}": v for k, v in learned_report.outcomes.items()})
         learn_runs += agent.rows
         strategy_log += agent.strategy_log
@@ -342,7 +345,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
         "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
         "strategy_log": strategy_log, "lessons": args.lessons, "routines": args.routines,
-        "learn_routines": learn_routines,
+        "learn_routines": learn_routines, "probe": args.probe,
         "reflection_errors": [str(e)[:500] for e in learner.errors],
     }
     if args.learn_only or args.repeats < 1:  # --repeats 0: no test split to run either
@@ -494,6 +497,9 @@ def main() -> int:
     parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
                         help="the playbook arm with Playbook(routines=True), as in the recent "
                         "rows of docs/benchmarks.md (default); --no-routines: advice only")
+    parser.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True,
+                        help="after a failed train run, ask the other read-only tools what its "
+                             "missed calls asked (toolcycle.playbook.probe; default on)")
     parser.add_argument("--learn-routines", action=argparse.BooleanOptionalAction, default=None,
                         help="learn with Playbook(routines=True), so that later train runs use "
                         "what earlier ones taught (default: as --routines)")

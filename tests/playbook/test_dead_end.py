@@ -84,10 +84,12 @@ BALANCES = [("t1", "What balance is due for Acme Bakery?", "120.5"),
             ("t3", "How large is the balance due for Cobalt Print?", "310.0")]
 
 
-async def _learned(routines: bool = True) -> Playbook:
+async def _learned(routines: bool = True, probe: bool = False) -> Playbook:
+    """Dead ends as the runs show them (``probe``: as probing the other tools repairs them,
+    tests/playbook/test_probe.py)."""
     pb = Playbook(":memory:", routines=routines)
     report = await learn([LearningTask(*t) for t in BALANCES], _agent(pb), playbook=pb,
-                         progress=False)
+                         progress=False, probe=probe)
     assert report.success_rate == 0.0  # ledger never tried
     return pb
 
@@ -205,6 +207,22 @@ async def test_a_run_shown_dead_ends_begins_with_the_one_tool_left_untried() -> 
     # the run followed them and got it right: each dead end helped
     assert pb.flush(30)
     assert {s.helpful for s in pb.strategies("records") if s.detail == FOUND_NOTHING} == {1}
+
+
+async def test_probed_dead_ends_name_where_the_answer_is() -> None:
+    pb = await _learned(probe=True)
+    by_tool = {s.tools[0]: s for s in pb.strategies("records") if s.kind == "pitfall"}
+    assert by_tool["roster"].advice == ("roster found nothing for this kind of task. "
+                                        "Call ledger(name) instead.")
+    assert by_tool["depot"].tools == ["depot", "ledger"]
+    assert by_tool["web_search"].detail == FOUND_NOTHING  # ledger takes no query: not probed
+    CHOICES.clear()
+    result = await _agent(pb).run("What balance is due for Delta Cafe?")
+    assert result.output == "42.25" and CHOICES[0] == "ledger"
+    instructions = "\n".join(SYSTEM)
+    assert "Call ledger(name) instead." in instructions
+    assert ("- For tasks like this, web_search found nothing (seen in 3 failed runs). "
+            "Try ledger.") in instructions  # not depot or roster: found empty too
 
 
 async def test_dead_ends_stay_with_their_kind_of_task() -> None:

@@ -25,9 +25,9 @@ answer there teaches the sequence itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from .evidence import CallEvidence
+from .evidence import CallEvidence, Repair
 from .strategy import Strategy, UseVerdict
 
 #: The ``detail`` of a dead-end pitfall (its one tool found nothing for this kind of task).
@@ -48,9 +48,28 @@ def found_nothing(calls: Sequence[CallEvidence]) -> list[str]:
                               if c.status == "empty" and c.call.name not in failed))
 
 
-def advice(tool: str) -> str:
-    """The lesson of one tool, as stored (shown combined, see :func:`render`)."""
-    return f"{tool} found nothing for this kind of task."
+def repaired(calls: Sequence[CallEvidence], repairs: Mapping[int, Repair]) -> dict[str, Repair]:
+    """In a failed run, the tools whose empty calls have an ``alternative`` repair (a probe's:
+    :mod:`~toolcycle.playbook.probe`), each with its first such repair; a tool that also
+    failed with an error in the run is not among them (its error is its lesson)."""
+    failed = {c.call.name for c in calls if c.status == "error"}
+    out: dict[str, Repair] = {}
+    for c in calls:
+        repair = repairs.get(c.index)
+        if (c.status == "empty" and repair is not None and repair.kind == "alternative"
+                and c.call.name not in failed):
+            out.setdefault(c.call.name, repair)
+    return out
+
+
+def advice(tool: str, repair: Repair | None = None) -> str:
+    """The lesson of one tool, as stored (shown combined, see :func:`render`); with the
+    ``alternative`` that held the answer, a pitfall of its own ("... Call Y(a) instead.",
+    which a routines playbook falls back to: :mod:`~toolcycle.playbook.fallback`)."""
+    line = f"{tool} found nothing for this kind of task."
+    if repair is None:
+        return line
+    return f"{line} Call {repair.via}({', '.join(repair.via_args)}) instead."
 
 
 def is_dead_end(strategy: Strategy) -> bool:
@@ -58,9 +77,15 @@ def is_dead_end(strategy: Strategy) -> bool:
         strategy.tools)
 
 
+def says_found_nothing(strategy: Strategy) -> bool:
+    """A dead end, or one a probe repaired ("X found nothing ... Call Y(a) instead.")."""
+    return strategy.kind == "pitfall" and bool(strategy.tools) and (
+        strategy.detail.partition("|")[0] == FOUND_NOTHING)
+
+
 def dead_tools(shown: Iterable[Strategy]) -> set[str]:
-    """The tools that the dead ends among ``shown`` say found nothing."""
-    return {s.tools[0] for s in shown if is_dead_end(s)}
+    """The tools that the dead ends among ``shown`` (repaired ones too) say found nothing."""
+    return {s.tools[0] for s in shown if says_found_nothing(s)}
 
 
 def untried(shown: Iterable[Strategy], offered: Iterable[str], skip: Iterable[str] = ()

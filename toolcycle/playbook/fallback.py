@@ -34,6 +34,7 @@ from typing import Any
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
+from .dead_end import FOUND_NOTHING
 from .evidence import is_empty_result
 from .reflector import normalise_error
 from .routine import CallRefused, invoke_step, properties
@@ -87,8 +88,10 @@ def fallback_for(pitfall: Strategy, tools: Mapping[str, Tool[Any]]) -> Fallback 
     if tool is None:
         return None
     learned = pitfall.detail.partition("|")[0]  # the error class it was learned from
-    # "KeyError: '…'" masks to "…": a class with no words would match any such error
-    proven = fallback_tool(primary, alternative, learned) if _WORDS.search(learned) else None
+    # "KeyError: '…'" masks to "…": a class with no words would match any such error; an
+    # empty result proves nothing (a database empty for some kinds of question)
+    proven = (fallback_tool(primary, alternative, learned)
+              if _WORDS.search(learned) and learned != FOUND_NOTHING else None)
     return Fallback(pitfall, tool, proven)
 
 

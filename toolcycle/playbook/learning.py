@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..tools import Tool
 from ..tracing.trace import Trace
 from .playbook import Playbook, current_grader
+from .probe import Probe, current_probe
 
 #: ``evaluator(task, output) -> bool | float``.
 Evaluator = Callable[["LearningTask", Any], bool | float]
@@ -72,12 +74,18 @@ async def learn(
     session: str = "default",
     epochs: int = 1,
     progress: bool = True,
+    probe: bool = True,
+    tools: Mapping[str, Tool[Any]] | None = None,
 ) -> LearningReport:
     """Run ``agent`` on every task (``epochs`` times) and learn from each run.
 
     ``playbook`` defaults to the agent's own (``agent.playbook``); the agent should carry it so
     later runs in the session already benefit from what earlier ones taught. Tasks already
     finished in ``session`` are skipped, which makes an interrupted session resumable.
+    ``probe``: after a failed run, ask the agent's other read-only tools what each missed call
+    asked, and learn the one whose result holds the expected answer as its repair
+    (:mod:`~toolcycle.playbook.probe`); ``tools``: the tools to probe with (default: the
+    agent's own, ``agent.tools``).
     """
     pb = playbook if playbook is not None else getattr(agent, "playbook", None)
     if pb is None:
@@ -87,6 +95,7 @@ async def learn(
     done = pb.store.progress(session)
     plan = [(epoch, t) for epoch in range(epochs) for t in items]
     bar = _Progress(len(plan), enabled=progress)
+    probing = _probe_tools(agent, tools) if probe else {}
     for epoch, task in plan:
         key = f"{epoch}:{task.id}"
         if key in done:
@@ -94,7 +103,7 @@ async def learn(
             report.skipped += 1
             bar.advance(f"{task.id} (done earlier)")
             continue
-        outcome = await _run_one(agent, pb, task, evaluator)
+        outcome = await _run_one(agent, pb, task, evaluator, probing)
         pb.flush()
         pb.store.save_progress(session, key, outcome)
         report.outcomes[key] = outcome
@@ -103,21 +112,35 @@ async def learn(
     return report
 
 
+def _probe_tools(agent: Any, tools: Mapping[str, Tool[Any]] | None) -> dict[str, Tool[Any]]:
+    """The tools a learning run's misses are probed with: ``tools``, else the agent's own."""
+    found = tools if tools is not None else getattr(agent, "tools", None)
+    if not isinstance(found, Mapping):
+        return {}
+    return {name: t for name, t in found.items() if isinstance(t, Tool)}
+
+
+def _verdict(verdict: bool | float) -> bool:
+    return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
+
+
 async def _run_one(
-    agent: Any, pb: Playbook, task: LearningTask, evaluator: Evaluator
+    agent: Any, pb: Playbook, task: LearningTask, evaluator: Evaluator,
+    tools: Mapping[str, Tool[Any]],
 ) -> dict[str, Any]:
     verdicts: list[bool] = []
+    probe = Probe(tools, lambda text: _verdict(evaluator(task, text))) if tools else None
 
     def grade(trace: Trace, outcome: Any) -> bool:
         output = getattr(outcome, "output", None)
         if output is None:
             output = trace.output
-        verdict = evaluator(task, output)
-        ok = verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
+        ok = _verdict(evaluator(task, output))
         verdicts.append(ok)
         return ok
 
     token = current_grader.set(grade)
+    probing = current_probe.set(probe)
     started = time.perf_counter()
     result: Any = None
     error: BaseException | None = None
@@ -128,15 +151,18 @@ async def _run_one(
         result = getattr(exc, "result", None)
     finally:
         current_grader.reset(token)
+        current_probe.reset(probing)
     trace: Trace | None = getattr(result, "trace", None)
     if trace is not None:
         # when the agent carries this playbook the loop has observed the run already and the
         # store ignores this second observation of the same run id; otherwise it counts
         token = current_grader.set(grade)
+        probing = current_probe.set(probe)
         try:
             pb.observe(trace, error or result)
         finally:
             current_grader.reset(token)
+            current_probe.reset(probing)
     pb.flush()
     success = verdicts[-1] if verdicts else False
     return {

@@ -32,6 +32,7 @@ from .fallback import Fallback, fell_back
 from .location import open_store
 from .offer import RoutineOffer, pitfall_stand_ins, routines_of
 from .outcome import RunOutcome
+from .probe import Probe, current_probe, probe_repairs
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
 from .routine import repaired, routine_name
@@ -59,6 +60,7 @@ class _Job:
     trace: Trace
     outcome: Any
     grader: Grader | None
+    probe: Probe | None = None
 
 
 class Playbook:
@@ -205,7 +207,8 @@ class Playbook:
             used += cost
             shown.append(strategy.id)
         if dead_ends:
-            left = dead_end.untried(dead_ends, tool_names, skip=self._routine_names)
+            # every tool found empty for it is out, a probe's repaired dead ends' too
+            left = dead_end.untried(pitfalls, tool_names, skip=self._routine_names)
             line = dead_end.render(dead_ends, left)
             if used + estimate_tokens(line) + 1 <= self.token_budget:
                 lines.append(line)
@@ -335,7 +338,7 @@ class Playbook:
         """
         if not self.learning:
             return
-        job = _Job(trace, outcome, current_grader.get() or self.evaluator)
+        job = _Job(trace, outcome, current_grader.get() or self.evaluator, current_probe.get())
         with self._idle:
             self._pending += 1
         self._ensure_worker()
@@ -355,10 +358,18 @@ class Playbook:
             self._worker = None
         self.store.close()
 
-    def learn_from(self, trace: Trace, success: bool) -> list[Delta]:
-        """Reflect on one run and curate its insights now (the worker calls this)."""
+    def learn_from(self, trace: Trace, success: bool, probe: Probe | None = None
+                   ) -> list[Delta]:
+        """Reflect on one run and curate its insights now (the worker calls this).
+
+        ``probe``: in offline learning, a failed run's misses are asked of the other tools
+        (:mod:`~toolcycle.playbook.probe`), and what holds the expected answer repairs them."""
         domain = self.domain or trace.agent_name
         analysis = analyse(trace, success)
+        if probe is not None and not success and self.rule_lessons:
+            analysis.repairs.update(asyncio.run(probe_repairs(
+                analysis.calls, analysis.repairs, probe, run_id=trace.run_id,
+                agent_name=trace.agent_name)))
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
                             descriptions=self._descriptions.get(trace.agent_name))
                     if self.rule_lessons else [])
@@ -448,7 +459,7 @@ class Playbook:
         while (job := self._queue.get()) is not None:
             try:
                 success = judge(job.trace, job.outcome, job.grader)
-                self.deltas.extend(self.learn_from(job.trace, success))
+                self.deltas.extend(self.learn_from(job.trace, success, job.probe))
             except Exception as exc:  # learning must never break the caller's runs
                 log.warning("playbook: learning from run %s failed: %s", job.trace.run_id, exc)
                 self.errors.append(exc)

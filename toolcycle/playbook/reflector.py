@@ -222,9 +222,16 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
     if not success:  # where a kind of task is not: the tools that found nothing for it
-        for tool in dead_end.found_nothing(analysis.calls):
-            insights.append(insight("pitfall", dead_end.advice(tool), [tool],
-                                    dead_end.FOUND_NOTHING))
+        probed = dead_end.repaired(analysis.calls, analysis.repairs)
+        for tool in dict.fromkeys([*dead_end.found_nothing(analysis.calls), *probed]):
+            repair = probed.get(tool)
+            if repair is None:
+                insights.append(insight("pitfall", dead_end.advice(tool), [tool],
+                                        dead_end.FOUND_NOTHING))
+            else:  # a probe found where it is (toolcycle.playbook.probe)
+                insights.append(insight("pitfall", dead_end.advice(tool, repair),
+                                        [tool, repair.via],
+                                        f"{dead_end.FOUND_NOTHING}|{repair.signature}"))
     if answered_without_a_call(trace):
         # wrong: evidence for the lesson; right: evidence against it (the curator weighs both)
         insights.append(insight("pitfall", NO_CALL_ADVICE, [], NO_CALL))

@@ -1,0 +1,131 @@
+"""Probes: in offline learning, the learner asks the other tools what a failed run's missed call
+asked, and the tool whose result holds the expected answer is that call's repair.
+
+Why: every repair the reflector knows is one a run *showed* (a retry that worked, another tool
+that answered). A model that gives up after the first failure shows none. Measured on the
+held-out `depot` suite with the JSON protocol (2026-11-29): the 1.5B answered "the inventory
+service is unavailable" after ``inventory_live`` failed in 8 of 8 stock train runs, so the
+playbook learned "inventory_live ... is down: try another tool that can answer" and nothing
+about ``warehouse_ledger``, which held every count; served to the same model, the pitfall
+changed nothing (2 of 9 stock runs right). Learning with :func:`~toolcycle.playbook.learning.
+learn` knows what a run could not: the task's expected answer. So after a *failed* run, each
+call that failed or found nothing (and that the run did not repair) is asked again of the
+agent's other tools that can take its arguments as they are; the first whose result holds the
+expected answer (the caller's evaluator says so) is the call's ``alternative`` repair, exactly
+as if the run had called it next: the pitfall says "Call warehouse_ledger(item) instead." and a
+routines playbook falls back to it (:mod:`~toolcycle.playbook.fallback`).
+
+What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
+a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
+outside any run), whose required parameters the missed call's arguments all give, sharing at
+least one of them. Each is called once with those arguments (the ones it takes), with its
+timeout, at most :attr:`Probe.max_calls` calls per run. Tools of a toolset (an MCP server's)
+are not probed: they are reachable only inside a run. A probe's calls are not in the trace and
+count in no tool statistic but the alternative they name.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._observation import serialize_result
+from ..context import CancelToken, RunContext
+from ..messages import Usage
+from ..tools import Tool, ToolArgumentsError
+from .evidence import CallEvidence, Repair, is_empty_result
+from .routine import invoke_step, properties
+
+log = logging.getLogger("toolcycle.playbook")
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What a learning run's misses may be probed with.
+
+    ``tools``: the agent's tools by name; ``holds_answer(text)``: whether a tool's result
+    holds the task's expected answer (the learning evaluator); ``max_calls``: the most probe
+    calls per run.
+    """
+
+    tools: Mapping[str, Tool[Any]]
+    holds_answer: Callable[[str], bool]
+    max_calls: int = 6
+
+
+#: Set by :func:`~toolcycle.playbook.learning.learn` around each run (like ``current_grader``),
+#: so that the run's observation probes its misses; None everywhere else.
+current_probe: contextvars.ContextVar[Probe | None] = contextvars.ContextVar(
+    "toolcycle_playbook_probe", default=None
+)
+
+
+def probe_targets(miss: CallEvidence, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
+    """The tools that may be asked what ``miss`` asked (see the module docstring), in the
+    agent's order."""
+    args = miss.call.args if isinstance(miss.call.args, dict) else {}
+    given = {k for k, v in args.items() if v is not None}
+    out = []
+    for tool in tools.values():
+        if (tool.name == miss.call.name or tool.function is None or tool.requires_approval
+                or not tool.policy.read_only or tool.context_param is not None):
+            continue
+        wanted = set(properties(tool))
+        required = tool.spec.parameters.get("required", [])
+        if not isinstance(required, list) or not set(required) <= given or not wanted & given:
+            continue
+        out.append(tool)
+    return out
+
+
+async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repair],
+                        probe: Probe, *, run_id: str = "", agent_name: str = "agent",
+                        ) -> dict[int, Repair]:
+    """The ``alternative`` repairs probing finds for the misses of a failed run's ``calls``
+    (errors and empty results, by call index) that ``known`` has no repair for."""
+    ctx: RunContext[Any] = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
+                                      run_id=run_id, agent_name=agent_name)
+    found: dict[int, Repair] = {}
+    asked: dict[str, str | None] = {}  # a probe call's signature -> the tool that held it
+    budget = probe.max_calls
+    for miss in calls:
+        if miss.status not in ("error", "empty") or miss.index in known:
+            continue
+        args = miss.call.args if isinstance(miss.call.args, dict) else {}
+        for tool in probe_targets(miss, probe.tools):
+            wanted = properties(tool)
+            given = {k: v for k, v in args.items() if k in wanted and v is not None}
+            signature = f"{tool.name}:{sorted(given.items())!r}"
+            if signature not in asked:
+                if budget <= 0:
+                    return found
+                budget -= 1
+                asked[signature] = tool.name if await _holds(tool, given, ctx, probe) else None
+            if asked[signature] is not None:
+                found[miss.index] = Repair("alternative", miss.call.name, via=tool.name,
+                                           via_args=tuple(sorted(given)))
+                break
+    return found
+
+
+async def _holds(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any],
+                 probe: Probe) -> bool:
+    """Whether ``tool`` called with ``arguments`` returns the expected answer."""
+    try:
+        value = await invoke_step(tool, ctx, tool.validate(arguments))
+    except ToolArgumentsError:
+        return False
+    except Exception as exc:  # a probe that fails found nothing: it was never the model's call
+        log.debug("playbook: probe %s failed: %s", tool.name, exc)
+        return False
+    text, ok = serialize_result(value)
+    if not ok or is_empty_result(text):
+        return False
+    try:
+        return bool(probe.holds_answer(text))
+    except Exception as exc:  # the caller's evaluator: a failure there proves nothing
+        log.debug("playbook: judging probe %s failed: %s", tool.name, exc)
+        return False
