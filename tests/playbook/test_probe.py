@@ -249,3 +249,18 @@ async def test_a_plain_run_outside_learning_is_not_probed(tmp_path: Any) -> None
     await _agent(gives_up("inventory_live"), pb).run(STOCK_TASKS[0]["prompt"])
     assert pb.flush(30)
     assert PROBED == []  # no expected answer to probe for
+
+
+async def test_a_probe_that_hangs_is_given_up() -> None:
+    import asyncio
+
+    async def hangs(item: str) -> str:
+        """Never answers."""
+        await asyncio.sleep(3600)
+        return "318"
+
+    tools = {t.name: t for t in [tool(inventory_live, read_only=True),
+                                  tool(hangs, read_only=True)]}
+    miss = _miss("inventory_live", {"item": "Corwen ladder"}, error="ConnectionError: 503")
+    probe = Probe(tools, lambda text: "318" in text, timeout=0.05)
+    assert await probe_repairs([miss], {}, probe) == {}

@@ -19,13 +19,17 @@ What a probe may call is what a fallback may call, for the same reason (nobody a
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
 outside any run), whose required parameters the missed call's arguments all give, sharing at
 least one of them. Each is called once with those arguments (the ones it takes), with its
-timeout, at most :attr:`Probe.max_calls` calls per run. Tools of a toolset (an MCP server's)
-are not probed: they are reachable only inside a run. A probe's calls are not in the trace and
-count in no tool statistic but the alternative they name.
+timeout (and :attr:`Probe.timeout`), at most :attr:`Probe.max_calls` calls per run. Tools of a
+toolset (an MCP server's) are not probed: they are reachable only inside a run. Probes run on
+the playbook's learning thread, in an event loop of their own: an async tool bound to the
+caller's loop (a client session opened there) fails there, and that probe finds nothing. A
+probe's calls are not in the trace and count in no tool statistic but the alternative they
+name.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -48,12 +52,15 @@ class Probe:
 
     ``tools``: the agent's tools by name; ``holds_answer(text)``: whether a tool's result
     holds the task's expected answer (the learning evaluator); ``max_calls``: the most probe
-    calls per run.
+    calls per run; ``timeout``: the most seconds one probe call may take (within the tool's
+    own timeout): a probe runs on the playbook's learning thread, which a tool that never
+    returns would otherwise hold for good.
     """
 
     tools: Mapping[str, Tool[Any]]
     holds_answer: Callable[[str], bool]
     max_calls: int = 6
+    timeout: float = 30.0
 
 
 #: Set by :func:`~toolcycle.playbook.learning.learn` around each run (like ``current_grader``),
@@ -115,7 +122,8 @@ async def _holds(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any
                  probe: Probe) -> bool:
     """Whether ``tool`` called with ``arguments`` returns the expected answer."""
     try:
-        value = await invoke_step(tool, ctx, tool.validate(arguments))
+        value = await asyncio.wait_for(invoke_step(tool, ctx, tool.validate(arguments)),
+                                       probe.timeout)
     except ToolArgumentsError:
         return False
     except Exception as exc:  # a probe that fails found nothing: it was never the model's call
