@@ -32,3 +32,4 @@ def test_a_pitfall_without_a_repair_says_whether_the_service_is_down(error: str,
                                                                      advice: str) -> None:
     [pitfall] = [i for i in reflect(_failed(error), success=False, domain="depot") if i.tools]
     assert pitfall.advice.endswith(advice)
+

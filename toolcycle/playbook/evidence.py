@@ -134,7 +134,7 @@ def answer_chain(trace: Trace, calls: list[CallEvidence]) -> list[CallEvidence]:
     frontier = [answer]
     while frontier:
         current = frontier.pop()
-        for value in _arg_values(current.call.args):
+        for value in arg_values(current.call.args):
             source = _source_of(value, prompt, [c for c in good if c.index < current.index])
             if source is not None and source not in chain:
                 chain.append(source)
@@ -164,13 +164,14 @@ def _numbers(text: str) -> set[float]:
     return {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
 
 
-def _arg_values(args: Any) -> Iterator[str]:
+def arg_values(args: Any) -> Iterator[str]:
+    """The texts of a call's argument values (nested ones too; none shorter than 2)."""
     if isinstance(args, dict):
         for value in args.values():
-            yield from _arg_values(value)
+            yield from arg_values(value)
     elif isinstance(args, list):
         for value in args:
-            yield from _arg_values(value)
+            yield from arg_values(value)
     elif args is not None and not isinstance(args, bool):
         text = str(args).strip()
         if len(text) >= 2:
@@ -242,7 +243,7 @@ def _grounded(call: CallEvidence, calls: list[CallEvidence], prompt: str) -> boo
     earlier = [c for c in calls if c.index < call.index]
     lowered = prompt.lower()
     return all(value.lower() in lowered or _source_of(value, prompt, earlier) is not None
-               for value in _arg_values(call.call.args))
+               for value in arg_values(call.call.args))
 
 
 def _changed_args(before: Any, after: Any) -> list[tuple[str, str]]:

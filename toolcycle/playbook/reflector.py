@@ -23,7 +23,7 @@ from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
 from .applicability import answer_labels, described_words, task_words
-from .evidence import CallEvidence, Repair, answer_chain, classify, repair_of
+from .evidence import CallEvidence, Repair, answer_chain, arg_values, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
 from .strategy import SKIP, Insight, StrategyKind, keywords, root, roots, task_fingerprint
@@ -129,12 +129,61 @@ def normalise_error(error: str) -> str:
     header alone made "amenities_register fails with: Invalid arguments for
     `amenities_register`:." on `rail`, a lesson with nothing in it.
     """
+    return _VOLATILE.sub("…", _WRAPPER.sub("", _first_line(error)))[:90]
+
+
+def _first_line(error: str) -> str:
+    """The line of ``error`` that says what went wrong (see :func:`normalise_error`)."""
     lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
     first = lines[0] if lines else "error"
     if first.endswith(":") and len(lines) > 1 and lines[1].startswith("- "):
         first = f"{_NAMED.sub('', first)} {lines[1][2:]}"  # the advice names the tool
-    first = _WRAPPER.sub("", first)
-    return _VOLATILE.sub("…", first)[:90]
+    return first
+
+
+#: A quoted value in an error's text (what :func:`shown_error` keeps when the call did not
+#: supply it); numbers stay masked either way.
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
+    """An error as a pitfall's advice shows it: :func:`normalise_error`, but a quoted value
+    that neither the call's arguments (a name or value, part of one or one's part) nor the task
+    supplied is the tool's own words and is kept, so the advice carries the example the error
+    gave. Only a short plain value is kept (up to 24 letters, digits, spaces and ``.,:/+-``): the
+    text is a tool's, and goes into later runs' prompts.
+
+    Why: ``freight_quote`` on `depot` refused "Portugal" with "unknown destination
+    'Portugal': give the two-letter country code, e.g. 'FR'"; the class masks both values
+    (errors of different tasks are one pitfall), and the advice said "e.g. …", the one part
+    that showed the format. The class stays what identifies the pitfall; this is its text.
+    """
+    supplied = {v.lower() for v in arg_values(args)} | (
+        {str(k).lower() for k in args} if isinstance(args, dict) else set())
+    lowered = prompt.lower()
+    kept: list[str] = []
+
+    def mask(match: re.Match[str]) -> str:
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        low = value.strip().lower()
+        if (not _EXAMPLE.fullmatch(value) or any(low in a or a in low for a in supplied)
+                or re.search(rf"(?<!\w){re.escape(low)}(?!\w)", lowered)):
+            return "…"
+        kept.append(match.group(0))
+        return chr(_HOLD + len(kept) - 1)  # no digit: _VOLATILE must not see it
+
+    first = _QUOTED.sub(mask, _WRAPPER.sub("", _PRIVATE.sub("", _first_line(error))))
+    text = _VOLATILE.sub("…", first)
+    for i, value in enumerate(kept):
+        text = text.replace(chr(_HOLD + i), value)
+    return text[:90]
+
+
+#: Private-use characters standing for kept values while numbers are masked.
+_HOLD = 0xE000
+_PRIVATE = re.compile("[\ue000-\uf8ff]")
+#: A value worth keeping as an example: short, printable, no markup or line breaks.
+_EXAMPLE = re.compile(r"[\w .,:/+-]{1,24}")
 
 
 def expected_arguments(tool: str, error: str | None) -> list[str]:
@@ -219,7 +268,8 @@ def reflect(trace: Trace, *, success: bool, domain: str,
             repair = Repair("schema", c.call.name, via_args=tuple(takes))
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
         detail = error_class + ("|" + repair.signature if repair is not None else "")
-        advice = pitfall_advice(c.call.name, error_class, repair, is_timeout(c.call.error))
+        shown = shown_error(c.call.error or "", c.call.args, trace.user_prompt or "")
+        advice = pitfall_advice(c.call.name, shown, repair, is_timeout(c.call.error))
         insights.append(insight("pitfall", advice, tools, detail))
     if not success:  # where a kind of task is not: the tools that found nothing for it
         probed = dead_end.repaired(analysis.calls, analysis.repairs)
