@@ -30,6 +30,9 @@ from .conftest import Call, make_trace
 @pytest.mark.parametrize("text", [
     "[]", "[ ]", "{}", "{ }", "null", "None", "", "   ", None, '""', "No results.",
     "No record found.", "not found", '{"results": []}', '{"items": [], "next": null}',
+    # a page of nothing: an empty collection beside counts of zero and paging fields
+    '{"matches": [], "count": 0}', '{"items": [], "total": 0, "page": 1, "per_page": 20}',
+    '{"data": {}, "total_count": 0.0}',
 ])
 def test_empty_results_are_recognised(text: str | None) -> None:
     assert is_empty_result(text)
@@ -38,6 +41,9 @@ def test_empty_results_are_recognised(text: str | None) -> None:
 @pytest.mark.parametrize("text", [
     "0", "[0]", '{"count": 0}', '{"results": [1]}', "No. 5 is open", "nothing but 3 items",
     "Nonesuch Ltd", '"null island"',
+    # a zero or a value beside an empty list is an answer; so is a page with one match
+    '{"units_on_hand": 0}', '{"orders": [], "balance": 12.5}', '{"orders": [], "open": false}',
+    '{"matches": [{"id": 1}], "count": 1}', '{"items": [], "total": 3}',
 ])
 def test_results_with_content_are_not_empty(text: str) -> None:
     assert not is_empty_result(text)

@@ -41,7 +41,10 @@ def is_empty_result(result: str | None) -> bool:
     """True when a tool's result holds nothing: no text, an empty JSON value or a "none" phrase.
 
     A JSON object counts as empty when every value in it is empty (``{"results": []}``), since
-    that is how many APIs say "nothing": the keys are a schema, not data.
+    that is how many APIs say "nothing": the keys are a schema, not data; so does a page of
+    nothing, an empty collection beside counts of zero and paging fields (``{"matches": [],
+    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``). A zero alone is an answer
+    (``{"units_on_hand": 0}``).
     """
     if result is None or not result.strip():
         return True
@@ -57,8 +60,23 @@ def _empty_value(value: Any) -> bool:
     if value is None or value == "" or value == [] or value == {}:
         return True
     if isinstance(value, dict):
-        return all(_empty_value(v) for v in value.values())
+        return all(_empty_value(v) for v in value.values()) or _empty_page(value)
     return False
+
+
+#: The fields of a page of results that say where it is, not what it holds.
+_PAGING = frozenset({"page", "pages", "page_size", "per_page", "limit", "offset", "next",
+                     "previous", "prev", "cursor", "next_cursor", "total_pages"})
+
+
+def _empty_page(page: dict[Any, Any]) -> bool:
+    """An empty collection beside counts of zero and paging fields: a page of nothing."""
+    collections = [v for v in page.values() if isinstance(v, (list, dict))]
+    if not collections or not all(_empty_value(v) for v in collections):
+        return False
+    return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in _PAGING
+               or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
+               for k, v in page.items())
 
 
 @dataclass(slots=True)
