@@ -20,6 +20,10 @@ different entities in varied wording:
   tools, with every surface changed (a connection error, ``null``, a country code, an id
   inside a JSON record), written after the playbook was frozen at 9336225 and measured on it
   untuned first.
+- ``clinic`` (bench/learning_tasks/clinic/): the four kinds once more in an outpatient
+  clinic's tools (a quota error, an empty page, an ISO 8601 duration, an order id picked out
+  of a list; the alternative names its parameter apart), written on 2026-12-01 and measured
+  at b94e24a before any change.
 
 A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
 ``{"id", "kind", "prompt", "expected"}``; ``expected`` may be a list of answers, any one of
@@ -70,7 +74,7 @@ from toolcycle.playbook.routine import repaired
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail",
-          "depot": TASK_DIR / "depot"}
+          "depot": TASK_DIR / "depot", "clinic": TASK_DIR / "clinic"}
 #: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "

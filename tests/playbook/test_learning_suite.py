@@ -54,7 +54,7 @@ def _all(suite: Any) -> list[LearningTask]:
     return [*suite.tasks("train"), *suite.tasks("test")]
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic"])
 def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
     suite = bench.load_suite(name)
     train, test = suite.tasks("train"), suite.tasks("test")
@@ -270,6 +270,55 @@ def test_depot_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
     assert "supplier" in specs["product_catalog"].description  # the lure is there
 
 
+CLINIC = bench.load_suite("clinic")
+
+
+def _clinic_answer(task: LearningTask) -> str:
+    """The designed route to a clinic task's answer, each kind's trap sprung on the way."""
+    m = CLINIC.module
+    prompt = task.prompt.lower()
+    if task.kind == "slot":
+        [who] = [c for c in m.SLOTS if c.split()[-1] in prompt]
+        with pytest.raises(PermissionError, match="429"):
+            m.schedule_api(who)  # the primary refuses every call...
+        return str(m.rota_board(who))  # ...the alternative, with its own parameter name, not
+    if task.kind == "cover":
+        [who] = [p for p in m.BILLING if p.split()[-1] in prompt]
+        assert is_empty_result(m.patient_file(who, "insurance"))  # empty for this question
+        assert not is_empty_result(m.patient_file(who, "allergies"))  # though not for all
+        return str(m.billing_account(who))
+    if task.kind == "fee":
+        [kind] = [k for k in m.FEES if k in prompt]
+        minutes = prompt.split("-minute")[0].split()[-1] if "-minute" in prompt else (
+            prompt.split(" minutes")[0].split()[-1])
+        with pytest.raises(ValueError, match="ISO 8601"):
+            m.visit_fee(kind, f"{minutes} minutes")  # the format no description states
+        return str(m.visit_fee(kind, f"PT{minutes}M"))
+    [who] = [p for p in m.LABS if p.split()[-1] in prompt]
+    orders = json.loads(m.lab_orders(who))
+    assert len(orders) > 1  # the order must be picked out of several
+    with pytest.raises(LookupError):
+        m.lab_result(who)  # a name is not an order id
+    [order] = [o for o in orders if o["test"].lower() in prompt or (
+        o["test"] == "lipid panel" and "ldl" in prompt)]
+    return str(m.lab_result(order["order_id"]))
+
+
+def test_clinic_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
+    train, test = CLINIC.tasks("train"), CLINIC.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    assert {t.kind for t in train} == {t.kind for t in test} == {"slot", "cover", "fee", "lab"}
+    for task in [*train, *test]:
+        assert bench.evaluate(task, _clinic_answer(task)), task.id
+        assert is_empty_result(CLINIC.module.web_search(task.prompt))
+    specs = {s.name: s for s in (as_tool(t).spec for t in CLINIC.tools)}
+    assert "ISO" not in specs["visit_fee"].description + json.dumps(specs["visit_fee"].parameters)
+    assert "lab_orders" not in specs["lab_result"].description
+    assert "insurance" in specs["patient_file"].description  # the lure is there
+    # the splits ask about other people (and other visit lengths)
+    assert not {t.prompt for t in train} & {t.prompt for t in test}
+
+
 def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100) -> dict[str, Any]:
     return {"task": task, "kind": kind, "success": success, "iterations": iterations,
             "tokens": tokens}
@@ -329,7 +378,7 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert "fewest iterations each kind allows" in report.render_floor(declared)
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic"])
 def test_every_suite_declares_the_fewest_iterations_of_each_kind(name: str) -> None:
     suite = bench.load_suite(name)
     kinds = {t.kind for t in [*suite.tasks("train"), *suite.tasks("test")]}
