@@ -22,8 +22,8 @@ different entities in varied wording:
   untuned first.
 - ``clinic`` (bench/learning_tasks/clinic/): the four kinds once more in an outpatient
   clinic's tools (a quota error, an empty page, an ISO 8601 duration, an order id picked out
-  of a list; the alternative names its parameter apart), written on 2026-12-01 and measured
-  at b94e24a before any change.
+  of a list; the alternative names its parameter apart), written on 2026-12-01 and first
+  run at cefe474, before any change made from its runs.
 
 A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
 ``{"id", "kind", "prompt", "expected"}``; ``expected`` may be a list of answers, any one of

@@ -1,5 +1,7 @@
 """The "clinic" suite: the four kinds of lesson in an outpatient clinic's tools, written on
-2026-12-01 with the playbook frozen (at b94e24a) to measure it, untuned, on a fifth domain.
+2026-12-01 to measure the playbook, untuned, on a fifth domain: first run at cefe474, before
+any change made from its runs (writing it showed one defect, mended before any run: its empty
+page, ``{"matches": [], "count": 0}``, was no empty result to the reflector; bc0c1b0).
 
 It keeps the kinds of ``rail`` and ``depot`` and changes the surfaces both share:
 
