@@ -215,14 +215,22 @@ async def test_probed_dead_ends_name_where_the_answer_is() -> None:
     assert by_tool["roster"].advice == ("roster found nothing for this kind of task. "
                                         "Call ledger(name) instead.")
     assert by_tool["depot"].tools == ["depot", "ledger"]
-    assert by_tool["web_search"].detail == FOUND_NOTHING  # ledger takes no query: not probed
+    # the search's query was the name: ledger(name) answered it (a rename the probe checked)
+    assert by_tool["web_search"].detail == "found nothing|alternative:ledger:query>name:"
     CHOICES.clear()
     result = await _agent(pb).run("What balance is due for Delta Cafe?")
     assert result.output == "42.25" and CHOICES[0] == "ledger"
     instructions = "\n".join(SYSTEM)
     assert "Call ledger(name) instead." in instructions
-    assert ("- For tasks like this, web_search found nothing (seen in 3 failed runs). "
-            "Try ledger.") in instructions  # not depot or roster: found empty too
+
+
+async def test_the_tool_left_untried_is_named_beside_probed_dead_ends() -> None:
+    from toolcycle.playbook import dead_end
+
+    plain, repaired = _dead_end("web_search"), _dead_end("roster")
+    repaired.detail, repaired.tools = "found nothing|alternative:ledger::", ["roster", "ledger"]
+    # a repaired dead end's tool is out of what is left to try, as a plain one's
+    assert dead_end.untried([plain, repaired], ["ledger", "roster", "web_search"]) == ["ledger"]
 
 
 async def test_dead_ends_stay_with_their_kind_of_task() -> None:

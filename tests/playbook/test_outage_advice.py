@@ -27,6 +27,11 @@ def _failed(error: str) -> Trace:
      "It is down: try another tool that can answer."),
     ("Tool `inventory_live` failed: LookupError: no item 'x'",
      "Check the arguments against what earlier tools returned."),
+    # a quota or rate limit refuses every caller for now: no argument is wrong there either
+    ("Tool `schedule_api` failed: PermissionError: quota exceeded for this API key: 429 Too "
+     "Many Requests", "It refuses calls for now: try another tool that can answer."),
+    ("Tool `x` failed: RuntimeError: rate limit reached, retry in 30 s",
+     "It refuses calls for now: try another tool that can answer."),
 ])
 def test_a_pitfall_without_a_repair_says_whether_the_service_is_down(error: str,
                                                                      advice: str) -> None:

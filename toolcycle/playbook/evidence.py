@@ -98,7 +98,8 @@ class Repair:
 
     ``argument``: the same tool succeeded with ``argument`` shaped like ``example``;
     ``prerequisite``: the retry's ``argument`` came from the result of ``via`` (call it first);
-    ``alternative``: another tool, ``via``, answered instead;
+    ``alternative``: another tool, ``via``, answered instead (``argument``: the failed call's
+    argument it took under another name, ``"doctor>clinician"``, or ``""``);
     ``schema``: no run showed a fix, but the loop refused the call's arguments and quoted the
     tool's schema: it takes ``via_args`` (required ones first) and nothing else.
     """
@@ -245,8 +246,20 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
         f"{c.call.name}({', '.join(sorted(c.call.args or {}))})" for c in later
         if c.index > other.index and c.ok and c.call.name in answered
         and c.call.name not in (name, other.call.name)))
-    return Repair("alternative", name, via=other.call.name,
+    rename = _renamed(miss.call.args, other.call.args)
+    return Repair("alternative", name, via=other.call.name, argument=rename,
                   via_args=tuple(sorted(other.call.args or {})), then=tuple(then))
+
+
+def _renamed(before: Any, after: Any) -> str:
+    """``"doctor>clinician"`` when ``after`` passed one value of ``before`` under a name
+    ``before`` does not have (and that alone): the alternative's name for the same argument
+    (:class:`~toolcycle.playbook.carry.Rename`); else ``""``."""
+    old = before if isinstance(before, dict) else {}
+    new = after if isinstance(after, dict) else {}
+    pairs = [(k, p) for p, v in new.items() if p not in old
+             for k, w in old.items() if k not in new and str(w).strip() and str(w) == str(v)]
+    return f"{pairs[0][0]}>{pairs[0][1]}" if len(pairs) == 1 else ""
 
 
 def _grounded(call: CallEvidence, calls: list[CallEvidence], prompt: str) -> bool:

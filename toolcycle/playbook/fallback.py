@@ -17,10 +17,10 @@ argument proves an argument lesson (:mod:`~toolcycle.playbook.reshape`). An empt
 not: a database empty for some kinds of question may be the right place for this one.
 
 Only where that is safe and complete: the alternative is ``read_only`` (the model did not ask
-for it), needs no approval, and takes no required parameter the failing tool's call does not
-have, so the call's own arguments are a whole call of it. A pitfall whose repair is a chain
-(``Call staff_directory(name), then weather(city) instead``) or a prerequisite or an argument
-shape makes no fallback. Offered with ``Playbook(routines=True)``, like routines.
+for it), needs no approval, and the call's own arguments are a whole call of it, by name or
+with one text parameter named apart (:mod:`~toolcycle.playbook.carry`). A pitfall whose repair
+is a chain (``Call staff_directory(name), then weather(city) instead``) or a prerequisite or an
+argument shape makes no fallback. Offered with ``Playbook(routines=True)``, like routines.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
+from .carry import Rename, can_carry, carried
 from .dead_end import FOUND_NOTHING
 from .evidence import is_empty_result
 from .reflector import normalise_error
@@ -84,35 +85,39 @@ def fallback_for(pitfall: Strategy, tools: Mapping[str, Tool[Any]]) -> Fallback 
     if pair is None or pair[0] not in tools or pair[1] not in tools:
         return None
     primary, alternative = tools[pair[0]], tools[pair[1]]
-    tool = fallback_tool(primary, alternative)
+    learned, _, repair = pitfall.detail.partition("|")  # the error class it was learned from
+    kind, _, rest = repair.partition(":")  # "alternative:rota_board:doctor>clinician:..."
+    rename = Rename.parse(rest.partition(":")[2].partition(":")[0]) if (
+        kind == "alternative") else None
+    tool = fallback_tool(primary, alternative, rename=rename)
     if tool is None:
         return None
-    learned = pitfall.detail.partition("|")[0]  # the error class it was learned from
     # "KeyError: '…'" masks to "…": a class with no words would match any such error; an
     # empty result proves nothing (a database empty for some kinds of question)
-    proven = (fallback_tool(primary, alternative, learned)
+    proven = (fallback_tool(primary, alternative, learned, rename=rename)
               if _WORDS.search(learned) and learned != FOUND_NOTHING else None)
     return Fallback(pitfall, tool, proven)
 
 
-def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None = None
-                  ) -> Tool[Any] | None:
+def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None = None, *,
+                  rename: Rename | None = None) -> Tool[Any] | None:
     """``primary`` that calls ``alternative`` when it fails or finds nothing, or None where
     that is not safe or not a whole call (see the module docstring). ``only``: an error class
     (:func:`~toolcycle.playbook.reflector.normalise_error`); then it calls the alternative for
-    that failure alone, and every other outcome is the primary's own."""
+    that failure alone, and every other outcome is the primary's own. ``rename``: the
+    parameter the learned repair passed under another name (:mod:`.carry`)."""
     if (primary.function is None or alternative.function is None
             or primary.requires_approval or alternative.requires_approval
             or not alternative.policy.read_only):
         return None
-    own = set(properties(primary))
-    wanted = set(properties(alternative))
-    required = alternative.spec.parameters.get("required", [])
-    if not isinstance(required, list) or not set(required) <= own or not wanted & own:
+    if not can_carry(set(properties(primary)), alternative, rename):
         return None
 
     async def call_or_fall_back(ctx: RunContext[Any], **arguments: Any) -> Any:
         checked = primary.validate(arguments)
+        args = carried(arguments, alternative, rename)
+        if args is None:  # this call does not carry (a renamed parameter left unfilled)
+            return await invoke_step(primary, ctx, checked)
         try:
             value = await invoke_step(primary, ctx, checked)
         except TimeoutError:
@@ -131,7 +136,6 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
             if only is not None or not is_empty_result(text):
                 return value
             failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
-        args = {k: v for k, v in arguments.items() if k in wanted}
         shown = json.dumps(args, ensure_ascii=False, default=str)
         try:
             other = await invoke_step(alternative, ctx, alternative.validate(args))

@@ -17,8 +17,10 @@ routines playbook falls back to it (:mod:`~toolcycle.playbook.fallback`).
 
 What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
-outside any run), whose required parameters the missed call's arguments all give, sharing at
-least one of them. Each is called once with those arguments (the ones it takes), with its
+outside any run), of which the missed call's arguments make a whole call, by name or with one
+text parameter named apart (:mod:`~toolcycle.playbook.carry`: a guess here, which the check
+against the expected answer settles; the repair keeps the rename). Each is called once so,
+with its
 timeout (and :attr:`Probe.timeout`), at most :attr:`Probe.max_calls` calls per run. Tools of a
 toolset (an MCP server's) are not probed: they are reachable only inside a run. Probes run on
 the playbook's learning thread, in an event loop of their own: an async tool bound to the
@@ -40,8 +42,9 @@ from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
+from .carry import Rename, carried, guess_rename
 from .evidence import CallEvidence, Repair, is_empty_result
-from .routine import invoke_step, properties
+from .routine import invoke_step
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -74,18 +77,22 @@ def probe_targets(miss: CallEvidence, tools: Mapping[str, Tool[Any]]) -> list[To
     """The tools that may be asked what ``miss`` asked (see the module docstring), in the
     agent's order."""
     args = miss.call.args if isinstance(miss.call.args, dict) else {}
-    given = {k for k, v in args.items() if v is not None}
-    out = []
-    for tool in tools.values():
-        if (tool.name == miss.call.name or tool.function is None or tool.requires_approval
-                or not tool.policy.read_only or tool.context_param is not None):
-            continue
-        wanted = set(properties(tool))
-        required = tool.spec.parameters.get("required", [])
-        if not isinstance(required, list) or not set(required) <= given or not wanted & given:
-            continue
-        out.append(tool)
-    return out
+    return [tool for tool in tools.values()
+            if tool.name != miss.call.name and tool.function is not None
+            and not tool.requires_approval and tool.policy.read_only
+            and tool.context_param is None and _call_of(args, tool) is not None]
+
+
+def _call_of(args: Mapping[str, Any], tool: Tool[Any]) -> tuple[dict[str, Any], Rename | None
+                                                                 ] | None:
+    """The probe call of ``tool`` that ``args`` make: by name, else with one parameter named
+    apart (a guess, which the probe's check against the expected answer settles)."""
+    by_name = carried(args, tool)
+    if by_name is not None:
+        return by_name, None
+    rename = guess_rename(args, tool)
+    renamed = carried(args, tool, rename) if rename is not None else None
+    return (renamed, rename) if renamed is not None else None
 
 
 async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repair],
@@ -103,8 +110,7 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
             continue
         args = miss.call.args if isinstance(miss.call.args, dict) else {}
         for tool in probe_targets(miss, probe.tools):
-            wanted = properties(tool)
-            given = {k: v for k, v in args.items() if k in wanted and v is not None}
+            given, rename = _call_of(args, tool) or ({}, None)
             signature = f"{tool.name}:{sorted(given.items())!r}"
             if signature not in asked:
                 if budget <= 0:
@@ -113,6 +119,7 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
                 asked[signature] = tool.name if await _holds(tool, given, ctx, probe) else None
             if asked[signature] is not None:
                 found[miss.index] = Repair("alternative", miss.call.name, via=tool.name,
+                                           argument=str(rename) if rename else "",
                                            via_args=tuple(sorted(given)))
                 break
     return found

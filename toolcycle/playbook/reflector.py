@@ -35,6 +35,9 @@ _DIGIT = re.compile(r"\d")
 #: An error that says the service is down, not that the call was wrong ("503" is masked).
 _OUTAGE = re.compile(r"unavailable|unreachable|connection (refused|reset|closed)|bad gateway|"
                      r"service (is )?down|temporarily", re.IGNORECASE)
+#: An error that says the service refuses calls for now (a quota, a rate limit: HTTP 429),
+#: not that the call was wrong.
+_REFUSING = re.compile(r"quota|rate.?limit|too many requests|throttl", re.IGNORECASE)
 _NAMED = re.compile(r" for `[^`]+`")
 #: An argument name worth repeating to the model (a schema quoted in an error is text a
 #: stranger's tool or server may have written: nothing but names goes into advice).
@@ -376,6 +379,8 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
             return f"{failure}. Do not wait on it: try another tool that can answer."
         if _OUTAGE.search(error_class):  # nor is a service that is down
             return f"{failure}. It is down: try another tool that can answer."
+        if _REFUSING.search(error_class):  # nor one that refuses every caller for now
+            return f"{failure}. It refuses calls for now: try another tool that can answer."
         return f"{failure}. Check the arguments against what earlier tools returned."
     if repair.kind == "schema":
         return (f"Call {tool}({', '.join(repair.via_args)}) with no other arguments "

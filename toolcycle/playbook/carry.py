@@ -1,0 +1,102 @@
+"""Carried arguments: a failed call's arguments as another tool takes them.
+
+A fallback (:mod:`.fallback`) and a probe (:mod:`.probe`) ask a second tool what the model
+asked the first, with no model to write the second call. The arguments carry over by name.
+Two services rarely agree on names, though (``rota_board(clinician)`` beside
+``schedule_api(doctor)``), and a name alone does not say that two parameters mean the same
+(``station_board(station)`` beside ``delay_feed(service)`` do not). So a parameter named
+apart carries only where that was seen to work: a :class:`Rename` ``doctor>clinician``, which
+a run showed (the alternative called with the failed call's value under its own name,
+:func:`~toolcycle.playbook.evidence.repair_of`) or a probe checked against the expected
+answer (:func:`guess_rename`: the one text argument left over for the one text parameter
+missing). A learned pitfall keeps it in its repair's signature (``Repair.argument``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..tools import Tool
+from .routine import properties
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """The failed call's argument ``source`` is the other tool's parameter ``target``."""
+
+    source: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"{self.source}>{self.target}"
+
+    @classmethod
+    def parse(cls, text: str) -> Rename | None:
+        """``"doctor>clinician"`` as a :class:`Rename`; None for anything else."""
+        source, sep, target = text.partition(">")
+        if not sep or not source or not target or ">" in target:
+            return None
+        return cls(source, target)
+
+
+def carried(arguments: Mapping[str, Any], tool: Tool[Any], rename: Rename | None = None
+            ) -> dict[str, Any] | None:
+    """``arguments`` (a call of another tool) as a whole call of ``tool``: by name, and
+    ``rename``'s source as its target; None where that is not a whole call, or shares nothing
+    (then it is not the same question)."""
+    wanted = properties(tool)
+    required = _required(tool)
+    if required is None:
+        return None
+    given = {k: v for k, v in arguments.items() if v is not None}
+    out = {k: v for k, v in given.items() if k in wanted}
+    if rename is not None and rename.source in given and rename.source not in wanted and (
+            rename.target in wanted and rename.target not in out):
+        out[rename.target] = given[rename.source]
+    if any(r not in out for r in required):
+        return None
+    return out or None
+
+
+def guess_rename(arguments: Mapping[str, Any], tool: Tool[Any]) -> Rename | None:
+    """For a probe, which checks what it guessed: the one text argument of ``arguments`` that
+    ``tool`` does not take, for the one required text parameter of ``tool`` they lack."""
+    wanted = properties(tool)
+    required = _required(tool) or []
+    given = {k: v for k, v in arguments.items() if v is not None}
+    missing = [r for r in required if r not in given]
+    spare = [k for k in given if k not in wanted]
+    if len(missing) != 1 or len(spare) != 1 or not isinstance(given[spare[0]], str) or not (
+            _text(wanted.get(missing[0]))):
+        return None
+    return Rename(spare[0], missing[0])
+
+
+def can_carry(own: set[str], tool: Tool[Any], rename: Rename | None = None) -> bool:
+    """Whether every call of a tool whose parameters are ``own`` carries to ``tool``."""
+    wanted = properties(tool)
+    required = _required(tool)
+    if required is None:
+        return False
+    names = own & set(wanted)
+    if rename is not None and rename.source in own and rename.target in wanted:
+        names.add(rename.target)
+    return bool(names) and all(r in names for r in required)
+
+
+def _required(tool: Tool[Any]) -> list[str] | None:
+    required = tool.spec.parameters.get("required", [])
+    return [r for r in required if isinstance(r, str)] if isinstance(required, list) else None
+
+
+def _text(schema: Any) -> bool:
+    """Whether a parameter's schema takes a string (or says nothing of its type)."""
+    if not isinstance(schema, dict):
+        return False
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if "type" not in schema and isinstance(options, list):
+        return any(_text(o) for o in options)
+    kind = schema.get("type", "string")
+    return kind == "string" or (isinstance(kind, list) and "string" in kind)
