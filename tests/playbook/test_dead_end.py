@@ -217,11 +217,16 @@ async def test_probed_dead_ends_name_where_the_answer_is() -> None:
     assert by_tool["depot"].tools == ["depot", "ledger"]
     # the search's query was the name: ledger(name) answered it (a rename the probe checked)
     assert by_tool["web_search"].detail == "found nothing|alternative:ledger:query>name:"
+    # each probe showed ledger(name) answering: the sequence a run calling it would teach
+    [sequence] = [s for s in pb.strategies("records") if s.kind == "sequence"]
+    assert sequence.render(with_id=False) == (
+        "- Call ledger(name), then answer. Do not use depot, roster, web_search for this kind "
+        "of task. (seen in 3 probes of failed runs)")
+    assert sequence.probed == sequence.support == 3
     CHOICES.clear()
     result = await _agent(pb).run("What balance is due for Delta Cafe?")
     assert result.output == "42.25" and CHOICES[0] == "ledger"
-    instructions = "\n".join(SYSTEM)
-    assert "Call ledger(name) instead." in instructions
+    assert sequence.render(with_id=False) in "\n".join(SYSTEM)  # the pitfalls it covers wait
 
 
 async def test_the_tool_left_untried_is_named_beside_probed_dead_ends() -> None:

@@ -101,6 +101,8 @@ async def test_a_model_that_gives_up_still_teaches_the_alternative(tmp_path: Any
     assert pitfall.advice == (
         "inventory_live fails with: inventory service unreachable: … Service Unavailable. "
         "Call warehouse_ledger(item) instead.")
+    [sequence] = [s for s in pb.strategies("depot") if s.kind == "sequence"]
+    assert sequence.tools == ["warehouse_ledger"] and sequence.probed == 3
     assert alternative_of(pitfall) == ("inventory_live", "warehouse_ledger")
     assert pb.tool_stats("depot")["inventory_live"].alternatives == (("warehouse_ledger", 3),)
     # served frozen, it answers a task worded apart from those it was learned from
@@ -138,10 +140,13 @@ async def test_a_dead_end_learns_where_the_answer_is(tmp_path: Any) -> None:
     assert pitfall.advice == ("product_catalog found nothing for this kind of task. "
                               "Call purchasing_records(item) instead.")
     assert pitfall.detail.startswith("found nothing|alternative:purchasing_records")
+    [sequence] = [s for s in pb.strategies("depot") if s.kind == "sequence"]
+    assert sequence.advice == ("Call purchasing_records(item), then answer. Do not use "
+                               "product_catalog for this kind of task.")
     frozen = Playbook(db, learn=False, routines=True)
     shown = await _agent(model, frozen).run("Who supplies the Fenby staple gun?")
-    assert shown.trace.strategies_shown == [pitfall.id]
-    assert "Lumen & Rook" in str(shown.output)
+    assert shown.trace.strategies_shown == [sequence.id]  # the pitfall it covers waits
+    assert "Lumen & Rook" in str(shown.output)  # the model still called the catalog: fell back
     # a run not shown it gets the catalog's empty answer: an empty result proves nothing
     apart = await _agent(model, frozen).run("Which firm sells us the Fenby staple gun?")
     assert apart.trace.strategies_shown == []
@@ -264,3 +269,23 @@ async def test_a_probe_that_hangs_is_given_up() -> None:
     miss = _miss("inventory_live", {"item": "Corwen ladder"}, error="ConnectionError: 503")
     probe = Probe(tools, lambda text: "318" in text, timeout=0.05)
     assert await probe_repairs([miss], {}, probe) == {}
+
+
+def test_a_probe_teaches_a_sequence_only_with_values_the_task_gave() -> None:
+    from toolcycle.playbook.evidence import Repair
+    from toolcycle.playbook.probe import probed_sequence
+
+    tools = {t.name: t for t in _tools()}
+    miss = _miss("inventory_live", {"item": "Corwen ladder"}, error="ConnectionError: 503")
+    found = {0: Repair("alternative", "inventory_live", via="warehouse_ledger",
+                       via_args=("item",))}
+    probe = Probe(tools, lambda text: True)
+    kwargs: dict[str, Any] = {"domain": "depot", "run_id": "r1", "keywords": ["quantity"],
+                              "task": "t"}
+    made = probed_sequence("What quantity of the Corwen ladder do we hold?", [miss], found,
+                           probe, **kwargs)
+    assert made is not None and made.run_id == "r1#probe" and made.success
+    assert made.advice == ("Call warehouse_ledger(item), then answer. Do not use "
+                           "inventory_live for this kind of task.")
+    # the model's value came from nowhere in the task: a guess carries to no other task
+    assert probed_sequence("How many ladders?", [miss], found, probe, **kwargs) is None

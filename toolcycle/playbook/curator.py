@@ -38,7 +38,7 @@ from .reflector import NO_CALL, pitfall_advice
 from .routine import MIN_FEED_EXAMPLES, induce
 from .stats import is_timeout
 from .store import PlaybookStore
-from .strategy import Insight, Strategy, keywords, root, roots, strategy_id
+from .strategy import PROBED, Insight, Strategy, keywords, root, roots, strategy_id
 
 DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
 
@@ -461,6 +461,7 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
     if insight.kind == "sequence":
         strategy.word_support = word_support(evidence if where is None else where)
     strategy.add_provenance(*(i.run_id for i in evidence))
+    strategy.probed = sum(i.run_id.endswith(PROBED) for i in evidence)
     for i in evidence:
         strategy.add_feeds(i.feeds)
     return strategy
@@ -469,6 +470,7 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
 def _confirm(strategy: Strategy, insight: Insight) -> None:
     """The pattern of an existing strategy was seen again: more support, fresher words."""
     strategy.support += 1
+    strategy.probed += insight.run_id.endswith(PROBED)
     strategy.add_provenance(insight.run_id)
     strategy.add_feeds(insight.feeds)
     if strategy.kind == "sequence":
@@ -485,6 +487,7 @@ def _fold(keep: Strategy, drop: Strategy) -> None:
     keep.sum_iterations += drop.sum_iterations
     keep.sum_tool_latency_ms += drop.sum_tool_latency_ms
     keep.support += drop.support
+    keep.probed += drop.probed
     keep.add_provenance(*drop.provenance)
     for feeds in drop.feeds:
         keep.add_feeds(feeds)

@@ -27,12 +27,12 @@ from ..tracing.trace import Trace
 from . import dead_end
 from .applicability import description_words
 from .curator import Curator, Delta
-from .evidence import CallEvidence
+from .evidence import CallEvidence, Repair
 from .fallback import Fallback, fell_back
 from .location import open_store
 from .offer import RoutineOffer, pitfall_stand_ins, routines_of
 from .outcome import RunOutcome
-from .probe import Probe, current_probe, probe_repairs
+from .probe import Probe, current_probe, probe_repairs, probed_sequence
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
 from .routine import repaired, routine_name
@@ -366,13 +366,20 @@ class Playbook:
         (:mod:`~toolcycle.playbook.probe`), and what holds the expected answer repairs them."""
         domain = self.domain or trace.agent_name
         analysis = analyse(trace, success)
+        found: dict[int, Repair] = {}
         if probe is not None and not success and self.rule_lessons:
-            analysis.repairs.update(asyncio.run(probe_repairs(
-                analysis.calls, analysis.repairs, probe, run_id=trace.run_id,
-                agent_name=trace.agent_name)))
+            found = asyncio.run(probe_repairs(analysis.calls, analysis.repairs, probe,
+                                              run_id=trace.run_id, agent_name=trace.agent_name))
+            analysis.repairs.update(found)
+        descriptions = self._descriptions.get(trace.agent_name)
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
-                            descriptions=self._descriptions.get(trace.agent_name))
+                            descriptions=descriptions)
                     if self.rule_lessons else [])
+        if found and probe is not None and (sequence := probed_sequence(
+                trace.user_prompt or "", analysis.calls, found, probe, domain=domain,
+                run_id=trace.run_id, keywords=analysis.keywords, task=analysis.task,
+                descriptions=descriptions)):
+            insights.append(sequence)
         stood_in = self._stood_in(trace, analysis.calls)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
             insights = [i for i in insights if i.kind != "sequence" or not (

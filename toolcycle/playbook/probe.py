@@ -13,7 +13,10 @@ call that failed or found nothing (and that the run did not repair) is asked aga
 agent's other tools that can take its arguments as they are; the first whose result holds the
 expected answer (the caller's evaluator says so) is the call's ``alternative`` repair, exactly
 as if the run had called it next: the pitfall says "Call warehouse_ledger(item) instead." and a
-routines playbook falls back to it (:mod:`~toolcycle.playbook.fallback`).
+routines playbook falls back to it (:mod:`~toolcycle.playbook.fallback`). The call that held
+the answer is also evidence for the sequence a run making it would have taught
+(:func:`probed_sequence`: "Call warehouse_ledger(item), then answer."), promoted, like any,
+after runs of ``promote_after`` different tasks showed it.
 
 What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
@@ -42,9 +45,12 @@ from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
+from .applicability import described_words
 from .carry import Rename, carried, guess_rename
-from .evidence import CallEvidence, Repair, is_empty_result
+from .evidence import CallEvidence, Repair, arg_values, is_empty_result
+from .reflector import sequence_advice
 from .routine import invoke_step
+from .strategy import PROBED, Insight
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -144,3 +150,33 @@ async def _holds(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any
     except Exception as exc:  # the caller's evaluator: a failure there proves nothing
         log.debug("playbook: judging probe %s failed: %s", tool.name, exc)
         return False
+
+
+def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[int, Repair],
+                    probe: Probe, *, domain: str, run_id: str, keywords: Sequence[str],
+                    task: str, descriptions: Mapping[str, frozenset[str]] | None = None,
+                    ) -> Insight | None:
+    """The sequence the first probe ``found`` shows, as a run that made that call would have
+    taught it: "Call warehouse_ledger(item), then answer. Do not use inventory_live ...", with
+    the failed run's other tools skipped. Only where every value the probe passed is in the
+    task's ``prompt`` (as for an alternative a run showed: a value from nowhere carries to no
+    other task). ``iterations`` is 0: no run took that way; the run id ends in
+    :data:`~toolcycle.playbook.strategy.PROBED`, so the strategy says what it was seen in."""
+    lowered = prompt.lower()
+    for index, repair in sorted(found.items()):
+        miss = next((c for c in calls if c.index == index), None)
+        tool = probe.tools.get(repair.via)
+        if miss is None or tool is None or not isinstance(miss.call.args, dict):
+            continue
+        args = carried(miss.call.args, tool, Rename.parse(repair.argument))
+        if not args or not all(v.lower() in lowered for v in arg_values(args)):
+            continue
+        skipped = sorted({c.call.name for c in calls} - {tool.name})
+        return Insight(
+            kind="sequence", domain=domain, tools=[tool.name], keywords=list(keywords),
+            advice=sequence_advice([tool.name], {tool.name: sorted(args)}, skipped),
+            run_id=run_id + PROBED, success=True, iterations=0, task=task,
+            tool_words=(described_words(keywords, [tool.name], descriptions)
+                        if descriptions else []),
+        )
+    return None

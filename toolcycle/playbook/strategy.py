@@ -139,6 +139,10 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
+#: The end of the run id of an insight a probe made (not a run): :attr:`Strategy.probed`.
+PROBED = "#probe"
+
+
 @dataclass(slots=True)
 class Insight:
     """One lesson drawn from one trace, before it is merged into the playbook.
@@ -231,6 +235,10 @@ class Strategy:
     #: a confirmation's task does not say it (:func:`~toolcycle.playbook.applicability.
     #: confirmed_by`). Empty in playbooks written before it.
     word_support: dict[str, int] = field(default_factory=dict)
+    #: How much of ``support`` came from probes of failed learning runs, not from runs that
+    #: made the calls (:mod:`~toolcycle.playbook.probe`; their insights' run ids end in
+    #: :data:`PROBED`).
+    probed: int = 0
 
     @property
     def uses(self) -> int:
@@ -292,9 +300,16 @@ class Strategy:
         evidence = f"worked in {self.helpful}/{self.uses} runs" if self.uses else (
             # failed runs count too: a pitfall, or model-written advice about a failed run
             f"seen in {self.support} runs" if self.kind in ("pitfall", "advice")
-            else f"seen in {self.support} successful runs"
+            else f"seen in {self._seen_in()}"
         )
         return f"- {f'[{self.id}] ' if with_id else ''}{self.advice} ({evidence})"
+
+    def _seen_in(self) -> str:
+        """What a sequence's support is: successful runs, and probes of failed ones."""
+        ran = self.support - self.probed
+        parts = ([f"{ran} successful runs"] if ran or not self.probed else []) + (
+            [f"{self.probed} probes of failed runs"] if self.probed else [])
+        return " and ".join(parts)
 
     def add_feeds(self, feeds: list[dict[str, Any]]) -> None:
         """Keep one more run's feed examples (the latest :data:`MAX_FEED_RUNS`)."""
