@@ -11,8 +11,8 @@ from __future__ import annotations
 from .curator import Curator, Delta
 from .learning import LearningReport, LearningTask, contains_expected, learn
 from .location import open_store
-from .outcome import RunOutcome
-from .playbook import Playbook, judge
+from .outcome import RunOutcome, judge
+from .playbook import Playbook
 from .postgres import PostgresPlaybookStore
 from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
 from .stats import ToolStats, compute_stats, render_stats

@@ -7,8 +7,11 @@ nothing about it), and what "followed" means differs by kind of strategy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from ..tracing.trace import Trace
 from . import dead_end
 from .routine import routine_name
 from .strategy import Strategy, UseVerdict
@@ -82,3 +85,23 @@ def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
     if outcome.success:
         return "helpful"
     return "harmful" if fits else "misfit"
+
+
+#: ``(trace, outcome) -> bool | float``: judges a run (a float counts as success from 0.5).
+Grader = Callable[[Trace, Any], bool | float]
+
+
+def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
+    """Success of a run: the grader's verdict, else whether it completed without error."""
+    if grader is not None:
+        verdict = grader(trace, outcome)
+        return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
+    if isinstance(outcome, BaseException) or trace.error:
+        return False
+    termination = getattr(outcome, "termination", outcome)
+    reason = getattr(termination, "reason", None)
+    if reason is None and isinstance(trace.termination, dict):
+        reason = trace.termination.get("reason")
+    if reason is not None:
+        return bool(reason == "completed")
+    return trace.status == "success"

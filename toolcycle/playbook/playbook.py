@@ -16,7 +16,7 @@ import queue
 import re
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,12 +27,13 @@ from ..tracing.trace import Trace
 from . import dead_end
 from .applicability import description_words
 from .curator import Curator, Delta
-from .evidence import CallEvidence, Repair
+from .evidence import CallEvidence
 from .fallback import Fallback, fell_back
 from .location import open_store
 from .offer import RoutineOffer, pitfall_stand_ins, routines_of
-from .outcome import RunOutcome
-from .probe import Probe, current_probe, probe_repairs, probed_sequence
+from .outcome import Grader, RunOutcome, judge
+from .probe import Probe, current_probe
+from .probe_chain import probe_failed_run
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
 from .routine import repaired, routine_name
@@ -41,9 +42,6 @@ from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, skipped, strategy_id
 
 log = logging.getLogger("toolcycle.playbook")
-
-#: ``(trace, outcome) -> bool | float``: judges a run (a float counts as success from 0.5).
-Grader = Callable[[Trace, Any], bool | float]
 
 #: Set by :func:`toolcycle.playbook.learning.learn` around each run, so the run's observation
 #: is judged against the task's ground truth instead of "it finished".
@@ -366,20 +364,17 @@ class Playbook:
         (:mod:`~toolcycle.playbook.probe`), and what holds the expected answer repairs them."""
         domain = self.domain or trace.agent_name
         analysis = analyse(trace, success)
-        found: dict[int, Repair] = {}
-        if probe is not None and not success and self.rule_lessons:
-            found = asyncio.run(probe_repairs(analysis.calls, analysis.repairs, probe,
-                                              run_id=trace.run_id, agent_name=trace.agent_name))
-            analysis.repairs.update(found)
         descriptions = self._descriptions.get(trace.agent_name)
+        probed = asyncio.run(probe_failed_run(trace, analysis, probe, domain=domain,
+                                              descriptions=descriptions)) if (
+            probe is not None and not success and self.rule_lessons) else None
+        if probed is not None:
+            analysis.repairs.update(probed.repairs)
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
                             descriptions=descriptions)
                     if self.rule_lessons else [])
-        if found and probe is not None and (sequence := probed_sequence(
-                trace.user_prompt or "", analysis.calls, found, probe, domain=domain,
-                run_id=trace.run_id, keywords=analysis.keywords, task=analysis.task,
-                descriptions=descriptions)):
-            insights.append(sequence)
+        if probed is not None and probed.sequence is not None:
+            insights.append(probed.sequence)
         stood_in = self._stood_in(trace, analysis.calls)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
             insights = [i for i in insights if i.kind != "sequence" or not (
@@ -498,19 +493,3 @@ def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
 
 #: The first call of generated sequence advice: "Call staff_directory(name), then ...".
 _FIRST_CALL = re.compile(r"^Call [\w.-]+\(([^()]*)\)")
-
-
-def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
-    """Success of a run: the grader's verdict, else whether it completed without error."""
-    if grader is not None:
-        verdict = grader(trace, outcome)
-        return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
-    if isinstance(outcome, BaseException) or trace.error:
-        return False
-    termination = getattr(outcome, "termination", outcome)
-    reason = getattr(termination, "reason", None)
-    if reason is None and isinstance(trace.termination, dict):
-        reason = trace.termination.get("reason")
-    if reason is not None:
-        return bool(reason == "completed")
-    return trace.status == "success"

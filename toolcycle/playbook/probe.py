@@ -83,10 +83,8 @@ def probe_targets(miss: CallEvidence, tools: Mapping[str, Tool[Any]]) -> list[To
     """The tools that may be asked what ``miss`` asked (see the module docstring), in the
     agent's order."""
     args = miss.call.args if isinstance(miss.call.args, dict) else {}
-    return [tool for tool in tools.values()
-            if tool.name != miss.call.name and tool.function is not None
-            and not tool.requires_approval and tool.policy.read_only
-            and tool.context_param is None and _call_of(args, tool) is not None]
+    return [tool for tool in tools.values() if tool.name != miss.call.name and eligible(tool)
+            and _call_of(args, tool) is not None]
 
 
 def _call_of(args: Mapping[str, Any], tool: Tool[Any]) -> tuple[dict[str, Any], Rename | None
@@ -106,8 +104,7 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
                         ) -> dict[int, Repair]:
     """The ``alternative`` repairs probing finds for the misses of a failed run's ``calls``
     (errors and empty results, by call index) that ``known`` has no repair for."""
-    ctx: RunContext[Any] = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
-                                      run_id=run_id, agent_name=agent_name)
+    ctx = probe_context(run_id, agent_name)
     found: dict[int, Repair] = {}
     asked: dict[str, str | None] = {}  # a probe call's signature -> the tool that held it
     budget = probe.max_calls
@@ -134,22 +131,45 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
 async def _holds(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any],
                  probe: Probe) -> bool:
     """Whether ``tool`` called with ``arguments`` returns the expected answer."""
+    text = await ask(tool, arguments, ctx, probe)
+    return text is not None and answers(text, probe)
+
+
+async def ask(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any], probe: Probe
+              ) -> str | None:
+    """What ``tool`` called with ``arguments`` returns, as text; None when it fails or finds
+    nothing (a probe that fails found nothing: it was never the model's call)."""
     try:
         value = await asyncio.wait_for(invoke_step(tool, ctx, tool.validate(arguments)),
                                        probe.timeout)
     except ToolArgumentsError:
-        return False
-    except Exception as exc:  # a probe that fails found nothing: it was never the model's call
+        return None
+    except Exception as exc:
         log.debug("playbook: probe %s failed: %s", tool.name, exc)
-        return False
+        return None
     text, ok = serialize_result(value)
-    if not ok or is_empty_result(text):
-        return False
+    return text if ok and not is_empty_result(text) else None
+
+
+def answers(text: str, probe: Probe) -> bool:
+    """Whether ``text`` holds the expected answer (the caller's evaluator says so)."""
     try:
         return bool(probe.holds_answer(text))
     except Exception as exc:  # the caller's evaluator: a failure there proves nothing
-        log.debug("playbook: judging probe %s failed: %s", tool.name, exc)
+        log.debug("playbook: judging a probe's result failed: %s", exc)
         return False
+
+
+def eligible(tool: Tool[Any]) -> bool:
+    """Whether a probe may call ``tool`` (see the module docstring)."""
+    return (tool.function is not None and not tool.requires_approval
+            and tool.policy.read_only and tool.context_param is None)
+
+
+def probe_context(run_id: str, agent_name: str) -> RunContext[Any]:
+    """The context a probe's calls get: no deps, no budgets (no run)."""
+    return RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(), run_id=run_id,
+                      agent_name=agent_name)
 
 
 def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[int, Repair],

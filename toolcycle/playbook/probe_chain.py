@@ -1,0 +1,206 @@
+"""Chain probes: the id lookup a failed learning run never made, found by the learner.
+
+Why: on the held-out `clinic` suite (ReAct, at a69befd) a lab question needs
+``lab_orders(patient)``, then ``lab_result(order_id)`` with the id of the order asked about;
+the 1.5B found that chain in 1 of 6 train runs (it asked the look-alike ``patient_file``), so
+no sequence was learned and all 9 test runs failed. No one tool answers such a task, so a
+single probe (:mod:`.probe`) finds nothing. After a failed run whose single probes found
+nothing, each of its calls that returned something, and each tool its arguments make a whole
+call of (by name), is a first step to try; a value its JSON result holds under a key that is
+the one required parameter of another tool feeds that tool (``"order_id": "LO-5521"`` →
+``lab_result(order_id)``: APIs name an id where it comes from as where it goes), and a second
+call whose result holds the expected answer closes the chain. It is learned as a run making
+both calls would have taught it: the sequence, with the feed example a routine is induced
+from (:mod:`.routine`), and, when the model itself called the second tool and failed, that
+call's ``prerequisite`` repair ("lab_result needs order_id from lab_orders: call
+lab_orders(patient) first ..."). What may be called, and how often, is as for any probe.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..tracing.trace import Trace
+from .applicability import described_words
+from .carry import carried
+from .evidence import CallEvidence, Repair, arg_values
+from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
+from .reflector import TraceAnalysis, sequence_advice
+from .routine import feed_example, properties, typed
+from .strategy import PROBED, Insight
+
+#: At most this many calls for the chains of one run (first steps and second steps).
+MAX_CHAIN_CALLS = 12
+#: At most this many values of one result are tried as a second step's argument.
+MAX_FED_VALUES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class ProbedChain:
+    """``first(first_args)`` returned ``first_result``, whose ``value`` (under the key
+    ``arg``) made ``then(arg=value)`` return the expected answer."""
+
+    first: str
+    first_args: dict[str, Any]
+    first_result: str
+    then: str
+    arg: str
+    value: str
+
+    def repair_of(self, miss: CallEvidence) -> Repair | None:
+        """The prerequisite repair of the model's own failed call of :attr:`then`."""
+        if miss.call.name != self.then or miss.status != "error":
+            return None
+        return Repair("prerequisite", self.then, via=self.first, argument=self.arg,
+                      example=self.value, via_args=tuple(sorted(self.first_args)))
+
+
+async def probe_chain(calls: Sequence[CallEvidence], probe: Probe, prompt: str, *,
+                      run_id: str = "", agent_name: str = "agent",
+                      max_calls: int = MAX_CHAIN_CALLS) -> ProbedChain | None:
+    """The first two-step chain that answers a failed run's task (see the module docstring),
+    or None."""
+    ctx = probe_context(run_id, agent_name)
+    budget = max_calls
+    tried: set[str] = set()
+    for tool_name, args, result in _first_steps(calls, probe):
+        key = _signature(tool_name, args)
+        if key in tried:
+            continue
+        tried.add(key)
+        if result is None:  # a first step the run did not make: ask it
+            if budget <= 0:
+                return None
+            budget -= 1
+            result = await ask(probe.tools[tool_name], args, ctx, probe)
+        if result is None or answers(result, probe):
+            continue  # nothing to feed on, or the answer itself (a single probe's matter)
+        for arg, value, then in _second_steps(result, prompt, tool_name, probe):
+            if budget <= 0:
+                return None
+            budget -= 1
+            held = await ask(then, {arg: typed(value, properties(then).get(arg))}, ctx, probe)
+            if held is not None and answers(held, probe):
+                return ProbedChain(tool_name, dict(args), result, then.name, arg, value)
+    return None
+
+
+def _first_steps(calls: Sequence[CallEvidence], probe: Probe
+                 ) -> Iterator[tuple[str, dict[str, Any], str | None]]:
+    """The run's own calls that returned something (their result known), then the tools
+    their arguments make a whole call of by name (to be asked)."""
+    for c in calls:
+        if c.status == "ok" and c.call.name in probe.tools and isinstance(c.call.args, dict):
+            yield c.call.name, dict(c.call.args), c.call.result or None
+    for c in calls:
+        args = c.call.args if isinstance(c.call.args, dict) else {}
+        for tool in probe.tools.values():
+            if tool.name != c.call.name and eligible(tool) and (
+                    given := carried(args, tool)) is not None:
+                yield tool.name, given, None
+
+
+def _second_steps(result: str, prompt: str, first: str, probe: Probe
+                  ) -> Iterator[tuple[str, str, Any]]:
+    """``(parameter, value, tool)``: a value of ``result`` under a key that is the one
+    required parameter of another tool (not one the task gave: a fed value comes from the
+    result)."""
+    lowered = prompt.lower()
+    values = [(k, v) for k, v in _leaves(result) if v.lower() not in lowered][:MAX_FED_VALUES]
+    for tool in probe.tools.values():
+        required = tool.spec.parameters.get("required", [])
+        if tool.name == first or not eligible(tool) or not isinstance(required, list) or len(
+                required) != 1 or required[0] not in properties(tool):
+            continue
+        for key, value in values:
+            if key == required[0]:
+                yield key, value, tool
+
+
+def _leaves(text: str) -> list[tuple[str, str]]:
+    """The ``(key, value)`` leaves of a JSON result (texts and integers of 2 or more
+    characters), in order; ``[]`` for text that is no JSON."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    out: list[tuple[str, str]] = []
+    stack: list[Any] = [data]
+    while stack and len(out) < 200:
+        item = stack.pop(0)
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if isinstance(v, dict | list):
+                    stack.append(v)
+                elif isinstance(v, str | int) and not isinstance(v, bool) and len(
+                        str(v).strip()) >= 2:
+                    out.append((str(k), str(v)))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
+
+
+def _signature(tool: str, args: Mapping[str, Any]) -> str:
+    return f"{tool}:{json.dumps(args, sort_keys=True, default=str)}"
+
+
+@dataclass(slots=True)
+class Findings:
+    """What probing a failed run found: repairs of its calls (by index), and the sequence
+    the call or chain that held the answer teaches (None where none did, or its values were
+    not the task's)."""
+
+    repairs: dict[int, Repair]
+    sequence: Insight | None = None
+
+
+async def probe_failed_run(trace: Trace, analysis: TraceAnalysis, probe: Probe, *,
+                           domain: str,
+                           descriptions: Mapping[str, frozenset[str]] | None = None,
+                           ) -> Findings:
+    """Single probes of the run's misses (:func:`~toolcycle.playbook.probe.probe_repairs`),
+    and where they find nothing, a chain (:func:`probe_chain`)."""
+    prompt = trace.user_prompt or ""
+    common: dict[str, Any] = {"domain": domain, "keywords": analysis.keywords,
+                              "task": analysis.task, "descriptions": descriptions}
+    repairs = await probe_repairs(analysis.calls, analysis.repairs, probe,
+                                  run_id=trace.run_id, agent_name=trace.agent_name)
+    if repairs:
+        return Findings(repairs, probed_sequence(prompt, analysis.calls, repairs, probe,
+                                                 run_id=trace.run_id, **common))
+    chain = await probe_chain(analysis.calls, probe, prompt, run_id=trace.run_id,
+                              agent_name=trace.agent_name)
+    if chain is None:
+        return Findings({})
+    for c in analysis.calls:  # the model's own failed call of the detail tool, if any
+        repair = chain.repair_of(c)
+        if repair is not None and c.index not in analysis.repairs:
+            repairs[c.index] = repair
+            break
+    return Findings(repairs, chain_sequence(chain, analysis.calls, prompt,
+                                            run_id=trace.run_id, **common))
+
+
+def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: str, *,
+                   domain: str, run_id: str, keywords: Sequence[str], task: str,
+                   descriptions: Mapping[str, frozenset[str]] | None = None) -> Insight | None:
+    """The sequence ``chain`` teaches, with its feed example; None where the first step's
+    values are not all the task's (a value from nowhere carries to no other task)."""
+    lowered = prompt.lower()
+    example = feed_example(chain.first_result, chain.value)
+    if example is None or not chain.first_args or not all(
+            v.lower() in lowered for v in arg_values(chain.first_args)):
+        return None
+    tools = [chain.first, chain.then]
+    skipped = sorted({c.call.name for c in calls} - set(tools))
+    return Insight(
+        kind="sequence", domain=domain, tools=tools, keywords=list(keywords),
+        advice=sequence_advice(tools, {chain.first: sorted(chain.first_args),
+                                       chain.then: [chain.arg]}, skipped),
+        run_id=run_id + PROBED, success=True, iterations=0, task=task,
+        feeds=[{"arg": chain.arg, **example}],
+        tool_words=described_words(keywords, tools, descriptions) if descriptions else [],
+    )
