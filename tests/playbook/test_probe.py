@@ -143,6 +143,7 @@ async def test_a_dead_end_learns_where_the_answer_is(tmp_path: Any) -> None:
     [sequence] = [s for s in pb.strategies("depot") if s.kind == "sequence"]
     assert sequence.advice == ("Call purchasing_records(item), then answer. Do not use "
                                "product_catalog for this kind of task.")
+
     frozen = Playbook(db, learn=False, routines=True)
     shown = await _agent(model, frozen).run("Who supplies the Fenby staple gun?")
     assert shown.trace.strategies_shown == [sequence.id]  # the pitfall it covers waits
@@ -289,3 +290,23 @@ def test_a_probe_teaches_a_sequence_only_with_values_the_task_gave() -> None:
                            "inventory_live for this kind of task.")
     # the model's value came from nowhere in the task: a guess carries to no other task
     assert probed_sequence("How many ladders?", [miss], found, probe, **kwargs) is None
+
+
+def test_a_probed_sequence_applies_to_the_field_that_held_the_answer() -> None:
+    from toolcycle.playbook.evidence import Repair
+    from toolcycle.playbook.probe import probed_sequence
+
+    tools = {t.name: t for t in _tools()}
+    miss = _miss("product_catalog", {"item": "Ember heat gun", "field": "vendor"}, result="null")
+    found = {0: Repair("alternative", "product_catalog", via="purchasing_records",
+                       via_args=("item",))}
+    prompt = "From which supplier do we get the Ember heat gun?"
+    held = {0: json.dumps({"item": "ember heat gun", "supplier": "Karsk Industrial"})}
+    kwargs: dict[str, Any] = {"domain": "depot", "run_id": "r", "task": "t",
+                              "keywords": ["supplier", "get"]}
+    labelled = probed_sequence(prompt, [miss], found, Probe(tools, bool, expected=(
+        "Karsk Industrial")), results=held, **kwargs)
+    assert labelled is not None and labelled.tool_words == ["supplier"]
+    unlabelled = probed_sequence(prompt, [miss], found, Probe(tools, bool), results=held,
+                                 **kwargs)
+    assert unlabelled is not None and unlabelled.tool_words == []

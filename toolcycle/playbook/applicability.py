@@ -89,6 +89,17 @@ def described_words(words: Sequence[str], tools: Sequence[str],
     return [w for w in words if root(w) in described]
 
 
+def sequence_words(words: Sequence[str], tools: Sequence[str],
+                   descriptions: Mapping[str, frozenset[str]] | None, result: str | None,
+                   output: str, prompt: str) -> list[str]:
+    """A sequence's :attr:`~toolcycle.playbook.strategy.Insight.tool_words`: the task's
+    ``words`` its tools describe (:func:`described_words`), then those naming the field of
+    the last ``result`` its answer (``output``) came from (:func:`answer_labels`)."""
+    described = described_words(words, tools, descriptions) if descriptions else []
+    labelled = roots(answer_labels(result, output, prompt)) if result else set()
+    return list(dict.fromkeys([*described, *(w for w in words if root(w) in labelled)]))
+
+
 def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
     """The words naming where, in a tool's ``result``, the run's ``output`` took its answer
     from: the keys leading to each value the output repeats (``"lead_time_days": 9`` ->

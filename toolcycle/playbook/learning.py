@@ -129,7 +129,9 @@ async def _run_one(
     tools: Mapping[str, Tool[Any]],
 ) -> dict[str, Any]:
     verdicts: list[bool] = []
-    probe = Probe(tools, lambda text: _verdict(evaluator(task, text))) if tools else None
+    answers = task.expected if isinstance(task.expected, list) else [task.expected]
+    probe = Probe(tools, lambda text: _verdict(evaluator(task, text)),
+                  expected=" ".join(str(a) for a in answers if a is not None)) if tools else None
 
     def grade(trace: Trace, outcome: Any) -> bool:
         output = getattr(outcome, "output", None)

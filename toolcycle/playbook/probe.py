@@ -45,7 +45,7 @@ from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
-from .applicability import described_words
+from .applicability import sequence_words
 from .carry import Rename, carried, guess_rename
 from .evidence import CallEvidence, Repair, arg_values, is_empty_result
 from .reflector import sequence_advice
@@ -60,7 +60,9 @@ class Probe:
     """What a learning run's misses may be probed with.
 
     ``tools``: the agent's tools by name; ``holds_answer(text)``: whether a tool's result
-    holds the task's expected answer (the learning evaluator); ``max_calls``: the most probe
+    holds the task's expected answer (the learning evaluator); ``expected``: that answer as
+    text, to tell which field of a result held it (what a lesson applies to,
+    :func:`~toolcycle.playbook.applicability.answer_labels`); ``max_calls``: the most probe
     calls per run; ``timeout``: the most seconds one probe call may take (within the tool's
     own timeout): a probe runs on the playbook's learning thread, which a tool that never
     returns would otherwise hold for good.
@@ -70,6 +72,7 @@ class Probe:
     holds_answer: Callable[[str], bool]
     max_calls: int = 6
     timeout: float = 30.0
+    expected: str = ""
 
 
 #: Set by :func:`~toolcycle.playbook.learning.learn` around each run (like ``current_grader``),
@@ -101,12 +104,13 @@ def _call_of(args: Mapping[str, Any], tool: Tool[Any]) -> tuple[dict[str, Any], 
 
 async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repair],
                         probe: Probe, *, run_id: str = "", agent_name: str = "agent",
-                        ) -> dict[int, Repair]:
+                        results: dict[int, str] | None = None) -> dict[int, Repair]:
     """The ``alternative`` repairs probing finds for the misses of a failed run's ``calls``
-    (errors and empty results, by call index) that ``known`` has no repair for."""
+    (errors and empty results, by call index) that ``known`` has no repair for; ``results``,
+    when given, gets the result that held the answer for each."""
     ctx = probe_context(run_id, agent_name)
     found: dict[int, Repair] = {}
-    asked: dict[str, str | None] = {}  # a probe call's signature -> the tool that held it
+    asked: dict[str, str | None] = {}  # a probe call's signature -> the result that held it
     budget = probe.max_calls
     for miss in calls:
         if miss.status not in ("error", "empty") or miss.index in known:
@@ -119,20 +123,16 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
                 if budget <= 0:
                     return found
                 budget -= 1
-                asked[signature] = tool.name if await _holds(tool, given, ctx, probe) else None
-            if asked[signature] is not None:
+                text = await ask(tool, given, ctx, probe)
+                asked[signature] = text if text is not None and answers(text, probe) else None
+            if (held := asked[signature]) is not None:
                 found[miss.index] = Repair("alternative", miss.call.name, via=tool.name,
                                            argument=str(rename) if rename else "",
                                            via_args=tuple(sorted(given)))
+                if results is not None:
+                    results[miss.index] = held
                 break
     return found
-
-
-async def _holds(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any],
-                 probe: Probe) -> bool:
-    """Whether ``tool`` called with ``arguments`` returns the expected answer."""
-    text = await ask(tool, arguments, ctx, probe)
-    return text is not None and answers(text, probe)
 
 
 async def ask(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any], probe: Probe
@@ -175,7 +175,7 @@ def probe_context(run_id: str, agent_name: str) -> RunContext[Any]:
 def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[int, Repair],
                     probe: Probe, *, domain: str, run_id: str, keywords: Sequence[str],
                     task: str, descriptions: Mapping[str, frozenset[str]] | None = None,
-                    ) -> Insight | None:
+                    results: Mapping[int, str] | None = None) -> Insight | None:
     """The sequence the first probe ``found`` shows, as a run that made that call would have
     taught it: "Call warehouse_ledger(item), then answer. Do not use inventory_live ...", with
     the failed run's other tools skipped. Only where every value the probe passed is in the
@@ -196,7 +196,7 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
             kind="sequence", domain=domain, tools=[tool.name], keywords=list(keywords),
             advice=sequence_advice([tool.name], {tool.name: sorted(args)}, skipped),
             run_id=run_id + PROBED, success=True, iterations=0, task=task,
-            tool_words=(described_words(keywords, [tool.name], descriptions)
-                        if descriptions else []),
+            tool_words=sequence_words(keywords, [tool.name], descriptions,
+                                      (results or {}).get(index), probe.expected, prompt),
         )
     return None

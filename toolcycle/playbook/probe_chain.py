@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tracing.trace import Trace
-from .applicability import described_words
+from .applicability import sequence_words
 from .carry import carried
 from .evidence import CallEvidence, Repair, arg_values
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
@@ -49,6 +49,8 @@ class ProbedChain:
     then: str
     arg: str
     value: str
+    #: what ``then`` returned (it holds the expected answer)
+    answer: str = ""
 
     def repair_of(self, miss: CallEvidence) -> Repair | None:
         """The prerequisite repair of the model's own failed call of :attr:`then`."""
@@ -84,7 +86,7 @@ async def probe_chain(calls: Sequence[CallEvidence], probe: Probe, prompt: str, 
             budget -= 1
             held = await ask(then, {arg: typed(value, properties(then).get(arg))}, ctx, probe)
             if held is not None and answers(held, probe):
-                return ProbedChain(tool_name, dict(args), result, then.name, arg, value)
+                return ProbedChain(tool_name, dict(args), result, then.name, arg, value, held)
     return None
 
 
@@ -166,11 +168,13 @@ async def probe_failed_run(trace: Trace, analysis: TraceAnalysis, probe: Probe, 
     prompt = trace.user_prompt or ""
     common: dict[str, Any] = {"domain": domain, "keywords": analysis.keywords,
                               "task": analysis.task, "descriptions": descriptions}
-    repairs = await probe_repairs(analysis.calls, analysis.repairs, probe,
+    results: dict[int, str] = {}
+    repairs = await probe_repairs(analysis.calls, analysis.repairs, probe, results=results,
                                   run_id=trace.run_id, agent_name=trace.agent_name)
     if repairs:
         return Findings(repairs, probed_sequence(prompt, analysis.calls, repairs, probe,
-                                                 run_id=trace.run_id, **common))
+                                                 run_id=trace.run_id, results=results,
+                                                 **common))
     chain = await probe_chain(analysis.calls, probe, prompt, run_id=trace.run_id,
                               agent_name=trace.agent_name)
     if chain is None:
@@ -180,13 +184,14 @@ async def probe_failed_run(trace: Trace, analysis: TraceAnalysis, probe: Probe, 
         if repair is not None and c.index not in analysis.repairs:
             repairs[c.index] = repair
             break
-    return Findings(repairs, chain_sequence(chain, analysis.calls, prompt,
+    return Findings(repairs, chain_sequence(chain, analysis.calls, prompt, probe.expected,
                                             run_id=trace.run_id, **common))
 
 
-def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: str, *,
-                   domain: str, run_id: str, keywords: Sequence[str], task: str,
-                   descriptions: Mapping[str, frozenset[str]] | None = None) -> Insight | None:
+def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: str,
+                   expected: str = "", *, domain: str, run_id: str, keywords: Sequence[str],
+                   task: str, descriptions: Mapping[str, frozenset[str]] | None = None,
+                   ) -> Insight | None:
     """The sequence ``chain`` teaches, with its feed example; None where the first step's
     values are not all the task's (a value from nowhere carries to no other task)."""
     lowered = prompt.lower()
@@ -202,5 +207,6 @@ def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: st
                                        chain.then: [chain.arg]}, skipped),
         run_id=run_id + PROBED, success=True, iterations=0, task=task,
         feeds=[{"arg": chain.arg, **example}],
-        tool_words=described_words(keywords, tools, descriptions) if descriptions else [],
+        tool_words=sequence_words(keywords, tools, descriptions, chain.answer, expected,
+                                  prompt),
     )

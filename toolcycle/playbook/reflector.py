@@ -22,11 +22,11 @@ from pydantic import BaseModel, Field
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
-from .applicability import answer_labels, described_words, task_words
+from .applicability import sequence_words, task_words
 from .evidence import CallEvidence, Repair, answer_chain, arg_values, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
-from .strategy import SKIP, Insight, StrategyKind, keywords, root, roots, task_fingerprint
+from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
@@ -252,13 +252,10 @@ def reflect(trace: Trace, *, success: bool, domain: str,
                                  shaped_values(trace, analysis.calls, analysis.chain))
         lesson = insight("sequence", advice, list(analysis.sequence), "")
         lesson.feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
-        described = (described_words(analysis.keywords, lesson.tools, descriptions)
-                     if descriptions else [])
-        labels = answer_labels(analysis.chain[-1].call.result, str(trace.output or ""),
-                               trace.user_prompt or "") if analysis.chain else set()
-        labelled = roots(labels)
-        lesson.tool_words = list(dict.fromkeys(
-            [*described, *(w for w in analysis.keywords if root(w) in labelled)]))
+        lesson.tool_words = sequence_words(
+            analysis.keywords, lesson.tools, descriptions,
+            analysis.chain[-1].call.result if analysis.chain else None,
+            str(trace.output or ""), trace.user_prompt or "")
         insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:
