@@ -111,3 +111,14 @@ async def test_a_result_nested_deeper_than_python_recurses_is_learned_from_quiet
     assert pb.flush(30)
     assert list(pb.errors) == []
     assert [s.tools for s in pb.store.strategies() if s.kind == "sequence"] == [["records"]]
+
+
+def test_a_figure_with_its_unit_names_its_field() -> None:
+    from toolcycle.playbook.applicability import answer_labels
+
+    result = '{"order_id": "LO-5521", "test": "HbA1c", "result": "6.1 %"}'
+    assert answer_labels(result, "6.1", "What was Ada Marsh's HbA1c result?") == {"result"}
+    assert answer_labels('{"panel": "LDL 3.2 mmol/L"}', "It is 3.2.", "LDL?") == {"panel"}
+    # a long text that happens to hold the number is no field of it
+    assert answer_labels('{"note": "seen 6.1 weeks after the first visit to the clinic"}',
+                         "6.1", "x?") == set()

@@ -127,6 +127,9 @@ def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
         text = str(value).strip().lower()
         if _NUMBER.fullmatch(text):
             return float(text) in numbers
+        found = _NUMBER.findall(text)  # a figure with its unit ("6.1 %", "LDL 3.2 mmol/L")
+        if len(found) == 1 and len(text) - len(found[0]) <= 12 and float(found[0]) in numbers:
+            return True
         return len(text) > 1 and text in asked and text not in said
 
     labels: set[str] = set()
