@@ -114,6 +114,10 @@ async def test_a_probe_learns_the_rename_and_the_fallback_uses_it(tmp_path: Any)
     result = await _agent(frozen).run("When is Dr. Castillo's next free slot?")
     assert result.output == "Next slot: 15:45" and len(result.trace.steps) == 2
     assert 'rota_board({"clinician": "Castillo"})' in result.trace.tool_calls[0].result
+    # worded apart, not shown the pitfall: its quota error proves it, and the rename carries
+    apart = await _agent(frozen).run("Could Dr. Castillo's earliest time be found?")
+    assert apart.trace.strategies_shown == []
+    assert apart.output == "Next slot: 15:45"
 
 
 def test_no_fallback_to_a_parameter_named_apart_without_a_learned_rename() -> None:
