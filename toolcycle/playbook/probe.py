@@ -23,8 +23,8 @@ a tool declared ``read_only``, needing no approval and no run context (no ``deps
 outside any run), of which the missed call's arguments make a whole call, by name or with one
 text parameter named apart (:mod:`~toolcycle.playbook.carry`: a guess here, which the check
 against the expected answer settles; the repair keeps the rename). Each is called once so,
-with its
-timeout (and :attr:`Probe.timeout`), at most :attr:`Probe.max_calls` calls per run. Tools of a
+with its timeout (and :attr:`Probe.timeout`), at most :attr:`Probe.max_calls` calls per run.
+Where no one tool answers, :mod:`~toolcycle.playbook.probe_chain` tries two. Tools of a
 toolset (an MCP server's) are not probed: they are reachable only inside a run. Probes run on
 the playbook's learning thread, in an event loop of their own: an async tool bound to the
 caller's loop (a client session opened there) fails there, and that probe finds nothing. A
