@@ -13,7 +13,8 @@ call whose result holds the expected answer closes the chain. It is learned as a
 both calls would have taught it: the sequence, with the feed example a routine is induced
 from (:mod:`.routine`), and, when the model itself called the second tool and failed, that
 call's ``prerequisite`` repair ("lab_result needs order_id from lab_orders: call
-lab_orders(patient) first ..."). What may be called, and how often, is as for any probe.
+lab_orders(patient) first ..."). What may be called is as for any probe; a run's chains take
+at most :data:`MAX_CHAIN_CALLS` calls beyond its single probes', each bounded as theirs.
 """
 
 from __future__ import annotations
