@@ -132,3 +132,23 @@ async def test_values_the_task_gave_are_not_fed() -> None:
                    json.dumps({"order_id": "hamish doyle"}))
     assert await probe_chain([made], Probe(tools, lambda t: "7.3" in t),
                              "HbA1c of Hamish Doyle?") is None
+
+
+async def test_hostile_results_are_bounded_and_break_nothing() -> None:
+    def deep(patient: str) -> str:
+        """Nests deeper than Python recurses."""
+        return "[" * 100_000 + "]" * 100_000
+
+    def huge(patient: str) -> str:
+        """Returns a very large page."""
+        return json.dumps({"order_id": "LO-5521", "pad": "x" * 1_000_000})
+
+    judged: list[int] = []
+    for first in (deep, huge):
+        tools = {t.name: t for t in [tool(first, read_only=True),
+                                      tool(lab_result, read_only=True)]}
+        asked = _record("patient_file", {"patient": "Ada Marsh"}, "[]", index=0)
+        asked.status = "empty"
+        await probe_chain([asked], Probe(tools, lambda t: judged.append(len(t)) or False),
+                          "HbA1c of Ada Marsh?")
+    assert judged and max(judged) <= 100_000  # the huge page was cut before it was judged

@@ -54,6 +54,9 @@ from .strategy import PROBED, Insight
 
 log = logging.getLogger("toolcycle.playbook")
 
+#: The most characters of a probe's result that are judged (and read for a chain's values).
+MAX_RESULT_CHARS = 100_000
+
 
 @dataclass(frozen=True, slots=True)
 class Probe:
@@ -148,7 +151,8 @@ async def ask(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any], 
         log.debug("playbook: probe %s failed: %s", tool.name, exc)
         return None
     text, ok = serialize_result(value)
-    return text if ok and not is_empty_result(text) else None
+    # a stranger's tool may return anything: what is judged and read for values is bounded
+    return text[:MAX_RESULT_CHARS] if ok and not is_empty_result(text) else None
 
 
 def answers(text: str, probe: Probe) -> bool:
