@@ -136,7 +136,7 @@ def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
     try:  # a stranger's tool may nest deeper than Python recurses: then no labels
         parsed = json.loads(result)
         if isinstance(parsed, dict | list):
-            for path, value in _leaves(parsed, ()):
+            for path, value in json_leaves(parsed):
                 if answers(value):
                     labels.update(w.lower() for key in path for w in _KEY_PART.findall(key))
             return set(keywords(" ".join(labels)))
@@ -152,15 +152,18 @@ def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
     return labels
 
 
-def _leaves(value: object, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], object]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, (*path, str(key)))
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item, path)
-    else:
-        yield path, value
+def json_leaves(value: object) -> Iterator[tuple[tuple[str, ...], object]]:
+    """The leaves of parsed JSON, in order, each with the keys leading to it (list items take
+    their list's path). Iterative: a value nested as deep as the parser allows is no error."""
+    stack: list[tuple[tuple[str, ...], object]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed([((*path, str(k)), v) for k, v in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(path, v) for v in item]))
+        else:
+            yield path, item
 
 
 def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None = None,

@@ -47,7 +47,7 @@ def carried(arguments: Mapping[str, Any], tool: Tool[Any], rename: Rename | None
     ``rename``'s source as its target; None where that is not a whole call, or shares nothing
     (then it is not the same question)."""
     wanted = properties(tool)
-    required = _required(tool)
+    required = required_params(tool)
     if required is None:
         return None
     given = {k: v for k, v in arguments.items() if v is not None}
@@ -64,7 +64,7 @@ def guess_rename(arguments: Mapping[str, Any], tool: Tool[Any]) -> Rename | None
     """For a probe, which checks what it guessed: the one text argument of ``arguments`` that
     ``tool`` does not take, for the one required text parameter of ``tool`` they lack."""
     wanted = properties(tool)
-    required = _required(tool) or []
+    required = required_params(tool) or []
     given = {k: v for k, v in arguments.items() if v is not None}
     missing = [r for r in required if r not in given]
     spare = [k for k in given if k not in wanted]
@@ -77,7 +77,7 @@ def guess_rename(arguments: Mapping[str, Any], tool: Tool[Any]) -> Rename | None
 def can_carry(own: set[str], tool: Tool[Any], rename: Rename | None = None) -> bool:
     """Whether every call of a tool whose parameters are ``own`` carries to ``tool``."""
     wanted = properties(tool)
-    required = _required(tool)
+    required = required_params(tool)
     if required is None:
         return False
     names = own & set(wanted)
@@ -86,7 +86,8 @@ def can_carry(own: set[str], tool: Tool[Any], rename: Rename | None = None) -> b
     return bool(names) and all(r in names for r in required)
 
 
-def _required(tool: Tool[Any]) -> list[str] | None:
+def required_params(tool: Tool[Any]) -> list[str] | None:
+    """``tool``'s required parameter names; None where its schema's list is no list."""
     required = tool.spec.parameters.get("required", [])
     return [r for r in required if isinstance(r, str)] if isinstance(required, list) else None
 

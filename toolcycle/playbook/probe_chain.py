@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tracing.trace import Trace
-from .applicability import sequence_words
-from .carry import carried
+from .applicability import json_leaves, sequence_words
+from .carry import carried, required_params
 from .evidence import CallEvidence, Repair, arg_values
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
 from .reflector import TraceAnalysis, sequence_advice
@@ -114,9 +114,9 @@ def _second_steps(result: str, prompt: str, first: str, probe: Probe
     lowered = prompt.lower()
     values = [(k, v) for k, v in _leaves(result) if v.lower() not in lowered][:MAX_FED_VALUES]
     for tool in probe.tools.values():
-        required = tool.spec.parameters.get("required", [])
-        if tool.name == first or not eligible(tool) or not isinstance(required, list) or len(
-                required) != 1 or required[0] not in properties(tool):
+        required = required_params(tool) or []
+        if tool.name == first or not eligible(tool) or len(required) != 1 or (
+                required[0] not in properties(tool)):
             continue
         for key, value in values:
             if key == required[0]:
@@ -125,24 +125,18 @@ def _second_steps(result: str, prompt: str, first: str, probe: Probe
 
 def _leaves(text: str) -> list[tuple[str, str]]:
     """The ``(key, value)`` leaves of a JSON result (texts and integers of 2 or more
-    characters), in order; ``[]`` for text that is no JSON."""
+    characters), in order, at most 200; ``[]`` for text that is no JSON."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return []
     out: list[tuple[str, str]] = []
-    stack: list[Any] = [data]
-    while stack and len(out) < 200:
-        item = stack.pop(0)
-        if isinstance(item, dict):
-            for k, v in item.items():
-                if isinstance(v, dict | list):
-                    stack.append(v)
-                elif isinstance(v, str | int) and not isinstance(v, bool) and len(
-                        str(v).strip()) >= 2:
-                    out.append((str(k), str(v)))
-        elif isinstance(item, list):
-            stack.extend(item)
+    for path, value in json_leaves(data):
+        if path and isinstance(value, str | int) and not isinstance(value, bool) and len(
+                str(value).strip()) >= 2:
+            out.append((path[-1], str(value)))
+            if len(out) >= 200:
+                break
     return out
 
 
