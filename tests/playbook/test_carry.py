@@ -126,3 +126,16 @@ def test_no_fallback_to_a_parameter_named_apart_without_a_learned_rename() -> No
     assert fallback_tool(TOOLS["schedule_api"], TOOLS["rota_board"]) is None
     assert fallback_tool(TOOLS["schedule_api"], TOOLS["rota_board"],
                          rename=Rename("doctor", "clinician")) is not None
+
+
+def test_a_repairs_signature_keeps_its_rename() -> None:
+    from toolcycle.playbook.evidence import Repair
+
+    repair = Repair("alternative", "schedule_api", via="rota_board", argument="doctor>clinician",
+                    via_args=("clinician",))
+    assert Rename.of_repair(repair.signature) == Rename("doctor", "clinician")
+    plain = Repair("alternative", "inventory_live", via="warehouse_ledger", via_args=("item",))
+    assert Rename.of_repair(plain.signature) is None
+    shaped = Repair("argument", "fare_quote", argument="date", example="05.03.2026")
+    assert Rename.of_repair(shaped.signature) is None
+    assert Rename.of_repair("") is None

@@ -33,6 +33,13 @@ class Rename:
         return f"{self.source}>{self.target}"
 
     @classmethod
+    def of_repair(cls, signature: str) -> Rename | None:
+        """The rename a repair's signature keeps (``Repair.signature``:
+        ``"alternative:rota_board:doctor>clinician:..."``); None for any other repair."""
+        kind, via, argument, *_ = [*signature.split(":", 3), "", "", ""]
+        return cls.parse(argument) if kind == "alternative" and via else None
+
+    @classmethod
     def parse(cls, text: str) -> Rename | None:
         """``"doctor>clinician"`` as a :class:`Rename`; None for anything else."""
         source, sep, target = text.partition(">")

@@ -86,9 +86,7 @@ def fallback_for(pitfall: Strategy, tools: Mapping[str, Tool[Any]]) -> Fallback 
         return None
     primary, alternative = tools[pair[0]], tools[pair[1]]
     learned, _, repair = pitfall.detail.partition("|")  # the error class it was learned from
-    kind, _, rest = repair.partition(":")  # "alternative:rota_board:doctor>clinician:..."
-    rename = Rename.parse(rest.partition(":")[2].partition(":")[0]) if (
-        kind == "alternative") else None
+    rename = Rename.of_repair(repair)
     tool = fallback_tool(primary, alternative, rename=rename)
     if tool is None:
         return None

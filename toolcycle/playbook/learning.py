@@ -15,6 +15,7 @@ from typing import Any
 
 from ..tools import Tool
 from ..tracing.trace import Trace
+from .outcome import passes
 from .playbook import Playbook, current_grader
 from .probe import Probe, current_probe
 
@@ -120,24 +121,20 @@ def _probe_tools(agent: Any, tools: Mapping[str, Tool[Any]] | None) -> dict[str,
     return {name: t for name, t in found.items() if isinstance(t, Tool)}
 
 
-def _verdict(verdict: bool | float) -> bool:
-    return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
-
-
 async def _run_one(
     agent: Any, pb: Playbook, task: LearningTask, evaluator: Evaluator,
     tools: Mapping[str, Tool[Any]],
 ) -> dict[str, Any]:
     verdicts: list[bool] = []
     answers = task.expected if isinstance(task.expected, list) else [task.expected]
-    probe = Probe(tools, lambda text: _verdict(evaluator(task, text)),
+    probe = Probe(tools, lambda text: passes(evaluator(task, text)),
                   expected=" ".join(str(a) for a in answers if a is not None)) if tools else None
 
     def grade(trace: Trace, outcome: Any) -> bool:
         output = getattr(outcome, "output", None)
         if output is None:
             output = trace.output
-        ok = _verdict(evaluator(task, output))
+        ok = passes(evaluator(task, output))
         verdicts.append(ok)
         return ok
 

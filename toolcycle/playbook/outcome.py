@@ -94,8 +94,7 @@ Grader = Callable[[Trace, Any], bool | float]
 def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
     """Success of a run: the grader's verdict, else whether it completed without error."""
     if grader is not None:
-        verdict = grader(trace, outcome)
-        return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
+        return passes(grader(trace, outcome))
     if isinstance(outcome, BaseException) or trace.error:
         return False
     termination = getattr(outcome, "termination", outcome)
@@ -105,3 +104,8 @@ def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
     if reason is not None:
         return bool(reason == "completed")
     return trace.status == "success"
+
+
+def passes(verdict: bool | float) -> bool:
+    """A grader's or evaluator's verdict as success: a float counts from 0.5."""
+    return verdict >= 0.5 if isinstance(verdict, float) else bool(verdict)
