@@ -3,9 +3,10 @@
 A strategy is shown to a task whose words meet its ``applies_when``. Those words are the
 tasks' content words without names (:func:`task_words`), the ones the tasks share
 (:func:`applicability`), then those a task shares with what its tools are described to do
-(:func:`described_words`); each confirmation narrows them to what the new task shares
-(:func:`confirmed`). Retrieval itself matches a task's full keywords
-(:func:`~toolcycle.playbook.strategy.keywords`).
+(:func:`described_words`), name the field its answer came from (:func:`answer_labels`) or
+stand in the column of a list its run picked a row by (:func:`picked_words`); each
+confirmation narrows them to what the new task shares (:func:`confirmed`). Retrieval itself
+matches a task's full keywords (:func:`~toolcycle.playbook.strategy.keywords`).
 """
 
 from __future__ import annotations
@@ -91,13 +92,97 @@ def described_words(words: Sequence[str], tools: Sequence[str],
 
 def sequence_words(words: Sequence[str], tools: Sequence[str],
                    descriptions: Mapping[str, frozenset[str]] | None, result: str | None,
-                   output: str, prompt: str) -> list[str]:
+                   output: str, prompt: str, picks: Sequence[Pick] = ()) -> list[str]:
     """A sequence's :attr:`~toolcycle.playbook.strategy.Insight.tool_words`: the task's
     ``words`` its tools describe (:func:`described_words`), then those naming the field of
-    the last ``result`` its answer (``output``) came from (:func:`answer_labels`)."""
+    the last ``result`` its answer (``output``) came from (:func:`answer_labels`), then, for
+    each step that fed the next (``picks``), the words of the column its row was picked by
+    (:func:`picked_words`)."""
     described = described_words(words, tools, descriptions) if descriptions else []
     labelled = roots(answer_labels(result, output, prompt)) if result else set()
-    return list(dict.fromkeys([*described, *(w for w in words if root(w) in labelled)]))
+    picked = [w for pick in picks for w in picked_words(*pick, prompt)]
+    return by_root([*described, *(w for w in words if root(w) in labelled), *picked])
+
+
+#: One step of a chain that fed the next: its result, the value fed from it, its arguments.
+Pick = tuple[str, str, Mapping[str, object]]
+#: How many words the column a row was picked by lends a lesson (the first rows' first).
+MAX_PICKED_WORDS = 8
+#: The longest result searched for a picked row, and the most rows of one list read.
+_PICK_CHARS, _PICK_ROWS = 100_000, 200
+
+
+def picked_words(result: str, value: str, args: Mapping[str, object], prompt: str
+                 ) -> list[str]:
+    """Where a step's JSON ``result`` is a list of records and the ``value`` fed to the next
+    step came from the one record whose text field the ``prompt`` names (``"test": "TSH"``
+    in "Tobias Renn's latest TSH value"), the words of that field in every record (``hba1c``,
+    ``lipid``, ``panel``, ``ferritin``, ``tsh``): the lesson is how to pick any row of that
+    list, so it applies to a task naming any of them. Nothing where the field is what the
+    step was asked for (a name its ``args`` gave: that was looked up, not picked), where every
+    record says the same there (it tells no row apart), or where no one record holds
+    ``value``.
+
+    Why: the lab tasks of `clinic` ("Tobias Renn's latest TSH value", "Ferritin level for
+    Mireille Fontaine?", "Kwame Asante's LDL from the lipid panel") share no word, nor one
+    with the tools' descriptions or the answer's field (``result``), and the lesson their
+    runs taught (``lab_orders``, then ``lab_result(order_id)``) applied to nothing (JSON) or
+    to "TSH" questions only (ReAct), though every test name was in the orders it picked from.
+    """
+    if len(result) > _PICK_CHARS or not value.strip():
+        return []
+    try:
+        parsed = json.loads(result)
+    except (ValueError, RecursionError):
+        return []
+    said = roots(keywords(prompt))
+    given = roots(keywords(" ".join(str(v) for v in _scalars(args))))
+    wanted = value.strip().lower()
+    for rows in _record_lists(parsed):
+        holding = [r for r in rows if any(str(v).strip().lower() == wanted
+                                          for v in r.values() if _is_scalar(v))]
+        if len(holding) != 1:
+            continue
+        for key, field in holding[0].items():
+            named = roots(keywords(field)) if isinstance(field, str) else set()
+            column = [str(r.get(key, "")) for r in rows]
+            if not named & said or named & given or len({c.lower() for c in column}) < 2:
+                continue
+            words = [w for text in column for w in keywords(text) if len(w) <= LONGEST_STEMMED]
+            return by_root(words)[:MAX_PICKED_WORDS]
+    return []
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _scalars(value: object) -> Iterator[object]:
+    """The scalar values of a call's arguments, nested ones too."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif _is_scalar(item):
+            yield item
+
+
+def _record_lists(value: object) -> Iterator[list[dict[str, object]]]:
+    """The lists of two or more records (JSON objects) in parsed JSON, outermost first, each
+    cut to its first rows."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            rows = [r for r in item[:_PICK_ROWS] if isinstance(r, dict)]
+            if len(rows) >= 2 and len(rows) == len(item[:_PICK_ROWS]):
+                yield rows
+            stack.extend(reversed(item))
 
 
 def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
@@ -189,8 +274,9 @@ def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None =
 
 def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
     """Words common to the tasks a pattern came from (in at least half of them, at least 2),
-    then the words any of those tasks shares with the descriptions of the pattern's tools
-    (:attr:`Insight.tool_words`; see :func:`~toolcycle.playbook.applicability.described_words`)."""
+    then the other words their runs lent the pattern (:attr:`Insight.tool_words`: those the
+    tasks share with the descriptions of its tools, :func:`described_words`, and the rest
+    :func:`sequence_words` finds), the words more of its tasks said first."""
     counts: dict[str, int] = {}  # by root: "supplies" and "supplier" count as one word
     written: dict[str, str] = {}  # each root as its first task wrote it
     for insight in evidence:
@@ -201,7 +287,9 @@ def applicability(evidence: Sequence[Insight], limit: int = 12) -> list[str]:
     need = max(2, (len(evidence) + 1) // 2) if len(evidence) > 1 else 1
     common = [w for w, c in counts.items() if c >= need]
     common.sort(key=lambda w: (-counts[w], written[w]))
-    # (a task's tool words are among its keywords, so each has a count)
+    for insight in evidence:  # (a picked column's words need not be the task's)
+        for word in insight.tool_words:
+            written.setdefault(root(word), word)
     described = {root(w): None for i in evidence for w in i.tool_words
                  if counts.get(root(w), 0) < need}
     ranked = sorted(described, key=lambda w: (-counts.get(w, 0), written.get(w, w)))

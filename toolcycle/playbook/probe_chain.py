@@ -203,5 +203,5 @@ def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: st
         run_id=run_id + PROBED, success=True, iterations=0, task=task,
         feeds=[{"arg": chain.arg, **example}],
         tool_words=sequence_words(keywords, tools, descriptions, chain.answer, expected,
-                                  prompt),
+                                  prompt, [(chain.first_result, chain.value, chain.first_args)]),
     )

@@ -255,7 +255,9 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         lesson.tool_words = sequence_words(
             analysis.keywords, lesson.tools, descriptions,
             analysis.chain[-1].call.result if analysis.chain else None,
-            str(trace.output or ""), trace.user_prompt or "")
+            str(trace.output or ""), trace.user_prompt or "",
+            [(c.call.result or "", str(f["value"]), c.call.args or {})
+             for c, f in zip(analysis.chain, lesson.feeds, strict=False)])
         insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:
