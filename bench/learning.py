@@ -24,6 +24,9 @@ different entities in varied wording:
   clinic's tools (a quota error, an empty page, an ISO 8601 duration, an order id picked out
   of a list; the alternative names its parameter apart), written on 2026-12-01 and first
   run at cefe474, before any change made from its runs.
+- ``helpdesk`` (bench/learning_tasks/helpdesk/): the four kinds in an IT helpdesk's tools
+  (an expired TLS certificate, an "ok" envelope around nothing, a P-code priority, a device
+  id picked out of a list by its type), written on 2026-12-01 after 4aec202, before any run.
 
 A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
 ``{"id", "kind", "prompt", "expected"}``; ``expected`` may be a list of answers, any one of
@@ -74,7 +77,8 @@ from toolcycle.playbook.routine import repaired
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail",
-          "depot": TASK_DIR / "depot", "clinic": TASK_DIR / "clinic"}
+          "depot": TASK_DIR / "depot", "clinic": TASK_DIR / "clinic",
+          "helpdesk": TASK_DIR / "helpdesk"}
 #: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "

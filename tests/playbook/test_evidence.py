@@ -33,6 +33,9 @@ from .conftest import Call, make_trace
     # a page of nothing: an empty collection beside counts of zero and paging fields
     '{"matches": [], "count": 0}', '{"items": [], "total": 0, "page": 1, "per_page": 20}',
     '{"data": {}, "total_count": 0.0}',
+    # an envelope saying the call went through about nothing (found writing `helpdesk`)
+    '{"status": "ok", "data": {"items": []}}', '{"success": true, "results": []}',
+    '{"code": 200, "data": [], "total": 0}',
 ])
 def test_empty_results_are_recognised(text: str | None) -> None:
     assert is_empty_result(text)
@@ -44,6 +47,9 @@ def test_empty_results_are_recognised(text: str | None) -> None:
     # a zero or a value beside an empty list is an answer; so is a page with one match
     '{"units_on_hand": 0}', '{"orders": [], "balance": 12.5}', '{"orders": [], "open": false}',
     '{"matches": [{"id": 1}], "count": 1}', '{"items": [], "total": 3}',
+    # "ok" alone answers a health check; a failure beside an empty list is no empty page
+    '{"status": "ok"}', '{"status": "degraded", "incidents": []}',
+    '{"success": false, "data": []}',
 ])
 def test_results_with_content_are_not_empty(text: str) -> None:
     assert not is_empty_result(text)

@@ -54,7 +54,7 @@ def _all(suite: Any) -> list[LearningTask]:
     return [*suite.tasks("train"), *suite.tasks("test")]
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic", "helpdesk"])
 def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
     suite = bench.load_suite(name)
     train, test = suite.tasks("train"), suite.tasks("test")
@@ -319,6 +319,55 @@ def test_clinic_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
     assert not {t.prompt for t in train} & {t.prompt for t in test}
 
 
+HELPDESK = bench.load_suite("helpdesk")
+
+
+def _helpdesk_answer(task: LearningTask) -> str:
+    """The designed route to a helpdesk task's answer, each kind's trap sprung on the way."""
+    m = HELPDESK.module
+    prompt = task.prompt.lower()
+    if task.kind == "status":
+        [system] = [s for s in m.SYSTEMS if s in prompt]
+        with pytest.raises(RuntimeError, match="certificate"):
+            m.monitor_api(system)  # the primary fails every call...
+        return str(m.status_page(system))  # ...the alternative names its parameter apart
+    if task.kind == "owner":
+        [tag] = [t for t in m.ASSETS if t.lower() in prompt]
+        assert is_empty_result(m.asset_register(tag, "assigned user"))  # empty for holders
+        assert not is_empty_result(m.asset_register(tag, "model"))  # though not for all
+        return str(m.assignment_log(tag))
+    if task.kind == "sla":
+        [team] = [t for t in m.SLA if t in prompt]
+        [level] = [p for p in m.PRIORITIES if p in prompt]
+        with pytest.raises(ValueError, match="P-code"):
+            m.sla_target(level, team)  # the format no description states
+        return str(m.sla_target(m.PRIORITIES[level], team))
+    [who] = [p for p in m.DEVICES if p in prompt]
+    devices = json.loads(m.user_devices(who))
+    assert len(devices) > 1  # the device must be picked out of several
+    with pytest.raises(LookupError):
+        m.device_details(who)  # a name is not a device id
+    [device] = [d for d in devices if d["type"] in prompt]
+    return str(m.device_details(device["device_id"]))
+
+
+def test_helpdesk_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
+    train, test = HELPDESK.tasks("train"), HELPDESK.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    assert {t.kind for t in train} == {t.kind for t in test} == {
+        "status", "owner", "sla", "device"}
+    for task in [*train, *test]:
+        assert bench.evaluate(task, _helpdesk_answer(task)), task.id
+        assert is_empty_result(HELPDESK.module.kb_search(task.prompt))
+    specs = {s.name: s for s in (as_tool(t).spec for t in HELPDESK.tools)}
+    assert "P1" not in specs["sla_target"].description + json.dumps(
+        specs["sla_target"].parameters)
+    assert "user_devices" not in specs["device_details"].description
+    assert "holder" in specs["asset_register"].description  # the lure is there
+    # the splits ask about other systems, assets, employees (and other priorities per team)
+    assert not {t.prompt for t in train} & {t.prompt for t in test}
+
+
 def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100) -> dict[str, Any]:
     return {"task": task, "kind": kind, "success": success, "iterations": iterations,
             "tokens": tokens}
@@ -378,7 +427,7 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert "fewest iterations each kind allows" in report.render_floor(declared)
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic"])
+@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic", "helpdesk"])
 def test_every_suite_declares_the_fewest_iterations_of_each_kind(name: str) -> None:
     suite = bench.load_suite(name)
     kinds = {t.kind for t in [*suite.tasks("train"), *suite.tasks("test")]}

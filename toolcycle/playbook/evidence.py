@@ -43,8 +43,9 @@ def is_empty_result(result: str | None) -> bool:
     A JSON object counts as empty when every value in it is empty (``{"results": []}``), since
     that is how many APIs say "nothing": the keys are a schema, not data; so does a page of
     nothing, an empty collection beside counts of zero and paging fields (``{"matches": [],
-    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``). A zero alone is an answer
-    (``{"units_on_hand": 0}``).
+    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``), and an envelope saying "ok" about
+    one (``{"status": "ok", "data": {"items": []}}``). A zero alone is an answer
+    (``{"units_on_hand": 0}``), and so is an "ok" alone.
     """
     if result is None or not result.strip():
         return True
@@ -69,13 +70,21 @@ _PAGING = frozenset({"page", "pages", "page_size", "per_page", "limit", "offset"
                      "previous", "prev", "cursor", "next_cursor", "total_pages"})
 
 
+#: The fields of a response envelope that say the call went through, with the values saying
+#: so: beside an empty collection they are no data (``{"status": "ok", "data": []}``).
+_ENVELOPE = frozenset({"status", "success", "ok", "code", "status_code", "result"})
+_WENT_THROUGH = frozenset({"ok", "success", "succeeded", "true", "200", "0"})
+
+
 def _empty_page(page: dict[Any, Any]) -> bool:
-    """An empty collection beside counts of zero and paging fields: a page of nothing."""
+    """An empty collection beside counts of zero, paging fields and an envelope's "ok": a
+    page of nothing. (An "ok" with no collection beside it is an answer: a health check.)"""
     collections = [v for v in page.values() if isinstance(v, (list, dict))]
     if not collections or not all(_empty_value(v) for v in collections):
         return False
     return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in _PAGING
                or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
+               or (str(k).lower() in _ENVELOPE and str(v).lower() in _WENT_THROUGH)
                for k, v in page.items())
 
 
