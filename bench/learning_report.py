@@ -220,7 +220,7 @@ def render_floor(floor: dict[str, Any]) -> str:
             f"{floor['both_ok_baseline']:.2f}: no playbook can cut more than "
             f"{100 * floor['most_cut_both_ok']:.0f} % there; over all runs, every playbook run "
             f"solved at that floor would take {floor['all_floor']:.2f} against the baseline's "
-            f"{floor['all_baseline']:.2f} ({100 * floor['most_cut_all']:.0f} %): a bigger cut "
+            f"{floor['all_baseline']:.2f} ({-100 * floor['most_cut_all']:+.0f} %): a bigger cut "
             "there can only come from runs that end sooner than a solution allows"
             + ("" if "tokens_all_floor" not in floor or math.isnan(floor["tokens_all_floor"])
                else f"; and at its kind's cheapest success seen each run would spend "

@@ -413,7 +413,8 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert "possibly above the true floor" in report.render_floor(floor)
     # over all runs: the baseline's short failure (1 iteration) counts, each run at its floor
     assert (round(floor["all_baseline"], 3), floor["all_floor"]) == (round(8 / 3, 3), 2.0)
-    assert "(25 %)" in report.render_floor(floor)
+    # (a change, signed as the tokens' are: a floor above a baseline that gives up early is +)
+    assert "against the baseline's 2.67 (-25 %)" in report.render_floor(floor)
     # tokens: each baseline run against its kind's cheapest success (k: 100, j: 100)
     cheap = report.iteration_floor(report.pairs(
         [[_row("a", "k", True, 4, 900), _row("b", "k", False, 1, 200)]],
