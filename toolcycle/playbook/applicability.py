@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from .evidence import arg_values
 from .strategy import LONGEST_STEMMED, TEMPLATE_WORDS, Insight, keywords, root, roots
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
@@ -136,7 +137,7 @@ def picked_words(result: str, value: str, args: Mapping[str, object], prompt: st
     except (ValueError, RecursionError):
         return []
     said = roots(keywords(prompt))
-    given = roots(keywords(" ".join(str(v) for v in _scalars(args))))
+    given = roots(keywords(" ".join(arg_values(dict(args)))))
     wanted = value.strip().lower()
     for rows in _record_lists(parsed):
         holding = [r for r in rows if any(str(v).strip().lower() == wanted
@@ -155,19 +156,6 @@ def picked_words(result: str, value: str, args: Mapping[str, object], prompt: st
 
 def _is_scalar(value: object) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
-
-
-def _scalars(value: object) -> Iterator[object]:
-    """The scalar values of a call's arguments, nested ones too."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-        elif _is_scalar(item):
-            yield item
 
 
 def _record_lists(value: object) -> Iterator[list[dict[str, object]]]:
