@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
-from .applicability import sequence_words, task_words
+from .applicability import described_words, sequence_words, task_words
 from .evidence import CallEvidence, Repair, answer_chain, arg_values, classify, repair_of
 from .routine import feed_example
 from .stats import is_timeout
@@ -271,8 +271,12 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
         detail = error_class + ("|" + repair.signature if repair is not None else "")
         shown = shown_error(c.call.error or "", c.call.args, trace.user_prompt or "")
-        advice = pitfall_advice(c.call.name, shown, repair, is_timeout(c.call.error))
-        insights.append(insight("pitfall", advice, tools, detail))
+        advice = pitfall_advice(c.call.name, shown, repair, is_timeout(c.call.error),
+                                blames_arguments(c.call.error or "", c.call.args))
+        pitfall = insight("pitfall", advice, tools, detail)
+        if descriptions:  # a task asking what the failing tool is for is likely to call it
+            pitfall.tool_words = described_words(analysis.keywords, [c.call.name], descriptions)
+        insights.append(pitfall)
     if not success:  # where a kind of task is not: the tools that found nothing for it
         probed = dead_end.repaired(analysis.calls, analysis.repairs)
         for tool in dict.fromkeys([*dead_end.found_nothing(analysis.calls), *probed]):
@@ -364,8 +368,28 @@ def sequence_advice(
     return text
 
 
-def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool) -> str:
-    """A failure mode and, when the run showed one, its repair.
+def blames_arguments(error: str, args: Any) -> bool:
+    """Whether an error is about the call's arguments: it quotes a value (``'x'``, ``"x"``),
+    or names one of the call's parameters or repeats one of its values.
+
+    Why: "TLS handshake failed: certificate verify failed: certificate has expired" (`helpdesk`,
+    held out, JSON) was learned as "… Check the arguments against what earlier tools
+    returned.": no argument was wrong, and the list of outage words (:data:`_OUTAGE`) cannot
+    name every way a service breaks. An error that says nothing of what it was given is the
+    tool's, whatever its words."""
+    line = _first_line(error)
+    if _QUOTED.search(line):
+        return True
+    low = line.lower()
+    names = [str(k).lower() for k in args] if isinstance(args, dict) else []
+    return any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", low) for k in names) or any(
+        v.lower() in low for v in arg_values(args))
+
+
+def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool,
+                   about_arguments: bool = True) -> str:
+    """A failure mode and, when the run showed one, its repair (``about_arguments``: whether
+    the error was, :func:`blames_arguments`).
 
     A ``schema`` repair (the loop refused the arguments; no run showed a fix) leads with the
     call to make: on `rail` (JSON) the 1.5B called amenities_register(station, topic), taking
@@ -380,6 +404,8 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
             return f"{failure}. It is down: try another tool that can answer."
         if _REFUSING.search(error_class):  # nor one that refuses every caller for now
             return f"{failure}. It refuses calls for now: try another tool that can answer."
+        if not about_arguments:  # nor one whose error says nothing of what it was given
+            return f"{failure}. It names no argument: try another tool that can answer."
         return f"{failure}. Check the arguments against what earlier tools returned."
     if repair.kind == "schema":
         return (f"Call {tool}({', '.join(repair.via_args)}) with no other arguments "
