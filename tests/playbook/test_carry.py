@@ -10,7 +10,7 @@ from toolcycle import Agent, Message, tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, learn
-from toolcycle.playbook.carry import Rename, can_carry, carried, guess_rename
+from toolcycle.playbook.carry import Rename, can_carry, carried, guess_rename, respelled
 from toolcycle.playbook.fallback import fallback_for, fell_back
 from toolcycle.playbook.reflector import reflect
 
@@ -139,3 +139,17 @@ def test_a_repairs_signature_keeps_its_rename() -> None:
     shaped = Repair("argument", "fare_quote", argument="date", example="05.03.2026")
     assert Rename.of_repair(shaped.signature) is None
     assert Rename.of_repair("") is None
+
+
+def test_a_probe_asks_with_a_name_spelled_as_the_task_spelled_it() -> None:
+    """`helpdesk` (JSON, held out): the 1.5B wrote "payroll_portal" for "the payroll portal";
+    the status page that held the answer knows the name as the task wrote it."""
+    prompt = "What state is the Payroll Portal in? And the VPN-gateway?"
+    assert respelled({"service": "payroll_portal", "n": 3}, prompt) == {
+        "service": "Payroll Portal", "n": 3}
+    assert respelled({"service": "vpn gateway"}, prompt) == {"service": "VPN-gateway"}
+    # a value the task said as given, or one it did not say, stays as the model wrote it
+    assert respelled({"service": "payroll"}, prompt) == {"service": "payroll"}
+    assert respelled({"service": "git_server"}, prompt) == {"service": "git_server"}
+    assert respelled({"service": "portal_payroll"}, prompt) == {"service": "portal_payroll"}
+    assert respelled({"q": "(.*)+_["}, prompt) == {"q": "(.*)+_["}  # no pattern of it

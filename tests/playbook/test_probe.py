@@ -310,3 +310,21 @@ def test_a_probed_sequence_applies_to_the_field_that_held_the_answer() -> None:
     unlabelled = probed_sequence(prompt, [miss], found, Probe(tools, bool), results=held,
                                  **kwargs)
     assert unlabelled is not None and unlabelled.tool_words == []
+
+
+async def test_a_probe_asks_with_the_name_as_the_task_wrote_it() -> None:
+    """`helpdesk` (JSON, held out): monitor_api("payroll_portal") failed, and a probe of
+    the status page with "payroll_portal" found nothing; it knows "payroll portal"."""
+    def status_page(system: str) -> str:
+        """Every system's state."""
+        return json.dumps({"state": "operational"} if system.lower() == "payroll portal"
+                          else {"items": []})
+
+    tools = {t.name: t for t in [tool(inventory_live, read_only=True),
+                                  tool(status_page, read_only=True)]}
+    miss = _miss("inventory_live", {"item": "payroll_portal"}, error="RuntimeError: TLS")
+    probe = Probe(tools, lambda text: "operational" in text)
+    assert await probe_repairs([miss], {}, probe) == {}  # (as the model wrote it: nothing)
+    found = await probe_repairs([miss], {}, probe,
+                                prompt="What state is the payroll portal in?")
+    assert found[0].via == "status_page" and found[0].argument == "item>system"

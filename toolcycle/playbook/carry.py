@@ -14,6 +14,7 @@ missing). A learned pitfall keeps it in its repair's signature (``Repair.argumen
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,28 @@ def carried(arguments: Mapping[str, Any], tool: Tool[Any], rename: Rename | None
     if any(r not in out for r in required):
         return None
     return out or None
+
+
+def respelled(arguments: Mapping[str, Any], prompt: str) -> dict[str, Any]:
+    """``arguments`` with each text value that re-spells words of the ``prompt`` (``print_server``
+    or ``Print-Server`` for "the print server") written as the prompt wrote them; for a
+    probe, which asks what the model meant and checks it against the expected answer.
+
+    Why: the 1.5B writes names in snake case ("payroll_portal", "git_server") on `helpdesk`
+    (JSON, held out); the status page that had every answer knows "payroll portal", so each
+    probe of the failed monitor found nothing there, and no alternative was learned.
+    """
+    out = dict(arguments)
+    lowered = prompt.lower()
+    for key, value in arguments.items():
+        if not isinstance(value, str) or not value.strip() or value.lower() in lowered:
+            continue
+        words = re.split(r"[\s_-]+", value.strip())
+        pattern = r"(?<!\w)" + r"[\s_-]+".join(map(re.escape, words)) + r"(?!\w)"
+        found = re.search(pattern, prompt, re.IGNORECASE)
+        if found is not None:
+            out[key] = found.group(0)
+    return out
 
 
 def guess_rename(arguments: Mapping[str, Any], tool: Tool[Any]) -> Rename | None:

@@ -46,7 +46,7 @@ from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
 from .applicability import sequence_words
-from .carry import Rename, carried, guess_rename
+from .carry import Rename, carried, guess_rename, respelled
 from .evidence import CallEvidence, Repair, arg_values, is_empty_result
 from .reflector import sequence_advice
 from .routine import invoke_step
@@ -107,7 +107,8 @@ def _call_of(args: Mapping[str, Any], tool: Tool[Any]) -> tuple[dict[str, Any], 
 
 async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repair],
                         probe: Probe, *, run_id: str = "", agent_name: str = "agent",
-                        results: dict[int, str] | None = None) -> dict[int, Repair]:
+                        results: dict[int, str] | None = None, prompt: str = "",
+                        ) -> dict[int, Repair]:
     """The ``alternative`` repairs probing finds for the misses of a failed run's ``calls``
     (errors and empty results, by call index) that ``known`` has no repair for; ``results``,
     when given, gets the result that held the answer for each."""
@@ -118,7 +119,7 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
     for miss in calls:
         if miss.status not in ("error", "empty") or miss.index in known:
             continue
-        args = miss.call.args if isinstance(miss.call.args, dict) else {}
+        args = respelled(miss.call.args, prompt) if isinstance(miss.call.args, dict) else {}
         for tool in probe_targets(miss, probe.tools):
             given, rename = _call_of(args, tool) or ({}, None)
             signature = f"{tool.name}:{sorted(given.items())!r}"
@@ -192,7 +193,7 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
         tool = probe.tools.get(repair.via)
         if miss is None or tool is None or not isinstance(miss.call.args, dict):
             continue
-        args = carried(miss.call.args, tool, Rename.parse(repair.argument))
+        args = carried(respelled(miss.call.args, prompt), tool, Rename.parse(repair.argument))
         if not args or not all(v.lower() in lowered for v in arg_values(args)):
             continue
         skipped = sorted({c.call.name for c in calls} - {tool.name})

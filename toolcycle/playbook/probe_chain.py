@@ -165,7 +165,8 @@ async def probe_failed_run(trace: Trace, analysis: TraceAnalysis, probe: Probe, 
                               "task": analysis.task, "descriptions": descriptions}
     results: dict[int, str] = {}
     repairs = await probe_repairs(analysis.calls, analysis.repairs, probe, results=results,
-                                  run_id=trace.run_id, agent_name=trace.agent_name)
+                                  run_id=trace.run_id, agent_name=trace.agent_name,
+                                  prompt=prompt)
     if repairs:
         return Findings(repairs, probed_sequence(prompt, analysis.calls, repairs, probe,
                                                  run_id=trace.run_id, results=results,
