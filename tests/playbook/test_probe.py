@@ -328,3 +328,28 @@ async def test_a_probe_asks_with_the_name_as_the_task_wrote_it() -> None:
     found = await probe_repairs([miss], {}, probe,
                                 prompt="What state is the payroll portal in?")
     assert found[0].via == "status_page" and found[0].argument == "item>system"
+
+
+async def test_a_value_a_tool_rejected_is_not_passed_as_another_tools_other_parameter() -> None:
+    """`helpdesk` (ReAct, at ad97fc0): device_details("vpn_gateway") for a status question
+    failed with "unknown device 'vpn_gateway'"; a probe passed the name to
+    status_page(system), and the learned reroute sent every device question there."""
+    def device_details(device_id: str) -> str:
+        """A device's details."""
+        raise LookupError(f"unknown device {device_id!r}")
+
+    def status_page(system: str) -> str:
+        """Every system's state."""
+        return json.dumps({"state": "degraded"})
+
+    tools = {t.name: t for t in [tool(device_details, read_only=True),
+                                  tool(status_page, read_only=True)]}
+    probe = Probe(tools, lambda text: "degraded" in text)
+    rejected = _miss("device_details", {"device_id": "vpn_gateway"},
+                     error="LookupError: unknown device 'vpn_gateway'")
+    assert await probe_repairs([rejected], {}, probe) == {}
+    # a failure that says nothing of the value (the tool's own) is still asked elsewhere
+    broken = _miss("device_details", {"device_id": "vpn_gateway"},
+                   error="RuntimeError: TLS handshake failed")
+    found = await probe_repairs([broken], {}, probe)
+    assert found[0].via == "status_page" and found[0].argument == "device_id>system"

@@ -37,6 +37,30 @@ _EMPTY_TEXT = re.compile(
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
+#: A quoted value in an error's text (what :func:`~toolcycle.playbook.reflector.shown_error`
+#: keeps when the call did not supply it); numbers stay masked either way.
+QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def blames_arguments(error: str, args: Any) -> bool:
+    """Whether an error is about the call's arguments: it quotes a value (``'x'``, ``"x"``),
+    or names one of the call's parameters or repeats one of its values.
+
+    Why: "TLS handshake failed: certificate verify failed: certificate has expired" (`helpdesk`,
+    held out, JSON) was learned as "… Check the arguments against what earlier tools
+    returned.": no argument was wrong, and the list of outage words (``reflector._OUTAGE``) cannot
+    name every way a service breaks. An error that says nothing of what it was given is the
+    tool's, whatever its words."""
+    line = next((ln for ln in error.strip().splitlines() if ln.strip()), "")
+    if QUOTED.search(line):
+        return True
+    low = line.lower()
+    names = [str(k).lower() for k in args] if isinstance(args, dict) else []
+    return any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", low) for k in names) or any(
+        v.lower() in low for v in arg_values(args))
+
+
+
 def is_empty_result(result: str | None) -> bool:
     """True when a tool's result holds nothing: no text, an empty JSON value or a "none" phrase.
 

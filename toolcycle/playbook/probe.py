@@ -47,7 +47,7 @@ from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
 from .applicability import sequence_words
 from .carry import Rename, carried, guess_rename, respelled
-from .evidence import CallEvidence, Repair, arg_values, is_empty_result
+from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
 from .reflector import sequence_advice
 from .routine import invoke_step
 from .strategy import PROBED, Insight
@@ -89,17 +89,35 @@ def probe_targets(miss: CallEvidence, tools: Mapping[str, Tool[Any]]) -> list[To
     """The tools that may be asked what ``miss`` asked (see the module docstring), in the
     agent's order."""
     args = miss.call.args if isinstance(miss.call.args, dict) else {}
+    guess = _may_rename(miss)
     return [tool for tool in tools.values() if tool.name != miss.call.name and eligible(tool)
-            and _call_of(args, tool) is not None]
+            and _call_of(args, tool, guess) is not None]
 
 
-def _call_of(args: Mapping[str, Any], tool: Tool[Any]) -> tuple[dict[str, Any], Rename | None
-                                                                 ] | None:
-    """The probe call of ``tool`` that ``args`` make: by name, else with one parameter named
-    apart (a guess, which the probe's check against the expected answer settles)."""
+def _may_rename(miss: CallEvidence) -> bool:
+    """Whether a probe of ``miss`` may pass its value under another parameter name: not where
+    the call's error was about its arguments (:func:`~toolcycle.playbook.evidence.
+    blames_arguments`). Why: on `helpdesk` (ReAct) the 1.5B called ``device_details("vpn
+    gateway")`` for a status question and was told "unknown device 'vpn_gateway'"; a probe
+    passed the name to ``status_page(system)``, which answered, and the lesson "device_details
+    fails with: unknown device …. Call status_page(system) instead." rerouted every device
+    question's failed detail call to the status page (device 89 → 0 %). A value a tool
+    rejected is likely the wrong kind of thing, and the same value as another tool's other
+    parameter a guess on a guess; a tool that failed whatever it was given (a quota, an
+    outage, a certificate) says nothing against its arguments."""
+    return miss.status != "error" or not blames_arguments(miss.call.error or "", miss.call.args)
+
+
+def _call_of(args: Mapping[str, Any], tool: Tool[Any], guess: bool = True
+             ) -> tuple[dict[str, Any], Rename | None] | None:
+    """The probe call of ``tool`` that ``args`` make: by name, else (where ``guess``) with one
+    parameter named apart (a guess, which the probe's check against the expected answer
+    settles)."""
     by_name = carried(args, tool)
     if by_name is not None:
         return by_name, None
+    if not guess:
+        return None
     rename = guess_rename(args, tool)
     renamed = carried(args, tool, rename) if rename is not None else None
     return (renamed, rename) if renamed is not None else None
@@ -121,7 +139,7 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
             continue
         args = respelled(miss.call.args, prompt) if isinstance(miss.call.args, dict) else {}
         for tool in probe_targets(miss, probe.tools):
-            given, rename = _call_of(args, tool) or ({}, None)
+            given, rename = _call_of(args, tool, _may_rename(miss)) or ({}, None)
             signature = f"{tool.name}:{sorted(given.items())!r}"
             if signature not in asked:
                 if budget <= 0:

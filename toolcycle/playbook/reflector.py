@@ -23,7 +23,16 @@ from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
 from .applicability import described_words, sequence_words, task_words
-from .evidence import CallEvidence, Repair, answer_chain, arg_values, classify, repair_of
+from .evidence import (
+    QUOTED,
+    CallEvidence,
+    Repair,
+    answer_chain,
+    arg_values,
+    blames_arguments,
+    classify,
+    repair_of,
+)
 from .routine import feed_example
 from .stats import is_timeout
 from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
@@ -144,9 +153,6 @@ def _first_line(error: str) -> str:
     return first
 
 
-#: A quoted value in an error's text (what :func:`shown_error` keeps when the call did not
-#: supply it); numbers stay masked either way.
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
 def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
@@ -175,7 +181,7 @@ def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
         kept.append(match.group(0))
         return chr(_HOLD + len(kept) - 1)  # no digit: _VOLATILE must not see it
 
-    first = _QUOTED.sub(mask, _WRAPPER.sub("", _PRIVATE.sub("", _first_line(error))))
+    first = QUOTED.sub(mask, _WRAPPER.sub("", _PRIVATE.sub("", _first_line(error))))
     text = _VOLATILE.sub("…", first)
     for i, value in enumerate(kept):
         text = text.replace(chr(_HOLD + i), value)
@@ -368,28 +374,10 @@ def sequence_advice(
     return text
 
 
-def blames_arguments(error: str, args: Any) -> bool:
-    """Whether an error is about the call's arguments: it quotes a value (``'x'``, ``"x"``),
-    or names one of the call's parameters or repeats one of its values.
-
-    Why: "TLS handshake failed: certificate verify failed: certificate has expired" (`helpdesk`,
-    held out, JSON) was learned as "… Check the arguments against what earlier tools
-    returned.": no argument was wrong, and the list of outage words (:data:`_OUTAGE`) cannot
-    name every way a service breaks. An error that says nothing of what it was given is the
-    tool's, whatever its words."""
-    line = _first_line(error)
-    if _QUOTED.search(line):
-        return True
-    low = line.lower()
-    names = [str(k).lower() for k in args] if isinstance(args, dict) else []
-    return any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", low) for k in names) or any(
-        v.lower() in low for v in arg_values(args))
-
-
 def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool,
                    about_arguments: bool = True) -> str:
     """A failure mode and, when the run showed one, its repair (``about_arguments``: whether
-    the error was, :func:`blames_arguments`).
+    the error was, :func:`~toolcycle.playbook.evidence.blames_arguments`).
 
     A ``schema`` repair (the loop refused the arguments; no run showed a fix) leads with the
     call to make: on `rail` (JSON) the 1.5B called amenities_register(station, topic), taking
