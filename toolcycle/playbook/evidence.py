@@ -60,7 +60,6 @@ def blames_arguments(error: str, args: Any) -> bool:
         v.lower() in low for v in arg_values(args))
 
 
-
 def is_empty_result(result: str | None) -> bool:
     """True when a tool's result holds nothing: no text, an empty JSON value or a "none" phrase.
 

@@ -138,8 +138,9 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
         if miss.status not in ("error", "empty") or miss.index in known:
             continue
         args = respelled(miss.call.args, prompt) if isinstance(miss.call.args, dict) else {}
+        guess = _may_rename(miss)  # (once a miss, not once a tool)
         for tool in probe_targets(miss, probe.tools):
-            given, rename = _call_of(args, tool, _may_rename(miss)) or ({}, None)
+            given, rename = _call_of(args, tool, guess) or ({}, None)
             signature = f"{tool.name}:{sorted(given.items())!r}"
             if signature not in asked:
                 if budget <= 0:

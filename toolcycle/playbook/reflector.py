@@ -153,8 +153,6 @@ def _first_line(error: str) -> str:
     return first
 
 
-
-
 def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
     """An error as a pitfall's advice shows it: :func:`normalise_error`, but a quoted value
     that neither the call's arguments (a name or value, part of one or one's part) nor the task

@@ -172,7 +172,8 @@ class Insight:
     #: For a sequence: the task's words that the descriptions of its tools contain (what the
     #: task asked that these tools provide, :func:`described_words`), then those naming the
     #: field its answer came from (:func:`answer_labels`), then the words of the column its
-    #: run picked a row by, said or not (:func:`picked_words`); empty in insights stored before.
+    #: run picked a row by, said or not (:func:`picked_words`). For an error's pitfall: the
+    #: task's words the failing tool's description contains. Empty in insights stored before.
     tool_words: list[str] = field(default_factory=list)
 
     @property
