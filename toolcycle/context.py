@@ -157,6 +157,10 @@ class RunContext[DepsT]:
     tool_name: str | None = None
     #: The run's validated ``input=`` (``Agent(input_type=...)``); ``None`` without one.
     input: Any = None
+    #: The run's user prompt, the task as it was written (``None`` for a run without one, as
+    #: a resumed conversation may be): what a tool acting for the model may read the user's
+    #: own words from (a learned fallback passes names as the task spelled them).
+    prompt: str | None = None
     #: For a tool that calls other tools of the run itself (a learned routine, a fallback):
     #: ``admit_call(tool)`` counts one such call against the run's budgets (the tool's
     #: ``max_calls``, ``Limits(max_tool_calls=...)``) and returns why it is refused, or

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from toolcycle import Agent, Message, tool
+from toolcycle import Agent, Message, RunContext, tool
 from toolcycle.approval import Approve
+from toolcycle.context import CancelToken
+from toolcycle.messages import Usage
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
@@ -176,7 +178,7 @@ async def test_an_alternative_that_fails_too_says_so_and_an_empty_result_falls_b
 
 
 async def test_no_fallback_under_an_approval_policy_it_would_bypass() -> None:
-    from toolcycle import ApprovalRequest, Approve, RunContext
+    from toolcycle import ApprovalRequest, Approve
 
     seen: list[str] = []
 
@@ -379,3 +381,78 @@ async def test_an_mcp_servers_error_result_is_the_failure_a_fallback_was_learned
     first = other.trace.tool_calls[0]  # another error of the server's: its own
     assert "no item 'gone'" in (first.error or "") and not fell_back("inventory_live",
                                                                     first.result)
+
+
+STATUS = {"file share": "degraded since 09:10", "print server": "up"}
+
+
+def monitor_api(system: str) -> str:
+    """Live state of a system."""
+    raise ConnectionError("SSL: certificate has expired")
+
+
+def status_page(system: str) -> str:
+    """Published state of a system, by its name as people write it."""
+    return STATUS.get(system.lower(), "[]")
+
+
+MONITOR = Strategy(id="m", domain="helpdesk", kind="pitfall", applies_when=["state", "share"],
+                   advice="monitor_api fails. Call status_page(system) instead.",
+                   tools=["monitor_api", "status_page"], support=3)
+
+
+def snake_case(messages: list[Message], settings: ModelSettings) -> Any:
+    """Writes the system's name in snake case, as the 1.5B did on `helpdesk`."""
+    results = [p for m in messages if m.role == "tool" for p in m.parts]
+    return call("monitor_api", {"system": "file_share"}) if not results else "done"
+
+
+async def test_a_fallback_asks_the_alternative_as_the_task_spelled_a_name_it_found_nothing_for(
+        ) -> None:
+    agent = Agent(ScriptedModel(snake_case), "Answer with the tools.",
+                  [tool(monitor_api, read_only=True), tool(status_page, read_only=True)],
+                  name="helpdesk", playbook=_playbook(MONITOR))
+    result = await agent.run("What is the state of the File Share right now?")
+    [record] = result.trace.tool_calls
+    assert record.result is not None and record.result.endswith(
+        'status_page({"system": "File Share"}) -> degraded since 09:10')
+    assert fell_back("monitor_api", record.result)
+    assert result.usage.tool_calls == 1  # the loop's call; the fallback's own are nested
+
+
+async def test_a_fallback_keeps_the_models_spelling_where_it_finds_something() -> None:
+    both = {"file_share": "up (by id)", "File Share": "degraded"}
+    calls: list[str] = []
+
+    @tool(read_only=True)
+    def status_by_id(system: str) -> str:
+        """Published state of a system."""
+        calls.append(system)
+        return both.get(system, "[]")
+
+    fallback = fallback_tool(tool(monitor_api), status_by_id)
+    assert fallback is not None
+    ctx = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
+                     prompt="Is the File Share up?")
+    text = await fallback.invoke(ctx, {"system": "file_share"})
+    assert text.endswith('status_by_id({"system": "file_share"}) -> up (by id)')
+    assert calls == ["file_share"]  # the task's spelling was not needed
+    nowhere = await fallback.invoke(ctx, {"system": "mail_relay"})  # the task names no such
+    assert nowhere.endswith('status_by_id({"system": "mail_relay"}) -> []')
+    assert calls == ["file_share", "mail_relay"]
+
+
+async def test_a_tool_reads_the_runs_prompt_from_its_context() -> None:
+    seen: list[str | None] = []
+
+    @tool
+    def note(ctx: RunContext[Any]) -> str:
+        """Notes the task."""
+        seen.append(ctx.prompt)
+        return "noted"
+
+    def once(messages: list[Message], settings: ModelSettings) -> Any:
+        return call("note", {}) if not any(m.role == "tool" for m in messages) else "ok"
+
+    await Agent(ScriptedModel(once), "Use the tool.", [note]).run("Remember the File Share.")
+    assert seen == ["Remember the File Share."]

@@ -18,9 +18,15 @@ not: a database empty for some kinds of question may be the right place for this
 
 Only where that is safe and complete: the alternative is ``read_only`` (the model did not ask
 for it), needs no approval, and the call's own arguments are a whole call of it, by name or
-with one text parameter named apart (:mod:`~toolcycle.playbook.carry`). A pitfall whose repair
-is a chain (``Call staff_directory(name), then weather(city) instead``) or a prerequisite or an
-argument shape makes no fallback. Offered with ``Playbook(routines=True)``, like routines.
+with one text parameter named apart (:mod:`~toolcycle.playbook.carry`). Where the alternative
+fails or finds nothing with the model's spelling of a name the task wrote apart
+(``file_share`` for "the file share"), it is asked once more as the task wrote it
+(:func:`~toolcycle.playbook.carry.respelled`, read from ``RunContext.prompt``): on `helpdesk`
+the learned "Call status_page(system) instead" found nothing for ``file_share`` in every run.
+
+A pitfall whose repair is a chain (``Call staff_directory(name), then weather(city)
+instead``) or a prerequisite or an argument shape makes no fallback. Offered with
+``Playbook(routines=True)``, like routines.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from typing import Any
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
-from .carry import Rename, can_carry, carried
+from .carry import Rename, can_carry, carried, respelled
 from .dead_end import FOUND_NOTHING
 from .evidence import is_empty_result
 from .reflector import normalise_error
@@ -134,19 +140,35 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
             if only is not None or not is_empty_result(text):
                 return value
             failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
-        shown = json.dumps(args, ensure_ascii=False, default=str)
-        try:
-            other = await invoke_step(alternative, ctx, alternative.validate(args))
-        except CallRefused as exc:
-            return f"{failure}; {exc}"
-        except Exception as exc:
-            return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, failed too: "
-                    f"{type(exc).__name__}: {exc}")
-        result, _ = serialize_result(other)
-        return (f"Ran {alternative.name} for you, since {failure} (already called; it "
-                f"{FELL_BACK}; answer from its result):\n{alternative.name}({shown}) -> {result}")
+        spellings = [args]  # the model's spelling first, then the task's where it differs
+        if (spelled := respelled(args, getattr(ctx, "prompt", None) or "")) != args:
+            spellings.append(spelled)
+        for call_args in spellings:
+            answer, final = await _ask(alternative, ctx, call_args, failure)
+            if final:
+                break
+        return answer  # the last spelling's, where none found anything
 
     # the primary keeps its own timeout inside; the pair has none (as a routine's steps)
     policy = replace(primary.policy, timeout=None, inline=False)
     return Tool(primary.spec, call_or_fall_back, policy=policy, context_param="ctx",
                 check_schema=False)
+
+
+async def _ask(alternative: Tool[Any], ctx: RunContext[Any], args: dict[str, Any],
+               failure: str) -> tuple[str, bool]:
+    """What the fallback answers after ``failure`` when it calls ``alternative`` with ``args``,
+    and whether that is final (an answer was found, or a budget refused the call) rather than
+    a failure or an empty result that another spelling of the arguments might mend."""
+    shown = json.dumps(args, ensure_ascii=False, default=str)
+    try:
+        other = await invoke_step(alternative, ctx, alternative.validate(args))
+    except CallRefused as exc:
+        return f"{failure}; {exc}", True
+    except Exception as exc:
+        return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, failed too: "
+                f"{type(exc).__name__}: {exc}"), False
+    result, _ = serialize_result(other)
+    return (f"Ran {alternative.name} for you, since {failure} (already called; it {FELL_BACK}; "
+            f"answer from its result):\n{alternative.name}({shown}) -> {result}",
+            not is_empty_result(result))

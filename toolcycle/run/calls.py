@@ -374,7 +374,7 @@ def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContex
         deps=base.deps, usage=base.usage, cancel_token=base.cancel_token, run_id=base.run_id,
         agent_name=base.agent_name, iteration=base.iteration, attempt=base.attempt,
         run_state=base.run_state, attempt_state=base.attempt_state,
-        tool_call_id=call.id, tool_name=call.name, input=base.input,
+        tool_call_id=call.id, tool_name=call.name, input=base.input, prompt=base.prompt,
         admit_call=_nested_admission(state, call.name),
     )
 

@@ -301,10 +301,10 @@ def _written_by_the_agent(text: str, base: str, instructions: str) -> bool:
 def new_context(setup: RunSetup, usage: Usage, deps: Any,
                 cancel_token: CancelToken | None) -> RunContext[Any]:
     """The run context of a new run (:func:`prepare`) or a resumed one: same run id, the given
-    usage (a resumed run continues its own), the task input."""
+    usage (a resumed run continues its own), the task input and prompt."""
     return RunContext(
         deps=deps, usage=usage, cancel_token=cancel_token or CancelToken(), run_id=setup.run_id,
-        agent_name=setup.core.name, input=setup.task_input,
+        agent_name=setup.core.name, input=setup.task_input, prompt=setup.user_prompt,
     )
 
 
