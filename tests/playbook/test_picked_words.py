@@ -104,3 +104,26 @@ def test_runs_worded_apart_teach_a_lookup_shown_to_any_test_their_lists_named(
     # a test no list named, and another kind of task, are not shown it
     for task in ("What was Lucia Bertolini's vitamin B12?", "Who insures Hamish Doyle?"):
         assert store.search(task, "clinic", tools) == [], task
+
+
+def test_a_later_run_that_picked_another_row_keeps_the_words_the_lists_held(
+        db_location: str) -> None:
+    """Confirmations narrow a lesson to the words each new task shares; a picked column's
+    words are what the chain picks among, and stay while a result it fed on holds them (on
+    `clinic` the TSH and ferritin runs after the HbA1c one narrowed ``hba1c`` away)."""
+    store, curator = open_store(db_location), Curator()
+    runs = [("What was Ada Marsh's HbA1c result?", "ada marsh", "HbA1c"),
+            ("What is Tobias Renn's latest TSH result?", "tobias renn", "TSH"),
+            ("Ferritin result for Mireille Fontaine?", "mireille fontaine", "ferritin"),
+            ("What is Kwame Asante's latest TSH result?", "kwame asante", "TSH")]
+    for prompt, patient, test in runs:
+        curator.apply(store, reflect(_lab_run(prompt, patient, test), success=True,
+                                     domain="clinic"))
+    [sequence] = [s for s in store.strategies() if s.kind == "sequence"]
+    assert sequence.support == 4
+    assert {"hba1c", "vitamin", "tsh", "ferritin", "crp", "lipid"} <= set(sequence.applies_when)
+    tools = ["lab_orders", "lab_result", "patient_file"]
+    for task in ("What was Hamish Doyle's HbA1c?", "Lucia Bertolini's vitamin D level?"):
+        assert [s.id for s, _ in store.search(task, "clinic", tools)] == [sequence.id], task
+    # a word only one task said, in no list, is still narrowed away
+    assert "ada" not in sequence.applies_when and "marsh" not in sequence.applies_when

@@ -304,9 +304,16 @@ def by_root(words: Sequence[str]) -> list[str]:
 
 
 def confirmed_by(words: Sequence[str], support: Mapping[str, int], insight: Insight,
-                 limit: int = 12) -> tuple[list[str], dict[str, int]]:
+                 limit: int = 12, read: Sequence[str] = ()) -> tuple[list[str], dict[str, int]]:
     """A sequence's ``words`` and ``support`` (:func:`word_support`) once ``insight``'s task
-    confirmed it: :func:`confirmed`, then every word two of its tasks said.
+    confirmed it: :func:`confirmed`, then each of ``words`` that a result its steps fed on
+    holds (``read``: the texts of its feed examples), then every word two of its tasks said.
+
+    The words a result holds are those a picked column lent (:func:`picked_words`): what the
+    chain picks among, not how one task was worded, so a task that picked another row does
+    not narrow them away. Why: on `clinic` (ReAct, 4aec202) the lab sequence applied to
+    ``hba1c`` and ``vitamin`` once the runs asking for them were probed, and the next TSH and
+    ferritin runs narrowed both away; no HbA1c or vitamin D test task was shown it.
 
     Why: the tasks of one kind are worded apart, and narrowing to what each new task shares
     forgot the others' words: on `depot` (ReAct) the supplier sequence was promoted applying
@@ -317,6 +324,8 @@ def confirmed_by(words: Sequence[str], support: Mapping[str, int], insight: Insi
     """
     counts = word_support([insight], support)
     kept = confirmed(words, insight, limit)
+    held = set().union(*(roots(keywords(text)) for text in read)) if read else set()
+    kept = by_root([*kept, *(w for w in words if root(w) in held)])
     known = roots(kept)
     backed = [w for w, n in counts.items() if n >= 2 and root(w) not in known]
     return [*kept, *backed][:limit], counts

@@ -475,7 +475,8 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     strategy.add_feeds(insight.feeds)
     if strategy.kind == "sequence":
         strategy.applies_when, strategy.word_support = confirmed_by(
-            strategy.applies_when, strategy.word_support, insight)
+            strategy.applies_when, strategy.word_support, insight,
+            read=[str(f.get("text", "")) for run in strategy.feeds for f in run])
     else:
         strategy.applies_when = confirmed(strategy.applies_when, insight)
     strategy.updated_at = time.time()
