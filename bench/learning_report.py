@@ -257,11 +257,15 @@ def sc003(learn_rows: Rows, strategy_log: list[list[dict[str, Any]]]) -> list[st
     return lines
 
 
-def sc005(runs: list[Rows], kind: str) -> tuple[int, int]:
-    """(successes, runs) over the runs of ``kind``, whose primary tool fails on every call: a
-    success means the run found the alternative (or was told it)."""
+def sc005(runs: list[Rows], kind: str) -> tuple[int, int, int]:
+    """(right answers, runs whose tool results held the answer, runs) over the runs of
+    ``kind``, whose primary tool fails on every call. A right answer means the run found the
+    alternative (or was told it); a result holding the answer means it found it, however the
+    model then wrote it ("3:45 PM" for "15:45"). Rows written before ``found`` was kept count
+    their right answers there."""
     rows = [r for rows in runs for r in rows if r["kind"] == kind]
-    return sum(bool(r["success"]) for r in rows), len(rows)
+    found = sum(bool(r.get("found", r["success"])) for r in rows)
+    return sum(bool(r["success"]) for r in rows), found, len(rows)
 
 
 def tool_preference(strategies: list[dict[str, Any]], stats: dict[str, Any]) -> list[str]:

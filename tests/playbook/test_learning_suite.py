@@ -400,6 +400,31 @@ def test_sc003_says_after_how_many_successes_of_its_kind_a_strategy_appeared() -
                      "- kind y: no sequence strategy captured (0 successful completions)"]
 
 
+async def test_sc005_counts_right_answers_and_runs_whose_tools_found_the_answer() -> None:
+    """A run whose tool found "15:45" and that answered "3:45 PM" found the alternative but
+    did not answer right: both are counted, apart."""
+    task = LearningTask(id="t", kind="slot", prompt="Next slot with Dr. Castillo?",
+                        expected="15:45")
+
+    def rota_board(clinician: str) -> str:
+        """The rota."""
+        return '{"next_open_slot": "2026-12-02 15:45"}'
+
+    def twelve_hour(messages: list[Message], settings: ModelSettings) -> Any:
+        if not any(m.role == "tool" for m in messages):
+            return call("rota_board", {"clinician": "Castillo"})
+        return "December 2 at 3:45 PM."
+
+    result = await Agent(ScriptedModel(twelve_hour), "Use the tools.",
+                         [rota_board]).run(task.prompt)
+    row = bench.describe(task, result.trace, result.output, None, 0.1, "test")
+    assert row["success"] is False and row["found"] is True
+    rows = [[row, {"kind": "slot", "success": True, "found": True},
+             {"kind": "fee", "success": False, "found": False}],
+            [{"kind": "slot", "success": False}]]  # a row written before "found" was kept
+    assert bench.report.sc005(rows, "slot") == (1, 2, 3)
+
+
 def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succeed() -> None:
     report = bench.report
     baseline = [[_row("a", "k", True, 4), _row("b", "k", False, 1), _row("c", "j", True, 3)]]
