@@ -73,6 +73,7 @@ from toolcycle.playbook import Curator, LearningTask, LLMReflector, Playbook, St
 from toolcycle.playbook.evidence import classify
 from toolcycle.playbook.fallback import fell_back
 from toolcycle.playbook.reshape import reshaped
+from toolcycle.playbook.respell import respelled_call
 from toolcycle.playbook.routine import repaired
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
@@ -191,7 +192,9 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         "stood_in": [f"{c.name}:{kind}" for c in (trace.tool_calls if trace else [])
                      for kind, hit in (("reshaped", reshaped(c.name, c.result)),
                                        ("fell back", fell_back(c.name, c.result)),
-                                       ("repaired", repaired(c.name, c.result))) if hit],
+                                       ("repaired", repaired(c.name, c.result)),
+                                       ("respelled", respelled_call(c.name, c.result)))
+                     if hit],
         "asked_again": sum(len(s.asked_again) for s in trace.steps) if trace else 0,
         "seconds": round(seconds, 2), "output": str(output)[:200], "error": error,
     }

@@ -36,6 +36,7 @@ from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
+from .respell import respelled_call, respelling_tools
 from .routine import repaired, routine_name
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
@@ -257,6 +258,8 @@ class Playbook:
     def _pitfall_stand_ins(self, agent_name: str, tools: Mapping[str, Tool[Any]],
                            strategies: Sequence[Strategy]) -> None:
         fallbacks, reshapes = pitfall_stand_ins(strategies, tools)
+        for name, tool in respelling_tools(strategies, tools).items():
+            reshapes.setdefault(name, tool)  # (an argument lesson's reshaped call first)
         self._fallbacks.setdefault(agent_name, {}).update(fallbacks)
         self._reshapes.setdefault(agent_name, {}).update(reshapes)
 
@@ -421,7 +424,8 @@ class Playbook:
         return ({stand_ins[name].name for name in offered if name in stand_ins}
                 | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)
                    or repaired(c.call.name, c.call.result)
-                   or reshaped(c.call.name, c.call.result)})
+                   or reshaped(c.call.name, c.call.result)
+                   or respelled_call(c.call.name, c.call.result)})
 
     def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str]
                 ) -> list[tuple[str, str]]:

@@ -1,0 +1,106 @@
+"""Respelled calls: a lookup that found nothing for the model's spelling of a name the task
+wrote apart, asked again as the task wrote it.
+
+Why: on the held-out `helpdesk` suite (ReAct, at 8c61b3d) the learned sequence "Call
+status_page(system), then answer." was shown to every status task, and the 1.5B called
+``status_page({"system": "file_share"})`` for "What is the current state of the file
+share?" in each of 3 runs; the status page knows "file share", answered its empty envelope,
+and the model read "ok" in it as the state ("up and running"; expected: maintenance). The
+run holds what the repair needs: the task's own words. So a call of a tool a learned
+sequence uses that finds nothing or fails, where a text argument re-spells words of the task
+(``file_share``, ``File-Share``: the same words, joined or cased apart,
+:func:`~toolcycle.playbook.carry.respelled`), is made once more with the task's spelling,
+and answers with that result where it found something, saying so. Any other outcome leaves
+the model's call standing, unchanged.
+
+Only for tools that are ``read_only`` and need no approval (the model asked for one call; a
+second that reads changes nothing), and only those a learned sequence calls: the playbook
+knows they answer some kind of task, so an empty result there is suspect. Offered with
+``Playbook(routines=True)``, like reshaped calls (:mod:`.reshape`): the spelling itself
+proves the repair applies, so it needs no showing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from .._observation import serialize_result
+from ..context import RunContext
+from ..tools import Tool, ToolArgumentsError
+from .carry import respelled
+from .evidence import is_empty_result
+from .routine import invoke_step
+from .strategy import Strategy
+
+#: In every result a respelled call gives: how the learner tells it from the tool's own.
+RESPELLED = "as the task wrote it"
+
+
+def respelled_call(tool: str, result: str | None) -> bool:
+    """Whether a call of ``tool`` with ``result`` was made again by :func:`respelling_tool`."""
+    first = (result or "").split("\n", 1)[0]
+    return (first.startswith((f"{tool} found nothing for ", f"{tool} failed ("))
+            and RESPELLED in first)
+
+
+def respelling_tools(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]]
+                     ) -> dict[str, Tool[Any]]:
+    """Tool name -> its respelling call, for each tool of ``tools`` that an active sequence
+    of ``strategies`` calls, where that is safe (see the module docstring)."""
+    out: dict[str, Tool[Any]] = {}
+    for strategy in strategies:
+        if strategy.kind != "sequence" or strategy.status != "active":
+            continue
+        for name in strategy.tools:
+            if name in tools and name not in out:
+                made = respelling_tool(tools[name])
+                if made is not None:
+                    out[name] = made
+    return out
+
+
+def respelling_tool(tool: Tool[Any]) -> Tool[Any] | None:
+    """``tool`` that, when a call finds nothing or fails with a text argument that re-spells
+    the task's words, calls it again as the task spelled them; None where that is not safe."""
+    if tool.function is None or tool.requires_approval or not tool.policy.read_only:
+        return None
+    name = tool.name
+
+    async def call_or_respell(ctx: RunContext[Any], **arguments: Any) -> Any:
+        checked = tool.validate(arguments)
+        spelled = respelled(checked, getattr(ctx, "prompt", None) or "")
+        failure: Exception | None = None
+        try:
+            value = await invoke_step(tool, ctx, checked)
+        except (ToolArgumentsError, TimeoutError):
+            raise  # the schema's refusal or a timeout: not about how a name was written
+        except Exception as exc:
+            if spelled == checked:
+                raise
+            failure, value = exc, None
+        else:
+            text, _ = serialize_result(value)
+            if spelled == checked or not is_empty_result(text):
+                return value
+        try:
+            again = await invoke_step(tool, ctx, tool.validate(spelled))
+        except Exception:
+            again = None
+        found, _ = serialize_result(again) if again is not None else ("", None)
+        if again is None or is_empty_result(found):
+            if failure is not None:
+                raise failure  # the model's own call and its own outcome stand
+            return value
+        keys = [key for key in spelled if spelled[key] != checked.get(key)]
+        given = ", ".join(f'{key} "{checked[key]}"' for key in keys)
+        fixed = ", ".join(f'{key} "{spelled[key]}"' for key in keys)
+        missed = "found nothing" if failure is None else (
+            f"failed ({type(failure).__name__}: {str(failure)[:120]})")
+        return (f"{name} {missed} for {given}; called it again with {fixed} {RESPELLED} "
+                f"(already called; answer from its result):\n{found}")
+
+    policy = replace(tool.policy, timeout=None, inline=False)  # each call keeps its own
+    return Tool(tool.spec, call_or_respell, policy=policy, context_param="ctx",
+                check_schema=False)
