@@ -77,6 +77,7 @@ def arm_figures(rows: Rows, both_ok: Rows) -> dict[str, Any]:
         "iterations": mean_ci([r["iterations"] for r in rows]),
         "iterations_both_ok": mean_ci([r["iterations"] for r in both_ok]),
         "tokens": mean_ci([r["tokens"] for r in rows]),
+        "tokens_both_ok": mean_ci([r["tokens"] for r in both_ok]),
     }
 
 
@@ -109,6 +110,7 @@ def compare(paired: list[tuple[dict[str, Any], ...]]) -> dict[str, Any]:
         for key, subset in (("iterations", paired), ("tokens", paired))
     }
     diff["iterations_both_ok"] = mean_ci([p["iterations"] - b["iterations"] for b, p in both])
+    diff["tokens_both_ok"] = mean_ci([float(p["tokens"]) - float(b["tokens"]) for b, p in both])
     diff["success"] = mean_ci([float(p["success"]) - float(b["success"]) for b, p in paired])
     worse, better, tasks = tasks_made_worse(paired)
     return {"baseline": base, "playbook": play, "diff": diff, "pairs": len(paired),
@@ -138,6 +140,9 @@ def render(result: dict[str, Any]) -> str:
               "(target >= +10 where the baseline is below 90 %)",
               f"- tokens / task: {_fmt(*d['tokens'], digits=0)} "
               f"({_rel(d['tokens'][0], b['tokens'][0])}; target <= +10 %)",
+              f"- tokens / task, both ok: {_fmt(*d['tokens_both_ok'], digits=0)} "
+              f"({_rel(d['tokens_both_ok'][0], b['tokens_both_ok'][0])}; a run that gives "
+              "up early spends less)",
               f"- test tasks made worse: {result['tasks_worse']}/{result['tasks']} "
               f"(better: {result['tasks_better']})"]
     kinds = result.get("kinds", {})

@@ -376,12 +376,16 @@ def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100
 def test_the_paired_analysis_counts_both_ok_pairs_and_tasks_made_worse() -> None:
     report = bench.report
     baseline = [[_row("a", "k", True, 4), _row("b", "k", False, 1), _row("c", "j", True, 3)]]
-    playbook = [[_row("a", "k", True, 2), _row("b", "k", True, 3), _row("c", "j", True, 5)]]
+    playbook = [[_row("a", "k", True, 2, 60), _row("b", "k", True, 3), _row("c", "j", True, 5)]]
     result = report.analyse_runs(baseline, playbook)
     assert result["pairs"] == 3 and result["both_ok_pairs"] == 2
     # the failure that gave up after one iteration does not make the baseline look fast
     assert result["baseline"]["iterations_both_ok"][0] == 3.5
     assert result["playbook"]["iterations_both_ok"][0] == 3.5
+    # tokens likewise, over the pairs both arms solved: (60 - 100 + 0) / 2 of 100
+    assert result["diff"]["tokens_both_ok"][0] == -20.0
+    assert "tokens / task, both ok: -20 ± " in report.render(result)
+    assert "(-20 %; a run that gives up early spends less)" in report.render(result)
     assert (result["tasks_worse"], result["tasks_better"], result["tasks"]) == (1, 2, 3)
     assert set(result["kinds"]) == {"j", "k"}
     assert "| no playbook |" in report.render(result)
