@@ -152,3 +152,26 @@ async def test_hostile_results_are_bounded_and_break_nothing() -> None:
         await probe_chain([asked], Probe(tools, lambda t: judged.append(len(t)) or False),
                           "HbA1c of Ada Marsh?")
     assert judged and max(judged) <= 100_000  # the huge page was cut before it was judged
+
+
+async def test_a_name_the_task_gave_is_a_first_step_where_no_call_of_the_run_makes_one() -> None:
+    """The run asked only a made-up tag of a tool no chain starts from; the task's name
+    ("Hamish Doyle") asked of each tool of one required parameter finds the orders, and the
+    chain closes (the helpdesk device runs that never called user_devices)."""
+
+    def asset_register(asset_tag: str) -> str:
+        """What the register knows of a tag."""
+        return json.dumps({"status": "ok", "data": {"items": []}})
+
+    tools = {t.name: t for t in [tool(asset_register, read_only=True), *_tools().values()]}
+    made = _record("asset_register", {"asset_tag": "HD-1234"}, asset_register("HD-1234"))
+    CALLS.clear()
+    chain = await probe_chain([made], Probe(tools, lambda t: "7.3" in t),
+                              "What was the HbA1c result of Hamish Doyle?")
+    assert chain is not None and (chain.first, chain.first_args, chain.then, chain.value) == (
+        "lab_orders", {"patient": "Hamish Doyle"}, "lab_result", "LO-3356")
+    # a task that names nothing asks nothing of it
+    CALLS.clear()
+    assert await probe_chain([made], Probe(tools, lambda t: "7.3" in t),
+                             "What was my latest blood sugar result?") is None
+    assert CALLS == []

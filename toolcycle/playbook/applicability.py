@@ -54,6 +54,28 @@ def names(text: str) -> set[str]:
     return found - plain
 
 
+def name_phrases(text: str) -> list[str]:
+    """The names ``text`` gives, each as written: runs of :func:`names` words with only
+    spaces between them ("Leila Farouk" in "What OS version does Leila Farouk's phone
+    have?"), in order, once each."""
+    named = names(text)
+    phrases: list[str] = []
+    run: list[str] = []
+    end = 0
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        if word.lower() in named and run and not text[end:match.start()].strip():
+            run.append(word)
+        else:
+            if run:
+                phrases.append(" ".join(run))
+            run = [word] if word.lower() in named else []
+        end = match.end()
+    if run:
+        phrases.append(" ".join(run))
+    return list(dict.fromkeys(phrases))
+
+
 def task_words(prompt: str) -> list[str]:
     """What a task is about, for learning where a lesson applies: its :func:`keywords`
     without :func:`names`. Retrieval still matches a task's full keywords, names included,

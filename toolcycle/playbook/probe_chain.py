@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tracing.trace import Trace
-from .applicability import json_leaves, sequence_words
+from .applicability import json_leaves, name_phrases, sequence_words
 from .carry import carried, required_params
 from .evidence import CallEvidence, Repair, arg_values
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
@@ -37,6 +37,8 @@ from .strategy import PROBED, Insight
 MAX_CHAIN_CALLS = 12
 #: At most this many values of one result are tried as a second step's argument.
 MAX_FED_VALUES = 8
+#: At most this many of the task's names are tried as a first step's argument.
+MAX_NAMES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,7 @@ async def probe_chain(calls: Sequence[CallEvidence], probe: Probe, prompt: str, 
     ctx = probe_context(run_id, agent_name)
     budget = max_calls
     tried: set[str] = set()
-    for tool_name, args, result in _first_steps(calls, probe):
+    for tool_name, args, result in _first_steps(calls, probe, prompt):
         key = _signature(tool_name, args)
         if key in tried:
             continue
@@ -91,10 +93,18 @@ async def probe_chain(calls: Sequence[CallEvidence], probe: Probe, prompt: str, 
     return None
 
 
-def _first_steps(calls: Sequence[CallEvidence], probe: Probe
+def _first_steps(calls: Sequence[CallEvidence], probe: Probe, prompt: str
                  ) -> Iterator[tuple[str, dict[str, Any], str | None]]:
     """The run's own calls that returned something (their result known), then the tools
-    their arguments make a whole call of by name (to be asked)."""
+    their arguments make a whole call of by name, then each tool of one required parameter
+    asked for a name the task gave (those two to be asked).
+
+    Why the names: on `helpdesk` (JSON, at 9450b53) one of six device train runs called
+    ``user_devices(employee)``; the others asked ``asset_register`` for a made-up tag
+    ("RDA1234") or ``device_details`` for one, whose arguments make no call of it, so one
+    chain was probed, short of the three tasks a sequence needs, and the device kind learned
+    only dead ends. The name is the task's own; the check against the expected answer
+    settles the guess."""
     for c in calls:
         if c.status == "ok" and c.call.name in probe.tools and isinstance(c.call.args, dict):
             yield c.call.name, dict(c.call.args), c.call.result or None
@@ -104,6 +114,11 @@ def _first_steps(calls: Sequence[CallEvidence], probe: Probe
             if tool.name != c.call.name and eligible(tool) and (
                     given := carried(args, tool)) is not None:
                 yield tool.name, given, None
+    for name in name_phrases(prompt)[:MAX_NAMES]:
+        for tool in probe.tools.values():
+            required = required_params(tool) or []
+            if eligible(tool) and len(required) == 1 and required[0] in properties(tool):
+                yield tool.name, {required[0]: name}, None
 
 
 def _second_steps(result: str, prompt: str, first: str, probe: Probe
