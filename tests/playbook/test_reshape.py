@@ -18,6 +18,7 @@ from toolcycle.playbook.reshape import argument_lesson, reshape, reshaped
 from toolcycle.playbook.strategy import Strategy
 
 ERROR = "invalid date …: expected DD.MM.YYYY"
+LEGEND = "unknown priority …: give a P-code, P1 (critical), P2 (high), P3 (medium) or P4 (low)"
 FARES = {"03.11.2026": 19.4, "13.11.2026": 21.0}
 
 
@@ -77,6 +78,13 @@ def _playbook(*strategies: Strategy, routines: bool = True) -> Playbook:
     ("AB-3", "ab-04", "", "ab-03"),
     ("A-7-X", "A012", "", None),                 # different groups: left alone
     ("12345", "0123", "", None),                 # longer than the example's group
+    # the error's own legend gives the code (either way round), one code only
+    ("high", "P4", LEGEND, "P2"),
+    ("Medium", "P4", LEGEND, "P3"),
+    ("high", "P4", "use one of: critical (P1), high (P2)", "P2"),
+    ("urgent", "P4", LEGEND, None),             # in no entry of it
+    ("high", "P4", "codes: P1 (high), P2 (high)", None),  # two codes: not certain
+    ("high", "2026-05-01", LEGEND, None),       # no code of the example's shape
 ])
 def test_a_value_is_reshaped_only_where_its_meaning_is_certain(
         value: str, example: str, error: str, fixed: str | None) -> None:
@@ -191,3 +199,36 @@ async def test_a_toolsets_tool_is_reshaped_too() -> None:
     [record] = result.trace.tool_calls
     assert record.error is None and reshaped("fare_quote", record.result)
     assert result.output == 'Answer: {"origin": "Pellingham", "fare_eur": 19.4}'
+
+
+async def test_a_priority_the_errors_legend_codes_is_passed_as_its_code() -> None:
+    """`helpdesk`: the 1.5B passed "high" to sla_target, which lists its codes' meanings."""
+
+    def sla_target(priority: str, team: str) -> str:
+        """The response-time target of a ticket."""
+        if priority not in {"P1", "P2", "P3", "P4"}:
+            raise ValueError(f"unknown priority {priority!r}: give a P-code, P1 (critical), "
+                             "P2 (high), P3 (medium) or P4 (low)")
+        minutes = [10, 60, 240, 1440][int(priority[1]) - 1]
+        return f'{{"team": "{team}", "response_minutes": {minutes}}}'
+
+    repair = Repair("argument", "sla_target", argument="priority", example="P4")
+    pitfall = Strategy(id="p", domain="helpdesk", kind="pitfall", applies_when=["priority"],
+                       advice=pitfall_advice("sla_target", LEGEND, repair, timeout=False),
+                       tools=["sla_target"], support=3, detail=f"{LEGEND}|{repair.signature}")
+    pb = Playbook(":memory:", routines=True)
+    pb.store.put([pitfall])
+
+    def model(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        if not results:
+            return call("sla_target", {"priority": "high", "team": "network"})
+        return results[-1].content.splitlines()[-1]
+
+    agent = Agent(ScriptedModel(model), "Answer with the tools.",
+                  [tool(sla_target, read_only=True)], name="helpdesk", playbook=pb)
+    result = await agent.run("What is the response target for a high-priority network ticket?")
+    assert result.output == '{"team": "network", "response_minutes": 60}'
+    [record] = result.trace.tool_calls
+    assert record.result is not None and reshaped("sla_target", record.result)
+    assert 'called it again with priority "P2"' in record.result

@@ -19,9 +19,10 @@ a second one that reads changes nothing) and needs no approval; the error is the
 what the model's did. A date is read in the model's own writing and written in the example's
 format: read with the example's format itself (padding), or with a month named or the year
 first; a numeric date in another order is read only when day-first and month-first agree
-(a day above 12). Any other value only has its digit groups
-zero-padded or its letters' case matched to the example, separators unchanged. Anything else,
-or a second failure, leaves the first failure standing, unchanged.
+(a day above 12). A value the error's own legend gives one code for ("P1 (critical), P2
+(high), ...") takes that code. Any other value only has its digit groups zero-padded or its
+letters' case matched to the example, separators unchanged. Anything else, or a second
+failure, leaves the first failure standing, unchanged.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ _NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b
                 "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
 _ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
+#: A legend entry in an error: "P2 (high)" (or "high (P2)"), each side a short plain term.
+_LEGEND = re.compile(r"([\w-]{1,24}) \(([\w -]{1,24})\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,9 @@ def reshape(value: str, example: str, error_class: str = "") -> str | None:
     text = value.strip()
     if not text or value_shape(text) == value_shape(example):
         return None
+    coded = _from_legend(text, example, error_class)
+    if coded is not None:
+        return coded
     target = _date_format(example, error_class)
     if target is not None:
         when = _read_date(text, target)
@@ -98,6 +104,23 @@ def reshape(value: str, example: str, error_class: str = "") -> str | None:
         fixed = _pad(text, example)
     return fixed if fixed is not None and fixed != text and value_shape(
         fixed) == value_shape(example) else None
+
+
+def _from_legend(text: str, example: str, error_class: str) -> str | None:
+    """The code the error's own legend gives for ``text``, in ``example``'s shape: "P2" for
+    "high" where the error lists "P1 (critical), P2 (high), ..." (or "high (P2)"); None
+    where it lists none, or ``text`` means no one code there.
+
+    Why: on `helpdesk` (ReAct, 9450b53) the 1.5B passed "high", "medium", "low" and
+    "critical" in turn to ``sla_target``, which answered each with its legend, and took the
+    first P-code that passed (P3 for a high-priority ticket: wrong)."""
+    wanted = value_shape(example)
+    codes: set[str] = set()
+    for first, second in _LEGEND.findall(error_class):
+        for code, meaning in ((first, second), (second, first)):
+            if value_shape(code) == wanted and meaning.strip().lower() == text.lower():
+                codes.add(code)
+    return codes.pop() if len(codes) == 1 else None
 
 
 def _date_format(example: str, error_class: str) -> str | None:
