@@ -331,18 +331,19 @@ def confirmed_by(words: Sequence[str], support: Mapping[str, int], insight: Insi
     confirmed it: :func:`confirmed`, then each of ``words`` that a result its steps fed on
     holds (``read``: the texts of its feed examples), then every word two of its tasks said.
 
-    The words a result holds are those a picked column lent (:func:`picked_words`): what the
-    chain picks among, not how one task was worded, so a task that picked another row does
-    not narrow them away. Why: on `clinic` (ReAct, 4aec202) the lab sequence applied to
-    ``hba1c`` and ``vitamin`` once the runs asking for them were probed, and the next TSH and
-    ferritin runs narrowed both away; no HbA1c or vitamin D test task was shown it.
-
     Why: the tasks of one kind are worded apart, and narrowing to what each new task shares
     forgot the others' words: on `depot` (ReAct) the supplier sequence was promoted applying
     to "supplies" (said by two of its three tasks) and "lead", "time", "days"; its next task,
     "How long is the lead time for the Garrow tile saw, in days?", narrowed it to lead, time,
     days, and no "Who is the supplier of ...?" was shown it. Only sequences: their tasks are
     the runs their tools answered, one kind; a pitfall's are any runs that met its error.
+
+    The words a result holds are those a picked column lent (:func:`picked_words`): what the
+    chain picks among, not how one task was worded, so a task that picked another row does
+    not narrow them away. Why: on `clinic` (ReAct, 4aec202) the probe of the failed HbA1c
+    train run lent the lab sequence ``hba1c``, ``lipid``, ``panel`` (replayed from its trace),
+    and the TSH and ferritin runs that confirmed it later narrowed ``hba1c`` away: no HbA1c
+    or vitamin D test task was shown it.
     """
     counts = word_support([insight], support)
     kept = confirmed(words, insight, limit)
