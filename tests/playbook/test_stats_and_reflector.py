@@ -137,3 +137,17 @@ def test_only_the_loops_own_refusal_of_that_tool_is_read_and_only_names_pass() -
     many = ("Invalid arguments for `t`:\n- bad\nExpected schema: " + '{"properties":{'
             + ",".join(f'"a{i}":{{}}' for i in range(40)) + "}}")
     assert len(expected_arguments("t", many)) == 12
+
+
+def test_no_pitfall_of_the_placeholder_a_name_no_provider_accepts_becomes() -> None:
+    """The engine answers a call named "The tool to use" as an unknown tool under one
+    placeholder name (models/repair.py); a pitfall of it warns of no tool (helpdesk ReAct
+    learned one, applying to no word)."""
+    from toolcycle.models.repair import INVALID_TOOL_NAME
+
+    trace = make_trace("What is the state of the wiki?", [
+        [(INVALID_TOOL_NAME, {}, None,
+          "`The tool to use` is not a tool name (names are letters, digits, _ and -).")],
+        [("lookup", {"q": "wiki"}, None, "LookupError: unknown system 'wiki'")]])
+    pitfalls = [i for i in reflect(trace, success=False, domain="d") if i.kind == "pitfall"]
+    assert [p.tools for p in pitfalls] == [["lookup"]]

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..models.repair import INVALID_TOOL_NAME
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
@@ -265,7 +266,9 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         insights.append(lesson)
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:
-        if c.status != "error" or (c.call.name, c.call.error or "") in seen:
+        # a name no provider accepts is stood in for by one placeholder: no tool to warn of
+        if c.status != "error" or (c.call.name, c.call.error or "") in seen or (
+                c.call.name == INVALID_TOOL_NAME):
             continue
         seen.add((c.call.name, c.call.error or ""))
         error_class = normalise_error(c.call.error or "")
