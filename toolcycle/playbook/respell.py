@@ -2,10 +2,11 @@
 wrote apart, asked again as the task wrote it.
 
 Why: on the held-out `helpdesk` suite (ReAct, at 8c61b3d) the learned sequence "Call
-status_page(system), then answer." was shown to every status task, and the 1.5B called
-``status_page({"system": "file_share"})`` for "What is the current state of the file
-share?" in each of 3 runs; the status page knows "file share", answered its empty envelope,
-and the model read "ok" in it as the state ("up and running"; expected: maintenance). The
+status_page(system), then answer." was shown to every status task, and for "What is the
+current state of the file share?" the 1.5B made one ``status_page`` call and answered "ok"
+or "up and running" in each of 3 runs (expected: maintenance). Replayed with that playbook
+(seeds 0 and 2) the call is ``status_page({"system": "file_share"})``: the status page
+knows "file share" and answers an empty "ok" envelope, which the model read as the state. The
 run holds what the repair needs: the task's own words. So a call of a tool a learned
 sequence uses that finds nothing or fails, where a text argument re-spells words of the task
 (``file_share``, ``File-Share``: the same words, joined or cased apart,
