@@ -151,5 +151,8 @@ def test_a_probe_asks_with_a_name_spelled_as_the_task_spelled_it() -> None:
     # a value the task said as given, or one it did not say, stays as the model wrote it
     assert respelled({"service": "payroll"}, prompt) == {"service": "payroll"}
     assert respelled({"service": "git_server"}, prompt) == {"service": "git_server"}
+    # a value longer than the task (a model's megabyte of output) is no re-spelling of it
+    huge = "payroll_" * 200_000
+    assert respelled({"service": huge}, prompt) == {"service": huge}
     assert respelled({"service": "portal_payroll"}, prompt) == {"service": "portal_payroll"}
     assert respelled({"q": "(.*)+_["}, prompt) == {"q": "(.*)+_["}  # no pattern of it

@@ -83,6 +83,8 @@ def respelled(arguments: Mapping[str, Any], prompt: str) -> dict[str, Any]:
         if not isinstance(value, str) or not value.strip() or value.lower() in lowered:
             continue
         words = re.split(r"[\s_-]+", value.strip())
+        if sum(map(len, words)) > len(prompt):  # cannot be there: build no pattern for it
+            continue
         pattern = r"(?<!\w)" + r"[\s_-]+".join(map(re.escape, words)) + r"(?!\w)"
         found = re.search(pattern, prompt, re.IGNORECASE)
         if found is not None:
