@@ -6,7 +6,7 @@
     .venv/bin/python bench/learning.py --suite path/to/your_suite ...   # a suite of your own
     .venv/bin/python bench/learning.py --retrieval          # retrieval latency at 10k strategies
 
-Four task suites, each with four kinds of question, train and test splits asking about
+Seven task suites, each with four kinds of question, train and test splits asking about
 different entities in varied wording:
 
 - ``chains`` (bench/learning_tasks/, the default): each kind is answered by chaining two
@@ -27,6 +27,9 @@ different entities in varied wording:
 - ``helpdesk`` (bench/learning_tasks/helpdesk/): the four kinds in an IT helpdesk's tools
   (an expired TLS certificate, an "ok" envelope around nothing, a P-code priority, a device
   id picked out of a list by its type), written on 2026-12-01 after 4aec202, before any run.
+- ``hotel`` (bench/learning_tasks/hotel/): the four kinds in a hotel front desk's tools (a
+  revoked API token, a null page, a 24-hour clock time where the task says "7:30 pm", a folio
+  id picked out of a list by its outlet), written on 2026-12-02 at 93d8851, before any run.
 
 A suite is a folder with ``tools.py`` and the tasks (``train.json``, ``test.json``: lists of
 ``{"id", "kind", "prompt", "expected"}``; ``expected`` may be a list of answers, any one of
@@ -79,7 +82,7 @@ from toolcycle.playbook.routine import repaired
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail",
           "depot": TASK_DIR / "depot", "clinic": TASK_DIR / "clinic",
-          "helpdesk": TASK_DIR / "helpdesk"}
+          "helpdesk": TASK_DIR / "helpdesk", "hotel": TASK_DIR / "hotel"}
 #: The instructions and agent name of a suite whose tools.py defines none (the chains suite).
 INSTRUCTIONS = (
     "You are a company assistant with tools. Your first reply must be a tool call: the data "

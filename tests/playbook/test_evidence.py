@@ -36,6 +36,8 @@ from .conftest import Call, make_trace
     # an envelope saying the call went through about nothing (found writing `helpdesk`)
     '{"status": "ok", "data": {"items": []}}', '{"success": true, "results": []}',
     '{"code": 200, "data": [], "total": 0}',
+    # a null where the page's collection goes (found writing `hotel`)
+    '{"results": null, "count": 0}', '{"status": "ok", "items": null, "total": 0}',
 ])
 def test_empty_results_are_recognised(text: str | None) -> None:
     assert is_empty_result(text)
@@ -50,6 +52,8 @@ def test_empty_results_are_recognised(text: str | None) -> None:
     # "ok" alone answers a health check; a failure beside an empty list is no empty page
     '{"status": "ok"}', '{"status": "degraded", "incidents": []}',
     '{"success": false, "data": []}',
+    # a null beside a zero is no page unless it stands where the collection goes
+    '{"units_on_hand": 0, "note": null}', '{"results": null, "count": 4}',
 ])
 def test_results_with_content_are_not_empty(text: str) -> None:
     assert not is_empty_result(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -42,6 +43,7 @@ SOURCES = bench.load_suite("sources")
 RECORDS: dict[str, dict[str, dict[str, Any]]] = SOURCES.module.RECORDS
 TOOLS = {t.__name__: t for t in SOURCES.tools}
 SYSTEMS = sorted(RECORDS)
+SUITE_NAMES = ["chains", "sources", "rail", "depot", "clinic", "helpdesk", "hotel"]
 
 
 def _entity(task: LearningTask) -> str:
@@ -54,7 +56,7 @@ def _all(suite: Any) -> list[LearningTask]:
     return [*suite.tasks("train"), *suite.tasks("test")]
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic", "helpdesk"])
+@pytest.mark.parametrize("name", SUITE_NAMES)
 def test_both_suites_load_with_tasks_of_four_kinds(name: str) -> None:
     suite = bench.load_suite(name)
     train, test = suite.tasks("train"), suite.tasks("test")
@@ -368,6 +370,61 @@ def test_helpdesk_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
     assert not {t.prompt for t in train} & {t.prompt for t in test}
 
 
+HOTEL = bench.load_suite("hotel")
+
+
+def _hotel_answer(task: LearningTask) -> str:
+    """The designed route to a hotel task's answer, each kind's trap sprung on the way."""
+    m = HOTEL.module
+    prompt = task.prompt.lower()
+    if task.kind == "stay":
+        [guest] = [g for g in m.GUESTS if g in prompt]
+        with pytest.raises(PermissionError, match="401"):
+            m.reservations_api(guest)  # the primary fails every call...
+        assert not is_empty_result(m.guest_ledger(guest.split()[-1]))  # (a surname finds)
+        return str(m.guest_ledger(guest))  # ...the alternative names its parameter apart
+    if task.kind == "housekeeping":
+        [room] = [r for r in m.ROOMS if re.search(rf"\b{r}\b", prompt)]
+        assert is_empty_result(m.room_info(room, "cleaning status"))  # null for housekeeping
+        assert not is_empty_result(m.room_info(room, "bed"))  # though not for all
+        return str(m.housekeeping_log(f"room {room}"))
+    if task.kind == "table":
+        spoken = re.search(r"(\d+)(?::(\d+))? pm", prompt)
+        assert spoken is not None
+        clock = f"{int(spoken.group(1)) + 12}:{spoken.group(2) or '00'}"
+        size = next(n for word, n in (("two", 2), ("four", 4), ("six", 6)) if word in prompt)
+        with pytest.raises(ValueError, match="24-hour"):
+            m.table_finder(spoken.group(0), size)  # the format no description states
+        return str(m.table_finder(clock, size))
+    [guest] = [g for g in m.FOLIOS if g in prompt]
+    folios = json.loads(m.guest_folios(guest))
+    assert len(folios) > 1  # the folio must be picked out of several
+    with pytest.raises(LookupError):
+        m.folio(guest)  # a name is not a folio id
+    [picked] = [f for f in folios if f["outlet"] in prompt]
+    return str(m.folio(picked["folio_id"]))
+
+
+def test_hotel_suite_every_task_is_answered_by_its_kinds_lesson() -> None:
+    train, test = HOTEL.tasks("train"), HOTEL.tasks("test")
+    assert len(train) == 24 and len(test) == 12
+    assert {t.kind for t in train} == {t.kind for t in test} == {
+        "stay", "housekeeping", "table", "bill"}
+    for task in [*train, *test]:
+        assert bench.evaluate(task, _hotel_answer(task)), task.id
+        assert is_empty_result(HOTEL.module.concierge_search(task.prompt))
+    specs = {s.name: s for s in (as_tool(t).spec for t in HOTEL.tools)}
+    assert "24" not in specs["table_finder"].description + json.dumps(
+        specs["table_finder"].parameters)
+    assert "guest_folios" not in specs["folio"].description
+    assert "cleaning" in specs["room_info"].description  # the lure is there
+    # a name is found whole, never inside a longer word ("IT" found "git server" in helpdesk)
+    assert HOTEL.module._find("rossi", HOTEL.module.FOLIOS) == "chiara rossi"
+    assert HOTEL.module._find("ross", HOTEL.module.FOLIOS) is None
+    # the splits ask about other guests, rooms, sittings
+    assert not {t.prompt for t in train} & {t.prompt for t in test}
+
+
 def _row(task: str, kind: str, success: bool, iterations: int, tokens: int = 100) -> dict[str, Any]:
     return {"task": task, "kind": kind, "success": success, "iterations": iterations,
             "tokens": tokens}
@@ -457,7 +514,7 @@ def test_the_iteration_floor_bounds_the_cut_a_playbook_can_show_where_both_succe
     assert "fewest iterations each kind allows" in report.render_floor(declared)
 
 
-@pytest.mark.parametrize("name", ["chains", "sources", "rail", "depot", "clinic", "helpdesk"])
+@pytest.mark.parametrize("name", SUITE_NAMES)
 def test_every_suite_declares_the_fewest_iterations_of_each_kind(name: str) -> None:
     suite = bench.load_suite(name)
     kinds = {t.kind for t in [*suite.tasks("train"), *suite.tasks("test")]}

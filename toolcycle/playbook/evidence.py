@@ -66,9 +66,9 @@ def is_empty_result(result: str | None) -> bool:
     A JSON object counts as empty when every value in it is empty (``{"results": []}``), since
     that is how many APIs say "nothing": the keys are a schema, not data; so does a page of
     nothing, an empty collection beside counts of zero and paging fields (``{"matches": [],
-    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``), and an envelope saying "ok" about
-    one (``{"status": "ok", "data": {"items": []}}``). A zero alone is an answer
-    (``{"units_on_hand": 0}``), and so is an "ok" alone.
+    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``, ``{"results": null, "count": 0}``),
+    and an envelope saying "ok" about one (``{"status": "ok", "data": {"items": []}}``). A
+    zero alone is an answer (``{"units_on_hand": 0}``), and so is an "ok" alone.
     """
     if result is None or not result.strip():
         return True
@@ -99,10 +99,18 @@ _ENVELOPE = frozenset({"status", "success", "ok", "code", "status_code", "result
 _WENT_THROUGH = frozenset({"ok", "success", "succeeded", "true", "200", "0"})
 
 
+#: The fields that hold a page's collection: a ``null`` there is an empty one
+#: (``{"results": null, "count": 0}``, found writing the `hotel` suite), where a ``null``
+#: beside a zero elsewhere is no page (``{"units_on_hand": 0, "note": null}`` answers).
+_COLLECTIONS = frozenset({"results", "items", "data", "matches", "records", "rows", "entries",
+                          "hits", "documents", "docs", "objects", "values", "list"})
+
+
 def _empty_page(page: dict[Any, Any]) -> bool:
     """An empty collection beside counts of zero, paging fields and an envelope's "ok": a
     page of nothing. (An "ok" with no collection beside it is an answer: a health check.)"""
-    collections = [v for v in page.values() if isinstance(v, (list, dict))]
+    collections = [v for k, v in page.items() if isinstance(v, (list, dict))
+                   or (v is None and str(k).lower() in _COLLECTIONS)]
     if not collections or not all(_empty_value(v) for v in collections):
         return False
     return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in _PAGING
