@@ -97,6 +97,8 @@ def _routine_line(s: Strategy) -> str:
     if routine is None:
         return ""
     rules = "; ".join(
+        f"{f.arg} of {routine.tools[i + 1]} = the {json.dumps(f.key)} of the row of "
+        f"{routine.tools[i]}'s result whose {json.dumps(f.by)} the task names" if f.by else
         f"{f.arg} of {routine.tools[i + 1]} = the text of {routine.tools[i]}'s result between "
         f"{json.dumps(f.left or '(start)')} and {json.dumps(f.right or '(end)')}"
         for i, f in enumerate(routine.feeds))

@@ -152,12 +152,27 @@ def picked_words(result: str, value: str, args: Mapping[str, object], prompt: st
     runs taught (``lab_orders``, then ``lab_result(order_id)``) applied to nothing (JSON) or
     to "TSH" questions only (ReAct), though every test name was in the orders it picked from.
     """
-    if len(result) > _PICK_CHARS or not value.strip():
+    pick = picked_row(result, value, args, prompt)
+    if pick is None:
         return []
+    rows, _, by = pick
+    column = [str(r.get(by, "")) for r in rows]
+    words = [w for text in column for w in keywords(text) if len(w) <= LONGEST_STEMMED]
+    return by_root(words)[:MAX_PICKED_WORDS]
+
+
+def picked_row(result: str, value: str, args: Mapping[str, object], prompt: str
+               ) -> tuple[list[dict[str, object]], str, str] | None:
+    """Where :func:`picked_words` finds a row picked by a word of the ``prompt``: the list's
+    records, the field of the picked record that held ``value`` and the field the prompt
+    named (``"folio_id"``, ``"outlet"``); else None. A routine takes a value out of such a
+    list the same way (:class:`~toolcycle.playbook.routine.Feed`)."""
+    if len(result) > _PICK_CHARS or not value.strip():
+        return None
     try:
         parsed = json.loads(result)
     except (ValueError, RecursionError):
-        return []
+        return None
     said = roots(keywords(prompt))
     given = roots(keywords(" ".join(arg_values(dict(args)))))
     wanted = value.strip().lower()
@@ -166,14 +181,35 @@ def picked_words(result: str, value: str, args: Mapping[str, object], prompt: st
                                           for v in r.values() if _is_scalar(v))]
         if len(holding) != 1:
             continue
+        held = next(k for k, v in holding[0].items()
+                    if _is_scalar(v) and str(v).strip().lower() == wanted)
         for key, field in holding[0].items():
             named = roots(keywords(field)) if isinstance(field, str) else set()
             column = [str(r.get(key, "")) for r in rows]
             if not named & said or named & given or len({c.lower() for c in column}) < 2:
                 continue
-            words = [w for text in column for w in keywords(text) if len(w) <= LONGEST_STEMMED]
-            return by_root(words)[:MAX_PICKED_WORDS]
-    return []
+            return rows, str(held), str(key)
+    return None
+
+
+def row_named(result: str, key: str, by: str, prompt: str) -> str | None:
+    """The ``key`` of the one record of a JSON list in ``result`` whose ``by`` field the
+    ``prompt`` names (a word of it, by root), or None where no one record is named."""
+    if len(result) > _PICK_CHARS:
+        return None
+    try:
+        parsed = json.loads(result)
+    except (ValueError, RecursionError):
+        return None
+    said = roots(keywords(prompt))
+    for rows in _record_lists(parsed):
+        if not all(by in r and key in r for r in rows):
+            continue
+        named = [r for r in rows if roots(keywords(str(r[by]))) & said]
+        if len(named) == 1 and _is_scalar(named[0][key]):
+            return str(named[0][key])
+        return None
+    return None
 
 
 def _is_scalar(value: object) -> bool:

