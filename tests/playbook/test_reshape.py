@@ -60,6 +60,9 @@ def _playbook(*strategies: Strategy, routines: bool = True) -> Playbook:
     return pb
 
 
+CLOCK = "invalid time …: expected HH:MM on the …-hour clock"
+
+
 @pytest.mark.parametrize(("value", "example", "error", "fixed"), [
     ("3.11.2026", "01.05.2026", ERROR, "03.11.2026"),        # the day left unpadded
     ("3 November 2026", "01.05.2026", ERROR, "03.11.2026"),  # as the task wrote it
@@ -85,6 +88,14 @@ def _playbook(*strategies: Strategy, routines: bool = True) -> Playbook:
     ("urgent", "P4", LEGEND, None),             # in no entry of it
     ("high", "P4", "codes: P1 (high), P2 (high)", None),  # two codes: not certain
     ("high", "2026-05-01", LEGEND, None),       # no code of the example's shape
+    # a time on the 12-hour clock with its pm (or am), in a 24-hour example's format
+    ("7:30 pm", "19:00", CLOCK, "19:30"), ("6 pm", "19:00", CLOCK, "18:00"),
+    ("9pm", "19:00", CLOCK, "21:00"), ("7.30 P.M.", "19:00", CLOCK, "19:30"),
+    ("12 am", "19:00", CLOCK, "00:00"), ("12:15 pm", "19:00", CLOCK, "12:15"),
+    ("19.30", "19:00", CLOCK, "19:30"),         # the 24-hour clock written apart
+    ("6:45 pm", "19.00", CLOCK, "18.45"),       # in the example's own separator
+    ("7:30", "19:00", CLOCK, "07:30"),          # no pm said: padded as written, not read
+    ("half past seven", "19:00", CLOCK, None), ("amber", "19:00", CLOCK, None),
 ])
 def test_a_value_is_reshaped_only_where_its_meaning_is_certain(
         value: str, example: str, error: str, fixed: str | None) -> None:

