@@ -19,6 +19,7 @@ from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from . import dead_end
+from .applicability import contested
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
 from .reshape import argument_lesson, reshaping_tool
@@ -200,7 +201,10 @@ class RoutineOffer:
         if not self.first_call_enabled:
             return None
         shown = self._shown(task, offered)
-        first = next((s.tools[0] for s in shown if s.kind == "sequence" and s.tools), None)
+        sequences = [s for s in shown if s.kind == "sequence" and s.tools]
+        if len(contested(task, sequences)) == len(sequences):
+            sequences = []  # which of them fits is not known (applicability.contested)
+        first = next((s.tools[0] for s in sequences), None)
         if first is not None:
             return first if first in offered else "required"
         left = dead_end.untried(shown, offered, skip=self.routines)

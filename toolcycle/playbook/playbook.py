@@ -25,7 +25,7 @@ from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from . import dead_end
-from .applicability import description_words
+from .applicability import contested, description_words
 from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import Fallback, fell_back
@@ -137,12 +137,9 @@ class Playbook:
     def instructions_for(
         self, task: str, agent_name: str, tool_names: Sequence[str]
     ) -> tuple[str, list[str]]:
-        """The text to append to the instructions, and the ids of the strategies in it.
-
-        Strategies are taken best first while the estimated tokens stay within the budget;
-        the tool statistics follow if they still fit. Returns ``("", [])`` when nothing
-        relevant is known, so an empty playbook costs no tokens.
-        """
+        """The text to append to the instructions, and the ids of the strategies in it:
+        strategies best first within the token budget, then the tool statistics if they fit;
+        ``("", [])`` when nothing relevant is known (an empty playbook costs no tokens)."""
         text, chosen = self._advice(task, agent_name, tool_names)
         return text, [s.id for s in chosen]
 
@@ -163,8 +160,7 @@ class Playbook:
 
     def _choose(self, task: str, agent_name: str, tool_names: Sequence[str]
                 ) -> tuple[list[str], int, list[Strategy]]:
-        """The strategies to show a run of ``task``: their lines (the header first), the
-        tokens those take, and the strategies, best first within the budget."""
+        """What to show a run of ``task``: lines (header first), their tokens, the strategies."""
         domain = self.domain or agent_name
         found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
         if not found:
@@ -179,6 +175,10 @@ class Playbook:
         pitfalls = [p for p, _ in found if p.kind == "pitfall"]
         found = [(s, score) for s, score in found if s.id not in held_ids]
         sequences = [s for s, _ in found if s.kind == "sequence"]
+        # sequences met only through words others' kinds share give way to one met by its own
+        if (lost := contested(task, sequences)) and len(lost) < len(sequences):
+            found = [(s, score) for s, score in found if s.id not in lost]
+            sequences = [s for s in sequences if s.id not in lost]
         # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
         # that calls none of their tools they only repeat its "Do not use" in other words.
         dead_ends = [s for s, _ in found if dead_end.is_dead_end(s)]
