@@ -176,16 +176,12 @@ def picked_row(result: str, value: str, args: Mapping[str, object], prompt: str
     records, the field of the picked record that held ``value`` and the field the prompt
     named (``"folio_id"``, ``"outlet"``); else None. A routine takes a value out of such a
     list the same way (:class:`~toolcycle.playbook.routine.Feed`)."""
-    if len(result) > _PICK_CHARS or not value.strip():
-        return None
-    try:
-        parsed = json.loads(result)
-    except (ValueError, RecursionError):
+    if not value.strip():
         return None
     said = roots(keywords(prompt))
     given = roots(keywords(" ".join(arg_values(dict(args)))))
     wanted = value.strip().lower()
-    for rows in _record_lists(parsed):
+    for rows in _record_lists(result):
         holding = [r for r in rows if any(str(v).strip().lower() == wanted
                                           for v in r.values() if _is_scalar(v))]
         if len(holding) != 1:
@@ -204,14 +200,8 @@ def picked_row(result: str, value: str, args: Mapping[str, object], prompt: str
 def row_named(result: str, key: str, by: str, prompt: str) -> str | None:
     """The ``key`` of the one record of a JSON list in ``result`` whose ``by`` field the
     ``prompt`` names (a word of it, by root), or None where no one record is named."""
-    if len(result) > _PICK_CHARS:
-        return None
-    try:
-        parsed = json.loads(result)
-    except (ValueError, RecursionError):
-        return None
     said = roots(keywords(prompt))
-    for rows in _record_lists(parsed):
+    for rows in _record_lists(result):
         if not all(by in r and key in r for r in rows):
             continue
         named = [r for r in rows if roots(keywords(str(r[by]))) & said]
@@ -225,9 +215,15 @@ def _is_scalar(value: object) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-def _record_lists(value: object) -> Iterator[list[dict[str, object]]]:
-    """The lists of two or more records (JSON objects) in parsed JSON, outermost first, each
-    cut to its first rows."""
+def _record_lists(result: str) -> Iterator[list[dict[str, object]]]:
+    """The lists of two or more records (JSON objects) in a JSON ``result``, outermost first,
+    each cut to its first rows (none in a result too long to search, or not JSON)."""
+    if len(result) > _PICK_CHARS:
+        return
+    try:
+        value = json.loads(result)
+    except (ValueError, RecursionError):
+        return
     stack = [value]
     while stack:
         item = stack.pop()
