@@ -123,6 +123,11 @@ def test_examples_that_picked_by_one_field_make_a_picking_feed() -> None:
     second[1][0]["pick"] = None
     assert induce(Strategy(id="s-y", domain="hotel", advice="...", kind="sequence",
                            tools=["guest_folios", "folio"], support=2, feeds=second)) is None
+    # an example stored before picks were recorded (no "pick" at all) says nothing either way
+    del second[1][0]["pick"]
+    routine = induce(Strategy(id="s-z", domain="hotel", advice="...", kind="sequence",
+                              tools=["guest_folios", "folio"], support=2, feeds=second))
+    assert routine is not None and routine.feeds[0].by == "outlet"
 
 
 def test_the_sequence_advice_says_which_row_to_pick() -> None:

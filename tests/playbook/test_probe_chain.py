@@ -77,7 +77,8 @@ async def test_a_chain_no_run_made_is_learned_from_probes(tmp_path: Any) -> None
     [sequence] = [s for s in pb.strategies("clinic") if s.kind == "sequence"]
     assert sequence.advice == (
         "Call lab_orders(patient), then lab_result(order_id), then answer (feed each result "
-        "into the next call). Do not use patient_file for this kind of task.")
+        "into the next call; pick the lab_orders row whose test the task names). Do not use "
+        "patient_file for this kind of task.")
     assert sequence.probed == 3 and len(sequence.feeds) == 3
     assert {f[0]["value"] for f in sequence.feeds} == {"LO-5521", "LO-6105", "LO-7311"}
     # the model's own failed lab_result(name) learned its prerequisite

@@ -197,6 +197,14 @@ def picked_row(result: str, value: str, args: Mapping[str, object], prompt: str
     return None
 
 
+def row_pick(result: str, value: str, args: Mapping[str, object], prompt: str
+             ) -> list[str] | None:
+    """A feed example's ``pick``: ``[key, by]`` of :func:`picked_row`, or None (no row
+    picked by the task's words); an example without the field predates picks."""
+    pick = picked_row(result, value, args, prompt)
+    return None if pick is None else [pick[1], pick[2]]
+
+
 def row_named(result: str, key: str, by: str, prompt: str) -> str | None:
     """The ``key`` of the one record of a JSON list in ``result`` whose ``by`` field the
     ``prompt`` names (a word of it, by root), or None where no one record is named."""

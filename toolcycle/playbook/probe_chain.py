@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tracing.trace import Trace
-from .applicability import json_leaves, name_phrases, sequence_words
+from .applicability import json_leaves, name_phrases, row_pick, sequence_words
 from .carry import carried, required_params
 from .evidence import CallEvidence, Repair, arg_values
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
@@ -212,12 +212,14 @@ def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: st
         return None
     tools = [chain.first, chain.then]
     skipped = sorted({c.call.name for c in calls} - set(tools))
+    pick = row_pick(chain.first_result, chain.value, chain.first_args, prompt)
     return Insight(
         kind="sequence", domain=domain, tools=tools, keywords=list(keywords),
         advice=sequence_advice(tools, {chain.first: sorted(chain.first_args),
-                                       chain.then: [chain.arg]}, skipped),
+                                       chain.then: [chain.arg]}, skipped, None,
+                               {chain.first: pick[1]} if pick else None),
         run_id=run_id + PROBED, success=True, iterations=0, task=task,
-        feeds=[{"arg": chain.arg, **example}],
+        feeds=[{"arg": chain.arg, **example, "pick": pick}],
         tool_words=sequence_words(keywords, tools, descriptions, chain.answer, expected,
                                   prompt, [(chain.first_result, chain.value, chain.first_args)]),
     )

@@ -23,7 +23,7 @@ from ..models.repair import INVALID_TOOL_NAME
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
-from .applicability import described_words, picked_row, sequence_words, task_words
+from .applicability import described_words, row_pick, sequence_words, task_words
 from .evidence import (
     QUOTED,
     CallEvidence,
@@ -333,9 +333,8 @@ def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
         example = feed_example(result, fed[0][1]) if len(fed) == 1 else None
         if example is None:
             return []
-        if (pick := picked_row(result, fed[0][1], before.call.args or {}, prompt)) is not None:
-            example["pick"] = [pick[1], pick[2]]  # a row the task named: a routine picks so
-        feeds.append({"arg": fed[0][0], **example})
+        feeds.append({"arg": fed[0][0], **example,
+                      "pick": row_pick(result, fed[0][1], before.call.args or {}, prompt)})
     return feeds
 
 

@@ -62,12 +62,9 @@ class Feed:
     where ``by`` is set, the ``key`` of the one record of the result's list whose ``by``
     field the task names (a picked row, :func:`~toolcycle.playbook.applicability.row_named`).
 
-    Why picked rows: the held-out `hotel` suite's bills (ReAct and JSON, at 22c2091) list a
-    guest's folios, one per outlet, and the folio asked about ("Tariq Aziz's spa total") is
-    any row; the 1.5B passed the first row's id in 5 of 6 failed JSON test runs, and no
-    left-right rule finds a value whose row changes from task to task. The same holds for
-    `helpdesk`'s devices and `clinic`'s lab orders.
-    """
+    Why picked rows: on the held-out `hotel` suite (at 22c2091) a guest's folios are one per
+    outlet, the one asked about ("Tariq Aziz's spa total") any row; the 1.5B passed the first
+    row's id (JSON: 6 of 9 bill test runs), and no left-right rule finds a row that moves."""
 
     arg: str
     left: str
@@ -164,8 +161,9 @@ def induce(strategy: Strategy) -> Routine | None:
         if len(args) != 1:
             return None
         arg = str(args.pop())
-        picks = {tuple(e["pick"]) for e in examples if isinstance(e.get("pick"), list)}
-        if len(picks) == 1 and all(e.get("pick") for e in examples):  # one row rule for all
+        known = [e.get("pick") for e in examples if "pick" in e]  # (older ones: unknown)
+        picks = {tuple(p) for p in known if isinstance(p, list)}
+        if len(picks) == 1 and all(known):  # every row the task named, by one field
             key, by = picks.pop()
             feed: Feed | None = Feed(arg, "", "", str(key), str(by))
         elif picks:  # a row the task named, its place task-dependent: no place rule holds
