@@ -102,6 +102,22 @@ def test_a_value_is_reshaped_only_where_its_meaning_is_certain(
     assert reshape(value, example, error) == fixed
 
 
+TABLE = "Which table is available for a party of six at 6 pm?"
+
+
+@pytest.mark.parametrize(("value", "prompt", "fixed"), [
+    ("6:00", TABLE, "18:00"),   # hotel, replayed: the task's pm settles the bare time
+    ("6", TABLE, "18:00"), ("6.00", TABLE, "18:00"),
+    ("6:00", "A table at 6 pm, or else at 6 am?", None),  # two fit: not certain
+    ("6:00", "", "06:00"),      # the task says no pm: padded as written
+    ("7:00", TABLE, "07:00"),   # not the time the task said: padded as written
+    ("2026", "at 8 pm", None),  # no clock writes a year
+])
+def test_a_bare_time_takes_the_pm_the_task_said(value: str, prompt: str,
+                                                 fixed: str | None) -> None:
+    assert reshape(value, "19:00", CLOCK, prompt) == fixed
+
+
 def test_the_lesson_of_an_argument_pitfall() -> None:
     lesson = argument_lesson(_pitfall())
     assert lesson is not None
@@ -243,3 +259,32 @@ async def test_a_priority_the_errors_legend_codes_is_passed_as_its_code() -> Non
     [record] = result.trace.tool_calls
     assert record.result is not None and reshaped("sla_target", record.result)
     assert 'called it again with priority "P2"' in record.result
+
+
+async def test_a_bare_time_is_reshaped_by_the_pm_of_the_runs_own_task() -> None:
+    """The reshaping tool reads the run's prompt (RunContext.prompt) for a bare time."""
+    clock_error = "invalid time …: expected HH:MM on the …-hour clock"
+
+    def table_finder(time: str) -> str:
+        """The free table at a time."""
+        if not re.fullmatch(r"\d\d:\d\d", time):
+            raise ValueError(f"invalid time {time!r}: expected HH:MM on the 24-hour clock")
+        return '{"table": "T21"}' if time == "18:00" else '{"table": null}'
+
+    def reply(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        if not results:
+            return call("table_finder", {"time": "6:00"})
+        return "Answer: " + results[-1].content.splitlines()[-1]
+
+    repair = Repair("argument", "table_finder", argument="time", example="19:00")
+    pb = _playbook(Strategy(
+        id="p", domain="hotel", kind="pitfall", applies_when=["table"],
+        advice=pitfall_advice("table_finder", clock_error, repair, timeout=False),
+        tools=["table_finder"], support=3, detail=f"{clock_error}|{repair.signature}"))
+    agent = Agent(ScriptedModel(reply), "Answer with the tools.",
+                  [tool(table_finder, read_only=True)], name="hotel", playbook=pb)
+    result = await agent.run("Which table is free for six at 6 pm?")
+    assert result.output == 'Answer: {"table": "T21"}'
+    [record] = result.trace.tool_calls
+    assert record.result is not None and 'called it again with time "18:00"' in record.result

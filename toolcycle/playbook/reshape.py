@@ -19,10 +19,11 @@ a second one that reads changes nothing) and needs no approval; the error is the
 what the model's did. A date is read in the model's own writing and written in the example's
 format: read with the example's format itself (padding), or with a month named or the year
 first; a numeric date in another order is read only when day-first and month-first agree
-(a day above 12). A time said with its "pm" or "am" ("7:30 pm") is written on the example's
-24-hour clock ("19:30"). A value the error's own legend gives one code for ("P1 (critical),
-P2 (high), ...") takes that code. Any other value only has its digit groups zero-padded or its
-letters' case matched to the example, separators unchanged. Anything else, or a second
+(a day above 12). A time said with its "pm" or "am" ("7:30 pm"), or written bare where the
+task says it so ("6:00" for "6 pm"), is written on the example's 24-hour clock. A value the
+error's own legend gives one code for ("P1 (critical), P2 (high), ...") takes that code. Any
+other value only has its digit groups zero-padded or its letters' case matched to the
+example, separators unchanged. Anything else, or a second
 failure, leaves the first failure standing, unchanged.
 """
 
@@ -56,8 +57,10 @@ _NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b
 _ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
 #: 24-hour clock formats a tool may want, and the "pm" a model may write after a time.
-_CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S", "%H%M")
+_CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S")  # not "%H%M": a year or a code ("2026") fits it
 _MERIDIEM = re.compile(r"\s*(?<![A-Za-z])([ap])\.?\s?m\b\.?", re.I)
+#: A time a task says with its "pm" or "am": "6 pm", "7:30 p.m.", "9pm".
+_SAID_TIME = re.compile(r"(?<![\d:.])\d{1,2}(?:[:.]\d{2})?\s*[ap]\.?\s?m\b\.?", re.I)
 #: A legend entry in an error: "P2 (high)" (or "high (P2)"), each side a short plain term.
 _LEGEND = re.compile(r"([\w-]{1,24}) \(([\w -]{1,24})\)")
 
@@ -91,9 +94,10 @@ def argument_lesson(strategy: Strategy) -> ArgumentLesson | None:
     return ArgumentLesson(strategy.tools[0], error_class, argument, found["example"])
 
 
-def reshape(value: str, example: str, error_class: str = "") -> str | None:
+def reshape(value: str, example: str, error_class: str = "", prompt: str = "") -> str | None:
     """``value`` written in ``example``'s shape, or None where that is not certain (see the
-    module docstring). ``error_class`` may settle a date's order ("expected DD.MM.YYYY")."""
+    module docstring). ``error_class`` may settle a date's order ("expected DD.MM.YYYY");
+    the task's ``prompt`` whether a bare time ("6:00" for "6 pm") is morning or evening."""
     text = value.strip()
     if not text or value_shape(text) == value_shape(example):
         return None
@@ -105,8 +109,8 @@ def reshape(value: str, example: str, error_class: str = "") -> str | None:
     if target is not None:
         when = _read_date(text, target)
         fixed = when.strftime(target) if when is not None else None
-    elif clock is not None and (at := _read_time(text)) is not None:
-        fixed = at.strftime(clock)
+    elif clock is not None and (readings := _clock_readings(text, prompt)):
+        fixed = readings.pop().strftime(clock) if len(readings) == 1 else None
     else:
         fixed = _pad(text, example)
     return fixed if fixed is not None and fixed != text and value_shape(
@@ -170,12 +174,7 @@ def _time_format(example: str) -> str | None:
 def _read_time(text: str) -> time | None:
     """The time ``text`` means where it says so: on a 12-hour clock with its "pm" or "am"
     ("7:30 pm", "7 p.m.", "7.30PM"), or on the 24-hour clock in another writing ("19.30").
-    A bare "7:30" might be morning or evening: left to the padding rule, which writes it as
-    the model did.
-
-    Why: on the held-out `hotel` suite (ReAct, at 22c2091) ``table_finder`` learned "Pass time
-    like "19:00"" from its error ("expected HH:MM on the 24-hour clock"), and the 1.5B still
-    passed "6 pm" in one test run and answered that no table was free."""
+    A bare "7:30" might be morning or evening: see :func:`_said_time`."""
     plain = _MERIDIEM.sub(lambda m: " " + m.group(1).upper() + "M", text.strip())
     plain = " ".join(plain.replace(".", ":").split())
     for fmt in ("%I:%M %p", "%I %p", "%H:%M"):
@@ -187,6 +186,24 @@ def _read_time(text: str) -> time | None:
             return None
         return read.time()
     return None
+
+
+def _clock_readings(text: str, prompt: str) -> set[time]:
+    """What ``text`` may mean on a clock: its own reading (:func:`_read_time`), else each
+    time the task's ``prompt`` says with its "pm" or "am" that a bare ``text`` ("6:00", "6")
+    writes without it (two: not certain; none: the padding rule writes it as it stands).
+
+    Why: on the held-out `hotel` suite (ReAct, at 22c2091) ``table_finder`` learned "Pass
+    time like "19:00"" from its error ("expected HH:MM on the 24-hour clock"); replayed with
+    that playbook, "Which table is available for a party of six at 6 pm?" was called with
+    time "6:00", and the run answered that no table was free."""
+    own = _read_time(text)
+    bare = re.fullmatch(r"(\d{1,2})(?:[:.](\d{2}))?", text.strip())
+    if own is not None or bare is None:
+        return {own} if own is not None else set()
+    hour, minute = int(bare[1]), int(bare[2] or 0)
+    return {at for said in _SAID_TIME.findall(prompt) if (at := _read_time(said)) is not None
+            and at.hour % 12 == hour % 12 and at.minute == minute}
 
 
 def _parse(text: str, fmt: str) -> date | None:
@@ -250,7 +267,8 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
             raise  # the schema's refusal or a timeout: not the format the lesson is about
         except Exception as exc:
             given = checked.get(argument)
-            fixed = (reshape(given, lesson.example, lesson.error_class)
+            fixed = (reshape(given, lesson.example, lesson.error_class,
+                             getattr(ctx, "prompt", None) or "")
                      if isinstance(given, str) and normalise_error(str(exc)) ==
                      lesson.error_class else None)
             if fixed is None:
