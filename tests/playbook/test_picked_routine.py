@@ -97,6 +97,9 @@ def test_the_row_a_task_names_is_found_by_the_field_it_named() -> None:
     assert row_named("not json", "folio_id", "outlet", "spa") is None
     assert row_named('[{"folio_id": "FO-1"}, {"folio_id": "FO-2"}]', "folio_id", "outlet",
                      "spa") is None  # a list without the field
+    nested = json.dumps([{"folio_id": "FO-1", "outlet": {"name": "spa"}},
+                         {"folio_id": "FO-2", "outlet": {"name": "bar"}}])
+    assert row_named(nested, "folio_id", "outlet", "the spa bill") is None  # text fields only
 
 
 def test_examples_that_picked_by_one_field_make_a_picking_feed() -> None:

@@ -212,7 +212,8 @@ def row_named(result: str, key: str, by: str, prompt: str) -> str | None:
     for rows in _record_lists(result):
         if not all(by in r and key in r for r in rows):
             continue
-        named = [r for r in rows if roots(keywords(str(r[by]))) & said]
+        named = [r for r in rows if isinstance(field := r[by], str)  # as picked_row reads
+                 and roots(keywords(field)) & said]
         if len(named) == 1 and _is_scalar(named[0][key]):
             return str(named[0][key])
         return None
