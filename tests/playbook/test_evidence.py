@@ -377,7 +377,8 @@ def _fare(n: int, first: str, then: str | None = None, *, shown: list[str] | Non
           status: str = "failure") -> Trace:
     """A fare question about another route each time, its date first written ``first``."""
     route = ["Ashmoor", "Kelby", "Wrenfield", "Dunhallow", "Brackwater", "Ostenby"][n]
-    error = f"ValueError: invalid date '{first}': expected DD.MM.YYYY"
+    # the error spells out no format (one that does is learned at once: test_stated_format.py)
+    error = f"ValueError: invalid date '{first}' for a fare"
     calls: list[list[Call]] = [[("fare_quote", {"origin": route, "date": first}, None, error)]]
     if then is not None:
         calls.append([("fare_quote", {"origin": route, "date": then}, '{"fare_eur": 36.4}', None)])

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
+from .formats import in_stated_format
 from .strategy import keywords
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
@@ -289,6 +290,32 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
     rename = _renamed(miss.call.args, other.call.args)
     return Repair("alternative", name, via=other.call.name, argument=rename,
                   via_args=tuple(sorted(other.call.args or {})), then=tuple(then))
+
+
+def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
+    """An argument repair read from the error itself, for a failed call the run never got
+    past: the one string argument the error quotes or names, written in the one date or time
+    format the error spells out (:func:`~toolcycle.playbook.formats.in_stated_format`), where
+    what the value means is certain. None otherwise.
+
+    Why: on the held-out `hotel` suite (JSON, 22c2091) no train run got past
+    "invalid time '7:30 pm': expected HH:MM on the 24-hour clock", so its pitfall said
+    "check the arguments" with no example; the format was in the error all along. The
+    example is not one a call passed with: a reshaped call that fails again leaves the
+    model's own failure standing (:mod:`~toolcycle.playbook.reshape`)."""
+    error, args = miss.call.error or "", miss.call.args
+    if miss.status != "error" or not isinstance(args, dict):
+        return None
+    line = next((ln for ln in error.strip().splitlines() if ln.strip()), "")
+    low = line.lower()
+    written = {k: fixed for k, v in args.items() if isinstance(v, str) and v.strip()
+               and (v.lower() in low or re.search(rf"(?<!\w){re.escape(str(k).lower())}(?!\w)",
+                                                  low))
+               and (fixed := in_stated_format(v, line, prompt)) is not None}
+    if len(written) != 1:
+        return None
+    key, example = written.popitem()
+    return Repair("argument", miss.call.name, argument=str(key), example=example)
 
 
 def _renamed(before: Any, after: Any) -> str:

@@ -33,6 +33,7 @@ from .evidence import (
     blames_arguments,
     classify,
     repair_of,
+    stated_repair,
 )
 from .routine import feed_example
 from .stats import is_timeout
@@ -275,7 +276,7 @@ def reflect(trace: Trace, *, success: bool, domain: str,
             continue
         seen.add((c.call.name, c.call.error or ""))
         error_class = normalise_error(c.call.error or "")
-        repair = analysis.repairs.get(c.index)
+        repair = analysis.repairs.get(c.index) or stated_repair(c, trace.user_prompt or "")
         if repair is None and (takes := expected_arguments(c.call.name, c.call.error)):
             repair = Repair("schema", c.call.name, via_args=tuple(takes))
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime, time
 from typing import Any
 
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .evidence import value_shape
+from .formats import clock_readings, date_format, read_date, time_format
 from .reflector import normalise_error
 from .routine import invoke_step, properties
 from .strategy import Strategy
@@ -47,20 +47,7 @@ RESHAPED = "in the format earlier runs learned"
 
 _ADVICE = re.compile(r'\. Pass (?P<arg>[A-Za-z_][\w-]*) like "(?P<example>[^"\n]+)"\.$')
 
-#: Date formats a tool may want (as an example shows them) and the model may write.
-#: Numeric ones come in both orders; the order is settled by the example, the error's own
-#: pattern ("DD.MM.YYYY") or the value, never guessed.
-_NUMERIC = (*(f"{a}{s}{b}{s}%Y" for s in "./-" for a, b in (("%d", "%m"), ("%m", "%d"))),
-            "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d", "%Y%m%d")
-_NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b %d, %Y",
-                "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
-_ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
-#: 24-hour clock formats a tool may want, and the "pm" a model may write after a time.
-_CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S")  # not "%H%M": a year or a code ("2026") fits it
-_MERIDIEM = re.compile(r"\s*(?<![A-Za-z])([ap])\.?\s?m\b\.?", re.I)
-#: A time a task says with its "pm" or "am": "6 pm", "7:30 p.m.", "9pm".
-_SAID_TIME = re.compile(r"(?<![\d:.])\d{1,2}(?:[:.]\d{2})?\s*[ap]\.?\s?m\b\.?", re.I)
 #: A legend entry in an error: "P2 (high)" (or "high (P2)"), each side a short plain term.
 _LEGEND = re.compile(r"([\w-]{1,24}) \(([\w -]{1,24})\)")
 
@@ -104,12 +91,12 @@ def reshape(value: str, example: str, error_class: str = "", prompt: str = "") -
     coded = _from_legend(text, example, error_class)
     if coded is not None:
         return coded
-    target = _date_format(example, error_class)
-    clock = _time_format(example) if target is None else None
+    target = date_format(example, error_class)
+    clock = time_format(example) if target is None else None
     if target is not None:
-        when = _read_date(text, target)
+        when = read_date(text, target)
         fixed = when.strftime(target) if when is not None else None
-    elif clock is not None and (readings := _clock_readings(text, prompt)):
+    elif clock is not None and (readings := clock_readings(text, prompt)):
         fixed = readings.pop().strftime(clock) if len(readings) == 1 else None
     else:
         fixed = _pad(text, example)
@@ -132,97 +119,6 @@ def _from_legend(text: str, example: str, error_class: str) -> str | None:
             if value_shape(code) == wanted and meaning.strip().lower() == text.lower():
                 codes.add(code)
     return codes.pop() if len(codes) == 1 else None
-
-
-def _date_format(example: str, error_class: str) -> str | None:
-    """The one date format that writes ``example`` exactly, or None (not a date, or day and
-    month could be either way round and the error does not say which)."""
-    fits = [f for f in _NUMERIC if (d := _parse(example, f)) is not None
-            and d.strftime(f) == example]
-    if len(fits) > 1:
-        order = _stated_order(error_class)
-        fits = [f for f in fits if order is None or _day_first(f) is order]
-    return fits[0] if len(fits) == 1 else None
-
-
-def _read_date(text: str, target: str) -> date | None:
-    """The date ``text`` means: in the target format itself (unpadded: "3.11.2026" for
-    ``%d.%m.%Y``), with a month named, or numeric in any other form where every reading
-    agrees (the year first, or a day above 12). The tool's order says nothing of the model's:
-    "11/3/2026" beside ``DD.MM.YYYY`` may well be November, so it is left alone."""
-    plain = _ORDINAL.sub("", " ".join(text.split()))
-    for fmt in (target, *_NAMED_MONTH):
-        found = _parse(plain, fmt)
-        if found is not None:
-            return found
-    readings = {d for f in _NUMERIC if (d := _parse(plain, f)) is not None}
-    return readings.pop() if len(readings) == 1 else None
-
-
-def _time_format(example: str) -> str | None:
-    """The 24-hour clock format that writes ``example`` exactly ("19:00": ``%H:%M``), or
-    None."""
-    for fmt in _CLOCKS:
-        try:
-            if datetime.strptime(example, fmt).strftime(fmt) == example:
-                return fmt
-        except ValueError:
-            continue
-    return None
-
-
-def _read_time(text: str) -> time | None:
-    """The time ``text`` means where it says so: on a 12-hour clock with its "pm" or "am"
-    ("7:30 pm", "7 p.m.", "7.30PM"), or on the 24-hour clock in another writing ("19.30").
-    A bare "7:30" might be morning or evening: see :func:`_said_time`."""
-    plain = _MERIDIEM.sub(lambda m: " " + m.group(1).upper() + "M", text.strip())
-    plain = " ".join(plain.replace(".", ":").split())
-    for fmt in ("%I:%M %p", "%I %p", "%H:%M"):
-        try:
-            read = datetime.strptime(plain, fmt)
-        except ValueError:
-            continue
-        if fmt == "%H:%M" and read.hour < 13:  # 24-hour only where no 12-hour reading fits
-            return None
-        return read.time()
-    return None
-
-
-def _clock_readings(text: str, prompt: str) -> set[time]:
-    """What ``text`` may mean on a clock: its own reading (:func:`_read_time`), else each
-    time the task's ``prompt`` says with its "pm" or "am" that a bare ``text`` ("6:00", "6")
-    writes without it (two: not certain; none: the padding rule writes it as it stands).
-
-    Why: on the held-out `hotel` suite (ReAct, at 22c2091) ``table_finder`` learned "Pass
-    time like "19:00"" from its error ("expected HH:MM on the 24-hour clock"); replayed with
-    that playbook, "Which table is available for a party of six at 6 pm?" was called with
-    time "6:00", and the run answered that no table was free."""
-    own = _read_time(text)
-    bare = re.fullmatch(r"(\d{1,2})(?:[:.](\d{2}))?", text.strip())
-    if own is not None or bare is None:
-        return {own} if own is not None else set()
-    hour, minute = int(bare[1]), int(bare[2] or 0)
-    return {at for said in _SAID_TIME.findall(prompt) if (at := _read_time(said)) is not None
-            and at.hour % 12 == hour % 12 and at.minute == minute}
-
-
-def _parse(text: str, fmt: str) -> date | None:
-    try:
-        return datetime.strptime(text, fmt).date()
-    except ValueError:
-        return None
-
-
-def _day_first(fmt: str) -> bool:
-    return fmt.find("%d") < fmt.find("%m")
-
-
-def _stated_order(error_class: str) -> bool | None:
-    """Whether the error's own pattern puts the day first (``DD.MM.YYYY``: True,
-    ``MM/DD/YYYY``: False), or None where it shows none."""
-    upper = error_class.upper()
-    day, month = upper.find("DD"), upper.find("MM")
-    return None if day < 0 or month < 0 else day < month
 
 
 def _pad(text: str, example: str) -> str | None:

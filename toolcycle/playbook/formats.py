@@ -1,0 +1,181 @@
+"""Dates and times as tools want them: what a value the model wrote means, how to write it in a
+tool's format, and the format a tool's error states.
+
+Why a module of its own: two lessons need the same readings. A reshaped call
+(:mod:`.reshape`) writes the model's value in the format an example showed; a pitfall whose run
+never got past the error (:func:`~toolcycle.playbook.evidence.stated_repair`) learns its example
+from the format the error itself names ("expected HH:MM on the 24-hour clock"). Both may only
+write what is certain: a numeric date is read in another order only where every order agrees
+(a day above 12), a bare time only where the task says it with its "pm" or "am".
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time
+
+#: Date formats a tool may want (as an example shows them) and the model may write.
+#: Numeric ones come in both orders; the order is settled by the example, the error's own
+#: pattern ("DD.MM.YYYY") or the value, never guessed.
+NUMERIC = (*(f"{a}{s}{b}{s}%Y" for s in "./-" for a, b in (("%d", "%m"), ("%m", "%d"))),
+           "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d", "%Y%m%d")
+_NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b %d, %Y",
+                "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
+_ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
+#: 24-hour clock formats a tool may want, and the "pm" a model may write after a time.
+CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S")  # not "%H%M": a year or a code ("2026") fits it
+_MERIDIEM = re.compile(r"\s*(?<![A-Za-z])([ap])\.?\s?m\b\.?", re.I)
+#: A time a task says with its "pm" or "am": "6 pm", "7:30 p.m.", "9pm".
+_SAID_TIME = re.compile(r"(?<![\d:.])\d{1,2}(?:[:.]\d{2})?\s*[ap]\.?\s?m\b\.?", re.I)
+#: A format an error spells out: "DD.MM.YYYY", "YYYY-MM-DD", "HH:MM", "hh:mm:ss".
+_SPELLED = re.compile(r"(?<![A-Za-z])([YMDHS]{2,4}|[ymdhs]{2,4})(?:([./:-])([YMDHS]{2,4}|"
+                      r"[ymdhs]{2,4}))(?:\2([YMDHS]{2,4}|[ymdhs]{2,4}))?(?![A-Za-z])")
+#: An ISO 8601 *date* (not a duration, a time or a timestamp: those are left alone).
+_ISO_DATE = re.compile(r"\bISO(?:[ -]?8601)?(?: calendar)? dates?\b|"
+                       r"\bdates? \(?(?:in )?ISO[ -]?8601\b"
+                       r"(?! *(?:durations?|times?|timestamps?|date-?times?)\b)", re.I)
+_DATE_PARTS = {"YYYY": "%Y", "MM": "%m", "DD": "%d"}
+_CLOCK_PARTS = {"HH": "%H", "MM": "%M", "SS": "%S"}
+
+
+def date_format(example: str, error_class: str = "") -> str | None:
+    """The one date format that writes ``example`` exactly, or None (not a date, or day and
+    month could be either way round and the error does not say which)."""
+    fits = [f for f in NUMERIC if (d := parse_date(example, f)) is not None
+            and d.strftime(f) == example]
+    if len(fits) > 1:
+        order = stated_order(error_class)
+        fits = [f for f in fits if order is None or day_first(f) is order]
+    return fits[0] if len(fits) == 1 else None
+
+
+def read_date(text: str, target: str) -> date | None:
+    """The date ``text`` means: in the target format itself (unpadded: "3.11.2026" for
+    ``%d.%m.%Y``), with a month named, or numeric in any other form where every reading
+    agrees (the year first, or a day above 12). The tool's order says nothing of the model's:
+    "11/3/2026" beside ``DD.MM.YYYY`` may well be November, so it is left alone."""
+    plain = _ORDINAL.sub("", " ".join(text.split()))
+    for fmt in (target, *_NAMED_MONTH):
+        found = parse_date(plain, fmt)
+        if found is not None:
+            return found
+    readings = {d for f in NUMERIC if (d := parse_date(plain, f)) is not None}
+    return readings.pop() if len(readings) == 1 else None
+
+
+def time_format(example: str) -> str | None:
+    """The 24-hour clock format that writes ``example`` exactly ("19:00": ``%H:%M``), or
+    None."""
+    for fmt in CLOCKS:
+        try:
+            if datetime.strptime(example, fmt).strftime(fmt) == example:
+                return fmt
+        except ValueError:
+            continue
+    return None
+
+
+def read_time(text: str) -> time | None:
+    """The time ``text`` means where it says so: on a 12-hour clock with its "pm" or "am"
+    ("7:30 pm", "7 p.m.", "7.30PM"), or on the 24-hour clock in another writing ("19.30").
+    A bare "7:30" might be morning or evening: see :func:`clock_readings`."""
+    plain = _MERIDIEM.sub(lambda m: " " + m.group(1).upper() + "M", text.strip())
+    plain = " ".join(plain.replace(".", ":").split())
+    for fmt in ("%I:%M %p", "%I %p", "%H:%M"):
+        try:
+            read = datetime.strptime(plain, fmt)
+        except ValueError:
+            continue
+        if fmt == "%H:%M" and read.hour < 13:  # 24-hour only where no 12-hour reading fits
+            return None
+        return read.time()
+    return None
+
+
+def clock_readings(text: str, prompt: str) -> set[time]:
+    """What ``text`` may mean on a clock: its own reading (:func:`read_time`), else each
+    time the task's ``prompt`` says with its "pm" or "am" that a bare ``text`` ("6:00", "6")
+    writes without it (two: not certain; none: nothing certain).
+
+    Why: on the held-out `hotel` suite (ReAct, at 22c2091) ``table_finder`` learned "Pass
+    time like "19:00"" from its error ("expected HH:MM on the 24-hour clock"); replayed with
+    that playbook, "Which table is available for a party of six at 6 pm?" was called with
+    time "6:00", and the run answered that no table was free."""
+    own = read_time(text)
+    bare = re.fullmatch(r"(\d{1,2})(?:[:.](\d{2}))?", text.strip())
+    if own is not None or bare is None:
+        return {own} if own is not None else set()
+    hour, minute = int(bare[1]), int(bare[2] or 0)
+    return {at for said in _SAID_TIME.findall(prompt) if (at := read_time(said)) is not None
+            and at.hour % 12 == hour % 12 and at.minute == minute}
+
+
+def parse_date(text: str, fmt: str) -> date | None:
+    """``text`` read as a date in ``fmt``, or None."""
+    try:
+        return datetime.strptime(text, fmt).date()
+    except ValueError:
+        return None
+
+
+def day_first(fmt: str) -> bool:
+    """Whether a numeric date format puts the day before the month."""
+    return fmt.find("%d") < fmt.find("%m")
+
+
+def stated_order(error_class: str) -> bool | None:
+    """Whether the error's own pattern puts the day first (``DD.MM.YYYY``: True,
+    ``MM/DD/YYYY``: False), or None where it shows none."""
+    upper = error_class.upper()
+    day, month = upper.find("DD"), upper.find("MM")
+    return None if day < 0 or month < 0 else day < month
+
+
+def stated_formats(error: str) -> list[str]:
+    """The date and time formats ``error`` spells out, as ``strftime`` patterns:
+    "expected DD.MM.YYYY" gives ``%d.%m.%Y``, "HH:MM on the 24-hour clock" ``%H:%M``, "an
+    ISO 8601 date" ``%Y-%m-%d``. A spelling that is no whole date (year, month and day once
+    each) nor a 24-hour time (hours and minutes, perhaps seconds) names none."""
+    found: list[str] = []
+    for match in _SPELLED.finditer(error):
+        parts = [p.upper() for p in (match[1], match[3], match[4]) if p]
+        fmt = _date_pattern(parts, match[2]) or _clock_pattern(parts, match[2])
+        if fmt is not None and fmt not in found:
+            found.append(fmt)
+    if _ISO_DATE.search(error) and "%Y-%m-%d" not in found:
+        found.append("%Y-%m-%d")
+    return found
+
+
+def _date_pattern(parts: list[str], separator: str) -> str | None:
+    if sorted(parts) != ["DD", "MM", "YYYY"] or separator == ":":
+        return None
+    return separator.join(_DATE_PARTS[p] for p in parts)
+
+
+def _clock_pattern(parts: list[str], separator: str) -> str | None:
+    if parts not in (["HH", "MM"], ["HH", "MM", "SS"]) or separator not in ":.":
+        return None
+    return separator.join(_CLOCK_PARTS[p] for p in parts)
+
+
+def in_stated_format(value: str, error: str, prompt: str = "") -> str | None:
+    """``value`` written in the one format ``error`` spells out, where what ``value`` means is
+    certain (:func:`read_date`, :func:`clock_readings` with the task's ``prompt``) and the
+    writing differs from it; else None.
+
+    Why: on the held-out `hotel` suite (JSON, 22c2091) every train run that called
+    ``table_finder`` with "7:30 pm" read "expected HH:MM on the 24-hour clock" and gave up,
+    so its pitfall carried no example and the test runs made the same call; the error had
+    said the format all along."""
+    formats = stated_formats(error)
+    if len(formats) != 1:
+        return None
+    fmt, text = formats[0], value.strip()
+    if "%Y" in fmt:
+        when = read_date(text, fmt)
+        written = when.strftime(fmt) if when is not None else None
+    else:
+        readings = clock_readings(text, prompt)
+        written = readings.pop().strftime(fmt) if len(readings) == 1 else None
+    return written if written is not None and written != text else None
