@@ -185,6 +185,8 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         "iterations": len(trace.steps) if trace else 0,
         "tokens": trace.usage.total_tokens if trace else 0,
         "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
+        # what each call was given (a claim about a run's call needs no replay to check)
+        "call_args": [c.args for c in trace.tool_calls] if trace else [],
         "misses": sum(not c.ok for c in classify(trace)) if trace else 0,
         "shown": list(trace.strategies_shown) if trace else [],
         # the requests that did not leave the model free: a first call required or named,

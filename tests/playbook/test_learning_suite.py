@@ -480,6 +480,7 @@ async def test_sc005_counts_right_answers_and_runs_whose_tools_found_the_answer(
                          [rota_board]).run(task.prompt)
     row = bench.describe(task, result.trace, result.output, None, 0.1, "test")
     assert row["success"] is False and row["found"] is True
+    assert row["call_args"] == [{"clinician": "Castillo"}]  # kept: no replay to check a call
     rows = [[row, {"kind": "slot", "success": True, "found": True},
              {"kind": "fee", "success": False, "found": False}],
             [{"kind": "slot", "success": False}]]  # a row written before "found" was kept
