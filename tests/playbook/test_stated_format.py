@@ -31,6 +31,13 @@ CLOCK = "invalid time '{}': expected HH:MM on the 24-hour clock"
     ("expected an ISO 8601 date", ["%Y-%m-%d"]),
     ("a date (ISO 8601) is required", ["%Y-%m-%d"]),
     ("MM/DD/YYYY or DD.MM.YYYY", ["%m/%d/%Y", "%d.%m.%Y"]),  # two: neither is learned
+    # what datetime.strptime raises, and pydantic's date error
+    ("time data '7 pm' does not match format '%H:%M'", ["%H:%M"]),
+    ("time data '3 May' does not match format '%d.%m.%Y'", ["%d.%m.%Y"]),
+    ("Input should be a valid date in the format YYYY-MM-DD, invalid character in year",
+     ["%Y-%m-%d"]),
+    ("does not match format '%Y-%m'", []),
+    ("does not match format '%d %B %Y'", []),  # a month's name: not a numeric format
     # no whole date or time, or not a date at all
     ("use an ISO 8601 duration like 'PT45M'", []),
     ("expected an ISO-8601 datetime", []),
@@ -62,6 +69,7 @@ def test_the_formats_an_error_spells_out(error: str, formats: list[str]) -> None
     ("tomorrow", "expected DD.MM.YYYY", "", None),
     ("3 November 2026", "MM/DD/YYYY or DD.MM.YYYY", "", None),  # which one? not said
     ("3 November 2026", "invalid date", "", None),                 # no format stated
+    ("3 November 2026", "time data {!r} does not match format '%Y-%m-%d'", "", "2026-11-03"),
 ])
 def test_a_value_is_written_in_the_stated_format_only_where_certain(
         value: str, error: str, prompt: str, written: str | None) -> None:
@@ -80,6 +88,9 @@ def _evidence(args: dict[str, Any], error: str | None, status: str = "error") ->
     ({"time": "7:30 pm", "room": "Aster"}, "time must be HH:MM", ("time", "19:30")),
     # it quotes the value under another name
     ({"at": "9 pm"}, "could not read '9 pm': use HH:MM", ("at", "21:00")),
+    # Python's own strptime error quotes the value
+    ({"day": "3 May 2026"}, "ValueError: time data '3 May 2026' does not match format "
+     "'%d.%m.%Y'", ("day", "03.05.2026")),
     # nothing ties the error to the argument: not learned
     ({"at": "9 pm"}, "use HH:MM", None),
     # two arguments it could mean: not learned

@@ -34,6 +34,8 @@ _SPELLED = re.compile(r"(?<![A-Za-z])([YMDHS]{2,4}|[ymdhs]{2,4})(?:([./:-])([YMD
 _ISO_DATE = re.compile(r"\bISO(?:[ -]?8601)?(?: calendar)? dates?\b|"
                        r"\bdates? \(?(?:in )?ISO[ -]?8601\b"
                        r"(?! *(?:durations?|times?|timestamps?|date-?times?)\b)", re.I)
+#: A ``strptime`` pattern an error quotes: "time data '7 pm' does not match format '%H:%M'".
+_STRPTIME = re.compile(r"%[YmdHMS](?:[./: -]?%[YmdHMS]){1,2}")
 _DATE_PARTS = {"YYYY": "%Y", "MM": "%m", "DD": "%d"}
 _CLOCK_PARTS = {"HH": "%H", "MM": "%M", "SS": "%S"}
 
@@ -135,12 +137,19 @@ def stated_formats(error: str) -> list[str]:
     """The date and time formats ``error`` spells out, as ``strftime`` patterns:
     "expected DD.MM.YYYY" gives ``%d.%m.%Y``, "HH:MM on the 24-hour clock" ``%H:%M``, "an
     ISO 8601 date" ``%Y-%m-%d``. A spelling that is no whole date (year, month and day once
-    each) nor a 24-hour time (hours and minutes, perhaps seconds) names none."""
+    each) nor a 24-hour time (hours and minutes, perhaps seconds) names none. A ``strptime``
+    pattern the error quotes counts too: Python's own "does not match format '%d.%m.%Y'" is
+    what a tool that parses its argument with ``datetime.strptime`` raises."""
     found: list[str] = []
     for match in _SPELLED.finditer(error):
         parts = [p.upper() for p in (match[1], match[3], match[4]) if p]
         fmt = _date_pattern(parts, match[2]) or _clock_pattern(parts, match[2])
         if fmt is not None and fmt not in found:
+            found.append(fmt)
+    for match in _STRPTIME.finditer(error):
+        fmt = match[0]
+        codes = sorted(re.findall(r"%(\w)", fmt))
+        if codes in (["Y", "d", "m"], ["H", "M"], ["H", "M", "S"]) and fmt not in found:
             found.append(fmt)
     if _ISO_DATE.search(error) and "%Y-%m-%d" not in found:
         found.append("%Y-%m-%d")
