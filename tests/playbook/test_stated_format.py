@@ -177,3 +177,36 @@ async def test_a_format_no_train_run_got_past_mends_the_test_runs_call() -> None
     assert result.output == "T9"
     [record] = result.trace.tool_calls
     assert record.result is not None and 'called it again with time "20:00"' in record.result
+
+
+async def test_one_agent_uses_a_lesson_it_learned_mid_life_from_its_next_run() -> None:
+    """The stand-ins (reshaped calls, fallbacks) of a lesson promoted while the agent lives
+    are offered from the next run on: bench/learning.py builds one agent per epoch, and its
+    later train runs were offered none of what the epoch had taught."""
+    pb = Playbook(":memory:", routines=True)
+    agent = _agent(pb)  # built before any lesson exists
+    train = [("t1", "Which table is free at 7:30 pm for a party of four?", "T4"),
+             ("t2", "Any free table at 6 pm for two?", "T2"),
+             ("t3", "Find us a table at 9 pm, party of five.", "T7"),
+             ("t4", "A table at 8 pm for three?", "T9")]
+    report = await learn([LearningTask(*t) for t in train], agent, playbook=pb,
+                         progress=False)
+    assert [report.outcomes[f"0:{t}"]["success"] for t in ("t1", "t2", "t3", "t4")] == [
+        False, False, False, True]
+
+
+async def test_a_retired_lessons_stand_in_goes_with_it() -> None:
+    pb = Playbook(":memory:", routines=True)
+    agent = _agent(pb)
+    await learn([LearningTask(*t) for t in [
+        ("t1", "Which table is free at 7:30 pm for a party of four?", "T4"),
+        ("t2", "Any free table at 6 pm for two?", "T2"),
+        ("t3", "Find us a table at 9 pm, party of five.", "T7")]], agent, playbook=pb,
+        progress=False)
+    [pitfall] = [s for s in pb.store.strategies("hotel") if s.kind == "pitfall"]
+    pitfall.status = "retired"
+    pb.store.put([pitfall])
+    pb._pitfall_stand_ins("hotel", {}, pb.store.strategies("hotel"))
+    pb.learn = False
+    result = await agent.run("A table at 8 pm for three?")
+    assert result.output == "No table is free."  # the model's own failure, unmended

@@ -8,6 +8,7 @@ Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
 from .reshape import argument_lesson, reshaping_tool
 from .routine import induce, ran_whole, repair, routine_name, routine_tool, stand_in
-from .strategy import Strategy, covers, shows_how_to_call
+from .strategy import Strategy, covers, shows_how_to_call, skipped
 
 
 class ShowsStrategies(Protocol):
@@ -300,3 +301,27 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
             if position == len(sequence):
                 return True
     return False
+
+
+def render_line(strategy: Strategy, tool_names: Sequence[str]) -> str:
+    """A strategy's line; a sequence whose routine the agent offers points at the routine.
+
+    The routine line keeps the shape of the sequence advice (a call with its arguments, then
+    "answer") and its "Do not use" list, and says the answer is still to be looked up:
+    "Call country_info_then_exchange_rate (it runs country_info, then exchange_rate for you),
+    then answer." made the 1.5B answer at once with made-up figures, as if the routine had
+    run. Wording chosen on the chains suite's train split (docs/benchmarks.md).
+    """
+    if strategy.kind == "sequence" and len(strategy.tools) > 1:
+        name = routine_name(strategy.tools)
+        if name in tool_names:
+            first = _FIRST_CALL.match(strategy.advice)
+            args = first.group(1) if first else ""
+            return (f"- Call {name}({args}) to look the answer up, then "
+                    f"answer with what it returns.{skipped(strategy)}"
+                    + f" (seen in {strategy.support} successful runs)")
+    return strategy.render(with_id=False)
+
+
+#: The first call of generated sequence advice: "Call staff_directory(name), then ...".
+_FIRST_CALL = re.compile(r"^Call [\w.-]+\(([^()]*)\)")

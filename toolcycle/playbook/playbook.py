@@ -13,7 +13,6 @@ import asyncio
 import contextvars
 import logging
 import queue
-import re
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -30,17 +29,17 @@ from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import Fallback, fell_back
 from .location import open_store
-from .offer import RoutineOffer, pitfall_stand_ins, routines_of
+from .offer import RoutineOffer, pitfall_stand_ins, render_line, routines_of
 from .outcome import Grader, RunOutcome, judge
 from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
 from .respell import respelled_call, respelling_tools
-from .routine import repaired, routine_name
+from .routine import repaired
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, skipped, strategy_id
+from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, strategy_id
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -120,6 +119,8 @@ class Playbook:
         self._repairs: dict[str, dict[str, Tool[Any]]] = {}
         self._reshapes: dict[str, dict[str, Tool[Any]]] = {}
         self._fallbacks: dict[str, dict[str, Fallback]] = {}
+        #: Per agent: every tool it listed (its own and its toolsets'), for the stand-ins.
+        self._tools: dict[str, dict[str, Tool[Any]]] = {}
         #: Per agent: the routines offered as its tools (its own, and its toolsets').
         self._offered: dict[str, set[str]] = {}
         #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
@@ -198,7 +199,7 @@ class Playbook:
             if strategy.id in held_ids and any(p.id in shown and says_how_to_call(p, strategy)
                                         for p in pitfalls):
                 continue
-            line = _render(strategy, tool_names)
+            line = render_line(strategy, tool_names)
             cost = estimate_tokens(line) + 1
             if used + cost > self.token_budget:
                 continue
@@ -257,11 +258,21 @@ class Playbook:
 
     def _pitfall_stand_ins(self, agent_name: str, tools: Mapping[str, Tool[Any]],
                            strategies: Sequence[Strategy]) -> None:
-        fallbacks, reshapes = pitfall_stand_ins(strategies, tools)
-        for name, tool in respelling_tools(strategies, tools).items():
+        """Make the fallbacks and reshaped calls of ``strategies`` over every tool this agent
+        listed so far (``tools`` among them); :meth:`learn_from` calls it again as lessons
+        change, so a lesson learned mid-life is used from the next run on, not from the
+        agent's next construction (bench/learning.py's train runs, one agent per epoch,
+        were offered none of the stand-ins of what the epoch had taught)."""
+        known = self._tools.setdefault(agent_name, {})
+        known.update(tools)
+        fallbacks, reshapes = pitfall_stand_ins(strategies, known)
+        for name, tool in respelling_tools(strategies, known).items():
             reshapes.setdefault(name, tool)  # (an argument lesson's reshaped call first)
-        self._fallbacks.setdefault(agent_name, {}).update(fallbacks)
-        self._reshapes.setdefault(agent_name, {}).update(reshapes)
+        for made, kept in ((fallbacks, self._fallbacks), (reshapes, self._reshapes)):
+            held: dict[str, Any] = kept.setdefault(agent_name, {})  # runs hold it: in place
+            held.update(made)
+            for gone in set(held) - set(made):  # a retired lesson's stand-in goes with it
+                held.pop(gone, None)
 
     def _make_routines(self, agent_name: str, tools: Mapping[str, Tool[Any]],
                        strategies: Sequence[Strategy]) -> list[Tool[Any]]:
@@ -409,7 +420,11 @@ class Playbook:
                 return []
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
             self.store.add_tool_observations(tool_observations(calls, analysis.repairs, domain))
-            return self.curator.apply(self.store, insights, outcome)
+            deltas = self.curator.apply(self.store, insights, outcome)
+        if self.routines and trace.agent_name in self._tools and any(
+                d.op != "candidate" for d in deltas):
+            self._pitfall_stand_ins(trace.agent_name, {}, self.store.strategies(domain))
+        return deltas
 
     def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence]) -> set[str]:
         """The tools whose calls a stand-in answered in this run: the first tools of the
@@ -474,26 +489,3 @@ class Playbook:
                     self._pending -= 1
                     self._idle.notify_all()
 
-
-def _render(strategy: Strategy, tool_names: Sequence[str]) -> str:
-    """A strategy's line; a sequence whose routine the agent offers points at the routine.
-
-    The routine line keeps the shape of the sequence advice (a call with its arguments, then
-    "answer") and its "Do not use" list, and says the answer is still to be looked up:
-    "Call country_info_then_exchange_rate (it runs country_info, then exchange_rate for you),
-    then answer." made the 1.5B answer at once with made-up figures, as if the routine had
-    run. Wording chosen on the chains suite's train split (docs/benchmarks.md).
-    """
-    if strategy.kind == "sequence" and len(strategy.tools) > 1:
-        name = routine_name(strategy.tools)
-        if name in tool_names:
-            first = _FIRST_CALL.match(strategy.advice)
-            args = first.group(1) if first else ""
-            return (f"- Call {name}({args}) to look the answer up, then "
-                    f"answer with what it returns.{skipped(strategy)}"
-                    + f" (seen in {strategy.support} successful runs)")
-    return strategy.render(with_id=False)
-
-
-#: The first call of generated sequence advice: "Call staff_directory(name), then ...".
-_FIRST_CALL = re.compile(r"^Call [\w.-]+\(([^()]*)\)")
