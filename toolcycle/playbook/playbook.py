@@ -258,9 +258,9 @@ class Playbook:
 
     def _pitfall_stand_ins(self, agent_name: str, tools: Mapping[str, Tool[Any]],
                            strategies: Sequence[Strategy]) -> None:
-        """Make the fallbacks and reshaped calls of ``strategies`` over every tool this agent
-        listed so far (``tools`` among them); :meth:`learn_from` calls it again as lessons
-        change, so a lesson learned mid-life is used from the next run on, not from the
+        """Make the fallbacks, reshaped and respelled calls of ``strategies`` over every tool
+        this agent listed so far (``tools`` among them); :meth:`learn_from` calls it again as
+        lessons change, so a lesson learned mid-life is used from the next run on, not from the
         agent's next construction (bench/learning.py's train runs, one agent per epoch,
         were offered none of the stand-ins of what the epoch had taught)."""
         known = self._tools.setdefault(agent_name, {})
