@@ -222,7 +222,12 @@ class RoutineOffer:
         """When a run of ``task`` has done what it was shown: the first sequence shown it
         (the one :meth:`first_call` starts) succeeded, call by call in order, or in one call
         of its routine that ran every step (offered, or standing in for its first tool:
-        ``answered_for``).
+        ``answered_for``). Shown sequences none of which is known to fit (all
+        :func:`~toolcycle.playbook.applicability.contested`: :meth:`first_call` names none),
+        whichever the run did: the model's choice settles it. Why: "What room is Amara Nwosu
+        in?" (hotel, JSON, at 5954155) met the stay, housekeeping and bill sequences through
+        "room" alone; the run called guest_ledger and had "416", but was held to the
+        housekeeping sequence, ranked first, and called housekeeping_log too (3 of 3 runs).
 
         Shown no sequence but a pitfall that says how to call its own tool, that tool is the
         sequence (:meth:`_own_tool_done`). Shown no sequence but a pitfall's alternative
@@ -241,8 +246,12 @@ class RoutineOffer:
         if not self.answer_when_enabled:
             return None
         shown = self._shown(task, offered)
-        sequence = next((tuple(s.tools) for s in shown if s.kind == "sequence" and s.tools),
-                        None)
+        sequences = [s for s in shown if s.kind == "sequence" and s.tools]
+        if sequences and len(contested(task, sequences)) == len(sequences):
+            # which fits is not known (first_call named none): the one the run did is it
+            return partial(any_done, tuple(self._done(tuple(s.tools), offered, answered_for)
+                                           for s in sequences))
+        sequence = tuple(sequences[0].tools) if sequences else None
         if sequence is None:
             pair = next((p for s in shown if (p := alternative_of(s)) is not None
                          and p[1] in offered), None)
@@ -251,6 +260,12 @@ class RoutineOffer:
             failing, alternative = pair
             whole = {failing} if failing in answered_for else set()
             return partial(sequence_done, (alternative,), frozenset(whole))
+        return self._done(sequence, offered, answered_for)
+
+    def _done(self, sequence: tuple[str, ...], offered: frozenset[str],
+              answered_for: frozenset[str]) -> Callable[[Trace], bool]:
+        """Whether a run did ``sequence``: call by call, or in one call of its routine (or
+        of its first tool, where the routine's stand-in answered for it)."""
         routine = routine_name(sequence)
         whole = {routine}
         standing = self._stand_ins.get(routine)
@@ -282,6 +297,11 @@ class RoutineOffer:
         shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
         self._last = (task, offered, shown)
         return shown
+
+
+def any_done(checks: Sequence[Callable[[Trace], bool]], trace: Trace) -> bool:
+    """Whether ``trace`` did what any of ``checks`` asks (:func:`sequence_done` each)."""
+    return any(check(trace) for check in checks)
 
 
 def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) -> bool:
