@@ -52,13 +52,23 @@ def blames_arguments(error: str, args: Any) -> bool:
     returned.": no argument was wrong, and the list of outage words (``reflector._OUTAGE``) cannot
     name every way a service breaks. An error that says nothing of what it was given is the
     tool's, whatever its words."""
-    line = next((ln for ln in error.strip().splitlines() if ln.strip()), "")
+    line = first_line(error)
     if QUOTED.search(line):
         return True
     low = line.lower()
-    names = [str(k).lower() for k in args] if isinstance(args, dict) else []
-    return any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", low) for k in names) or any(
+    names = [str(k) for k in args] if isinstance(args, dict) else []
+    return any(names_word(low, k) for k in names) or any(
         v.lower() in low for v in arg_values(args))
+
+
+def first_line(text: str) -> str:
+    """The first line of ``text`` that is not blank (an error's message, not its trace)."""
+    return next((ln for ln in text.strip().splitlines() if ln.strip()), "")
+
+
+def names_word(low: str, word: str) -> bool:
+    """Whether lower-cased ``low`` holds ``word`` as a whole word ("date", not "update")."""
+    return re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", low) is not None
 
 
 def is_empty_result(result: str | None) -> bool:
@@ -306,11 +316,10 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     error, args = miss.call.error or "", miss.call.args
     if miss.status != "error" or not isinstance(args, dict):
         return None
-    line = next((ln for ln in error.strip().splitlines() if ln.strip()), "")
+    line = first_line(error)
     low = line.lower()
     written = {k: fixed for k, v in args.items() if isinstance(v, str) and v.strip()
-               and (v.lower() in low or re.search(rf"(?<!\w){re.escape(str(k).lower())}(?!\w)",
-                                                  low))
+               and (v.lower() in low or names_word(low, str(k)))
                and (fixed := in_stated_format(v, line, prompt)) is not None}
     if len(written) != 1:
         return None
