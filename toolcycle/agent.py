@@ -41,7 +41,7 @@ from .result import RunResult
 from .run.approvals import resume_state
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
-from .run.toolsets import Expanded, selected, selecting, with_toolsets
+from .run.toolsets import Expanded, LearnedRoutines, selected, selecting, with_toolsets
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .tools import Tool, ToolFunction, Toolset, as_tool
 from .tracing.recorder import TRACE_HANDLERS, TraceSink
@@ -165,6 +165,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if callable(describe):  # what the tools are for, where a lesson learned applies
             describe(name, {n: t.spec.description for n, t in built_tools.items()})
         routines = getattr(playbook, "routine_tools", None)
+        learned = getattr(playbook, "routines_learned", None)  # added to each run's tools
+        self._learned = LearnedRoutines(learned) if callable(learned) else None
         if callable(routines):  # learned tool chains offered as one tool (Playbook(routines=))
             offered = {d.name for d in resolved_output.tool_definitions}
             added = [r for r in routines(built_tools, name)
@@ -261,8 +263,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         With ``conversation=`` the history is the conversation's and the run's messages are
         appended to it when the run succeeds (:mod:`toolcycle.conversation`).
         """
-        core, settings = (await self._run_core() if self._toolsets
-                          else (self._core, self.model_settings))  # no await on the hot path
+        # (no await on the hot path)
+        core, settings = await self._run_core() if self._toolsets else self._own_core()
         if conversation is not None:
             check_run_conversation(conversation, message_history)
             run_id = run_id or uuid.uuid4().hex
@@ -314,7 +316,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         is iterated for an agent with toolsets (they connect then)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         if not self._toolsets:
-            return AgentStream(make(queue.put_nowait, self._core, self.model_settings), queue)
+            return AgentStream(make(queue.put_nowait, *self._own_core()), queue)
 
         async def prepare_state() -> RunState:
             core, settings = await self._run_core()
@@ -326,9 +328,18 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         """The agent's core with its toolsets' current tools (the same objects while no
         toolset's list changed, so a run without changes costs a comparison)."""
         if not self._toolsets:
+            return self._own_core()
+        core, settings, self._expanded = await with_toolsets(  # (_expanded read after it)
+            *self._own_core(), self._toolsets, self._expanded)
+        return core, settings
+
+    def _own_core(self) -> tuple[AgentCore, ModelSettings]:
+        """The agent's core with the routines its playbook learned since it was built."""
+        if self._learned is None:
             return self._core, self.model_settings
-        core, settings, self._expanded = await with_toolsets(
-            self._core, self.model_settings, self._toolsets, self._expanded)
+        core, settings, changed = self._learned.over(self._core, self.model_settings)
+        if changed:
+            self._expanded = None  # the toolsets' core was built over the old one
         return core, settings
 
     async def close(self) -> None:

@@ -265,13 +265,13 @@ async def test_a_learned_chain_runs_as_one_call_and_the_run_is_a_turn_shorter() 
     assert "country_info_then_exchange_rate" in agent.tools
     assert agent.tools["country_info_then_exchange_rate"].spec.description == (
         "Runs country_info, then exchange_rate with the currency from its result; returns "
-        "every result. Learned from 3 runs.")
+        "every result. Learned from 2 runs.")  # the third learning run was offered it
     result = await agent.run("How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"
     assert len(result.trace.steps) == 2  # was 3: two calls, then the answer
     system = result.messages[0].text
     assert ("Call country_info_then_exchange_rate(country) to look the answer up, then answer "
-            "with what it returns. (seen in 3 successful runs)") in system
+            "with what it returns. (seen in 2 successful runs)") in system
     [record] = result.trace.tool_calls
     assert record.name == "country_info_then_exchange_rate"
     assert record.result is not None
@@ -503,7 +503,9 @@ async def test_an_offered_routine_answers_a_call_of_its_first_tool() -> None:
     # chain's time is not booked as country_info's
     assert pb.flush(30)
     assert pb.store.candidates() == []
-    assert pb.tool_stats("money")["country_info"].calls == 3  # the learning runs' calls only
+    # the first two learning runs' calls only: the third run's was the routine's, learned
+    # from those two and offered from the next run on (Playbook.routines_learned)
+    assert pb.tool_stats("money")["country_info"].calls == 2
     [strategy] = [s for s in pb.strategies("money") if s.kind == "sequence"]
     assert strategy.helpful == 2  # this run followed it, through the routine (and learning run 3)
 

@@ -206,7 +206,7 @@ async def test_a_retired_lessons_stand_in_goes_with_it() -> None:
     [pitfall] = [s for s in pb.store.strategies("hotel") if s.kind == "pitfall"]
     pitfall.status = "retired"
     pb.store.put([pitfall])
-    pb._pitfall_stand_ins("hotel", {}, pb.store.strategies("hotel"))
+    pb._agents["hotel"].relearn(pb.store.strategies("hotel"))  # as learn_from does
     pb.learn = False
     result = await agent.run("A table at 8 pm for three?")
     assert result.output == "No table is free."  # the model's own failure, unmended

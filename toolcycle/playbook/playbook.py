@@ -24,18 +24,19 @@ from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
 from . import dead_end
+from .agent_tools import AgentTools
 from .applicability import contested, description_words
 from .curator import Curator, Delta
 from .evidence import CallEvidence
-from .fallback import Fallback, fell_back
+from .fallback import fell_back
 from .location import open_store
-from .offer import RoutineOffer, pitfall_stand_ins, render_line, routines_of
+from .offer import RoutineOffer, render_line
 from .outcome import Grader, RunOutcome, judge
 from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
-from .respell import respelled_call, respelling_tools
+from .respell import respelled_call
 from .routine import repaired
 from .stats import ToolStats, compute_stats, render_stats, tool_observations
 from .store import PlaybookStore
@@ -76,8 +77,9 @@ class Playbook:
     Tool statistics are kept either way.
     ``routines``: offer each learned tool chain whose data flow was seen in enough runs as one
     tool (:mod:`toolcycle.playbook.routine`); an agent built with this playbook gets the
-    routines known when it is built. Off by default: a routine calls tools on the model's
-    behalf with values a learned rule took out of a result.
+    routines known when it is built, and each one learned later from its next run on. Off
+    by default: a routine calls tools on the model's behalf with values a learned rule took
+    out of a result.
     """
 
     def __init__(
@@ -109,20 +111,8 @@ class Playbook:
         #: The routines this playbook made into tools (in this process): a run that called one
         #: followed the sequence it runs; it is not a new one-tool sequence to learn.
         self._routine_names: set[str] = set()
-        #: Per agent: routine name -> the routine standing in for its first tool (routine.
-        #: stand_in); pitfall strategy id -> the failing tool calling its alternative
-        #: (fallback.fallback_tool); routine name -> the routine repairing failed calls of
-        #: its last tool (routine.repair); tool name -> the tool calling itself again with
-        #: an argument reshaped as a pitfall learned (reshape.reshaping_tool). Each answers
-        #: calls in the runs offered them.
-        self._stand_ins: dict[str, dict[str, Tool[Any]]] = {}
-        self._repairs: dict[str, dict[str, Tool[Any]]] = {}
-        self._reshapes: dict[str, dict[str, Tool[Any]]] = {}
-        self._fallbacks: dict[str, dict[str, Fallback]] = {}
-        #: Per agent: every tool it listed (its own and its toolsets'), for the stand-ins.
-        self._tools: dict[str, dict[str, Tool[Any]]] = {}
-        #: Per agent: the routines offered as its tools (its own, and its toolsets').
-        self._offered: dict[str, set[str]] = {}
+        #: Per agent: the tools it listed, its routines and their stand-ins (.agent_tools).
+        self._agents: dict[str, AgentTools] = {}
         #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
         self._descriptions: dict[str, dict[str, frozenset[str]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
@@ -237,8 +227,13 @@ class Playbook:
         if not self.routines:
             return []
         strategies = self.store.strategies(self.domain or agent_name)
-        self._pitfall_stand_ins(agent_name, tools, strategies)
-        return self._make_routines(agent_name, tools, strategies)
+        # the agent built last of a name wins: an earlier one's routines, made over its own
+        # tool objects, are not this one's (it keeps them; lessons now remake this one's)
+        made = self._agents[agent_name] = AgentTools()
+        made.remake_stand_ins(tools, strategies)
+        routines = made.make_routines(tools, strategies)
+        self._routine_names.update(r.name for r in routines)
+        return routines
 
     def tools_listed(self, agent_name: str, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
         """``agent_name``'s tools as a run lists them (a toolset's, an MCP server's, are
@@ -251,41 +246,21 @@ class Playbook:
         if not self.routines:
             return []
         strategies = self.store.strategies(self.domain or agent_name)
-        self._pitfall_stand_ins(agent_name, tools, strategies)
-        made = self._make_routines(agent_name, tools, strategies)
-        self._offered.setdefault(agent_name, set()).update(r.name for r in made)
-        return made
+        made = self._agent(agent_name)
+        made.remake_stand_ins(tools, strategies)
+        routines = made.make_routines(tools, strategies)
+        self._routine_names.update(r.name for r in routines)
+        made.offered.update(r.name for r in routines)
+        return routines
 
-    def _pitfall_stand_ins(self, agent_name: str, tools: Mapping[str, Tool[Any]],
-                           strategies: Sequence[Strategy]) -> None:
-        """Make the fallbacks, reshaped and respelled calls of ``strategies`` over every tool
-        this agent listed so far (``tools`` among them); :meth:`learn_from` calls it again as
-        lessons change, so a lesson learned mid-life is used from the next run on, not from the
-        agent's next construction (bench/learning.py's train runs, one agent per epoch,
-        were offered none of the stand-ins of what the epoch had taught)."""
-        known = self._tools.setdefault(agent_name, {})
-        known.update(tools)
-        fallbacks, reshapes = pitfall_stand_ins(strategies, known)
-        for name, tool in respelling_tools(strategies, known).items():
-            reshapes.setdefault(name, tool)  # (an argument lesson's reshaped call first)
-        for made, kept in ((fallbacks, self._fallbacks), (reshapes, self._reshapes)):
-            held: dict[str, Any] = kept.setdefault(agent_name, {})  # runs hold it: in place
-            held.update(made)
-            for gone in set(held) - set(made):  # a retired lesson's stand-in goes with it
-                held.pop(gone, None)
+    def routines_learned(self, agent_name: str) -> tuple[Tool[Any], ...]:
+        """The routines learned after ``agent_name`` was built, which each of its runs adds to
+        its tools (the same tuple while none is added: a run compares it by identity)."""
+        made = self._agents.get(agent_name)
+        return () if made is None else made.learned
 
-    def _make_routines(self, agent_name: str, tools: Mapping[str, Tool[Any]],
-                       strategies: Sequence[Strategy]) -> list[Tool[Any]]:
-        """The routines of ``strategies`` that ``tools`` can run and lacks; their stand-ins
-        and repairs kept for the runs they are offered to."""
-        made = routines_of(strategies, tools)
-        for routine in made:
-            self._routine_names.add(routine.tool.name)
-            if routine.stand_in is not None:
-                self._stand_ins.setdefault(agent_name, {})[routine.tool.name] = routine.stand_in
-            if routine.repair is not None:
-                self._repairs.setdefault(agent_name, {})[routine.tool.name] = routine.repair
-        return [routine.tool for routine in made]
+    def _agent(self, agent_name: str) -> AgentTools:
+        return self._agents.setdefault(agent_name, AgentTools())
 
     def routine_selection(self, agent_name: str, routines: Sequence[str],
                           inner: ToolSelector | None) -> ToolSelector | None:
@@ -295,14 +270,11 @@ class Playbook:
         currency routine for weather questions. ``inner`` itself without ``routines=True``."""
         if not self.routines:
             return inner
-        offered = self._offered.setdefault(agent_name, set())
-        offered.update(routines)
-        # by reference: a toolset's tools add their routines and stand-ins when listed
-        return RoutineOffer(self, agent_name, offered, inner,
-                            self._stand_ins.setdefault(agent_name, {}),
-                            self._fallbacks.setdefault(agent_name, {}),
-                            self._repairs.setdefault(agent_name, {}),
-                            self._reshapes.setdefault(agent_name, {}))
+        made = self._agent(agent_name)
+        made.offered.update(routines)
+        # by reference: a toolset's tools, and lessons as they change, add to them in place
+        return RoutineOffer(self, agent_name, made.offered, inner, made.stand_ins,
+                            made.fallbacks, made.repairs, made.reshapes)
 
     def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the
@@ -421,9 +393,10 @@ class Playbook:
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
             self.store.add_tool_observations(tool_observations(calls, analysis.repairs, domain))
             deltas = self.curator.apply(self.store, insights, outcome)
-        if self.routines and trace.agent_name in self._tools and any(
+        if self.routines and trace.agent_name in self._agents and any(
                 d.op != "candidate" for d in deltas):
-            self._pitfall_stand_ins(trace.agent_name, {}, self.store.strategies(domain))
+            learned = self._agents[trace.agent_name].relearn(self.store.strategies(domain))
+            self._routine_names.update(r.name for r in learned)
         return deltas
 
     def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence]) -> set[str]:
@@ -435,7 +408,7 @@ class Playbook:
         offered = trace.tools_offered
         if not offered:
             return set()
-        stand_ins = self._stand_ins.get(trace.agent_name, {})
+        stand_ins = self._agents.get(trace.agent_name, AgentTools()).stand_ins
         return ({stand_ins[name].name for name in offered if name in stand_ins}
                 | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)
                    or repaired(c.call.name, c.call.result)
@@ -449,10 +422,10 @@ class Playbook:
         alternative's (so the pitfall counts as followed); one a routine repaired is a call
         of the routine. One called again with a reshaped argument stays a call of its tool:
         the pitfall whose format it took was followed, for the model."""
-        routine_of = {tool.name: name for name, tool in self._stand_ins.get(agent_name, {}).items()}
-        repaired_by = {tool.name: name for name, tool in self._repairs.get(agent_name, {}).items()}
-        alternatives = {f.tool.name: f.pitfall.tools[1]
-                        for f in list(self._fallbacks.get(agent_name, {}).values())}
+        agent = self._agents.get(agent_name, AgentTools())
+        routine_of = {tool.name: name for name, tool in list(agent.stand_ins.items())}
+        repaired_by = {tool.name: name for name, tool in list(agent.repairs.items())}
+        alternatives = {f.tool.name: f.pitfall.tools[1] for f in list(agent.fallbacks.values())}
         made: list[tuple[str, str]] = []
         for c in calls:
             name, result = c.call.name, c.call.result or ""

@@ -81,6 +81,50 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
     return expanded, expanded_settings, (lists, expanded, expanded_settings)
 
 
+class LearnedRoutines:
+    """The routines a playbook learned after an agent was built (``Playbook.routines_learned``
+    reads them), added to the tools of each of the agent's runs from then on.
+
+    Why: an agent was offered only the routines known when it was built, and a long-lived
+    one (a server's, a benchmark's train runs: one agent per epoch) none that its own runs
+    taught. The playbook hands out a new tuple when it adds one, so the core is rebuilt only
+    then, and a run costs a lookup while none is added.
+    """
+
+    def __init__(self, read: Callable[[str], Sequence[Tool[Any]]]) -> None:
+        self.read = read
+        self._last: tuple[Sequence[Tool[Any]], AgentCore, ModelSettings] | None = None
+
+    def over(self, core: AgentCore, settings: ModelSettings
+             ) -> tuple[AgentCore, ModelSettings, bool]:
+        """``core`` and ``settings`` with the routines learned so far, and whether they
+        differ from the last run's."""
+        learned = self.read(core.name)
+        if not learned:
+            return core, settings, False
+        last = self._last
+        if last is not None and last[0] is learned:
+            return last[1], last[2], False
+        self._last = last = (learned, *with_learned(core, settings, learned))
+        return last[1], last[2], True
+
+
+def with_learned(core: AgentCore, settings: ModelSettings, learned: Sequence[Tool[Any]]
+                 ) -> tuple[AgentCore, ModelSettings]:
+    """``core`` and ``settings`` with the routines a playbook learned after the agent was
+    built (one named like a tool the agent has, or its output's, is left out)."""
+    reserved = {d.name for d in core.output.tool_definitions}
+    tools = dict(core.tools)
+    for routine in learned:
+        if routine.name not in tools and routine.name not in reserved:
+            tools[routine.name] = routine
+    if len(tools) == len(core.tools):
+        return core, settings
+    definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
+                        for t in tools.values()) + core.output.tool_definitions
+    return _with_tools(core, tools, definitions), replace(settings, tools=definitions)
+
+
 def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
              task: str) -> tuple[AgentCore, ModelSettings]:
     """``core`` and ``settings`` with only the tools ``selector`` keeps for ``task`` (the output

@@ -1,0 +1,96 @@
+"""What a playbook made of one agent's tools: the routines offered as its tools, and the
+stand-ins that answer calls in its runs (a routine for its first tool, a routine for its last
+tool's failed calls, a fallback for a failing tool, a reshaped or respelled call).
+
+Kept per agent, because tools are: two agents of one domain share its lessons, not their
+tools. Made when the agent is built and when a run lists a toolset's tools, and made again
+whenever a run changes the domain's lessons (:meth:`AgentTools.relearn`), so what a run
+taught is used from the next run on, not from the agent's next construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..tools import Tool
+from .fallback import Fallback
+from .offer import pitfall_stand_ins, routines_of
+from .respell import respelling_tools
+from .strategy import Strategy
+
+
+@dataclass(slots=True)
+class AgentTools:
+    """One agent's share of what its playbook made. The dicts and the set are handed to its
+    :class:`~toolcycle.playbook.offer.RoutineOffer` by reference and changed in place: runs
+    in flight hold them."""
+
+    #: Every tool the agent listed so far (its own and its toolsets'; not its routines).
+    listed: dict[str, Tool[Any]] = field(default_factory=dict)
+    #: The names of the routines offered as its tools (when built, by toolsets, learned since).
+    offered: set[str] = field(default_factory=set)
+    #: Routine name -> the routine standing in for its first tool (routine.stand_in).
+    stand_ins: dict[str, Tool[Any]] = field(default_factory=dict)
+    #: Routine name -> the routine repairing its last tool's failed calls (routine.repair).
+    repairs: dict[str, Tool[Any]] = field(default_factory=dict)
+    #: Pitfall strategy id -> the failing tool calling its alternative (fallback.fallback_tool).
+    fallbacks: dict[str, Fallback] = field(default_factory=dict)
+    #: Tool name -> the tool calling itself again with an argument reshaped as a pitfall
+    #: learned (reshape.reshaping_tool), or respelled as the task wrote it (respell).
+    reshapes: dict[str, Tool[Any]] = field(default_factory=dict)
+    #: The routines learned after the agent was built, oldest first: each run of the agent
+    #: adds them to its tools (:meth:`toolcycle.agent.Agent`). A new tuple each time one is
+    #: added, so a run tells a change by identity, at no cost while nothing changed.
+    learned: tuple[Tool[Any], ...] = ()
+
+    def remake_stand_ins(self, tools: Mapping[str, Tool[Any]],
+                         strategies: Sequence[Strategy]) -> None:
+        """The fallbacks, reshaped and respelled calls of ``strategies`` over every tool the
+        agent listed so far (``tools`` among them), in place; a retired lesson's stand-in
+        goes with it. Why: made only when the agent was built, bench/learning.py's train
+        runs (one agent per epoch) were offered none of the stand-ins of what the epoch had
+        taught (hotel JSON at a04950d, train-19: shown "Pass time like "21:00"", called
+        "7:15", not reshaped)."""
+        self.listed.update(tools)
+        fallbacks, reshapes = pitfall_stand_ins(strategies, self.listed)
+        for name, tool in respelling_tools(strategies, self.listed).items():
+            reshapes.setdefault(name, tool)  # (an argument lesson's reshaped call first)
+        for made, kept in ((fallbacks, self.fallbacks), (reshapes, self.reshapes)):
+            held: dict[str, Any] = kept
+            held.update(made)
+            for gone in set(held) - set(made):
+                held.pop(gone, None)
+
+    def make_routines(self, tools: Mapping[str, Tool[Any]], strategies: Sequence[Strategy],
+                      skip: AbstractSet[str] = frozenset()) -> list[Tool[Any]]:
+        """The routines of ``strategies`` that ``tools`` can run and lacks (and ``skip`` does
+        not name), as tools; their stand-ins and repairs kept here. Not yet offered: the
+        caller says which it offers."""
+        made = [r for r in routines_of(strategies, tools) if r.tool.name not in skip]
+        for routine in made:
+            if routine.stand_in is not None:
+                self.stand_ins[routine.tool.name] = routine.stand_in
+            if routine.repair is not None:
+                self.repairs[routine.tool.name] = routine.repair
+        return [routine.tool for routine in made]
+
+    def relearn(self, strategies: Sequence[Strategy]) -> list[Tool[Any]]:
+        """Remake the stand-ins for ``strategies`` (the domain's lessons, just changed) and make
+        the routines they hold that the agent is not offered yet, offered from its next run
+        (:attr:`learned`); returns those.
+
+        Why: a routine learned mid-life was offered only once the agent was built again, and
+        bench/learning.py builds one agent per epoch (one in all, by default): no train run
+        was ever offered a routine its own learning had made (hotel JSON at 5954155: the
+        bill runs train-16, -20 and -24 called guest_folios and folio by hand, or folio
+        alone with a made-up id)."""
+        self.remake_stand_ins({}, strategies)
+        known = {name: tool for name, tool in self.listed.items() if name not in self.offered}
+        new = self.make_routines(known, strategies, skip=self.offered)
+        if new:
+            self.offered.update(tool.name for tool in new)
+            self.learned = (*self.learned, *new)
+        return new
