@@ -226,14 +226,10 @@ class Playbook:
         """
         if not self.routines:
             return []
-        strategies = self.store.strategies(self.domain or agent_name)
         # the agent built last of a name wins: an earlier one's routines, made over its own
         # tool objects, are not this one's (it keeps them; lessons now remake this one's)
-        made = self._agents[agent_name] = AgentTools()
-        made.remake_stand_ins(tools, strategies)
-        routines = made.make_routines(tools, strategies)
-        self._routine_names.update(r.name for r in routines)
-        return routines
+        self._agents[agent_name] = AgentTools()
+        return self._made_over(agent_name, tools)
 
     def tools_listed(self, agent_name: str, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
         """``agent_name``'s tools as a run lists them (a toolset's, an MCP server's, are
@@ -245,12 +241,18 @@ class Playbook:
         self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
         if not self.routines:
             return []
+        routines = self._made_over(agent_name, tools)
+        self._agent(agent_name).offered.update(r.name for r in routines)
+        return routines
+
+    def _made_over(self, agent_name: str, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
+        """The stand-ins the domain's lessons make over ``tools`` (kept for the agent), and
+        the routines they make that ``tools`` lacks."""
         strategies = self.store.strategies(self.domain or agent_name)
         made = self._agent(agent_name)
         made.remake_stand_ins(tools, strategies)
         routines = made.make_routines(tools, strategies)
         self._routine_names.update(r.name for r in routines)
-        made.offered.update(r.name for r in routines)
         return routines
 
     def routines_learned(self, agent_name: str) -> tuple[Tool[Any], ...]:
