@@ -285,7 +285,8 @@ def tool_preference(strategies: list[dict[str, Any]], stats: dict[str, Any]) -> 
 
         def show(tools: list[str]) -> str:
             return ", ".join(
-                f"{t} (miss {100 * stats[t].miss_rate:.0f} %, p50 {stats[t].p50_ms:.0f} ms)"
+                f"{t} (miss {100 * stats[t].miss_rate:.0f} %, "
+                + (f"p50 {stats[t].p50_ms:.0f} ms)" if stats[t].timed else "only in routines)")
                 for t in tools if t in stats) or "none"
 
         rec = [stats[t] for t in s["tools"] if t in stats]

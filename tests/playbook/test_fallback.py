@@ -72,10 +72,14 @@ async def test_a_failing_tool_shown_its_pitfall_calls_the_alternative_for_the_mo
         "answered such tasks in earlier runs; answer from its result):\n"
         'service_history({"service": "RX1"}) -> RX1: delay 12 min')
     assert fell_back("delay_feed", record.result)
-    # learning from it: neither "delay_feed, then answer" nor a working delay_feed
+    # learning from it: neither "delay_feed, then answer" nor a working delay_feed, but a
+    # timeout of delay_feed that service_history answered after
     assert pb.flush(30)
     assert [c for c in pb.store.candidates() if "delay_feed" in str(c)] == []
-    assert "delay_feed" not in pb.tool_stats("rail")
+    stats = pb.tool_stats("rail")
+    assert (stats["delay_feed"].calls, stats["delay_feed"].timeouts) == (1, 1)
+    assert stats["delay_feed"].alternative == "service_history"
+    assert (stats["service_history"].calls, stats["service_history"].misses) == (1, 0)
     pitfall = pb.store.get("p")
     assert pitfall is not None and pitfall.helpful == 1  # followed: its alternative answered
 

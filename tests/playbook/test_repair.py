@@ -108,10 +108,14 @@ async def test_an_offered_routine_repairs_a_failed_call_of_its_last_tool() -> No
     assert 'exchange_rate({"currency": "RUK"}) -> 1 RUK = 2.75 USD' in record.result
     assert repaired("exchange_rate", record.result)
     # learning from it: the chain was followed (through the routine); the repaired call is
-    # neither a new sequence nor a statistic of exchange_rate
+    # no new sequence, and the statistics count the calls the routine made, as answered
     assert pb.flush(30)
     assert pb.store.candidates() == []
-    assert pb.tool_stats("money")["exchange_rate"].calls == 3  # the learning runs' calls
+    stats = pb.tool_stats("money")
+    # the learning runs' three, and the steps of the routine's two calls (the third learning
+    # run's, offered the routine learned from the first two, and this run's)
+    assert stats["exchange_rate"].calls == 5
+    assert stats["exchange_rate"].misses == 0 and stats["country_info"].misses == 0
     [strategy] = [s for s in pb.strategies("money") if s.kind == "sequence"]
     assert strategy.helpful == 2  # the third learning run (promoted after two) and this one
 

@@ -23,6 +23,7 @@ from toolcycle.playbook.routine import (
     stand_in,
     typed,
 )
+from toolcycle.playbook.stats import UNTIMED
 from toolcycle.playbook.strategy import Strategy
 
 from .conftest import make_trace
@@ -500,12 +501,17 @@ async def test_an_offered_routine_answers_a_call_of_its_first_tool() -> None:
         "Ran country_info, then exchange_rate for you")
     assert 'exchange_rate({"currency": "RUK"}) -> 1 RUK = 2.75 USD' in record.result
     # learning from it: not a new one-tool sequence "country_info, then answer", and the
-    # chain's time is not booked as country_info's
+    # chain's time is not booked as country_info's, though its steps count as calls
     assert pb.flush(30)
     assert pb.store.candidates() == []
-    # the first two learning runs' calls only: the third run's was the routine's, learned
-    # from those two and offered from the next run on (Playbook.routines_learned)
-    assert pb.tool_stats("money")["country_info"].calls == 2
+    # the first two learning runs' calls, then this run's step (the third learning run's
+    # call was the routine's, learned from those two and offered from the next run on:
+    # Playbook.routines_learned, so its steps count too)
+    stats = pb.tool_stats("money")
+    assert stats["country_info"].calls == 4 and stats["country_info"].misses == 0
+    untimed = [o for o in pb.store.tool_observations("money")
+               if o.tool == "country_info" and o.duration_ms == UNTIMED]
+    assert len(untimed) == 2  # the steps: in the calls and misses, not in the latency
     [strategy] = [s for s in pb.strategies("money") if s.kind == "sequence"]
     assert strategy.helpful == 2  # this run followed it, through the routine (and learning run 3)
 

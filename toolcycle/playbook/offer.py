@@ -24,7 +24,8 @@ from .applicability import contested
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
 from .reshape import argument_lesson, reshaping_tool
-from .routine import induce, ran_whole, repair, routine_name, routine_tool, stand_in
+from .routine import induce, repair, routine_name, routine_tool, stand_in
+from .routine_result import ran_whole
 from .strategy import Strategy, covers, shows_how_to_call, skipped
 
 

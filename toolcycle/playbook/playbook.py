@@ -38,7 +38,13 @@ from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
 from .respell import respelled_call
 from .routine import repaired
-from .stats import ToolStats, compute_stats, render_stats, tool_observations
+from .stats import (
+    ToolStats,
+    compute_stats,
+    render_stats,
+    step_observations,
+    tool_observations,
+)
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, strategy_id
 
@@ -393,7 +399,11 @@ class Playbook:
             if not self.store.mark_observed(trace.run_id):
                 return []
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
-            self.store.add_tool_observations(tool_observations(calls, analysis.repairs, domain))
+            made_for = [c for c in analysis.calls  # calls a routine made: its steps count too
+                        if c.call.name in stood_in or c.call.name in self._routine_names]
+            self.store.add_tool_observations(
+                tool_observations(calls, analysis.repairs, domain)
+                + step_observations(made_for, domain, descriptions))
             deltas = self.curator.apply(self.store, insights, outcome)
         if self.routines and trace.agent_name in self._agents and any(
                 d.op != "candidate" for d in deltas):

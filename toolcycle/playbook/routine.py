@@ -38,6 +38,7 @@ from ..run.calls import on_thread
 from ..tools import Tool, ToolArgumentsError, ToolSpec
 from .applicability import row_named
 from .evidence import is_empty_result
+from .routine_result import completed
 from .strategy import Strategy
 
 #: Context kept on each side of a fed value (characters): enough for a label such as
@@ -407,24 +408,6 @@ def repaired(tool: str, result: str | None) -> bool:
     if result is None or not result.startswith("Ran "):
         return False
     return f", since {tool} {REPAIRED} " in result.split("\n", 1)[0]
-
-
-def ran_whole(result: str | None) -> bool:
-    """Whether a routine's result says every step ran (:func:`completed`, or a repair's
-    chain): not one that stopped or failed partway."""
-    return result is not None and result.startswith("Ran ")
-
-
-def completed(names: list[str], lines: list[str]) -> str:
-    """What the model reads when every step ran: that they ran, then each call and result.
-
-    Given the calls and results alone, the 1.5B (ReAct) read the first result and called the
-    next step itself, a turn for nothing: in 4 of 21 routine runs on the `chains` train
-    tasks, and in none with this header (bench/learning_tasks/results/
-    chains-routine-result-dev-react-2026-11-27.log).
-    """
-    return (f"Ran {', then '.join(names)} for you (already called; answer from these "
-            "results):\n" + "\n".join(lines))
 
 
 class CallRefused(Exception):

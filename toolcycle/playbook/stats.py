@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .evidence import CallEvidence, Repair
+from .routine_result import steps_of
 from .store import ToolObservation
 
+#: The duration of a call nobody timed (one a routine made: a trace times the routine's call
+#: alone): counted in its tool's calls and misses, not in its latency.
+UNTIMED = -1.0
 #: Error texts that mean "the call ran out of time" (the loop's timeout observation says so).
 _TIMEOUT_MARKERS = ("timed out", "timeout", "deadline exceeded")
 
@@ -33,6 +37,8 @@ class ToolStats:
     empties: int = 0
     #: tools that answered after this one missed, most frequent first
     alternatives: tuple[tuple[str, int], ...] = field(default=())
+    #: calls whose duration is known (the percentiles' sample): not those routines made
+    timed: int = 0
 
     @property
     def error_rate(self) -> float:
@@ -86,6 +92,41 @@ def tool_observations(calls: Iterable[CallEvidence], repairs: Mapping[int, Repai
     return rows
 
 
+def step_observations(calls: Iterable[CallEvidence], domain: str = "",
+                      tools: Collection[str] | None = None) -> list[ToolObservation]:
+    """The calls routines made inside ``calls`` (a routine's, a stand-in's, a repair's or a
+    fallback's), read back from their results (:func:`~.routine_result.steps_of`).
+
+    A trace times the routine's call, not its steps: a step counts in its tool's calls and
+    misses but not in its latency (:data:`UNTIMED`), except a timed-out step, whose
+    text states how long it was given. A failed step whose next step answered names it as the
+    alternative (a fallback's header and its alternative's line)."""
+    rows: list[ToolObservation] = []
+    for c in calls:
+        steps = steps_of(c.call.result, tools)
+        for i, step in enumerate(steps):
+            after = steps[i + 1] if i + 1 < len(steps) else None
+            missed = step.status != "ok"
+            timed = _timed_out_ms(step.text) if step.status == "timeout" else 0.0
+            rows.append(ToolObservation(
+                tool=step.tool, duration_ms=timed or UNTIMED,
+                error=step.status in ("error", "timeout"), timeout=step.status == "timeout",
+                domain=domain, empty=step.status == "empty",
+                alternative=after.tool if missed and after is not None and after.status == "ok"
+                and after.tool != step.tool else "",
+            ))
+    return rows
+
+
+def _timed_out_ms(text: str) -> float:
+    """The timeout a timed-out step's text states ("2.5 s"), in ms; 0 when none."""
+    number = text.split(" ", 1)[0]
+    try:
+        return float(number) * 1000 if text.endswith(" s") else 0.0
+    except ValueError:
+        return 0.0
+
+
 def compute_stats(observations: Iterable[ToolObservation]) -> dict[str, ToolStats]:
     """Calls, errors, timeouts and latency percentiles per tool."""
     by_tool: dict[str, list[ToolObservation]] = {}
@@ -95,7 +136,7 @@ def compute_stats(observations: Iterable[ToolObservation]) -> dict[str, ToolStat
 
 
 def _stats_of(name: str, rows: list[ToolObservation]) -> ToolStats:
-    durations = sorted(r.duration_ms for r in rows)
+    durations = sorted(r.duration_ms for r in rows if r.duration_ms >= 0)  # not UNTIMED
     return ToolStats(
         tool=name,
         calls=len(rows),
@@ -105,6 +146,7 @@ def _stats_of(name: str, rows: list[ToolObservation]) -> ToolStats:
         p95_ms=_percentile(durations, 95),
         empties=sum(r.empty and not r.error for r in rows),
         alternatives=tuple(Counter(r.alternative for r in rows if r.alternative).most_common()),
+        timed=len(durations),
     )
 
 
@@ -160,7 +202,7 @@ def render_stats(
         ))
     missing = {s.tool for s in judged if s.miss_rate >= bad_error_rate}
     reliable = sorted((s for s in judged if s.misses == 0 and s.tool not in missing),
-                      key=lambda s: (s.p50_ms, s.tool))
+                      key=lambda s: (not s.timed, s.p50_ms, s.tool))  # untimed: last
     if lines and reliable:
         lines.insert(0, f"- Reliable tools (fastest first): prefer "
                         f"{', '.join(s.tool for s in reliable)}.")
@@ -173,8 +215,9 @@ def format_table(stats: dict[str, ToolStats]) -> str:
               f"{'p50 ms':>8} {'p95 ms':>8}")
     rows = [header, "-" * len(header)]
     for s in stats.values():
+        p50, p95 = (f"{s.p50_ms:.1f}", f"{s.p95_ms:.1f}") if s.timed else ("-", "-")
         rows.append(
             f"{s.tool:<28} {s.calls:>6} {s.errors:>7} {s.empties:>6} {100 * s.miss_rate:>5.0f}% "
-            f"{s.p50_ms:>8.1f} {s.p95_ms:>8.1f}"
+            f"{p50:>8} {p95:>8}"
         )
     return "\n".join(rows)

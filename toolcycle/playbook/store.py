@@ -45,7 +45,7 @@ class ToolObservation:
     """One tool call as the statistics see it."""
 
     tool: str
-    duration_ms: float
+    duration_ms: float  # stats.UNTIMED (-1) for a call a routine made: the trace times its own
     error: bool
     timeout: bool
     domain: str = ""

@@ -1,0 +1,121 @@
+"""The text a routine answers with, written and read back in one place.
+
+A routine (and a stand-in, repair or fallback built on one) calls tools for the model and
+answers with one text: a header saying what ran, then one line per step, ``name(arguments) ->
+result`` or how the step failed. The model reads that text; the learner reads it back too,
+since a trace records the routine's call, not the calls it made. Without reading it back, a
+tool called mostly inside routines looked unreliable in the tool statistics: on `hotel` (JSON,
+2026-12-02f) every ``folio`` call the routine made answered, and only the model's own calls of
+it, all with a made-up id, were counted, so "faster and more reliable tools preferred" named a
+tool with 100 % misses as the one a learned sequence recommends. Writer and reader live here
+so the format cannot drift apart between them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .evidence import is_empty_result
+
+StepStatus = Literal["ok", "empty", "error", "timeout"]
+
+#: How a step's line says it ended, after ``name(arguments)``.
+_ENDINGS: tuple[tuple[str, StepStatus], ...] = (
+    (" -> ", "ok"),
+    (" failed: ", "error"),
+    (" rejected its arguments: ", "error"),
+    (" timed out after ", "timeout"),
+)
+#: A step's line starts at a line's start with a tool's name and its JSON arguments.
+_STEP_START = re.compile(r"^([A-Za-z0-9_.-]{1,64})\(\{", re.MULTILINE)
+#: A fallback's header names the tool that failed before its alternative ran.
+_FELL_BACK_FROM = re.compile(
+    r"^Ran [A-Za-z0-9_.-]+ for you, since ([A-Za-z0-9_.-]{1,64}) "
+    r"(timed out|failed: |found nothing)")
+_DECODER = json.JSONDecoder()
+#: A routine has a few steps: past this many lines that look like one, the rest is a result's
+#: text (a hostile tool's result cannot make reading it back quadratic).
+MAX_STEPS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """One call a routine made for the model, as its result text tells it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    status: StepStatus
+    #: the step's result, or its failure after the tool's name and arguments
+    text: str
+
+
+def completed(names: list[str], lines: list[str]) -> str:
+    """What the model reads when every step ran: that they ran, then each call and result.
+
+    Given the calls and results alone, the 1.5B (ReAct) read the first result and called the
+    next step itself, a turn for nothing: in 4 of 21 routine runs on the `chains` train
+    tasks, and in none with this header (bench/learning_tasks/results/
+    chains-routine-result-dev-react-2026-11-27.log).
+    """
+    return (f"Ran {', then '.join(names)} for you (already called; answer from these "
+            "results):\n" + "\n".join(lines))
+
+
+def ran_whole(result: str | None) -> bool:
+    """Whether a routine's result says every step ran (:func:`completed`, or a repair's
+    chain): not one that stopped or failed partway."""
+    return result is not None and result.startswith("Ran ")
+
+
+def steps_of(result: str | None, tools: Collection[str] | None = None) -> list[StepOutcome]:
+    """The calls a routine's ``result`` says it made, in order; [] for any other text.
+
+    ``tools``: the names a step may have (others are read as part of the step before). A
+    fallback's header adds the failed call of the tool it stood in for (its arguments are the
+    alternative's, which the fallback passed on unchanged or renamed, so they are not kept).
+    A "(stopped: ...)" line that ends a chain is not part of the last step's result.
+    """
+    if not result:
+        return []
+    steps: list[StepOutcome] = []
+    starts: list[tuple[int, int, str, dict[str, Any], StepStatus]] = []
+    for match in _STEP_START.finditer(result):
+        name = match.group(1)
+        if tools is not None and name not in tools:
+            continue
+        if len(starts) == MAX_STEPS:
+            break
+        try:
+            arguments, end = _DECODER.raw_decode(result, match.end() - 1)
+        except ValueError:
+            continue
+        if not isinstance(arguments, dict) or not result.startswith(")", end):
+            continue
+        ending = next(((marker, status) for marker, status in _ENDINGS
+                       if result.startswith(marker, end + 1)), None)
+        if ending is None:
+            continue
+        marker, status = ending
+        starts.append((match.start(), end + 1 + len(marker), name, arguments, status))
+    for i, (_, body, name, arguments, status) in enumerate(starts):
+        stop = starts[i + 1][0] if i + 1 < len(starts) else len(result)
+        text = _without_stop_line(result[body:stop].rstrip("\n"))
+        if status == "ok" and is_empty_result(text):
+            status = "empty"
+        steps.append(StepOutcome(name, arguments, status, text))
+    header = _FELL_BACK_FROM.match(result)
+    if header is not None and steps and (tools is None or header.group(1) in tools):
+        how = header.group(2)
+        failed: StepStatus = ("timeout" if how == "timed out" else
+                              "error" if how.startswith("failed") else "empty")
+        steps.insert(0, StepOutcome(header.group(1), {}, failed, ""))
+    return steps
+
+
+def _without_stop_line(text: str) -> str:
+    head, sep, tail = text.rpartition("\n")
+    return head if sep and tail.startswith("(stopped: ") else text
