@@ -78,6 +78,7 @@ from toolcycle.playbook.fallback import fell_back
 from toolcycle.playbook.reshape import reshaped
 from toolcycle.playbook.respell import respelled_call
 from toolcycle.playbook.routine import repaired
+from toolcycle.playbook.routine_result import steps_of
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail",
@@ -173,6 +174,19 @@ def make_agent(suite: Suite, model: Any, seed: int, temperature: float, max_iter
     )
 
 
+def call_outcomes(trace: Any) -> list[tuple[str, str, float]]:
+    """The run's tool calls as ``(tool, status, duration ms)``, where a call's result lists the
+    calls a routine made for it, those instead (as the playbook's statistics count them)."""
+    names = (set(trace.tools_offered) | {c.name for c in trace.tool_calls}
+             if trace.tools_offered else None)  # None: every tool was offered, any name goes
+    made: list[tuple[str, str, float]] = []
+    for c in classify(trace):
+        steps = steps_of(c.call.result, names) if c.call.result else []
+        made += ([(st.tool, "ok" if st.status == "ok" else "miss", -1.0) for st in steps]
+                 or [(c.call.name, "ok" if c.ok else "miss", c.call.duration_ms)])
+    return made
+
+
 def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
              seconds: float, label: str) -> dict[str, Any]:
     """A run's row, printed as one line (the same in both phases)."""
@@ -188,6 +202,9 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         # what each call was given (a claim about a run's call needs no replay to check)
         "call_args": [c.args for c in trace.tool_calls] if trace else [],
         "misses": sum(not c.ok for c in classify(trace)) if trace else 0,
+        # each tool call's (tool, status, ms), a routine's steps in place of its call (their
+        # time unknown: -1): which tools answered for this kind (learning_report)
+        "call_outcomes": call_outcomes(trace) if trace else [],
         "shown": list(trace.strategies_shown) if trace else [],
         # the requests that did not leave the model free: a first call required or named,
         # the answer asked for ("none")
@@ -357,6 +374,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     print("\n".join(report.sc003(learn_runs, strategy_log)))
     print("Faster and more reliable tools preferred (learned sequence strategies):")
     print("\n".join(report.tool_preference([s.to_dict() for s in strategies], stats)))
+    print("The same, over the tool calls of each kind's train runs:")
+    print("\n".join(report.tool_preference_by_kind(learn_runs, strategy_log)))
     learned = {
         "suite": suite.name, "model": args.model, "learn_model": args.learn_model or args.model,
         "temperature": args.temperature,

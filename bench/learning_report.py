@@ -298,6 +298,59 @@ def tool_preference(strategies: list[dict[str, Any]], stats: dict[str, Any]) -> 
     return lines
 
 
+def strategy_kinds(learn_rows: Rows, strategy_log: list[list[dict[str, Any]]]
+                   ) -> dict[str, str]:
+    """Strategy id -> the kind of the learning run after which it first was active (as
+    :func:`sc003` reads it)."""
+    kinds: dict[str, str] = {}
+    for row, active in zip(learn_rows, strategy_log, strict=False):
+        for s in active:
+            kinds.setdefault(s["id"], row["kind"])
+    return kinds
+
+
+def tool_preference_by_kind(learn_rows: Rows, strategy_log: list[list[dict[str, Any]]]
+                            ) -> list[str]:
+    """Per learned sequence strategy: its tools' misses against the other tools the train runs
+    of its kind called (``call_outcomes``: a routine's steps count as calls, untimed).
+
+    Why beside :func:`tool_preference`: a tool's miss rate over every run mixes kinds. On
+    `hotel`, the stay sequence's ``guest_ledger`` (25 % misses) was judged "NOT more reliable"
+    than ``housekeeping_log`` (14 %), which answers housekeeping questions and not where a
+    guest stays. Faster is judged on the timed calls' median.
+    """
+    kinds = strategy_kinds(learn_rows, strategy_log)
+    final = strategy_log[-1] if strategy_log else []
+    lines = []
+    for s in final:
+        if s["kind"] != "sequence" or s["id"] not in kinds:
+            continue
+        kind = kinds[s["id"]]
+        calls: dict[str, list[tuple[bool, float]]] = {}
+        for row in learn_rows:
+            if row["kind"] == kind:
+                for tool, status, ms in row.get("call_outcomes", []):
+                    calls.setdefault(tool, []).append((status == "ok", ms))
+        if not calls:
+            lines.append(f"- kind {kind}: recommends {', '.join(s['tools'])}; no call outcomes "
+                         "recorded (a run saved before they were)")
+            continue
+
+        miss = {t: 1 - sum(ok for ok, _ in rows) / len(rows) for t, rows in calls.items()}
+        shown = {t: f"{t} (miss {100 * miss[t]:.0f} % of {len(rows)}, " + (
+            f"p50 {statistics.median(timed):.0f} ms)"
+            if (timed := [ms for _, ms in rows if ms >= 0]) else "untimed)")
+            for t, rows in calls.items()}
+        rec = [t for t in s["tools"] if t in calls]
+        others = sorted(t for t in calls if t not in s["tools"])
+        better = bool(rec) and (not others or max(miss[t] for t in rec)
+                                <= min(miss[t] for t in others))
+        lines.append(f"- kind {kind}: recommends {', '.join(shown[t] for t in rec) or 'none'};"
+                     f" its runs also called {', '.join(shown[t] for t in others) or 'nothing'}"
+                     f": {'more reliable' if better else 'NOT more reliable'}")
+    return lines
+
+
 def strategy_log_from_db(path: str, runs: int) -> list[list[dict[str, Any]]]:
     """The strategies that existed after each learning run, rebuilt from a playbook file.
 
