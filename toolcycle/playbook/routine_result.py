@@ -5,10 +5,9 @@ answers with one text: a header saying what ran, then one line per step, ``name(
 result`` or how the step failed. The model reads that text; the learner reads it back too,
 since a trace records the routine's call, not the calls it made. Without reading it back, a
 tool called mostly inside routines looked unreliable in the tool statistics: on `hotel` (JSON,
-2026-12-02f) every ``folio`` call the routine made answered, and only the model's own calls of
-it, all with a made-up id, were counted, so "faster and more reliable tools preferred" named a
-tool with 100 % misses as the one a learned sequence recommends. Writer and reader live here
-so the format cannot drift apart between them.
+2026-12-02f) only the model's own calls of ``folio``, all with a made-up id, were counted, so
+the tool a learned sequence recommends showed 100 % misses (62 % with the routine's calls
+counted, 2026-12-03c). Writer and reader live here so the format cannot drift apart.
 """
 
 from __future__ import annotations
