@@ -401,9 +401,10 @@ class Playbook:
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
             made_for = [c for c in analysis.calls  # calls a routine made: its steps count too
                         if c.call.name in stood_in or c.call.name in self._routine_names]
-            self.store.add_tool_observations(
+            known = set(self._agents.get(trace.agent_name, AgentTools()).listed)
+            self.store.add_tool_observations(  # (a step of a tool the agent lacks is text)
                 tool_observations(calls, analysis.repairs, domain)
-                + step_observations(made_for, domain, descriptions))
+                + step_observations(made_for, domain, known | set(descriptions or ())))
             deltas = self.curator.apply(self.store, insights, outcome)
         if self.routines and trace.agent_name in self._agents and any(
                 d.op != "candidate" for d in deltas):
