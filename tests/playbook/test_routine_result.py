@@ -4,6 +4,8 @@ tool statistics those calls give (playbook.stats.step_observations)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolcycle.playbook.evidence import CallEvidence
 from toolcycle.playbook.routine_result import (
@@ -141,3 +143,18 @@ def test_a_tool_seen_only_inside_routines_is_not_ranked_fastest() -> None:
     assert "prefer slow_api, folio." in advice  # timed tools by latency, then the untimed
     folio_row = next(line for line in format_table(stats).splitlines() if "folio" in line)
     assert folio_row.split()[-2:] == ["-", "-"]
+
+
+_PIECES = ["folio(", "guest_ledger(", "evil(", '{"a": 1}', "{", "}", ")", " -> ", " failed: ",
+           " timed out after ", "\n", "[]", '""', "(stopped: x)", "Ran folio for you, since ",
+           "delay_feed ", "found nothing", "x"]
+
+
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=8), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_any_text_reads_back_as_steps_of_the_named_tools_only(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    steps = steps_of(text, TOOLS)
+    assert len(steps) <= MAX_STEPS + 1  # (a fallback header's failed call beside them)
+    assert all(s.tool in TOOLS and isinstance(s.arguments, dict) for s in steps)
+    assert all(s.status in ("ok", "empty", "error", "timeout") for s in steps)
