@@ -175,8 +175,10 @@ def make_agent(suite: Suite, model: Any, seed: int, temperature: float, max_iter
 
 
 def call_outcomes(trace: Any) -> list[tuple[str, str, float]]:
-    """The run's tool calls as ``(tool, status, duration ms)``, where a call's result lists the
-    calls a routine made for it, those instead (as the playbook's statistics count them)."""
+    """The run's tool calls as ``(tool, status, duration ms)``; a call whose result reads back
+    as a routine's steps (``steps_of``) counts as those steps instead, untimed. (The playbook's
+    statistics read steps of routine and stand-in calls only, and keep a routine's own call
+    beside them; here every call is read, and a routine's call is its steps alone.)"""
     names = (set(trace.tools_offered) | {c.name for c in trace.tool_calls}
              if trace.tools_offered else None)  # None: every tool was offered, any name goes
     made: list[tuple[str, str, float]] = []
