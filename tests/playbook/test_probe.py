@@ -312,6 +312,51 @@ def test_a_probed_sequence_applies_to_the_field_that_held_the_answer() -> None:
     assert unlabelled is not None and unlabelled.tool_words == []
 
 
+def test_a_query_counts_as_said_where_the_result_names_what_the_task_named() -> None:
+    """A web query holds the item among other words; the tool that answered echoes the
+    item, which the task said: the probe teaches the sequence. A result naming nothing the
+    task said, or no JSON at all, leaves the query a value from nowhere."""
+    from toolcycle.playbook.evidence import Repair
+    from toolcycle.playbook.probe import probed_sequence
+
+    tools = {t.name: t for t in _tools()}
+    miss = _miss("web_search", {"query": "Ember heat gun delivery time"},
+                 result="No results found.")
+    found = {0: Repair("alternative", "web_search", via="purchasing_records",
+                       argument="query>item", via_args=("item",))}
+    prompt = "How many days does it take for an Ember heat gun order to arrive?"
+    kwargs: dict[str, Any] = {"domain": "depot", "run_id": "r", "task": "t",
+                              "keywords": ["days", "take", "order", "arrive"]}
+    echoed = {0: json.dumps({"item": "ember heat gun", "lead_time_days": 16})}
+    made = probed_sequence(prompt, [miss], found, Probe(tools, bool), results=echoed, **kwargs)
+    assert made is not None
+    assert made.advice.startswith("Call purchasing_records(item), then answer.")
+    for held in ("[]", "{}", "null", '""', "No records found.", json.dumps({"lead": 16}),
+                 json.dumps({"item": "heat"}), json.dumps({"item": "Ember heat gun deliver"})):
+        # (one common word names no thing; a leaf the prompt does not hold is no name of it)
+        assert probed_sequence(prompt, [miss], found, Probe(tools, bool), results={0: held},
+                               **kwargs) is None, held
+    assert probed_sequence(prompt, [miss], found, Probe(tools, bool), **kwargs) is None
+
+
+def test_named_narrows_only_values_the_prompt_does_not_hold() -> None:
+    from toolcycle.playbook.probe import named
+
+    result = json.dumps({"item": "garrow tile saw", "rows": [{"note": "tile saw"}],
+                         "n": 34, "flag": None, "id": "GT"})
+    prompt = "How long is the lead time for the Garrow tile saw, in days?"
+    assert named({"query": "lead time for Garrow tile saw"}, result, prompt) == {
+        "query": "garrow tile saw"}  # the longest leaf both hold
+    assert named({"item": "Garrow tile saw", "n": 3}, result, prompt) == {
+        "item": "Garrow tile saw", "n": 3}  # said already: kept as the model wrote it
+    assert named({"query": "sawmill prices"}, result, prompt) == {"query": "sawmill prices"}
+    assert named({"query": "Garrow saws"}, json.dumps({"maker": "Garrow"}), prompt) == {
+        "query": "Garrow"}  # one word, but a name the task gave
+    for empty in ("", "[]", "{}", "null", '""', "not json", None, "[" * 100_001):
+        assert named({"query": "x garrow tile saw"}, empty, prompt) == {
+            "query": "x garrow tile saw"}
+
+
 async def test_a_probe_asks_with_the_name_as_the_task_wrote_it() -> None:
     """`helpdesk` (JSON, held out): monitor_api("payroll_portal") failed, and a probe of
     the status page with "payroll_portal" found nothing; it knows "payroll portal"."""

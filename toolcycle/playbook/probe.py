@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +47,7 @@ from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
-from .applicability import sequence_words
+from .applicability import json_leaves, names, sequence_words
 from .carry import Rename, carried, guess_rename, respelled
 from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
 from .reflector import sequence_advice
@@ -205,7 +207,9 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
     the failed run's other tools skipped. Only where every value the probe passed is in the
     task's ``prompt`` (as for an alternative a run showed: a value from nowhere carries to no
     other task). ``iterations`` is 0: no run took that way; the run id ends in
-    :data:`~toolcycle.playbook.strategy.PROBED`, so the strategy says what it was seen in."""
+    :data:`~toolcycle.playbook.strategy.PROBED`, so the strategy says what it was seen in.
+    A value the prompt did not say counts as said where the result that held the answer names
+    what it found by words the value and the prompt both hold (:func:`named`)."""
     lowered = prompt.lower()
     for index, repair in sorted(found.items()):
         miss = next((c for c in calls if c.index == index), None)
@@ -213,7 +217,8 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
         if miss is None or tool is None or not isinstance(miss.call.args, dict):
             continue
         args = carried(respelled(miss.call.args, prompt), tool, Rename.parse(repair.argument))
-        if not args or not all(v.lower() in lowered for v in arg_values(args)):
+        if not args or not all(v.lower() in lowered for v in
+                               arg_values(named(args, (results or {}).get(index), prompt))):
             continue
         skipped = sorted({c.call.name for c in calls} - {tool.name})
         return Insight(
@@ -224,3 +229,49 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
                                       (results or {}).get(index), probe.expected, prompt),
         )
     return None
+
+
+def named(args: Mapping[str, Any], result: str | None, prompt: str) -> dict[str, Any]:
+    """``args`` with each text value the ``prompt`` does not hold narrowed to the longest text
+    of ``result`` (a JSON leaf) that both the value and the prompt hold as whole words: the
+    name of the thing the tool found, as the task said it. A leaf of one word counts only as
+    a name the prompt gives (:func:`~toolcycle.playbook.applicability.names`): "heat" in
+    "Ember heat gun" names no thing.
+
+    Why: on `depot` (JSON, a86805f) the 1.5B searched the web for "Ember heat gun delivery
+    time" and "lead time for Garrow tile saw"; a probe passed each query to
+    ``purchasing_records(item)``, which answered ``{"item": "ember heat gun", ...}``, but the
+    query was no text of the task, so neither probe taught the supplier sequence, which stayed
+    pending on two tasks, and no supplier task was shown it (0 of 9 right). The tool naming the
+    item the task named is what a value from nowhere lacks.
+    """
+    given = names(prompt)
+    leaves = [leaf for leaf in _text_leaves(result)
+              if len(leaf.split()) > 1 or leaf.lower() in given]
+    out = dict(args)
+    lowered = prompt.lower()
+    for key, value in args.items():
+        if not isinstance(value, str) or value.lower() in lowered:
+            continue
+        inside = [leaf for leaf in leaves if _holds(value, leaf) and _holds(prompt, leaf)]
+        if inside:
+            out[key] = max(inside, key=len)
+    return out
+
+
+def _text_leaves(result: str | None) -> list[str]:
+    """The text leaves of a JSON ``result`` with a letter in them (none of a result that is no
+    JSON, or too long to read)."""
+    if not result or len(result) > MAX_RESULT_CHARS:
+        return []
+    try:
+        parsed = json.loads(result)
+    except ValueError:
+        return []
+    return [v.strip() for _, v in json_leaves(parsed)
+            if isinstance(v, str) and any(c.isalpha() for c in v) and len(v.strip()) >= 3]
+
+
+def _holds(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as whole words, case aside."""
+    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.IGNORECASE) is not None
