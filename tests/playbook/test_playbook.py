@@ -65,7 +65,8 @@ def test_tool_statistics_speak_only_of_the_tools_the_task_is_likely_to_use() -> 
         ]))
     assert pb.flush(30)
     text, shown = pb.instructions_for("anything at all", "support", TOOLS)
-    assert (text, shown) == ("", [])  # no strategy for the task: no tool is known to matter
+    # no strategy for the task: no tool is known to matter (the guide names no statistics)
+    assert shown == [] and "times out" not in text and "get_quote" not in text
     pb.store.put([Strategy(id="s-1", domain="support", kind="pitfall",
                            advice="get_quote times out. Call find_ticker(company) instead.",
                            tools=["get_quote", "find_ticker"], applies_when=["anything"])])

@@ -23,7 +23,7 @@ from typing import Any
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
-from . import dead_end
+from . import dead_end, guide
 from .agent_tools import AgentTools
 from .applicability import contested, description_words
 from .curator import Curator, Delta
@@ -86,6 +86,9 @@ class Playbook:
     routines known when it is built, and each one learned later from its next run on. Off
     by default: a routine calls tools on the model's behalf with values a learned rule took
     out of a result.
+    ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
+    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`); 0
+    shows such a task nothing.
     """
 
     def __init__(
@@ -102,6 +105,7 @@ class Playbook:
         llm_reflector: LLMReflector | None = None,
         rule_lessons: bool = True,
         routines: bool = False,
+        guide: int = 4,
     ) -> None:
         self.store = open_store(store)
         self.domain = domain
@@ -114,6 +118,7 @@ class Playbook:
         self.llm_reflector = llm_reflector
         self.rule_lessons = rule_lessons
         self.routines = routines
+        self.guide = guide
         #: The routines this playbook made into tools (in this process): a run that called one
         #: followed the sequence it runs; it is not a new one-tool sequence to learn.
         self._routine_names: set[str] = set()
@@ -160,8 +165,10 @@ class Playbook:
         """What to show a run of ``task``: lines (header first), their tokens, the strategies."""
         domain = self.domain or agent_name
         found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
-        if not found:
-            return [], 0, []
+        if not found:  # (its strategies are no run's shown ones: see .guide)
+            lines, used = guide.render(self.store.leading(
+                domain, "sequence", list(tool_names), self.guide), self.token_budget)
+            return lines, used, []
         lines = [HEADER]
         used = estimate_tokens(HEADER)
         shown: list[str] = []

@@ -20,9 +20,7 @@ are written (:mod:`toolcycle.tracing.redaction`).
 from __future__ import annotations
 
 import abc
-import heapq
 import json
-import math
 import sqlite3
 import threading
 import time
@@ -34,7 +32,8 @@ from typing import Any
 
 from .._sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
-from .strategy import Strategy, index_terms, keywords, root, roots
+from .index import StrategyIndex
+from .strategy import Strategy
 
 #: Secrets out of what a playbook file keeps (the trace store's defaults).
 _REDACTOR = Redactor()
@@ -130,6 +129,16 @@ class PlaybookStore(abc.ABC):
     ) -> list[tuple[Strategy, float]]:
         """Active strategies relevant to ``task``, best first, with their relevance."""
 
+    def leading(self, domain: str | None, kind: str, tool_names: Sequence[str] | None,
+                limit: int = 4) -> list[Strategy]:
+        """The ``limit`` active strategies of ``kind`` with the best evidence
+        (:meth:`Strategy.score`), whatever a task says, among those whose tools are all in
+        ``tool_names``. This default reads every strategy; the SQLite store keeps them."""
+        available = None if tool_names is None else set(tool_names)
+        fits = [s for s in self.strategies(domain) if s.kind == kind
+                and (available is None or available.issuperset(s.tools))]
+        return sorted(fits, key=lambda s: -s.score())[:limit]
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release connections."""
@@ -175,7 +184,7 @@ class SQLitePlaybookStore(PlaybookStore):
         self._memory = self.path == ":memory:"
         self._shared: sqlite3.Connection | None = None
         self._lock = threading.RLock()
-        self._index: _Index | None = None
+        self._index: StrategyIndex | None = None
         self._connections: list[sqlite3.Connection] = []
         create_schema(self._conn(), _SCHEMA)  # safe against other processes opening it too
         write_once(self._conn(), _add_miss_columns)
@@ -381,18 +390,26 @@ class SQLitePlaybookStore(PlaybookStore):
     def search(
         self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int = 8
     ) -> list[tuple[Strategy, float]]:
+        return self._fresh_index().search(task, domain, tool_names, limit)
+
+    def leading(self, domain: str | None, kind: str, tool_names: Sequence[str] | None,
+                limit: int = 4) -> list[Strategy]:
+        return self._fresh_index().leading(domain, kind, tool_names, limit)
+
+    def _fresh_index(self) -> StrategyIndex:
+        """The index, patched with the rows written since it was last read."""
         version, deleted = self._versions()
         with self._lock:
             index = self._index
             if index is None or deleted > index.version:
-                index = _Index()
+                index = StrategyIndex()
                 self._index = index
             if index.version < version:
                 rows = self._conn().execute(
                     "SELECT data FROM strategies WHERE version > ?", (index.version,)
                 ).fetchall()
                 index.update([Strategy.from_dict(json.loads(r[0])) for r in rows], version)
-        return index.search(task, domain, tool_names, limit)
+            return index
 
     def close(self) -> None:
         with self._lock:
@@ -418,78 +435,6 @@ class _NullLock:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-class _Index:
-    """An inverted index over the active strategies, patched incrementally as rows change.
-
-    A strategy's terms are its applicability keywords (weight 1) and the words of its tool
-    names, plus for free advice its content words (weight 0.5): never the words of the
-    reflector's templates ("call", "error"), which every strategy shares. Postings are kept
-    per domain (the usual filter) and in total (for the inverse document frequency). A task
-    scores the sum of ``idf × weight`` of its words found in a strategy, times the strategy's
-    evidence score; a strategy needing a tool the agent lacks is never returned. Words are
-    indexed and looked up by their :func:`~toolcycle.playbook.strategy.root`, so "supplies"
-    finds a strategy learned from "supplier" (and strategies stored before roots still match).
-    """
-
-    __slots__ = ("df", "postings", "strategies", "terms", "version")
-
-    def __init__(self) -> None:
-        self.version = 0
-        self.strategies: dict[str, Strategy] = {}
-        self.terms: dict[str, dict[str, float]] = {}
-        self.postings: dict[tuple[str | None, str], dict[str, float]] = {}
-        self.df: dict[str, int] = {}
-
-    def update(self, changed: list[Strategy], version: int) -> None:
-        for strategy in changed:
-            self._remove(strategy.id)
-            if strategy.status == "active":
-                self._add(strategy)
-        self.version = version
-
-    def _add(self, s: Strategy) -> None:
-        terms: dict[str, float] = dict.fromkeys(roots(index_terms(s)), 0.5)
-        terms.update(dict.fromkeys(roots(s.applies_when), 1.0))
-        self.strategies[s.id] = s
-        self.terms[s.id] = terms
-        for word, weight in terms.items():
-            self.postings.setdefault((s.domain, word), {})[s.id] = weight
-            self.postings.setdefault((None, word), {})[s.id] = weight
-            self.df[word] = self.df.get(word, 0) + 1
-
-    def _remove(self, strategy_id: str) -> None:
-        old = self.strategies.pop(strategy_id, None)
-        if old is None:
-            return
-        for word in self.terms.pop(strategy_id):
-            for key in ((old.domain, word), (None, word)):
-                self.postings[key].pop(strategy_id, None)
-            self.df[word] -= 1
-
-    def search(
-        self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int
-    ) -> list[tuple[Strategy, float]]:
-        n = max(1, len(self.strategies))
-        scores: dict[str, float] = {}
-        for word in dict.fromkeys(root(w) for w in keywords(task)):
-            hits = self.postings.get((domain, word))
-            if not hits:
-                continue
-            df = self.df[word]
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            for sid, weight in hits.items():
-                scores[sid] = scores.get(sid, 0.0) + weight * idf
-        available = set(tool_names) if tool_names is not None else None
-        ranked: list[tuple[float, str]] = []
-        for sid, relevance in scores.items():
-            s = self.strategies[sid]
-            if available is not None and not available.issuperset(s.tools):
-                continue
-            ranked.append((relevance * s.score(), sid))
-        best = heapq.nlargest(limit, ranked)
-        return [(self.strategies[sid], score) for score, sid in best]
 
 
 def _recency(candidate: dict[str, Any]) -> float:
