@@ -464,14 +464,18 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
             for i in range(n)
         )
         tasks = [" ".join(rng.sample(vocab, 15)) for _ in range(queries)]
+        unheard = [" ".join(f"z{rng.randrange(10**6)}" for _ in range(15))
+                   for _ in range(queries)]  # words no strategy applies to: the guide
         pb.store.search(tasks[0], "d0", tools)  # build the index once
-        for label, fn in (
-            ("store.search", lambda t: pb.store.search(t, "d3", tools)),
+        for label, fn, asked in (
+            ("store.search", lambda t: pb.store.search(t, "d3", tools), tasks),
             ("instructions_for (search + budget + stats)",
-             lambda t: pb.instructions_for(t, "d3", tools)),
+             lambda t: pb.instructions_for(t, "d3", tools), tasks),
+            ("instructions_for, a task no lesson names (guide)",
+             lambda t: pb.instructions_for(t, "d3", tools), unheard),
         ):
             times = []
-            for task in tasks:
+            for task in asked:
                 start = time.perf_counter_ns()
                 fn(task)
                 times.append((time.perf_counter_ns() - start) / 1000)
@@ -483,6 +487,10 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
         pb.store.put([Strategy(id="s-new", domain="d3", advice="fresh", applies_when=["w1"])])
         pb.store.search(tasks[0], "d3", tools)
         print(f"index rebuild after a write: {(time.perf_counter() - start) * 1000:.0f} ms")
+        start = time.perf_counter()
+        pb.instructions_for(unheard[0], "d3", tools)
+        print(f"guide after a write (ranks the domain's sequences once): "
+              f"{(time.perf_counter() - start) * 1000:.1f} ms")
 
 
 def report_files(paths: list[str], suite_name: str, playbook: str | None) -> int:
