@@ -341,7 +341,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     learn_routines = args.routines if args.learn_routines is None else args.learn_routines
     learner = Playbook(db, curator=Curator(promote_after=args.promote_after),
                        llm_reflector=reflector, rule_lessons=args.lessons != "llm",
-                       routines=learn_routines)
+                       routines=learn_routines, guide=args.guide)
     outcomes: dict[str, Any] = {}
     learn_runs: list[dict[str, Any]] = []
     strategy_log: list[list[dict[str, Any]]] = []
@@ -392,7 +392,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.learn_only or args.repeats < 1:  # --repeats 0: no test split to run either
         return learned
 
-    frozen = Playbook(db, learn=False, routines=args.routines)
+    frozen = Playbook(db, learn=False, routines=args.routines, guide=args.guide)
     offered = frozen.routine_tools(
         {t.name: t for t in make_agent(suite, model, 0, 0.0, 1, None).tools.values()},
         suite.agent_name)
@@ -455,7 +455,7 @@ def bench_retrieval(n: int = 10_000, queries: int = 2000) -> None:
     vocab = [f"w{i}" for i in range(3000)]
     tools = [f"tool_{i}" for i in range(60)]
     with tempfile.TemporaryDirectory() as tmp:
-        pb = Playbook(Path(tmp) / "p.db", token_budget=250)
+        pb = Playbook(Path(tmp) / "p.db", token_budget=250, guide=4)
         pb.store.put(
             Strategy(id=f"s-{i}", domain=f"d{i % 20}",
                      advice=" ".join(rng.sample(vocab, 12)),
@@ -544,6 +544,9 @@ def main() -> int:
     parser.add_argument("--reflector-model", default="",
                         help="the model LLMReflector writes lessons with (default: --model; "
                         "a ReAct model is asked through the JSON protocol, LLMReflector.writer)")
+    parser.add_argument("--guide", type=int, default=0,
+                        help="Playbook(guide=N): show a task no lesson names the N best "
+                             "sequences (off by default: not yet measured)")
     parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
                         help="the playbook arm with Playbook(routines=True), as in the recent "
                         "rows of docs/benchmarks.md (default); --no-routines: advice only")

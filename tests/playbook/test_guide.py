@@ -24,7 +24,7 @@ def _sequence(sid: str, tools: list[str], words: list[str], helpful: int = 3,
 
 
 def _depot(**kwargs: Any) -> Playbook:
-    pb = Playbook(":memory:", **kwargs)
+    pb = Playbook(":memory:", **{"guide": 4, **kwargs})
     pb.store.put([
         _sequence("s-stock", ["warehouse_ledger"], ["stock", "units", "hand"], helpful=5),
         _sequence("s-supplier", ["purchasing_records"], ["supplier", "days"], helpful=2),
@@ -68,12 +68,15 @@ def test_a_task_a_lesson_names_is_shown_that_lesson_not_the_guide() -> None:
               tools=["warehouse_ledger"], applies_when=["stock"])],  # another domain's
 ])
 def test_no_guide_without_a_sequence_this_agent_can_follow(strategies: list[Strategy]) -> None:
-    pb = Playbook(":memory:")
+    pb = Playbook(":memory:", guide=4)
     pb.store.put(strategies)
     assert pb.instructions_for("Anything unheard of?", "depot", TOOLS) == ("", [])
 
 
 def test_guide_zero_shows_nothing_and_the_size_bounds_the_lines() -> None:
+    pb = _depot()
+    assert Playbook(pb.store).instructions_for("Anything else?", "depot", TOOLS) == (
+        "", [])  # off by default until the learning benchmark has measured it
     assert _depot(guide=0).instructions_for("Anything else?", "depot", TOOLS) == ("", [])
     text, _ = _depot(guide=1).instructions_for("Anything else?", "depot", TOOLS)
     assert text.splitlines()[1:] == [

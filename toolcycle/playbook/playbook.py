@@ -88,7 +88,7 @@ class Playbook:
     out of a result.
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
     they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`); 0
-    shows such a task nothing.
+    (the default until the learning benchmark has measured it) shows such a task nothing.
     """
 
     def __init__(
@@ -105,7 +105,7 @@ class Playbook:
         llm_reflector: LLMReflector | None = None,
         rule_lessons: bool = True,
         routines: bool = False,
-        guide: int = 4,
+        guide: int = 0,
     ) -> None:
         self.store = open_store(store)
         self.domain = domain
@@ -166,6 +166,8 @@ class Playbook:
         domain = self.domain or agent_name
         found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
         if not found:  # (its strategies are no run's shown ones: see .guide)
+            if self.guide <= 0:
+                return [], 0, []
             lines, used = guide.render(self.store.leading(
                 domain, "sequence", list(tool_names), self.guide), self.token_budget)
             return lines, used, []
