@@ -352,7 +352,8 @@ def test_named_narrows_only_values_the_prompt_does_not_hold() -> None:
     assert named({"query": "sawmill prices"}, result, prompt) == {"query": "sawmill prices"}
     assert named({"query": "Garrow saws"}, json.dumps({"maker": "Garrow"}), prompt) == {
         "query": "Garrow"}  # one word, but a name the task gave
-    for empty in ("", "[]", "{}", "null", '""', "not json", None, "[" * 100_001):
+    deep = "[" * 49_000 + '"garrow tile saw"' + "]" * 49_000  # nested past the parser
+    for empty in ("", "[]", "{}", "null", '""', "not json", None, "[" * 100_001, deep):
         assert named({"query": "x garrow tile saw"}, empty, prompt) == {
             "query": "x garrow tile saw"}
 

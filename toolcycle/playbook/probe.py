@@ -266,7 +266,7 @@ def _text_leaves(result: str | None) -> list[str]:
         return []
     try:
         parsed = json.loads(result)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nested past the parser's depth: no leaves read)
         return []
     return [v.strip() for _, v in json_leaves(parsed)
             if isinstance(v, str) and any(c.isalpha() for c in v) and len(v.strip()) >= 3]
