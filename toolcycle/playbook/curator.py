@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .applicability import applicability, by_root, confirmed, confirmed_by, word_support
+from .checks import check_curator
 from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome, use_verdict
@@ -68,6 +69,9 @@ class Curator:
     stale_after_s: float = 30 * 24 * 3600.0
     merge_similarity: float = 0.8
 
+    def __post_init__(self) -> None:
+        check_curator(self)  # every bad threshold at once (.checks)
+
     def apply(
         self, store: PlaybookStore, insights: Sequence[Insight], outcome: RunOutcome | None = None
     ) -> list[Delta]:
@@ -91,19 +95,16 @@ class Curator:
 
     # -- counts ----------------------------------------------------------------------------
 
-    def _record_uses(
-        self, store: PlaybookStore, outcome: RunOutcome, touched: dict[str, Strategy]
-    ) -> list[Delta]:
+    def _record_uses(self, store: PlaybookStore, outcome: RunOutcome,
+                     touched: dict[str, Strategy]) -> list[Delta]:
         deltas = []
         for sid in dict.fromkeys(outcome.shown):
             strategy = touched.get(sid) or store.get(sid)
             if strategy is None:
                 continue
             verdict = use_verdict(strategy, outcome)
-            strategy.record_use(
-                outcome.run_id, outcome.success, outcome.iterations, outcome.tool_latency_ms,
-                verdict,
-            )
+            strategy.record_use(outcome.run_id, outcome.success, outcome.iterations,
+                                outcome.tool_latency_ms, verdict)
             touched[sid] = strategy
             deltas.append(Delta("update", sid, f"{verdict} in run {outcome.run_id}"))
             if verdict == "helpful" and (repair := _repair_from_use(strategy, outcome)):

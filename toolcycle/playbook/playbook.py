@@ -26,6 +26,7 @@ from ..tracing.trace import Trace
 from . import dead_end, guide
 from .agent_tools import AgentTools
 from .applicability import contested, description_words
+from .checks import check_playbook
 from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import fell_back
@@ -107,6 +108,7 @@ class Playbook:
         routines: bool = False,
         guide: int = 0,
     ) -> None:
+        check_playbook(dict(locals()))  # every bad argument, before the store is opened
         self.store = open_store(store)
         self.domain = domain
         self.token_budget = token_budget
