@@ -56,8 +56,9 @@ class AgentTools:
         "7:15", not reshaped)."""
         self.listed.update(tools)
         fallbacks, reshapes = pitfall_stand_ins(strategies, self.listed)
-        for name, tool in respelling_tools(strategies, self.listed).items():
-            reshapes.setdefault(name, tool)  # (an argument lesson's reshaped call first)
+        # the respelling call calls the reshaped one (an argument lesson's) where there is
+        # one, so a call with a misformatted and a misnamed value is mended in both
+        reshapes.update(respelling_tools(strategies, self.listed, reshapes))
         for made, kept in ((fallbacks, self.fallbacks), (reshapes, self.reshapes)):
             held: dict[str, Any] = kept
             held.update(made)

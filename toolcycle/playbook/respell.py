@@ -11,12 +11,18 @@ run holds what the repair needs: the task's own words. So a call of a tool a lea
 sequence uses that finds nothing or fails, where a text argument re-spells words of the task
 (``file_share``, ``File-Share``: the same words, joined or cased apart,
 :func:`~toolcycle.playbook.carry.respelled`), is made once more with the task's spelling,
-and answers with that result where it found something, saying so. Any other outcome leaves
-the model's call standing, unchanged.
+and answers with that result where it found something, saying so. A text value the task does
+not write at all, where the parameter's description lists options and the task names exactly
+one of them, is replaced by that option the same way (:mod:`.options`: ``team`` "IT" for "a
+low-priority desktop ticket", the description listing "network, desktop, security, ...").
+Any other outcome leaves the model's call standing, unchanged.
 
 Only for tools that are ``read_only`` and need no approval (the model asked for one call; a
-second that reads changes nothing), and only those a learned sequence calls: the playbook
-knows they answer some kind of task, so an empty result there is suspect. Offered with
+second that reads changes nothing), and only those a learned sequence calls or a pitfall
+reshapes calls of (:mod:`.reshape`): the playbook knows they answer some kind of task, so an
+empty result there is suspect. A reshaped call is made through (this call wraps it), so a
+call with both a misformatted and a misnamed value is mended in both, in either order the
+tool checks them. Offered with
 ``Playbook(routines=True)``, like reshaped calls (:mod:`.reshape`): the spelling itself
 proves the repair applies, so it needs no showing.
 """
@@ -32,6 +38,7 @@ from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .carry import respelled
 from .evidence import is_empty_result
+from .options import named_options
 from .routine import invoke_step
 from .strategy import Strategy
 
@@ -46,35 +53,44 @@ def respelled_call(tool: str, result: str | None) -> bool:
             and RESPELLED in first)
 
 
-def respelling_tools(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]]
-                     ) -> dict[str, Tool[Any]]:
+def respelling_tools(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]],
+                     reshapes: Mapping[str, Tool[Any]] | None = None) -> dict[str, Tool[Any]]:
     """Tool name -> its respelling call, for each tool of ``tools`` that an active sequence
-    of ``strategies`` calls, where that is safe (see the module docstring)."""
+    of ``strategies`` calls or that ``reshapes`` has a reshaped call for (which it then
+    calls), where that is safe (see the module docstring)."""
+    reshapes = reshapes or {}
+    names = [name for s in strategies if s.kind == "sequence" and s.status == "active"
+             for name in s.tools]
     out: dict[str, Tool[Any]] = {}
-    for strategy in strategies:
-        if strategy.kind != "sequence" or strategy.status != "active":
-            continue
-        for name in strategy.tools:
-            if name in tools and name not in out:
-                made = respelling_tool(tools[name])
-                if made is not None:
-                    out[name] = made
+    for name in dict.fromkeys([*names, *reshapes]):
+        if name in tools and name not in out:
+            made = respelling_tool(tools[name], via=reshapes.get(name))
+            if made is not None:
+                out[name] = made
     return out
 
 
-def respelling_tool(tool: Tool[Any]) -> Tool[Any] | None:
+def respelling_tool(tool: Tool[Any], via: Tool[Any] | None = None) -> Tool[Any] | None:
     """``tool`` that, when a call finds nothing or fails with a text argument that re-spells
-    the task's words, calls it again as the task spelled them; None where that is not safe."""
+    the task's words, calls it again as the task spelled them; None where that is not safe.
+    With ``via`` (the tool's reshaped call, :mod:`.reshape`), each call goes through it."""
     if tool.function is None or tool.requires_approval or not tool.policy.read_only:
         return None
     name = tool.name
 
+    async def call(ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+        if via is None:
+            return await invoke_step(tool, ctx, arguments)
+        # the reshaped call counts its own calls of the tool (invoke_step): not counted twice
+        return await via.invoke(ctx, arguments)
+
     async def call_or_respell(ctx: RunContext[Any], **arguments: Any) -> Any:
         checked = tool.validate(arguments)
-        spelled = respelled(checked, getattr(ctx, "prompt", None) or "")
+        prompt = getattr(ctx, "prompt", None) or ""
+        spelled = named_options(respelled(checked, prompt), tool, prompt)
         failure: Exception | None = None
         try:
-            value = await invoke_step(tool, ctx, checked)
+            value = await call(ctx, checked)
         except (ToolArgumentsError, TimeoutError):
             raise  # the schema's refusal or a timeout: not about how a name was written
         except Exception as exc:
@@ -86,7 +102,7 @@ def respelling_tool(tool: Tool[Any]) -> Tool[Any] | None:
             if spelled == checked or not is_empty_result(text):
                 return value
         try:
-            again = await invoke_step(tool, ctx, tool.validate(spelled))
+            again = await call(ctx, tool.validate(spelled))
         except Exception:
             again = None
         found, _ = serialize_result(again) if again is not None else ("", None)
