@@ -36,7 +36,9 @@ def test_a_pitfall_learned_from_such_an_error_shows_its_example() -> None:
         status="error")
     [pitfall] = [i for i in reflect(trace, success=False, domain="depot")
                  if i.kind == "pitfall"]
+    # the example is also the repair (evidence._stated_example): no earlier tool gives a code
     assert pitfall.advice == (
         "freight_quote fails with: unknown destination …: give the two-letter country code, "
-        "e.g. 'FR'. Check the arguments against what earlier tools returned.")
-    assert pitfall.detail == "unknown destination …: give the two-letter country code, e.g. …"
+        "e.g. 'FR'. Pass destination like \"FR\".")
+    assert pitfall.detail == ("unknown destination …: give the two-letter country code, e.g. …"
+                              "|argument::destination:AA")

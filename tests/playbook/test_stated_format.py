@@ -97,6 +97,19 @@ def _evidence(args: dict[str, Any], error: str | None, status: str = "error") ->
     ({"start": "9 pm", "end": "10 pm"}, "start '9 pm' and end '10 pm' must be HH:MM", None),
     # the only date-like value is not the one the error is about
     ({"time": "19:30", "note": "7 pm"}, "time must be HH:MM", None),
+    # no format, but the error's own example of a valid value (evidence._stated_example)
+    ({"destination": "Denmark", "weight_kg": 60},
+     "unknown destination 'Denmark': give the two-letter country code, e.g. 'FR'",
+     ("destination", "FR")),
+    ({"sku": "claw hammer"}, 'unknown sku: give an SKU like "HX-100"', ("sku", "HX-100")),
+    # the model's value is in the example's shape already: the example teaches nothing
+    ({"destination": "DK"}, "unknown destination 'DK': give a country code, e.g. 'FR'", None),
+    # no example, an example in no quotes, or two arguments it could be for
+    ({"destination": "Denmark"}, "unknown destination 'Denmark'", None),
+    ({"destination": "Denmark"}, "unknown destination 'Denmark', e.g. FR", None),
+    ({"origin": "Paris", "destination": "Denmark"},
+     "unknown origin 'Paris' or destination 'Denmark', e.g. 'FR'", None),
+    ({"destination": "Denmark"}, "unknown destination 'Denmark', e.g. ''", None),
 ])
 def test_the_repair_an_error_states(args: dict[str, Any], error: str,
                                     example: tuple[str, str] | None) -> None:
@@ -124,6 +137,20 @@ def test_a_pitfall_the_run_never_got_past_carries_the_errors_own_format() -> Non
                                     success=False, domain="hotel") if i.kind == "pitfall"]
     assert pitfall.advice.endswith('. Pass time like "19:30".')
     assert "|argument::time:" in pitfall.detail
+
+
+def test_a_pitfall_carries_the_example_its_error_gives() -> None:
+    record = ToolCallRecord(call_id="c0", name="freight_quote",
+                            args={"destination": "Denmark", "weight_kg": 60}, iteration=1,
+                            error="ValueError: unknown destination 'Denmark': give the "
+                                  "two-letter country code, e.g. 'FR'")
+    trace = Trace(run_id="r", agent_name="depot", user_prompt="Send 60 kg to Denmark: cost?",
+                  steps=[Step(iteration=1, attempt=1, tool_calls=[record])],
+                  termination={"reason": "completed", "action": "answered"})
+    [pitfall] = [i for i in reflect(trace, success=False, domain="depot")
+                 if i.kind == "pitfall"]
+    assert pitfall.advice.endswith('. Pass destination like "FR".')
+    assert "earlier tools" not in pitfall.advice
 
 
 def test_without_a_certain_reading_the_pitfall_says_only_what_failed() -> None:

@@ -321,10 +321,36 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     written = {k: fixed for k, v in args.items() if isinstance(v, str) and v.strip()
                and (v.lower() in low or names_word(low, str(k)))
                and (fixed := in_stated_format(v, line, prompt)) is not None}
+    if not written:
+        written = _stated_example(args, line, low)
     if len(written) != 1:
         return None
     key, example = written.popitem()
     return Repair("argument", miss.call.name, argument=str(key), example=example)
+
+
+#: An example value an error gives: "give the two-letter country code, e.g. 'FR'".
+_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|such as|like)\s*[:,]?\s*"
+                      r"['\"`]([^'\"`\n]{1,40})['\"`]", re.IGNORECASE)
+
+
+def _stated_example(args: dict[str, Any], line: str, low: str) -> dict[str, str]:
+    """The one string argument an error quotes or names, with the example value the error
+    itself gives for it where the model's value is in another shape; ``{}`` otherwise.
+
+    Why: on `depot` (JSON, at 35cf5cf) "unknown destination 'Denmark': give the two-letter
+    country code, e.g. 'FR'" was learned as "... Check the arguments against what earlier
+    tools returned."; no earlier tool gives a country code, and shown that line the 1.5B
+    called other tools after a right freight quote. The error's own example says the shape
+    (what the model's value means in it is the model's to write: no stand-in can)."""
+    found = _EXAMPLE.search(line)
+    if found is None:
+        return {}
+    example = found.group(1).strip()
+    named = {str(k): example for k, v in args.items() if isinstance(v, str) and v.strip()
+             and (v.lower() in low or names_word(low, str(k)))
+             and value_shape(v.strip()) != value_shape(example)}
+    return named if example and len(named) == 1 else {}
 
 
 def _renamed(before: Any, after: Any) -> str:
