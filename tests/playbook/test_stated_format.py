@@ -14,7 +14,7 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
 from toolcycle.playbook.evidence import CallEvidence, stated_repair
-from toolcycle.playbook.formats import in_stated_format, stated_formats
+from toolcycle.playbook.formats import in_stated_format, legend, legend_code, stated_formats
 from toolcycle.playbook.reflector import reflect
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
@@ -97,6 +97,13 @@ def _evidence(args: dict[str, Any], error: str | None, status: str = "error") ->
     ({"start": "9 pm", "end": "10 pm"}, "start '9 pm' and end '10 pm' must be HH:MM", None),
     # the only date-like value is not the one the error is about
     ({"time": "19:30", "note": "7 pm"}, "time must be HH:MM", None),
+    # no format, but a legend that gives one code for the value (formats.legend_code)
+    ({"priority": "low", "team": "desktop"}, "unknown priority 'low': give a P-code, "
+     "P1 (critical), P2 (high), P3 (medium) or P4 (low)", ("priority", "P4")),
+    ({"level": "high"}, "unknown level: use high (L2) or low (L4)", ("level", "L2")),
+    ({"priority": "urgent"}, "unknown priority 'urgent': give P1 (critical) or P2 (high)",
+     None),  # a word the legend has no code for
+    ({"room": "Aster"}, "unknown room 'Aster': Birch (east wing), Cedar (garden)", None),
     # no format, but the error's own example of a valid value (evidence._stated_example)
     ({"destination": "Denmark", "weight_kg": 60},
      "unknown destination 'Denmark': give the two-letter country code, e.g. 'FR'",
@@ -118,6 +125,26 @@ def test_the_repair_an_error_states(args: dict[str, Any], error: str,
     assert found == example
     if repair is not None:
         assert repair.kind == "argument" and repair.tool == "table_finder"
+
+
+@pytest.mark.parametrize(("error", "pairs"), [
+    ("give a P-code, P1 (critical), P2 (high), P3 (medium) or P4 (low)",
+     [("P1", "critical"), ("P2", "high"), ("P3", "medium"), ("P4", "low")]),
+    ("use high (L2) or low (L4)", [("L2", "high"), ("L4", "low")]),
+    ("Birch (east wing), Cedar (garden)", []),  # words on both sides: no codes
+    ("P1 (P2)", []),  # codes on both sides
+    ("", []), ("[]", []), ("{}", []), ("null", []), ('""', []),
+])
+def test_the_codes_an_errors_legend_gives(error: str, pairs: list[tuple[str, str]]) -> None:
+    assert legend(error) == pairs
+
+
+def test_a_legend_code_is_given_only_where_it_is_one() -> None:
+    error = "P1 (critical), P2 (high), X2 (high)"
+    assert legend_code("critical", error) == "P1"
+    assert legend_code(" Critical ", error) == "P1"
+    assert legend_code("high", error) is None  # two codes for it
+    assert legend_code("P1", error) is None  # a code is no meaning
 
 
 def test_no_stated_repair_for_a_call_that_did_not_fail() -> None:
@@ -151,6 +178,22 @@ def test_a_pitfall_carries_the_example_its_error_gives() -> None:
                  if i.kind == "pitfall"]
     assert pitfall.advice.endswith('. Pass destination like "FR".')
     assert "earlier tools" not in pitfall.advice
+
+
+def test_a_pitfall_carries_the_code_its_errors_legend_gives() -> None:
+    """`helpdesk` (JSON, at e84149c): no train run got past the legend, so the pitfall said
+    "check the arguments" and no reshaped call mended "low" in the test runs."""
+    record = ToolCallRecord(call_id="c0", name="sla_target",
+                            args={"priority": "low", "team": "desktop"}, iteration=1,
+                            error="ValueError: unknown priority 'low': give a P-code, "
+                                  "P1 (critical), P2 (high), P3 (medium) or P4 (low)")
+    trace = Trace(run_id="r", agent_name="helpdesk", user_prompt="Target for a low desktop "
+                  "ticket?", steps=[Step(iteration=1, attempt=1, tool_calls=[record])],
+                  termination={"reason": "completed", "action": "answered"})
+    [pitfall] = [i for i in reflect(trace, success=False, domain="helpdesk")
+                 if i.kind == "pitfall"]
+    assert pitfall.advice.endswith('. Pass priority like "P4".')
+    assert pitfall.detail.endswith("|argument::priority:A9")
 
 
 def test_without_a_certain_reading_the_pitfall_says_only_what_failed() -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
-from .formats import in_stated_format
+from .formats import in_stated_format, legend_code
 from .strategy import keywords
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
@@ -306,7 +306,10 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     """An argument repair read from the error itself, for a failed call the run never got
     past: the one string argument the error quotes or names, written in the one date or time
     format the error spells out (:func:`~toolcycle.playbook.formats.in_stated_format`), where
-    what the value means is certain. None otherwise.
+    what the value means is certain; else as the code the error's legend gives for it ("P4"
+    for "low" in "P1 (critical), ... P4 (low)", :func:`~toolcycle.playbook.formats.
+    legend_code`); else the example value the error itself gives (:func:`_stated_example`).
+    None otherwise.
 
     Why: on the held-out `hotel` suite (JSON, 22c2091) no train run got past
     "invalid time '7:30 pm': expected HH:MM on the 24-hour clock", so its pitfall said
@@ -321,6 +324,10 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     written = {k: fixed for k, v in args.items() if isinstance(v, str) and v.strip()
                and (v.lower() in low or names_word(low, str(k)))
                and (fixed := in_stated_format(v, line, prompt)) is not None}
+    if not written:  # a code the error's legend gives for the value: "P4 (low)" for "low"
+        written = {k: code for k, v in args.items() if isinstance(v, str) and v.strip()
+                   and (v.lower() in low or names_word(low, str(k)))
+                   and (code := legend_code(v, line)) is not None}
     if not written:
         written = _stated_example(args, line, low)
     if len(written) != 1:

@@ -6,7 +6,8 @@ Why a module of its own: two lessons need the same readings. A reshaped call
 never got past the error (:func:`~toolcycle.playbook.evidence.stated_repair`) learns its example
 from the format the error itself names ("expected HH:MM on the 24-hour clock"). Both may only
 write what is certain: a numeric date is read in another order only where every order agrees
-(a day above 12), a bare time only where the task says it with its "pm" or "am".
+(a day above 12), a bare time only where the task says it with its "pm" or "am". A code an
+error's own legend gives for a word ("P4 (low)": "low" is "P4") is as certain (:func:`legend`).
 """
 
 from __future__ import annotations
@@ -188,3 +189,30 @@ def in_stated_format(value: str, error: str, prompt: str = "") -> str | None:
         readings = clock_readings(text, prompt)
         written = readings.pop().strftime(fmt) if len(readings) == 1 else None
     return written if written is not None and written != text else None
+
+
+#: A legend entry in an error: "P2 (high)" (or "high (P2)"), each side a short plain term.
+_LEGEND = re.compile(r"([\w-]{1,24}) \(([\w -]{1,24})\)")
+
+
+def _code_like(term: str) -> bool:
+    """A code, not a word: digits, capitals and dashes only ("P2", "FR", "3")."""
+    return re.fullmatch(r"[A-Z0-9][A-Z0-9_-]*", term) is not None
+
+
+def legend(error: str) -> list[tuple[str, str]]:
+    """The (code, meaning) pairs an error's legend lists: "P1 (critical), P2 (high)" ->
+    ``[("P1", "critical"), ("P2", "high")]``, in either order of the two; an entry where
+    both sides or neither look like a code (:func:`_code_like`) is no legend entry."""
+    pairs: list[tuple[str, str]] = []
+    for first, second in _LEGEND.findall(error):
+        first, second = first.strip(), second.strip()
+        if _code_like(first) != _code_like(second):
+            pairs.append((first, second) if _code_like(first) else (second, first))
+    return pairs
+
+
+def legend_code(value: str, error: str) -> str | None:
+    """The one code ``error``'s legend gives for ``value`` ("P4" for "low"), else None."""
+    codes = {code for code, meaning in legend(error) if meaning.lower() == value.strip().lower()}
+    return codes.pop() if len(codes) == 1 else None

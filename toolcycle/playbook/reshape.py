@@ -37,7 +37,7 @@ from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .evidence import value_shape
-from .formats import clock_readings, date_format, read_date, time_format
+from .formats import clock_readings, date_format, legend, read_date, time_format
 from .reflector import normalise_error
 from .routine import invoke_step, properties
 from .strategy import Strategy
@@ -48,8 +48,6 @@ RESHAPED = "in the format earlier runs learned"
 _ADVICE = re.compile(r'\. Pass (?P<arg>[A-Za-z_][\w-]*) like "(?P<example>[^"\n]+)"\.$')
 
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
-#: A legend entry in an error: "P2 (high)" (or "high (P2)"), each side a short plain term.
-_LEGEND = re.compile(r"([\w-]{1,24}) \(([\w -]{1,24})\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +111,8 @@ def _from_legend(text: str, example: str, error_class: str) -> str | None:
     "critical" in turn to ``sla_target``, which answered each with its legend, and took the
     first P-code that passed (P3 for a high-priority ticket: wrong)."""
     wanted = value_shape(example)
-    codes: set[str] = set()
-    for first, second in _LEGEND.findall(error_class):
-        for code, meaning in ((first, second), (second, first)):
-            if value_shape(code) == wanted and meaning.strip().lower() == text.lower():
-                codes.add(code)
+    codes = {code for code, meaning in legend(error_class)
+             if value_shape(code) == wanted and meaning.lower() == text.lower()}
     return codes.pop() if len(codes) == 1 else None
 
 
