@@ -544,9 +544,9 @@ def main() -> int:
     parser.add_argument("--reflector-model", default="",
                         help="the model LLMReflector writes lessons with (default: --model; "
                         "a ReAct model is asked through the JSON protocol, LLMReflector.writer)")
-    parser.add_argument("--guide", type=int, default=0,
+    parser.add_argument("--guide", type=int, default=4,
                         help="Playbook(guide=N): show a task no lesson names the N best "
-                             "sequences (off by default: not yet measured)")
+                             "sequences (4, the playbook's default; 0: off)")
     parser.add_argument("--routines", action=argparse.BooleanOptionalAction, default=True,
                         help="the playbook arm with Playbook(routines=True), as in the recent "
                         "rows of docs/benchmarks.md (default); --no-routines: advice only")

@@ -75,8 +75,8 @@ def test_no_guide_without_a_sequence_this_agent_can_follow(strategies: list[Stra
 
 def test_guide_zero_shows_nothing_and_the_size_bounds_the_lines() -> None:
     pb = _depot()
-    assert Playbook(pb.store).instructions_for("Anything else?", "depot", TOOLS) == (
-        "", [])  # off by default until the learning benchmark has measured it
+    default, _ = Playbook(pb.store).instructions_for("Anything else?", "depot", TOOLS)
+    assert default.startswith(GUIDE_HEADER)  # on by default (guide=4), since 2026-12-03
     assert _depot(guide=0).instructions_for("Anything else?", "depot", TOOLS) == ("", [])
     text, _ = _depot(guide=1).instructions_for("Anything else?", "depot", TOOLS)
     assert text.splitlines()[1:] == [

@@ -88,8 +88,9 @@ class Playbook:
     by default: a routine calls tools on the model's behalf with values a learned rule took
     out of a result.
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
-    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`); 0
-    (the default until the learning benchmark has measured it) shows such a task nothing.
+    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`;
+    4 by default, measured in docs/benchmarks.md, nineteenth session); 0 shows such a task
+    nothing.
     """
 
     def __init__(
@@ -106,7 +107,7 @@ class Playbook:
         llm_reflector: LLMReflector | None = None,
         rule_lessons: bool = True,
         routines: bool = False,
-        guide: int = 0,
+        guide: int = 4,
     ) -> None:
         check_playbook(dict(locals()))  # every bad argument, before the store is opened
         self.store = open_store(store)
