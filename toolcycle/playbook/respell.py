@@ -62,8 +62,8 @@ def respelling_tools(strategies: Iterable[Strategy], tools: Mapping[str, Tool[An
     names = [name for s in strategies if s.kind == "sequence" and s.status == "active"
              for name in s.tools]
     out: dict[str, Tool[Any]] = {}
-    for name in dict.fromkeys([*names, *reshapes]):
-        if name in tools and name not in out:
+    for name in dict.fromkeys([*names, *reshapes]):  # each name once
+        if name in tools:
             made = respelling_tool(tools[name], via=reshapes.get(name))
             if made is not None:
                 out[name] = made
