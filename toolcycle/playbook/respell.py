@@ -15,7 +15,9 @@ and answers with that result where it found something, saying so. A text value t
 not write at all, where the parameter's description lists options and the task names exactly
 one of them, is replaced by that option the same way (:mod:`.options`: ``team`` "IT" for "a
 low-priority desktop ticket", the description listing "network, desktop, security, ...").
-Any other outcome leaves the model's call standing, unchanged.
+Any other outcome leaves the model's call standing, unchanged. A call the schema refuses
+only for its arguments' names (``doctor`` where the tool takes ``clinician``) is made with
+the names the tool takes where they allow one reading (:mod:`.arg_names`), before all this.
 
 Only for tools that are ``read_only`` and need no approval (the model asked for one call; a
 second that reads changes nothing), and only those a learned sequence calls or a pitfall
@@ -35,7 +37,8 @@ from typing import Any
 
 from .._observation import serialize_result
 from ..context import RunContext
-from ..tools import Tool, ToolArgumentsError
+from ..tools import Tool, ToolArgumentsError, ToolPolicy
+from .arg_names import mended_names, renamed_call
 from .carry import respelled
 from .evidence import is_empty_result
 from .options import named_options
@@ -49,8 +52,8 @@ RESPELLED = "as the task wrote it"
 def respelled_call(tool: str, result: str | None) -> bool:
     """Whether a call of ``tool`` with ``result`` was made again by :func:`respelling_tool`."""
     first = (result or "").split("\n", 1)[0]
-    return (first.startswith((f"{tool} found nothing for ", f"{tool} failed ("))
-            and RESPELLED in first)
+    return ((first.startswith((f"{tool} found nothing for ", f"{tool} failed ("))
+             and RESPELLED in first) or renamed_call(tool, result))
 
 
 def respelling_tools(strategies: Iterable[Strategy], tools: Mapping[str, Tool[Any]],
@@ -85,7 +88,13 @@ def respelling_tool(tool: Tool[Any], via: Tool[Any] | None = None) -> Tool[Any] 
         return await via.invoke(ctx, arguments)
 
     async def call_or_respell(ctx: RunContext[Any], **arguments: Any) -> Any:
-        checked = tool.validate(arguments)
+        checked, renamed = _checked(tool, arguments)
+        if renamed:  # the model's values under the tool's names: the result says so
+            text, _ = serialize_result(await respell(ctx, checked))
+            return f"{renamed} (already called; answer from its result):\n{text}"
+        return await respell(ctx, checked)
+
+    async def respell(ctx: RunContext[Any], checked: dict[str, Any]) -> Any:
         prompt = getattr(ctx, "prompt", None) or ""
         spelled = named_options(respelled(checked, prompt), tool, prompt)
         failure: Exception | None = None
@@ -119,5 +128,40 @@ def respelling_tool(tool: Tool[Any], via: Tool[Any] | None = None) -> Tool[Any] 
                 f"(already called; answer from its result):\n{found}")
 
     policy = replace(tool.policy, timeout=None, inline=False)  # each call keeps its own
-    return Tool(tool.spec, call_or_respell, policy=policy, context_param="ctx",
-                check_schema=False)
+    return _Mending(tool, call_or_respell, policy)
+
+
+class _Mending(Tool[Any]):
+    """The stand-in: the tool's own spec, whose schema check lets through the arguments whose
+    names :mod:`.arg_names` mends (the loop checks a call before invoking it; the stand-in
+    then calls the tool with the mended names and says so)."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Tool[Any], call: Any, policy: ToolPolicy) -> None:
+        super().__init__(inner.spec, call, policy=policy, context_param="ctx",
+                         check_schema=False)
+        self._inner = inner
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return super().validate(arguments)
+        except ToolArgumentsError:
+            _checked(self._inner, arguments)  # the refusal again, unless the names mend
+            return dict(arguments)  # mended when called (call_or_respell)
+
+
+def _checked(tool: Tool[Any], arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``arguments`` as the schema converts them, and "" ; or, where the schema refuses only
+    their names and they allow one reading (:mod:`.arg_names`), the mended arguments and the
+    note saying how. Otherwise the schema's refusal is raised, as the model's call made it."""
+    try:
+        return tool.validate(arguments), ""
+    except ToolArgumentsError as refusal:
+        mended = mended_names(tool, arguments)
+        if mended is None:
+            raise
+        try:
+            return tool.validate(mended[0]), mended[1]
+        except ToolArgumentsError:
+            raise refusal from None
