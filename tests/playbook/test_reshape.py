@@ -61,6 +61,7 @@ def _playbook(*strategies: Strategy, routines: bool = True) -> Playbook:
 
 
 CLOCK = "invalid time …: expected HH:MM on the …-hour clock"
+COUNTRY = "unknown destination …: give the two-letter country code, e.g. …"  # as learned
 
 
 @pytest.mark.parametrize(("value", "example", "error", "fixed"), [
@@ -96,6 +97,16 @@ CLOCK = "invalid time …: expected HH:MM on the …-hour clock"
     ("6:45 pm", "19.00", CLOCK, "18.45"),       # in the example's own separator
     ("7:30", "19:00", CLOCK, "07:30"),          # no pm said: padded as written, not read
     ("half past seven", "19:00", CLOCK, None), ("amber", "19:00", CLOCK, None),
+    # a country's name as its ISO 3166 code, where the error asks for a country code
+    ("Denmark", "FR", COUNTRY, "DK"), ("czechia", "FR", COUNTRY, "CZ"),
+    ("Denmark", "FRA", COUNTRY, "DNK"),
+    ("Denmark", "fr", COUNTRY, "dk"), (" Denmark ", "FR", COUNTRY, "DK"),
+    ("Holland", "FR", COUNTRY, None),           # no ISO name: not guessed
+    ("Denmark", "FR", "unknown destination …: give the code, e.g. …", None),  # no country
+    ("Denmark", "ZZ", COUNTRY, None),           # the example is no country's code
+    ("Denmark", "F1", COUNTRY, None), ("", "FR", COUNTRY, None), ("[]", "FR", COUNTRY, None),
+    ("{}", "FR", COUNTRY, None), ("null", "FR", COUNTRY, None),
+    ("Denmark " * 5000, "FR", COUNTRY, None),   # too long to be a country's name
 ])
 def test_a_value_is_reshaped_only_where_its_meaning_is_certain(
         value: str, example: str, error: str, fixed: str | None) -> None:
@@ -288,3 +299,36 @@ async def test_a_bare_time_is_reshaped_by_the_pm_of_the_runs_own_task() -> None:
     assert result.output == 'Answer: {"table": "T21"}'
     [record] = result.trace.tool_calls
     assert record.result is not None and 'called it again with time "18:00"' in record.result
+
+
+async def test_a_countrys_name_is_passed_as_its_code() -> None:
+    """`depot` (JSON): the 1.5B passed "Denmark" to freight_quote, which wants 'FR'-style
+    codes, and explained the error instead of calling again."""
+
+    def freight_quote(destination: str, weight_kg: float) -> str:
+        """Freight rate to a destination for a shipment's weight."""
+        if destination not in {"DK", "FR"}:
+            raise ValueError(f"unknown destination {destination!r}: give the two-letter "
+                             "country code, e.g. 'FR'")
+        return f'{{"destination": "{destination}", "total_eur": {weight_kg * 2.41:.1f}}}'
+
+    repair = Repair("argument", "freight_quote", argument="destination", example="FR")
+    pitfall = Strategy(id="p", domain="depot", kind="pitfall", applies_when=["freight"],
+                       advice=pitfall_advice("freight_quote", COUNTRY, repair, timeout=False),
+                       tools=["freight_quote"], support=3,
+                       detail=f"{COUNTRY}|{repair.signature}")
+    pb = Playbook(":memory:", routines=True)
+    pb.store.put([pitfall])
+
+    def model(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        if not results:
+            return call("freight_quote", {"destination": "Denmark", "weight_kg": 60})
+        return results[-1].content.splitlines()[-1]
+
+    agent = Agent(ScriptedModel(model), "Answer with the tools.",
+                  [tool(freight_quote, read_only=True)], name="depot", playbook=pb)
+    result = await agent.run("How much does it cost to send 60 kg to Denmark?")
+    assert result.output == '{"destination": "DK", "total_eur": 144.6}'
+    [record] = result.trace.tool_calls
+    assert record.result is not None and reshaped("freight_quote", record.result)

@@ -216,3 +216,41 @@ def legend_code(value: str, error: str) -> str | None:
     """The one code ``error``'s legend gives for ``value`` ("P4" for "low"), else None."""
     codes = {code for code, meaning in legend(error) if meaning.lower() == value.strip().lower()}
     return codes.pop() if len(codes) == 1 else None
+
+
+#: The longest value read as a country's name ("The United Kingdom of Great Britain and
+#: Northern Ireland" is 52 characters): a longer one is not looked up.
+_LONGEST_COUNTRY = 80
+
+
+def country_code(value: str, example: str, error: str) -> str | None:
+    """The ISO 3166 code of the country ``value`` names ("Denmark", "denmark", "DNK"),
+    written like ``example`` (two letters, "FR", or three, "FRA", in its case), where the
+    ``error`` asks for a country code and ``example`` is one; None otherwise, and without
+    the ``pycountry`` package (``toolcycle[playbook]``).
+
+    Why: on `depot` (JSON, 496f7ec) "How much does it cost to send 60 kg to Denmark?" failed
+    in each of 3 runs: ``freight_quote`` refused "Denmark" ("give the two-letter country
+    code, e.g. 'FR'"), and the 1.5B explained the error instead of calling again. A country's
+    code is a fact of ISO 3166, not a guess: names pycountry does not know (e.g. "Holland",
+    "UK") are left as the model wrote them.
+    """
+    text = value.strip()
+    if ("country" not in error.lower() or not example.isalpha() or len(example) not in (2, 3)
+            or not text or len(text) > _LONGEST_COUNTRY):
+        return None
+    try:
+        import pycountry
+    except ImportError:  # an optional extra: without it, no country is read
+        return None
+    two = len(example) == 2
+    field = "alpha_2" if two else "alpha_3"
+    known = (pycountry.countries.get(alpha_2=example.upper()) if two
+             else pycountry.countries.get(alpha_3=example.upper()))
+    if known is None:
+        return None  # the example is no country's code: the tool wants something else
+    try:
+        code = str(getattr(pycountry.countries.lookup(text), field))
+    except LookupError:
+        return None
+    return code.upper() if example.isupper() else code.lower() if example.islower() else None

@@ -21,7 +21,9 @@ format: read with the example's format itself (padding), or with a month named o
 first; a numeric date in another order is read only when day-first and month-first agree
 (a day above 12). A time said with its "pm" or "am" ("7:30 pm"), or written bare where the
 task says it so ("6:00" for "6 pm"), is written on the example's 24-hour clock. A value the
-error's own legend gives one code for ("P1 (critical), P2 (high), ...") takes that code. Any
+error's own legend gives one code for ("P1 (critical), P2 (high), ...") takes that code; a
+country's name, where the error asks for a country code and the example is one, takes its
+ISO 3166 code (:func:`~toolcycle.playbook.formats.country_code`). Any
 other value only has its digit groups zero-padded or its letters' case matched to the
 example, separators unchanged. Anything else, or a second
 failure, leaves the first failure standing, unchanged.
@@ -37,7 +39,14 @@ from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .evidence import value_shape
-from .formats import clock_readings, date_format, legend, read_date, time_format
+from .formats import (
+    clock_readings,
+    country_code,
+    date_format,
+    legend,
+    read_date,
+    time_format,
+)
 from .reflector import normalise_error
 from .routine import invoke_step, properties
 from .strategy import Strategy
@@ -86,7 +95,7 @@ def reshape(value: str, example: str, error_class: str = "", prompt: str = "") -
     text = value.strip()
     if not text or value_shape(text) == value_shape(example):
         return None
-    coded = _from_legend(text, example, error_class)
+    coded = _from_legend(text, example, error_class) or country_code(text, example, error_class)
     if coded is not None:
         return coded
     target = date_format(example, error_class)
