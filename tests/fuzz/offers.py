@@ -26,6 +26,7 @@ from typing import Any
 
 from toolcycle import Tool
 from toolcycle.playbook.fallback import fallback_tool
+from toolcycle.playbook.respell import respelling_tool
 from toolcycle.playbook.routine import Feed, Routine, repair, routine_tool, stand_in
 from toolcycle.tools import ToolDefinition
 from toolcycle.tracing.trace import Trace
@@ -34,7 +35,7 @@ from .tools import ALL_TOOLS
 
 #: The tools whose calls the offers answer (stand-ins, a repair, fallbacks), and ``limited``
 #: (``max_calls=2``), which a fallback or routine step must not call past its budget either.
-WRAPPED = ["snooze", "echo", "aboom", "boom", "slow_sync", "limited"]
+WRAPPED = ["snooze", "echo", "aboom", "boom", "slow_sync", "limited", "aweird", "csnooze"]
 
 #: Share of seeds whose agent gets the offers.
 OFFER_SHARE = 0.5
@@ -91,6 +92,13 @@ class FuzzOffer:
             made = fallback_tool(tools[primary], tools[alternative])
             assert made is not None
             swaps[primary] = made
+        # the respelling stand-in of a learned sequence's tool (toolcycle.playbook.respell):
+        # a call refused for its names alone is made under the tool's ("x" -> "kind"),
+        # found-nothing text is asked again; aweird answers weird values, csnooze sleeps
+        for name in ("aweird", "csnooze"):
+            made = respelling_tool(tools[name])
+            assert made is not None
+            swaps[name] = made
         self.swaps = swaps
 
     def select(self, task: str, tools: Sequence[ToolDefinition],
