@@ -250,26 +250,40 @@ async def test_a_priority_the_errors_legend_codes_is_passed_as_its_code() -> Non
         minutes = [10, 60, 240, 1440][int(priority[1]) - 1]
         return f'{{"team": "{team}", "response_minutes": {minutes}}}'
 
-    repair = Repair("argument", "sla_target", argument="priority", example="P4")
-    pitfall = Strategy(id="p", domain="helpdesk", kind="pitfall", applies_when=["priority"],
-                       advice=pitfall_advice("sla_target", LEGEND, repair, timeout=False),
-                       tools=["sla_target"], support=3, detail=f"{LEGEND}|{repair.signature}")
+    record = await _run_with_lesson(
+        sla_target, LEGEND, "priority", "P4", {"priority": "high", "team": "network"},
+        "What is the response target for a high-priority network ticket?",
+        '{"team": "network", "response_minutes": 60}')
+    assert 'called it again with priority "P2"' in record
+
+
+async def _run_with_lesson(function: Any, error: str, argument: str, example: str,
+                           arguments: dict[str, Any], task: str, answer: str) -> str:
+    """A run of an agent with ``function`` and the argument lesson (``error``, pass
+    ``argument`` like ``example``), whose model calls it with ``arguments`` once and then
+    answers with the last line it got: asserts the call was reshaped and the run answered
+    ``answer``, and gives the call's result."""
+    name = function.__name__
+    repair = Repair("argument", name, argument=argument, example=example)
+    pitfall = Strategy(id="p", domain="test", kind="pitfall", applies_when=[argument],
+                       advice=pitfall_advice(name, error, repair, timeout=False),
+                       tools=[name], support=3, detail=f"{error}|{repair.signature}")
     pb = Playbook(":memory:", routines=True)
     pb.store.put([pitfall])
 
     def model(messages: list[Message], settings: ModelSettings) -> Any:
         results = [p for m in messages if m.role == "tool" for p in m.parts]
         if not results:
-            return call("sla_target", {"priority": "high", "team": "network"})
+            return call(name, arguments)
         return results[-1].content.splitlines()[-1]
 
     agent = Agent(ScriptedModel(model), "Answer with the tools.",
-                  [tool(sla_target, read_only=True)], name="helpdesk", playbook=pb)
-    result = await agent.run("What is the response target for a high-priority network ticket?")
-    assert result.output == '{"team": "network", "response_minutes": 60}'
+                  [tool(function, read_only=True)], name="test", playbook=pb)
+    result = await agent.run(task)
+    assert result.output == answer
     [record] = result.trace.tool_calls
-    assert record.result is not None and reshaped("sla_target", record.result)
-    assert 'called it again with priority "P2"' in record.result
+    assert record.result is not None and reshaped(name, record.result)
+    return record.result
 
 
 async def test_a_bare_time_is_reshaped_by_the_pm_of_the_runs_own_task() -> None:
@@ -312,23 +326,7 @@ async def test_a_countrys_name_is_passed_as_its_code() -> None:
                              "country code, e.g. 'FR'")
         return f'{{"destination": "{destination}", "total_eur": {weight_kg * 2.41:.1f}}}'
 
-    repair = Repair("argument", "freight_quote", argument="destination", example="FR")
-    pitfall = Strategy(id="p", domain="depot", kind="pitfall", applies_when=["freight"],
-                       advice=pitfall_advice("freight_quote", COUNTRY, repair, timeout=False),
-                       tools=["freight_quote"], support=3,
-                       detail=f"{COUNTRY}|{repair.signature}")
-    pb = Playbook(":memory:", routines=True)
-    pb.store.put([pitfall])
-
-    def model(messages: list[Message], settings: ModelSettings) -> Any:
-        results = [p for m in messages if m.role == "tool" for p in m.parts]
-        if not results:
-            return call("freight_quote", {"destination": "Denmark", "weight_kg": 60})
-        return results[-1].content.splitlines()[-1]
-
-    agent = Agent(ScriptedModel(model), "Answer with the tools.",
-                  [tool(freight_quote, read_only=True)], name="depot", playbook=pb)
-    result = await agent.run("How much does it cost to send 60 kg to Denmark?")
-    assert result.output == '{"destination": "DK", "total_eur": 144.6}'
-    [record] = result.trace.tool_calls
-    assert record.result is not None and reshaped("freight_quote", record.result)
+    await _run_with_lesson(
+        freight_quote, COUNTRY, "destination", "FR", {"destination": "Denmark", "weight_kg": 60},
+        "How much does it cost to send 60 kg to Denmark?",
+        '{"destination": "DK", "total_eur": 144.6}')
