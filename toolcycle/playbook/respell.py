@@ -152,7 +152,7 @@ class _Mending(Tool[Any]):
 
 
 def _checked(tool: Tool[Any], arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """``arguments`` as the schema converts them, and "" ; or, where the schema refuses only
+    """``arguments`` as the schema converts them and no note; or, where the schema refuses only
     their names and they allow one reading (:mod:`.arg_names`), the mended arguments and the
     note saying how. Otherwise the schema's refusal is raised, as the model's call made it."""
     try:
