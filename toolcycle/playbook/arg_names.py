@@ -23,7 +23,8 @@ reading only:
 
 The mended arguments must pass the schema themselves, and the result says what was changed,
 so the model can judge it. Only for read-only tools that need no approval (the stand-in's
-scope): a call the model made once is made once, with the same values.
+scope): the model's values are passed unchanged, under other names or fewer of them (the
+respelling stand-in may then ask once more, as for any call it stands in for).
 """
 
 from __future__ import annotations
