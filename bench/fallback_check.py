@@ -50,8 +50,8 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int],
                 result = await agent.run(task.prompt)
                 calls = [c.name for c in result.trace.tool_calls]
                 ok = bench.evaluate(task, result.output)
-                rows.append((ok, len(result.trace.steps)))
-                print(f"  {key} seed {seed} {task.id} ok={ok} it={len(result.trace.steps)} "
+                rows.append((ok, result.trace.iterations))
+                print(f"  {key} seed {seed} {task.id} ok={ok} it={result.trace.iterations} "
                       f"{' > '.join(calls)}  answer={str(result.output)[:60]!r}", flush=True)
         print(f"{key}: success {sum(r[0] for r in rows)}/{len(rows)}, mean it "
               f"{sum(r[1] for r in rows) / len(rows):.2f}", flush=True)

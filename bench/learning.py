@@ -198,7 +198,7 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
         # however the model then wrote it)
         "found": any(c.result and evaluate(task, c.result) for c in trace.tool_calls)
         if trace else False,
-        "iterations": len(trace.steps) if trace else 0,
+        "iterations": trace.iterations if trace else 0,
         "tokens": trace.usage.total_tokens if trace else 0,
         "tool_calls": [c.name for c in trace.tool_calls] if trace else [],
         # what each call was given (a claim about a run's call needs no replay to check)

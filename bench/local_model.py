@@ -106,7 +106,7 @@ async def measure(
             wall += time.perf_counter() - t0
             model_s += timed.seconds - before
             tools_s += sum(step.tools_ms for step in result.trace.steps) / 1000
-            iterations += len(result.trace.steps)
+            iterations += result.trace.iterations
             answers.append(str(result.output))
         n_p, t_p, n_g, t_g = _perf(llama)
         samples.append(Sample(wall, model_s, tools_s, iterations, n_p, t_p, n_g, t_g, answers))

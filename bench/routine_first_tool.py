@@ -67,8 +67,8 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int]) -> 
                 routine_at = next((i for i, c in enumerate(calls) if "_then_" in c), None)
                 late = routine_at is not None and calls[routine_at].split(
                     "_then_")[0] in calls[:routine_at]
-                rows.append((ok, len(result.trace.steps), routine_at is not None, late))
-                print(f"  {key} seed {seed} {task.id} ok={ok} it={len(result.trace.steps)} "
+                rows.append((ok, result.trace.iterations, routine_at is not None, late))
+                print(f"  {key} seed {seed} {task.id} ok={ok} it={result.trace.iterations} "
                       f"{' > '.join(calls)}" + (f"  invalid: {bad!r:.200}" if bad else ""),
                       flush=True)
         print(f"{key}: success {sum(r[0] for r in rows)}/{len(rows)}, mean it "

@@ -47,8 +47,8 @@ async def main(db: str, kinds: list[str], wordings: list[str]) -> None:
                 result = await agent.run(task.prompt)
                 calls = [c.name for c in result.trace.tool_calls]
                 ok = bench.evaluate(task, result.output)
-                rows.append((ok, len(result.trace.steps), any("_then_" in c for c in calls)))
-                print(f"  {key} seed {seed} {task.id} ok={ok} it={len(result.trace.steps)} "
+                rows.append((ok, result.trace.iterations, any("_then_" in c for c in calls)))
+                print(f"  {key} seed {seed} {task.id} ok={ok} it={result.trace.iterations} "
                       f"{' > '.join(calls)}", flush=True)
         used = [r for r in rows if r[2]]
         print(f"{key}: success {sum(r[0] for r in rows)}/{len(rows)}, mean it "

@@ -121,8 +121,8 @@ async def main() -> None:
             result = await agent.run(task.prompt)
             ok = bench.evaluate(task, result.output)
             calls = [c.name for c in result.trace.tool_calls]
-            rows.append((ok, len(result.trace.steps), any("_then_" in c for c in calls)))
-            print(f"  {task.id} ok={ok} it={len(result.trace.steps)} {' > '.join(calls)}",
+            rows.append((ok, result.trace.iterations, any("_then_" in c for c in calls)))
+            print(f"  {task.id} ok={ok} it={result.trace.iterations} {' > '.join(calls)}",
                   flush=True)
         wins = [r[1] for r in rows if r[0]]
         print(f"  {key}: success {sum(r[0] for r in rows)}/{len(rows)}, mean iterations "

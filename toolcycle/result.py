@@ -103,7 +103,8 @@ class RunResult[OutputT]:
 
     @property
     def iterations(self) -> int:
-        return len(self.trace.steps)
+        """The model's turns (a head start's call, made before the first, is none)."""
+        return self.trace.iterations
 
     @property
     def attempts(self) -> int:

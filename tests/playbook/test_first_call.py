@@ -36,7 +36,7 @@ def _agent(pb: Playbook) -> Agent[Any, str]:
 
 
 async def test_a_run_shown_a_sequence_must_begin_with_a_call_and_then_answer() -> None:
-    pb = await _learned()
+    pb = await _learned(head_start=False)  # (with one, the playbook makes that call itself)
     CHOICES.clear()
     result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"  # not the answer from memory
@@ -60,3 +60,23 @@ async def test_without_routines_the_playbook_forces_nothing() -> None:
     result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
     assert result.trace.strategies_shown != []  # advised, not forced
     assert CHOICES == ["auto"] and result.output == "Worth about 1 USD, I believe."
+
+
+async def test_a_head_start_makes_that_call_before_the_first_turn() -> None:
+    """The task names one value, and the sequence learned that its first call takes it
+    (toolcycle.playbook.head_start): the call is made before the model's first request, and
+    that request asks for the answer. One model turn instead of two."""
+    pb = await _learned()
+    CHOICES.clear()
+    result = await _agent(pb).run("How many USD is the currency of Ruritania worth?")
+    assert result.output == "Worth 2.75 USD"
+    assert CHOICES == ["none"] and result.iterations == 1 and result.trace.iterations == 1
+    [record] = result.trace.tool_calls
+    assert (record.name, record.args, record.iteration) == (
+        "country_info", {"country": "Ruritania"}, 0)
+    assert record.result is not None and record.result.startswith("Ran country_info, then")
+    assert result.usage.requests == 1 and result.usage.tool_calls == 1
+    # a task naming two values gets none: which one the call takes is not known
+    CHOICES.clear()
+    two = await _agent(pb).run("How many USD is the currency of Ruritania or Freedonia worth?")
+    assert CHOICES[0] == "country_info" and two.trace.tool_calls[0].iteration == 1

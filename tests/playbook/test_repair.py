@@ -83,8 +83,8 @@ def _agent(pb: Playbook, policy: Any, *, read_only: bool = True) -> Agent[Any, s
                  name="money", playbook=pb)
 
 
-async def _learned(routines: bool = True) -> Playbook:
-    pb = Playbook(":memory:", routines=routines)
+async def _learned(routines: bool = True, head_start: bool = True) -> Playbook:
+    pb = Playbook(":memory:", routines=routines, head_start=head_start)
     tasks = [LearningTask(f"t{i}", f"How many USD is the currency of {c} worth?",
                           COUNTRIES[c][1]) for i, c in enumerate(["Freedonia", "Sylvania",
                                                                   "Oberland"])]
@@ -94,7 +94,7 @@ async def _learned(routines: bool = True) -> Playbook:
 
 
 async def test_an_offered_routine_repairs_a_failed_call_of_its_last_tool() -> None:
-    pb = await _learned()
+    pb = await _learned(head_start=False)  # the model's own call is the point
     result = await _agent(pb, detail_first).run(
         "How many USD is the currency of Ruritania worth?")
     assert result.output == "Worth 2.75 USD"
@@ -121,7 +121,7 @@ async def test_an_offered_routine_repairs_a_failed_call_of_its_last_tool() -> No
 
 
 async def test_where_the_lookup_finds_nothing_the_calls_own_failure_stands() -> None:
-    pb = await _learned()
+    pb = await _learned(head_start=False)  # the model's own call is the point
     result = await _agent(pb, detail_first).run(
         "How many USD is the currency of Atlantis worth?")
     first = result.trace.tool_calls[0]
@@ -132,7 +132,7 @@ async def test_where_the_lookup_finds_nothing_the_calls_own_failure_stands() -> 
 
 
 async def test_a_call_that_succeeds_is_the_tools_own() -> None:
-    pb = await _learned()
+    pb = await _learned(head_start=False)  # the model's own call is the point
     CALLS.clear()
     result = await _agent(pb, detail_first).run(
         "How many USD is the currency of RUK worth?")
@@ -198,7 +198,7 @@ def _limited_agent(pb: Playbook, policy: Any, *, rate_calls: int | None = None
 async def test_a_repairs_calls_count_against_the_tools_own_call_limit() -> None:
     """The repair calls exchange_rate a second time: with ``max_calls=1`` that call is refused,
     so the routine does not get through and the model's call keeps its own failure."""
-    pb = await _learned()
+    pb = await _learned(head_start=False)  # the model's own call is the point
     CALLS.clear()
     result = await _limited_agent(pb, detail_first, rate_calls=1).run(
         "How many USD is the currency of Ruritania worth?")
@@ -209,7 +209,7 @@ async def test_a_repairs_calls_count_against_the_tools_own_call_limit() -> None:
 
 
 async def test_a_repairs_calls_count_against_the_runs_tool_call_limit() -> None:
-    pb = await _learned()
+    pb = await _learned(head_start=False)  # the model's own call is the point
     CALLS.clear()
     result = await _agent(pb, detail_first).run(
         "How many USD is the currency of Ruritania worth?",

@@ -617,7 +617,7 @@ async def test_a_chain_learned_over_an_mcp_servers_tools_is_offered_as_a_routine
 
     server = MCPTools.stdio(sys.executable, str(Path(__file__).with_name(
         "money_mcp_server.py")), trust_hints=True)  # its tools say they are read-only
-    pb = Playbook(":memory:", routines=True)
+    pb = Playbook(":memory:", routines=True, head_start=False)  # the model's calls are the point
     async with server:
         learner = Agent(ScriptedModel(policy), "Answer with the tools.", [server], name="money",
                         playbook=pb)

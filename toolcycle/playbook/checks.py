@@ -92,7 +92,7 @@ def playbook_problems(settings: dict[str, Any]) -> list[str]:
     _count("token_budget", settings["token_budget"], 0, found)
     _count("max_strategies", settings["max_strategies"], 0, found)
     _count("guide", settings["guide"], 0, found)
-    for flag in ("include_tool_stats", "learn", "rule_lessons", "routines"):
+    for flag in ("include_tool_stats", "learn", "rule_lessons", "routines", "head_start"):
         if not isinstance(settings[flag], bool):
             found.append(f"{flag} must be a bool, got {settings[flag]!r}")
     evaluator = settings["evaluator"]

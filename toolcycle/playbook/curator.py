@@ -239,8 +239,7 @@ class Curator:
             if "|" in insight.detail:
                 where = [i for i in evidence if i.detail == insight.detail]
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
-        touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence),
-                                     where)
+        touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence), where)
         earlier = store.get(sid)
         if earlier is not None and earlier.status == "retired":
             # Relearned: a retired lesson's pattern seen again is counted as a candidate, and
@@ -441,9 +440,10 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
+    """A pitfall's error class and repair (the same in all evidence); for a sequence, the
+    advice of the run that wasted most, which names every tool worth skipping."""
     if insight.kind == "pitfall":
-        return insight.advice  # the error class and its repair (the same in all evidence)
-    # the sequence advice of the run that wasted most names every tool worth skipping
+        return insight.advice
     return max(evidence, key=lambda i: (len(i.advice), i.run_id)).advice
 
 
@@ -453,18 +453,16 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
     all the evidence)."""
     now = time.time()
     words = applicability(evidence if where is None else where)
-    strategy = Strategy(
-        id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
-        section=" ".join(words[:3]), tools=list(insight.tools),
-        applies_when=words, support=len(evidence),
-        created_at=now, updated_at=now, detail=insight.detail,
-    )
+    strategy = Strategy(id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
+                        section=" ".join(words[:3]), tools=list(insight.tools),
+                        applies_when=words, support=len(evidence), created_at=now,
+                        updated_at=now, detail=insight.detail)
     if insight.kind == "sequence":
         strategy.word_support = word_support(evidence if where is None else where)
     strategy.add_provenance(*(i.run_id for i in evidence))
     strategy.probed = sum(i.run_id.endswith(PROBED) for i in evidence)
     for i in evidence:
-        strategy.add_feeds(i.feeds)
+        strategy.add_run(i.feeds, i.head)
     return strategy
 
 
@@ -473,7 +471,7 @@ def _confirm(strategy: Strategy, insight: Insight) -> None:
     strategy.support += 1
     strategy.probed += insight.run_id.endswith(PROBED)
     strategy.add_provenance(insight.run_id)
-    strategy.add_feeds(insight.feeds)
+    strategy.add_run(insight.feeds, insight.head)
     if strategy.kind == "sequence":
         strategy.applies_when, strategy.word_support = confirmed_by(
             strategy.applies_when, strategy.word_support, insight,
@@ -493,6 +491,7 @@ def _fold(keep: Strategy, drop: Strategy) -> None:
     keep.add_provenance(*drop.provenance)
     for feeds in drop.feeds:
         keep.add_feeds(feeds)
+    keep.add_head(None, drop.heads)
     keep.applies_when = by_root([*keep.applies_when, *drop.applies_when])[:12]
     keep.word_support = word_support([], keep.word_support, more=drop.word_support)
     keep.updated_at = time.time()

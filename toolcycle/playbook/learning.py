@@ -166,7 +166,7 @@ async def _run_one(
     success = verdicts[-1] if verdicts else False
     return {
         "success": success,
-        "iterations": len(trace.steps) if trace is not None else 0,
+        "iterations": trace.iterations if trace is not None else 0,
         "tokens": trace.usage.total_tokens if trace is not None else 0,
         "seconds": round(time.perf_counter() - started, 3),
         "error": str(error) if error is not None else None,

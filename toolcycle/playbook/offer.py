@@ -3,7 +3,8 @@ others in it (stand-ins, fallbacks, repairs), and whether it must begin with a c
 
 Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the engine (a
 :class:`~toolcycle.run.state.ToolSelector` with :class:`~toolcycle.run.state.ToolStandIns` and
-:class:`~toolcycle.run.state.FirstCallRequired`), while the playbook itself learns and renders.
+:class:`~toolcycle.run.state.FirstCallRequired`, :class:`~toolcycle.run.state.HeadStart`),
+while the playbook itself learns and renders.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from . import dead_end
 from .applicability import contested
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
+from .head_start import head_call
 from .reshape import argument_lesson, reshaping_tool
 from .routine import induce, repair, routine_name, routine_tool, stand_in
 from .routine_result import ran_whole
@@ -98,9 +100,11 @@ class RoutineOffer:
     As a :class:`~toolcycle.run.state.FirstCallRequired` it has a run shown a sequence begin
     with a call of its first tool, and every other run a call where answers without one were
     learned to be wrong. As a :class:`~toolcycle.run.state.AnswerWhenDone` it has a run
-    shown a sequence answer once the sequence's calls succeeded. Stand-ins, the first call
-    and the answer share one more retrieval per run; the no-call lesson costs one lookup by
-    id.
+    shown a sequence answer once the sequence's calls succeeded. As a
+    :class:`~toolcycle.run.state.HeadStart` it makes that sequence's first call before the
+    model's first turn, where the call takes the one value the task names. Stand-ins, the
+    first call, the head start and the answer share one more retrieval per run; the no-call
+    lesson costs one lookup by id.
     """
 
     def __init__(self, playbook: ShowsStrategies, agent_name: str, routines: AbstractSet[str],
@@ -108,7 +112,8 @@ class RoutineOffer:
                  stand_ins: Mapping[str, Tool[Any]] | None = None,
                  fallbacks: Mapping[str, Fallback] | None = None,
                  repairs: Mapping[str, Tool[Any]] | None = None,
-                 reshapes: Mapping[str, Tool[Any]] | None = None) -> None:
+                 reshapes: Mapping[str, Tool[Any]] | None = None,
+                 listed: Mapping[str, Tool[Any]] | None = None) -> None:
         self.playbook = playbook
         self.agent_name = agent_name
         #: These, the stand-ins, repairs, fallbacks and reshaped calls are kept by reference:
@@ -119,11 +124,15 @@ class RoutineOffer:
         self._repairs = repairs if repairs is not None else {}
         self._fallbacks = fallbacks if fallbacks is not None else {}
         self._reshapes = reshapes if reshapes is not None else {}
+        self._listed = listed if listed is not None else {}  # the agent's tools, by name
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
         self.first_call_enabled = True
         #: Whether a run may be asked for its answer once its sequence is done (see
         #: :meth:`answer_when`).
         self.answer_when_enabled = True
+        #: Whether a run's first call may be made before its first model request (see
+        #: :meth:`head_start`).
+        self.head_start_enabled = True
         #: This run's (task, offered tools) and the strategies shown it: its stand-ins and
         #: its first call ask the same question, one retrieval answers both (reset by
         #: :meth:`select`, which the engine calls first for every run).
@@ -262,6 +271,29 @@ class RoutineOffer:
             whole = {failing} if failing in answered_for else set()
             return partial(sequence_done, (alternative,), frozenset(whole))
         return self._done(sequence, offered, answered_for)
+
+    def head_start(self, task: str, offered: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
+        """The call a run of ``task`` begins with before the model's first turn
+        (:mod:`~toolcycle.playbook.head_start`): the first call of the sequence the run is
+        made to begin with (:meth:`first_call`), with the one value the task names, where
+        the sequence learned that its first call takes it. A sequence of several tools is
+        made whole by its routine's stand-in for its first tool, or not at all (its first
+        call alone would leave the model a call to make: no turn saved)."""
+        if not self.head_start_enabled:
+            return None
+        first = self.first_call(task, offered)
+        if first is None or first not in offered:
+            return None
+        sequence = next((s for s in self._shown(task, offered) if s.kind == "sequence"
+                         and s.tools and s.tools[0] == first), None)
+        if sequence is None:
+            return None
+        routine = routine_name(sequence.tools)
+        standing = self._stand_ins.get(routine) if routine in offered else None
+        if len(sequence.tools) > 1 and (standing is None or standing.name != first):
+            return None
+        arguments = head_call(sequence, standing or self._listed.get(first), task)
+        return None if arguments is None else (first, arguments)
 
     def _done(self, sequence: tuple[str, ...], offered: frozenset[str],
               answered_for: frozenset[str]) -> Callable[[Trace], bool]:

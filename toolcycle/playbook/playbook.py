@@ -86,7 +86,9 @@ class Playbook:
     tool (:mod:`toolcycle.playbook.routine`); an agent built with this playbook gets the
     routines known when it is built, and each one learned later from its next run on. Off
     by default: a routine calls tools on the model's behalf with values a learned rule took
-    out of a result.
+    out of a result. ``head_start`` (with ``routines``): make a learned sequence's first call
+    before the model's first turn where it takes the one value the task names
+    (:mod:`toolcycle.playbook.head_start`).
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
     they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`;
     4 by default, measured in docs/benchmarks.md, nineteenth session); 0 shows such a task
@@ -107,6 +109,7 @@ class Playbook:
         llm_reflector: LLMReflector | None = None,
         rule_lessons: bool = True,
         routines: bool = False,
+        head_start: bool = True,
         guide: int = 4,
     ) -> None:
         check_playbook(dict(locals()))  # every bad argument, before the store is opened
@@ -121,6 +124,7 @@ class Playbook:
         self.llm_reflector = llm_reflector
         self.rule_lessons = rule_lessons
         self.routines = routines
+        self.head_start = head_start
         self.guide = guide
         #: The routines this playbook made into tools (in this process): a run that called one
         #: followed the sequence it runs; it is not a new one-tool sequence to learn.
@@ -293,8 +297,10 @@ class Playbook:
         made = self._agent(agent_name)
         made.offered.update(routines)
         # by reference: a toolset's tools, and lessons as they change, add to them in place
-        return RoutineOffer(self, agent_name, made.offered, inner, made.stand_ins,
-                            made.fallbacks, made.repairs, made.reshapes)
+        offer = RoutineOffer(self, agent_name, made.offered, inner, made.stand_ins,
+                             made.fallbacks, made.repairs, made.reshapes, made.listed)
+        offer.head_start_enabled = self.head_start
+        return offer
 
     def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the

@@ -35,6 +35,7 @@ from .evidence import (
     repair_of,
     stated_repair,
 )
+from .head_start import run_head
 from .routine import feed_example
 from .stats import is_timeout
 from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
@@ -104,9 +105,7 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
     """Classify a trace's tool calls, find the answering chain and the repairs of misses."""
     calls = classify(trace)
     analysis = TraceAnalysis(
-        run_id=trace.run_id,
-        success=success,
-        iterations=len(trace.steps),
+        run_id=trace.run_id, success=success, iterations=trace.iterations,
         tool_latency_ms=sum(c.duration_ms for c in trace.tool_calls),
         keywords=task_words(trace.user_prompt or ""),
         task=task_fingerprint(trace.user_prompt or ""),
@@ -260,7 +259,7 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
                                  shaped_values(trace, analysis.calls, analysis.chain), picks)
         lesson = insight("sequence", advice, list(analysis.sequence), "")
-        lesson.feeds = feeds
+        lesson.feeds, lesson.head = feeds, run_head(analysis.chain, trace.user_prompt or "")
         lesson.tool_words = sequence_words(
             analysis.keywords, lesson.tools, descriptions,
             analysis.chain[-1].call.result if analysis.chain else None,
@@ -493,7 +492,7 @@ class LLMReflector:
             insights.append(Insight(
                 kind="advice", domain=domain, advice=lesson.advice.strip(), tools=tools,
                 keywords=keywords(lesson.applies_when) or words, run_id=trace.run_id,
-                success=success, iterations=len(trace.steps),
+                success=success, iterations=trace.iterations,
                 detail=" ".join(keywords(lesson.advice))[:120],
                 task=task_fingerprint(trace.user_prompt or ""),
             ))

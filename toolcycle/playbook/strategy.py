@@ -13,7 +13,7 @@ import hashlib
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -34,6 +34,8 @@ UseVerdict = Literal["helpful", "harmful", "misfit", "ignored"]
 MAX_PROVENANCE = 20
 #: How many runs' feed examples a sequence strategy keeps (for routines).
 MAX_FEED_RUNS = 6
+#: The runs a sequence's :attr:`Strategy.heads` count (the latest weigh most).
+MAX_HEAD_RUNS = 12
 
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 _STOPWORD_TEXT = (
@@ -175,6 +177,10 @@ class Insight:
     #: run picked a row by, said or not (:func:`picked_words`). For an error's pitfall: the
     #: task's words the failing tool's description contains. Empty in insights stored before.
     tool_words: list[str] = field(default_factory=list)
+    #: For a sequence: the argument of its first call that took the task's one named value
+    #: (:func:`toolcycle.playbook.head_start.head_param`), ``""`` where none did; ``None``
+    #: where the run is no evidence (its first call was made for it, or stored before).
+    head: str | None = None
 
     @property
     def pattern_key(self) -> str:
@@ -241,6 +247,10 @@ class Strategy:
     #: made the calls (:mod:`~toolcycle.playbook.probe`; their insights' run ids end in
     #: :data:`PROBED`).
     probed: int = 0
+    #: For a sequence: per argument of its first call, how many of the latest runs behind it
+    #: passed the task's one named value there (``""``: runs where none did); what a head
+    #: start is learned from (:mod:`~toolcycle.playbook.head_start`).
+    heads: dict[str, int] = field(default_factory=dict)
 
     @property
     def uses(self) -> int:
@@ -318,6 +328,25 @@ class Strategy:
         if feeds:
             self.feeds.append(feeds)
             del self.feeds[:-MAX_FEED_RUNS]
+
+    def add_run(self, feeds: list[dict[str, Any]], head: str | None) -> None:
+        """Keep one more run's feed examples and count its head (:attr:`Insight.head`)."""
+        self.add_feeds(feeds)
+        self.add_head(head)
+
+    def add_head(self, head: str | None, heads: Mapping[str, int] | None = None) -> None:
+        """Count one more run's :attr:`Insight.head` (None: no evidence), or another
+        strategy's ``heads``; the counts are scaled down past :data:`MAX_HEAD_RUNS` runs so
+        that the latest runs weigh most."""
+        more = dict(heads or {})
+        if head is not None:
+            more[head] = more.get(head, 0) + 1
+        for key, runs in more.items():
+            self.heads[key] = self.heads.get(key, 0) + runs
+        total = sum(self.heads.values())
+        if total > MAX_HEAD_RUNS:
+            self.heads = {k: n * MAX_HEAD_RUNS // total for k, n in self.heads.items()
+                          if n * MAX_HEAD_RUNS // total}
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,8 +7,9 @@
 Invariants kept on every path (success, tool failure, limit, cancellation, crash):
 - every tool call id gets exactly one result, in call order, in the message right after it;
   results that exist when a run stops are kept, only unfinished calls are answered so;
-- the trace has one step per model request (a failed or cancelled one included), a record per
-  tool call from the moment it starts, and usage is the sum over the steps;
+- the trace has one step per model request (a failed or cancelled one included), and one
+  before the first for a head start (:mod:`.head_start`), a record per tool call from the
+  moment it starts, and usage is the sum over the steps;
 - ``termination`` says why the run ended, and the trace is finished, on every way out.
 
 The conversation is only ever appended to; nothing here re-walks it, so an iteration late in a
@@ -56,6 +57,7 @@ from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, Validation
 from ..result import RunResult, Termination, TerminationReason
 from .approvals import PauseRun, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
+from .head_start import make_head_start
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .toolsets import request_settings
@@ -199,15 +201,10 @@ def _reason_of(error: AgentError) -> TerminationReason:
 
 def _result(state: RunState, output: Any) -> RunResult[Any]:
     return RunResult(
-        output=output,
-        messages=state.messages,
-        new_message_index=state.new_message_index,
-        usage=state.usage,
-        trace=state.trace.trace,
+        output=output, messages=state.messages, new_message_index=state.new_message_index,
+        usage=state.usage, trace=state.trace.trace,
         termination=state.termination or Termination("error", "raised", "run did not finish"),
-        run_id=state.setup.run_id,
-        callback_errors=state.emitter.errors,
-    )
+        run_id=state.setup.run_id, callback_errors=state.emitter.errors)
 
 
 def _finish(state: RunState, status: str, output: Any, error: AgentError | None) -> None:
@@ -353,6 +350,7 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         ending = await _execute(state)
         if ending is not None:
             return ending
+    await make_head_start(state)  # (a run's first call, where its tool selection makes one)
     while True:
         limit = state.limits.reached(state)
         if limit is not None:

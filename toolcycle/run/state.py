@@ -80,6 +80,18 @@ class AnswerWhenDone(Protocol):
                     ) -> Callable[[Trace], bool] | None: ...
 
 
+@runtime_checkable
+class HeadStart(Protocol):
+    """A tool selection that may make a run's first tool call itself, before the first model
+    request: the playbook, where a learned sequence's first call takes the one value the task
+    names (:mod:`toolcycle.playbook.head_start`). ``head_start`` returns the call (an offered
+    tool's name and its arguments), or ``None``; the loop makes it as a turn of its own
+    (:mod:`toolcycle.run.head_start`)."""
+
+    def head_start(self, task: str, offered: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class AgentCore:
     """The immutable, precomputed part of an agent shared by all its runs."""
@@ -106,6 +118,9 @@ class AgentCore:
     #: The run's tool selection's test of when its calls are done (:class:`AnswerWhenDone`);
     #: set per run by ``toolsets.selected``, ``None`` for an agent without one.
     answer_when: Callable[[Trace], bool] | None = None
+    #: The call the run's tool selection makes before the first request (:class:`HeadStart`),
+    #: set per run like ``answer_when``; ``None`` nearly always.
+    head_start: tuple[str, dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

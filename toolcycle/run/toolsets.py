@@ -22,6 +22,7 @@ from .state import (
     AgentCore,
     AnswerWhenDone,
     FirstCallRequired,
+    HeadStart,
     RunState,
     ToolSelector,
     ToolStandIns,
@@ -131,7 +132,8 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
     and submit tools always stay), its stand-ins (:class:`ToolStandIns`) in place of the
     tools they answer for, a first call required where it asks for one
     (:class:`FirstCallRequired`) and its test of when the run's calls are done
-    (:class:`AnswerWhenDone`); the same objects when it changes nothing."""
+    (:class:`AnswerWhenDone`), and the call it makes before the first request
+    (:class:`HeadStart`); the same objects when it changes nothing."""
     keep = frozenset(d.name for d in core.output.tool_definitions)
     chosen = selector.select(task, core.definitions, keep)
     names = frozenset(d.name for d in chosen)
@@ -148,6 +150,10 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
         done = selector.answer_when(task, names, frozenset(swaps))
         if done is not None:
             core = replace(core, answer_when=done)
+    if chosen and core.approval is None and isinstance(selector, HeadStart):
+        head = selector.head_start(task, names)
+        if head is not None and head[0] in names:
+            core = replace(core, head_start=head)
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}

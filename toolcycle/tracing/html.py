@@ -157,7 +157,7 @@ def _summary_cards(trace: Trace) -> str:
     errors = sum(1 for c in trace.tool_calls if c.error is not None)
     attempts = max((num(s.attempt) for s in trace.steps), default=len(trace.attempts) or 1)
     cards = [
-        ("iterations", str(len(trace.steps))),
+        ("iterations", str(trace.iterations)),
         ("attempts", tally(attempts)),
         ("tool calls", str(len(trace.tool_calls))),
         ("tool errors", str(errors)),

@@ -399,7 +399,7 @@ def parse_since(value: float | datetime | str, now: float | None = None) -> floa
 
 def _usage_of_steps(trace: Trace) -> Usage:
     """Usage added up from the steps (for runs that have not ended, or never will)."""
-    total = Usage(requests=len(trace.steps), tool_calls=len(trace.tool_calls))
+    total = Usage(requests=trace.iterations, tool_calls=len(trace.tool_calls))
     for step in trace.steps:
         total.add(Usage(step.usage.input_tokens, step.usage.output_tokens,
                         step.usage.cache_read_tokens, step.usage.cache_write_tokens,

@@ -151,6 +151,12 @@ class Trace:
         return [record for step in self.steps for record in step.tool_calls]
 
     @property
+    def iterations(self) -> int:
+        """The model's turns: every step but a head start's (the calls a tool selection made
+        before the first request, :mod:`toolcycle.run.head_start`, kept as iteration 0)."""
+        return sum(1 for step in self.steps if step.iteration > 0)
+
+    @property
     def duration_ms(self) -> float:
         end = self.ended_at if self.ended_at is not None else self.started_at
         return (end - self.started_at) * 1000.0

@@ -1,0 +1,126 @@
+"""Head starts: the first call of a learned sequence, made for the model before its first turn.
+
+Why: a run shown "Call staff_directory(name), then answer" (or offered its routine) takes two
+model turns at best: one to make the call, one to answer. Where the call's argument is
+plainly the one thing the task names ("How warm is it at the office of Ingrid Halvorsen?"),
+the first turn only copies it. Measured on every held-out suite with the JSON protocol
+(2026-12-03, docs/benchmarks.md): the learned playbook already ran at that floor, two turns a
+task, while the baseline's wrong answers ended after one or two; no advice can cut more. A
+head start makes that call for the run, so the model's first turn reads the result and
+answers: one request instead of two, and the whole history sent once less.
+
+When, learned and not guessed: a sequence keeps, per run it was learned from, which argument
+of its first call took the task's one named value (:func:`head_param`: a name as written,
+"Ingrid Halvorsen", an id, "C-3019", or a number, "room 1126"), or that none did. A run of a
+task that names exactly one value is given a head start only where the first sequence it is
+shown learned so from at least :data:`MIN_HEAD_RUNS` runs and from most of its runs
+(:data:`HEAD_SHARE`), and the first tool takes that one argument alone. "Tavish shelf
+brackets" is an item the task names in more words than its one name ("Tavish"): runs passing
+the item teach no head start, and such a task gets none.
+
+What it may call is what a fallback may: a tool declared ``read_only`` (or a routine of such
+tools) needing no approval. The call is the run's own, in its history and trace like any, and
+the model may call again when the result is not what it needed (an unknown name, say): a head
+start costs at most one tool call and its result's tokens. Only a playbook with
+``routines=True`` makes them (its tool selection does, :class:`~toolcycle.playbook.offer.
+RoutineOffer`); the engine makes the call (:mod:`toolcycle.run.head_start`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..tools import Tool
+from .applicability import name_phrases
+from .evidence import CallEvidence
+from .routine import properties, typed
+from .strategy import Strategy
+
+#: Runs a sequence must have learned the head start from before one is made.
+MIN_HEAD_RUNS = 2
+#: The share of a sequence's runs (those it keeps the head of) whose first call took the
+#: task's one named value in that argument.
+HEAD_SHARE = 0.75
+#: A name shorter than this is an abbreviation or an initial ("Dr" in "Dr. Abernethy").
+MIN_NAME_CHARS = 3
+#: The longest value a head start passes.
+MAX_VALUE_CHARS = 120
+#: The key a run whose first call took no named value is counted under.
+NO_HEAD = ""
+
+# ids written with a hyphen ("C-3019", "AT-42015": letters, a hyphen, digits), and numbers of
+# three digits or more standing alone ("room 1126"; not in a time, date or decimal)
+_CODE = re.compile(r"(?<![\w.-])[A-Z]{1,5}-\d{2,}(?:-[A-Z0-9]+)*(?![\w-])")
+_NUMBER = re.compile(r"(?<![\w.:/-])\d{3,}(?![\w:/-]|\.\d)")
+
+
+def named_values(task: str) -> list[str]:
+    """The values ``task`` names, as written, in order, once each: its names
+    (:func:`~toolcycle.playbook.applicability.name_phrases`, "Ingrid Halvorsen", "KL644"),
+    its hyphenated ids ("C-3019") and its numbers of three digits or more ("1126")."""
+    found = [(m.start(), m.group()) for m in (*_CODE.finditer(task), *_NUMBER.finditer(task))]
+    at = 0
+    for phrase in name_phrases(task):
+        if len(phrase) >= MIN_NAME_CHARS:
+            start = task.find(phrase, at)
+            found.append((start, phrase))
+            at = max(at, start)
+    return list(dict.fromkeys(value for _, value in sorted(found)))
+
+
+def head_param(arguments: Mapping[str, Any] | None, task: str) -> str:
+    """The argument of a run's first call that took the task's one named value (compared
+    without case or surrounding space), or :data:`NO_HEAD`: the task names no value or more
+    than one, or no argument took it, or two did."""
+    values = named_values(task)
+    if len(values) != 1 or not isinstance(arguments, Mapping):
+        return NO_HEAD
+    wanted = values[0].casefold()
+    took = [name for name, value in arguments.items()
+            if isinstance(value, str | int) and not isinstance(value, bool)
+            and str(value).strip().casefold() == wanted]
+    return took[0] if len(took) == 1 else NO_HEAD
+
+
+def run_head(chain: Sequence[CallEvidence], task: str) -> str | None:
+    """What a run whose answering chain is ``chain`` teaches about head starts: the
+    :func:`head_param` of the chain's first call, or None (no evidence) where that call was
+    itself a head start (made before the model's first turn: iteration 0)."""
+    if not chain or chain[0].call.iteration == 0:
+        return None
+    return head_param(chain[0].call.args, task)
+
+
+def learned_param(strategy: Strategy) -> str | None:
+    """The argument a head start of ``strategy``'s first tool passes, where its runs taught
+    one (:data:`MIN_HEAD_RUNS`, :data:`HEAD_SHARE`); None otherwise."""
+    heads = strategy.heads
+    if not heads:
+        return None
+    param, runs = max(((p, n) for p, n in heads.items() if p != NO_HEAD),
+                      key=lambda item: item[1], default=(NO_HEAD, 0))
+    if runs < MIN_HEAD_RUNS or runs < HEAD_SHARE * sum(heads.values()):
+        return None
+    return param
+
+
+def head_call(strategy: Strategy, tool: Tool[Any] | None, task: str
+              ) -> dict[str, Any] | None:
+    """The arguments of the head start of a run of ``task`` whose first call ``tool`` makes
+    (the sequence's first tool, or the routine standing in for it), or None: no head start
+    learned, the task names no single value, the tool may not be called unasked or takes
+    more than that argument."""
+    param = learned_param(strategy)
+    if param is None or tool is None or not tool.policy.read_only or tool.requires_approval:
+        return None
+    values = named_values(task)
+    if len(values) != 1 or len(values[0]) > MAX_VALUE_CHARS:
+        return None
+    props = properties(tool)
+    required = tool.spec.parameters.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    if param not in props or not needed <= {param}:
+        return None
+    return {param: typed(values[0], props[param])}
