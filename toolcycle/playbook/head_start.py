@@ -29,6 +29,7 @@ RoutineOffer`); the engine makes the call (:mod:`toolcycle.run.head_start`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,12 +97,10 @@ def run_head(chain: Sequence[CallEvidence], task: str) -> str | None:
 def learned_param(strategy: Strategy) -> str | None:
     """The argument a head start of ``strategy``'s first tool passes, where its runs taught
     one (:data:`MIN_HEAD_RUNS`, :data:`HEAD_SHARE`); None otherwise."""
-    heads = strategy.heads
-    if not heads:
-        return None
-    param, runs = max(((p, n) for p, n in heads.items() if p != NO_HEAD),
-                      key=lambda item: item[1], default=(NO_HEAD, 0))
-    if runs < MIN_HEAD_RUNS or runs < HEAD_SHARE * sum(heads.values()):
+    runs = Counter(strategy.heads)
+    param, taken = max(((p, n) for p, n in runs.items() if p != NO_HEAD),
+                       key=lambda item: item[1], default=(NO_HEAD, 0))
+    if taken < MIN_HEAD_RUNS or taken < HEAD_SHARE * len(strategy.heads):
         return None
     return param
 

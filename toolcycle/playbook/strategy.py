@@ -13,7 +13,7 @@ import hashlib
 import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -247,10 +247,10 @@ class Strategy:
     #: made the calls (:mod:`~toolcycle.playbook.probe`; their insights' run ids end in
     #: :data:`PROBED`).
     probed: int = 0
-    #: For a sequence: per argument of its first call, how many of the latest runs behind it
-    #: passed the task's one named value there (``""``: runs where none did); what a head
+    #: For a sequence: per run behind it (the latest :data:`MAX_HEAD_RUNS`), the argument of
+    #: its first call that took the task's one named value (``""``: none did); what a head
     #: start is learned from (:mod:`~toolcycle.playbook.head_start`).
-    heads: dict[str, int] = field(default_factory=dict)
+    heads: list[str] = field(default_factory=list)
 
     @property
     def uses(self) -> int:
@@ -334,19 +334,13 @@ class Strategy:
         self.add_feeds(feeds)
         self.add_head(head)
 
-    def add_head(self, head: str | None, heads: Mapping[str, int] | None = None) -> None:
-        """Count one more run's :attr:`Insight.head` (None: no evidence), or another
-        strategy's ``heads``; the counts are scaled down past :data:`MAX_HEAD_RUNS` runs so
-        that the latest runs weigh most."""
-        more = dict(heads or {})
+    def add_head(self, head: str | None, heads: Iterable[str] = ()) -> None:
+        """Keep one more run's :attr:`Insight.head` (None: no evidence), or another
+        strategy's ``heads``: the latest :data:`MAX_HEAD_RUNS`."""
+        self.heads.extend(heads)
         if head is not None:
-            more[head] = more.get(head, 0) + 1
-        for key, runs in more.items():
-            self.heads[key] = self.heads.get(key, 0) + runs
-        total = sum(self.heads.values())
-        if total > MAX_HEAD_RUNS:
-            self.heads = {k: n * MAX_HEAD_RUNS // total for k, n in self.heads.items()
-                          if n * MAX_HEAD_RUNS // total}
+            self.heads.append(head)
+        del self.heads[:-MAX_HEAD_RUNS]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

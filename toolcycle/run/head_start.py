@@ -17,8 +17,6 @@ asked for).
 
 from __future__ import annotations
 
-import json
-
 from ..messages import Message, ToolCall, Usage
 from .calls import close_turn, execute_turn
 from .state import RunState, Turn
@@ -38,8 +36,7 @@ async def make_head_start(state: RunState) -> None:
     name, arguments = head
     if name not in core.tools:  # the run's tools changed since the selection (a toolset)
         return
-    call = ToolCall(f"{HEAD_START_ID}{state.setup.run_id[:24]}", name, dict(arguments),
-                    json.dumps(arguments, ensure_ascii=False, default=str))
+    call = ToolCall.from_args(f"{HEAD_START_ID}{state.setup.run_id[:24]}", name, dict(arguments))
     if call.id in state.call_ids:  # a history passed in that holds this run's id: none
         return
     state.call_ids.add(call.id)
