@@ -43,7 +43,7 @@ from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
 from .approvals import MAX_RESUMES, approval_setup
 from .invariants import Observation, check
-from .offers import FuzzOffer, first_call_drawn, offers_drawn
+from .offers import FuzzOffer, first_call_drawn, head_start_drawn, offers_drawn
 from .scenario import (
     HOOKS,
     Answer,
@@ -164,7 +164,8 @@ async def _drive(s: Scenario) -> Observation:
     # the library's own stand-ins refuse tools that need approval: offers only without it
     # the answer request: with the first call (as before the offers campaign), or in it
     first_call = first_call_drawn(s.seed)
-    offer = (FuzzOffer(first_call, answer=first_call or s.offer_focus)
+    offer = (FuzzOffer(first_call, answer=first_call or s.offer_focus,
+                       head_start=first_call and head_start_drawn(s.seed))
              if s.approval is None and offers_drawn(s.seed) else None)
     agent = Agent(
         model, "You are being fuzzed.", tools,

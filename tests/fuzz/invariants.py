@@ -25,6 +25,7 @@ from toolcycle.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from toolcycle.run.head_start import HEAD_START_ID
 from toolcycle.testing import HistoryChecker, ProtocolViolation
 
 from .approvals import check_approval
@@ -242,6 +243,13 @@ def _check_steps(obs: Observation, result: RunResult[Any], msg_calls: list[Any])
         total.add(step.usage)
     if total != usage:
         found.append(f"2 usage {usage.to_dict()} is not the sum of the steps' {total.to_dict()}")
+    # a head start's step (toolcycle.run.head_start) comes first: iteration 0, no request
+    if any(s.iteration == 0 for s in steps[1:]) or (steps and steps[0].iteration == 0 and (
+            steps[0].attempt != 1 or steps[0].usage.requests
+            or not all(r.call_id.startswith(HEAD_START_ID) for r in steps[0].tool_calls))):
+        found.append("2 an iteration-0 step that is no head start, or not the first")
+    if steps and steps[0].iteration == 0:
+        steps = steps[1:]
     if usage.requests != len(steps):
         found.append(f"2 usage.requests={usage.requests} but the trace has {len(steps)} steps")
     if usage.tool_calls != len(msg_calls):

@@ -11,7 +11,9 @@ first step on a worker thread, an async step that raises ``CancelledError``, a p
 times out, a repair whose chain fails again. Half of the offers also have the run begin with a
 tool call (``FirstCallRequired``: the first request made with ``tool_choice="required"``) and
 ask for the answer once ``snooze`` or ``echo`` returned (``AnswerWhenDone``: the next request
-made with ``tool_choice="none"``, which the fuzzed model sometimes ignores).
+made with ``tool_choice="none"``, which the fuzzed model sometimes ignores), and half of
+those make a head start (``HeadStart``: a call before the first request, of a wrapped tool,
+one that fails or times out, or with arguments its schema refuses).
 
 Drawn from a generator of its own (like approvals), so every other choice of a seed stays what
 it was and the regression seeds replay the same scenarios.
@@ -51,6 +53,21 @@ def first_call_drawn(seed: int) -> bool:
     return random.Random(f"first-call:{seed}").random() < 0.5
 
 
+def head_start_drawn(seed: int) -> bool:
+    """Whether those offers also make a head start (a call before the first request; half)."""
+    return random.Random(f"head-start:{seed}").random() < 0.5
+
+
+#: What a head start may call: a stand-in running a routine, one whose chain fails again, a
+#: fallback, a tool that times out, one with a call budget, one returning awkward values, an
+#: async tool cancelling itself, and arguments its schema refuses.
+HEAD_STARTS: list[tuple[str, dict[str, Any]]] = [
+    ("snooze", {"ms": 3}), ("echo", {"text": "boom"}), ("boom", {"kind": "value"}),
+    ("slow_sync", {"ms": 30}), ("limited", {"x": 2}), ("aweird", {"kind": "huge"}),
+    ("aboom", {"kind": "cancelled"}), ("snooze", {"ms": "three"}), ("echo", {}),
+]
+
+
 def _read_only(tool: Tool[Any]) -> Tool[Any]:
     assert tool.function is not None
     return Tool(tool.spec, policy=replace(tool.policy, read_only=True)).bind(tool.function)
@@ -60,12 +77,15 @@ class FuzzOffer:
     """A tool selector that offers every tool and swaps in the wrappers (a
     :class:`~toolcycle.run.state.ToolStandIns`)."""
 
-    def __init__(self, first_call: bool = False, answer: bool = False) -> None:
+    def __init__(self, first_call: bool = False, answer: bool = False,
+                 head_start: bool = False) -> None:
         #: whether runs must begin with a tool call (``FirstCallRequired``): the first
         #: request is made with tool_choice="required", later ones "auto"
         self.required = first_call
         #: whether the answer is asked for once snooze or echo returned (``AnswerWhenDone``)
         self.answer = answer
+        #: whether runs get a head start (``HeadStart``): one of :data:`HEAD_STARTS`, by task
+        self.heads = head_start
         tools = {name: _read_only(t) for name, t in ALL_TOOLS.items() if t.function is not None}
         swaps: dict[str, Tool[Any]] = {}
         # snooze's result carries its ms: "snoozed 7 ms" -> nap(ms=7), the routine standing in
@@ -113,6 +133,13 @@ class FuzzOffer:
         if not self.required:
             return None
         return "snooze" if len(task) % 2 else "required"
+
+    def head_start(self, task: str, offered: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
+        """One of :data:`HEAD_STARTS`, drawn by the task (a third of tasks get none)."""
+        if not self.heads:
+            return None
+        draw = random.Random(f"head:{task}").randrange(len(HEAD_STARTS) * 3 // 2)
+        return HEAD_STARTS[draw] if draw < len(HEAD_STARTS) else None
 
     def answer_when(self, task: str, offered: frozenset[str], answered_for: frozenset[str]
                     ) -> Callable[[Trace], bool] | None:

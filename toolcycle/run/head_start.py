@@ -41,7 +41,9 @@ async def make_head_start(state: RunState) -> None:
         return
     state.call_ids.add(call.id)
     state.append(Message.assistant("", [call]))
-    state.usage.add(Usage(tool_calls=1))
+    counted = Usage(tool_calls=1)  # the run's usage stays the sum of its steps'
+    state.usage.add(counted)
+    state.trace.head_start(state.attempt, counted)
     turn = state.turn = Turn(state.attempt, 0, [call])
     state.phase = "tool_execution"
     await execute_turn(state, turn)

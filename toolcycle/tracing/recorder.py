@@ -137,6 +137,11 @@ class TraceBuilder:
             step.tool_choice = event.tool_choice
         self.trace.steps.append(step)
 
+    def head_start(self, attempt: int, usage: Usage) -> None:
+        """Open the step of a head start's turn (toolcycle.run.head_start): iteration 0, no
+        model request, ``usage`` its call; its call is recorded into it, on every path."""
+        self._step(attempt, 0).usage = usage
+
     def _step(self, attempt: int, iteration: int) -> Step:
         steps = self.trace.steps
         for step in reversed(steps):  # nearly always the last one
