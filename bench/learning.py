@@ -361,7 +361,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         strategy_log += agent.strategy_log
         learn_traces.update({f"{epoch}:{k}": v for k, v in agent.traces.items()})
     learner.flush()
-    learn_success = statistics.fmean(o["success"] for o in outcomes.values())
+    # --epochs 0 with --playbook: the playbook as it was learned before, not learned further
+    learn_success = statistics.fmean(o["success"] for o in outcomes.values()) if outcomes \
+        else float("nan")
     learn_seconds = time.perf_counter() - t0
     strategies = learner.strategies(suite.agent_name)
     print(f"learned in {learn_seconds:.0f} s: train success {learn_success:.0%}, "
@@ -386,13 +388,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "learn_success": learn_success, "learn_runs": outcomes, "learn_rows": learn_runs,
         "learn_traces": learn_traces, "strategies": [s.to_dict() for s in strategies],
         "strategy_log": strategy_log, "lessons": args.lessons, "routines": args.routines,
-        "learn_routines": learn_routines, "probe": args.probe,
+        "learn_routines": learn_routines, "probe": args.probe, "head_start": args.head_start,
         "reflection_errors": [str(e)[:500] for e in learner.errors],
     }
     if args.learn_only or args.repeats < 1:  # --repeats 0: no test split to run either
         return learned
 
-    frozen = Playbook(db, learn=False, routines=args.routines, guide=args.guide)
+    frozen = Playbook(db, learn=False, routines=args.routines, guide=args.guide,
+                      head_start=args.head_start)
     offered = frozen.routine_tools(
         {t.name: t for t in make_agent(suite, model, 0, 0.0, 1, None).tools.values()},
         suite.agent_name)
@@ -553,6 +556,10 @@ def main() -> int:
     parser.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True,
                         help="after a failed train run, ask the other read-only tools what its "
                              "missed calls asked (toolcycle.playbook.probe; default on)")
+    parser.add_argument("--head-start", action=argparse.BooleanOptionalAction, default=True,
+                        help="the playbook arm with Playbook(head_start=True) (default); with "
+                        "--playbook FILE --epochs 0 the same learned playbook is tested with "
+                        "and without head starts")
     parser.add_argument("--learn-routines", action=argparse.BooleanOptionalAction, default=None,
                         help="learn with Playbook(routines=True), so that later train runs use "
                         "what earlier ones taught (default: as --routines)")
