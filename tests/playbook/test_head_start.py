@@ -73,9 +73,10 @@ def test_a_number_the_task_names_may_be_passed_as_a_number() -> None:
 
 
 def test_a_task_naming_no_value_or_two_teaches_nothing_either_way() -> None:
-    assert head_param({"name": "Ada"}, "who is it?") == NO_HEAD
+    assert head_param({"name": "Ada"}, "who is it?") is None
     two = "Is Ada Lovelace older than Alan Turing?"
-    assert head_param({"name": "Ada Lovelace"}, two) == NO_HEAD
+    assert head_param({"name": "Ada Lovelace"}, two) is None
+    assert run_head([_evidence("c1", 1, {"name": "Ada Lovelace"})], two) is None
 
 
 def _evidence(call_id: str, iteration: int, args: dict[str, Any] | None) -> CallEvidence:

@@ -71,12 +71,16 @@ def named_values(task: str) -> list[str]:
     return list(dict.fromkeys(value for _, value in sorted(found)))
 
 
-def head_param(arguments: Mapping[str, Any] | None, task: str) -> str:
+def head_param(arguments: Mapping[str, Any] | None, task: str) -> str | None:
     """The argument of a run's first call that took the task's one named value (compared
-    without case or surrounding space), or :data:`NO_HEAD`: the task names no value or more
-    than one, or no argument took it, or two did."""
+    without case or surrounding space), or :data:`NO_HEAD`: no argument took it, or two did;
+    None where the task names no value or more than one (then the run says nothing about
+    head starts either way: sources JSON at f645126 had a balance sequence learned from two
+    runs passing the name and one whose task named none, 2 of 3, short of :data:`HEAD_SHARE`)."""
     values = named_values(task)
-    if len(values) != 1 or not isinstance(arguments, Mapping):
+    if len(values) != 1:
+        return None
+    if not isinstance(arguments, Mapping):
         return NO_HEAD
     wanted = values[0].casefold()
     took = [name for name, value in arguments.items()

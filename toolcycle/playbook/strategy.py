@@ -179,7 +179,8 @@ class Insight:
     tool_words: list[str] = field(default_factory=list)
     #: For a sequence: the argument of its first call that took the task's one named value
     #: (:func:`toolcycle.playbook.head_start.head_param`), ``""`` where none did; ``None``
-    #: where the run is no evidence (its first call was made for it, or stored before).
+    #: where the run is no evidence (its task names no one value, its first call was made
+    #: for it, or it was stored before).
     head: str | None = None
 
     @property
