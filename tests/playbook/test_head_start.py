@@ -33,13 +33,17 @@ from .test_repair import _learned
     ("Who is asset AT-42015 assigned to?", ["AT-42015"]),
     ("What is the delay of train KL644 in minutes?", ["KL644"]),
     ("Who cleaned room 1126 most recently?", ["1126"]),
-    ("Is Lucia Bertolini's HbA1c high?", ["Lucia Bertolini", "HbA1c"]),
+    ("Is Lucia Bertolini's HbA1c high?", ["Is Lucia Bertolini", "Lucia Bertolini", "HbA1c"]),
     # an abbreviation is no name; times, dates, decimals and short numbers are no ids
     ("When is the next free slot for Dr. Abernethy?", []),
     ("Which table is free for four at 6:45 pm?", []),
     ("Trains on 2026-08-03 after 12:30?", []),
     ("Is 3.1415 more than 40 or 99?", []),
     ("", []),
+    # a sentence's first word is no name by its capital alone: either reading may be meant
+    ("Carraway Opticians has an open balance due; how much is it?",
+     ["Carraway Opticians", "Opticians"]),
+    ("Seat? Idris Falconet has a booking.", ["Idris Falconet", "Falconet"]),
     ("how much is it?", []),
 ])
 def test_named_values(task: str, values: list[str]) -> None:

@@ -54,6 +54,8 @@ NO_HEAD = ""
 # ids written with a hyphen ("C-3019", "AT-42015": letters, a hyphen, digits), and numbers of
 # three digits or more standing alone ("room 1126"; not in a time, date or decimal)
 _CODE = re.compile(r"(?<![\w.-])[A-Z]{1,5}-\d{2,}(?:-[A-Z0-9]+)*(?![\w-])")
+# a capitalised word beginning the text or a sentence, right before where a name begins
+_SENTENCE_START_WORD = re.compile(r"(?:^|[.?!;:]\s+)([A-Z][a-z]+) $")
 _NUMBER = re.compile(r"(?<![\w.:/-])\d{3,}(?![\w:/-]|\.\d)")
 
 
@@ -68,6 +70,11 @@ def named_values(task: str) -> list[str]:
             start = task.find(phrase, at)
             found.append((start, phrase))
             at = max(at, start)
+            # "Carraway Opticians has an open balance": a sentence's first word is no name by
+            # its capital alone, so the task names "Opticians" or "Carraway Opticians"
+            before = _SENTENCE_START_WORD.search(task, 0, max(start, 0))
+            if start > 0 and before is not None:
+                found.append((before.start(1), task[before.start(1):start + len(phrase)]))
     return list(dict.fromkeys(value for _, value in sorted(found)))
 
 
