@@ -153,8 +153,10 @@ class Trace:
     @property
     def iterations(self) -> int:
         """The model's turns: every step but a head start's (the calls a tool selection made
-        before the first request, :mod:`toolcycle.run.head_start`, kept as iteration 0)."""
-        return sum(1 for step in self.steps if step.iteration > 0)
+        before the first request, :mod:`toolcycle.run.head_start`, kept as iteration 0).
+        ``!= 0``, not ``> 0``: a trace read from a file may hold any value there, and its
+        views count it (tests/security/test_viewer.py)."""
+        return sum(1 for step in self.steps if step.iteration != 0)
 
     @property
     def duration_ms(self) -> float:
