@@ -102,6 +102,18 @@ async def test_a_call_of_no_tool_with_unreadable_arguments_is_told_it_names_no_t
     assert second.error == "Unknown tool `ad`. Available tools: add."
 
 
+async def test_a_call_to_an_answer_tool_not_offered_is_told_to_answer() -> None:
+    # answer({"answer": ...}) over a native API: told only "Unknown tool", the 1.5B wrote it
+    # again to the iteration limit
+    model = ScriptedModel([call("final_answer", {"answer": "5"}), "5"])
+    result = await Agent(model, tools=[add]).run("go")
+    [record] = result.tool_calls
+    assert record.kind == "unknown" and record.error == (
+        "`final_answer` is not a tool: if you have the answer, give it as your final answer. "
+        "Available tools: add.")
+    assert result.output == "5"
+
+
 async def test_throwing_tool_beside_succeeding_one() -> None:
     model = ScriptedModel([[call("boom", {"reason": "x"}), call("add", {"a": 1, "b": 2})], "ok"])
     result = await Agent(model, tools=[add, boom]).run("go")

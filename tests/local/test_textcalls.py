@@ -262,3 +262,43 @@ def test_a_python_literal_with_a_stray_escape_is_read_without_a_warning() -> Non
         warnings.simplefilter("always")
         assert decode_lenient("{'pattern': '\\[a-z]'}") == {"pattern": "\\[a-z]"}
     assert [w for w in caught if issubclass(w.category, SyntaxWarning)] == []
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ('{"name": "answer", "arguments": {"answer": "At sorting centre Leeds."}}',
+     "At sorting centre Leeds."),
+    ('```json\n{"name": "answer", "arguments": {"price": "2.215"}}\n```', "2.215"),
+    ('{"name": "final_answer", "arguments": {"value": 14}}', "14"),
+    ('<tool_call>{"name": "Final Answer", "arguments": {"answer": "12 C", "note": "x"}}',
+     "12 C"),
+])
+def test_a_call_to_an_answer_tool_not_offered_is_the_answer(text: str, answer: str) -> None:
+    parsed = parse_tool_calls(text, "t", {"weather", "get_quote"})
+    assert parsed.calls == []
+    assert parsed.answer == answer
+
+
+@pytest.mark.parametrize("text", [
+    # offered: a real tool named answer is called like any
+    '{"name": "answer", "arguments": {"answer": "x"}}',
+])
+def test_an_offered_answer_tool_is_called(text: str) -> None:
+    assert calls_of(text, {"answer"}) == [("answer", {"answer": "x"})]
+
+
+@pytest.mark.parametrize("text", [
+    # beside a real call: the calls count, and the loop answers the unknown one
+    '[{"name": "weather", "arguments": {"city": "Oslo"}}, '
+    '{"name": "answer", "arguments": {"answer": "x"}}]',
+    # no value, several values without an answer key, a nested value, null, an empty string
+    '{"name": "answer", "arguments": {}}',
+    '{"name": "answer", "arguments": {"a": "1", "b": "2"}}',
+    '{"name": "answer", "arguments": {"answer": {"temp": 12}}}',
+    '{"name": "answer", "arguments": {"answer": null}}',
+    '{"name": "answer", "arguments": {"answer": ""}}',
+    # a name that is not an answer
+    '{"name": "lookup", "arguments": {"answer": "x"}}',
+])
+def test_calls_that_are_not_an_answer_stay_calls(text: str) -> None:
+    parsed = parse_tool_calls(text, "t", {"weather"})
+    assert parsed.calls and parsed.answer is None

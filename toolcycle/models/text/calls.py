@@ -102,13 +102,47 @@ def parse_tool_calls(
             answers.append(answer)
             used.append(span)
     thought = _remove_spans(text, used)
-    answer = "\n".join(answers) if answers else None
     if tool_names is not None:
         for index, call in enumerate(calls):
             name = resolve_tool_name(call.name, tool_names)
             if name != call.name:
                 calls[index] = replace(call, name=name)
+        if calls and not answers and (written := answer_written_as_call(calls, tool_names)):
+            calls, answers = [], [written]
+    answer = "\n".join(answers) if answers else None
     return ParsedReply(thought=thought, calls=calls, answer=answer)
+
+
+def answer_written_as_call(calls: Sequence[ToolCall], tool_names: Collection[str]) -> str | None:
+    """The answer a reply gave as a call to a tool named for answering that is not offered
+    (``answer({"answer": "..."})``, ``final_answer({"price": "2.215"})``), or None.
+
+    Why: the JSON protocol asks for ``{"answer": ...}``, but Qwen2.5-Coder-1.5B wrote its
+    answer as a call to an ``answer`` tool in 41 runs of the 2026-12-02/03 benchmark logs
+    (chains and hotel JSON); told "Unknown tool `answer`", it wrote the same call again to the
+    iteration limit, or wandered off and lost the answer it had (chains train-15: the rate
+    2.215 in hand, then a weather call, then "unknown"). Only when every call of the reply is
+    such a call, each with one value (or an answer key): a reply that also calls a real tool
+    is calls, and the loop answers the unknown one.
+    """
+    texts: list[str] = []
+    for call in calls:
+        if call.name in tool_names or _name_key(call.name) not in _ANSWER_TOOL_NAMES or (
+                not call.arguments):
+            return None
+        args = call.arguments
+        keyed = [args[k] for k in ANSWER_KEYS if k in args]
+        values = keyed if len(keyed) == 1 else list(args.values()) if len(args) == 1 else []
+        if not values or values[0] is None or isinstance(values[0], dict | list):
+            return None
+        texts.append(str(values[0]).strip())
+    return "\n".join(texts) if texts and all(texts) else None
+
+
+#: Names (compared as :func:`_name_key` makes them) a model gives a tool it invents for its
+#: answer.
+_ANSWER_TOOL_NAMES = frozenset({"answer", "finalanswer", "giveanswer", "provideanswer",
+                                "final", "respond", "response", "reply"})
 
 
 def resolve_tool_name(name: str, tool_names: Collection[str]) -> str:
