@@ -80,6 +80,48 @@ def test_a_chain_without_a_shown_flow_or_shared_words_waits_for_three_runs(
     assert other.strategies() == []
 
 
+def test_a_failed_run_showing_the_flow_of_a_chain_one_success_taught_promotes_it(
+        db_location: str) -> None:
+    # chains JSON 2026-12-03o: one currency run succeeded; another made the same chain the
+    # same way (country_info's code fed to exchange_rate), then lost its answer
+    store, curator = open_store(db_location), Curator()
+    assert [d.op for d in _learn(store, curator, stock_trace("Acme Corp"))] == ["candidate"]
+    failed = stock_trace("Globex Corp")
+    [flow] = [i for i in reflect(failed, success=False, domain="support")
+              if i.kind == "sequence"]
+    assert not flow.success and flow.tools == ["find_ticker", "get_quote"] and flow.feeds
+    ops = _learn(store, curator, failed, success=False)
+    assert [d.op for d in ops] == ["add"]
+    assert "1 that showed its data flow" in ops[0].detail
+    [strategy] = store.strategies()
+    assert strategy.support == 1 and strategy.helpful == 0  # a failed run is no success
+    assert len(strategy.feeds) == 2 and strategy.heads == ["company", "company"]
+    assert "price" in strategy.applies_when and "globex" not in strategy.applies_when
+
+
+def test_a_failed_runs_flow_counts_only_beside_a_success_of_another_task_of_its_kind(
+        db_location: str) -> None:
+    store, curator = open_store(db_location), Curator()
+    # before any success: nothing to confirm, nothing kept
+    assert _learn(store, curator, stock_trace("Acme Corp"), success=False) == []
+    assert store.candidates() == []
+    _learn(store, curator, stock_trace("Globex Corp"))
+    # the same task again, a task of another kind, a chain whose steps were not fed
+    again = stock_trace("Globex Corp")
+    other = make_trace("Which weather station reports for Umbra Ltd?",
+                       [[("find_ticker", {"company": "Umbra Ltd"}, "UMBR", None)],
+                        [("get_quote", {"ticker": "UMBR"}, "UMBR: 10 USD", None)]])
+    unfed = make_trace("What is the stock price of Initech?",
+                       [[("find_ticker", {"company": "Initech"}, "found it", None)],
+                        [("get_quote", {"ticker": "INTC"}, "INTC: 10 USD", None)]])
+    for trace in (again, other, unfed):
+        ops = _learn(store, curator, trace, success=False)
+        assert "add" not in [d.op for d in ops]
+    assert store.strategies() == []
+    [candidate] = store.candidates()
+    assert candidate.get("flows", []) == []
+
+
 def test_failed_runs_never_promote_a_sequence(db_location: str) -> None:
     store, curator = open_store(db_location), Curator()
     for company in ("A", "B", "C", "D"):

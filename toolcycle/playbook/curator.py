@@ -6,7 +6,8 @@ bloats; itemised bullets changed by deltas do neither. The operations here are:
 ``add``      a pattern seen in ``promote_after`` (3) successful runs of different tasks
              becomes a strategy (failure patterns: seen in 3 runs of different tasks); a
              tool chain whose data flow two of them showed (each step fed a value taken
-             out of the previous result, by one rule across tasks) needs only those two; a
+             out of the previous result, by one rule across tasks) needs only those two,
+             and one of them may be a failed run that made the chain the same way; a
              failed run of the same kind of task that answered after only the start of a
              tool sequence counts as one of those runs, once two succeeded with it;
              one-off LLM advice is added directly;
@@ -116,7 +117,7 @@ class Curator:
         pitfalls: dict[str, list[Strategy]],
     ) -> list[Delta]:
         if insight.kind == "sequence" and not insight.success:
-            return []
+            return self._count_flow(store, insight, touched)
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         existing = touched.get(sid) or store.get(sid)
         if existing is not None and existing.status == "retired":
@@ -208,6 +209,33 @@ class Curator:
                     f"run {outcome.run_id} stopped short of it"))
         return deltas
 
+    def _count_flow(self, store: PlaybookStore, insight: Insight,
+                    touched: dict[str, Strategy]) -> list[Delta]:
+        """A failed run whose calls made a candidate sequence's chain, each step fed from the
+        previous result (:func:`~toolcycle.playbook.reflector.data_flow`), on a task of the
+        same kind (a word the successes share is in it) and not one of theirs, shows the
+        chain's data flow again: with one success beside it, that is the second run
+        :func:`_flow_shown` asks for. It is never a success of its own: a failed run alone
+        starts no candidate, counts for no strategy and lends it no advice; it lends the
+        pattern its words and its head (what its first call took from the task)."""
+        data = store.get_candidate(insight.pattern_key)
+        if not insight.feeds or data is None or not data["insights"] or (
+                data["insights"][0].get("kind") != "sequence"):
+            return []
+        flows = data.setdefault("flows", [])
+        if insight.task in {_task_of(i) for i in [*data["insights"], *flows]}:
+            return []
+        evidence = [Insight.from_dict(d) for d in data["insights"]]
+        if not roots(applicability(evidence)) & roots(insight.keywords):
+            return []
+        flows.append(insight.to_dict())
+        data["updated_at"] = time.time()
+        if self._ready(data):
+            return self._promote(store, data, evidence[-1], touched)
+        store.put_candidate(data["key"], insight.domain, data)
+        return [Delta("candidate", strategy_id("sequence", insight.domain, insight.tools, ""),
+                      f"run {insight.run_id} showed its data flow")]
+
     def _ready(self, data: dict[str, Any]) -> bool:
         """Whether a candidate has its runs: ``promote_after`` of them, where a run stopped
         short (:meth:`_count_short`) fills one place at most, and only while the words the
@@ -238,8 +266,13 @@ class Curator:
             # questions that had hit the same error and was shown to those
             if "|" in insight.detail:
                 where = [i for i in evidence if i.detail == insight.detail]
+        flows = [Insight.from_dict(d) for d in data.get("flows", [])]
+        if flows:  # the words its kind of task shares, over the failed runs' tasks too
+            where = [*where, *flows]
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
         touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence), where)
+        for flow in flows:
+            touched[sid].add_run(flow.feeds, flow.head)
         earlier = store.get(sid)
         if earlier is not None and earlier.status == "retired":
             # Relearned: a retired lesson's pattern seen again is counted as a candidate, and
@@ -254,7 +287,8 @@ class Curator:
         store.delete_candidate(data["key"])
         short = len(data.get("short", []))
         return [Delta("add", sid, f"promoted after {len(evidence)} runs"
-                      + (f" and {short} that stopped short of it" if short else ""))]
+                      + (f" and {short} that stopped short of it" if short else "")
+                      + (f" and {len(flows)} that showed its data flow" if flows else ""))]
 
     # -- merge and retire ------------------------------------------------------------------
 
@@ -412,13 +446,14 @@ def _flow_shown(data: dict[str, Any]) -> bool:
     weather each had two runs of their whole chain and stayed unlearned at three.
     """
     evidence = data["insights"]
-    if len(evidence) < MIN_FEED_EXAMPLES or evidence[0].get("kind") != "sequence":
+    runs = [*evidence, *data.get("flows", [])]  # a failed run's flow counts beside a success
+    if not evidence or len(runs) < MIN_FEED_EXAMPLES or evidence[0].get("kind") != "sequence":
         return False
-    if not applicability([Insight.from_dict(d) for d in evidence]):
+    if not applicability([Insight.from_dict(d) for d in runs]):
         return False  # tasks worded apart: promoted now, it would be shown to no task
     tools = list(evidence[0].get("tools", []))
     trial = Strategy(id="", domain="", advice="", kind="sequence", tools=tools,
-                     feeds=[list(i.get("feeds") or []) for i in evidence])
+                     feeds=[list(i.get("feeds") or []) for i in runs])
     return induce(trial) is not None
 
 

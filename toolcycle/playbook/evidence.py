@@ -198,8 +198,23 @@ def answer_chain(trace: Trace, calls: list[CallEvidence]) -> list[CallEvidence]:
     good = [c for c in calls if c.ok]
     if not good:
         return []
-    answer = _answering_call(trace, good)
+    return feeding_chain(_answering_call(trace, good), good, trace.user_prompt or "")
+
+
+def fed_chains(trace: Trace, calls: list[CallEvidence]) -> list[list[CallEvidence]]:
+    """Each good call with the calls whose results fed its arguments, longest chains first
+    (the later of two alike): what a run that answered wrong shows of a tool chain's data
+    flow, whatever its answer quoted."""
+    good = [c for c in calls if c.ok]
     prompt = trace.user_prompt or ""
+    chains = [feeding_chain(end, good, prompt) for end in good]
+    return sorted(chains, key=lambda chain: (-len(chain), -chain[-1].index))
+
+
+def feeding_chain(answer: CallEvidence, good: list[CallEvidence],
+                  prompt: str) -> list[CallEvidence]:
+    """``answer`` and, before it, the good calls whose results fed its arguments (a value
+    the prompt has fed nothing), in call order."""
     chain = [answer]
     frontier = [answer]
     while frontier:

@@ -32,6 +32,7 @@ from .evidence import (
     arg_values,
     blames_arguments,
     classify,
+    fed_chains,
     repair_of,
     stated_repair,
 )
@@ -249,6 +250,18 @@ def reflect(trace: Trace, *, success: bool, domain: str,
             tool_latency_ms=analysis.tool_latency_ms, detail=detail,
         )
 
+    def chain_lesson(chain: list[CallEvidence], tools: list[str], advice: str,
+                     feeds: list[dict[str, Any]]) -> Insight:
+        lesson = insight("sequence", advice, tools, "")
+        lesson.feeds, lesson.head = feeds, run_head(chain, trace.user_prompt or "")
+        lesson.tool_words = sequence_words(
+            analysis.keywords, lesson.tools, descriptions,
+            chain[-1].call.result if chain else None,
+            str(trace.output or ""), trace.user_prompt or "",
+            [(c.call.result or "", str(f["value"]), c.call.args or {})
+             for c, f in zip(chain, lesson.feeds, strict=False)])
+        return lesson
+
     insights: list[Insight] = []
     if success and analysis.sequence:
         chain_names = set(analysis.sequence)
@@ -258,15 +271,11 @@ def reflect(trace: Trace, *, success: bool, domain: str,
                  for i, f in enumerate(feeds) if f.get("pick")}
         advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
                                  shaped_values(trace, analysis.calls, analysis.chain), picks)
-        lesson = insight("sequence", advice, list(analysis.sequence), "")
-        lesson.feeds, lesson.head = feeds, run_head(analysis.chain, trace.user_prompt or "")
-        lesson.tool_words = sequence_words(
-            analysis.keywords, lesson.tools, descriptions,
-            analysis.chain[-1].call.result if analysis.chain else None,
-            str(trace.output or ""), trace.user_prompt or "",
-            [(c.call.result or "", str(f["value"]), c.call.args or {})
-             for c, f in zip(analysis.chain, lesson.feeds, strict=False)])
-        insights.append(lesson)
+        insights.append(chain_lesson(analysis.chain, list(analysis.sequence), advice, feeds))
+    elif not success and (flow := data_flow(trace, analysis)) is not None:
+        # a failed run's chain is no lesson, but its data flow is evidence for one that a
+        # successful run of another task taught (Curator: it counts only beside such a run)
+        insights.append(chain_lesson(flow[0], [c.call.name for c in flow[0]], "", flow[1]))
     seen: set[tuple[str, str]] = set()
     for c in analysis.calls:
         # a name no provider accepts is stood in for by one placeholder: no tool to warn of
@@ -302,6 +311,29 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         # wrong: evidence for the lesson; right: evidence against it (the curator weighs both)
         insights.append(insight("pitfall", NO_CALL_ADVICE, [], NO_CALL))
     return insights
+
+
+def data_flow(trace: Trace, analysis: TraceAnalysis
+              ) -> tuple[list[CallEvidence], list[dict[str, Any]]] | None:
+    """The longest chain of a run's good calls in which each call took an argument out of
+    the previous one's result (two tools or more, each once), with its feed examples; None
+    where no call fed another.
+
+    Why: on `chains` (JSON, 2026-12-03o) a currency run called ``country_info`` and passed
+    its "currency code TSI" to ``exchange_rate``, which answered "1 TSI = 2.215 USD", then
+    called an ``answer`` tool that does not exist, wandered off and answered wrong. The one
+    successful currency run (another country) had made the same chain the same way; two runs
+    showing a chain's data flow promote it (:func:`~toolcycle.playbook.curator._flow_shown`),
+    and without the failed one the sequence was never learned, so every test run of the kind
+    found the chain by hand (3 to 7 turns).
+    """
+    prompt = trace.user_prompt or ""
+    for chain in fed_chains(trace, analysis.calls):
+        if len(chain) < 2:
+            return None
+        if feeds := chain_feeds(chain, prompt):
+            return chain, feeds
+    return None
 
 
 def answered_without_a_call(trace: Trace) -> bool:
