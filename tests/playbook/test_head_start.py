@@ -15,6 +15,7 @@ from toolcycle.playbook.head_start import (
     head_call,
     head_param,
     learned_param,
+    named_phrase,
     named_values,
     run_head,
 )
@@ -81,6 +82,45 @@ def test_a_task_naming_no_value_or_two_teaches_nothing_either_way() -> None:
     two = "Is Ada Lovelace older than Alan Turing?"
     assert head_param({"name": "Ada Lovelace"}, two) is None
     assert run_head([_evidence("c1", 1, {"name": "Ada Lovelace"})], two) is None
+
+
+@pytest.mark.parametrize(("task", "name", "phrase"), [
+    ("How many Tavish shelf brackets are in stock right now?", "Tavish",
+     "Tavish shelf brackets"),
+    ("Who is the supplier of the Fenby staple gun?", "Fenby", "Fenby staple gun"),
+    ("Stock count for the Ulster grit sander, please.", "Ulster", "Ulster grit sander"),
+    ("What quantity of the Corwen ladder do we hold?", "Corwen", "Corwen ladder"),
+    ("What is the balance due for Halvergate Vets?", "Halvergate Vets", "Halvergate Vets"),
+    ("Is Zed a big extra long tail word here?", "Zed", "Zed"),  # "a" ends it
+    ("Get Zed boxes crates tins jars", "Zed", "Zed boxes crates tins"),  # three words at most
+    ("Order Zed's gear", "Zed", "Zed"),  # not across a possessive
+    ("Find Zed", "Zed", "Zed"), ("Find Zed.", "Zed", "Zed"),
+])
+def test_named_phrase(task: str, name: str, phrase: str) -> None:
+    assert named_phrase(task, name) == phrase
+
+
+def test_named_phrase_of_a_name_the_task_lacks_is_the_name() -> None:
+    assert named_phrase("", "Zed") == "Zed"
+    assert named_phrase("Zed " + "box " * 10_000, "Zed") == "Zed box box box"
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    ({"item": "Tavish shelf brackets"}, "item+"),  # the name and the words after it
+    ({"item": "tavish Shelf Brackets "}, "item+"),
+    ({"item": "Tavish"}, "item"),  # the name alone
+    ({"item": "Tavish shelf"}, NO_HEAD),
+    ({"item": "Tavish shelf brackets", "sku": "Tavish shelf brackets"}, NO_HEAD),
+    ({"item": None}, NO_HEAD), ({"item": ""}, NO_HEAD), ({"item": []}, NO_HEAD),
+    ({"item": {}}, NO_HEAD), ({}, NO_HEAD),
+])
+def test_head_param_of_a_thing_named_in_more_words(arguments: Any, expected: str) -> None:
+    task = "How many Tavish shelf brackets are in stock right now?"
+    assert head_param(arguments, task) == expected
+
+
+def test_a_name_with_no_words_after_it_is_never_a_phrase() -> None:
+    assert head_param({"name": "Ingrid Halvorsen"}, "Where is Ingrid Halvorsen?") == "name"
 
 
 def _evidence(call_id: str, iteration: int, args: dict[str, Any] | None) -> CallEvidence:
@@ -165,6 +205,21 @@ def test_head_call_passes_the_one_value_to_the_learned_argument() -> None:
     typed = _sequence({"room": 2})
     assert head_call(typed, tool(housekeeping, read_only=True), "Is room 1126 clean?") == {
         "room": 1126}
+
+
+def ledger(item: str) -> str:
+    """Units on hand."""
+    return f"{item}: 12"
+
+
+def test_a_head_start_learned_as_a_phrase_passes_the_name_and_the_words_after_it() -> None:
+    made = tool(ledger, read_only=True)
+    learned = _sequence({"item+": 3, NO_HEAD: 1})
+    task = "What quantity of the Corwen ladder do we hold?"
+    assert head_call(learned, made, task) == {"item": "Corwen ladder"}
+    assert head_call(_sequence({"item": 3}), made, task) == {"item": "Corwen"}
+    long = "Stock of Zed " + "x" * 200 + "?"
+    assert head_call(learned, made, long) is None  # over MAX_VALUE_CHARS
 
 
 @pytest.mark.parametrize("why", ["not read-only", "approval", "other required", "no param",

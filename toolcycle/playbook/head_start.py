@@ -15,8 +15,9 @@ of its first call took the task's one named value (:func:`head_param`: a name as
 task that names exactly one value is given a head start only where the first sequence it is
 shown learned so from at least :data:`MIN_HEAD_RUNS` runs and from most of its runs
 (:data:`HEAD_SHARE`), and the first tool takes that one argument alone. "Tavish shelf
-brackets" is an item the task names in more words than its one name ("Tavish"): runs passing
-the item teach no head start, and such a task gets none.
+brackets" is an item the task names in more words than its one name ("Tavish"): where the
+runs passed the name with the words after it (:func:`named_phrase`), that is what a head start
+passes.
 
 What it may call is what a fallback may: a tool declared ``read_only`` (or a routine of such
 tools) needing no approval. The call is the run's own, in its history and trace like any, and
@@ -50,6 +51,21 @@ MIN_NAME_CHARS = 3
 MAX_VALUE_CHARS = 120
 #: The key a run whose first call took no named value is counted under.
 NO_HEAD = ""
+#: Ends the key of an argument that took the named value with the words after it
+#: (:func:`named_phrase`): ``"item+"``.
+PHRASE = "+"
+#: The most words a phrase adds to the name it begins with.
+MAX_PHRASE_WORDS = 3
+# words that end a phrase: what stands between a thing's name and the rest of a question
+_PHRASE_ENDS = frozenset("""
+    a an the and or but nor if so than then that this these those there here which who whom
+    whose what when where why how is are was were be been being am do does did done have has
+    had having can could may might must shall should will would in on at to for from of off
+    by with without about into onto over under up down out as per via we you he she it they
+    i me us him her them my our your his its their mine ours yours theirs right now today
+    currently still yet please left
+""".split())  # noqa: SIM905 (a word list reads better so)
+_NEXT_WORD = re.compile(r" ([a-z][a-z-]*)(?=[\s,.;:?!)]|$)")
 
 # ids written with a hyphen ("C-3019", "AT-42015": letters, a hyphen, digits), and numbers of
 # three digits or more standing alone ("room 1126"; not in a time, date or decimal)
@@ -78,22 +94,45 @@ def named_values(task: str) -> list[str]:
     return list(dict.fromkeys(value for _, value in sorted(found)))
 
 
+def named_phrase(task: str, name: str) -> str:
+    """``name`` with the lower-case words that follow it in ``task`` (at most
+    :data:`MAX_PHRASE_WORDS`, up to a word such as "are", "in" or "do", or a punctuation mark):
+    what a thing the task names by more words than its name is called. "How many Tavish shelf
+    brackets are in stock?" names "Tavish"; the item is "Tavish shelf brackets"."""
+    at = task.find(name)
+    if at < 0:
+        return name
+    end = at + len(name)
+    for _ in range(MAX_PHRASE_WORDS):
+        word = _NEXT_WORD.match(task, end)
+        if word is None or word.group(1) in _PHRASE_ENDS:
+            break
+        end = word.end()
+    return task[at:end]
+
+
 def head_param(arguments: Mapping[str, Any] | None, task: str) -> str | None:
     """The argument of a run's first call that took the task's one named value (compared
-    without case or surrounding space), or :data:`NO_HEAD`: no argument took it, or two did;
-    None where the task names no value or more than one (then the run says nothing about
-    head starts either way: sources JSON at f645126 had a balance sequence learned from two
-    runs passing the name and one whose task named none, 2 of 3, short of :data:`HEAD_SHARE`)."""
+    without case or surrounding space), that value's :func:`named_phrase` where it is longer
+    (the argument's name then ends with :data:`PHRASE`: "item+"), or :data:`NO_HEAD`: no
+    argument took either, or two did; None where the task names no value or more than one
+    (then the run says nothing about head starts either way: sources JSON at f645126 had a
+    balance sequence learned from two runs passing the name and one whose task named none,
+    2 of 3, short of :data:`HEAD_SHARE`)."""
     values = named_values(task)
     if len(values) != 1:
         return None
     if not isinstance(arguments, Mapping):
         return NO_HEAD
-    wanted = values[0].casefold()
-    took = [name for name, value in arguments.items()
-            if isinstance(value, str | int) and not isinstance(value, bool)
-            and str(value).strip().casefold() == wanted]
-    return took[0] if len(took) == 1 else NO_HEAD
+    name = values[0]
+    phrase = named_phrase(task, name)
+    for wanted, key in ((name, ""), (phrase, PHRASE)):
+        took = [arg for arg, value in arguments.items()
+                if isinstance(value, str | int) and not isinstance(value, bool)
+                and str(value).strip().casefold() == wanted.casefold()]
+        if len(took) == 1 and (not key or phrase != name):
+            return took[0] + key
+    return NO_HEAD
 
 
 def run_head(chain: Sequence[CallEvidence], task: str) -> str | None:
@@ -122,15 +161,19 @@ def head_call(strategy: Strategy, tool: Tool[Any] | None, task: str
     (the sequence's first tool, or the routine standing in for it), or None: no head start
     learned, the task names no single value, the tool may not be called unasked or takes
     more than that argument."""
-    param = learned_param(strategy)
-    if param is None or tool is None or not tool.policy.read_only or tool.requires_approval:
+    learned = learned_param(strategy)
+    if learned is None or tool is None or not tool.policy.read_only or tool.requires_approval:
         return None
     values = named_values(task)
-    if len(values) != 1 or len(values[0]) > MAX_VALUE_CHARS:
+    if len(values) != 1:
+        return None
+    param = learned.removesuffix(PHRASE)
+    value = named_phrase(task, values[0]) if learned.endswith(PHRASE) else values[0]
+    if len(value) > MAX_VALUE_CHARS:
         return None
     props = properties(tool)
     required = tool.spec.parameters.get("required")
     needed = set(required) if isinstance(required, list) else set()
     if param not in props or not needed <= {param}:
         return None
-    return {param: typed(values[0], props[param])}
+    return {param: typed(value, props[param])}
