@@ -13,7 +13,8 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
 from toolcycle.playbook.evidence import classify
-from toolcycle.playbook.reflector import chain_feeds, reflect
+from toolcycle.playbook.flow import chain_feeds
+from toolcycle.playbook.reflector import reflect
 from toolcycle.playbook.routine import (
     Feed,
     feed_example,

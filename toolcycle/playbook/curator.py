@@ -25,7 +25,6 @@ curate the same playbook without losing updates.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,14 +32,12 @@ from typing import Any, Literal
 
 from .applicability import applicability, by_root, confirmed, confirmed_by, word_support
 from .checks import check_curator
-from .dead_end import FOUND_NOTHING
-from .evidence import Repair
+from .flow import flow_shown
 from .outcome import RunOutcome, use_verdict
-from .reflector import NO_CALL, pitfall_advice
-from .routine import MIN_FEED_EXAMPLES, induce
-from .stats import is_timeout
+from .pitfall_repair import best_repaired, repair_from_use, same_failure, take_repair
+from .reflector import NO_CALL
 from .store import PlaybookStore
-from .strategy import PROBED, Insight, Strategy, keywords, root, roots, strategy_id
+from .strategy import PROBED, Insight, Strategy, keywords, roots, strategy_id
 
 DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
 
@@ -60,7 +57,8 @@ class Curator:
 
     promote_after: int = 3
     #: A tool chain whose data flow two successful runs showed is promoted after those two
-    #: (:func:`_flow_shown`); False: it waits for ``promote_after`` like any pattern.
+    #: (:func:`~toolcycle.playbook.flow.flow_shown`); False: it waits for ``promote_after``
+    #: like any pattern.
     promote_on_flow: bool = True
     max_per_domain: int = 100
     #: Patterns waiting for evidence, per domain: beyond it the longest-unconfirmed go.
@@ -108,7 +106,7 @@ class Curator:
                                 outcome.tool_latency_ms, verdict)
             touched[sid] = strategy
             deltas.append(Delta("update", sid, f"{verdict} in run {outcome.run_id}"))
-            if verdict == "helpful" and (repair := _repair_from_use(strategy, outcome)):
+            if verdict == "helpful" and (repair := repair_from_use(strategy, outcome)):
                 deltas.append(Delta("update", sid, f"repair from run {outcome.run_id}: {repair}"))
         return deltas
 
@@ -134,9 +132,9 @@ class Curator:
             if insight.domain not in pitfalls:
                 pitfalls[insight.domain] = [s for s in store.strategies(insight.domain)
                                             if s.kind == "pitfall" and s.detail]
-            existing = _same_failure(pitfalls[insight.domain], insight, touched)
+            existing = same_failure(pitfalls[insight.domain], insight, touched)
         if existing is not None:
-            took = _take_repair(existing, insight)
+            took = take_repair(existing, insight)
             _confirm(existing, insight)
             touched[existing.id] = existing
             return [Delta("update", existing.id, f"seen again in run {insight.run_id}"
@@ -212,12 +210,13 @@ class Curator:
     def _count_flow(self, store: PlaybookStore, insight: Insight,
                     touched: dict[str, Strategy]) -> list[Delta]:
         """A failed run whose calls made a candidate sequence's chain, each step fed from the
-        previous result (:func:`~toolcycle.playbook.reflector.data_flow`), on a task of the
+        previous result (:func:`~toolcycle.playbook.flow.data_flow`), on a task of the
         same kind (a word the successes share is in it) and not one of theirs, shows the
         chain's data flow again: with one success beside it, that is the second run
-        :func:`_flow_shown` asks for. It is never a success of its own: a failed run alone
-        starts no candidate, counts for no strategy and lends it no advice; it lends the
-        pattern its words and its head (what its first call took from the task)."""
+        :func:`~toolcycle.playbook.flow.flow_shown` asks for. It is never a success of its
+        own: a failed run alone starts no candidate, counts for no strategy and lends it no
+        advice; it lends the pattern its words and its head (what its first call took from
+        the task)."""
         data = store.get_candidate(insight.pattern_key)
         if not insight.feeds or data is None or not data["insights"] or (
                 data["insights"][0].get("kind") != "sequence"):
@@ -244,7 +243,7 @@ class Curator:
         if data["insights"] and data["insights"][0].get("detail") == NO_CALL:
             return _no_call_shown(data["insights"], self.promote_after)
         found = len(data["insights"])
-        if found >= self.promote_after or (self.promote_on_flow and _flow_shown(data)):
+        if found >= self.promote_after or (self.promote_on_flow and flow_shown(data)):
             return True
         if found < 1 or found + 1 < self.promote_after:
             return False
@@ -259,7 +258,7 @@ class Curator:
         if insight.detail == NO_CALL:  # the wrong answers are its support; no task words
             evidence, where = [i for i in evidence if not i.success], []
         elif insight.kind == "pitfall":
-            insight = _best_repaired(evidence)
+            insight = best_repaired(evidence)
             # the repair applies where it was seen: a pitfall is pooled over every task that
             # hit the error, and on `chains` "find_ticker fails ... Call staff_directory(name)
             # instead", repaired by a weather question, took the words of the currency
@@ -359,102 +358,6 @@ class Curator:
             deltas.append(Delta("retire", s.id, s.note))
         store.put(changed)
         return deltas
-
-
-def _best_repaired(evidence: Sequence[Insight]) -> Insight:
-    """The pitfall insight to promote: one with the repair the evidence shows most often
-    (the latest such), or the latest one when no run showed a repair."""
-    counts: dict[str, int] = {}
-    for i in evidence:
-        repair = i.detail.partition("|")[2]
-        if repair:
-            counts[repair] = counts.get(repair, 0) + 1
-    if not counts:
-        return evidence[-1]
-    best = max(counts, key=lambda r: counts[r])
-    return [i for i in evidence if i.detail.partition("|")[2] == best][-1]
-
-
-def _same_failure(pitfalls: Sequence[Strategy], insight: Insight,
-                  touched: dict[str, Strategy]) -> Strategy | None:
-    """The active pitfall of the same tool and error class as ``insight``, where one of the
-    two has no repair: the same failure mode, one run having shown what fixes it.
-    ``pitfalls`` are the domain's active pitfalls as stored (read once per run), ``touched``
-    the versions this run has changed.
-
-    A pitfall's id includes its repair, so without this a failure seen again with a repair
-    (or without one) would start a new candidate beside the strategy it repeats.
-    """
-    error_class, _, repair = insight.detail.partition("|")
-    for strategy in pitfalls:
-        strategy = touched.get(strategy.id, strategy)
-        known, _, known_repair = strategy.detail.partition("|")
-        if (strategy.tools[:1] == insight.tools[:1] and known == error_class
-                and not (repair and known_repair)):
-            return strategy
-    return None
-
-
-def _take_repair(strategy: Strategy, insight: Insight) -> bool:
-    """Give a pitfall learned without a repair the repair ``insight``'s run showed, and with
-    it the words of that run's task unless the two share the kind's words (the repair applies
-    where it was seen; see :meth:`Curator._count_candidate`)."""
-    if "|" in strategy.detail or "|" not in insight.detail:
-        return False
-    strategy.advice, strategy.tools = insight.advice, list(insight.tools)
-    strategy.detail = insight.detail
-    said = roots(insight.keywords)
-    shared = [w for w in strategy.applies_when if root(w) in said]
-    strategy.applies_when = (shared if len(shared) >= 2 else applicability([insight]))
-    return True
-
-
-def _repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
-    """An argument repair for a pitfall without one, from a run that followed it and succeeded.
-
-    The run called the pitfall's tool without the error and got the task right; the value it
-    shaped itself (a date it reformatted, a code it built) for the argument the error names
-    (or its only shaped argument) is the format the tool accepts. Measured on `rail`: "fare_quote
-    fails with: invalid date …: expected DD.MM.YYYY" alone left the 1.5B writing 30/09/2026;
-    an example shows it the format. Returns what was learned, or "".
-    """
-    if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or not strategy.detail
-            or "|" in strategy.detail or is_timeout(strategy.detail)
-            or strategy.detail == FOUND_NOTHING):
-        return ""
-    tool, error_class = strategy.tools[0], strategy.detail
-    shaped = outcome.shaped.get(tool, {})
-    named = [k for k in shaped if re.search(rf"\b{re.escape(k)}\b", error_class, re.I)]
-    keys = named or list(shaped)
-    if len(keys) != 1:
-        return ""
-    repair = Repair("argument", tool, argument=keys[0], example=shaped[keys[0]])
-    strategy.advice = pitfall_advice(tool, error_class, repair, timeout=False)
-    strategy.detail = f"{error_class}|{repair.signature}"
-    return f'{keys[0]} like "{shaped[keys[0]]}"'
-
-
-def _flow_shown(data: dict[str, Any]) -> bool:
-    """Whether a sequence candidate's successful runs showed its data flow: each step fed a
-    value taken out of the previous result, found by one extraction rule in
-    :data:`~toolcycle.playbook.routine.MIN_FEED_EXAMPLES` (2) runs of different tasks (the
-    rule a routine is induced by, :func:`~toolcycle.playbook.routine.induce`).
-
-    Why: co-occurrence needs three runs to tell a pattern from chance, but a chain whose every
-    later call took its argument from the earlier result, the same way in two different
-    tasks, is not chance. On `chains` (ReAct, 24 train tasks at about 50 % success) stock and
-    weather each had two runs of their whole chain and stayed unlearned at three.
-    """
-    evidence = data["insights"]
-    runs = [*evidence, *data.get("flows", [])]  # a failed run's flow counts beside a success
-    if not evidence or len(runs) < MIN_FEED_EXAMPLES or evidence[0].get("kind") != "sequence":
-        return False
-    if not applicability([Insight.from_dict(d) for d in runs]):
-        return False  # tasks worded apart: promoted now, it would be shown to no task
-    tools = list(evidence[0].get("tools", []))
-    trial = Strategy(id="", domain="", advice="", kind="sequence", tools=tools,
-                     feeds=[list(i.get("feeds") or []) for i in runs])
-    return induce(trial) is not None
 
 
 def _no_call_shown(evidence: list[dict[str, Any]], wrong_needed: int) -> bool:

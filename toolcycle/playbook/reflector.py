@@ -10,7 +10,6 @@ trace's shape alone cannot show.
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from collections.abc import Mapping
@@ -23,7 +22,7 @@ from ..models.repair import INVALID_TOOL_NAME
 from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
-from .applicability import described_words, row_pick, sequence_words, task_words
+from .applicability import described_words, sequence_words, task_words
 from .evidence import (
     QUOTED,
     CallEvidence,
@@ -32,12 +31,11 @@ from .evidence import (
     arg_values,
     blames_arguments,
     classify,
-    fed_chains,
     repair_of,
     stated_repair,
 )
+from .flow import chain_feeds, data_flow
 from .head_start import run_head
-from .routine import feed_example
 from .stats import is_timeout
 from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
 
@@ -272,7 +270,7 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
                                  shaped_values(trace, analysis.calls, analysis.chain), picks)
         insights.append(chain_lesson(analysis.chain, list(analysis.sequence), advice, feeds))
-    elif not success and (flow := data_flow(trace, analysis)) is not None:
+    elif not success and (flow := data_flow(trace, analysis.calls)) is not None:
         # a failed run's chain is no lesson, but its data flow is evidence for one that a
         # successful run of another task taught (Curator: it counts only beside such a run)
         insights.append(chain_lesson(flow[0], [c.call.name for c in flow[0]], "", flow[1]))
@@ -313,29 +311,6 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     return insights
 
 
-def data_flow(trace: Trace, analysis: TraceAnalysis
-              ) -> tuple[list[CallEvidence], list[dict[str, Any]]] | None:
-    """The longest chain of a run's good calls in which each call took an argument out of
-    the previous one's result (two tools or more, each once), with its feed examples; None
-    where no call fed another.
-
-    Why: on `chains` (JSON, 2026-12-03o) a currency run called ``country_info`` and passed
-    its "currency code TSI" to ``exchange_rate``, which answered "1 TSI = 2.215 USD", then
-    called an ``answer`` tool that does not exist, wandered off and answered wrong. The one
-    successful currency run (another country) had made the same chain the same way; two runs
-    showing a chain's data flow promote it (:func:`~toolcycle.playbook.curator._flow_shown`),
-    and without the failed one the sequence was never learned, so every test run of the kind
-    found the chain by hand (3 to 7 turns).
-    """
-    prompt = trace.user_prompt or ""
-    for chain in fed_chains(trace, analysis.calls):
-        if len(chain) < 2:
-            return None
-        if feeds := chain_feeds(chain, prompt):
-            return chain, feeds
-    return None
-
-
 def answered_without_a_call(trace: Trace) -> bool:
     """Whether the model answered the run itself without calling any tool, though it was
     offered some (``tools_offered`` is None where the run's tools were not recorded).
@@ -347,27 +322,6 @@ def answered_without_a_call(trace: Trace) -> bool:
     """
     return (not trace.tool_calls and trace.tools_offered != []
             and (trace.termination or {}).get("action") == "answered")
-
-
-def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
-    """Per step after the first, the one argument the previous step's result fed, and where
-    the value stood in that result; empty unless every step was fed that way (the chain is
-    then a candidate routine, :mod:`.routine`)."""
-    if len(chain) < 2 or len({c.call.name for c in chain}) != len(chain):
-        return []
-    feeds: list[dict[str, Any]] = []
-    for before, step in itertools.pairwise(chain):
-        result = before.call.result or ""
-        fed = [(key, str(value)) for key, value in sorted((step.call.args or {}).items())
-               if isinstance(value, str | int | float) and not isinstance(value, bool)
-               and len(str(value).strip()) >= 2 and str(value) not in prompt
-               and str(value).lower() in result.lower()]
-        example = feed_example(result, fed[0][1]) if len(fed) == 1 else None
-        if example is None:
-            return []
-        feeds.append({"arg": fed[0][0], **example,
-                      "pick": row_pick(result, fed[0][1], before.call.args or {}, prompt)})
-    return feeds
 
 
 def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvidence] | None = None,

@@ -32,16 +32,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...messages import ToolCall, ToolResult, bounded_repr
+from .names import ANSWER_KEYS, answer_written_as_call, resolve_tool_name
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input")
-ANSWER_KEYS = ("answer", "final_answer", "response")
 
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
 _CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
-_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 _UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
 #: The parse error of a call whose reply stopped at the output token limit while its arguments
 #: were being written: the lenient decoder would close them into a call nobody wrote whole.
@@ -111,62 +110,6 @@ def parse_tool_calls(
             calls, answers = [], [written]
     answer = "\n".join(answers) if answers else None
     return ParsedReply(thought=thought, calls=calls, answer=answer)
-
-
-def answer_written_as_call(calls: Sequence[ToolCall], tool_names: Collection[str]) -> str | None:
-    """The answer a reply gave as a call to a tool named for answering that is not offered
-    (``answer({"answer": "..."})``, ``final_answer({"price": "2.215"})``), or None.
-
-    Why: the JSON protocol asks for ``{"answer": ...}``, but Qwen2.5-Coder-1.5B wrote its
-    answer as a call to an ``answer`` tool in 41 runs of the 2026-12-02/03 benchmark logs
-    (chains and hotel JSON); told "Unknown tool `answer`", it wrote the same call again to the
-    iteration limit, or wandered off and lost the answer it had (chains train-15: the rate
-    2.215 in hand, then a weather call, then "unknown"). Only when every call of the reply is
-    such a call, each with one value (or an answer key): a reply that also calls a real tool
-    is calls, and the loop answers the unknown one.
-    """
-    texts: list[str] = []
-    for call in calls:
-        if call.name in tool_names or _name_key(call.name) not in _ANSWER_TOOL_NAMES or (
-                not call.arguments):
-            return None
-        args = call.arguments
-        keyed = [args[k] for k in ANSWER_KEYS if k in args]
-        values = keyed if len(keyed) == 1 else list(args.values()) if len(args) == 1 else []
-        if not values or values[0] is None or isinstance(values[0], dict | list):
-            return None
-        texts.append(str(values[0]).strip())
-    return "\n".join(texts) if texts and all(texts) else None
-
-
-#: Names (compared as :func:`_name_key` makes them) a model gives a tool it invents for its
-#: answer.
-_ANSWER_TOOL_NAMES = frozenset({"answer", "finalanswer", "giveanswer", "provideanswer",
-                                "final", "respond", "response", "reply"})
-
-
-def resolve_tool_name(name: str, tool_names: Collection[str]) -> str:
-    """The offered tool ``name`` can only mean, else ``name`` as written.
-
-    Small models write tool names loosely: measured on BFCL with Qwen2.5-Coder 0.5B,
-    ``Algebra Quadratic Roots`` for ``algebra_quadratic_roots``, BFCL's own dotted
-    ``math.hypot`` for the offered ``math_hypot``, an OpenAI-style ``functions.`` prefix. Names
-    are compared without case, separators and that prefix; only a match with exactly one
-    offered tool counts, so a guess never picks between two tools.
-    """
-    if name in tool_names:
-        return name
-    key = _name_key(name)
-    if not key:
-        return name
-    matches = [known for known in tool_names if _name_key(known) == key]
-    return matches[0] if len(matches) == 1 else name
-
-
-def _name_key(name: str) -> str:
-    name = name.strip().casefold()
-    name = name.removeprefix("functions.").removeprefix("functions_")
-    return _NOT_ALNUM.sub("", name)
 
 
 # -- locating candidate spans -----------------------------------------------------------------

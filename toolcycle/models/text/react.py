@@ -28,10 +28,10 @@ from .calls import (
     decode_first_object,
     decode_lenient,
     render_observation_text,
-    resolve_tool_name,
     unclosed,
 )
 from .describe import describe_tools
+from .names import resolve_tool_name
 from .protocol import TextProtocolModel
 from .streaming import react_answer_so_far
 
