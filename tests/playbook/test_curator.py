@@ -455,3 +455,21 @@ def test_retired_model_advice_stays_retired(db_location: str) -> None:
     store.put([advice])
     assert curator.apply(store, [Insight(**{**insight.to_dict(), "run_id": "r2"})]) == []
     assert store.strategies() == []
+
+
+def test_a_failed_run_shows_no_data_flow_through_an_empty_or_failed_step() -> None:
+    for empty in ("[]", "{}", "null", "", "No results."):
+        trace = make_trace("What is the stock price of Globex Corp?",
+                           [[("find_ticker", {"company": "Globex Corp"}, "GLBX", None)],
+                            [("get_quote", {"ticker": "GLBX"}, empty, None)]])
+        assert [i for i in reflect(trace, success=False, domain="support")
+                if i.kind == "sequence"] == []
+    failed = make_trace("What is the stock price of Globex Corp?",
+                        [[("find_ticker", {"company": "Globex Corp"}, "GLBX", None)],
+                         [("get_quote", {"ticker": "GLBX"}, None, "quote service down")]])
+    assert [i for i in reflect(failed, success=False, domain="support")
+            if i.kind == "sequence"] == []
+    alone = make_trace("What is the stock price of Globex Corp?",
+                       [[("get_quote", {"ticker": "GLBX"}, "GLBX: 10 USD", None)]])
+    assert [i for i in reflect(alone, success=False, domain="support")
+            if i.kind == "sequence"] == []
