@@ -9,6 +9,7 @@ of that iteration, in call order. Adapters split or merge those as their protoco
 from __future__ import annotations
 
 import json
+import re
 import reprlib
 import sys
 from dataclasses import dataclass, field
@@ -125,6 +126,28 @@ def parse_json_object(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"arguments must be a JSON object, got {type(parsed).__name__}"
     return parsed, None
 
+
+def tool_name_key(name: str) -> str:
+    """A tool name a model wrote, compared loosely: without case, separators and an
+    OpenAI-style ``functions.`` prefix (``Final Answer``, ``final_answer`` and
+    ``functions.finalAnswer`` are one key)."""
+    name = name.strip().casefold()
+    name = name.removeprefix("functions.").removeprefix("functions_")
+    return _NOT_ALNUM.sub("", name)
+
+
+def names_an_answer(name: str) -> bool:
+    """Whether ``name`` is one a model gives a tool it invents to answer through (``answer``,
+    ``final_answer``, ``respond``...). Where no such tool is offered, a text protocol reads
+    the call as the answer and the loop tells the model to give its answer instead
+    (Qwen2.5-Coder-1.5B wrote ``answer({"price": "2.215"})`` and, told "Unknown tool",
+    wrote it again to the iteration limit)."""
+    return tool_name_key(name) in _ANSWER_TOOL_KEYS
+
+
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+_ANSWER_TOOL_KEYS = frozenset({"answer", "finalanswer", "giveanswer", "provideanswer",
+                               "final", "respond", "response", "reply"})
 
 #: Arguments nested deeper than this have no JSON form we accept (the walk stays far from
 #: the recursion limit).

@@ -102,16 +102,28 @@ async def test_a_call_of_no_tool_with_unreadable_arguments_is_told_it_names_no_t
     assert second.error == "Unknown tool `ad`. Available tools: add."
 
 
-async def test_a_call_to_an_answer_tool_not_offered_is_told_to_answer() -> None:
+@pytest.mark.parametrize("name", ["final_answer", "answer", "Final-Answer", "respond"])
+async def test_a_call_to_an_answer_tool_not_offered_is_told_to_answer(name: str) -> None:
     # answer({"answer": ...}) over a native API: told only "Unknown tool", the 1.5B wrote it
     # again to the iteration limit
-    model = ScriptedModel([call("final_answer", {"answer": "5"}), "5"])
+    model = ScriptedModel([call(name, {"answer": "5"}), "5"])
     result = await Agent(model, tools=[add]).run("go")
     [record] = result.tool_calls
     assert record.kind == "unknown" and record.error == (
-        "`final_answer` is not a tool: if you have the answer, give it as your final answer. "
+        f"`{name}` is not a tool: if you have the answer, give it as your final answer. "
         "Available tools: add.")
     assert result.output == "5"
+
+
+async def test_an_offered_tool_named_answer_is_called() -> None:
+    @tool
+    def answer(text: str) -> str:
+        """Record an answer."""
+        return f"noted {text}"
+
+    result = await Agent(ScriptedModel([call("answer", {"text": "5"}), "ok"]),
+                         tools=[answer]).run("go")
+    assert result.tool_calls[0].result == "noted 5" and result.tool_calls[0].error is None
 
 
 async def test_throwing_tool_beside_succeeding_one() -> None:

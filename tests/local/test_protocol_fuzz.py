@@ -39,8 +39,11 @@ def boom(reason: str) -> str:
 
 
 _ARGS = st.sampled_from(['{"a": 1, "b": 2}', '{"a": "x"}', "{", "", '{"reason": "r"}',
-                         '{"a": 1, "b": 2, "c": 3}', "[1, 2]", '{"a": 1e999, "b": 0}'])
-_NAMES = st.sampled_from(["add", "boom", "Add", "nope", "", "add(a=1)", "final_answer"])
+                         '{"a": 1, "b": 2, "c": 3}', "[1, 2]", '{"a": 1e999, "b": 0}',
+                         '{"answer": "3"}', '{"answer": null}', '{"answer": {"n": 3}}'])
+# "answer" and "final_answer" are no offered tool: a reply of such calls alone may be the answer
+_NAMES = st.sampled_from(["add", "boom", "Add", "nope", "", "add(a=1)", "final_answer",
+                          "answer", "Final Answer"])
 _ANSWER = st.sampled_from(["3", "", "It is 3.", '{"answer": "3"}', "Final Answer: 3"])
 
 

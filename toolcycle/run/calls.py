@@ -25,7 +25,7 @@ from typing import Any
 from ..approval import Approve, Defer
 from ..context import CountedTool, RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
-from ..messages import Message, ToolCall, ToolResult
+from ..messages import Message, ToolCall, ToolResult, names_an_answer
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .approvals import PauseRun, decide_turn
@@ -419,7 +419,7 @@ def _unknown_tool(state: RunState, call: ToolCall) -> str:
     if call.original_name is not None:  # repaired before it entered the history
         return (f"`{call.original_name[:200]}` is not a tool name (names are letters, digits, "
                 f"_ and -). Available tools: {available}.")
-    if _NO_ACTION.fullmatch(call.name) or _ANSWER_ACTION.fullmatch(call.name):
+    if _NO_ACTION.fullmatch(call.name) or names_an_answer(call.name):
         # "Action: None" (Qwen2.5-Coder-1.5B, ReAct, with the answer already in an observation):
         # told only that its arguments did not parse, it wrote the same to the iteration limit;
         # answer({"answer": ...}) (the same model, JSON): told "Unknown tool", the same
@@ -430,8 +430,6 @@ def _unknown_tool(state: RunState, call: ToolCall) -> str:
 
 #: Tool names a model writes when it means no tool at all.
 _NO_ACTION = re.compile(r"(?i)none|null|nil|n/?a|no[ _-]?(?:action|tool)s?|nothing|-+")
-#: Tool names a model writes for its answer, when no such tool is offered.
-_ANSWER_ACTION = re.compile(r"(?i)(?:final|give|provide)?[ _-]?answer|respond|reply")
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -8,15 +8,12 @@ could mean none or several is kept as written, and the loop answers it as an unk
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
-from ...messages import ToolCall
+from ...messages import ToolCall, names_an_answer, tool_name_key
 
 #: The keys a model writes its answer under (``{"answer": "..."}``).
 ANSWER_KEYS = ("answer", "final_answer", "response")
-
-_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 
 
 def answer_written_as_call(calls: Sequence[ToolCall], tool_names: Collection[str]) -> str | None:
@@ -24,17 +21,17 @@ def answer_written_as_call(calls: Sequence[ToolCall], tool_names: Collection[str
     (``answer({"answer": "..."})``, ``final_answer({"price": "2.215"})``), or None.
 
     Why: the JSON protocol asks for ``{"answer": ...}``, but Qwen2.5-Coder-1.5B wrote its
-    answer as a call to an ``answer`` tool in 41 runs of the 2026-12-02/03 benchmark logs
-    (chains and hotel JSON); told "Unknown tool `answer`", it wrote the same call again to the
-    iteration limit, or wandered off and lost the answer it had (chains train-15: the rate
-    2.215 in hand, then a weather call, then "unknown"). Only when every call of the reply is
-    such a call, each with one value (or an answer key): a reply that also calls a real tool
-    is calls, and the loop answers the unknown one.
+    answer as a call to an ``answer`` tool 41 times in the logged train runs of 2026-12-02/03
+    (chains train-08 and train-15, hotel train-04 in every hotel JSON row); told "Unknown
+    tool `answer`", it wrote the same call again to the iteration limit, or wandered off and
+    lost the answer it had (chains train-15: the rate 2.215 in hand, then a weather call,
+    then "unknown"). Only when every call of the reply is such a call, each with one value
+    (or an answer key): a reply that also calls a real tool is calls, and the loop answers
+    the unknown one.
     """
     texts: list[str] = []
     for call in calls:
-        if call.name in tool_names or name_key(call.name) not in _ANSWER_TOOL_NAMES or (
-                not call.arguments):
+        if call.name in tool_names or not names_an_answer(call.name) or not call.arguments:
             return None
         args = call.arguments
         keyed = [args[k] for k in ANSWER_KEYS if k in args]
@@ -43,12 +40,6 @@ def answer_written_as_call(calls: Sequence[ToolCall], tool_names: Collection[str
             return None
         texts.append(str(values[0]).strip())
     return "\n".join(texts) if texts and all(texts) else None
-
-
-#: Names (compared as :func:`name_key` makes them) a model gives a tool it invents for its
-#: answer.
-_ANSWER_TOOL_NAMES = frozenset({"answer", "finalanswer", "giveanswer", "provideanswer",
-                                "final", "respond", "response", "reply"})
 
 
 def resolve_tool_name(name: str, tool_names: Collection[str]) -> str:
@@ -62,15 +53,8 @@ def resolve_tool_name(name: str, tool_names: Collection[str]) -> str:
     """
     if name in tool_names:
         return name
-    key = name_key(name)
+    key = tool_name_key(name)
     if not key:
         return name
-    matches = [known for known in tool_names if name_key(known) == key]
+    matches = [known for known in tool_names if tool_name_key(known) == key]
     return matches[0] if len(matches) == 1 else name
-
-
-def name_key(name: str) -> str:
-    """``name`` without case, separators and an OpenAI-style ``functions.`` prefix."""
-    name = name.strip().casefold()
-    name = name.removeprefix("functions.").removeprefix("functions_")
-    return _NOT_ALNUM.sub("", name)
