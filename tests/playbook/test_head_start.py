@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolcycle import tool
+from toolcycle import Tool, ToolSpec, tool
 from toolcycle.messages import Usage
 from toolcycle.playbook.evidence import CallEvidence
 from toolcycle.playbook.head_start import (
@@ -220,6 +220,16 @@ def test_a_head_start_learned_as_a_phrase_passes_the_name_and_the_words_after_it
     assert head_call(_sequence({"item": 3}), made, task) == {"item": "Corwen"}
     long = "Stock of Zed " + "x" * 200 + "?"
     assert head_call(learned, made, long) is None  # over MAX_VALUE_CHARS
+
+
+def test_a_parameter_whose_own_name_ends_with_the_phrase_mark_is_itself() -> None:
+    def odd(**kwargs: Any) -> str:
+        return "x"
+    made = Tool(ToolSpec("odd", "An odd tool.", {
+        "type": "object", "properties": {"item+": {"type": "string"}},
+        "required": ["item+"]}), odd, read_only=True)
+    task = "What quantity of the Corwen ladder do we hold?"
+    assert head_call(_sequence({"item+": 3}), made, task) == {"item+": "Corwen"}
 
 
 @pytest.mark.parametrize("why", ["not read-only", "approval", "other required", "no param",

@@ -40,8 +40,6 @@ def chain_feeds(chain: list[CallEvidence], prompt: str) -> list[dict[str, Any]]:
     return feeds
 
 
-
-
 def data_flow(trace: Trace, calls: list[CallEvidence]
               ) -> tuple[list[CallEvidence], list[dict[str, Any]]] | None:
     """The longest chain of a run's good calls in which each call took an argument out of
@@ -52,9 +50,9 @@ def data_flow(trace: Trace, calls: list[CallEvidence]
     its "currency code TSI" to ``exchange_rate``, which answered "1 TSI = 2.215 USD", then
     called an ``answer`` tool that does not exist, wandered off and answered wrong. The one
     successful currency run (another country) had made the same chain the same way; two runs
-    showing a chain's data flow promote it (:func:`flow_shown`),
-    and without the failed one the sequence was never learned, so every test run of the kind
-    found the chain by hand (3 to 7 turns).
+    showing a chain's data flow promote it (:func:`flow_shown`), and without the failed one
+    the sequence was never learned, so every test run of the kind found the chain by hand
+    (3 to 7 turns).
     """
     prompt = trace.user_prompt or ""
     for chain in fed_chains(trace, calls):
@@ -65,13 +63,13 @@ def data_flow(trace: Trace, calls: list[CallEvidence]
     return None
 
 
-
-
 def flow_shown(data: dict[str, Any]) -> bool:
-    """Whether a sequence candidate's successful runs showed its data flow: each step fed a
-    value taken out of the previous result, found by one extraction rule in
+    """Whether a sequence candidate's runs showed its data flow: each step fed a value taken
+    out of the previous result, found by one extraction rule in
     :data:`~toolcycle.playbook.routine.MIN_FEED_EXAMPLES` (2) runs of different tasks (the
-    rule a routine is induced by, :func:`~toolcycle.playbook.routine.induce`).
+    rule a routine is induced by, :func:`~toolcycle.playbook.routine.induce`), at least one
+    of them a success; the others may be failed runs that made the chain the same way
+    (``data["flows"]``, :func:`data_flow`).
 
     Why: co-occurrence needs three runs to tell a pattern from chance, but a chain whose every
     later call took its argument from the earlier result, the same way in two different

@@ -167,11 +167,13 @@ def head_call(strategy: Strategy, tool: Tool[Any] | None, task: str
     values = named_values(task)
     if len(values) != 1:
         return None
-    param = learned.removesuffix(PHRASE)
-    value = named_phrase(task, values[0]) if learned.endswith(PHRASE) else values[0]
+    props = properties(tool)
+    # "item+": the phrase into "item" (a parameter whose own name ends with "+" is itself)
+    phrase = learned.endswith(PHRASE) and learned not in props
+    param = learned.removesuffix(PHRASE) if phrase else learned
+    value = named_phrase(task, values[0]) if phrase else values[0]
     if len(value) > MAX_VALUE_CHARS:
         return None
-    props = properties(tool)
     required = tool.spec.parameters.get("required")
     needed = set(required) if isinstance(required, list) else set()
     if param not in props or not needed <= {param}:
