@@ -57,19 +57,27 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     # "password: x", a Python dict's repr and JSON too malformed to parse ({"api_key": "x",).
     # A quoted value is taken up to its quote, a bare one up to a separator; Bearer and Basic
     # credentials are left to their own patterns, which keep the scheme readable.
-    r"(?i)(?:api[_\-]?key|secret|passw(?:or)?d|passphrase|token|authorization|credentials?"
-    r"|private[_\-]?key|access[_\-]?key)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"
+    # The name may be plural (``passwords=``); a ``name`` group lets the replacement keep token
+    # counts (``max_tokens: 10``, ``tokens: 3``) that share the word.
+    r"(?i)(?P<name>(?:api[_\-]?key|secret|passw(?:or)?d|passphrase|token|authorization"
+    r"|credential|private[_\-]?key|access[_\-]?key)s?)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"
     r"(?!(?:bearer|basic)\s)(?P<secret>(?<=[\"'])[^\"'\\]+|[^\s\"'\\,;&}\]]+)",
 )
 
 #: The words a secret-named key or assignment ends with (lower case), for the cheap pre-checks.
 _KEY_WORDS = ("key", "secret", "password", "passwd", "passphrase", "token", "authorization",
-              "auth", "bearer", "credential", "credentials", "cookie")
+              "auth", "bearer", "credential", "cookie")
 
-#: The text reversed, a ``:`` or ``=``, then quotes or spaces, then a secret word reversed:
-#: the regex engine skips to the next operator in C, and the words are tried only there.
+#: Words that end a key naming a collection of what the word before says: the secrets in
+#: ``credentials_list`` or ``passwordArray`` are still secrets.
+_CONTAINER_WORDS = ("list", "array", "set", "map", "dict")
+
+#: The text reversed, a ``:`` or ``=``, then quotes or spaces, then (a container word, then) a
+#: secret word reversed, plural or not: the regex engine skips to the next operator in C, and
+#: the words are tried only there.
 _REVERSED_NAME = re.compile(
-    "[:=][\\s\"'\\\\]{0,6}(?:" + "|".join(re.escape(w[::-1]) for w in _KEY_WORDS) + ")"
+    "[:=][\\s\"'\\\\]{0,6}(?:(?:" + "|".join(w[::-1] for w in _CONTAINER_WORDS) + ")[_\\-]?)?"
+    "s?(?:" + "|".join(re.escape(w[::-1]) for w in _KEY_WORDS) + ")"
 )
 
 
@@ -97,15 +105,52 @@ _HINTS: dict[str, tuple[str, ...] | Callable[[str], bool]] = dict(
 )
 
 #: Mapping keys whose *values* (of any type: a number, a list, a dict) are secrets whatever
-#: they look like. Searched in the key and in the key lower-cased with every character but
-#: letters and digits removed, so accessToken, access-token, ACCESS_TOKEN, x-api-key and
-#: clientSecret all match while input_tokens does not.
+#: they look like. Searched in the key, in the key lower-cased with every character but
+#: letters and digits removed, and in its words without a plural ``s`` or a trailing container
+#: word, so accessToken, access-tokens, ACCESS_TOKEN, x-api-key, apiKeys, client_secrets and
+#: credentials_list all match; keys that count tokens (input_tokens, max_tokens, a number
+#: under ``tokens``) do not.
 DEFAULT_SECRET_KEYS = (
     r"(?i)(?:api_?key|secret|secret_?key|password|passwd|passphrase|token|authorization|auth"
     r"|bearer|private_?key|access_?key|credentials?|cookie)$"
 )
 
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
+
+#: The words of a key in any naming style: ``clientSecrets``, ``API_KEYS``, ``x-api-key``.
+_KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+#: Words that, right before ``token(s)``, make the key a count of language-model tokens
+#: (``max_tokens``, ``inputTokens``, ``cache_read_input_tokens``), not a credential.
+_TOKEN_COUNT_WORDS = frozenset({
+    "max", "min", "input", "output", "prompt", "completion", "total", "num", "n", "new",
+    "cached", "cache", "reasoning", "budget", "used", "remaining", "thinking", "context",
+})
+
+#: Letters and digits before a name the assignment pattern matched (``max_`` in ``max_tokens``).
+_NAME_PREFIX = re.compile(r"[A-Za-z0-9_\-]{1,40}$")
+
+
+def _meaning_words(key: str) -> list[str]:
+    """The key's words, lower case, with a trailing container word dropped (``credentials_list``
+    means credentials)."""
+    words = [word.lower() for word in _KEY_WORD.findall(key)]
+    if len(words) > 1 and words[-1] in _CONTAINER_WORDS:
+        words.pop()
+    return words
+
+
+def _counts_tokens(words: list[str], is_number: bool) -> bool:
+    """Whether a key ending in ``token`` or ``tokens`` counts language-model tokens.
+
+    A count word before it says so (``max_tokens``); so does a plain number under the plural
+    (``{"tokens": 3}`` in a usage report), while ``{"tokens": {"github": ...}}`` holds secrets.
+    """
+    if not words or words[-1] not in ("token", "tokens"):
+        return False
+    if len(words) > 1 and words[-2] in _TOKEN_COUNT_WORDS:
+        return True
+    return words[-1] == "tokens" and is_number
 
 
 class Redactor:
@@ -201,16 +246,32 @@ class Redactor:
         return json.dumps(redacted, ensure_ascii=False, default=str)
 
     def _is_secret(self, key: object, item: object) -> bool:
-        if self._key_regex is None or not isinstance(key, str) or item is None or item == "":
+        """Whether the key means a secret, whatever its spelling: the regex is searched in the
+        key as written, lower-cased without separators, and by its words with a plural or a
+        container word dropped (``apiKeys``, ``client_secrets``, ``credentials_list``)."""
+        regex = self._key_regex
+        if regex is None or not isinstance(key, str) or item is None or item == "":
             return False
-        return (
-            self._key_regex.search(key) is not None
-            or self._key_regex.search(_NOT_ALNUM.sub("", key.lower())) is not None
-        )
+        words = _meaning_words(key)
+        joined = "".join(words)
+        forms = (key, _NOT_ALNUM.sub("", key.lower()), joined, joined.removesuffix("s"))
+        if not any(regex.search(form) is not None for form in forms if form):
+            return False
+        is_number = isinstance(item, int | float) and not isinstance(item, bool)
+        return not (self._gated and _counts_tokens(words, is_number))
 
 
 def _replacement(match: re.Match[str]) -> str:
-    """Replace the whole match, or only its ``secret`` group when that group took part."""
+    """Replace the whole match, or only its ``secret`` group when that group took part.
+
+    A match with a ``name`` group that names a token count (``max_tokens: 10``) is kept.
+    """
+    if "name" in match.re.groupindex and match.group("name") is not None:
+        prefix = _NAME_PREFIX.search(match.string, max(0, match.start() - 40), match.start())
+        name = (prefix.group(0) if prefix else "") + match.group("name")
+        value = match.group("secret") or ""
+        if _counts_tokens(_meaning_words(name), value.replace(".", "", 1).isdigit()):
+            return match.group(0)
     if "secret" in match.re.groupindex:
         return _replace_secret_group(match)
     return REDACTED
