@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import pytest
 
+from toolcycle import Agent
+from toolcycle.events import TextDeltaEvent
 from toolcycle.messages import Message, TextPart, ToolCall, ToolResult
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.repair import repair_reply
 
-from .conftest import anthropic_model, gemini_model, openai_model, responses_model
+from .conftest import (
+    anthropic_model,
+    functions_model,
+    gemini_model,
+    openai_model,
+    responses_model,
+)
 from .script import Reply
 from .server import ProviderServer
 from .test_openai_adapter import TOOLS
@@ -61,3 +69,24 @@ async def test_repaired_histories_are_accepted(server: ProviderServer, provider:
     model = makers[provider](server)
     reply = await model.request(history, ModelSettings(tools=TOOLS.tools))
     assert reply.text == "done"
+
+
+@pytest.mark.parametrize("provider", ["openai", "functions", "anthropic", "responses", "gemini"])
+async def test_a_blank_turn_is_recorded_as_streamed_and_the_run_goes_on(
+    server: ProviderServer, provider: str
+) -> None:
+    """r2-15: the trace, the history and the stream agree on a blank turn (no "(empty)" the
+    model never wrote), and the next request, which carries it, is accepted by every wire."""
+    server.script([Reply(text="   "), Reply(text="the answer")])
+    makers = {"openai": openai_model, "functions": functions_model,
+              "anthropic": anthropic_model, "responses": responses_model,
+              "gemini": gemini_model}
+    stream = Agent(makers[provider](server), "t").stream("go")
+    deltas: dict[int, str] = {}
+    async for event in stream:
+        if isinstance(event, TextDeltaEvent):
+            deltas[event.iteration] = deltas.get(event.iteration, "") + event.text
+    result = await stream.get_result()
+    assert result.output == "the answer"
+    assert result.trace.steps[0].thought == deltas.get(1, "") == "   "
+    assert [m.text for m in result.messages if m.role == "assistant"] == ["   ", "the answer"]

@@ -46,6 +46,7 @@ from .base import (
     ToolCallDelta,
     ToolDefinition,
 )
+from .repair import EMPTY_TURN_TEXT
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
 from .sdk_client import LoopBoundClient, SDKModel
 from .wire_cache import MessageCache
@@ -266,7 +267,9 @@ def _convert(message: Message) -> Wire:
                 }
             )
     if message.role == "assistant":
-        return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(empty)"}]}
+        # a blank turn stays blank in the history (what the model said); the API refuses it
+        return {"role": "assistant",
+                "content": blocks or [{"type": "text", "text": EMPTY_TURN_TEXT}]}
     return {"role": "user", "content": blocks}
 
 

@@ -8,7 +8,9 @@ costs O(1) per request (and it re-checks from scratch if the history was rewritt
 Wire shapes:
 - ``"openai"``: Chat Completions with ``tools``;
 - ``"openai-functions"``: legacy ``functions`` (at most one call per assistant message);
-- ``"anthropic"``: Messages API (first turn from the user, non-empty assistant turns);
+- ``"anthropic"``: Messages API (first turn from the user, non-empty user turns; a blank
+  assistant turn is what the model said and stays in the history: the Anthropic adapter
+  patches it on the wire, see :data:`~toolcycle.models.repair.EMPTY_TURN_TEXT`);
 - ``"both"``: the union of the OpenAI and Anthropic rules (the default for tests).
 """
 
@@ -19,7 +21,7 @@ from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from ..errors import ToolcycleError
-from ..messages import Message, TextPart, ThinkingPart
+from ..messages import Message, TextPart
 from ..tools import TOOL_NAME_PATTERN
 from .repair import CALL_ID_PATTERN
 
@@ -91,10 +93,6 @@ class HistoryChecker:
 
     def _check_assistant(self, index: int, message: Message, anthropic: bool) -> None:
         calls = message.tool_calls
-        if anthropic and not calls and not message.text.strip() and not any(
-            isinstance(p, ThinkingPart) for p in message.parts
-        ):
-            raise _violation(index, message.role, "assistant messages must have non-empty content")
         if self.wire == "openai-functions" and len(calls) > 1:
             raise _violation(index, message.role, "legacy functions allow one function_call")
         ids = []

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
-from ..messages import Message, Part, TextPart, ToolCall
+from ..messages import Message, Part, ToolCall
 from ..tools import TOOL_NAME_PATTERN
 
 #: Call ids every provider accepts (Anthropic's ``tool_use.id`` pattern, bounded in length).
@@ -22,8 +22,9 @@ CALL_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")
 #: The name a call gets when the model wrote one no provider accepts; no tool may be found by
 #: it (the loop answers such a call as an unknown tool, naming ``original_name``).
 INVALID_TOOL_NAME = "invalid_tool_name"
-#: The text of an assistant turn that had nothing to say: Anthropic refuses empty and
-#: whitespace-only assistant content, and every wire accepts this.
+#: The text an adapter sends for an assistant turn that had nothing to say, where its wire
+#: refuses empty and whitespace-only assistant content (Anthropic). Only on the wire: the
+#: history, the trace and the stream keep what the model wrote (r2-15).
 EMPTY_TURN_TEXT = "(empty)"
 
 
@@ -38,8 +39,10 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
     - a call id that is empty, not accepted by providers (:data:`CALL_ID_PATTERN`), repeated
       within the reply or already in ``used_ids`` (every call id of the history) gets a fresh
       id, deterministic and unique, the id written kept as ``ToolCall.original_id``;
-    - empty and whitespace-only text parts are dropped, and an assistant reply left with no
-      part gets the text :data:`EMPTY_TURN_TEXT`.
+
+    Text is never changed: a blank or whitespace-only turn is what the model said, and the
+    trace, the stream and the history must agree on it (r2-15). The adapters whose wire refuses
+    blank text (Anthropic) drop it, or send :data:`EMPTY_TURN_TEXT`, at the edge.
 
     Pure: ``message`` and its parts are not modified, and the caller adds the returned calls'
     ids to ``used_ids``. When nothing needs repair the same ``message`` object comes back with
@@ -53,13 +56,8 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
     ids: set[str] | None = None  # this reply's call ids so far, once a reply has two calls
     first_id: str | None = None
     for index, part in enumerate(parts):
-        kept: Part | None = part
-        if isinstance(part, TextPart):
-            if not part.text.strip():
-                kept = None
-                what = "a whitespace-only" if part.text else "an empty"
-                repairs.append(f"dropped {what} text part")
-        elif isinstance(part, ToolCall):
+        kept: Part = part
+        if isinstance(part, ToolCall):
             if first_id is None:
                 first_id = part.id
                 duplicate = part.id in used_ids
@@ -78,15 +76,10 @@ def repair_reply(message: Message, used_ids: AbstractSet[str]) -> tuple[Message,
                 first_id = call.id
         if kept is not part and repaired is None:
             repaired = list(parts[:index])
-        if repaired is not None and kept is not None:
+        if repaired is not None:
             repaired.append(kept)
     if repaired is None:
-        if parts or message.role != "assistant":
-            return message, repairs
-        repaired = []
-    if not repaired and message.role == "assistant":
-        repaired.append(TextPart(EMPTY_TURN_TEXT))
-        repairs.append(f"an assistant turn with no content got the text {EMPTY_TURN_TEXT!r}")
+        return message, repairs
     return replace(message, parts=repaired), repairs
 
 
@@ -95,8 +88,6 @@ def _sound(message: Message, used_ids: AbstractSet[str]) -> bool:
     no allocation for the usual reply of one call or one text (a reply of several calls also
     builds the set of its ids, to see a repeat)."""
     parts = message.parts
-    if not parts:
-        return message.role != "assistant"
     calls = 0
     for part in parts:
         if isinstance(part, ToolCall):
@@ -111,8 +102,6 @@ def _sound(message: Message, used_ids: AbstractSet[str]) -> bool:
             if not (call_id.isascii() and call_id.isidentifier() and len(call_id) <= 64
                     ) and CALL_ID_PATTERN.match(call_id) is None:
                 return False
-        elif isinstance(part, TextPart) and not part.text.strip():
-            return False
     return calls < 2 or len({p.id for p in parts if isinstance(p, ToolCall)}) == calls
 
 
