@@ -60,7 +60,7 @@ from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_tur
 from .head_start import make_head_start
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
-from .toolsets import request_settings
+from .toolsets import refresh_tools, request_settings
 
 # -- how an attempt ends -------------------------------------------------------------------------
 
@@ -177,7 +177,9 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
 async def _deliver(state: RunState, events: list[Event]) -> None:
     """Tell the callbacks about the run's last events, all of them even when the caller
     cancels meanwhile (the cancellation is raised once they are told): ``on_failure`` and
-    ``on_success`` are how a caller that cancelled gets the result."""
+    ``on_success`` are how a caller that cancelled gets the result. A cancel that lands while
+    ``on_success`` is told leaves the caller with no result, so the run ends cancelled: trace,
+    termination and ``on_failure`` say so (r2-16)."""
     interrupted: asyncio.CancelledError | None = None
     for event in events:
         try:
@@ -185,6 +187,10 @@ async def _deliver(state: RunState, events: list[Event]) -> None:
         except asyncio.CancelledError as exc:
             interrupted = exc
     if interrupted is not None:
+        if isinstance(events[-1], RunSuccess):
+            state.termination = None
+            await _fail(state, Cancelled("the run's task was cancelled while on_success was "
+                                         "told", phase="callbacks"))
         raise interrupted
 
 
@@ -215,10 +221,11 @@ def _finish(state: RunState, status: str, output: Any, error: AgentError | None)
         "context": {k: v if isinstance(v, str | int | float | bool | list) or v is None
                     else repr(v) for k, v in error.context.items()},
     }
+    observed = state.trace.trace.ended_at is not None  # (a success cancelled in on_success)
     state.trace.finish(status, state.usage, output,
                        None if termination is None else termination.to_dict(), failure)
     playbook = state.setup.core.playbook
-    if playbook is not None:
+    if playbook is not None and not observed:
         try:
             playbook.observe(state.trace.trace, termination)
         except Exception as exc:  # a failing playbook never breaks the run
@@ -359,7 +366,7 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
                 raise CancelledByToken
             return await _at_limit(state, limit)  # (_request checks the token otherwise)
         if state.refresh_tools is not None:
-            await _refresh_tools(state)
+            await refresh_tools(state)
         try:
             _, reply = await _request(state, request_settings(state))
         except LimitHit:
@@ -373,16 +380,6 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         ending = await _execute(state)
         if ending is not None:
             return ending
-
-
-async def _refresh_tools(state: RunState) -> None:
-    """Offer this request the toolsets' current tools: a server that announced a changed list
-    (MCP ``tools/list_changed``) is listed again, and the model sees the new tools at once. A
-    toolset that cannot be listed now keeps the run's tools as they were."""
-    assert state.refresh_tools is not None
-    core, settings = await state.interrupts.guard(state.refresh_tools())
-    if core is not state.setup.core and core.tools_unavailable is None:
-        state.setup = replace(state.setup, core=core, settings=settings)
 
 
 async def _execute(state: RunState, forced: Forced | None = None
@@ -406,8 +403,7 @@ async def _execute(state: RunState, forced: Forced | None = None
 async def _request(state: RunState, settings: ModelSettings, forced: bool = False
                    ) -> tuple[Message, Message]:
     """One model request: emit, call (streaming when asked), repair, append, emit. Returns
-    the reply as it entered the history, and as the model wrote it (its text is the answer:
-    an empty answer stays empty, though the history holds a placeholder)."""
+    the reply as it entered the history, and as the model wrote it."""
     if state.ctx.cancel_token.cancelled:  # no request after a cancel, a forced one included
         state.phase = "before_model_request"
         raise CancelledByToken

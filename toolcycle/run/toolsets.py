@@ -214,3 +214,13 @@ def request_settings(state: RunState) -> ModelSettings:
             and state.messages[-1].role == "tool" and done(state.trace.trace)):
         return replace(settings, tool_choice="none")
     return settings
+
+
+async def refresh_tools(state: RunState) -> None:
+    """Offer this request the toolsets' current tools: a server that announced a changed list
+    (MCP ``tools/list_changed``) is listed again, and the model sees the new tools at once. A
+    toolset that cannot be listed now keeps the run's tools as they were."""
+    assert state.refresh_tools is not None
+    core, settings = await state.interrupts.guard(state.refresh_tools())
+    if core is not state.setup.core and core.tools_unavailable is None:
+        state.setup = replace(state.setup, core=core, settings=settings)
