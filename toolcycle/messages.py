@@ -9,6 +9,7 @@ of that iteration, in call order. Adapters split or merge those as their protoco
 from __future__ import annotations
 
 import json
+import math
 import re
 import reprlib
 import sys
@@ -113,9 +114,12 @@ def parse_json_object(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     Besides malformed text, Python's ``json`` refuses text that is valid JSON: integers past
     ``sys.get_int_max_str_digits()`` (``ValueError``) and nesting deeper than the recursion
     limit (``RecursionError``). Model output is untrusted, so those are parse failures too.
+    So are ``NaN``, ``Infinity`` and numbers past the float range (``1e999``), which it accepts
+    although JSON has no such values: kept, they make the next request unserialisable on
+    wires that send the arguments as an object (Anthropic, Gemini), r2-18.
     """
     try:
-        parsed = json.loads(raw)
+        parsed = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc}"
     except ValueError as exc:
@@ -125,6 +129,19 @@ def parse_json_object(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(parsed, dict):
         return None, f"arguments must be a JSON object, got {type(parsed).__name__}"
     return parsed, None
+
+
+def _refuse_constant(name: str) -> Any:
+    """``json.loads`` hook for ``NaN`` and ``Infinity`` (read as arguments that cannot be read)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """``json.loads`` hook for floats: ``1e999`` would become infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is past the range of a number")
+    return value
 
 
 def tool_name_key(name: str) -> str:
