@@ -1,0 +1,231 @@
+"""What an experiment found: per case and evaluator, means with 95 % intervals, pass@k and
+pass^k over repeats, iterations, tokens, cost and latency; as a terminal table or JSON (the
+HTML page is :mod:`.report_html`).
+
+A run *passes* when it succeeded (``status == "success"``) and every evaluator passed it; the
+``pass`` column, pass@k and pass^k are about that. Each evaluator also has its own pass rate
+(Wilson interval) and mean score (t interval); :mod:`.stats` says why those intervals.
+
+Overall figures pool every run of every case. Runs of the same case are not independent (the
+same case is easier or harder for every repeat), so the pooled interval is narrower than the
+truth when cases differ a lot; the per-case rows and pass^k show that spread.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._safe_text import terminal_safe
+from .records import RunRecord
+from .stats import Estimate, average, mean_interval, pass_at_k, pass_hat_k, wilson
+
+
+def run_passes(record: RunRecord) -> bool:
+    """Succeeded, and every evaluator passed it."""
+    return record.succeeded and all(score.passed for score in record.scores)
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatorSummary:
+    """One evaluator over some runs: pass rate (Wilson) and mean score (t)."""
+
+    passed: Estimate
+    score: Estimate
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed.to_dict(), "score": self.score.to_dict()}
+
+
+def summarise(records: Sequence[RunRecord], evaluator: str) -> EvaluatorSummary:
+    scores = [s for r in records if (s := r.score(evaluator)) is not None]
+    return EvaluatorSummary(wilson(sum(s.passed for s in scores), len(scores)),
+                            mean_interval([s.value for s in scores]))
+
+
+@dataclass(frozen=True, slots=True)
+class CaseReport:
+    """One case over its repeats."""
+
+    case: str
+    kind: str
+    runs: int
+    success: Estimate
+    passed: Estimate
+    pass_at_k: float
+    pass_hat_k: float
+    k: int
+    evaluators: dict[str, EvaluatorSummary]
+    iterations: Estimate
+    tokens: Estimate
+    cost_usd: Estimate | None
+    latency_s: Estimate
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case": self.case, "kind": self.kind, "runs": self.runs,
+                "success": self.success.to_dict(), "passed": self.passed.to_dict(),
+                "pass_at_k": self.pass_at_k, "pass_hat_k": self.pass_hat_k, "k": self.k,
+                "evaluators": {n: e.to_dict() for n, e in self.evaluators.items()},
+                "iterations": self.iterations.to_dict(), "tokens": self.tokens.to_dict(),
+                "cost_usd": self.cost_usd.to_dict() if self.cost_usd else None,
+                "latency_s": self.latency_s.to_dict()}
+
+
+def case_report(case: str, kind: str, records: Sequence[RunRecord],
+                evaluators: Sequence[str], k: int) -> CaseReport:
+    n = len(records)
+    passes = sum(run_passes(r) for r in records)
+    costs = [r.cost_usd for r in records if r.cost_usd is not None]
+    return CaseReport(
+        case, kind, n, wilson(sum(r.succeeded for r in records), n), wilson(passes, n),
+        pass_at_k(n, passes, k) if n else math.nan, pass_hat_k(n, passes, k) if n else math.nan,
+        k, {name: summarise(records, name) for name in evaluators},
+        mean_interval([r.iterations for r in records]),
+        mean_interval([r.tokens for r in records]),
+        mean_interval(costs) if len(costs) == n and costs else None,
+        mean_interval([r.latency_s for r in records]))
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentReport:
+    """Every figure of one experiment, computed from its run records."""
+
+    name: str
+    evaluators: tuple[str, ...]
+    cases: tuple[CaseReport, ...]
+    records: tuple[RunRecord, ...]
+    repeats: int
+
+    @classmethod
+    def from_records(cls, name: str, evaluators: Sequence[str], records: Iterable[RunRecord],
+                     *, order: Sequence[str] | None = None) -> ExperimentReport:
+        """``order``: the dataset's case names (default: as the records first name them)."""
+        kept = sorted(records, key=lambda r: r.key)
+        by_case: dict[str, list[RunRecord]] = {}
+        for name_ in order or ():
+            by_case[name_] = []
+        for record in kept:
+            by_case.setdefault(record.case, []).append(record)
+        ran = [len(rs) for rs in by_case.values() if rs]
+        k = min(ran) if ran else 1
+        cases = tuple(case_report(c, rs[0].kind if rs else "", rs, evaluators, k)
+                      for c, rs in by_case.items() if rs)
+        return cls(name, tuple(evaluators), cases, tuple(kept), max(ran, default=0))
+
+    @property
+    def k(self) -> int:
+        return min((c.runs for c in self.cases), default=1)
+
+    @property
+    def success(self) -> Estimate:
+        return wilson(sum(r.succeeded for r in self.records), len(self.records))
+
+    @property
+    def passed(self) -> Estimate:
+        """The share of runs that pass (succeeded, every evaluator passed)."""
+        return wilson(sum(run_passes(r) for r in self.records), len(self.records))
+
+    def evaluator(self, name: str) -> EvaluatorSummary:
+        """One evaluator over every run."""
+        return summarise(self.records, name)
+
+    @property
+    def pass_at_k(self) -> float:
+        """The mean over cases of each case's unbiased pass@k, k = the fewest repeats a case got."""
+        return average([c.pass_at_k for c in self.cases])
+
+    @property
+    def pass_hat_k(self) -> float:
+        return average([c.pass_hat_k for c in self.cases])
+
+    def kinds(self) -> dict[str, ExperimentReport]:
+        """The report restricted to each kind of case (``metadata["kind"]``)."""
+        out: dict[str, ExperimentReport] = {}
+        for kind in dict.fromkeys(c.kind for c in self.cases):
+            names = [c.case for c in self.cases if c.kind == kind]
+            out[kind] = ExperimentReport.from_records(
+                self.name, self.evaluators, [r for r in self.records if r.kind == kind],
+                order=names)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "experiment": self.name, "evaluators": list(self.evaluators),
+            "runs": len(self.records), "repeats": self.repeats, "k": self.k,
+            "success": self.success.to_dict(), "passed": self.passed.to_dict(),
+            "pass_at_k": self.pass_at_k, "pass_hat_k": self.pass_hat_k,
+            "by_evaluator": {n: self.evaluator(n).to_dict() for n in self.evaluators},
+            "by_kind": {kind: {"passed": r.passed.to_dict(), "success": r.success.to_dict(),
+                               "runs": len(r.records)} for kind, r in self.kinds().items()},
+            "cases": [c.to_dict() for c in self.cases],
+            "records": [r.to_dict() for r in self.records],
+            "intervals": "95 %: Wilson score for pass rates, Student t for means",
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(json_ready(self.to_dict()), indent=1, default=str)  # ASCII: safe anywhere
+
+    def to_html(self) -> str:
+        """A self-contained HTML page (:mod:`.report_html`)."""
+        from .report_html import render_report_html
+
+        return render_report_html(self)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the report as ``.html`` or ``.json`` (by the suffix)."""
+        target = Path(path)
+        if target.suffix not in (".html", ".json"):
+            raise ValueError(f"{path}: expected a .html or .json file")
+        text = self.to_html() if target.suffix == ".html" else self.to_json()
+        target.write_text(text, encoding="utf-8")
+
+    def render_table(self) -> str:
+        """A fixed-width table for a terminal; case names are made terminal-safe."""
+        k = self.k
+        head = ["case", "kind", "runs", "pass", *self.evaluators, f"pass@{k}", f"pass^{k}",
+                "iter", "tokens", "cost $", "latency s"]
+        rows = [[c.case, c.kind, str(c.runs), _rate(c.passed),
+                 *(_rate(c.evaluators[e].passed) for e in self.evaluators),
+                 f"{c.pass_at_k:.2f}", f"{c.pass_hat_k:.2f}", f"{c.iterations.mean:.1f}",
+                 f"{c.tokens.mean:.0f}", _money(c.cost_usd), f"{c.latency_s.mean:.2f}"]
+                for c in self.cases]
+        rows.append(["all", "", str(len(self.records)), _rate(self.passed),
+                     *(_rate(self.evaluator(e).passed) for e in self.evaluators),
+                     f"{self.pass_at_k:.2f}", f"{self.pass_hat_k:.2f}",
+                     f"{average([r.iterations for r in self.records]):.1f}",
+                     f"{average([r.tokens for r in self.records]):.0f}", "",
+                     f"{average([r.latency_s for r in self.records]):.2f}"])
+        cells = [[terminal_safe(cell) for cell in row] for row in [head, *rows]]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                 for row in cells]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        title = (f"{terminal_safe(self.name)}: {len(self.records)} runs, pass "
+                 f"{self.passed} (95 % Wilson interval)")
+        return "\n".join([title, *lines])
+
+
+def _rate(estimate: Estimate) -> str:
+    if estimate.n == 0:
+        return "-"
+    return f"{estimate.mean:.0%} [{estimate.low:.0%},{estimate.high:.0%}]"
+
+
+def _money(estimate: Estimate | None) -> str:
+    return "?" if estimate is None else f"{estimate.mean:.4f}"
+
+
+def json_ready(value: Any) -> Any:
+    """JSON has no NaN: missing figures (no runs, one value) are written as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_ready(v) for v in value]
+    return value
