@@ -12,7 +12,8 @@ import sys
 from collections.abc import Sequence
 
 #: Command-group modules, each with ``register(subparsers: argparse._SubParsersAction)``.
-COMMAND_MODULES: tuple[str, ...] = ("trace", "playbook", "spec", "run", "batch", "demo", "mcp")
+COMMAND_MODULES: tuple[str, ...] = ("trace", "playbook", "spec", "run", "batch", "demo", "mcp",
+                                    "eval")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,16 +75,20 @@ class Evaluator:
     :meth:`evaluate` for free; the LLM judge implements :meth:`evaluate` alone. The playbook's
     learning grades runs synchronously from inside the run, so only evaluators with a
     ``check`` that read the output alone (``reads_output_only``) can grade learning runs.
+
+    ``None`` instead of a score means *not applicable*: the case lacks what the evaluator
+    compares with (no expected output, no expected tools). It is left out of that evaluator's
+    figures rather than counted as a failure, so a dataset can mix kinds of case.
     """
 
     name: str = "evaluator"
     #: whether :meth:`check` needs nothing but the run's output (not its tool calls)
     reads_output_only: bool = True
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         raise NotImplementedError(f"{type(self).__name__} has no synchronous check")
 
-    async def evaluate(self, case: Case, run: Observed) -> Score:
+    async def evaluate(self, case: Case, run: Observed) -> Score | None:
         return self.check(case, run)
 
     @property
@@ -117,8 +121,10 @@ class Equals(Evaluator):
         self.expected = expected
         self.name = name
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         expected = _expected(self.expected, case)
+        if self.expected is _UNSET and expected is None:
+            return None
         ok = plain(run.output) == expected
         return self.score(ok, ok, "equal" if ok else
                           f"expected {_short(expected)}, got {_short(run.output)}")
@@ -134,10 +140,10 @@ class Contains(Evaluator):
         self.case_sensitive = case_sensitive
         self.name = name
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         expected = _expected(self.expected, case)
         if expected is None:
-            return self.score(0, False, "the case has no expected output to look for")
+            return None
         answers = expected if isinstance(expected, list) else [expected]
         text = run.text if self.case_sensitive else run.text.lower()
         for answer in answers:
@@ -157,7 +163,7 @@ class Regex(Evaluator):
             raise ConfigurationError([f"pattern {pattern!r}: {exc}"], subject="Regex") from exc
         self.name = name
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         found = self.pattern.search(run.text)
         if found:
             return self.score(1, True, f"matched {_short(found.group(0))}")
@@ -184,8 +190,10 @@ class Numeric(Evaluator):
         self.rel_tol = rel_tol
         self.name = name
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         raw = case.expected_output if self.expected is None else self.expected
+        if raw is None:
+            return None
         try:
             expected = float(raw)
         except (TypeError, ValueError):
@@ -223,7 +231,7 @@ class MatchesSchema(Evaluator):
                                       f"class, got {type(schema).__name__}"],
                                      subject="MatchesSchema")
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         data = plain(run.output)
         if isinstance(data, str):
             with contextlib.suppress(ValueError):  # else validated as the string it is
@@ -267,7 +275,7 @@ class Function(Evaluator):
         #: a function may read anything it is given: the tool calls included
         self.reads_output_only = False
 
-    def check(self, case: Case, run: Observed) -> Score:
+    def check(self, case: Case, run: Observed) -> Score | None:
         if self.is_async:
             raise TypeError(f"{self.name} is an async function: await evaluate() instead")
         try:
@@ -276,7 +284,7 @@ class Function(Evaluator):
             return self.score(0, False, f"{type(exc).__name__}: {exc}")
         return self._coerce(value)
 
-    async def evaluate(self, case: Case, run: Observed) -> Score:
+    async def evaluate(self, case: Case, run: Observed) -> Score | None:
         if not self.is_async:
             return self.check(case, run)
         try:

@@ -47,7 +47,9 @@ class Experiment:
     ``log``: a JSONL path the records are appended to and resumed from (``None``: kept in
     memory only). ``concurrency``: runs at once (per Ray task on Ray). ``max_iterations``:
     overrides the agent's limit. ``progress``: a progress bar on stderr (default: when stderr
-    is a terminal). ``on_record``: called with each record as it is written.
+    is a terminal). ``on_record``: called with each record as it is written. ``identity``:
+    any text naming what runs (a model and prompt version, say); a log written under another
+    identity is refused, so a changed agent never resumes from the old one's records.
     """
 
     def __init__(
@@ -67,6 +69,7 @@ class Experiment:
         chunk_size: int = 4,
         progress: bool | None = None,
         on_record: OnRecord | None = None,
+        identity: str = "",
     ) -> None:
         problems: list[str] = []
         if not isinstance(agent, Agent | BatchRecipe):
@@ -103,6 +106,7 @@ class Experiment:
         self.chunk_size = chunk_size
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.on_record = on_record
+        self.identity = identity
 
     def todo(self, done: set[tuple[str, int]]) -> list[tuple[Case, int]]:
         """The (case, repeat) pairs not yet recorded, repeat by repeat."""
@@ -112,7 +116,7 @@ class Experiment:
     async def run(self) -> ExperimentReport:
         """Run what the log does not have yet, then report over every recorded run."""
         names = [e.name for e in self.evaluators]
-        log = (ExperimentLog.open(self.log_path, self.name, names, self.dataset)
+        log = (ExperimentLog.open(self.log_path, self.name, names, self.dataset, self.identity)
                if self.log_path is not None else ExperimentLog(None, self.name, names))
         try:
             todo = self.todo(set(log.records))
@@ -166,7 +170,8 @@ class Experiment:
     async def _record(self, outcome: Outcome) -> RunRecord:
         case = self.dataset[outcome.case]
         observed = outcome.observed()
-        scores = [await evaluator.evaluate(case, observed) for evaluator in self.evaluators]
+        scores = [score for evaluator in self.evaluators
+                  if (score := await evaluator.evaluate(case, observed)) is not None]
         trace = outcome.trace
         if trace is not None and self.trace_store is not None:
             trace.metadata["eval"] = {"experiment": self.name, "case": case.name,

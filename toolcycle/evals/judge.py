@@ -75,7 +75,7 @@ class LLMJudge(Evaluator):
         parts.append(f"Rubric:\n{self.rubric}")
         return "\n\n".join(parts)
 
-    async def evaluate(self, case: Case, run: Observed) -> Score:
+    async def evaluate(self, case: Case, run: Observed) -> Score | None:
         try:
             result = await self._agent.run(self.prompt(case, run))
         except AgentError as exc:

@@ -17,6 +17,7 @@ Every phase resumes: learning by its session in the playbook store, each arm by 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from .compare import Comparison, compare
 from .dataset import Case, Dataset
 from .evaluators import AnyEvaluator, Evaluator, Observed, as_evaluators
 from .experiment import Experiment
-from .report import ExperimentReport
+from .report import ExperimentReport, json_ready
 
 #: ``make_agent(playbook)``: the agent under test, with that playbook (``None``: without).
 AgentFactory = Callable[[Playbook | None], Agent[Any, Any]]
@@ -57,6 +58,9 @@ class PlaybookAB:
                 "baseline": self.baseline.to_dict(),
                 "with_playbook": self.with_playbook.to_dict(), "notes": self.notes}
 
+    def to_json(self) -> str:
+        return json.dumps(json_ready(self.to_dict()), indent=1, default=str)
+
     def render(self) -> str:
         lines = [f"learned on {self.train_cases} train cases (pass {self.train_pass_rate:.0%}):"
                  f" {self.strategies} strategies", self.comparison.render()]
@@ -75,7 +79,7 @@ def learning_grader(case_of: dict[str, Case],
     def grade(task: LearningTask, output: Any) -> bool:
         case = case_of[task.id]
         run = Observed(output)
-        return all(e.check(case, run).passed for e in usable)
+        return all(score.passed for e in usable if (score := e.check(case, run)) is not None)
 
     return grade
 

@@ -129,22 +129,25 @@ class ExperimentLog:
     path: Path | None  # None: kept in memory only
     name: str
     evaluators: Sequence[str]
+    #: what ran (the CLI: a hash of the spec, tools and model): a log of another agent is
+    #: refused rather than taken for this one's finished runs
+    identity: str = ""
     records: dict[tuple[str, int], RunRecord] = field(default_factory=dict)
     _handle: IO[str] | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], name: str, evaluators: Sequence[str],
-             cases: Iterable[Case]) -> ExperimentLog:
+             cases: Iterable[Case], identity: str = "") -> ExperimentLog:
         """Read the records already in ``path`` (cutting a torn last line), checked against
         the experiment's evaluators and cases; a new file gets the header."""
         target = Path(path)
-        log = cls(target, name, list(evaluators))
+        log = cls(target, name, list(evaluators), identity)
         known = {case.name: fingerprint(case) for case in cases}
         if target.exists() and target.stat().st_size:
             log._read(known)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
-            log._append({"format": FORMAT, "experiment": name, "evaluators": list(evaluators)})
+            log._append(log.header())
         return log
 
     def _read(self, known: dict[str, str]) -> None:
@@ -157,8 +160,7 @@ class ExperimentLog:
         lines.pop()
         if not lines:  # killed while writing the header itself
             self.path.write_bytes(b"")
-            self._append({"format": FORMAT, "experiment": self.name,
-                          "evaluators": list(self.evaluators)})
+            self._append(self.header())
             return
         for number, raw in enumerate(lines, start=1):
             try:
@@ -182,6 +184,10 @@ class ExperimentLog:
             with open(self.path, "r+b") as handle:
                 handle.truncate(keep)
 
+    def header(self) -> dict[str, Any]:
+        return {"format": FORMAT, "experiment": self.name, "evaluators": list(self.evaluators),
+                "identity": self.identity}
+
     def _check_header(self, item: Any) -> None:
         if not isinstance(item, dict) or item.get("format") != FORMAT:
             raise ExperimentLogError(f"{self.path}: line 1 is not an experiment log header "
@@ -190,6 +196,11 @@ class ExperimentLog:
             raise ExperimentLogError(
                 f"{self.path}: written with evaluators {item.get('evaluators')}, this "
                 f"experiment has {list(self.evaluators)}; write it to another log")
+        if str(item.get("identity", "")) != self.identity:
+            raise ExperimentLogError(
+                f"{self.path}: written by another agent (identity {item.get('identity')!r}, "
+                f"this experiment is {self.identity!r}: the spec, tools or model changed); "
+                "write it to another log")
 
     def add(self, record: RunRecord) -> None:
         """Append and flush one finished run (a second record for a key is a bug: raise)."""
