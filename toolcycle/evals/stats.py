@@ -27,6 +27,7 @@ No scipy: the Student t quantile comes from the regularized incomplete beta func
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,8 +76,9 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Estimate:
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson",
-                    confidence)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the ends, not 1e-17
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return Estimate(p, low, high, n, "wilson", confidence)
 
 
 def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
@@ -168,6 +170,7 @@ def _exact_signed_rank(doubled: list[int], statistic: int) -> float:
     return min(1.0, 2 * tail / (1 << len(doubled)))
 
 
+@functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
     """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on its CDF)."""
     if not 0 < p < 1 or df < 1:
