@@ -106,7 +106,7 @@ def test_split_by_metadata_and_by_seeded_shuffle_within_kinds() -> None:
     tagged = Dataset.of([{"name": f"c{i}", "inputs": "x",
                           "metadata": {"split": "train" if i % 3 else "test"}}
                          for i in range(6)])
-    train, test = tagged.split()
+    _, test = tagged.split()
     assert [c.name for c in test] == ["c0", "c3"]
     cases = Dataset.of([{"name": f"{kind}{i}", "inputs": "x", "metadata": {"kind": kind}}
                         for kind in ("a", "b") for i in range(4)])

@@ -20,8 +20,8 @@ from toolcycle.evals import (
     ToolTrajectory,
 )
 from toolcycle.evals.evaluators import as_evaluators
-from toolcycle.tracing.trace import ToolCallRecord
 from toolcycle.testing import ScriptedModel, call
+from toolcycle.tracing.trace import ToolCallRecord
 
 CASE = Case("c", "What is the total?", expected_output="42",
             expected_tools=None, metadata={"kind": "sums"})

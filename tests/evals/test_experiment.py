@@ -59,7 +59,7 @@ async def test_repeats_concurrency_and_figures() -> None:
     assert report.pass_at_k == pytest.approx(2 / 3)
     kinds = report.kinds()
     assert kinds["a"].passed.mean == 1.0 and kinds["b"].passed.mean == 0.0
-    assert [r.tools for r in report.records][0] == ("work",)
+    assert report.records[0].tools == ("work",)
     assert "wrong" in report.render_table()
     data = json.loads(report.to_json())
     assert data["k"] == 3 and data["cases"][2]["passed"]["mean"] == 0.0

@@ -66,7 +66,7 @@ def test_json_report_has_no_nan_and_round_trips(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data["cases"][0]["iterations"]["method"] == "none"  # one value, no interval
     assert data["records"][0]["case"] == "a"
-    with pytest.raises(ValueError, match=".html or .json"):
+    with pytest.raises(ValueError, match=r"\.html or \.json"):
         one.save(tmp_path / "r.txt")
 
 

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._safe_text import terminal_safe
+from .figures import json_ready, run_passes
 from .records import RunRecord
-from .report import ExperimentReport, json_ready, run_passes
+from .report import ExperimentReport
 from .stats import Estimate, average, mean_interval, sign_test, wilcoxon
 
 #: The paired numeric figures: name -> what to read off a record.
@@ -133,6 +134,9 @@ class Comparison:
         for label, metrics in (("all runs", self.metrics),
                                ("both passed", self.metrics_both_passed)):
             for m in metrics.values():
+                if not m.pairs:
+                    lines.append(f"  {m.metric:<10} {label:<11} no case to pair")
+                    continue
                 lines.append(f"  {m.metric:<10} {label:<11} {m.a:10.2f} -> {m.b:10.2f}  "
                              f"diff {m.difference} (Wilcoxon p={m.p_value:.3g}, "
                              f"{m.pairs} cases)")

@@ -12,6 +12,7 @@ Bad configuration raises :class:`~toolcycle.errors.ConfigurationError` at constr
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import json
@@ -90,6 +91,10 @@ class Evaluator:
 
     async def evaluate(self, case: Case, run: Observed) -> Score | None:
         return self.check(case, run)
+
+    def evaluate_sync(self, case: Case, run: Observed) -> Score | None:
+        """:meth:`evaluate` from synchronous code (not from inside a running event loop)."""
+        return asyncio.run(self.evaluate(case, run))
 
     @property
     def synchronous(self) -> bool:

@@ -34,8 +34,9 @@ from ..limits import Limits
 from ..tracing.store import TraceStore, resolve_trace_store
 from .dataset import Case, Dataset
 from .evaluators import AnyEvaluator, Evaluator, as_evaluators
+from .figures import run_passes
 from .records import ExperimentLog, RunRecord, fingerprint
-from .report import ExperimentReport, run_passes
+from .report import ExperimentReport
 from .runs import Outcome, run_case
 
 OnRecord = Callable[[RunRecord], None]
@@ -44,12 +45,13 @@ OnRecord = Callable[[RunRecord], None]
 class Experiment:
     """Run ``agent`` over ``dataset`` ``repeats`` times, score each run, report.
 
-    ``log``: a JSONL path the records are appended to and resumed from (``None``: kept in
-    memory only). ``concurrency``: runs at once (per Ray task on Ray). ``max_iterations``:
-    overrides the agent's limit. ``progress``: a progress bar on stderr (default: when stderr
-    is a terminal). ``on_record``: called with each record as it is written. ``identity``:
-    any text naming what runs (a model and prompt version, say); a log written under another
-    identity is refused, so a changed agent never resumes from the old one's records.
+    ``name`` defaults to the dataset's. ``log``: a JSONL path the records are appended to
+    and resumed from (``None``: kept in memory only). ``concurrency``: runs at once (per Ray
+    task on Ray). ``max_iterations``: overrides the agent's limit. ``progress``: a progress
+    bar on stderr (default: when stderr is a terminal). ``on_record``: called with each
+    record as it is written. ``identity``: any text naming what runs (a model and prompt
+    version, say); a log written under another identity is refused, so a changed agent never
+    resumes from the old one's records.
     """
 
     def __init__(
@@ -58,7 +60,7 @@ class Experiment:
         dataset: Dataset,
         evaluators: Sequence[AnyEvaluator] = (),
         *,
-        name: str = "experiment",
+        name: str | None = None,
         repeats: int = 1,
         concurrency: int = 4,
         log: str | os.PathLike[str] | None = None,
@@ -92,10 +94,10 @@ class Experiment:
         except ConfigurationError as exc:
             problems += exc.problems
         if problems:
-            raise ConfigurationError(problems, subject=f"experiment {name!r}")
+            raise ConfigurationError(problems, subject=f"experiment {name or ''!r}")
         self.agent = agent
         self.dataset = dataset
-        self.name = name
+        self.name = name or dataset.name
         self.repeats = repeats
         self.concurrency = concurrency
         self.log_path = Path(log) if log is not None else None

@@ -32,7 +32,8 @@ from .compare import Comparison, compare
 from .dataset import Case, Dataset
 from .evaluators import AnyEvaluator, Evaluator, Observed, as_evaluators
 from .experiment import Experiment
-from .report import ExperimentReport, json_ready
+from .figures import json_ready
+from .report import ExperimentReport
 
 #: ``make_agent(playbook)``: the agent under test, with that playbook (``None``: without).
 AgentFactory = Callable[[Playbook | None], Agent[Any, Any]]

@@ -14,7 +14,6 @@ truth when cases differ a lot; the per-case rows and pass^k show that spread.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,73 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from .._safe_text import terminal_safe
+from .figures import (
+    CaseReport,
+    EvaluatorSummary,
+    Headline,
+    case_report,
+    json_ready,
+    run_passes,
+    summarise,
+)
 from .records import RunRecord
-from .stats import Estimate, average, mean_interval, pass_at_k, pass_hat_k, wilson
-
-
-def run_passes(record: RunRecord) -> bool:
-    """Succeeded, and every evaluator passed it."""
-    return record.succeeded and all(score.passed for score in record.scores)
-
-
-@dataclass(frozen=True, slots=True)
-class EvaluatorSummary:
-    """One evaluator over some runs: pass rate (Wilson) and mean score (t)."""
-
-    passed: Estimate
-    score: Estimate
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed.to_dict(), "score": self.score.to_dict()}
-
-
-def summarise(records: Sequence[RunRecord], evaluator: str) -> EvaluatorSummary:
-    scores = [s for r in records if (s := r.score(evaluator)) is not None]
-    return EvaluatorSummary(wilson(sum(s.passed for s in scores), len(scores)),
-                            mean_interval([s.value for s in scores]))
-
-
-@dataclass(frozen=True, slots=True)
-class CaseReport:
-    """One case over its repeats."""
-
-    case: str
-    kind: str
-    runs: int
-    success: Estimate
-    passed: Estimate
-    pass_at_k: float
-    pass_hat_k: float
-    k: int
-    evaluators: dict[str, EvaluatorSummary]
-    iterations: Estimate
-    tokens: Estimate
-    cost_usd: Estimate | None
-    latency_s: Estimate
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"case": self.case, "kind": self.kind, "runs": self.runs,
-                "success": self.success.to_dict(), "passed": self.passed.to_dict(),
-                "pass_at_k": self.pass_at_k, "pass_hat_k": self.pass_hat_k, "k": self.k,
-                "evaluators": {n: e.to_dict() for n, e in self.evaluators.items()},
-                "iterations": self.iterations.to_dict(), "tokens": self.tokens.to_dict(),
-                "cost_usd": self.cost_usd.to_dict() if self.cost_usd else None,
-                "latency_s": self.latency_s.to_dict()}
-
-
-def case_report(case: str, kind: str, records: Sequence[RunRecord],
-                evaluators: Sequence[str], k: int) -> CaseReport:
-    n = len(records)
-    passes = sum(run_passes(r) for r in records)
-    costs = [r.cost_usd for r in records if r.cost_usd is not None]
-    return CaseReport(
-        case, kind, n, wilson(sum(r.succeeded for r in records), n), wilson(passes, n),
-        pass_at_k(n, passes, k) if n else math.nan, pass_hat_k(n, passes, k) if n else math.nan,
-        k, {name: summarise(records, name) for name in evaluators},
-        mean_interval([r.iterations for r in records]),
-        mean_interval([r.tokens for r in records]),
-        mean_interval(costs) if len(costs) == n and costs else None,
-        mean_interval([r.latency_s for r in records]))
+from .report_html import render_report_html
+from .stats import Estimate, average, wilson
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,11 +114,14 @@ class ExperimentReport:
     def to_json(self) -> str:
         return json.dumps(json_ready(self.to_dict()), indent=1, default=str)  # ASCII: safe anywhere
 
+    @property
+    def headline(self) -> Headline:
+        return Headline(self.name, self.evaluators, len(self.records), self.passed,
+                        self.success, self.k, self.pass_at_k, self.pass_hat_k)
+
     def to_html(self) -> str:
         """A self-contained HTML page (:mod:`.report_html`)."""
-        from .report_html import render_report_html
-
-        return render_report_html(self)
+        return render_report_html(self.headline, self.cases, self.records)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the report as ``.html`` or ``.json`` (by the suffix)."""
@@ -218,14 +165,3 @@ def _rate(estimate: Estimate) -> str:
 
 def _money(estimate: Estimate | None) -> str:
     return "?" if estimate is None else f"{estimate.mean:.4f}"
-
-
-def json_ready(value: Any) -> Any:
-    """JSON has no NaN: missing figures (no runs, one value) are written as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: json_ready(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_ready(v) for v in value]
-    return value

@@ -11,11 +11,12 @@ the escaping could neither run nor load anything.
 from __future__ import annotations
 
 from base64 import b64encode
+from collections.abc import Sequence
 from hashlib import sha256
 
 from ..tracing.values import esc
+from .figures import CaseReport, Headline, run_passes
 from .records import RunRecord
-from .report import CaseReport, ExperimentReport, run_passes
 from .stats import Estimate
 
 _CSS = """
@@ -35,18 +36,19 @@ def _csp() -> str:
             "img-src 'none'; base-uri 'none'; form-action 'none'")
 
 
-def render_report_html(report: ExperimentReport) -> str:
+def render_report_html(report: Headline, cases: Sequence[CaseReport],
+                       records: Sequence[RunRecord]) -> str:
     """The whole page: summary, the per-case table, then every run with its scores."""
     k = report.k
     head = ["case", "kind", "runs", "pass", *report.evaluators, f"pass@{k}", f"pass^{k}",
             "iterations", "tokens", "cost $", "latency s"]
-    rows = "".join(_case_row(case, report.evaluators) for case in report.cases)
-    summary = (f"<p>{len(report.records)} runs · pass {_rate(report.passed)} · success "
+    rows = "".join(_case_row(case, report.evaluators) for case in cases)
+    summary = (f"<p>{report.runs} runs · pass {_rate(report.passed)} · success "
                f"{_rate(report.success)} · pass@{k} {report.pass_at_k:.2f} · pass^{k} "
                f"{report.pass_hat_k:.2f}</p><p class=muted>Intervals: 95 %, Wilson score for "
                "pass rates, Student t for means.</p>")
-    runs = "".join(_case_runs(case.case, [r for r in report.records if r.case == case.case])
-                   for case in report.cases)
+    runs = "".join(_case_runs(case.case, [r for r in records if r.case == case.case])
+                   for case in cases)
     body = (f"<h1>{esc(report.name)}</h1>{summary}<h2>Cases</h2><table><tr>"
             + "".join(f"<th>{esc(h)}</th>" for h in head) + f"</tr>{rows}</table>"
             f"<h2>Runs</h2>{runs}")
