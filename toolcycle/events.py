@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol
 
 from .approval import ApprovalRequest, Decision
 from .messages import Message, ToolCall, ToolResult, Usage, bounded_repr
+from .status import RunStatus
 
 
 @dataclass(slots=True)
@@ -137,15 +138,23 @@ class FinalResult(Event):
 
 @dataclass(slots=True)
 class RunSuccess(Event):
+    """The run returned a result. Not necessarily a success: ``status`` says how it ended
+    (``"success"``, or ``"forced"``, ``"partial"``, ``"tool_error"``: docs/status.md), as
+    ``result.status`` does; the hook keeps its name for the callbacks written against it."""
+
     hook: ClassVar[str] = "on_success"
     result: Any
+    status: RunStatus = "success"
 
 
 @dataclass(slots=True)
 class RunFailure(Event):
+    """The run raised: ``status`` is ``"failure"`` or ``"cancelled"``."""
+
     hook: ClassVar[str] = "on_failure"
     error: BaseException
     result: Any
+    status: RunStatus = "failure"
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from .approval import ApprovalRequest
 from .events import CallbackError
 from .messages import Message, Usage
+from .status import RunStatus, is_run_status, is_success
 from .tracing.trace import ToolCallRecord, Trace
 
 #: The limits that can stop a run (``token_budget`` covers the three token fields). Each one's
@@ -74,10 +75,21 @@ class RunResult[OutputT]:
         )
 
     @property
-    def status(self) -> str:
-        """``"success"``, ``"paused"`` (see ``pending_approvals``), ``"failure"`` or
-        ``"cancelled"`` (the last two on ``error.result``): the trace's status."""
-        return self.trace.status
+    def status(self) -> RunStatus:
+        """How the run ended (:mod:`toolcycle.status`, docs/status.md): ``"success"`` only
+        when the model answered on its own and the answer passed; ``"forced"`` (a limit forced
+        the answer), ``"partial"``, ``"tool_error"`` (the answer is a tool's error text),
+        ``"paused"`` (see ``pending_approvals``), ``"failure"`` or ``"cancelled"`` (the last
+        two on ``error.result``). The trace's status, which the trace store keeps."""
+        status = self.trace.status
+        return status if is_run_status(status) else "failure"
+
+    @property
+    def succeeded(self) -> bool:
+        """Whether the run did what was asked (``status == "success"``): the one check a
+        caller needs before trusting ``output``. A forced or partial answer, a tool's error
+        passed through and a paused run all return an output-shaped result and are not."""
+        return is_success(self.trace.status)
 
     @property
     def paused(self) -> bool:

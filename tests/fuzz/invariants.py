@@ -329,17 +329,25 @@ def _check_termination(obs: Observation, result: RunResult[Any]) -> list[str]:
     return found
 
 
+def _returned_statuses(action: str) -> set[str]:
+    """The statuses a run that returned may have, by how it ended (docs/status.md): a forced
+    or partial answer is never a success; an answer may pass a tool's error through."""
+    return ({"forced"} if action == "final_answer" else {"partial"} if action == "partial"
+            else {"paused"} if action == "paused" else {"success", "tool_error"})
+
+
 def _check_trace_status(obs: Observation, result: RunResult[Any]) -> list[str]:
     status = result.trace.status
     error = obs.error
     if error is None:
-        expected = {"success"}
+        expected = _returned_statuses(result.termination.action)
     elif isinstance(error, asyncio.CancelledError):
         termination = result.termination
         expected = {"cancelled"}
         if obs.cancel_may_be_late and termination is not None:  # the outcome came first
-            expected = {"success" if termination.action != "raised" else
-                        "cancelled" if termination.reason == "cancelled" else "failure"}
+            expected = (_returned_statuses(termination.action)
+                        if termination.action != "raised" else
+                        {"cancelled" if termination.reason == "cancelled" else "failure"})
     elif isinstance(error, AgentError) and error.code == "CANCELLED":
         expected = {"cancelled"}
     else:

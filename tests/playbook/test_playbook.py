@@ -125,4 +125,5 @@ def test_judge_success() -> None:
     assert not judge(failed, None, None)
     assert not judge(ok, ModelError("boom"), None)
     assert not judge(ok, None, lambda t, o: 0.2)
-    assert judge(failed, None, lambda t, o: 0.9)
+    # the grader judges the answer of a run that succeeded; it cannot make a failure one
+    assert not judge(failed, None, lambda t, o: 0.9)

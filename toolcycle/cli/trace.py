@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._postgres import is_postgres_url
 from .._safe_text import json_safe, terminal_safe
+from ..status import NOT_SUCCESS, RETURNED_MEANINGS, RUN_STATUSES
 from ..tracing.html import format_ms, format_time, render_comparison_html, render_html
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace, offered_text
@@ -31,14 +32,37 @@ from ..tracing.values import approval_text, finite, pause_rows, tally
 if TYPE_CHECKING:
     from rich.console import Console
 
+#: Green only for a run that did what was asked (docs/status.md): a forced or partial answer
+#: is amber, a tool's error passed through red, as in the HTML viewer.
 STATUS_STYLES = {
     "success": "bold green",
+    "forced": "bold yellow",
+    "partial": "bold yellow",
+    "tool_error": "bold red",
     "failure": "bold red",
     "crashed": "bold red",
     "cancelled": "bold yellow",
     "running": "bold yellow",
     "paused": "bold magenta",
 }
+
+
+def _statuses(text: str) -> list[str]:
+    """``--status``: one status or several, comma-separated, each a word of the vocabulary."""
+    wanted = [word.strip() for word in text.split(",") if word.strip()]
+    unknown = [word for word in wanted if word not in RUN_STATUSES]
+    if unknown or not wanted:
+        raise argparse.ArgumentTypeError(
+            f"unknown status {', '.join(unknown) or repr(text)}: use {', '.join(RUN_STATUSES)}")
+    return wanted
+
+
+def _status_filter(args: argparse.Namespace) -> list[str] | None:
+    """The statuses ``--status`` and ``--failed`` ask for (None: every run)."""
+    wanted = list(args.status or [])
+    if args.failed:
+        wanted += sorted(NOT_SUCCESS)
+    return wanted or None
 
 
 def register(subparsers: Any) -> None:
@@ -52,7 +76,7 @@ def register(subparsers: Any) -> None:
     ls = commands.add_parser("list", help="recent runs, newest first")
     common(ls)
     ls.add_argument("--agent", help="only runs of this agent")
-    ls.add_argument("--status", choices=["running", "success", "failure", "cancelled", "crashed"])
+    _filters(ls)
     ls.add_argument("--since", help="only runs started since: 30m, 12h, 7d or an ISO date")
     ls.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
     ls.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
@@ -78,11 +102,18 @@ def register(subparsers: Any) -> None:
     export.add_argument("runs", nargs="*", help="run ids; none with --all")
     export.add_argument("--all", action="store_true", help="every run matching the filters")
     export.add_argument("--agent")
-    export.add_argument("--status")
+    _filters(export)
     export.add_argument("--since")
     export.add_argument("--format", choices=["json", "jsonl"], default="json")
     export.add_argument("-o", "--output", help="file to write (default: stdout)")
     export.set_defaults(handler=_export)
+
+
+def _filters(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--status", type=_statuses, metavar="STATUS[,STATUS]",
+                     help=f"only runs with these statuses: {', '.join(RUN_STATUSES)}")
+    sub.add_argument("--failed", action="store_true", help="only runs that ended without "
+                     "succeeding (every status but success and running: forced, tool_error...)")
 
 
 # -- handlers -----------------------------------------------------------------------------------
@@ -124,8 +155,8 @@ def _list(args: argparse.Namespace) -> int:
         return 1
     with store:
         try:
-            rows = store.list(agent=args.agent, status=args.status, since=args.since,
-                              limit=args.limit)
+            rows = store.list(agent=args.agent, status=_status_filter(args),
+                              since=args.since, limit=args.limit)
         except ValueError as exc:
             print(f"toolcycle trace: {exc}", file=sys.stderr)
             return 2
@@ -201,8 +232,8 @@ def _export(args: argparse.Namespace) -> int:
         run_ids = list(args.runs)
         if args.all:
             try:
-                rows = store.list(agent=args.agent, status=args.status, since=args.since,
-                                  limit=None)
+                rows = store.list(agent=args.agent, status=_status_filter(args),
+                                  since=args.since, limit=None)
             except ValueError as exc:
                 print(f"toolcycle trace: {exc}", file=sys.stderr)
                 return 2
@@ -287,6 +318,9 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         if term.get("detail"):
             line.append(safe(f" · {term['detail']}"), style="dim")
         console.print(line)
+        if trace.status in RETURNED_MEANINGS:  # an output that looks like an answer, is not
+            console.print(Text.assemble((f"status {trace.status}: ", "bold"), (
+                RETURNED_MEANINGS[trace.status], STATUS_STYLES[trace.status])))
     elif trace.status in ("crashed", "running"):
         console.print(Text.assemble(("termination: ", "bold"), (
             "none: the run's process ended without finishing it" if trace.status == "crashed"

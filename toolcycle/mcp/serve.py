@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import CancelToken, RunContext
 from ..errors import AgentError, ConfigurationError
 from ..messages import Usage
+from ..result import RunResult
 from ..spec.formats.mcp import export_mcp_tools
 from ..tools import Tool, ToolArgumentsError, serialize_result
 
@@ -105,12 +106,30 @@ async def _run_agent(agent: Agent[Any, Any], arguments: dict[str, Any]) -> CallT
         result = await agent.run(task)
     except AgentError as exc:
         return _error(f"The agent failed ({exc.code}): {exc}")
+    if not result.succeeded:  # a forced, partial or paused run is no answer to hand on
+        return _not_succeeded(result)
     output = result.output
     if isinstance(output, str):
         return _result(output, None, False)
     text, _ = serialize_result(output)
     structured = json.loads(text) if text.startswith("{") else None
     return _result(text, structured, False)
+
+
+def _not_succeeded(result: RunResult[Any]) -> CallToolResult:
+    """A run that returned without succeeding, as an error result the client can act on: the
+    status first (docs/status.md), then why, then what the run had (a forced answer is
+    still shown, marked; a client must not take it for the agent's answer)."""
+    termination = result.termination
+    why = termination.detail or termination.reason
+    text = f"The agent did not succeed (status {result.status}): {why}."
+    if result.paused:
+        waiting = ", ".join(f"{r.tool_name} [{r.call_id}]" for r in result.pending_approvals)
+        text += f" Calls wait for approval: {waiting}."
+    elif result.output is not None:
+        text += f" Its answer, not to be trusted: {serialize_result(result.output)[0]}"
+    return _result(text, {"status": result.status, "termination": termination.to_dict()},
+                   True)
 
 
 def _result(text: str, structured: dict[str, Any] | None, is_error: bool) -> CallToolResult:

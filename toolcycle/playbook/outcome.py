@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..status import is_success
 from ..tracing.trace import Trace
 from . import dead_end
 from .routine import routine_name
@@ -92,18 +93,18 @@ Grader = Callable[[Trace, Any], bool | float]
 
 
 def judge(trace: Trace, outcome: Any, grader: Grader | None) -> bool:
-    """Success of a run: the grader's verdict, else whether it completed without error."""
-    if grader is not None:
-        return passes(grader(trace, outcome))
-    if isinstance(outcome, BaseException) or trace.error:
+    """Success of a run, as the playbook learns it: its status is ``"success"`` and the
+    grader, when there is one, passes its answer.
+
+    The status comes first because a right-looking answer is not a right way to it: an answer
+    forced at a limit, a partial one and a tool's error text passed through (``"forced"``,
+    ``"partial"``, ``"tool_error"``, docs/status.md) would teach the curator that the calls
+    before them work, and a grader that compares text could pass an error message that
+    happens to contain the expected value.
+    """
+    if isinstance(outcome, BaseException) or trace.error or not is_success(trace.status):
         return False
-    termination = getattr(outcome, "termination", outcome)
-    reason = getattr(termination, "reason", None)
-    if reason is None and isinstance(trace.termination, dict):
-        reason = trace.termination.get("reason")
-    if reason is not None:
-        return bool(reason == "completed")
-    return trace.status == "success"
+    return grader is None or passes(grader(trace, outcome))
 
 
 def passes(verdict: bool | float) -> bool:

@@ -55,6 +55,7 @@ from ..models.paid import paid_before
 from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination, TerminationReason
+from ..status import RunStatus, returned_status
 from .approvals import PauseRun, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .head_start import make_head_start
@@ -145,8 +146,10 @@ async def run(state: RunState) -> RunResult[Any]:
     finally:
         state.interrupts.close()
     result = _result(state, output)
-    _finish(state, "success", output, None)
-    await _deliver(state, [FinalResult(output), RunSuccess(result)])  # the trace ignores these
+    status = returned_status(result.termination.action, output,
+                             state.trace.trace.error_observations())
+    _finish(state, status, output, None)
+    await _deliver(state, [FinalResult(output), RunSuccess(result, status)])  # (not traced)
     return result
 
 
@@ -169,8 +172,9 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
         state.trace.apply(end)
         events.append(end)
     error.result = _result(state, None)
-    _finish(state, "cancelled" if cancelled else "failure", None, error)
-    events.append(RunFailure(error, error.result))
+    status: RunStatus = "cancelled" if cancelled else "failure"
+    _finish(state, status, None, error)
+    events.append(RunFailure(error, error.result, status))
     await _deliver(state, events)
 
 
@@ -213,7 +217,7 @@ def _result(state: RunState, output: Any) -> RunResult[Any]:
         run_id=state.setup.run_id, callback_errors=state.emitter.errors)
 
 
-def _finish(state: RunState, status: str, output: Any, error: AgentError | None) -> None:
+def _finish(state: RunState, status: RunStatus, output: Any, error: AgentError | None) -> None:
     """Finish and store the trace, and let the playbook learn from it (never raises)."""
     termination = state.termination
     failure = None if error is None else {

@@ -25,6 +25,7 @@ from hashlib import sha256
 from importlib.resources import files
 
 from .html_approval import approval_badge, pause_block
+from .html_status import status_badge, termination_panel
 from .redaction import Redactor
 from .trace import Step, ToolCallRecord, Trace, offered_text
 from .values import (
@@ -83,7 +84,7 @@ def render_html(trace: Trace, *, title: str | None = None, redactor: Redactor | 
     body = [
         _header(trace, heading),
         _summary_cards(trace),
-        _termination_panel(trace),
+        termination_panel(trace),
         _prompt_panel(trace),
         "<h2>Tokens and latency per iteration</h2>",
         render_chart(trace),
@@ -109,9 +110,9 @@ def render_comparison_html(
     for label, trace in (("A", a), ("B", b)):
         columns.append(
             f'<section id="run-{label.lower()}"><h2>{label}: {esc(trace.agent_name)} '
-            f'{_status_badge(trace.status)}</h2><div class="sub">{esc(trace.run_id)} · '
+            f'{status_badge(trace.status)}</h2><div class="sub">{esc(trace.run_id)} · '
             f"{esc(trace.model_name or 'model unknown')}</div>"
-            f"{'' if same_prompt else _prompt_panel(trace)}{_termination_panel(trace)}"
+            f"{'' if same_prompt else _prompt_panel(trace)}{termination_panel(trace)}"
             f"{render_chart(trace, compact=True, scale=scale)}"
             f"{_timeline(trace)}{_outcome_panel(trace)}</section>"
         )
@@ -146,7 +147,7 @@ def _header(trace: Trace, heading: str) -> str:
     started = format_time(trace.started_at)
     duration = format_ms(_duration_ms(trace)) if trace.ended_at is not None else "no end recorded"
     return (
-        f"<h1>{esc(heading)} {_status_badge(trace.status)}</h1>"
+        f"<h1>{esc(heading)} {status_badge(trace.status)}</h1>"
         f'<div class="sub">model {esc(trace.model_name or "unknown")} · started {esc(started)}'
         f" · {esc(duration)}</div>"
     )
@@ -172,29 +173,6 @@ def _summary_cards(trace: Trace) -> str:
         for k, v in cards
     )
     return f'<div class="cards" id="summary">{items}</div>'
-
-
-def _termination_panel(trace: Trace) -> str:
-    if not trace.termination:
-        note = _UNFINISHED.get(_status(trace.status), "not recorded")
-        cls = "panel error" if trace.status == "crashed" else "panel"
-        return f'<div class="{cls}" id="termination"><b>Termination:</b> {note}</div>'
-    term = as_dict(trace.termination, "reason")
-    parts = [f"<b>Termination:</b> {esc(term.get('reason'))}"]
-    if term.get("action"):
-        parts.append(f"action {esc(term['action'])}")
-    if term.get("limit"):
-        parts.append(f"limit {esc(term['limit'])}")
-    detail = f'<div class="sub">{esc(term["detail"])}</div>' if term.get("detail") else ""
-    cls = "panel error" if trace.status in ("failure", "crashed") else "panel"
-    return f'<div class="{cls}" id="termination">{" · ".join(parts)}{detail}</div>'
-
-
-_UNFINISHED = {
-    "crashed": "none: the process that ran it ended without finishing the run; what follows "
-    "is everything recorded up to then",
-    "running": "none yet: the run is in progress (or its process died on another host)",
-}
 
 
 def _prompt_panel(trace: Trace) -> str:
@@ -343,7 +321,7 @@ def _comparison_table(a: Trace, b: Trace) -> str:
     ]
     html = [
         '<table class="cmp" id="comparison"><tr><th></th><th>A</th><th>B</th><th>B − A</th></tr>',
-        f"<tr><td>status</td><td>{_status_badge(a.status)}</td><td>{_status_badge(b.status)}"
+        f"<tr><td>status</td><td>{status_badge(a.status)}</td><td>{status_badge(b.status)}"
         "</td><td></td></tr>",
         f"<tr><td>termination</td><td>{esc(_reason(a))}</td><td>{esc(_reason(b))}</td>"
         "<td></td></tr>",
@@ -468,20 +446,6 @@ def _chart_scale(traces: list[Trace]) -> tuple[float, float]:
 
 
 # -- formatting helpers -----------------------------------------------------------------------
-
-
-_STATUSES = frozenset({"running", "success", "failure", "cancelled", "crashed", "paused"})
-
-
-def _status(status: object) -> str:
-    """A known status, else "unknown": a recorded status becomes a CSS class, so it is a closed
-    set (a crafted one could otherwise borrow any of the page's classes)."""
-    return status if isinstance(status, str) and status in _STATUSES else "unknown"
-
-
-def _status_badge(status: object) -> str:
-    safe = esc(status)
-    return f'<span class="badge {_status(status)}" data-status="{safe}">{safe}</span>'
 
 
 def _reason(trace: Trace) -> object:

@@ -38,6 +38,7 @@ from ..events import (
 )
 from ..messages import TextPart, ThinkingPart, Usage
 from ..models.paid import ONE_REQUEST, Paid
+from ..status import RunStatus
 from .trace import AttemptRecord, Step, ToolCallRecord, Trace
 
 
@@ -97,7 +98,7 @@ class TraceBuilder:
             step.asked_again = paid.replies
         self._persist("record_step")
 
-    def finish(self, status: str, usage: Usage, output: Any,
+    def finish(self, status: RunStatus, usage: Usage, output: Any,
                termination: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
         trace = self.trace
         trace.ended_at = time.time()
@@ -314,14 +315,12 @@ class TraceRecorder:
         _CURRENT.set(builder)
 
     def on_success(self, event: RunSuccess) -> None:
-        self._finish(event.result, "success", None)
+        self._finish(event.result, event.status, None)
 
     def on_failure(self, event: RunFailure) -> None:
-        code = getattr(event.error, "code", type(event.error).__name__)
-        self._finish(event.result, "cancelled" if code == "CANCELLED" else "failure",
-                     event.error)
+        self._finish(event.result, event.status, event.error)
 
-    def _finish(self, result: Any, status: str, error: BaseException | None) -> None:
+    def _finish(self, result: Any, status: RunStatus, error: BaseException | None) -> None:
         builder = _CURRENT.get()
         final = getattr(result, "trace", None)
         if isinstance(final, Trace):  # the engine's own trace: exactly what the run returned

@@ -28,7 +28,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from .._sqlite import create_schema, use_wal
 from ..messages import Usage
 from .recorder import TraceRecorder
 from .redaction import Redactor
+from .store_status import migrate_statuses
 from .trace import Step, Trace
 
 #: Environment variable naming the database that agents record into automatically.
@@ -73,6 +74,11 @@ CREATE TABLE IF NOT EXISTS steps (
     position INTEGER NOT NULL,
     data TEXT NOT NULL,
     PRIMARY KEY (run_id, position)
+);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, started_at);
+CREATE TABLE IF NOT EXISTS trace_store_meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 );
 """
 
@@ -129,6 +135,7 @@ class TraceStore:
         if is_postgres_url(path):  # psycopg is imported only now
             self.path = str(path)
             self._conn = connect(self.path, schema=_SCHEMA, lock="toolcycle.traces.schema")
+            migrate_statuses(self._conn)
             return
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +145,7 @@ class TraceStore:
         conn.execute("PRAGMA foreign_keys=ON")
         create_schema(conn, _SCHEMA)
         self._conn = conn
+        migrate_statuses(conn)  # a store written before the status vocabulary
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> TraceStore | None:
@@ -284,23 +292,28 @@ class TraceStore:
         self,
         *,
         agent: str | None = None,
-        status: str | None = None,
+        status: str | Collection[str] | None = None,
         since: float | datetime | str | None = None,
         limit: int | None = 50,
     ) -> list[TraceSummary]:
         """Most recent runs first, filtered by agent name, status and start time.
 
-        ``status`` is ``running``, ``success``, ``failure``, ``cancelled`` or ``crashed``;
-        ``since`` accepts what :func:`parse_since` accepts.
+        ``status`` is one word of :data:`toolcycle.status.RunStatus` or several (any of them:
+        ``NOT_SUCCESS`` lists every run that did not succeed); ``since`` accepts what
+        :func:`parse_since` accepts.
         """
         clauses: list[str] = []
         params: list[Any] = []
         if agent is not None:
             clauses.append("agent_name = ?")
             params.append(agent)
-        if status is not None:
-            clauses.append("status = ?")
-            params.append("running" if status == "crashed" else status)
+        wanted = None if status is None else {status} if isinstance(status, str) else set(status)
+        if wanted is not None and not wanted:  # none of no statuses
+            return []
+        if wanted is not None:  # a crashed run is a running row whose writer is gone
+            stored = sorted({"running" if word == "crashed" else word for word in wanted})
+            clauses.append(f"status IN ({', '.join('?' * len(stored))})")
+            params.extend(stored)
         if since is not None:
             clauses.append("started_at >= ?")
             params.append(parse_since(since))
@@ -311,7 +324,7 @@ class TraceStore:
         out: list[TraceSummary] = []
         for row in rows:
             summary = self._summary(row)
-            if status is not None and summary.status != status:
+            if wanted is not None and summary.status not in wanted:
                 continue
             out.append(summary)
             if limit is not None and len(out) >= limit:

@@ -16,6 +16,9 @@ from .._safe_text import terminal_safe
 from ..messages import Usage
 from .values import approval_text, pause_rows
 
+#: Kinds of calls whose error observations are the run's own feedback (output validation).
+_OWN_KINDS = frozenset({"output", "submit"})
+
 
 @dataclass(slots=True)
 class ToolCallRecord:
@@ -125,7 +128,10 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     attempts: list[AttemptRecord] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    status: str = "running"  # running, success, failure, cancelled
+    #: How the run ended, a word of :data:`toolcycle.status.RunStatus` (``"running"`` until
+    #: it ends). Typed ``str``: a trace read from a file or store may hold anything there,
+    #: and the views show it as unknown rather than trust it.
+    status: str = "running"
     termination: dict[str, Any] | None = None
     output: Any = None
     error: dict[str, Any] | None = None
@@ -149,6 +155,13 @@ class Trace:
     @property
     def tool_calls(self) -> list[ToolCallRecord]:
         return [record for step in self.steps for record in step.tool_calls]
+
+    def error_observations(self) -> list[str]:
+        """The texts of the tool calls that failed, as the model saw them: what
+        :func:`toolcycle.status.passes_tool_error` compares an answer with. The output tool's
+        and ``submit``'s rejections are the run's own validation feedback, not a tool's."""
+        return [record.error for record in self.tool_calls
+                if record.error is not None and record.kind not in _OWN_KINDS]
 
     @property
     def iterations(self) -> int:
