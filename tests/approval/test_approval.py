@@ -261,7 +261,7 @@ def test_no_pause_at_the_final_request_of_a_limit() -> None:
     agent = Agent(model, tools=ledger.tools(), approval=policy, output=Verdict,
                   limits=Limits(max_iterations=1))
     result = agent.run_sync("go")
-    assert result.status == "success" and ledger.done == ["ls /"]
+    assert result.status == "forced" and ledger.done == ["ls /"]  # answered at the limit
     assert "cannot be asked now" in (result.tool_calls[-1].error or "")
 
 

@@ -218,6 +218,23 @@ async def test_a_failed_run_marks_the_run_span_as_error(exporter: InMemorySpanEx
     assert all(s.end_time is not None for s in spans)
 
 
+async def test_a_forced_answer_is_no_ok_span(exporter: InMemorySpanExporter) -> None:
+    """A run a limit forced to answer returned, but did not succeed (docs/status.md): its span
+    is not OK, and says the status; a success's span is OK and says so."""
+    model = ScriptedModel(lambda _m, s: "a guess" if s.tool_choice == "none"
+                          else call("lookup", {"city": "Oslo"}))
+    agent = Agent(model, tools=[lookup], callbacks=_callbacks(exporter),
+                  limits=Limits(max_iterations=1))
+    assert (await agent.run("loop")).status == "forced"
+    await Agent(ScriptedModel(["fine"]), callbacks=_callbacks(exporter)).run("hi")
+    forced, fine = _by_name(exporter.get_finished_spans(), "invoke_agent")
+    assert forced.status.status_code == StatusCode.ERROR
+    assert forced.attributes is not None and forced.attributes["toolcycle.run.status"] == "forced"
+    assert forced.attributes["error.type"] == "forced"
+    assert fine.status.status_code == StatusCode.OK
+    assert fine.attributes is not None and fine.attributes["toolcycle.run.status"] == "success"
+
+
 async def test_concurrent_runs_sharing_one_callbacks_object_keep_their_own_spans(
     exporter: InMemorySpanExporter,
 ) -> None:

@@ -145,11 +145,10 @@ async def run(state: RunState) -> RunResult[Any]:
         raise crash from exc
     finally:
         state.interrupts.close()
-    result = _result(state, output)
-    status = returned_status(result.termination.action, output,
-                             state.trace.trace.error_observations())
-    _finish(state, status, output, None)
-    await _deliver(state, [FinalResult(output), RunSuccess(result, status)])  # (not traced)
+    result = _result(state, output)  # returned is not succeeded: docs/status.md
+    _finish(state, returned_status(result.termination.action, output,
+                                   state.trace.trace.error_observations()), output, None)
+    await _deliver(state, [FinalResult(output), RunSuccess(result, result.status)])
     return result
 
 
@@ -172,9 +171,8 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
         state.trace.apply(end)
         events.append(end)
     error.result = _result(state, None)
-    status: RunStatus = "cancelled" if cancelled else "failure"
-    _finish(state, status, None, error)
-    events.append(RunFailure(error, error.result, status))
+    _finish(state, "cancelled" if cancelled else "failure", None, error)
+    events.append(RunFailure(error, error.result, error.result.status))
     await _deliver(state, events)
 
 

@@ -53,6 +53,7 @@ from ..events import (
     ToolResultEvent,
     ValidationFailure,
 )
+from ..status import is_success
 
 #: How ``provider:model`` prefixes map to ``gen_ai.provider.name`` (the conventions' well-known
 #: values; ``llama_cpp`` is our own, for the in-process local model). A server that merely
@@ -195,7 +196,12 @@ class OTelCallbacks:
             return
         self._end_children(state, None)
         _set_run_outcome(state.run, event.result)
-        state.run.set_status(Status(StatusCode.OK))
+        state.run.set_attribute("toolcycle.run.status", event.status)
+        if is_success(event.status):
+            state.run.set_status(Status(StatusCode.OK))
+        else:  # returned, but forced, partial or a tool's error passed through: docs/status.md
+            state.run.set_attribute("error.type", event.status)
+            state.run.set_status(Status(StatusCode.ERROR, f"the run ended {event.status}"))
         state.run.end()
         _CURRENT.set(None)
 
@@ -207,6 +213,7 @@ class OTelCallbacks:
         self._end_children(state, f"run ended ({code}) before this span finished")
         _set_run_outcome(state.run, event.result)
         state.run.record_exception(event.error)
+        state.run.set_attribute("toolcycle.run.status", event.status)
         state.run.set_attribute("error.type", code)
         state.run.set_status(Status(StatusCode.ERROR, str(event.error)[:_MAX_ATTRIBUTE_CHARS]))
         state.run.end()
