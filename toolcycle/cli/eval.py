@@ -76,7 +76,8 @@ def _eval(args: argparse.Namespace) -> int:
         dataset = Dataset.load(args.dataset)
     except DatasetError as exc:
         raise CommandError(str(exc)) from exc
-    evaluators = (named_evaluators(args.check, rubric=args.rubric) if args.check
+    evaluators = (named_evaluators(args.check, rubric=args.rubric,
+                                   resolve_model=resolve_model_argument) if args.check
                   else default_evaluators(dataset))
     store: str | bool = False if args.no_trace else (args.trace_db or True)
     name = args.name or dataset.name

@@ -17,8 +17,9 @@ once, as bad configuration always is.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigurationError
 from .dataset import Dataset
@@ -28,23 +29,26 @@ from .trajectory import MODES, ToolTrajectory
 NAMES = ("equals", "contains", "numeric", "regex", "schema", "trajectory", "judge")
 
 
-def named_evaluators(texts: Sequence[str], *, rubric: str | None = None) -> list[Evaluator]:
-    """The evaluators ``texts`` name; raises ConfigurationError listing every bad one."""
+def named_evaluators(texts: Sequence[str], *, rubric: str | None = None,
+                     resolve_model: Callable[[str], Any] = str) -> list[Evaluator]:
+    """The evaluators ``texts`` name; raises ConfigurationError listing every bad one.
+    ``resolve_model``: turns a judge's model text into what ``Agent`` takes (the CLI's
+    ``python:module:attribute`` included)."""
     problems: list[str] = []
     found: list[Evaluator] = []
     for text in texts:
         try:
-            found.append(_one(text, rubric))
-        except (ValueError, OSError) as exc:
-            problems.append(f"--check {text!r}: {exc}")
+            found.append(_one(text, rubric, resolve_model))
         except ConfigurationError as exc:
             problems += [f"--check {text!r}: {p}" for p in exc.problems]
+        except (ValueError, OSError) as exc:
+            problems.append(f"--check {text!r}: {exc}")
     if problems:
         raise ConfigurationError(problems, subject="evaluators")
     return found
 
 
-def _one(text: str, rubric: str | None) -> Evaluator:
+def _one(text: str, rubric: str | None, resolve_model: Callable[[str], Any]) -> Evaluator:
     kind, _, rest = text.partition(":")
     if kind == "equals" and not rest:
         return Equals()
@@ -68,7 +72,7 @@ def _one(text: str, rubric: str | None) -> Evaluator:
             raise ValueError("an LLM judge needs --rubric TEXT")
         from .judge import LLMJudge
 
-        return LLMJudge(rest, rubric)
+        return LLMJudge(resolve_model(rest), rubric)
     raise ValueError(f"expected one of {', '.join(NAMES)} (see toolcycle eval --help)")
 
 
