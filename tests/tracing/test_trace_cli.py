@@ -61,7 +61,13 @@ def test_show_unknown_and_ambiguous_runs(db: str, capsys: pytest.CaptureFixture[
 
 
 def test_missing_database_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["trace", "list", "--db", str(tmp_path / "none.db")]) == 1
+    """``list`` on a store nobody wrote yet is not an error (nothing was run yet): a friendly
+    line and status 0; ``show`` of a run there is (it names a run that is not there)."""
+    assert main(["trace", "list", "--db", str(tmp_path / "none.db")]) == 0
+    captured = capsys.readouterr()
+    assert "no runs recorded yet" in captured.err and "no trace database" in captured.err
+    assert captured.out == ""
+    assert main(["trace", "show", "--db", str(tmp_path / "none.db"), "r1"]) == 1
     assert "no trace database" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
 
@@ -70,7 +76,8 @@ def test_list_table_and_filters(db: str, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["trace", "list", "--db", db]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["run", "agent", "status", "started", "(UTC)", "iter",
-                                "tokens", "in/out", "duration", "termination"]
+                                "tokens", "in/out", "duration", "termination", "prompt",
+                                "answer"]
     assert lines[1].split()[:3] == ["run-search-0002", "searcher", "failure"]
     assert lines[2].split()[:3] == ["run-weather-0001", "weather", "success"]
     assert main(["trace", "list", "--db", db, "--agent", "weather", "--json"]) == 0

@@ -12,33 +12,32 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._safe_text import terminal_safe
-from ..errors import ConfigurationError
+from ..models.base import Model
 from ..spec.agent_spec import AgentSpec, SpecError
 from ..tools import ToolLibrary
+from ._exits import USER_ERRORS, CommandError, report_user_error
 
-
-class CommandError(Exception):
-    """A problem to print as one line (or a few) before exiting with status 2."""
+__all__ = ["CommandError", "guarded", "load_library", "load_model", "load_module", "load_spec",
+           "resolve_model_argument"]
 
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def guarded(handler: Handler) -> Handler:
-    """Print what could not be loaded or bound (or a store that cannot be reached) as
-    ``error: ...`` and exit with status 2.
+    """A command handler whose user errors end it with one line and status 2.
 
-    The message may quote spec content (names, descriptions), so it is made terminal-safe.
+    :func:`toolcycle.cli.main` maps errors the same way for every command
+    (:mod:`toolcycle.cli._exits` decides which errors are the user's); this keeps the mapping
+    for a handler called on its own.
     """
 
     @functools.wraps(handler)
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except (CommandError, ConfigurationError, ConnectionError) as exc:
-            print(terminal_safe(f"error: {exc}"), file=sys.stderr)
-            return 2
+        except USER_ERRORS as exc:
+            return report_user_error(exc)
 
     return run
 
@@ -98,3 +97,13 @@ def resolve_model_argument(text: str | None) -> Any:
     if value is None:
         raise CommandError(f"{module_name} has no attribute {attribute!r}")
     return value() if callable(value) and isinstance(value, types.FunctionType) else value
+
+
+def load_model(model: Model) -> None:
+    """Load the model's weights now (a local model: its pack assembled on first use, then read
+    into memory, each step shown on stderr), so the first request does not silently pay for
+    them; a remote model has nothing to load. A missing extra is a user error."""
+    try:
+        model.load()
+    except ImportError as exc:
+        raise CommandError(str(exc)) from exc

@@ -19,6 +19,7 @@ from ..agent import Agent
 from ..errors import AgentError
 from ..limits import Limits
 from ..models.base import Model
+from ._loading import load_model
 
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 
@@ -79,6 +80,7 @@ def run_demo(model_name: str, out: Any = sys.stdout) -> int:
 
     started = time.perf_counter()
     model = resolve_model(model_name)
+    load_model(model)  # "ready" means loaded: else the first request pays for it, unannounced
     print(f"model {model_name} ready in {time.perf_counter() - started:.1f} s", file=out)
     failures = 0
     for title, build, prompt in DEMO_RUNS:

@@ -3,15 +3,25 @@
 Binds the spec to the tools found in the modules (as ``toolcycle run`` does) and serves the
 agent's tools, and the agent itself as one more tool, over MCP: on stdin/stdout by default
 (what an MCP client launching a command expects), or over streamable HTTP at
-``http://HOST:PORT/mcp``. Needs the ``mcp`` extra. Nothing but the protocol goes to stdout.
+``http://HOST:PORT/mcp``. Needs the ``mcp`` extra. Nothing but the protocol goes to stdout:
+where the server listens is said on stderr.
+
+Runs of the agent tool are recorded where ``--trace-db`` (or ``$TOOLCYCLE_TRACE_DB``) says; a
+long-lived server records nothing by default rather than fill a home directory.
+The agent's model is loaded when the agent is first called, not at start: a server whose
+clients call only the plain tools needs no model pack.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import sys
 from typing import Any
 
+from .._safe_text import terminal_safe
+from ..tracing.store import ENV_VAR
 from ._loading import CommandError, guarded, load_library, load_spec, resolve_model_argument
 
 
@@ -26,6 +36,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--model", help="model string for the agent tool (default: the spec's)")
     serve.add_argument("--http", metavar="HOST:PORT",
                        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    serve.add_argument("--trace-db", metavar="PATH",
+                       help="record the agent's runs there, a SQLite path or a postgresql:// "
+                       f"URL (default: ${ENV_VAR}, else not recorded)")
     serve.set_defaults(handler=_serve)
 
 
@@ -38,15 +51,21 @@ def _serve(args: argparse.Namespace) -> int:
         raise CommandError(f"`toolcycle mcp` needs the mcp extra: pip install "
                            f"'toolcycle[mcp]' ({exc})") from exc
     spec = load_spec(args.spec)
-    agent = spec.bind(load_library(args.tools), model=resolve_model_argument(args.model))
-    try:
-        if address is None:
-            asyncio.run(serve_stdio(agent))
-        else:
-            asyncio.run(serve_http(agent, *address))
-    except KeyboardInterrupt:
-        pass
+    agent = spec.bind(load_library(args.tools), model=resolve_model_argument(args.model),
+                      trace_store=args.trace_db or os.environ.get(ENV_VAR) or False)
+    where = ("stdin/stdout" if address is None
+             else f"http://{_host_in_url(address[0])}:{address[1]}/mcp")
+    print(terminal_safe(f"toolcycle mcp serve: {agent.name!r} ({len(agent.tools)} tool(s) and "
+                        f"the agent) over MCP on {where}; Ctrl-C stops"), file=sys.stderr)
+    if address is None:  # Ctrl-C ends the command with status 130 (toolcycle.cli.main)
+        asyncio.run(serve_stdio(agent))
+    else:
+        asyncio.run(serve_http(agent, *address))
     return 0
+
+
+def _host_in_url(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def _address(text: str) -> tuple[str, int]:

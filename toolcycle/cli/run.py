@@ -30,7 +30,7 @@ from ..models.base import ModelSettings
 from ..result import RunResult
 from ..tool_selection import DEFAULT_MIN_RELEVANCE, ToolSelection
 from ..tracing.store import DEFAULT_PATH, ENV_VAR
-from ._loading import guarded, load_library, load_spec, resolve_model_argument
+from ._loading import guarded, load_library, load_model, load_spec, resolve_model_argument
 from ._progress import progress_on_stderr
 
 
@@ -76,6 +76,7 @@ def _run(args: argparse.Namespace) -> int:
                       **options)
     limits = Limits(max_iterations=args.max_iterations) if args.max_iterations else None
     try:
+        load_model(agent.model)  # now, with progress, rather than inside the first request
         with progress_on_stderr() as callbacks:
             result = agent.run_sync(args.input, limits=limits, callbacks=callbacks)
             while result.paused and (args.approve or args.approve_all):

@@ -150,6 +150,11 @@ def _load(store: TraceStore, run_id: str) -> Trace | None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    location = args.db or os.environ.get(ENV_VAR) or DEFAULT_PATH
+    if not is_postgres_url(location) and not Path(location).expanduser().exists():
+        print(f"no runs recorded yet: no trace database at {Path(location).expanduser()} "
+              "(toolcycle run records each run there)", file=sys.stderr)
+        return 0
     store = _open_store(args)
     if store is None:
         return 1
@@ -160,34 +165,42 @@ def _list(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"toolcycle trace: {exc}", file=sys.stderr)
             return 2
+    if not rows:  # said where the table would be; JSON lines stay data (none), it goes to stderr
+        filtered = args.agent or args.status or args.since
+        print("no runs match" if filtered else "no runs recorded yet",
+              file=sys.stderr if args.json else sys.stdout)
+        return 0
     if args.json:
         for row in rows:
-            print(json.dumps({**_summary_dict(row), "duration_ms": _span_ms(row)}, default=str))
+            print(json_safe(json.dumps({**_summary_dict(row), "duration_ms": _span_ms(row)},
+                                       default=str, ensure_ascii=False)))
         return 0
     console = _console(no_color=False)  # first: it explains a missing rich
     from rich.table import Table
     from rich.text import Text
 
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("run", "agent", "status", "started (UTC)", "iter", "tokens in/out",
-                   "duration"):
+    rendered = [tuple(terminal_safe(cell) for cell in (
+        row.run_id, row.agent_name, row.status, format_time(row.started_at)[:16],
+        str(row.iterations), f"{tally(row.input_tokens)}/{tally(row.output_tokens)}",
+        "-" if row.ended_at is None else format_ms(_span_ms(row)),
+        row.termination_reason or row.error_code or "-", row.prompt or "-", row.answer or "-",
+    )) for row in rows]
+    # the run id is what `trace show` takes: never clipped; long texts give way first
+    table.add_column("run", no_wrap=True, min_width=max(len(r[0]) for r in rendered))
+    for column in ("agent", "status", "started (UTC)", "iter", "tokens in/out", "duration"):
         table.add_column(column, no_wrap=True)
     table.add_column("termination", overflow="ellipsis", no_wrap=True, min_width=8)
-    for row in rows:
-        cells = (
-            row.run_id, row.agent_name, row.status, format_time(row.started_at)[:16],
-            str(row.iterations), f"{tally(row.input_tokens)}/{tally(row.output_tokens)}",
-            "-" if row.ended_at is None else format_ms(_span_ms(row)),
-            row.termination_reason or row.error_code or "-",
-        )
+    # what tells runs apart: the prompt and the answer, one clipped line each
+    for headline in ("prompt", "answer"):
+        table.add_column(headline, overflow="ellipsis", no_wrap=True, min_width=10, max_width=48)
+    for row, cells in zip(rows, rendered, strict=True):
         # Text cells: a name like "billing[/x]" is shown as written, not parsed as markup
-        table.add_row(*(
-            Text(terminal_safe(cell), style=STATUS_STYLES.get(row.status, "") if i == 2 else "")
-            for i, cell in enumerate(cells)
-        ))
+        table.add_row(*(Text(cell, style=STATUS_STYLES.get(row.status, "") if i == 2 else "")
+                        for i, cell in enumerate(cells)))
     if not console.is_terminal:  # piped: do not squeeze the table to the 80-column default
         console.width = 200
-    console.print(table if rows else "no runs match")
+    console.print(table)
     return 0
 
 

@@ -107,6 +107,13 @@ class Model(ABC):
             yield ToolCallDelta(index, call.id, call.name, call.raw_arguments)
         yield ModelResponse(message)
 
+    def load(self) -> None:  # noqa: B027 - optional hook, remote models have nothing to load
+        """Make the model ready for its first request: local weights are read (and a model pack
+        assembled) here, or else on the first request. Blocking. A caller that tells a person
+        the model is ready (``toolcycle demo``, ``toolcycle run``) calls it first, so the
+        first request does not silently pay for the load; a server that may never need the
+        model (``toolcycle mcp serve`` of plain tools) does not."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most adapters hold nothing
         """Release clients or loaded weights."""
 

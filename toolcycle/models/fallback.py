@@ -124,6 +124,10 @@ class FallbackModel(Model):
                     failures.append((model, exc))
                     spent.add(paid_before(exc).usage)
 
+    def load(self) -> None:
+        """Only the first model: the others are asked when it fails, and may never be."""
+        self.models[0].load()
+
     async def aclose(self) -> None:
         for model in self.models:
             await model.aclose()

@@ -18,6 +18,7 @@ from ..context import CancelToken, RunContext
 from ..errors import ConfigurationError
 from ..events import CallbackError, Callbacks, Emitter, Event, RunResumed
 from ..limits import Limits
+from ..logs import run_callbacks
 from ..messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import HeldAnswer, Output
@@ -344,7 +345,7 @@ def assemble(
         errors.append(CallbackError(what, repr(core.trace_store), exc))
 
     builder = TraceBuilder(trace, core.trace_store, sink_failed)
-    emitter = Emitter(callbacks, sink, recorder=builder)
+    emitter = Emitter(callbacks.merged(run_callbacks()), sink, recorder=builder)
     emitter.errors = errors
     state = RunState(
         setup=setup,

@@ -29,6 +29,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Collection, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -103,6 +104,10 @@ class TraceSummary:
     output_tokens: int
     termination_reason: str | None
     error_code: str | None
+    #: The user's prompt and the run's answer (the output as JSON when not text), clipped to
+    #: :data:`HEADLINE_CHARS`, as stored (redacted): what tells runs apart in a listing.
+    prompt: str = ""
+    answer: str = ""
 
     @property
     def duration_ms(self) -> float | None:
@@ -329,7 +334,7 @@ class TraceStore:
             out.append(summary)
             if limit is not None and len(out) >= limit:
                 break
-        return out
+        return _with_headlines(self._conn, self._lock, out)
 
     def iter_traces(self, run_ids: Iterable[str]) -> Iterator[Trace]:
         """Load several traces one by one (the CLI's bulk export shows progress over this)."""
@@ -408,6 +413,47 @@ def parse_since(value: float | datetime | str, now: float | None = None) -> floa
         raise ValueError(
             f"cannot read {value!r} as a time: use e.g. 30m, 12h, 7d or 2026-01-31T12:00"
         ) from None
+
+
+def _with_headlines(conn: SQLConnection, lock: AbstractContextManager[Any],
+                    summaries: list[TraceSummary]) -> list[TraceSummary]:
+    """``summaries`` with their prompt and answer, read from the listed rows only (a header
+    holds the whole output: reading every row's would cost a large store dear)."""
+    if not summaries:
+        return summaries
+    marks = ", ".join("?" for _ in summaries)
+    with lock:
+        rows = conn.execute(f"SELECT run_id, header FROM runs WHERE run_id IN ({marks})",
+                            [s.run_id for s in summaries]).fetchall()
+    headers = {row[0]: row[1] for row in rows}
+    out = []
+    for summary in summaries:
+        prompt, answer = _headline(headers.get(summary.run_id))
+        out.append(replace(summary, prompt=prompt, answer=answer))
+    return out
+
+
+#: A listing's prompt and answer are clipped to this many characters.
+HEADLINE_CHARS = 200
+
+
+def _headline(header: Any) -> tuple[str, str]:
+    """The prompt and the answer of a stored header; empty where it cannot be read (a header
+    is stored data: a damaged or crafted one must not break a listing)."""
+    try:
+        data = json.loads(header)
+    except (TypeError, ValueError, RecursionError):
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    prompt, output = data.get("user_prompt"), data.get("output")
+    answer = output if isinstance(output, str) or output is None else json.dumps(output)
+    return _clip_line(prompt), _clip_line(answer)
+
+
+def _clip_line(value: Any) -> str:
+    text = " ".join(value.split()) if isinstance(value, str) else ""
+    return text if len(text) <= HEADLINE_CHARS else text[: HEADLINE_CHARS - 1] + "…"
 
 
 def _usage_of_steps(trace: Trace) -> Usage:

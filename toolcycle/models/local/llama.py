@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
 import os
 import threading
 import time
@@ -30,11 +31,12 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl
 
 from ...errors import ModelError
+from ...logs import SETUP_LOG
 from ...messages import Message, TextPart, Usage
 from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
 from ..text.constrained import constrained_option
 from ..text.protocol import JsonToolsModel, TextProtocolModel
-from .packs import PACKS, pack_path
+from .packs import PACKS, model_dir, pack_path
 
 # OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
 # first `import llama_cpp` anywhere in the process (importing this module is early enough).
@@ -93,6 +95,7 @@ def _loaded(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                     "local models need llama-cpp-python: pip install 'toolcycle[local]'"
                 ) from exc
             started = time.perf_counter()
+            _SETUP.info("loading %s (%.1f GiB) into memory...", path.name, _gib(path))
             llama = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
@@ -102,8 +105,19 @@ def _loaded(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                 verbose=False,
             )
             entry = _Loaded(llama, threading.Lock(), time.perf_counter() - started)
+            _SETUP.info("loaded %s in %.1f s", path.name, entry.load_seconds)
             _LOADED[key] = entry
         return entry
+
+
+_SETUP = logging.getLogger(SETUP_LOG)
+
+
+def _gib(path: Path) -> float:
+    try:
+        return path.stat().st_size / 2**30
+    except OSError:
+        return 0.0
 
 
 class LlamaChatModel(Model):
@@ -126,7 +140,11 @@ class LlamaChatModel(Model):
         n_threads: int | None = None,
         seed: int = DEFAULT_SEED,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        pack: str | None = None,
     ) -> None:
+        #: The model pack ``path`` is assembled from, on the first load rather than here: a
+        #: model that is built but never asked (an MCP server of plain tools) needs no pack.
+        self.pack = pack
         self.path = Path(path)
         self.name = name or self.path.stem
         self.n_ctx = n_ctx
@@ -137,7 +155,17 @@ class LlamaChatModel(Model):
     @property
     def load_seconds(self) -> float:
         """How long loading the weights took (loads them if needed)."""
-        return _loaded(self.path, self.n_ctx, self.n_threads).load_seconds
+        return self._entry().load_seconds
+
+    def load(self) -> None:
+        """Assemble the pack (first use only) and read the weights, now rather than on the
+        first request."""
+        self._entry()
+
+    def _entry(self) -> _Loaded:
+        if self.pack is not None:
+            pack_path(self.pack)  # a checksum marker's stat when already assembled
+        return _loaded(self.path, self.n_ctx, self.n_threads)
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         if settings.tools and settings.tool_choice != "none":
@@ -190,7 +218,7 @@ class LlamaChatModel(Model):
         self, payload: list[dict[str, str]], kwargs: dict[str, Any],
         emit: Callable[[str], object], stop: threading.Event,
     ) -> Message:
-        entry = _loaded(self.path, self.n_ctx, self.n_threads)
+        entry = self._entry()
         pieces: list[str] = []
         finish_reason: str | None = None
         with entry.lock:
@@ -238,7 +266,7 @@ class LlamaChatModel(Model):
         return kwargs
 
     def _complete(self, payload: list[dict[str, str]], kwargs: dict[str, Any]) -> Message:
-        entry = _loaded(self.path, self.n_ctx, self.n_threads)
+        entry = self._entry()
         with entry.lock:
             evaluated_before = _prompt_tokens_evaluated(entry.llama)
             try:
@@ -265,7 +293,7 @@ class LlamaChatModel(Model):
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this model's tokenizer."""
-        llama = _loaded(self.path, self.n_ctx, self.n_threads).llama
+        llama = self._entry().llama
         return len(llama.tokenize(text.encode(), add_bos=False, special=True))
 
 
@@ -305,14 +333,18 @@ def local_model(
     decides freely whether to call: see :class:`JsonToolsModel`); agents can override it per
     run with ``ModelSettings(extra={"constrained": True})``.
     """
-    path, name = resolve_weights(name_or_path)
-    chat = LlamaChatModel(path, name=name, n_ctx=n_ctx, n_threads=n_threads, seed=seed)
+    pack = PACKS.get(name_or_path)
+    if pack is not None:  # assembled on the first load, not here (see LlamaChatModel.pack)
+        path, name = model_dir() / pack.filename, pack.name
+    else:
+        path, name = resolve_weights(name_or_path)
+    chat = LlamaChatModel(path, name=name, n_ctx=n_ctx, n_threads=n_threads, seed=seed,
+                          pack=None if pack is None else pack.name)
     if protocol == "react":
         from ..text.react import ReActModel
 
         return ReActModel(chat)
     if constrained is None:
-        pack = PACKS.get(name_or_path)
         constrained = pack.constrained_by_default if pack else False
     return JsonToolsModel(chat, constrained=constrained)
 

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ToolcycleError
+from ...logs import SETUP_LOG
 
 _HASH_BLOCK = 1 << 20
+_SETUP = logging.getLogger(SETUP_LOG)
 
 
 class ModelPackError(ToolcycleError, RuntimeError):
@@ -122,6 +126,11 @@ def pack_path(name: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     digest = hashlib.sha256()
+    total = sum(source.stat().st_size for source in sources)
+    # Joining and hashing a GiB takes a while on a small machine, once: say so as it goes.
+    _SETUP.info("assembling model pack %s from %d installed parts (%.1f GiB, first use "
+                "only) into %s", name, len(sources), total / 2**30, target)
+    started, done, shown = time.perf_counter(), 0, 0
     try:
         with partial.open("wb") as out:
             for source in sources:
@@ -129,6 +138,10 @@ def pack_path(name: str) -> Path:
                     while block := chunk.read(_HASH_BLOCK):
                         digest.update(block)
                         out.write(block)
+                        done += len(block)
+                        if total and done * 4 // total > shown:
+                            shown = done * 4 // total
+                            _SETUP.info("  %d %%", shown * 25)
         if digest.hexdigest() != pack.sha256:
             raise ModelPackError(
                 f"model pack {name!r} assembled to sha256 {digest.hexdigest()}, expected "
@@ -139,6 +152,8 @@ def pack_path(name: str) -> Path:
         partial.unlink(missing_ok=True)
     stat = target.stat()
     marker.write_text(f"{pack.sha256} {stat.st_size} {stat.st_mtime_ns}\n")
+    _SETUP.info("model pack %s assembled and verified in %.1f s", name,
+                time.perf_counter() - started)
     return target
 
 
@@ -187,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     import sys
 
+    from ...logs import show_setup_progress
+
+    show_setup_progress()  # `make` shows the assembly's progress
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2 or args[0] not in ("requirements", "assemble"):
         names = "|".join(PACKS)

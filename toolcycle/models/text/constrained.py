@@ -19,11 +19,14 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
-from ..base import ToolChoice, ToolDefinition
+from ..base import ModelSettings, ToolChoice, ToolDefinition
 
 ANSWER_KEY = "answer"
+#: The ``ModelSettings.extra`` key that turns constrained replies on or off for one request.
+CONSTRAINED = "constrained"
 
 
 def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
@@ -145,3 +148,8 @@ def constrained_option(text: str | None, where: str) -> bool | Literal["lazy"] |
     if value in ("1", "true", "yes", "0", "false", "no"):
         return value in ("1", "true", "yes")
     raise ValueError(f"constrained={text!r} in {where}: use true, false or lazy")
+
+
+def with_constrained(settings: ModelSettings, on: bool) -> ModelSettings:
+    """``settings`` with constrained replies turned ``on`` or off for one request."""
+    return replace(settings, extra={**settings.extra, CONSTRAINED: on})

@@ -57,12 +57,10 @@ from .choice import (
     repeated_call_names,
     way_forward,
 )
-from .constrained import reply_schema
+from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools
 from .streaming import json_answer_so_far, new_text
 
-#: ``ModelSettings.extra`` key: ``True``/``False`` turns grammar-constrained replies on/off.
-CONSTRAINED = "constrained"
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
 # Measured on Qwen2.5-Coder-1.5B at the second step of a two-tool task: "if these results
 # answer the question, answer" made it answer "soon" without the second call; naming the next
@@ -264,6 +262,9 @@ class TextProtocolModel(Model):
         """The answer the reply written so far already shows (default: none until it ends)."""
         return ""
 
+    def load(self) -> None:
+        self.inner.load()
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 
@@ -378,12 +379,12 @@ class JsonToolsModel(TextProtocolModel):
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         if not self._decides_freely(settings):
             return await super().request(messages, settings)
-        reply, parts = await self._ask(messages, _constrained(settings, False))
+        reply, parts = await self._ask(messages, with_constrained(settings, False))
         if not any(isinstance(p, ToolCall) for p in parts):
             return self._message(reply, parts, usage_of(reply).copy())
         paid = usage_of(reply).copy()  # the free reply's usage, and the constrained one's
         with paying(paid, []):
-            message = await super().request(messages, _constrained(settings, True))
+            message = await super().request(messages, with_constrained(settings, True))
         paid.add(usage_of(message))
         message.usage = paid
         return message
@@ -396,7 +397,7 @@ class JsonToolsModel(TextProtocolModel):
                 yield item
             return
         outcome: list[tuple[Message, list[Part]]] = []
-        async for delta in self._stream_ask(messages, _constrained(settings, False), outcome):
+        async for delta in self._stream_ask(messages, with_constrained(settings, False), outcome):
             yield delta
         reply, parts = outcome.pop()
         if not any(isinstance(p, ToolCall) for p in parts):
@@ -404,7 +405,7 @@ class JsonToolsModel(TextProtocolModel):
             return
         paid = usage_of(reply).copy()
         with paying(paid, []):
-            async for item in super().stream(messages, _constrained(settings, True)):
+            async for item in super().stream(messages, with_constrained(settings, True)):
                 if isinstance(item, ModelResponse):
                     paid.add(usage_of(item.message))
                     item.message.usage = paid
@@ -494,6 +495,3 @@ class JsonToolsModel(TextProtocolModel):
             return {}
         return {"response_format": {"type": "json_object", "schema": schema}}
 
-
-def _constrained(settings: ModelSettings, on: bool) -> ModelSettings:
-    return replace(settings, extra={**settings.extra, CONSTRAINED: on})
