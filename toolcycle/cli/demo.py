@@ -19,7 +19,7 @@ from ..agent import Agent
 from ..errors import AgentError
 from ..limits import Limits
 from ..models.base import Model
-from ._loading import load_model
+from ._loading import CommandError, load_model
 
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 
@@ -79,7 +79,10 @@ def run_demo(model_name: str, out: Any = sys.stdout) -> int:
     from ..models import resolve_model
 
     started = time.perf_counter()
-    model = resolve_model(model_name)
+    try:
+        model = resolve_model(model_name)
+    except (ValueError, ImportError) as exc:  # a model string that names nothing usable
+        raise CommandError(str(exc)) from exc
     load_model(model)  # "ready" means loaded: else the first request pays for it, unannounced
     print(f"model {model_name} ready in {time.perf_counter() - started:.1f} s", file=out)
     failures = 0
