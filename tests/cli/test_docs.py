@@ -4,20 +4,28 @@ command uses (``toolcycle/cli/_exits.py``)."""
 from __future__ import annotations
 
 import re
-
-import pytest
+import subprocess
+import sys
+from pathlib import Path
 
 from toolcycle.cli import _exits
 
-from .conftest import ROOT
+from .conftest import ROOT, cli_env
 
 DOC = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 
 
-def test_the_python_sample_runs(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_python_sample_runs_as_a_script(tmp_path: Path) -> None:
+    """As a script of its own: it configures logging for its whole process."""
     [sample] = re.findall(r"```python\n(.*?)```", DOC, re.S)
-    exec(compile(sample, "cli.md", "exec"), {"__name__": "__main__"})
-    assert capsys.readouterr().out == "5\n"
+    script = tmp_path / "sample.py"
+    script.write_text(sample)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=cli_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "5\n"
+    assert "INFO toolcycle.run: model request: attempt 1 iteration 1" in done.stderr
+    assert "INFO toolcycle.tools: tool call add" in done.stderr
 
 
 def test_the_exit_status_table_is_the_commands() -> None:

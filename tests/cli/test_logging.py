@@ -52,7 +52,8 @@ def test_a_library_user_switches_it_with_logging_alone(caplog: pytest.LogCapture
         return Agent(ScriptedModel([call("login", {"user": "ann", "password": "hunter2-pw"}),
                                     "in"]), "t", [login])
 
-    agent().run_sync("go")  # off: nothing
+    with caplog.at_level(logging.WARNING, logger="toolcycle"):  # off (the default): nothing
+        agent().run_sync("go")
     assert not [r for r in caplog.records if r.name.startswith("toolcycle.")]
     with caplog.at_level(logging.DEBUG, logger="toolcycle"):
         agent().run_sync("go")
