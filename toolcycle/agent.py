@@ -10,7 +10,7 @@ import asyncio
 import inspect
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic
 
@@ -41,7 +41,16 @@ from .result import RunResult
 from .run.approvals import resume_state
 from .run.loop import run as run_loop
 from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
-from .run.toolsets import Expanded, LearnedRoutines, selected, selecting, with_toolsets
+from .run.toolsets import (
+    Expanded,
+    LearnedRoutines,
+    Listed,
+    close_toolsets,
+    listed_within,
+    refresher,
+    selected,
+    with_toolsets,
+)
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .tools import Tool, ToolFunction, Toolset, as_tool
 from .tracing.recorder import TRACE_HANDLERS, TraceSink
@@ -264,17 +273,19 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         appended to it when the run succeeds (:mod:`toolcycle.conversation`).
         """
         # (no await on the hot path)
-        core, settings = await self._run_core() if self._toolsets else self._own_core()
+        listed = await listed_within(self._run_core, self._own_core, self._run_limits(
+            limits).timeout, cancel_token) if self._toolsets else Listed(*self._own_core(), None)
         if conversation is not None:
             check_run_conversation(conversation, message_history)
             run_id = run_id or uuid.uuid4().hex
-            return await conversation.run(run_id, lambda history: run_loop(self._new_state(
-                user_prompt, deps, history, limits, cancel_token, callbacks, run_id,
-                sink=None, core=core, settings=settings, task_input=input)))
+            return await conversation.run(run_id, lambda history: run_loop(listed.started(
+                self._new_state(user_prompt, deps, history, limits, cancel_token, callbacks,
+                                run_id, sink=None, core=listed.core, settings=listed.settings,
+                                task_input=input))))
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
-                                callbacks, run_id, sink=None, core=core, settings=settings,
-                                task_input=input)
-        return await run_loop(state)
+                                callbacks, run_id, sink=None, core=listed.core,
+                                settings=listed.settings, task_input=input)
+        return await run_loop(listed.started(state))
 
     def run_sync(self, user_prompt: str | None = None, **kwargs: Any) -> RunResult[OutputT]:
         """Blocking :meth:`run` for scripts and notebooks without a running event loop.
@@ -308,19 +319,21 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             _run_options(callbacks, limits)  # but bad options raise here, as without them
         return self._streamed(lambda sink, core, settings: self._new_state(
             user_prompt, deps, message_history, limits, cancel_token, callbacks, run_id, sink,
-            core, settings, task_input=input))
+            core, settings, task_input=input), limits, cancel_token)
 
     def _streamed(self, make: Callable[[Callable[[Event], None], AgentCore, ModelSettings],
-                                       RunState]) -> AgentStream[OutputT]:
+                                       RunState], limits: Limits | None = None,
+                  cancel_token: CancelToken | None = None) -> AgentStream[OutputT]:
         """A stream of the state ``make(sink, core, settings)`` builds: now, or once the stream
-        is iterated for an agent with toolsets (they connect then)."""
+        is iterated for an agent with toolsets (they connect then, within the run's limits)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         if not self._toolsets:
             return AgentStream(make(queue.put_nowait, *self._own_core()), queue)
 
         async def prepare_state() -> RunState:
-            core, settings = await self._run_core()
-            return make(queue.put_nowait, core, settings)
+            listed = await listed_within(self._run_core, self._own_core,
+                                         self._run_limits(limits).timeout, cancel_token)
+            return listed.started(make(queue.put_nowait, listed.core, listed.settings))
 
         return AgentStream(None, queue, prepare_state)
 
@@ -344,8 +357,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
 
     async def close(self) -> None:
         """Close the agent's toolsets (an MCP server's process ends here); idempotent."""
-        for toolset in self._toolsets:
-            await toolset.close()
+        await close_toolsets(self._toolsets)
 
     async def __aenter__(self) -> Agent[DepsT, OutputT]:
         return self
@@ -384,7 +396,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if selection is not None and user_prompt is not None:
             state.trace.trace.tools_offered = [d.name for d in core.definitions]
         if self._toolsets:
-            state.refresh_tools = self._refresher(state, user_prompt)
+            state.refresh_tools = refresher(self._run_core, self.tool_selection, state, user_prompt)
         return state
 
     def _run_limits(self, limits: Limits | None) -> Limits:
@@ -454,21 +466,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             deps, cancel_token, listeners, sink,
             None if self._task is None else self._task.validate, self.tool_selection)
         if self._toolsets:
-            state.refresh_tools = self._refresher(state, state.setup.user_prompt)
+            state.refresh_tools = refresher(self._run_core, self.tool_selection, state,
+                                            state.setup.user_prompt)
         return state
-
-    def _refresher(self, state: RunState, prompt: str | None
-                   ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
-        """How a run lists its toolsets again before a request: with the run's tool selection
-        applied when the agent has one (and the run a prompt to select for), what it offers
-        recorded in the run's trace."""
-        selection = self.tool_selection
-        if selection is None or prompt is None:
-            return self._run_core
-
-        def offered(core: AgentCore) -> None:
-            state.trace.trace.tools_offered = [d.name for d in core.definitions]
-        return selecting(self._run_core, selection, prompt, offered)
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:

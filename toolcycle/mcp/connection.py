@@ -18,8 +18,15 @@ What can go wrong becomes :class:`MCPServerError`, raised for the one call it co
   "broken" signal and fail at once instead of waiting for the call's timeout;
 - an error reply or a result that breaks the protocol.
 
+- a streamable-HTTP session the server has expired (HTTP 404 on a request that carries the
+  session id): the connection is started again (a new ``initialize``) and the request sent
+  once more, once; the server never ran a request it answered 404;
+- no answer within the request's bound (a listing's is ``startup_timeout``).
+
 Cancelling a call (the run is cancelled, or the tool's timeout passes) cancels the SDK's
-request, which sends ``notifications/cancelled`` to the server.
+request, which sends ``notifications/cancelled`` to the server. Every future this module makes
+is awaited or has its outcome read: a starter that gives up cancels the hand-over future, so
+the owner task has nobody to report to and no "exception was never retrieved" is logged.
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolcycleError
+from .stdio import StderrTail
 
 if TYPE_CHECKING:
     from mcp.client.session import MessageHandlerFnT
@@ -51,6 +59,21 @@ class MCPToolError(ToolcycleError, RuntimeError):
     """The MCP server ran the tool and reported an error (a result with ``isError``)."""
 
 
+class SessionWatch:
+    """Told by the HTTP client when the server answered 404 to a request that carried the
+    session id: the server expired the session (the SDK reports it to the call only as an
+    error reply)."""
+
+    def __init__(self) -> None:
+        #: How many requests the server answered 404 for their session (a request compares
+        #: the count before and after it: concurrent requests do not reset each other's).
+        self.expirations = 0
+
+    def saw_response(self, status: int, carried_session: bool) -> None:
+        if status == 404 and carried_session:
+            self.expirations += 1
+
+
 class Connection:
     """A lazily started connection to one server, restarted after it is lost."""
 
@@ -62,14 +85,16 @@ class Connection:
         startup_timeout: float,
         max_restarts: int,
         on_tools_changed: Callable[[], None],
-        errlog: TextIO | None = None,
+        stderr: StderrTail | None = None,
+        session: SessionWatch | None = None,
     ) -> None:
         self._opener = opener
         self.describe = describe
         self.startup_timeout = startup_timeout
         self.max_restarts = max_restarts
         self._on_tools_changed = on_tools_changed
-        self._errlog = errlog  # the server's stderr (stdio), quoted when it fails
+        self._stderr = stderr  # the end of the server's stderr (stdio), quoted when it fails
+        self._session = session  # HTTP: whether the server expired the session
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -117,10 +142,12 @@ class Connection:
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
         except TimeoutError:
+            ready.cancel()  # the owner task then reports to nobody (nothing left unretrieved)
             await self._stop_task(cancel=True)
             raise MCPServerError(f"{self.describe}: did not start within {self.startup_timeout} s"
                                  f"{self.stderr_tail()}") from None
         except BaseException as exc:
+            ready.cancel()
             await self._stop_task(cancel=True)
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -184,18 +211,39 @@ class Connection:
 
     # -- calls --------------------------------------------------------------------------------
 
-    async def request[T](self, what: str, send: Callable[[Any], Any]) -> T:
-        """``send(client)``'s result; every failure as one :class:`MCPServerError`."""
+    async def request[T](self, what: str, send: Callable[[Any], Any],
+                         timeout: float | None = None) -> T:
+        """``send(client)``'s result; every failure as one :class:`MCPServerError`.
+
+        ``timeout`` bounds the wait for the answer (the request is cancelled on the server
+        after it). A request the server refused because it expired the HTTP session is sent
+        once more over a new session."""
+        try:
+            return await self._request_once(what, send, timeout)
+        except _SessionExpired as expired:
+            self._lost = True  # the next client() starts a new session (initialize again)
+            try:
+                return await self._request_once(what, send, timeout)
+            except _SessionExpired:
+                raise MCPServerError(f"{self.describe}: {what}: the server expired the "
+                                     f"session again at once (HTTP 404)") from expired
+
+    async def _request_once[T](self, what: str, send: Callable[[Any], Any],
+                               timeout: float | None) -> T:
         client = await self.client()
         broken = self._broken
         assert broken is not None
         if broken.done():  # garbage that came while no call waited is not this call's failure
             broken = self._broken = asyncio.get_running_loop().create_future()
+        expirations = 0 if self._session is None else self._session.expirations
         call = asyncio.ensure_future(send(client))
+        timed_out = False
         try:
-            await asyncio.wait({call, broken}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({call, broken}, timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            timed_out = not done
         finally:
-            if not call.done():  # cancelled, or the server broke the protocol: stop the request
+            if not call.done():  # cancelled, timed out, or the server broke the protocol
                 call.cancel()
                 await asyncio.wait({call})
         if not call.cancelled() and call.exception() is None:
@@ -207,8 +255,14 @@ class Connection:
             raise MCPServerError(f"{self.describe}: {what}: the server's reply could not be read "
                                  f"(not valid JSON-RPC, or the transport failed): "
                                  f"{broken.result()}")
+        if timed_out:
+            raise MCPServerError(f"{self.describe}: {what}: no answer within {timeout} s")
+        if call.cancelled():  # by the SDK itself, not by this task's caller
+            raise MCPServerError(f"{self.describe}: {what}: the request was cancelled")
         exc = call.exception()
         assert exc is not None
+        if self._session is not None and self._session.expirations != expirations:
+            raise _SessionExpired from exc
         if _connection_closed(exc) or self._lost:
             self._lost = True
             raise MCPServerError(
@@ -228,17 +282,12 @@ class Connection:
 
     def stderr_tail(self, chars: int = 600) -> str:
         """The end of the server's stderr, to quote in an error (stdio servers only)."""
-        log = self._errlog
-        if log is None:
-            return ""
-        with contextlib.suppress(Exception):
-            log.flush()
-            size = log.seek(0, 2)
-            log.seek(max(0, size - chars))
-            text = log.read().strip()
-            if text:
-                return f"; its stderr ends with: {text[-chars:]}"
-        return ""
+        text = "" if self._stderr is None else self._stderr.text(chars)
+        return f"; its stderr ends with: {text}" if text else ""
+
+
+class _SessionExpired(Exception):
+    """Internal: the server answered 404 for the session (see :class:`SessionWatch`)."""
 
 
 def _connection_closed(exc: BaseException) -> bool:

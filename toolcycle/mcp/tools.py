@@ -22,17 +22,19 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
+import sys
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, TextIO
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..spec.formats.mcp import import_mcp_tools
 from ..spec.formats.names import OPENAI_NAMES, NameMap
 from ..tools import Tool
-from .connection import ClientOpener, Connection
+from .connection import ClientOpener, Connection, SessionWatch
 from .content import observation
+from .screen import ListingScreen, screened
+from .stdio import ServerCommand, StderrTail, stdio_transport
 
 if TYPE_CHECKING:
     from mcp.client.session import MessageHandlerFnT
@@ -58,7 +60,9 @@ class MCPTools:
         max_restarts: int = 3,
         concurrent: bool = False,
         trust_hints: bool = False,
-        errlog: TextIO | None = None,
+        stderr: StderrTail | None = None,
+        session: SessionWatch | None = None,
+        screen: ListingScreen | None = None,
     ) -> None:
         problems = []
         for label, value in (("startup_timeout", startup_timeout), ("call_timeout", call_timeout)):
@@ -86,8 +90,9 @@ class MCPTools:
         self.problems: list[str] = []
         self._connection = Connection(
             opener, describe=describe, startup_timeout=float(startup_timeout),
-            max_restarts=max_restarts, on_tools_changed=self._tools_changed, errlog=errlog)
-        self._errlog = errlog
+            max_restarts=max_restarts, on_tools_changed=self._tools_changed, stderr=stderr,
+            session=session)
+        self._screen = screen or ListingScreen()
         self._tools: list[Tool[Any]] | None = None
         self._listed_at_start = 0  # the connection start the tool list came from
         self._stale = True
@@ -117,23 +122,27 @@ class MCPTools:
         problems += [f"argument {a!r} must be a string" for a in args if not isinstance(a, str)]
         if problems:
             raise ConfigurationError(problems, subject="MCP stdio server")
-        params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}),
-                                       cwd=None if cwd is None else os.fspath(cwd))
-        # The server's stderr, quoted when it fails; open as long as the tools (closed by close()).
-        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        server = ServerCommand(command, tuple(args), dict(env or {}),
+                               None if cwd is None else os.fspath(cwd))
+        stderr = StderrTail()  # the end of the server's stderr, quoted when it fails
+        screen = ListingScreen()
+
+        def transport() -> AbstractAsyncContextManager[Any]:
+            if sys.platform == "win32":  # no process groups: the SDK's transport
+                from mcp.client.stdio import stdio_client
+
+                return stdio_client(StdioServerParameters(
+                    command=command, args=list(args), env=dict(server.env), cwd=server.cwd))
+            return stdio_transport(server, stderr)
 
         @asynccontextmanager
         async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
-            from mcp.client.stdio import stdio_client
-
-            errlog.seek(0)
-            errlog.truncate()
-            async with Client(stdio_client(params, errlog=errlog), message_handler=handler,
+            async with Client(screened(transport(), screen), message_handler=handler,
                               cache=None) as client:
                 yield client
 
         describe = f"MCP server `{' '.join((command, *args))[:120]}`"
-        return cls(opener, describe=describe, errlog=errlog, **options)
+        return cls(opener, describe=describe, stderr=stderr, screen=screen, **options)
 
     @classmethod
     def http(cls, url: str, headers: Mapping[str, str] | None = None, **options: Any
@@ -149,6 +158,12 @@ class MCPTools:
             raise ConfigurationError([f"url must be an http:// or https:// URL, got {url!r}"],
                                      subject="MCP HTTP server")
         fixed_headers = dict(headers or {})
+        session = SessionWatch()
+        screen = ListingScreen()
+
+        async def watch(response: Any) -> None:
+            session.saw_response(response.status_code,
+                                 "mcp-session-id" in response.request.headers)
 
         @asynccontextmanager
         async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
@@ -157,13 +172,15 @@ class MCPTools:
 
             timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults
             async with (
-                httpx2.AsyncClient(headers=fixed_headers, timeout=timeout) as http,
-                Client(streamable_http_client(url, http_client=http), message_handler=handler,
-                       cache=None) as client,
+                httpx2.AsyncClient(headers=fixed_headers, timeout=timeout,
+                                   event_hooks={"response": [watch]}) as http,
+                Client(screened(streamable_http_client(url, http_client=http), screen),
+                       message_handler=handler, cache=None) as client,
             ):
                 yield client
 
-        return cls(opener, describe=f"MCP server <{url}>", **options)
+        return cls(opener, describe=f"MCP server <{url}>", session=session, screen=screen,
+                   **options)
 
     # -- the toolset protocol -----------------------------------------------------------------
 
@@ -180,8 +197,10 @@ class MCPTools:
         if self._tools is not None and not self._stale:
             return self._tools
         self._stale = False
-        try:
-            listed: list[dict[str, Any]] = await self._connection.request("tools/list", _list_all)
+        self._screen.rejected.clear()
+        try:  # bounded like a start: a server that never lists is one that never started
+            listed: list[dict[str, Any]] = await self._connection.request(
+                "tools/list", _list_all, timeout=self._connection.startup_timeout)
         except Exception:
             self._stale = True
             if self._tools is not None:
@@ -197,8 +216,6 @@ class MCPTools:
     async def close(self) -> None:
         """Stop the server (a stdio server's process has ended when this returns)."""
         await self._connection.close()
-        if self._errlog is not None:
-            self._errlog.close()
 
     async def __aenter__(self) -> MCPTools:
         return self
@@ -213,9 +230,15 @@ class MCPTools:
 
     def _build(self, listed: list[dict[str, Any]]) -> list[Tool[Any]]:
         tools: list[Tool[Any]] = []
-        self.problems = []
+        self.problems = list(self._screen.rejected.values())
+        seen: set[object] = set()
         for item in listed:
             name = item.get("name")
+            if name in seen:  # the first one listed is the one called by that name
+                self.problems.append(f"tool {name!r} left out: the server lists the name "
+                                     f"more than once (the first one is kept)")
+                continue
+            seen.add(name)
             try:
                 prefixed = {**item, "name": f"{self.prefix}{name}"}
                 (spec,) = import_mcp_tools([prefixed], self.names)

@@ -61,7 +61,7 @@ from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_tur
 from .head_start import make_head_start
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
-from .toolsets import refresh_tools, request_settings
+from .toolsets import note_toolset_problems, refresh_tools, request_settings
 
 # -- how an attempt ends -------------------------------------------------------------------------
 
@@ -114,9 +114,10 @@ AttemptEnding = Answered | OutputGiven | ProtocolSlip | StoppedAt
 async def run(state: RunState) -> RunResult[Any]:
     """Execute one run; return its result or raise an ``AgentError`` carrying the partial one."""
     setup, resumed = state.setup, state.resumed
-    state.interrupts.open(setup.limits.timeout if resumed is None else state.timeout_left)
+    state.interrupts.open(state.timeout_left)
     if resumed is None:
         state.trace.start()
+    note_toolset_problems(setup.core, state.trace.trace)
     try:
         await state.emit(resumed or RunStart(setup.run_id, setup.core.name, setup.user_prompt,
                                              setup.model.name, setup.model.system))
@@ -367,9 +368,9 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
                 state.phase = "before_model_request"
                 raise CancelledByToken
             return await _at_limit(state, limit)  # (_request checks the token otherwise)
-        if state.refresh_tools is not None:
-            await refresh_tools(state)
         try:
+            if state.refresh_tools is not None:
+                await refresh_tools(state)
             _, reply = await _request(state, request_settings(state))
         except LimitHit:
             return await _at_limit(state, "timeout")

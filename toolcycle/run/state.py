@@ -116,6 +116,9 @@ class AgentCore:
     #: Why a toolset could not list its tools for this run (the run then ends at its start
     #: with ``ToolsUnavailable``, trace stored); ``None`` nearly always.
     tools_unavailable: str | None = None
+    #: What the toolsets could not offer this run (a toolset that failed to list, a tool whose
+    #: name was taken), one line each: logged, and recorded in the run's trace.
+    toolset_problems: tuple[str, ...] = ()
     #: The run's tool selection's test of when its calls are done (:class:`AnswerWhenDone`);
     #: set per run by ``toolsets.selected``, ``None`` for an agent without one.
     answer_when: Callable[[Trace], bool] | None = None
@@ -198,8 +201,10 @@ class RunState:
     #: An agent with toolsets: their current tools, asked before each model request (an MCP
     #: server may change its list mid-run); ``None`` for an agent without (nearly all).
     refresh_tools: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None = None
-    #: A run continued from a snapshot: the event that opens it, and the time it has left.
+    #: A run continued from a snapshot: the event that opens it.
     resumed: RunResumed | None = None
+    #: The seconds the run has when it starts (``None``: no timeout): its timeout, less what
+    #: its toolsets' listing took, or what a paused run had left at its snapshot.
     timeout_left: float | None = None
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------
@@ -361,6 +366,7 @@ def assemble(
         output=core.output,
         counts_tokens=setup.limits.counts_tokens,
         call_ids={c.id for m in messages if m.role == "assistant" for c in m.tool_calls},
+        timeout_left=setup.limits.timeout,
     )
     if setup.limits.counts_tokens:
         state.history_chars = sum(message_chars(m) for m in messages)

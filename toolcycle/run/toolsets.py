@@ -11,13 +11,16 @@ is finished and stored like any other failed run's (a raw exception here would l
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import ConfigurationError
+from ..context import CancelToken
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
+from ..tracing.trace import Trace
 from .state import (
     AgentCore,
     AnswerWhenDone,
@@ -28,6 +31,12 @@ from .state import (
     ToolStandIns,
 )
 
+_log = logging.getLogger(__name__)
+
+#: A failed toolset's place among the lists a core was built from (one object, compared by
+#: identity like the lists: the core is rebuilt when the toolset lists again).
+_FAILED: tuple[Tool[Any], ...] = ()
+
 #: The toolsets' lists a core was built from, the core, and its settings (reused while no list
 #: changed: a toolset returns the same list object until its tools change).
 Expanded = tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings]
@@ -35,7 +44,17 @@ Expanded = tuple[tuple[Sequence[Tool[Any]], ...], AgentCore, ModelSettings]
 
 async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequence[Toolset],
                         last: Expanded | None) -> tuple[AgentCore, ModelSettings, Expanded | None]:
-    """``core`` and ``settings`` with every toolset's current tools added."""
+    """``core`` and ``settings`` with every toolset's current tools added.
+
+    One toolset costs only its own tools, never the run: a toolset that cannot list its
+    tools is left out, and a tool whose name is taken (by the agent's own tool, an output
+    tool, or an earlier toolset's) is left out, the first one given keeping the name. Both are
+    logged as warnings once per change of the lists and named in the core's
+    ``toolset_problems`` (the run's trace records them under ``metadata``). Only when the
+    toolsets that failed leave the run no tool at all does it end at its start
+    (``tools_unavailable``): a model asked to work with none of its tools would answer as if
+    they did not exist.
+    """
     listed: list[Sequence[Tool[Any]] | BaseException]
     if len(toolsets) == 1:  # asked before every request: no task per toolset when one is all
         try:
@@ -50,22 +69,26 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
             raise outcome
     failed = [f"{t!r} could not list its tools: {type(e).__name__}: {e}"
               for t, e in zip(toolsets, listed, strict=True) if isinstance(e, Exception)]
-    if failed:
+    lists = tuple(_FAILED if isinstance(tools, BaseException) else tools for tools in listed)
+    if failed and not core.tools and all(not tools for tools in lists):
         return replace(core, tools_unavailable="; ".join(failed)), settings, last
-    lists = tuple(tools for tools in listed if not isinstance(tools, BaseException))
     if last is not None and len(last[0]) == len(lists) and all(
             a is b for a, b in zip(last[0], lists, strict=True)):
         return last[1], last[2], last
     merged = dict(core.tools)
     reserved = {d.name for d in core.output.tool_definitions}
-    problems: list[str] = []
-    for tools in lists:
+    problems = [f"{problem}; the run goes on without its tools" for problem in failed]
+    for toolset, tools in zip(toolsets, lists, strict=True):
         for item in tools:
             if item.name in merged or item.name in reserved:
-                problems.append(f"two tools are named {item.name!r} (a toolset's and another)")
+                problems.append(
+                    f"tool {item.name!r} of {toolset!r} left out: the name is taken by "
+                    f"{'an output tool' if item.name in reserved else 'another tool'} (the "
+                    f"one given first keeps it; an MCP server's prefix= renames its tools)")
+                continue
             merged[item.name] = item
-    if problems:
-        raise ConfigurationError(problems, subject=f"agent {core.name!r}")
+    for problem in problems:
+        _log.warning("agent %r: %s", core.name, problem)
     listed_to = getattr(core.playbook, "tools_listed", None)
     if callable(listed_to):  # a toolset's tools described, given their lessons' stand-ins,
         # and the routines learned over them added; off the event loop: it reads the
@@ -77,9 +100,91 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
                 merged[routine.name] = routine
     definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
                         for t in merged.values()) + core.output.tool_definitions
-    expanded = _with_tools(core, merged, definitions)
+    expanded = replace(_with_tools(core, merged, definitions), toolset_problems=tuple(problems))
     expanded_settings = replace(settings, tools=definitions)
     return expanded, expanded_settings, (lists, expanded, expanded_settings)
+
+
+async def close_toolsets(toolsets: Sequence[Toolset]) -> None:
+    """Close every toolset, together; one that fails to close is logged, not raised.
+
+    Why not raised: closing comes after the work (``async with Agent(...)`` exits after the
+    run returned its result), and a server that breaks at its teardown must cost neither
+    that result nor the closing of the others.
+    """
+    closed = await asyncio.gather(*(t.close() for t in toolsets), return_exceptions=True)
+    for toolset, outcome in zip(toolsets, closed, strict=True):
+        if isinstance(outcome, Exception):
+            _log.warning("%r failed to close: %s: %s", toolset, type(outcome).__name__, outcome)
+    for outcome in closed:  # a cancellation still propagates, once every toolset was told
+        if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+            raise outcome
+
+
+def note_toolset_problems(core: AgentCore, trace: Trace) -> None:
+    """Record in the run's trace what its toolsets could not offer (``metadata``)."""
+    if core.toolset_problems:
+        trace.metadata["toolset_problems"] = list(core.toolset_problems)
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A run's core and settings with its toolsets' tools, and the part of the run's timeout
+    the listing left (``None``: no timeout)."""
+
+    core: AgentCore
+    settings: ModelSettings
+    timeout_left: float | None
+
+    def started(self, state: RunState) -> RunState:
+        """``state``, its deadline counting the time its toolsets took to list."""
+        if self.timeout_left is not None:  # (None: no timeout, or a toolset-less run)
+            state.timeout_left = self.timeout_left
+        return state
+
+
+async def listed_within(list_core: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
+                        own_core: Callable[[], tuple[AgentCore, ModelSettings]],
+                        timeout: float | None, token: CancelToken | None) -> Listed:
+    """The toolsets listed for a run, under that run's timeout and cancel token.
+
+    Why here, before the run: the listing (an MCP server starting, its ``tools/list``) is
+    the first thing a run waits for, and a server that never answers must not hold it past
+    its timeout or its cancel. If either comes first the listing is cancelled (and awaited),
+    and the run starts with the agent's own tools and nothing left: the engine then ends it
+    as it ends any run at its deadline (``on_limit``) or cancelled (``Cancelled``), trace
+    stored.
+    """
+    started = time.monotonic()
+    listing = asyncio.ensure_future(list_core())
+    waits: set[asyncio.Future[Any]] = {listing}
+    cancelled = None if token is None else asyncio.ensure_future(token.wait())
+    if cancelled is not None:
+        waits.add(cancelled)
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            if not waiting.done():
+                waiting.cancel()
+        await asyncio.wait(waits)
+    core, settings = (listing.result() if not listing.cancelled() else own_core())
+    left = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
+    return Listed(core, settings, left)
+
+
+def refresher(list_core: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
+              selection: ToolSelector | None, state: RunState, prompt: str | None
+              ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
+    """How a run lists its toolsets again before a request: with the run's tool selection
+    applied when the agent has one (and the run a prompt to select for), what it offers
+    recorded in the run's trace."""
+    if selection is None or prompt is None:
+        return list_core
+
+    def offered(core: AgentCore) -> None:
+        state.trace.trace.tools_offered = [d.name for d in core.definitions]
+    return selecting(list_core, selection, prompt, offered)
 
 
 class LearnedRoutines:
@@ -224,3 +329,4 @@ async def refresh_tools(state: RunState) -> None:
     core, settings = await state.interrupts.guard(state.refresh_tools())
     if core is not state.setup.core and core.tools_unavailable is None:
         state.setup = replace(state.setup, core=core, settings=settings)
+        note_toolset_problems(core, state.trace.trace)
