@@ -231,3 +231,23 @@ async def test_a_server_failing_at_teardown_costs_neither_the_result_nor_the_oth
         result = await agent.run("go")
     assert result.output == "done"  # the `async with` exit did not raise
     assert not other.running and not child_pids(SERVER)
+
+
+# -- streamable HTTP: a session the server expired ---------------------------------------------
+
+async def test_an_expired_http_session_is_initialised_again_and_the_call_retried() -> None:
+    """The SDK's server expires a session idle for 1 s (HTTP 404 for it from then on): the
+    next call goes out once more over a new session and succeeds."""
+    from conftest import HERE, free_port, http_server
+
+    port = free_port()
+    model = ScriptedModel([call("add", {"a": 1, "b": 2}), "done",
+                           call("add", {"a": 2, "b": 3}), "done"])
+    with http_server([PYTHON, str(HERE / "sdk_expiring_server.py"), str(port), "1"], port,
+                     cwd=HERE) as url:
+        async with Agent(model, tools=[MCPTools.http(url)]) as agent:
+            await agent.run("go")
+            await asyncio.sleep(3)  # idle past the server's session timeout
+            result = await agent.run("go")
+    (name, added, is_error), = observations(result)
+    assert (name, is_error) == ("add", False) and "5" in added

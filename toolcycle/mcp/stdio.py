@@ -204,6 +204,8 @@ async def _stop(process: Any, group: int) -> None:
     for stream in (process.stdout, process.stderr):
         with contextlib.suppress(Exception):
             await stream.aclose()
+    with anyio.move_on_after(TERM_GRACE):  # the event loop's own view of the exit (its pipe
+        await process.wait()  # transport closes then, not when collected after the loop)
 
 
 async def _wait(done: Any, seconds: float) -> bool:
