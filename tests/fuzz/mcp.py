@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import logging
@@ -160,7 +161,7 @@ async def _run(scenario: Scenario, report: Report) -> None:
         report.outcome = error.code
     except TimeoutError:
         report.violations.append(f"1 the run did not end within {scenario.bound():.1f} s")
-    except Exception as exc:  # noqa: BLE001 - that is the violation
+    except Exception as exc:  # (that is the violation)
         report.violations.append(f"1 the run raised {type(exc).__name__}, not an AgentError: "
                                  f"{str(exc)[:120]}")
     report.seconds = time.monotonic() - started
@@ -171,7 +172,7 @@ async def _run(scenario: Scenario, report: Report) -> None:
             report.violations.append(f"2 history: {exc}")
     try:
         await asyncio.wait_for(agent.close(), 30)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         report.violations.append(f"3 close raised {type(exc).__name__}: {str(exc)[:120]}")
 
 
@@ -220,10 +221,8 @@ def run_seed(seed: int) -> Report:
         if left:
             report.violations.append(f"4 processes left behind: {left}")
             for pid in left:
-                try:
+                with contextlib.suppress(OSError):
                     os.kill(pid, 9)
-                except OSError:
-                    pass
         extra = [t.name for t in threading.enumerate() if t not in threads and t.is_alive()]
         if extra:
             report.violations.append(f"5 threads left behind: {extra}")
