@@ -52,6 +52,18 @@ async def test_a_listing_that_never_comes_ends_the_run_at_its_timeout() -> None:
     assert not child_pids(SERVER)
 
 
+async def test_a_streamed_run_whose_listing_never_comes_ends_at_its_timeout() -> None:
+    tools = server({"list": "hang"}, startup_timeout=HANG)
+    async with Agent(ScriptedModel(["answered without tools"]), tools=[tools]) as agent:
+        stream = agent.stream("go", limits=Limits(timeout=1, on_limit="partial"))
+
+        async def drain() -> None:
+            async for _ in stream:
+                pass
+        await asyncio.wait_for(drain(), HANG)
+    assert stream.result.termination.reason == "timeout"
+
+
 async def test_a_listing_that_never_comes_is_cancelled_by_the_token() -> None:
     token = CancelToken()
     asyncio.get_running_loop().call_later(0.5, token.cancel)
