@@ -26,12 +26,13 @@ def test_off_by_default() -> None:
 
 
 @pytest.mark.parametrize("switch", [{"env": "info"}, {"flag": ["--log-level", "info"]},
-                                    {"flag": ["-v"]}, {"env": "debug"}],
-                         ids=["env", "flag", "verbose", "env-debug"])
+                                    {"flag": ["-v"]}, {"env": "debug"}, {"after": ["-v"]}],
+                         ids=["env", "flag", "verbose", "env-debug", "after-the-command"])
 def test_the_switch_logs_requests_and_calls_with_timings(switch: dict[str, object]) -> None:
-    flag = list(switch.get("flag", []))  # type: ignore[call-overload]
+    flag = list(switch.get("flag", switch.get("after", [])))  # type: ignore[call-overload]
     env = {"TOOLCYCLE_LOG": str(switch["env"])} if "env" in switch else {}
-    done = toolcycle(*flag, *HELLO, **env)
+    args = [*HELLO[:-1], *flag, HELLO[-1]] if "after" in switch else [*flag, *HELLO]
+    done = toolcycle(*args, **env)
     assert done.returncode == 0, done.stderr
     err = done.stderr
     assert re.search(r"INFO toolcycle\.run: model request: attempt 1 iteration 1, \d+ ms", err)

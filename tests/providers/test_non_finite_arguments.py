@@ -9,6 +9,8 @@ which carries that call, must be accepted by the validating server.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolcycle import Agent, tool
@@ -58,3 +60,22 @@ async def test_the_call_is_answered_and_the_run_goes_on(
     assert result.output == "done"
     (record,) = result.tool_calls
     assert record.error is not None and "add" in record.error
+
+
+@pytest.mark.parametrize("raw", RAW)
+@pytest.mark.parametrize("protocol", ["json", "react"])
+async def test_text_protocols_answer_the_call_too(raw: str, protocol: str) -> None:
+    """A local model writes its calls as text: the same numbers are answered, not kept."""
+    from toolcycle.models.text.protocol import JsonToolsModel
+    from toolcycle.models.text.react import ReActModel
+    from toolcycle.testing import ScriptedModel
+
+    written = (f'{{"name": "add", "arguments": {raw}}}' if protocol == "json"
+               else f"Thought: add\nAction: add\nAction Input: {raw}")
+    inner = ScriptedModel([written, "done" if protocol == "json" else "Final Answer: done"])
+    model = JsonToolsModel(inner) if protocol == "json" else ReActModel(inner)
+    result = await Agent(model, "t", [add]).run("go")
+    assert result.output == "done"
+    (record,) = result.tool_calls
+    assert record.error is not None
+    json.dumps([m.to_dict() for m in result.messages], allow_nan=False)  # valid JSON throughout

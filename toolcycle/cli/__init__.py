@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..logs import configure, level_of, show_setup_progress
@@ -38,16 +39,33 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="toolcycle", description="Run, inspect and improve tool-calling agents.")
     parser.add_argument("--version", action="version", version=f"toolcycle {__version__}")
-    parser.add_argument("--log-level", metavar="LEVEL", type=_level,
-                        help="log each model request and tool call, with timings, to stderr: "
-                        "debug (adds redacted tool arguments), info, warning, error "
-                        "(default: $TOOLCYCLE_LOG, else off)")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="the same as --log-level debug")
+    _logging_flags(parser, None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"toolcycle.cli.{name}").register(subparsers)
+    for command in _commands(subparsers):  # `toolcycle run ... -v` works as well
+        _logging_flags(command, argparse.SUPPRESS)
     return parser
+
+
+def _logging_flags(parser: argparse.ArgumentParser, default: object) -> None:
+    """``--log-level`` and ``-v``. On the commands their default is ``SUPPRESS``, so a command
+    that is not given them leaves what the top level read."""
+    parser.add_argument("--log-level", metavar="LEVEL", type=_level, default=default,
+                        help="log each model request and tool call, with timings, to stderr: "
+                        "debug (adds redacted tool arguments), info, warning, error "
+                        "(default: $TOOLCYCLE_LOG, else off)")
+    parser.add_argument("-v", "--verbose", action="store_const", const=logging.DEBUG,
+                        dest="log_level", default=default, help="the same as --log-level debug")
+
+
+def _commands(subparsers: argparse._SubParsersAction[Any]) -> list[argparse.ArgumentParser]:
+    """Every command's parser, subcommands' included (``trace list``, ``mcp serve``)."""
+    found: list[argparse.ArgumentParser] = []
+    for command in dict.fromkeys(subparsers.choices.values()):
+        nested = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        found.extend(_commands(nested[0]) if nested else [command])
+    return found
 
 
 def _level(text: str) -> int:
@@ -67,8 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        if args.verbose or args.log_level is not None:
-            configure(level_of("debug") if args.verbose else args.log_level)
+        if args.log_level is not None:
+            configure(args.log_level)
         show_setup_progress()
         handler = getattr(args, "handler", None)
         if handler is None:
