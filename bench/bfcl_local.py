@@ -18,7 +18,11 @@ same GGUF and greedy decoding:
 Graded by BFCL's own AST checker (``bfcl_eval``, installed by ``make test``); ``irrelevance``
 is right when no function is called. Names are mapped back to BFCL's with toolcycle's BFCL
 importer (tests/conformance reads the same data). Prints accuracy per category, tokens and
-seconds per call; CPU-heavy: run it under ``nice``.
+seconds per call, with the overall accuracy's 95 % Wilson interval and, with ``--log``, each arm
+paired against the first by question (exact sign test): the intervals and tests of
+``toolcycle.evals``, so these figures are computed as users' eval reports compute theirs. (The
+arms are model adapters and raw llama.cpp paths, not agents, so they are not run as
+``Experiment``s.) CPU-heavy: run it under ``nice``.
 
     nice -n 10 .venv/bin/python bench/bfcl_local.py --model qwen2.5-coder-0.5b --entries 100
 """
@@ -44,6 +48,7 @@ from typing import Any, Literal
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+from toolcycle.evals.stats import sign_test, wilson
 from toolcycle.messages import Message, TextPart
 from toolcycle.models.base import Model, ModelSettings, ToolDefinition
 from toolcycle.models.local.llama import DEFAULT_SEED, LlamaChatModel, load_llama
@@ -332,6 +337,31 @@ def verdict(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome
     return "" if result["valid"] else f"{result.get('error_type')}: {result.get('error')}"
 
 
+def done_right(log: Path, model: str) -> dict[tuple[str, str], bool]:
+    """(arm, BFCL id) -> right, from the --log (this run's lines and any resumed ones)."""
+    if not log.exists():
+        return {}
+    return {(r["arm"], r["id"]): bool(r["right"]) for r in _jsonl(log)
+            if r.get("model", model) == model}
+
+
+def _paired_tests(arms: list[str], selected: list[Case],
+                  right: dict[tuple[str, str], bool]) -> None:
+    """Each arm against the first, paired by question: the exact sign test over the questions
+    one got right and the other wrong (McNemar's exact test, toolcycle.evals.stats)."""
+    if len(arms) < 2 or not right:
+        return
+    first = arms[0]
+    print(f"\npaired against {first} (questions right in one arm only; exact sign test):")
+    for arm in arms[1:]:
+        ids = [c.entry["id"] for c in selected
+               if (first, c.entry["id"]) in right and (arm, c.entry["id"]) in right]
+        better = sum(right[(arm, i)] and not right[(first, i)] for i in ids)
+        worse = sum(right[(first, i)] and not right[(arm, i)] for i in ids)
+        print(f"- {arm}: {better} better, {worse} worse of {len(ids)}, "
+              f"p={sign_test(better, worse):.3g}")
+
+
 def main() -> None:
     global DEADLINE_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -422,13 +452,16 @@ def main() -> None:
     print(file=sys.stderr)
     counts = {c: sum(1 for x in selected if x.category == c) for c in categories}
     print(f"model {args.model}, {args.entries} entries per category (the first of each file)\n")
-    print("| arm | " + " | ".join(categories) + " | overall | tokens/call | s/call |")
+    print("| arm | " + " | ".join(categories) + " | overall [95 % Wilson] | tokens/call | "
+          "s/call |")
     print("|---" * (len(categories) + 4) + "|")
     for arm in arms:
         cells = [f"{100 * right[(arm, c)] / counts[c]:.0f}%" for c in categories]
-        overall = 100 * sum(right[(arm, c)] for c in categories) / len(selected)
-        print(f"| {arm} | " + " | ".join(cells) + f" | {overall:.0f}% | "
+        overall = wilson(sum(right[(arm, c)] for c in categories), len(selected))
+        print(f"| {arm} | " + " | ".join(cells) + f" | {100 * overall.mean:.0f}% "
+              f"[{100 * overall.low:.0f}, {100 * overall.high:.0f}] | "
               f"{tokens[arm] / len(selected):.0f} | {seconds[arm] / len(selected):.1f} |")
+    _paired_tests(list(arms), selected, done_right(args.log, args.model) if args.log else {})
 
 
 if __name__ == "__main__":

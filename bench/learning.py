@@ -45,6 +45,9 @@ runs the test split ``--repeats`` times with the same model and seeds, once with
 and once with the learned one frozen (read-only, so both arms see the same playbook on every
 repeat), with ``Playbook(routines=True)`` unless ``--no-routines``. Baseline
 and playbook runs alternate per repeat so that load on the shared machine hits both alike.
+Each arm's repeats are a ``toolcycle.evals`` experiment (the tool users get: the same scoring,
+log and intervals), logged with their traces under ``OUT.runs/``, so a bench killed in phase 2
+resumes there when rerun with the same ``--out`` and ``--playbook``.
 
 Figures per arm: success rate, mean iterations, mean tokens and wall time per task, each as the
 mean over repeats ± the standard deviation between repeats, then the paired differences with
@@ -71,6 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcycle import Agent, Limits, Tool
+from toolcycle.evals import Dataset, Experiment, Function
 from toolcycle.models.base import ModelSettings
 from toolcycle.playbook import Curator, LearningTask, LLMReflector, Playbook, Strategy, learn
 from toolcycle.playbook.evidence import classify
@@ -79,6 +83,7 @@ from toolcycle.playbook.reshape import reshaped
 from toolcycle.playbook.respell import respelled_call
 from toolcycle.playbook.routine import repaired
 from toolcycle.playbook.routine_result import steps_of
+from toolcycle.tracing.store import TraceStore
 
 TASK_DIR = Path(__file__).resolve().parent / "learning_tasks"
 SUITES = {"chains": TASK_DIR, "sources": TASK_DIR / "sources", "rail": TASK_DIR / "rail",
@@ -229,20 +234,32 @@ def describe(task: LearningTask, trace: Any, output: Any, error: str | None,
     return row
 
 
-async def run_split(agent: Agent[Any, str], tasks: list[LearningTask], label: str,
-                    ) -> list[dict[str, Any]]:
-    rows = []
-    for task in tasks:
-        started = time.perf_counter()
-        error = None
-        try:
-            result = await agent.run(task.prompt)
-            trace, output = result.trace, result.output
-        except Exception as exc:  # a failed run counts as a failure, with its trace
-            error = f"{type(exc).__name__}: {exc}"
-            partial = getattr(exc, "result", None)
-            trace, output = (partial.trace, partial.output) if partial else (None, None)
-        rows.append(describe(task, trace, output, error, time.perf_counter() - started, label))
+def test_dataset(tasks: list[LearningTask]) -> Dataset:
+    """The test split as an eval dataset (a task's kind is the case's)."""
+    return Dataset.of([{"name": t.id, "inputs": t.prompt, "expected_output": t.expected,
+                        "metadata": {"kind": t.kind}} for t in tasks], name="test")
+
+
+async def run_repeat(agent: Agent[Any, str], dataset: Dataset, tasks: list[LearningTask],
+                     arm: str, repeat: int, folder: Path, identity: str
+                     ) -> list[dict[str, Any]]:
+    """Repeat ``repeat`` of one arm over the test split, as a ``toolcycle.evals`` experiment.
+
+    The figures come from the tool users get: each run is scored by :func:`evaluate` as an
+    eval ``Function``, recorded in the arm's experiment log (``folder/ARM.jsonl``; raising
+    ``repeats`` by one per call runs only the new repeat, and a bench killed mid-way resumes
+    from the log with ``--out``) and traced in ``folder/traces.db``, from which each run's row
+    (its tool calls, what the playbook showed, ...) is read back."""
+    by_id = {t.id: t for t in tasks}
+    answer = Function(lambda case, run: evaluate(by_id[case.name], run.output), name="answer")
+    store = TraceStore(folder / "traces.db")
+    report = await Experiment(agent, dataset, [answer], name=arm, repeats=repeat,
+                              concurrency=1, log=folder / f"{arm}.jsonl", trace_store=store,
+                              progress=False, identity=identity).run()
+    rows = [describe(by_id[record.case], store.get(record.run_id) if record.run_id else None,
+                     record.output, record.error, record.latency_s, f"{arm} r{repeat}")
+            for record in report.records if record.repeat == repeat]
+    store.close()
     return rows
 
 
@@ -404,16 +421,20 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         print(f"  {routine.name}: {routine.spec.description}")
     baseline: list[list[dict[str, Any]]] = []
     with_pb: list[list[dict[str, Any]]] = []
+    runs_dir = Path(f"{args.out}.runs" if args.out else tempfile.mkdtemp(prefix="toolcycle-runs-"))
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    print(f"experiment logs and traces: {runs_dir} (rerun with the same --out to resume)")
+    dataset = test_dataset(test)
     for repeat in range(args.repeats):
         seed = args.seed + repeat
         order = [("baseline", None), ("playbook", frozen)]
         if repeat % 2:
             order.reverse()
         for label, pb in order:
-            rows = await run_split(
-                make_agent(suite, model, seed, args.temperature, args.max_iterations, pb), test,
-                f"{label} r{repeat + 1}",
-            )
+            rows = await run_repeat(
+                make_agent(suite, model, seed, args.temperature, args.max_iterations, pb),
+                dataset, test, label, repeat + 1, runs_dir,
+                f"{args.model} t={args.temperature} seed={args.seed} it={args.max_iterations}")
             (baseline if pb is None else with_pb).append(rows)
             if args.out:  # keep what exists if the run is cut short
                 Path(args.out).write_text(json.dumps(

@@ -24,33 +24,26 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-#: two-sided 95 % Student t quantiles by degrees of freedom (normal beyond 30)
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+from toolcycle.evals import stats
 
 Rows = list[dict[str, Any]]
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and the half-width of its t-based 95 % interval (0 for fewer than 2 values)."""
+    """Mean and the half-width of its t-based 95 % interval (0 for fewer than 2 values):
+    :func:`toolcycle.evals.stats.mean_interval`, the interval users' eval reports give."""
     if not values:
         return math.nan, math.nan
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, 0.0
-    t = _T95[len(values) - 2] if len(values) - 1 <= len(_T95) else 1.96
-    return mean, t * statistics.stdev(values) / math.sqrt(len(values))
+    estimate = stats.mean_interval(values)
+    return estimate.mean, estimate.high - estimate.mean
 
 
 def wilson(successes: int, n: int) -> tuple[float, float, float]:
-    """A proportion and its Wilson 95 % interval."""
+    """A proportion and its Wilson 95 % interval (:func:`toolcycle.evals.stats.wilson`)."""
     if n == 0:
         return math.nan, math.nan, math.nan
-    z, p = 1.96, successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return p, centre - half, centre + half
+    estimate = stats.wilson(successes, n)
+    return estimate.mean, estimate.low, estimate.high
 
 
 def pairs(baseline: list[Rows], playbook: list[Rows]) -> list[tuple[dict[str, Any], ...]]:
@@ -79,6 +72,18 @@ def arm_figures(rows: Rows, both_ok: Rows) -> dict[str, Any]:
         "tokens": mean_ci([r["tokens"] for r in rows]),
         "tokens_both_ok": mean_ci([r["tokens"] for r in both_ok]),
     }
+
+
+def success_sign_test(paired: list[tuple[dict[str, Any], ...]]) -> float:
+    """The exact sign test (``toolcycle.evals``' paired test) over the tasks whose number of
+    successes changed between the arms: is the change in success more than noise?"""
+    by_task: dict[str, list[int]] = {}
+    for b, p in paired:
+        change = by_task.setdefault(b["task"], [0])
+        change[0] += int(bool(p["success"])) - int(bool(b["success"]))
+    up = sum(1 for (c,) in by_task.values() if c > 0)
+    down = sum(1 for (c,) in by_task.values() if c < 0)
+    return stats.sign_test(up, down)
 
 
 def tasks_made_worse(paired: list[tuple[dict[str, Any], ...]]) -> tuple[int, int, int]:
@@ -115,7 +120,7 @@ def compare(paired: list[tuple[dict[str, Any], ...]]) -> dict[str, Any]:
     worse, better, tasks = tasks_made_worse(paired)
     return {"baseline": base, "playbook": play, "diff": diff, "pairs": len(paired),
             "both_ok_pairs": len(both), "tasks_worse": worse, "tasks_better": better,
-            "tasks": tasks}
+            "tasks": tasks, "success_p": success_sign_test(paired)}
 
 
 def render(result: dict[str, Any]) -> str:
@@ -137,7 +142,8 @@ def render(result: dict[str, Any]) -> str:
               f"({_rel(d['iterations_both_ok'][0], b['iterations_both_ok'][0])}; "
               "target <= -30 %)",
               f"- success: {100 * d['success'][0]:+.0f} ± {100 * d['success'][1]:.0f} points "
-              "(target >= +10 where the baseline is below 90 %)",
+              "(target >= +10 where the baseline is below 90 %; sign test over tasks "
+              f"p={result.get('success_p', math.nan):.3g})",
               f"- tokens / task: {_fmt(*d['tokens'], digits=0)} "
               f"({_rel(d['tokens'][0], b['tokens'][0])}; target <= +10 %)",
               f"- tokens / task, both ok: {_fmt(*d['tokens_both_ok'], digits=0)} "
