@@ -69,7 +69,9 @@ class LLMJudge(Evaluator):
 
     def prompt(self, case: Case, run: Observed) -> str:
         """What the judge is shown: the task, the answer as a delimited block, the rubric."""
-        parts = [f"Task:\n{_as_text(case.inputs)}", f"Answer:\n<<<\n{run.text}\n>>>"]
+        # the answer cannot close its own block early: its delimiters are broken up
+        answer = run.text.replace("<<<", "< < <").replace(">>>", "> > >")
+        parts = [f"Task:\n{_as_text(case.inputs)}", f"Answer:\n<<<\n{answer}\n>>>"]
         if self.include_expected and case.expected_output is not None:
             parts.append(f"Expected answer:\n{_as_text(case.expected_output)}")
         parts.append(f"Rubric:\n{self.rubric}")
