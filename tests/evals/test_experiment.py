@@ -76,6 +76,21 @@ async def test_failed_runs_are_recorded_with_their_error() -> None:
     assert record.iterations == 2 and report.success.mean == 0.0
 
 
+async def test_an_answer_forced_at_a_limit_is_not_a_success() -> None:
+    """A limit's forced answer may even contain the right text: it still did not succeed."""
+    def reply(messages: list[Message], settings: Any) -> Message:
+        if settings.tool_choice == "none":
+            return Message("assistant", [TextPart("done:i1")])
+        return Message("assistant", [call("work", {"item": "i1"})])
+
+    forced = Agent(ScriptedModel(reply), "loop", [work], limits=Limits(max_iterations=1))
+    report = await experiment(agent=forced).run()
+    record = report.records[0]
+    assert record.status == "forced" and not record.succeeded
+    assert record.score("contains") is not None and record.score("contains").passed  # type: ignore[union-attr]
+    assert report.cases[0].passed.mean == 0.0  # passing needs a success too
+
+
 async def test_traces_go_to_the_store_tagged_with_the_case(tmp_path: Path) -> None:
     store = tmp_path / "traces.db"
     report = await experiment(trace_store=str(store), name="tagged").run()

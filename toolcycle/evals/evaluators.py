@@ -45,7 +45,7 @@ class Score:
 class Observed:
     """What a run of a case produced, as the evaluators see it.
 
-    ``succeeded``: the run ended on its own with an answer (``result.status == "success"``);
+    ``succeeded``: ``result.succeeded`` (``status == "success"``, docs/status.md);
     a failed run has its partial output and trace here, and ``error`` says why it failed.
     """
 

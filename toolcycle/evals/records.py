@@ -46,9 +46,9 @@ def fingerprint(case: Case) -> str:
 class RunRecord:
     """One run of one case: its outcome, scores and cost, as the log and the reports keep it.
 
-    ``repeat`` is 1-based. ``succeeded`` is ``result.status == "success"`` (the run ended on
-    its own with an answer); a run that raised has ``succeeded=False`` and its ``error``.
-    ``cost_usd`` is ``None`` where the model's price is unknown.
+    ``repeat`` is 1-based. ``succeeded`` is ``result.succeeded`` (the model answered on its
+    own and the answer passed, docs/status.md); a run that raised has ``succeeded=False``
+    and its ``error``. ``cost_usd`` is ``None`` where the model's price is unknown.
     """
 
     case: str

@@ -23,9 +23,11 @@ from .evaluators import Observed, plain
 
 
 def succeeded(result: RunResult[Any]) -> bool:
-    """A run's success, the one definition every eval figure uses: it ended with
-    ``status == "success"`` (an answer of its own; a failure or cancellation is not)."""
-    return result.status == "success"
+    """A run's success, the one definition every eval figure uses: ``result.succeeded``
+    (``status == "success"``: the model answered on its own and the answer passed; an answer
+    forced at a limit, a partial one, a tool's error passed through, a paused, failed or
+    cancelled run is not, docs/status.md)."""
+    return result.succeeded
 
 
 @dataclass(frozen=True, slots=True)
