@@ -91,7 +91,10 @@ def configure_from_env() -> None:
 
 
 def show_setup_progress() -> None:
-    """Let a person see set-up progress on stderr (the CLI's choice, not the library's)."""
+    """Let a person see set-up progress on stderr (the CLI's choice, not the library's),
+    unless the switch says ``off``."""
+    if _ROOT.level > logging.CRITICAL:
+        return
     setup = logging.getLogger(SETUP_LOG)
     if setup.getEffectiveLevel() > logging.INFO:
         setup.setLevel(logging.INFO)
