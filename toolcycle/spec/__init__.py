@@ -9,7 +9,15 @@
 - :mod:`.formats` imports and exports other tool formats (OpenAI, Anthropic, MCP, BFCL).
 """
 
+from .._public_api import moved_name
 from . import gram_format as gram_format  # registers .gram in agent_spec.FORMATS
 from .agent_spec import AgentSpec, SpecError, model_string
+
+
+def __getattr__(name: str) -> object:
+    """The old module ``toolcycle/spec.py``'s helpers (``as_library``, ``Locator``...), now in
+    :mod:`.agent_spec`: still found here, with a DeprecationWarning."""
+    return moved_name(__name__, name)
+
 
 __all__ = ["AgentSpec", "SpecError", "model_string"]

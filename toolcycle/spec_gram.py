@@ -1,0 +1,11 @@
+"""Deprecated path: this module moved to :mod:`toolcycle.spec.gram_format`.
+
+Importing ``toolcycle.spec_gram`` still works (the same names, the same
+objects) and warns with a ``DeprecationWarning``; the path goes in a later release
+(toolcycle._public_api, CHANGELOG.md).
+"""
+
+from toolcycle._public_api import warn_moved
+from toolcycle.spec.gram_format import *  # noqa: F403  (the moved module's public names)
+
+warn_moved(__name__)

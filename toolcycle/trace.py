@@ -1,0 +1,11 @@
+"""Deprecated path: this module moved to :mod:`toolcycle.tracing.trace`.
+
+Importing ``toolcycle.trace`` still works (the same names, the same
+objects) and warns with a ``DeprecationWarning``; the path goes in a later release
+(toolcycle._public_api, CHANGELOG.md).
+"""
+
+from toolcycle._public_api import warn_moved
+from toolcycle.tracing.trace import *  # noqa: F403  (the moved module's public names)
+
+warn_moved(__name__)
