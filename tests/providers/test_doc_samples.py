@@ -1,25 +1,28 @@
-"""Every ```python sample in README.md and docs/**/*.md runs as written.
+"""Every ```python sample in README.md and docs/**/*.md runs as a user runs it: pasted into a
+fresh script file and run with the venv's Python, in a subprocess, from an empty folder.
 
-The samples of one page run in order in one namespace (a page's later samples build on its
-earlier ones, as a reader's session would), with top-level ``await`` allowed, in a scratch
-directory. A sample that names a paid provider reaches the local test server through the SDKs'
-own ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` / ``GOOGLE_GEMINI_BASE_URL``; one that names
-a ``local:`` model runs in the real-model tier. A sample that cannot run says so in its first
-line, visibly: ``# not runnable: <reason>``. The test prints what it ran (``pytest -s``), and a
-page's samples are collected anew from the files, so samples added by anyone are covered. A
-page whose samples read ``DATABASE_URL`` gets a fresh database of the session's throwaway
-PostgreSQL server there (tests/postgres_cluster.py).
+So a sample must be a whole script: its own imports, no bare top-level ``await`` (it wraps its
+async code in ``asyncio.run``), nothing from an earlier sample unless it says so. A sample that
+builds on the one before it starts with ``# continues the sample above`` (the reader pastes both
+into the file; the test runs them as one script, the chain run once up to its last sample). A
+sample that cannot run says so in its first line, visibly: ``# not runnable: <reason>``. A
+sample that names a paid provider (``openai:``...) needs no key here: the SDKs' own
+``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` / ``GOOGLE_GEMINI_BASE_URL`` point it at the
+loopback test server, with a dummy key; one that names a ``local:`` model runs in the
+real-model tier. A page whose samples read ``DATABASE_URL`` gets a fresh database of the
+session's throwaway PostgreSQL server there (tests/postgres_cluster.py). The folder the samples
+run in holds only a link to the repository's ``examples/`` (the docs run them from a checkout);
+the test prints what it ran (``pytest -s``), and pages are found from the files, so samples
+added by anyone are covered.
 """
 
 from __future__ import annotations
 
-import ast
-import asyncio
 import json
 import os
 import re
+import subprocess
 import sys
-import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```", re.S | re.M)
 _NOT_RUNNABLE = re.compile(r"#\s*not runnable:\s*(\S.*)", re.I)
+_CONTINUES = re.compile(r"#\s*continues the sample above", re.I)
 LOCAL = re.compile(r"[\"']local:")
 
 
@@ -47,6 +51,11 @@ class Sample:
     def not_runnable(self) -> str | None:
         match = _NOT_RUNNABLE.match(self.code.lstrip())
         return match.group(1) if match else None
+
+    @property
+    def continues(self) -> bool:
+        """Whether the sample says it goes after the page's previous sample in one script."""
+        return _CONTINUES.match(self.code.lstrip()) is not None
 
 
 def samples_of(page: Path) -> list[Sample]:
@@ -67,37 +76,49 @@ ON_LOCAL = sorted(n for n, s in ALL.items() if any(names_local_model(x) for x in
 PAID = sorted(n for n, s in ALL.items() if s and n not in ON_LOCAL)
 
 
-def run_page(samples: list[Sample], namespace: dict[str, Any]) -> list[str]:
-    """Run a page's samples in order; return what was run and what was not, and why."""
-    report = []
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+def scripts_of(samples: list[Sample]) -> list[list[Sample]]:
+    """The scripts a reader would write: each sample with the ones it continues, a chain once,
+    up to its last sample (whose script contains every earlier one of the chain)."""
+    scripts: list[list[Sample]] = []
     for sample in samples:
-        where = f"{sample.page}:{sample.line}"
-        if sample.not_runnable:
-            report.append(f"{where}: not runnable ({sample.not_runnable})")
+        if sample.continues and scripts:
+            scripts[-1].append(sample)
+        else:
+            assert not sample.continues, f"{sample.page}:{sample.line} continues nothing"
+            scripts.append([sample])
+    return scripts
+
+
+def run_page(samples: list[Sample], where: Path, env: dict[str, str]) -> list[str]:
+    """Run a page's scripts in order, each as a file with the venv's Python; return what ran
+    and what did not, and why."""
+    report = []
+    for number, script in enumerate(scripts_of(samples), 1):
+        lines = ", ".join(str(s.line) for s in script)
+        label = f"{script[0].page}:{lines}"
+        skipped = next((s.not_runnable for s in script if s.not_runnable), None)
+        if skipped:
+            report.append(f"{label}: not runnable ({skipped})")
             continue
-        code = compile(sample.code, where, "exec", flags=flags)
-        outcome = eval(code, namespace)
-        if asyncio.iscoroutine(outcome):  # a sample with a top-level await
-            asyncio.run(outcome)
-        report.append(f"{where}: ran")
+        path = where / f"sample_{number}.py"
+        path.write_text("\n".join(s.code for s in script), encoding="utf-8")
+        done = subprocess.run([sys.executable, path.name], cwd=where, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (f"{label}, run as {path.name}, failed:\n"
+                                      f"{done.stdout}\n{done.stderr}")
+        report.append(f"{label}: ran")
     return report
 
 
-def _scratch_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Samples run where files they create go away; `examples/` is there as in the repo."""
+def _scratch_directory(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """An empty folder but for ``examples/``, and the environment of an activated venv: its
+    ``bin`` first on PATH (a sample that starts ``python -m ...`` gets this Python) and this
+    checkout importable (as the venv's editable install makes it)."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    # as in an activated virtualenv: a sample that starts `python -m ...` gets this one
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(ROOT))
-
-
-def _namespace(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A module's namespace, registered in sys.modules (dataclasses and pydantic look there)."""
-    module = types.ModuleType("__doc_sample__")
-    monkeypatch.setitem(sys.modules, module.__name__, module)
-    return module.__dict__
+    env = {**os.environ, **extra}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    env["PYTHONPATH"] = str(ROOT)
+    return env
 
 
 # -- what the test server answers, per page -------------------------------------------------------
@@ -145,21 +166,19 @@ SCRIPTS: dict[str, Callable[[], list[Entry]]] = {
 
 @pytest.mark.parametrize("page", PAID)
 def test_page_samples_run_against_the_test_server(
-    page: str, server: ProviderServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
+    page: str, server: ProviderServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
+    extra = {"OPENAI_API_KEY": "sk-docs", "OPENAI_BASE_URL": server.openai_url,
+             "ANTHROPIC_API_KEY": "sk-ant-docs", "ANTHROPIC_BASE_URL": server.url,
+             "GEMINI_API_KEY": "gemini-docs", "GOOGLE_GEMINI_BASE_URL": server.url}
     if any("DATABASE_URL" in sample.code for sample in ALL[page]):
-        monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("postgres_url"))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-docs")
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("GEMINI_API_KEY", "gemini-docs")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-    _scratch_directory(monkeypatch, tmp_path)
+        extra["DATABASE_URL"] = request.getfixturevalue("postgres_url")
+    env = _scratch_directory(tmp_path, **extra)
+    env.pop("GOOGLE_API_KEY", None)
     scripted = SCRIPTS.get(page)
     server.script(scripted() if scripted else [_default] * 50)
-    report = run_page(ALL[page], _namespace(monkeypatch))
+    report = run_page(ALL[page], tmp_path, env)
     with capsys.disabled():
         print("\n" + "\n".join(report))
     if scripted:
@@ -169,31 +188,40 @@ def test_page_samples_run_against_the_test_server(
 @pytest.mark.real_model
 @pytest.mark.parametrize("page", ON_LOCAL)
 def test_page_samples_run_on_the_local_model(
-    page: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    page: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _scratch_directory(monkeypatch, tmp_path)
-    report = run_page(ALL[page], _namespace(monkeypatch))
+    report = run_page(ALL[page], tmp_path, _scratch_directory(tmp_path))
     with capsys.disabled():
         print("\n" + "\n".join(report))
 
 
 @pytest.mark.real_model
-def test_readme_quickstart_answers_on_the_local_model(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_readme_quickstart_answers_on_the_local_model(tmp_path: Path) -> None:
     """The README says to swap the model string for local:qwen2.5-coder-1.5b "without touching
     the rest": the quickstart, so changed, returns a valid Answer (new-01)."""
     [quickstart] = ALL["README.md"]
     code = quickstart.code.replace('"openai:gpt-4o-mini"', '"local:qwen2.5-coder-1.5b"')
     assert code != quickstart.code
-    namespace = _namespace(monkeypatch)
-    exec(compile(code, "README.md (local)", "exec"), namespace)
-    result = namespace["result"]
-    assert isinstance(result.output, namespace["Answer"]), result.trace.render()
-    assert result.output.city == "Paris"
-    assert "paris" in result.output.summary.lower()
-    capsys.readouterr()
+    code += ("\nassert isinstance(result.output, Answer), result.trace.render()"
+             "\nassert result.output.city == 'Paris'"
+             "\nassert 'paris' in result.output.summary.lower()\n")
+    (tmp_path / "quickstart.py").write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, "quickstart.py"], cwd=tmp_path, text=True,
+                          env=_scratch_directory(tmp_path), capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_sample_is_a_whole_script() -> None:
+    """No sample relies on an await outside a function (a script cannot run it), not even one
+    that cannot run here, and each continuation follows a sample."""
+    bare = []
+    for samples in ALL.values():
+        for script in scripts_of(samples):
+            try:
+                compile("\n".join(s.code for s in script), script[-1].page, "exec")
+            except SyntaxError as error:
+                bare.append(f"{script[-1].page}:{script[-1].line}: {error.msg}")
+    assert not bare, bare
 
 
 def test_every_page_with_samples_is_covered() -> None:
@@ -202,3 +230,18 @@ def test_every_page_with_samples_is_covered() -> None:
     assert with_samples == set(PAID) | set(ON_LOCAL)
     assert "README.md" in with_samples
     json.dumps(sorted(with_samples))  # the list is printed by the tests above
+
+
+_PAID_MODEL = re.compile(r"[\"'](openai|openai-responses|anthropic|google):")
+
+
+def test_a_sample_on_a_paid_model_says_which_key_it_needs() -> None:
+    """A reader pasting a sample that names ``openai:...`` learns, in the sample, that it needs
+    a key (the test reaches the loopback server instead, which a reader cannot)."""
+    silent = []
+    for samples in ALL.values():
+        for script in scripts_of(samples):
+            code = "\n".join(s.code for s in script)
+            if _PAID_MODEL.search(re.sub(r"(?m)(^|\s)#.*$", "", code)) and "_API_KEY" not in code:
+                silent.append(f"{script[0].page}:{script[0].line}")
+    assert not silent, f"samples on a paid model that do not name the key they need: {silent}"
