@@ -12,7 +12,7 @@ ifeq ($(PYTHON312),)
 PYTHON312 := $(shell for c in python3.12 python3.13 python3; do p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
 endif
 
-.PHONY: help venv dev local mcp-servers postgres test lint typecheck pytest browser demo bench fuzz conformance clean
+.PHONY: help venv dev local mcp-servers postgres postgres-start postgres-stop test lint typecheck pytest browser demo bench fuzz conformance clean
 
 help:
 	@echo "make demo   - set up .venv with the local model and run the demo agent"
@@ -122,6 +122,31 @@ postgres:
 	    echo "error: PostgreSQL server binaries (initdb, pg_ctl) still not found; install Debian's" >&2; \
 	    echo "       'postgresql' package (or put initdb/pg_ctl on PATH) and run make again." >&2; \
 	    exit 1; fi; fi
+
+# A PostgreSQL server of your own for the docs' samples (docs/postgres.md, docs/durable.md):
+# `make postgres-start` creates a throwaway cluster in $(PG_DIR) (once), starts it on
+# 127.0.0.1:$(PG_PORT) with trust authentication and prints the DATABASE_URL to export;
+# `make postgres-stop` stops it; `rm -rf $(PG_DIR)` forgets it. PostgreSQL refuses to run as
+# root, so as root the server runs as Debian's `postgres` account (runuser), in a folder under
+# /tmp that account can reach. The test suite starts its own clusters (tests/postgres_cluster.py).
+PG_DIR ?= /tmp/toolcycle-postgres
+PG_PORT ?= 54329
+PG_BIN = $$( { command -v pg_ctl >/dev/null 2>&1 && dirname $$(command -v pg_ctl); } || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+PG_AS = $$([ "$$(id -u)" -eq 0 ] && echo runuser -u postgres --)
+
+postgres-start: postgres
+	@if [ ! -f $(PG_DIR)/PG_VERSION ]; then \
+	  mkdir -p $(PG_DIR) && { [ "$$(id -u)" -ne 0 ] || chown postgres: $(PG_DIR); } && \
+	  $(PG_AS) $(PG_BIN)/initdb -D $(PG_DIR) -U toolcycle -A trust -E UTF8 >/dev/null || exit 1; fi
+	@$(PG_AS) $(PG_BIN)/pg_ctl -D $(PG_DIR) -l $(PG_DIR)/server.log -w \
+	  -o "-p $(PG_PORT) -k $(PG_DIR) -c listen_addresses=127.0.0.1" status >/dev/null 2>&1 || \
+	  $(PG_AS) $(PG_BIN)/pg_ctl -D $(PG_DIR) -l $(PG_DIR)/server.log -w \
+	    -o "-p $(PG_PORT) -k $(PG_DIR) -c listen_addresses=127.0.0.1" start >/dev/null
+	@echo "PostgreSQL is running in $(PG_DIR); in your shell:"
+	@echo "  export DATABASE_URL=postgresql://toolcycle@127.0.0.1:$(PG_PORT)/postgres"
+
+postgres-stop:
+	@$(PG_AS) $(PG_BIN)/pg_ctl -D $(PG_DIR) -w stop
 
 # Two pytest-xdist workers, a test file to each at a time (module fixtures stay whole): most of
 # the suite waits on servers and subprocesses, so two workers take the suite from ~9 to ~6
