@@ -1,4 +1,5 @@
-"""The conversation and typed-input samples of docs/conversations.md run as written."""
+"""The conversation and typed-input samples of docs/conversations.md run as written, each as a
+script in a subprocess from an empty folder (tests/doc_scripts.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-import pytest
+from doc_scripts import run_script
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "conversations.md"
 
@@ -15,18 +16,14 @@ def samples() -> list[str]:
     return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
 
 
-def test_conversation_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                             capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
-    exec(compile(samples()[0], "conversations.md", "exec", dont_inherit=True), {})
-    assert capsys.readouterr().out.splitlines() == [
+def test_conversation_sample(tmp_path: Path) -> None:
+    assert run_script(samples()[0], tmp_path).splitlines() == [
         "Hello Ada!", "Your name is Ada.", "['user', 'assistant', 'user', 'assistant']"]
     assert (tmp_path / "chat.db").exists()
 
 
-def test_typed_input_sample(capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(samples()[1], "conversations.md", "exec", dont_inherit=True), {})
-    out = capsys.readouterr().out
+def test_typed_input_sample(tmp_path: Path) -> None:
+    out = run_script(samples()[1], tmp_path)
     first, rest = out.split("\n", 1)
     assert first == "Triage ticket Printer on fire from Ada."
     ticket, problems = rest.rsplit("\n", 2)[0], rest.rsplit("\n", 2)[1]

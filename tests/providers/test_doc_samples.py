@@ -19,16 +19,14 @@ added by anyone are covered.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_scripts import reader_env, run_script
 
 from .script import Call, Entry, Reply
 from .server import ProviderServer
@@ -94,31 +92,21 @@ def run_page(samples: list[Sample], where: Path, env: dict[str, str]) -> list[st
     and what did not, and why."""
     report = []
     for number, script in enumerate(scripts_of(samples), 1):
-        lines = ", ".join(str(s.line) for s in script)
-        label = f"{script[0].page}:{lines}"
+        label = f"{script[0].page}:{', '.join(str(s.line) for s in script)}"
         skipped = next((s.not_runnable for s in script if s.not_runnable), None)
         if skipped:
             report.append(f"{label}: not runnable ({skipped})")
             continue
-        path = where / f"sample_{number}.py"
-        path.write_text("\n".join(s.code for s in script), encoding="utf-8")
-        done = subprocess.run([sys.executable, path.name], cwd=where, env=env,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, (f"{label}, run as {path.name}, failed:\n"
-                                      f"{done.stdout}\n{done.stderr}")
+        run_script("\n".join(s.code for s in script), where, f"sample_{number}.py", env)
         report.append(f"{label}: ran")
     return report
 
 
 def _scratch_directory(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """An empty folder but for ``examples/``, and the environment of an activated venv: its
-    ``bin`` first on PATH (a sample that starts ``python -m ...`` gets this Python) and this
-    checkout importable (as the venv's editable install makes it)."""
+    """An empty folder but for ``examples/`` (the docs run from a checkout), and the
+    environment of a shell with the venv activated."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    env = {**os.environ, **extra}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
-    env["PYTHONPATH"] = str(ROOT)
-    return env
+    return reader_env(**extra)
 
 
 # -- what the test server answers, per page -------------------------------------------------------
@@ -205,10 +193,7 @@ def test_readme_quickstart_answers_on_the_local_model(tmp_path: Path) -> None:
     code += ("\nassert isinstance(result.output, Answer), result.trace.render()"
              "\nassert result.output.city == 'Paris'"
              "\nassert 'paris' in result.output.summary.lower()\n")
-    (tmp_path / "quickstart.py").write_text(code, encoding="utf-8")
-    done = subprocess.run([sys.executable, "quickstart.py"], cwd=tmp_path, text=True,
-                          env=_scratch_directory(tmp_path), capture_output=True, timeout=600)
-    assert done.returncode == 0, done.stderr
+    run_script(code, tmp_path, "quickstart.py", _scratch_directory(tmp_path), timeout=600)
 
 
 def test_a_sample_is_a_whole_script() -> None:
