@@ -25,6 +25,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.conversation",
     "toolcycle.durable",
     "toolcycle.errors",
+    "toolcycle.evals",
     "toolcycle.events",
     "toolcycle.limits",
     "toolcycle.mcp",
