@@ -217,7 +217,8 @@ def test_every_page_with_samples_is_covered() -> None:
     json.dumps(sorted(with_samples))  # the list is printed by the tests above
 
 
-_PAID_MODEL = re.compile(r"[\"'](openai|openai-responses|anthropic|google):")
+_PAID_MODEL = re.compile(r"[\"'](openai|openai-responses|anthropic|google):"
+                         r"|\b(OpenAI\w*Model|AnthropicModel|GeminiModel)\(")
 
 
 def test_a_sample_on_a_paid_model_says_which_key_it_needs() -> None:
