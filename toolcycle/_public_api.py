@@ -50,6 +50,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.spec.formats",
     "toolcycle.spec.formats.names",
     "toolcycle.spec.gram_syntax",
+    "toolcycle.status",
     "toolcycle.testing",
     "toolcycle.tracing",
     "toolcycle.tracing.html",

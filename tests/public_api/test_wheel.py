@@ -6,7 +6,7 @@ dependency used but not declared, or metadata setuptools refuses (the SPDX ``lic
 only there. So the test builds the wheel from a copy of the sources (the checkout stays clean),
 makes a fresh venv, installs the wheel with pip's resolver (dependencies from the package
 registry, or pip's cache), and from an empty folder with no PYTHONPATH runs the
-``toolcycle`` command and a small agent on the ``ScriptedModel``.
+``toolcycle`` command (``--version``, ``--help``) and a small agent on the ``ScriptedModel``.
 
 It needs the package registry (or a pip cache that answers for it) for the build backend and
 the core dependencies, and nothing else; where the registry cannot be reached it skips and
@@ -57,6 +57,11 @@ def _run(command: list[str], cwd: Path, timeout: float = 420) -> subprocess.Comp
     return done
 
 
+def _version(wheel: Path) -> str:
+    """The version in the wheel's file name (``toolcycle-0.1.0-py3-none-any.whl``)."""
+    return wheel.name.split("-")[1]
+
+
 def _sources(into: Path) -> Path:
     """What the build reads, copied: the checkout gets no build/ or egg-info from the test."""
     into.mkdir()
@@ -96,6 +101,8 @@ def test_the_wheel_installs_in_a_clean_venv_and_runs_an_agent(tmp_path: Path) ->
     assert output == "2 + 3 = 5", ran.stdout
     assert Path(location).is_relative_to(venv), "imported toolcycle from outside the clean venv"
 
+    version = _run([str(command), "--version"], cwd=empty)
+    assert version.stdout.strip() == f"toolcycle {_version(wheel)}"
     helped = _run([str(command), "--help"], cwd=empty)
     assert "usage: toolcycle" in helped.stdout
     packs = _run([str(python), "-m", "toolcycle.models.local.packs", "requirements",
