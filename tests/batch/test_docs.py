@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from doc_scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
@@ -51,10 +52,10 @@ def test_the_bash_samples_run(index: int, checkout: Path) -> None:
     assert _greeted(checkout / out) == EXPECTED
 
 
-def test_the_python_sample_runs(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_python_sample_runs(checkout: Path) -> None:
+    """As a script in a subprocess (tests/doc_scripts.py), from the folder with ``examples``."""
     [sample] = _blocks("python")
-    exec(compile(sample, "scaling.md", "exec"), {})
-    assert capsys.readouterr().out == "3 0\n"
+    assert run_script(sample, checkout, "batch_sample.py") == "3 0\n"
     assert _greeted(checkout / "greetings.api.jsonl") == EXPECTED
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, free_port, http_server
+from doc_scripts import run_script
 
 DOC = ROOT / "docs" / "mcp.md"
 BIN = str(Path(sys.executable).parent)  # `python` and `toolcycle` as a user's shell finds them
@@ -28,22 +29,22 @@ def venv_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-def test_using_a_servers_tools(capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(blocks("python")[0], "mcp.md", "exec"), {"__name__": "__main__"})
-    output, seen = capsys.readouterr().out.splitlines()
+def test_using_a_servers_tools(tmp_path: Path) -> None:
+    """As a script in a subprocess (tests/doc_scripts.py), from an empty folder."""
+    output, seen = run_script(blocks("python")[0], tmp_path, "mcp_clock.py").splitlines()
     assert output == "It is evening in Tokyo."
     assert '"timezone":"Asia/Tokyo"' in seen
 
 
-def test_serve_over_http_and_both_clients(capsys: pytest.CaptureFixture[str]) -> None:
+def test_serve_over_http_and_both_clients(tmp_path: Path) -> None:
     (_, http) = blocks("bash")[1].splitlines()
     port = free_port()
     command = shlex.split(http.replace("127.0.0.1:8000", f"127.0.0.1:{port}"))
     with http_server(command, port, signal.SIGINT, cwd=ROOT):
         client = next(b for b in blocks("python") if "127.0.0.1:8000" in b)
         example = client.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-        exec(compile(example, "mcp.md", "exec"), {"__name__": "__main__"})
-    listed, hello, grace = capsys.readouterr().out.splitlines()
+        printed = run_script(example, tmp_path, "mcp_client.py")
+    listed, hello, grace = printed.splitlines()
     assert listed == "['hello_world_agent', 'sayHello']"
     assert hello == "Hello, Ada! Nice to meet you."
     assert grace == "Hello, Grace! Nice to meet you."
