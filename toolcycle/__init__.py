@@ -14,12 +14,14 @@ from .errors import (
     ConfigurationError,
     ConversationBusy,
     ConversationConflict,
+    GuardrailTripped,
     InputError,
     InvalidResponse,
     MaxAttemptsExceeded,
     MaxIterationsExceeded,
     ModelError,
     RateLimited,
+    RepeatedCalls,
     RunTimeout,
     SnapshotError,
     SubmitBeforeOutput,
@@ -29,6 +31,7 @@ from .errors import (
     ValidationFailed,
 )
 from .events import CallbackError
+from .guardrails import Trip, input_guardrail, output_guardrail, tool_guardrail
 from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
@@ -85,6 +88,7 @@ __all__ = [
     "Defer",
     "Deny",
     "FallbackModel",
+    "GuardrailTripped",
     "InputError",
     "InvalidResponse",
     "Limits",
@@ -96,6 +100,7 @@ __all__ = [
     "ModelSettings",
     "Output",
     "RateLimited",
+    "RepeatedCalls",
     "RetryPolicy",
     "RunContext",
     "RunResult",
@@ -118,9 +123,13 @@ __all__ = [
     "ToolcycleError",
     "ToolsUnavailable",
     "Trace",
+    "Trip",
     "Usage",
     "UsageLimitExceeded",
     "ValidationFailed",
     "__version__",
+    "input_guardrail",
+    "output_guardrail",
     "tool",
+    "tool_guardrail",
 ]

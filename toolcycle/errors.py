@@ -100,6 +100,22 @@ class RunTimeout(AgentError):
     code = "TIMEOUT"
 
 
+class GuardrailTripped(AgentError):
+    """A guardrail tripped and ended the run (docs/guardrails.md): an input or output
+    guardrail, or a tool guardrail whose trip says ``halt=True``. ``context`` holds the
+    guardrail's ``guardrail`` (name), ``kind`` and ``reason``."""
+
+    code = "GUARDRAIL_TRIPPED"
+
+
+class RepeatedCalls(AgentError):
+    """The loop guard ended the run: the model called the same tool with the same arguments
+    again after that call was refused for returning the same result each time
+    (``Limits(max_repeats=...)``)."""
+
+    code = "REPEATED_CALLS"
+
+
 class ToolsUnavailable(AgentError):
     """A toolset (an MCP server, say) could not list its tools when the run started, and had
     never listed them before: the run ends before its first model request, with its trace

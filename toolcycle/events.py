@@ -32,6 +32,11 @@ class RunStart(Event):
     model_name: str = ""
     #: The adapter's provider family (``Model.system``: "openai", "anthropic", "local", ...).
     model_system: str = ""
+    #: A team member's run (``Agent.as_tool``): the run and the call that started it. Its
+    #: events reach the calling run's callbacks and stream too, from this event to its
+    #: ``RunSuccess``/``RunFailure``; ``None`` for a run of its own.
+    parent_run_id: str | None = None
+    parent_call_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -107,6 +112,49 @@ class ToolResultEvent(Event):
     #: ``run_stopped``, ``denied`` (an approval decision). Set where the observation is
     #: written, so telemetry never parses text.
     error_type: str | None = None
+
+
+@dataclass(slots=True)
+class LoopGuardEvent(Event):
+    """The loop guard acted on a call (``Limits.max_repeats``): ``action`` is ``"nudge"`` (its
+    observation says the result is the same as before), ``"refuse"`` (not run) or ``"stop"``
+    (refused again: the run ends). ``repeats``: how many times in a row it returned the same
+    result."""
+
+    hook: ClassVar[str] = "on_loop_guard"
+    attempt: int
+    iteration: int
+    call: ToolCall
+    action: str
+    repeats: int
+
+
+@dataclass(slots=True)
+class GuardrailEvent(Event):
+    """A guardrail tripped (docs/guardrails.md): its ``kind`` (``"input"``, ``"output"``,
+    ``"tool_arguments"``, ``"tool_result"``), ``name`` and ``reason``; ``call_id`` for a tool
+    guardrail; ``halted``: the run ends (input and output guardrails always, a tool guardrail
+    when its trip says so; otherwise only the call was blocked or its result withheld)."""
+
+    hook: ClassVar[str] = "on_guardrail"
+    kind: str
+    name: str
+    reason: str
+    info: dict[str, Any] = field(default_factory=dict)
+    call_id: str | None = None
+    halted: bool = True
+
+
+@dataclass(slots=True)
+class HandoffEvent(Event):
+    """The run was handed from one agent to another (``Agent(handoffs=[...])``): the next
+    request is the new agent's, with its instructions, tools and output type."""
+
+    hook: ClassVar[str] = "on_handoff"
+    attempt: int
+    iteration: int
+    from_agent: str
+    to_agent: str
 
 
 @dataclass(slots=True)
@@ -189,6 +237,9 @@ HOOKS: tuple[str, ...] = (
     "on_model_response",
     "on_tool_call",
     "on_tool_result",
+    "on_loop_guard",
+    "on_guardrail",
+    "on_handoff",
     "on_validation_failure",
     "on_attempt_end",
     "on_final_result",
@@ -281,6 +332,17 @@ class Callbacks:
             problems.append(f"callbacks must be objects with on_* methods, mappings of hook to "
                             f"callable(s) or lists of those; {_shown(source)} has no on_* method")
 
+    def joined(self, other: Callbacks) -> Callbacks:
+        """These listeners, then those of ``other`` not among them: a team member's run
+        tells its own agent's callbacks and the calling run's, each callback once."""
+        if not other.by_hook:
+            return self
+        combined = Callbacks({k: list(v) for k, v in self.by_hook.items()})
+        for hook, funcs in other.by_hook.items():
+            present = combined.by_hook.setdefault(hook, [])
+            present.extend(f for f in funcs if f not in present)
+        return combined
+
     def merged(self, other: Callbacks) -> Callbacks:
         """These listeners, then ``other``'s; ``self`` itself when ``other`` has none (so its
         cached routes are kept: a run that passes no callbacks builds none)."""
@@ -349,6 +411,11 @@ class Emitter:
         self._routes = callbacks.routes(_NO_HANDLERS if recorder is None else recorder.handlers)
         self._sink = sink
         self.errors: list[CallbackError] = []
+
+    @property
+    def sink(self) -> Callable[[Event], None] | None:
+        """The stream's sink (a streaming run's queue), which a team member's run shares."""
+        return self._sink
 
     def notify(self, event: Event) -> Awaitable[None]:
         """Deliver to the callbacks and the stream only: the recorder has it already."""

@@ -14,16 +14,18 @@ a counter on the run's state.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import warnings
 from dataclasses import dataclass, fields, replace
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .errors import (
     AgentError,
     ConfigurationError,
     MaxIterationsExceeded,
+    RepeatedCalls,
     RunTimeout,
     UsageLimitExceeded,
 )
@@ -39,6 +41,7 @@ LIMIT_ERRORS: dict[LimitName, type[AgentError]] = {
     "max_tool_calls": UsageLimitExceeded,
     "token_budget": UsageLimitExceeded,
     "timeout": RunTimeout,
+    "repeated_calls": RepeatedCalls,
 }
 
 
@@ -62,6 +65,10 @@ class RunCounts(Protocol):
         """Whether these limits set a token budget (:attr:`Limits.counts_tokens`), kept by the
         run as a plain field: it is read before every model request."""
         ...
+    @property
+    def stuck(self) -> str | None:
+        """The call the loop guard refused and the model made again (:class:`RepeatGuard`)."""
+        ...
 ON_LIMIT_CHOICES: tuple[OnLimit, ...] = ("final_answer", "partial", "error")
 
 
@@ -78,6 +85,10 @@ class Limits:
       or with the output tool forced), ``"partial"`` (return what exists, flagged) or
       ``"error"`` (raise).
     - ``max_observation_chars``: observations longer than this are truncated with a marker.
+    - ``max_repeats``: the loop guard (:class:`RepeatGuard`, default 3, ``0`` turns it off):
+      how many times in a row one call (a tool and the same arguments) may return the same
+      result. The call that reaches it gets a nudge in its observation, the next identical
+      call is refused, and one more ends the run like a limit (``"repeated_calls"``).
     """
 
     max_iterations: int | None = None
@@ -89,6 +100,7 @@ class Limits:
     timeout: float | None = None
     on_limit: OnLimit | None = None
     max_observation_chars: int | None = None
+    max_repeats: int | None = None
 
     def __post_init__(self) -> None:
         problems = self.problems()
@@ -125,6 +137,8 @@ class Limits:
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
                 found.append(f"{f.name} must be an integer, got {value!r}")
+            elif f.name == "max_repeats" and value == 0:  # the loop guard turned off
+                continue
             elif value < 1:
                 found.append(f"{f.name} must be >= 1, got {value}")
         return found
@@ -137,6 +151,8 @@ class Limits:
 
     def reached(self, run: RunCounts) -> LimitName | None:
         """The first limit that stops the run's next model request, or ``None``."""
+        if run.stuck is not None:
+            return "repeated_calls"
         if self.max_iterations is not None and run.attempt_iterations >= self.max_iterations:
             return "max_iterations"
         if self.max_tool_calls is not None and run.executed_calls >= self.max_tool_calls:
@@ -167,6 +183,9 @@ class Limits:
                 return f"max_tool_calls={self.max_tool_calls} reached"
             case "timeout":
                 return f"timeout={self.timeout}s reached"
+            case "repeated_calls":
+                return (f"the loop guard ended the run: {run.stuck} returned the same result "
+                        f"{self.max_repeats} times, was refused, and was called again")
             case "token_budget":
                 usage = run.usage
                 return (f"token budget reached (input {usage.input_tokens}/"
@@ -200,6 +219,7 @@ CAPS: dict[str, int | float] = {
     "max_tool_calls": 100_000,
     "timeout": 86_400.0,
     "max_observation_chars": 10_000_000,
+    "max_repeats": 1000,
 }
 
 #: The system defaults, the lowest level of precedence.
@@ -208,6 +228,7 @@ DEFAULT_LIMITS = Limits(
     max_attempts=3,
     on_limit="final_answer",
     max_observation_chars=20_000,
+    max_repeats=3,
 )
 
 
@@ -218,3 +239,59 @@ def resolve_limits(*levels: Limits | None) -> Limits:
         if level is not None:
             resolved = level.over(resolved)
     return resolved
+
+
+class RepeatGuard:
+    """The loop guard of one run (``Limits.max_repeats``): calls that repeat without progress.
+
+    Why: a model that gets the same answer to the same call often calls it again, and again,
+    until the iteration budget is spent (langgraph#6731, deepagents#6441). Progress is judged by
+    the result: a call whose arguments are the same as an earlier call's (compared in a
+    canonical JSON form) but whose result differs (polling that sees a change, a lookup that
+    finds something new) starts its count again, so legitimate repetition never trips it.
+    """
+
+    __slots__ = ("_refused", "_seen", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._seen: dict[str, tuple[int, int]] = {}  # call key -> (result's hash, same results)
+        self._refused: set[str] = set()
+
+    @staticmethod
+    def key(name: str, arguments: dict[str, Any]) -> str:
+        """The tool and its arguments in a canonical form (key order does not matter)."""
+        return name + json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
+
+    def before(self, key: str) -> Literal["refuse", "stop"] | None:
+        """``None``: run the call; ``"refuse"``: answer it with :meth:`refusal` instead;
+        ``"stop"``: it was refused before and made again: refuse it, and the run ends."""
+        seen = self._seen.get(key)
+        if seen is None or seen[1] < self.limit:
+            return None
+        if key in self._refused:
+            return "stop"
+        self._refused.add(key)
+        return "refuse"
+
+    def after(self, key: str, text: str, is_error: bool) -> int:
+        """Count the call's result; returns how many times in a row it was the same."""
+        fingerprint = hash((text, is_error))
+        seen = self._seen.get(key)
+        count = seen[1] + 1 if seen is not None and seen[0] == fingerprint else 1
+        self._seen[key] = (fingerprint, count)
+        if count == 1:
+            self._refused.discard(key)
+        return count
+
+    def nudge(self, name: str, count: int) -> str:
+        return (f"\n[loop guard] `{name}` returned this same result {count} times for these "
+                "same arguments. Use the result you have, or change the arguments or the tool: "
+                "a further identical call will be refused.")
+
+    def refusal(self, name: str, stop: bool) -> str:
+        then = ("the run ends now." if stop else
+                "calling it again with these arguments ends the run.")
+        return (f"[loop guard] Refused: `{name}` returned the same result {self.limit} times "
+                f"for these same arguments, so it was not called again. Use the result you "
+                f"have or change approach; {then}")

@@ -14,11 +14,12 @@ from .tracing.trace import ToolCallRecord, Trace
 #: The limits that can stop a run (``token_budget`` covers the three token fields). Each one's
 #: check, wording and error live in :mod:`toolcycle.limits`; the name is here because it is
 #: also a reason a run ends.
-LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget"]
+LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget",
+                    "repeated_calls"]
 
 #: Why a run ended: it completed, a limit stopped it, it failed, or it paused for approvals.
 TerminationReason = Literal["completed", "max_attempts", "cancelled", "model_error", "error",
-                            "paused"] | LimitName
+                            "paused", "guardrail"] | LimitName
 
 
 @dataclass(slots=True)
@@ -63,6 +64,10 @@ class RunResult[OutputT]:
     #: ``agent.resume(snapshot, approvals=...)`` continues (see toolcycle.run.snapshot).
     pending_approvals: list[ApprovalRequest] = field(default_factory=list)
     snapshot: dict[str, Any] | None = None
+    #: A team's runs: every run of an agent this run called as a tool (``Agent.as_tool``),
+    #: in the order they started, the runs those called included (docs/teams.md). Their
+    #: usage is part of this run's ``usage``: ``usage`` is this run's own requests plus theirs.
+    runs: list[RunResult[Any]] = field(default_factory=list)
 
     def __repr__(self) -> str:
         output = repr(self.output)
@@ -90,6 +95,12 @@ class RunResult[OutputT]:
         caller needs before trusting ``output``. A forced or partial answer, a tool's error
         passed through and a paused run all return an output-shaped result and are not."""
         return is_success(self.trace.status)
+
+    @property
+    def agent_name(self) -> str:
+        """The agent that answered: the run's own, or after handoffs the last one handed the
+        conversation (``trace.handoffs`` has each)."""
+        return self.trace.answered_by
 
     @property
     def paused(self) -> bool:

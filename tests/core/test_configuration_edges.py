@@ -92,7 +92,7 @@ def test_run_level_limits_and_callbacks_are_checked_together() -> None:
 
 
 def test_the_run_level_limits_check_is_ready_for_the_loop() -> None:
-    from toolcycle._agent_checks import check_limits
+    from toolcycle.agent.checks import check_limits
 
     assert check_limits(None) == [] and check_limits(Limits(timeout=1)) == []
     assert check_limits({"timeout": 1}) == [

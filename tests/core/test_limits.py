@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import warnings
 from typing import Any
 
@@ -22,11 +23,14 @@ from toolcycle.limits import CAPS, DEFAULT_LIMITS, resolve_limits
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 
+_PINGS = itertools.count(1)
+
 
 @tool
 def ping() -> str:
-    """Answer pong."""
-    return "pong"
+    """Answer pong, counted: a loop that sees new results, which the loop guard lets run on
+    until a limit stops it (tests/core/test_loop_guard.py has the loops it stops)."""
+    return f"pong {next(_PINGS)}"
 
 
 def looping_model() -> ScriptedModel:

@@ -32,7 +32,7 @@ from .approvals import check_approval
 from .scenario import Answer, Scenario
 
 REASONS = {"completed", "max_iterations", "max_tool_calls", "token_budget", "timeout",
-           "max_attempts", "cancelled", "model_error", "error"}
+           "max_attempts", "cancelled", "model_error", "error", "repeated_calls"}
 ACTIONS = {"answered", "final_answer", "partial", "raised"}
 #: Error code -> the termination reasons it may carry.
 CODE_REASONS = {
@@ -40,8 +40,10 @@ CODE_REASONS = {
     "USAGE_LIMIT": {"max_tool_calls", "token_budget"}, "MAX_ATTEMPTS": {"max_attempts"},
     "INVALID_RESPONSE": {"max_attempts"}, "SUBMIT_BEFORE_OUTPUT": {"max_attempts"},
     "MODEL_ERROR": {"model_error"}, "RATE_LIMITED": {"model_error"}, "AGENT_ERROR": {"error"},
+    "REPEATED_CALLS": {"repeated_calls"},
 }
-LIMIT_REASONS = {"max_iterations", "max_tool_calls", "token_budget", "timeout"}
+LIMIT_REASONS = {"max_iterations", "max_tool_calls", "token_budget", "timeout",
+                 "repeated_calls"}
 
 
 @dataclass

@@ -25,7 +25,8 @@ from .tools import ALL_TOOLS, STOPPED, valid_arguments
 
 OUTPUT_TOOL = "final_result"
 HOOKS = ["on_run_start", "on_attempt_start", "on_iteration_start", "on_text_delta",
-         "on_model_response", "on_tool_call", "on_tool_result", "on_validation_failure",
+         "on_model_response", "on_tool_call", "on_tool_result", "on_loop_guard",
+         "on_validation_failure",
          "on_attempt_end", "on_final_result", "on_success", "on_failure"]
 BAD_NAMES = ["functions.add", "get weather", "", "x" * 70, "add()"]
 RAW_ARGS = ["{broken", "[1, 2]", "", "null", '"text"', '{"a": 1,}', "{}"]

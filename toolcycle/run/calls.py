@@ -29,8 +29,17 @@ from ..messages import Message, ToolCall, ToolResult, names_an_answer
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .approvals import PauseRun, decide_turn
+from .guards import guarded_call
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
+from .team import (
+    HandoffTool,
+    MemberFailed,
+    MemberTool,
+    refuse_in_team,
+    run_member,
+    start_handoff,
+)
 from .threads import TOOL_THREADS
 
 # -- one turn ----------------------------------------------------------------------------------
@@ -313,6 +322,14 @@ REFUSAL_SCHEMA = "Expected schema:"
 _TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran", "run_stopped")
 
 
+def _stopper(state: RunState) -> Callable[[str], None]:
+    """How a handoff stops the rest of its turn: the calls after it are not executed."""
+    def stop(why: str) -> None:
+        if state.turn is not None:
+            state.turn.stopped = why
+    return stop
+
+
 def _not_executed(stopped: str) -> Answer:
     return f"not executed: the run stopped ({stopped})", "run_stopped"
 
@@ -320,7 +337,15 @@ def _not_executed(stopped: str) -> Answer:
 # -- one tool ----------------------------------------------------------------------------------
 
 
-async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
+def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Awaitable[Answer]:
+    """The call, through the loop guard and the tool guardrails when the run has them
+    (:mod:`.guards`); plain otherwise (no coroutine more on the hot path)."""
+    if state.repeats is None and state.setup.core.guardrails is None:
+        return _invoke(state, tool, call)
+    return guarded_call(state, tool, call, _invoke, lambda: _call_context(state, tool, call))
+
+
+async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     """Validate, invoke (with the tool's timeout), serialize, truncate."""
     assert call.arguments is not None
     try:
@@ -332,7 +357,11 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
                 "invalid_arguments")
     ctx = state.ctx if tool.context_param is None else _call_context(state, tool, call)
     try:
-        if tool.is_async:
+        if isinstance(tool, MemberTool):  # another agent, run inside this run
+            value = await run_member(state, tool, call, arguments)
+        elif isinstance(tool, HandoffTool):  # hands the run over once the turn is answered
+            value = start_handoff(state, tool, _stopper(state))
+        elif tool.is_async:
             pending = tool.invoke(ctx, arguments)
             value = await (asyncio.wait_for(pending, tool.timeout) if tool.timeout else pending)
         elif tool.inline:
@@ -348,6 +377,8 @@ async def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         if task is not None and task.cancelling():
             raise  # the run is being cancelled or timed out: not the tool's doing
         return f"Tool `{tool.name}` failed: CancelledError (raised by the tool)", "CancelledError"
+    except MemberFailed as failed:
+        return failed.text, failed.code
     except Exception as exc:
         return f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}", type(exc).__name__
     text, ok = serialize_result(value)
@@ -409,6 +440,12 @@ def _admit(state: RunState, tool: CountedTool, name: str) -> str | None:
         refusal = state.limits.refuse_call(state)
         if refusal is not None:
             return f"{refusal}; `{tool.name}` was not called."
+    if state.ancestors:
+        refusal = refuse_in_team(state)
+        if refusal is not None:
+            return f"{refusal}; `{tool.name}` was not called."
+        for outer in state.ancestors:  # the team's tool calls, counted as they happen
+            outer.executed_calls += 1
     state.tool_counts[name] = used + 1
     state.executed_calls += 1
     return None

@@ -42,7 +42,7 @@ async def make_head_start(state: RunState) -> None:
     state.call_ids.add(call.id)
     state.append(Message.assistant("", [call]))
     counted = Usage(tool_calls=1)  # the run's usage stays the sum of its steps'
-    state.usage.add(counted)
+    state.spend(counted)
     state.trace.head_start(state.attempt, counted)
     turn = state.turn = Turn(state.attempt, 0, [call])
     state.phase = "tool_execution"

@@ -15,23 +15,23 @@ Invariants kept on every path (success, tool failure, limit, cancellation, crash
 The conversation is only ever appended to; nothing here re-walks it, so an iteration late in a
 long run costs the same as an early one. Tool calls are executed by :mod:`.calls`; limits are
 checked by :class:`~toolcycle.limits.Limits`; the held answer to the output call belongs to
-:mod:`toolcycle.output`; awaited work is interrupted by :mod:`.scope`.
+:mod:`toolcycle.output`; awaited work is interrupted by :mod:`.scope`. How an attempt may end
+(the typed endings its steps return) and what each makes of the run are in :mod:`.endings`;
+a team member's run (an agent called as a tool) is this same loop, bounded by the team
+(:mod:`.team`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..errors import (
     AgentError,
     Cancelled,
-    InvalidResponse,
-    MaxAttemptsExceeded,
     ModelError,
-    SubmitBeforeOutput,
     ToolsUnavailable,
 )
 from ..events import (
@@ -54,59 +54,27 @@ from ..models.base import ModelResponse, ModelSettings, TextDelta
 from ..models.paid import paid_before
 from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
-from ..result import RunResult, Termination, TerminationReason
+from ..result import RunResult, Termination
 from ..status import RunStatus, returned_status
 from .approvals import PauseRun, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
+from .endings import (
+    Answered,
+    AttemptEnding,
+    Forced,
+    OutputGiven,
+    ProtocolSlip,
+    StoppedAt,
+    attempts_exhausted,
+    reason_of,
+    termination_of,
+)
+from .guards import await_beside, check_input, check_output, start_beside, stop_beside
 from .head_start import make_head_start
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
+from .team import describe_limit, hand_off, team_limit
 from .toolsets import note_toolset_problems, refresh_tools, request_settings
-
-# -- how an attempt ends -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Forced:
-    """The attempt's output came from the final request at a limit."""
-
-    limit: LimitName
-    refused_calls: int = 0  # tool calls that request made anyway (refused)
-
-
-@dataclass(frozen=True, slots=True)
-class Answered:
-    """Free text: a reply without tool calls."""
-
-    text: str
-    forced: Forced | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class OutputGiven:
-    """The output tool (or ``submit`` after a preview) gave the output; ``state.held`` waits."""
-
-    arguments: dict[str, Any]
-    forced: Forced | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ProtocolSlip:
-    """A reply that breaks the output protocol: no output call, or ``submit`` first."""
-
-    problem: ValidationProblem
-    forced: Forced | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StoppedAt:
-    """A limit with ``on_limit="partial"``: return what exists."""
-
-    limit: LimitName
-
-
-AttemptEnding = Answered | OutputGiven | ProtocolSlip | StoppedAt
-
 
 # -- the run -------------------------------------------------------------------------------------
 
@@ -119,10 +87,18 @@ async def run(state: RunState) -> RunResult[Any]:
         state.trace.start()
     note_toolset_problems(setup.core, state.trace.trace)
     try:
-        await state.emit(resumed or RunStart(setup.run_id, setup.core.name, setup.user_prompt,
-                                             setup.model.name, setup.model.system))
+        await state.emit(resumed or RunStart(
+            setup.run_id, setup.core.name, setup.user_prompt, setup.model.name,
+            setup.model.system, *(setup.parent_call or (None, None))))
         if setup.core.tools_unavailable is not None:
             raise ToolsUnavailable(setup.core.tools_unavailable, phase="toolsets")
+        guards = setup.core.guardrails
+        if guards is not None and resumed is None:  # (a resumed run's input was checked)
+            state.phase = "input_guardrails"
+            if guards.before:
+                await check_input(state, guards.before)
+            if guards.beside:
+                state.input_check = start_beside(state, guards.beside)
         output = await _run_attempts(state)
     except PauseRun:  # a call waits for a person's approval: toolcycle.run.approvals
         return await pause(state)
@@ -146,7 +122,9 @@ async def run(state: RunState) -> RunResult[Any]:
         raise crash from exc
     finally:
         state.interrupts.close()
-    result = _result(state, output)  # returned is not succeeded: docs/status.md
+        if state.input_check is not None:
+            stop_beside(state)
+    result = state.result = _result(state, output)  # returned is not succeeded: docs/status.md
     _finish(state, returned_status(result.termination.action, output,
                                    state.trace.trace.error_observations()), output, None)
     await _deliver(state, [FinalResult(output), RunSuccess(result, result.status)])
@@ -163,7 +141,7 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
     cancelled = isinstance(error, Cancelled)
     if state.termination is None:
         state.termination = termination or Termination(
-            _reason_of(error), "raised", error.message, error.context.get("limit"))
+            reason_of(error), "raised", error.message, error.context.get("limit"))
     events = stop_turn(state, f"the run ended ({error.code})",
                        "cancelled" if cancelled else "run_stopped")
     if state.attempt and state.attempt not in state.closed_attempts:
@@ -171,7 +149,7 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
         end = AttemptEnd(state.attempt, False, error.message, error.code)
         state.trace.apply(end)
         events.append(end)
-    error.result = _result(state, None)
+    error.result = state.result = _result(state, None)
     _finish(state, "cancelled" if cancelled else "failure", None, error)
     events.append(RunFailure(error, error.result, error.result.status))
     await _deliver(state, events)
@@ -197,23 +175,12 @@ async def _deliver(state: RunState, events: list[Event]) -> None:
         raise interrupted
 
 
-def _reason_of(error: AgentError) -> TerminationReason:
-    if isinstance(error, Cancelled):
-        return "cancelled"
-    if isinstance(error, ModelError):
-        return "model_error"
-    if isinstance(error, MaxAttemptsExceeded | InvalidResponse | SubmitBeforeOutput):
-        return "max_attempts"
-    limit = error.context.get("limit")
-    return limit if limit in LIMIT_ERRORS else "error"
-
-
 def _result(state: RunState, output: Any) -> RunResult[Any]:
     return RunResult(
         output=output, messages=state.messages, new_message_index=state.new_message_index,
         usage=state.usage, trace=state.trace.trace,
         termination=state.termination or Termination("error", "raised", "run did not finish"),
-        run_id=state.setup.run_id, callback_errors=state.emitter.errors)
+        run_id=state.setup.run_id, callback_errors=state.emitter.errors, runs=state.runs)
 
 
 def _finish(state: RunState, status: RunStatus, output: Any, error: AgentError | None) -> None:
@@ -264,7 +231,7 @@ async def _run_attempts(state: RunState) -> Any:
             if state.held is not None:
                 await answer_held(state, HeldAnswer.accepted())
             await _end_attempt(state, True)
-            state.termination = _termination(ending)
+            state.termination = termination_of(ending, state)
             return output
 
         # Rejected: answer the output call with the errors, tell the model, retry.
@@ -279,7 +246,7 @@ async def _run_attempts(state: RunState) -> Any:
         # after a run-wide limit (timeout, budgets) there is nothing left to retry with.
         run_limit = forced.limit if forced and forced.limit != "max_iterations" else None
         if state.attempt >= max_attempts or run_limit is not None:
-            raise _attempts_exhausted(state, problem, run_limit)
+            raise attempts_exhausted(state, problem, run_limit)
         state.append(Message.user(state.output.error_prompt(problem.errors, state.attempt)))
 
 
@@ -293,7 +260,7 @@ async def _stop_at(state: RunState, limit: LimitName) -> Any:
     if state.held is not None:
         await answer_held(state, HeldAnswer.stopped("the run stopped at a limit", "run_stopped"))
     await _end_attempt(state, False)
-    state.termination = Termination(limit, "partial", state.limits.describe(limit, state), limit)
+    state.termination = Termination(limit, "partial", describe_limit(state, limit), limit)
     if not state.output.is_text:
         return state.last_output
     return next((m.text for m in reversed(state.messages) if m.role == "assistant" and m.text),
@@ -318,38 +285,11 @@ async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, Validatio
     state.phase = "validation"
     rejection: ValidationProblem | None = await state.interrupts.guard(
         state.output.validate(output, state.ctx))
+    guards = state.setup.core.guardrails
+    if rejection is None and guards is not None and guards.output:
+        state.phase = "output_guardrails"
+        await check_output(state, guards.output, output)  # a trip ends the run
     return output, rejection
-
-
-def _termination(ending: AttemptEnding) -> Termination:
-    forced = None if isinstance(ending, StoppedAt) else ending.forced
-    if forced is None:
-        return Termination("completed", "answered")
-    if forced.refused_calls:
-        detail = (f"{forced.limit} reached; the final request called {forced.refused_calls} "
-                  "tool(s) instead of answering: refused, and the answer is its text only")
-    else:
-        detail = f"{forced.limit} reached; answered without tools"
-    return Termination(forced.limit, "final_answer", detail, forced.limit)
-
-
-def _attempts_exhausted(
-    state: RunState, problem: ValidationProblem, limit: LimitName | None
-) -> AgentError:
-    rejected = f"{problem.validator}: {'; '.join(problem.errors)}"
-    if limit is not None:  # a run-wide limit stopped the run; its forced output was rejected
-        return LIMIT_ERRORS[limit](
-            f"{state.limits.describe(limit, state)}; the output forced at the limit was "
-            f"rejected by {rejected}",
-            limit=limit, attempt=state.attempt, validator=problem.validator,
-            errors=problem.errors,
-        )
-    errors = {"INVALID_RESPONSE": InvalidResponse, "SUBMIT_BEFORE_OUTPUT": SubmitBeforeOutput}
-    cls = errors.get(problem.code, MaxAttemptsExceeded)
-    return cls(
-        f"no valid output after {state.attempt} attempt(s); last rejected by {rejected}",
-        attempt=state.attempt, validator=problem.validator, errors=problem.errors,
-    )
 
 
 # -- iterations ----------------------------------------------------------------------------------
@@ -360,9 +300,13 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         ending = await _execute(state)
         if ending is not None:
             return ending
+    if state.input_check is not None and state.setup.core.head_start is not None:
+        await await_beside(state)  # the head start's call runs only once the input passed
     await make_head_start(state)  # (a run's first call, where its tool selection makes one)
     while True:
         limit = state.limits.reached(state)
+        if limit is None and state.ancestors:  # a team member: the team's limits bound it
+            limit = team_limit(state)
         if limit is not None:
             if state.ctx.cancel_token.cancelled:  # a cancel wins over a limit reached with it
                 state.phase = "before_model_request"
@@ -372,6 +316,8 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
             if state.refresh_tools is not None:
                 await refresh_tools(state)
             _, reply = await _request(state, request_settings(state))
+            if state.input_check is not None:  # input guardrails beside the first request
+                await await_beside(state)
         except LimitHit:
             return await _at_limit(state, "timeout")
         if state.turn is None:  # no tool calls
@@ -396,6 +342,8 @@ async def _execute(state: RunState, forced: Forced | None = None
     held = state.held
     if held is None:
         close_turn(state, turn)
+        if state.handoff is not None:  # another agent goes on with the conversation
+            await hand_off(state)
         return None
     if held.arguments is None:  # submit before any output was previewed
         assert held.call.name == SUBMIT_TOOL_NAME
@@ -419,7 +367,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
                    else state.setup.model.request(state.messages, settings))
         message = await state.interrupts.guard(request)
     except BaseException as exc:  # it still counts (with what it was served), keeps its step
-        state.usage.add((paid := paid_before(exc)).usage)
+        state.spend((paid := paid_before(exc)).usage)
         state.trace.request_failed((time.perf_counter() - started) * 1000.0, paid)
         if isinstance(exc, Exception) and not isinstance(
                 exc, AgentError | LimitHit | CancelledByToken):
@@ -440,7 +388,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
         # an adapter may make several requests for one reply (a re-ask, a paused turn)
         max(reported.requests, 1), len(calls), reported.reasoning_tokens,
     )
-    state.usage.add(usage)
+    state.spend(usage)
     state.append(message)
     if calls:  # open from now on: a run that stops before they run still answers them
         state.turn = Turn(state.attempt, iteration, calls)
@@ -468,7 +416,7 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     """A limit was hit: raise, return what exists, or ask once more for a final answer."""
     on_limit = state.limits.on_limit
     if on_limit == "error":
-        raise LIMIT_ERRORS[limit](state.limits.describe(limit, state), limit=limit,
+        raise LIMIT_ERRORS[limit](describe_limit(state, limit), limit=limit,
                                   attempt=state.attempt, iteration=state.iteration)
     if on_limit == "partial":
         return StoppedAt(limit)

@@ -9,6 +9,7 @@ about the data; every decision is taken in :mod:`toolcycle.run.loop`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -17,12 +18,13 @@ from ..approval import ApprovalPolicy, Decision
 from ..context import CancelToken, RunContext
 from ..errors import ConfigurationError
 from ..events import CallbackError, Callbacks, Emitter, Event, RunResumed
-from ..limits import Limits
+from ..guardrails import Guardrails
+from ..limits import Limits, RepeatGuard
 from ..logs import run_callbacks
 from ..messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import HeldAnswer, Output
-from ..result import Termination
+from ..result import RunResult, Termination
 from ..tools import Tool
 from ..tracing.recorder import TraceBuilder, TraceSink
 from ..tracing.trace import Trace
@@ -122,6 +124,8 @@ class AgentCore:
     #: The run's tool selection's test of when its calls are done (:class:`AnswerWhenDone`);
     #: set per run by ``toolsets.selected``, ``None`` for an agent without one.
     answer_when: Callable[[Trace], bool] | None = None
+    #: The agent's guardrails by kind (docs/guardrails.md); ``None`` for none (nearly all).
+    guardrails: Guardrails | None = None
     #: The call the run's tool selection makes before the first request (:class:`HeadStart`),
     #: set per run like ``answer_when``; ``None`` nearly always.
     head_start: tuple[str, dict[str, Any]] | None = None
@@ -142,6 +146,8 @@ class RunSetup:
     #: This run's instructions when not the agent's string: a rendered template or a callable
     #: of the run's context.
     instructions: str | Callable[[RunContext[Any]], str] | None = None
+    #: A team member's run: the calling run's id and the call's (``RunStart`` says so).
+    parent_call: tuple[str, str] | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -206,6 +212,28 @@ class RunState:
     #: The seconds the run has when it starts (``None``: no timeout): its timeout, less what
     #: its toolsets' listing took, or what a paused run had left at its snapshot.
     timeout_left: float | None = None
+    #: A run of a team member (an agent called as a tool): the runs it sits inside, outermost
+    #: first. Their limits bound this run too, and what it uses is counted in theirs as it
+    #: happens (:mod:`toolcycle.run.team`). Empty for a run of its own (nearly all).
+    ancestors: tuple[RunState, ...] = ()
+    #: Who hears this run's events (the agent's callbacks and the run's): a team member's
+    #: run tells them too (:mod:`toolcycle.run.team`).
+    listeners: Callbacks | None = None
+    #: The loop guard (``Limits.max_repeats``; ``None`` when turned off), and the call it
+    #: refused that the model made again: the run then ends (``Limits.reached``).
+    repeats: RepeatGuard | None = None
+    stuck: str | None = None
+    #: Input guardrails running beside the first request (``guards.start_beside``), until
+    #: the first reply is in.
+    input_check: asyncio.Task[Any] | None = None
+    #: The agent a handoff call of the open turn hands the run to (``team.hand_off``).
+    handoff: Any = None
+    #: The runs of the agents this run called or handed off to, in the order they started
+    #: (theirs included): ``result.runs``.
+    runs: list[RunResult[Any]] = field(default_factory=list)
+    #: The result, once the run ended (any way): a team reads a member's from here, a
+    #: cancelled member's too.
+    result: RunResult[Any] | None = None
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------
 
@@ -243,7 +271,15 @@ class RunState:
         self.iteration += 1
         self.attempt_iterations += 1
         self.ctx.iteration = self.iteration
+        for outer in self.ancestors:  # a member's requests are the team's iterations too
+            outer.attempt_iterations += 1
         return self.iteration
+
+    def spend(self, usage: Usage) -> None:
+        """Count ``usage`` in this run and in every run it sits inside (one team, one bill)."""
+        self.usage.add(usage)
+        for outer in self.ancestors:
+            outer.usage.add(usage)
 
 
 def message_chars(message: Message) -> int:
@@ -365,6 +401,8 @@ def assemble(
         limits=setup.limits,
         output=core.output,
         counts_tokens=setup.limits.counts_tokens,
+        listeners=callbacks,
+        repeats=RepeatGuard(setup.limits.max_repeats) if setup.limits.max_repeats else None,
         call_ids={c.id for m in messages if m.role == "assistant" for c in m.tool_calls},
         timeout_left=setup.limits.timeout,
     )

@@ -6,7 +6,9 @@ each declared parameter exists in the implementation, an optional one (the model
 out) has a default there, the implementation requires nothing the spec does not declare, and
 the JSON types agree (nested records and list items included). Every mismatch of every tool
 is collected, so one :class:`~toolcycle.errors.ConfigurationError` lists them all. Extra
-implementations in the library are fine: a library may serve many specs.
+implementations in the library are fine: a library may serve many specs. An agent offered as a
+tool (``Agent.as_tool``) is bound by reference: the spec declares the tool (its name,
+description and the input it takes), the library holds the agent's tool.
 
 A bound tool's argument schema is the spec's, closed (``additionalProperties: false``) when
 the spec leaves that open and the implementation takes no ``**kwargs``: a local model that
@@ -22,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..run.team import MemberTool
 from ..tools import Tool, ToolFunction, ToolLibrary, ToolSpec
 
 
@@ -53,6 +56,12 @@ def bind_tool(
 ) -> tuple[Tool[Any] | None, list[str]]:
     """The spec bound to ``item`` (a ``Tool`` keeps its timeout and concurrency policies)."""
     prefix = f"tool {spec.name!r}"
+    if isinstance(item, MemberTool):  # an agent as a tool (Agent.as_tool): it takes its input
+        problems = [f"{prefix}: {p}" for p in parameter_mismatches(
+            spec.parameters, item.spec.parameters)]
+        named = replace(item.spec, name=spec.name,
+                        description=spec.description or item.spec.description)
+        return (None if problems else MemberTool(named, item.member, item.policy)), problems
     function = item.function if isinstance(item, Tool) else item
     if function is None:
         return None, [f"{prefix}: the library's tool has no implementation bound"]

@@ -24,10 +24,11 @@ from functools import cache
 from hashlib import sha256
 from importlib.resources import files
 
-from .html_approval import approval_badge, pause_block
+from .html_approval import pause_block
+from .html_calls import call_block
 from .html_status import status_badge, termination_panel
 from .redaction import Redactor
-from .trace import Step, ToolCallRecord, Trace, offered_text
+from .trace import Step, Trace, offered_text
 from .values import (
     amount,
     as_dict,
@@ -195,7 +196,8 @@ def _toolbar() -> str:
     ) + "</div>"
 
 
-def _timeline(trace: Trace) -> str:
+def _timeline(trace: Trace, depth: int = 0) -> str:
+    """The steps of a run; ``depth``: how deep it is nested under calls (html_calls)."""
     out: list[str] = ['<div class="timeline">']
     current_attempt: object = None
     for step in trace.steps:
@@ -204,7 +206,7 @@ def _timeline(trace: Trace) -> str:
                 out.append(_validation_block(trace, current_attempt))
             current_attempt = step.attempt
             out.append(f'<div class="attempt">Attempt {esc(step.attempt)}</div>')
-        out.append(_step_block(step, trace.model_name))
+        out.append(_step_block(step, trace.model_name, depth))
         if trace.pauses:
             out.extend(pause_block(p) for p in trace.pauses
                        if p.get("attempt") == step.attempt and p.get("iteration") == step.iteration)
@@ -216,7 +218,7 @@ def _timeline(trace: Trace) -> str:
     return "".join(out)
 
 
-def _step_block(step: Step, trace_model: str | None = None) -> str:
+def _step_block(step: Step, trace_model: str | None = None, depth: int = 0) -> str:
     errors = sum(1 for c in step.tool_calls if c.error is not None)
     classes = "step" + (" has-error" if errors else "") + (" forced" if step.forced else "")
     badges = []
@@ -249,32 +251,9 @@ def _step_block(step: Step, trace_model: str | None = None) -> str:
               f"<pre>{esc(earlier)}</pre></details>" for earlier in step.asked_again]
     if step.thought:
         parts.append(f'<div class="thought">{esc(step.thought)}</div>')
-    parts.extend(_call_block(call) for call in step.tool_calls)
+    parts.extend(call_block(call, _timeline, depth) for call in step.tool_calls)
     parts.append("</article>")
     return "".join(parts)
-
-
-def _call_block(call: ToolCallRecord) -> str:
-    failed = call.error is not None
-    args = to_json(call.args) if call.args is not None else "?"
-    kind = f' <span class="badge">{esc(call.kind)}</span>' if call.kind != "tool" else ""
-    status = '<span class="badge error">error</span>' if failed else ""
-    if call.approval is not None:
-        status += approval_badge(call.approval)
-    if failed:
-        observation = (
-            f'<div class="label err">Error</div><pre class="error">{esc(call.error or "")}</pre>'
-        )
-    else:
-        observation = f'<div class="label">Observation</div><pre>{esc(call.result or "")}</pre>'
-    return (
-        f'<details class="call{" error" if failed else ""}" data-call-id="{esc(call.call_id)}">'
-        f'<summary><span class="name">{esc(call.name)}</span>{kind}{status}'
-        f'<span class="id">{esc(call.call_id)}</span>'
-        f'<span class="dur">{esc(format_ms(call.duration_ms))}</span></summary>'
-        '<div class="body"><div class="label">Arguments</div>'
-        f"<pre>{esc(args)}</pre>{observation}</div></details>"
-    )
 
 
 def _validation_block(trace: Trace, attempt: object) -> str:

@@ -98,6 +98,8 @@ class _RunSpans:
     target: _Target
     iteration: Span | None = None
     tools: dict[str, Span] = field(default_factory=dict)
+    #: A team member's run: the calling run's spans, current again once this run ends.
+    outer: _RunSpans | None = None
 
 
 _CURRENT: contextvars.ContextVar[_RunSpans | None] = contextvars.ContextVar(
@@ -151,10 +153,14 @@ class OTelCallbacks:
     def on_run_start(self, event: RunStart) -> None:
         # The adapter knows its provider even when its name is a bare model ("gpt-4o").
         provider = self._provider or PROVIDER_NAMES.get(event.model_system)
-        self._start_run(event.run_id, event.agent_name, event.model_name, provider, False)
+        outer = _CURRENT.get() if event.parent_call_id is not None else None
+        self._start_run(event.run_id, event.agent_name, event.model_name, provider, False,
+                        outer, event.parent_call_id)
 
     def _start_run(self, run_id: str, agent_name: str, model_name: str, provider: str | None,
-                   resumed: bool) -> None:
+                   resumed: bool, outer: _RunSpans | None = None,
+                   parent_call_id: str | None = None) -> None:
+        """The run's span; a team member's is a child of the call that started it."""
         target = _split_model(self._model or model_name, provider)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
@@ -167,10 +173,16 @@ class OTelCallbacks:
             attributes["gen_ai.request.model"] = target.model
         if resumed:
             attributes["toolcycle.resumed"] = True
+        context = None
+        if outer is not None:
+            parent = outer.tools.get(parent_call_id or "") or outer.run
+            context = trace.set_span_in_context(parent)
+            attributes["toolcycle.parent_call_id"] = parent_call_id or ""
         span = self._tracer.start_span(
-            f"invoke_agent {agent_name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"invoke_agent {agent_name}", context=context, kind=SpanKind.INTERNAL,
+            attributes=attributes,
         )
-        _CURRENT.set(_RunSpans(span, target))
+        _CURRENT.set(_RunSpans(span, target, outer=outer))
 
     def on_pause(self, event: RunPaused) -> None:
         """A paused run's span ends here (unset status: neither success nor failure); the
@@ -183,7 +195,7 @@ class OTelCallbacks:
         state.run.set_attribute("toolcycle.pending_approvals",
                                 [r.call_id for r in event.pending])
         state.run.end()
-        _CURRENT.set(None)
+        _CURRENT.set(state.outer)
 
     def on_resume(self, event: RunResumed) -> None:
         trace_ = event.trace
@@ -203,7 +215,7 @@ class OTelCallbacks:
             state.run.set_attribute("error.type", event.status)
             state.run.set_status(Status(StatusCode.ERROR, f"the run ended {event.status}"))
         state.run.end()
-        _CURRENT.set(None)
+        _CURRENT.set(state.outer)
 
     def on_failure(self, event: RunFailure) -> None:
         state = _CURRENT.get()
@@ -217,7 +229,7 @@ class OTelCallbacks:
         state.run.set_attribute("error.type", code)
         state.run.set_status(Status(StatusCode.ERROR, str(event.error)[:_MAX_ATTRIBUTE_CHARS]))
         state.run.end()
-        _CURRENT.set(None)
+        _CURRENT.set(state.outer)
 
     def _end_children(self, state: _RunSpans, error: str | None) -> None:
         for span in state.tools.values():

@@ -25,7 +25,10 @@ from ..events import (
     AttemptEnd,
     AttemptStart,
     Event,
+    GuardrailEvent,
+    HandoffEvent,
     IterationStart,
+    LoopGuardEvent,
     ModelResponseEvent,
     RunFailure,
     RunPaused,
@@ -57,7 +60,7 @@ SinkErrorHandler = Callable[[str, Exception], None]
 class TraceBuilder:
     """Applies a run's events to its trace and, if there is a sink, persists it as it grows."""
 
-    __slots__ = ("_now", "_open", "_tools_started", "on_sink_error", "sink", "trace")
+    __slots__ = ("_now", "_open", "_tools_started", "on_sink_error", "outer", "sink", "trace")
 
     def __init__(self, trace: Trace, sink: TraceSink | None = None,
                  on_sink_error: SinkErrorHandler | None = None) -> None:
@@ -69,6 +72,8 @@ class TraceBuilder:
         #: The step being written (the last one started): events of the current iteration
         #: find it without a search; :meth:`_step` finds any other.
         self._now: Step | None = None
+        #: A team member's run recorded by a callbacks recorder: the calling run's builder.
+        self.outer: TraceBuilder | None = None
 
     def apply(self, event: Event) -> None:
         """Record ``event`` (events that change nothing in the trace cost one lookup)."""
@@ -137,6 +142,11 @@ class TraceBuilder:
         if event.tool_choice not in (None, "auto"):  # the trace keeps only what was forced
             step.tool_choice = event.tool_choice
         self.trace.steps.append(step)
+
+    def open_record(self, call_id: str) -> ToolCallRecord | None:
+        """The record of a call still running (an agent called as a tool hangs its run's
+        trace under it: toolcycle.run.team)."""
+        return self._open.get(call_id)
 
     def head_start(self, attempt: int, usage: Usage) -> None:
         """Open the step of a head start's turn (toolcycle.run.head_start): iteration 0, no
@@ -217,6 +227,19 @@ class TraceBuilder:
         if self.sink is not None:
             self._persist("record_step")
 
+    def _loop_guard(self, event: LoopGuardEvent) -> None:
+        counts = self.trace.loop_guard
+        counts[event.action] = counts.get(event.action, 0) + 1
+
+    def _guardrail(self, event: GuardrailEvent) -> None:
+        self.trace.guardrails.append({
+            "kind": event.kind, "name": event.name, "reason": event.reason, "info": event.info,
+            "call_id": event.call_id, "halted": event.halted})
+
+    def _handoff(self, event: HandoffEvent) -> None:
+        self.trace.handoffs.append({"from": event.from_agent, "to": event.to_agent,
+                                    "attempt": event.attempt, "iteration": event.iteration})
+
     def _paused(self, event: RunPaused) -> None:
         self.trace.pauses.append({
             "attempt": event.attempt, "iteration": event.iteration, "paused_at": time.time(),
@@ -272,6 +295,9 @@ TRACE_HANDLERS: dict[str, Callable[[TraceBuilder, Any], None]] = {
     ToolCallEvent.hook: TraceBuilder._tool_call,
     ToolResultEvent.hook: TraceBuilder._tool_result,
     ValidationFailure.hook: TraceBuilder._validation_failure,
+    LoopGuardEvent.hook: TraceBuilder._loop_guard,
+    GuardrailEvent.hook: TraceBuilder._guardrail,
+    HandoffEvent.hook: TraceBuilder._handoff,
     AttemptEnd.hook: TraceBuilder._attempt_end,
     RunPaused.hook: TraceBuilder._paused,
     RunResumed.hook: TraceBuilder._resumed,
@@ -292,6 +318,8 @@ class TraceRecorder:
         trace = Trace(run_id=event.run_id, agent_name=event.agent_name,
                       model_name=event.model_name, user_prompt=event.user_prompt)
         builder = TraceBuilder(trace, self.store)
+        if event.parent_call_id is not None:  # a team member's run: the caller's goes on after
+            builder.outer = _CURRENT.get()
         _CURRENT.set(builder)
         builder.start()
 
@@ -302,6 +330,7 @@ class TraceRecorder:
 
     on_attempt_start = on_iteration_start = on_model_response = _forward
     on_tool_call = on_tool_result = on_validation_failure = on_attempt_end = _forward
+    on_loop_guard = on_guardrail = on_handoff = _forward
 
     def on_pause(self, event: RunPaused) -> None:
         self._finish(event.result, "paused", None)
@@ -336,4 +365,4 @@ class TraceRecorder:
             failure = None if error is None else {
                 "code": getattr(error, "code", type(error).__name__), "message": str(error)}
             builder.finish(status, usage, None, None, failure)
-        _CURRENT.set(None)
+        _CURRENT.set(None if builder is None else builder.outer)

@@ -36,9 +36,28 @@ class ToolCallRecord:
     #: The approval decision, when the agent gates calls: ``{"decision": "approved" |
     #: "denied", "by": "policy" | "default" | "person", "reason": ...}``.
     approval: dict[str, Any] | None = None
+    #: The run of the agent this call ran (``Agent.as_tool``): its trace, nested here.
+    run: Trace | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        if self.run is None:
+            return asdict(self)
+        nested, self.run = self.run, None  # (asdict would copy the whole nested run)
+        try:
+            data = asdict(self)
+        finally:
+            self.run = nested
+        data["run"] = nested.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolCallRecord:
+        data = dict(data)
+        nested = data.pop("run", None)
+        record = cls(**data)
+        if isinstance(nested, dict):
+            record.run = Trace.from_dict(nested)
+        return record
 
 
 @dataclass(slots=True)
@@ -79,7 +98,12 @@ class Step:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        calls, self.tool_calls = self.tool_calls, []  # (asdict would copy nested runs)
+        try:
+            data = asdict(self)
+        finally:
+            self.tool_calls = calls
+        data["tool_calls"] = [record.to_dict() for record in calls]
         data["usage"] = self.usage.to_dict()
         data["repairs"] = list(self.repairs)  # the JSON form: a list
         data["asked_again"] = list(self.asked_again)
@@ -91,7 +115,7 @@ class Step:
         data["usage"] = Usage.from_dict(data.get("usage") or {})
         data["repairs"] = tuple(data.get("repairs") or ())
         data["asked_again"] = tuple(data.get("asked_again") or ())
-        data["tool_calls"] = [ToolCallRecord(**r) for r in data.get("tool_calls", [])]
+        data["tool_calls"] = [ToolCallRecord.from_dict(r) for r in data.get("tool_calls", [])]
         return cls(**data)
 
 
@@ -143,6 +167,13 @@ class Trace:
     #: Each time the run paused for approvals: ``{"attempt", "iteration", "paused_at",
     #: "pending": [request dicts], "resumed_at", "answers": {call id: decision dict}}``.
     pauses: list[dict[str, Any]] = field(default_factory=list)
+    #: What the loop guard did (``Limits.max_repeats``): ``{"nudge": n, "refuse": n,
+    #: "stop": n}``, only the actions taken; empty when it never acted.
+    loop_guard: dict[str, int] = field(default_factory=dict)
+    #: Each guardrail trip: ``{"kind", "name", "reason", "info", "call_id", "halted"}``.
+    guardrails: list[dict[str, Any]] = field(default_factory=list)
+    #: Each handoff: ``{"from", "to", "attempt", "iteration"}``; the last ``"to"`` answered.
+    handoffs: list[dict[str, Any]] = field(default_factory=list)
 
     def __repr__(self) -> str:
         """A summary; :meth:`render` gives the readable whole, ``to_dict`` the data."""
@@ -162,6 +193,21 @@ class Trace:
         and ``submit``'s rejections are the run's own validation feedback, not a tool's."""
         return [record.error for record in self.tool_calls
                 if record.error is not None and record.kind not in _OWN_KINDS]
+
+    @property
+    def own_usage(self) -> Usage:
+        """This run's own requests (its steps), without the runs of the agents it called:
+        ``usage`` is this plus each nested run's (``ToolCallRecord.run``) usage."""
+        total = Usage()
+        for step in self.steps:
+            total.add(step.usage)
+        return total
+
+    @property
+    def answered_by(self) -> str:
+        """The agent that answered: the last one handed the run, or the run's own."""
+        last = self.handoffs[-1].get("to") if self.handoffs else None
+        return last if isinstance(last, str) else self.agent_name
 
     @property
     def iterations(self) -> int:
@@ -195,6 +241,9 @@ class Trace:
             "tools_offered": _names(self.tools_offered),
             "metadata": self.metadata,
             "pauses": self.pauses,
+            "loop_guard": dict(self.loop_guard),
+            "guardrails": list(self.guardrails),
+            "handoffs": list(self.handoffs),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -220,6 +269,9 @@ class Trace:
             tools_offered=_names(data.get("tools_offered")),
             metadata=dict(data.get("metadata", {})),
             pauses=[dict(p) for p in data.get("pauses", [])],
+            loop_guard=_counts(data.get("loop_guard")),
+            guardrails=[dict(g) for g in data.get("guardrails") or () if isinstance(g, dict)],
+            handoffs=[dict(h) for h in data.get("handoffs") or () if isinstance(h, dict)],
         )
 
     @classmethod
@@ -231,7 +283,11 @@ class Trace:
 
         Terminal control sequences in recorded text are shown as escapes (see
         :func:`toolcycle._safe_text.terminal_safe`): ``toolcycle run`` and the demo print this.
+        The run of an agent called as a tool is shown indented under its call.
         """
+        return terminal_safe("\n".join(self._lines(max_chars)))
+
+    def _lines(self, max_chars: int) -> list[str]:
         lines = [
             f"run {self.run_id} · agent {self.agent_name} · model {self.model_name} · "
             f"status {self.status}"
@@ -262,6 +318,8 @@ class Trace:
                     lines.append(f"     error: {_clip(call.error, max_chars)}")
                 else:
                     lines.append(f"     observation: {_clip(call.result or '', max_chars)}")
+                if isinstance(call.run, Trace):
+                    lines.extend(f"     | {line}" for line in call.run._lines(max_chars))
         for pause in self.pauses:
             waiting = ", ".join(f"{name} [{call_id}]" for name, call_id, _, _ in pause_rows(pause))
             resumed = "resumed" if isinstance(pause, dict) and pause.get("resumed_at") else (
@@ -273,6 +331,15 @@ class Trace:
             if attempt.errors:
                 lines.append(f"-- attempt {attempt.attempt} {attempt.outcome}: "
                              + "; ".join(attempt.errors))
+        if self.loop_guard:
+            lines.append("loop guard: " + ", ".join(f"{action} {count}" for action, count
+                                                    in self.loop_guard.items()))
+        for handoff in self.handoffs:
+            lines.append(f"-- handed from {handoff.get('from')} to {handoff.get('to')} after "
+                         f"iteration {handoff.get('iteration')}")
+        for trip in self.guardrails:
+            lines.append(f"guardrail {trip.get('kind')} {trip.get('name')!r} tripped: "
+                         f"{_clip(str(trip.get('reason')), max_chars)}")
         if self.termination:
             lines.append(f"termination: {self.termination}")
         if self.error:
@@ -285,7 +352,7 @@ class Trace:
         )
         if self.status != "running" and self.output is not None:
             lines.append(f"output: {_clip(str(self.output), max_chars)}")
-        return terminal_safe("\n".join(lines))
+        return lines
 
 
 def offered_text(names: object) -> str:
@@ -302,6 +369,14 @@ def _names(value: Any) -> list[str] | None:
     if value is None:
         return None
     return [str(name) for name in value] if isinstance(value, list | tuple) else [str(value)]
+
+
+def _counts(value: Any) -> dict[str, int]:
+    """A stored ``loop_guard`` back: the integer counts it holds (a damaged or hostile store
+    may hold anything there)."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def _clip(text: str, limit: int) -> str:

@@ -7,41 +7,32 @@ tool, resolved callbacks) and every configuration problem is reported there, all
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Generic
+from typing import Any, Generic, Unpack
 
 from typing_extensions import TypeVar
 
-from ._agent_checks import (
-    check_limits,
-    check_model_settings,
-    check_playbook,
-    check_tool_selection,
-    check_tools,
-    check_trace_store,
-    is_tool_list,
-)
-from .agent_stream import AgentStream as AgentStream
-from .agent_stream import thread_runner
-from .approval import ApprovalAnswer, ApprovalPolicy
-from .context import CancelToken
-from .conversation import Conversation, check_run_conversation
-from .errors import ConfigurationError
-from .events import Callbacks, CallbacksArg, Event
-from .limits import Limits, resolve_limits
-from .messages import Message
-from .models import resolve_model
-from .models.base import Model, ModelSettings, ToolDefinition
-from .output import SUBMIT_TOOL_NAME, Output, as_output
-from .result import RunResult
-from .run.approvals import resume_state
-from .run.loop import run as run_loop
-from .run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
-from .run.toolsets import (
+from ..agent_stream import AgentStream as AgentStream
+from ..agent_stream import thread_runner
+from ..approval import ApprovalAnswer, ApprovalPolicy
+from ..context import CancelToken
+from ..conversation import Conversation, check_run_conversation
+from ..errors import ConfigurationError
+from ..events import Callbacks, CallbacksArg, Event
+from ..guardrails import Guardrail, Guardrails
+from ..limits import Limits, resolve_limits
+from ..messages import Message
+from ..models import resolve_model
+from ..models.base import Model, ModelSettings, ToolDefinition
+from ..output import SUBMIT_TOOL_NAME, Output, as_output
+from ..result import RunResult
+from ..run.approvals import resume_state
+from ..run.loop import run as run_loop
+from ..run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
+from ..run.toolsets import (
     Expanded,
     LearnedRoutines,
     Listed,
@@ -51,9 +42,20 @@ from .run.toolsets import (
     selected,
     with_toolsets,
 )
-from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
-from .tools import Tool, ToolFunction, Toolset, as_tool
-from .tracing.recorder import TRACE_HANDLERS, TraceSink
+from ..task_input import Instructions, TaskInput, check_callable_instructions, start_run
+from ..tools import Tool, ToolFunction, ToolOptions, ToolPolicy, Toolset
+from ..tracing.recorder import TRACE_HANDLERS, TraceSink
+from .checks import (
+    build_tools,
+    check_limits,
+    check_model_settings,
+    check_playbook,
+    check_tool_selection,
+    check_trace_store,
+    run_options,
+    trace_sink,
+)
+from .team import handoff_tools, member_tool
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of ``deps`` given to tools and validators (``deps_type=``; untyped by default)."""
@@ -79,7 +81,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     the policy that decides tool calls (:mod:`toolcycle.approval`; calls of tools with
     ``requires_approval`` pause the run without one); ``snapshot_key`` signs paused runs'
     snapshots (HMAC). ``tool_selection`` offers each run only the tools related to its prompt
-    (:mod:`toolcycle.tool_selection`).
+    (:mod:`toolcycle.tool_selection`). ``guardrails`` check the input, the output and tool
+    calls (:mod:`toolcycle.guardrails`). ``handoffs`` are agents the model may hand the
+    conversation to (``transfer_to_<name>``; docs/teams.md).
     """
 
     def __init__(
@@ -102,6 +106,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         approval: ApprovalPolicy | None = None,
         snapshot_key: bytes | str | None = None,
         tool_selection: ToolSelector | None = None,
+        guardrails: Sequence[Guardrail] = (),
+        handoffs: Sequence[Agent[Any, Any, Any]] = (),
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -121,27 +127,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                             ("name", name), ("description", description)):
             if not isinstance(text, str):
                 problems.append(f"{label} must be a string, got {type(text).__name__}")
-        built_tools: dict[str, Tool[Any]] = {}
-        toolsets: list[Toolset] = []
-        problems.extend(check_tools(tools))
-        for item in tools if is_tool_list(tools) else ():
-            # a Tool or a function is not a Toolset: skip the runtime Protocol check (it walks
-            # the protocol's members, ~8 us per tool, a sixth of building a 50-tool agent)
-            if (not isinstance(item, Tool) and not inspect.isfunction(item)
-                    and isinstance(item, Toolset)):  # known only once connected: expanded per run
-                toolsets.append(item)
-                continue
-            try:
-                built = as_tool(item)
-            except ConfigurationError as exc:
-                problems.extend(exc.problems)
-                continue
-            except Exception as exc:
-                problems.append(f"tool {item!r}: {exc}")
-                continue
-            if built.name in built_tools:
-                problems.append(f"two tools are named {built.name!r}")
-            built_tools[built.name] = built
+        built_tools, toolsets = build_tools(tools, problems)
+        for transfer in handoff_tools(handoffs, Agent, problems):  # transfer_to_<agent>
+            if transfer.name in built_tools:
+                problems.append(f"two tools are named {transfer.name!r}")
+            built_tools[transfer.name] = transfer
         resolved_output: Output[Any] | None = None
         try:
             resolved_output = as_output(str if output is None else output)
@@ -164,6 +154,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             problems.append("approval must be a function (request, ctx) -> Approve() | "
                             f"Deny(reason) | Defer(), got {type(approval).__name__}")
         problems.extend(check_tool_selection(tool_selection))
+        guards, guard_problems = Guardrails.collect(guardrails)
+        problems.extend(guard_problems)
         if snapshot_key is not None and not (isinstance(snapshot_key, bytes | str)
                                              and len(snapshot_key) >= 16):
             problems.append("snapshot_key must be bytes or a string of at least 16 characters")
@@ -225,12 +217,13 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             parallel_tools=parallel_tools,
             tools_tokens=sum(len(str(d.parameters)) + len(d.description) for d in definitions)
             // 4,
-            trace_store=_trace_sink(trace_store),
+            trace_store=trace_sink(trace_store),
             playbook=playbook,
             callbacks=resolved_callbacks,
             approval=approval,
             gated=approval is not None or any(t.requires_approval for t in built_tools.values()),
             snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
+            guardrails=guards,
         )
         # The callbacks' hook routes, built here once rather than by the agent's first run
         # (a batch of agents that each run once would otherwise pay for it in every run).
@@ -251,6 +244,15 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     @property
     def output(self) -> Output[Any]:
         return self._core.output
+
+    def as_tool(self, name: str | None = None, description: str | None = None, *,
+                policy: ToolPolicy | None = None, **options: Unpack[ToolOptions]) -> Tool[Any]:
+        """This agent as a tool other agents can call: each call runs this agent inside the
+        calling run (its limits bound the call, its usage and trace include it, cancelling it
+        cancels the call). The tool takes ``input_type``'s fields (or ``{"input": "..."}``
+        without one) and answers with this agent's output. See docs/teams.md."""
+        return member_tool(self, name, description,
+                           replace(policy or ToolPolicy(), **options) if options else policy)
 
     # -- running -----------------------------------------------------------------------------
 
@@ -316,7 +318,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     ) -> AgentStream[OutputT]:
         """Run with streaming: iterate the returned object for events, then read ``.result``."""
         if self._toolsets:  # the toolsets connect once the stream is iterated
-            _run_options(callbacks, limits)  # but bad options raise here, as without them
+            run_options(callbacks, limits)  # but bad options raise here, as without them
         return self._streamed(lambda sink, core, settings: self._new_state(
             user_prompt, deps, message_history, limits, cancel_token, callbacks, run_id, sink,
             core, settings, task_input=input), limits, cancel_token)
@@ -370,10 +372,13 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         limits: Limits | None, cancel_token: CancelToken | None, callbacks: CallbacksArg,
         run_id: str | None, sink: Callable[[Event], None] | None, core: AgentCore | None = None,
         settings: ModelSettings | None = None, task_input: Any = None,
+        listeners: Callbacks | None = None, parent_call: tuple[str, str] | None = None,
     ) -> RunState:
-        """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s."""
+        """Configuration in, a run's state out: the run itself is :mod:`toolcycle.run`'s.
+        A team member's run (:mod:`toolcycle.agent.team`) also tells the calling run's
+        ``listeners``, and ``parent_call`` names that run and its call."""
         core = core or self._core
-        extra = None if callbacks is None and limits is None else _run_options(callbacks, limits)
+        extra = None if callbacks is None and limits is None else run_options(callbacks, limits)
         task_input, user_prompt, instructions = start_run(
             self._task, self.instructions, task_input, user_prompt)
         settings = settings or self.model_settings
@@ -390,9 +395,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             streaming=sink is not None,
             task_input=task_input,
             instructions=instructions,
+            parent_call=parent_call,
         )
-        listeners = core.callbacks if extra is None else core.callbacks.merged(extra)
-        state = prepare(setup, message_history, deps, cancel_token, listeners, sink)
+        own = core.callbacks if extra is None else core.callbacks.merged(extra)
+        if listeners is not None:
+            own = own.joined(listeners)
+        state = prepare(setup, message_history, deps, cancel_token, own, sink)
         if selection is not None and user_prompt is not None:
             state.trace.trace.tools_offered = [d.name for d in core.definitions]
         if self._toolsets:
@@ -450,7 +458,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     ) -> AgentStream[OutputT]:
         """:meth:`resume` with streaming, as :meth:`stream` is :meth:`run` with streaming."""
         if self._toolsets:
-            _run_options(callbacks, None)  # bad options raise here, as without toolsets
+            run_options(callbacks, None)  # bad options raise here, as without toolsets
         return self._streamed(lambda sink, core, settings: self._resumed_state(
             snapshot, approvals, deps, cancel_token, callbacks, sink, core, settings))
 
@@ -458,7 +466,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
                        deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,
                        sink: Callable[[Event], None] | None, core: AgentCore,
                        settings: ModelSettings) -> RunState:
-        extra = _run_options(callbacks, None)  # the run's callbacks added to the agent's
+        extra = run_options(callbacks, None)  # the run's callbacks added to the agent's
         listeners = core.callbacks.merged(extra)
         state = resume_state(
             core, self.model, settings, snapshot,
@@ -477,24 +485,3 @@ class Agent(Generic[DepsT, OutputT, InputT]):
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self._core.tools)})"
-
-
-def _run_options(callbacks: CallbacksArg, limits: object) -> Callbacks:
-    """The run's own callbacks, once its options are checked (every problem at once)."""
-    extra, problems = Callbacks.collect(callbacks)
-    problems = [f"callbacks: {p}" for p in problems] + check_limits(limits)
-    if problems:
-        raise ConfigurationError(problems, subject="run")
-    return extra
-
-
-def _trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> TraceSink | None:
-    """``trace_store=`` accepts any sink, a SQLite path, ``True``/``False``, or ``None`` (then
-    ``$TOOLCYCLE_TRACE_DB`` decides). SQLite is imported only when a store is used."""
-    if value is None and not os.environ.get("TOOLCYCLE_TRACE_DB"):
-        return None
-    if value is not None and not isinstance(value, str | bool | os.PathLike):
-        return value
-    from .tracing.store import resolve_trace_store
-
-    return resolve_trace_store(value)

@@ -1,0 +1,259 @@
+"""The team fuzzer: random teams of agents (agents called as tools at random depths, handoffs,
+failing members, cancels and deadlines landing inside members), run through the public API,
+checked against the promises a single run keeps.
+
+    python -m tests.fuzz.teams --runs 2000 [--seed 0] [--show]
+
+Invariants, for the root run and every run in ``result.runs``:
+  T1 every history is one a provider accepts (every call id answered once, in order): the
+     ``ScriptedModel`` each agent runs on rejects any request that breaks it, and the final
+     histories are checked again;
+  T2 usage adds up exactly: a run's usage is its steps' plus the runs nested under its calls;
+  T3 every run ended: a termination, a finished trace status;
+  T4 the run ends with a result, an ``AgentError`` carrying one, or ``CancelledError`` when
+     the test cancelled its task; never another exception, never a hang;
+  T5 the root's tool-call budget bounds the team: tools ran (agents called included) at
+     most ``max_tool_calls`` times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolcycle import (
+    Agent,
+    AgentError,
+    CancelToken,
+    Limits,
+    Message,
+    RunResult,
+    Usage,
+    tool,
+)
+from toolcycle.models.base import ModelSettings
+from toolcycle.testing import HistoryChecker, ScriptedModel, call
+from toolcycle.tracing.trace import Trace
+
+
+@dataclass
+class Team:
+    """One drawn team and what its run did."""
+
+    seed: int
+    root: Agent[Any, Any]
+    limits: Limits
+    token: CancelToken
+    cancel_task_after: float | None
+    features: set[str] = field(default_factory=set)
+    ran: list[str] = field(default_factory=list)  # every plain tool run started
+    members: set[str] = field(default_factory=set)  # the run ids of every member run
+
+
+def _script(rng: random.Random, team: Team, tools: list[str], handoffs: list[str],
+            depth: int) -> Any:
+    """A model that calls what it has at random, answers now and then, fails rarely."""
+    def reply(messages: list[Message], settings: ModelSettings) -> Any:
+        choice = settings.tool_choice
+        offered = [t.name for t in settings.tools]
+        if choice == "none" or not offered:
+            return rng.choice(["an answer", "done", ""])
+        roll = rng.random()
+        if roll < 0.04:
+            team.features.add("model_error")
+            raise ConnectionError("the fuzzed model failed")
+        if choice == "auto" and roll < 0.3:
+            return rng.choice(["an answer", "final words", ""])
+        names = [n for n in offered if n in tools or n in handoffs] or offered
+        if choice not in ("auto", "required") and choice in offered:
+            names = [choice]
+        picks = [rng.choice(names) for _ in range(rng.choice([1, 1, 1, 2, 3]))]
+        return [call(n, _arguments(rng, n)) for n in picks]
+    return reply
+
+
+def _arguments(rng: random.Random, name: str) -> dict[str, Any]:
+    if name == "echo":
+        return {"text": rng.choice(["a", "b", "a"])}
+    if name.startswith("transfer_to_") or name in ("boom", "stop_everything", "nap"):
+        return {}
+    return {"input": rng.choice(["task one", "task two"])}
+
+
+def build(seed: int) -> Team:
+    rng = random.Random(seed)
+    token = CancelToken()
+    limits = Limits(
+        max_iterations=rng.choice([None, 2, 4, 8]),
+        max_tool_calls=rng.choice([None, None, 3, 6]),
+        timeout=rng.choice([None, None, None, 0.05, 0.3]),
+        max_total_tokens=rng.choice([None, None, 400]),
+        on_limit=rng.choice(["final_answer", "final_answer", "partial", "error"]),
+    )
+    team = Team(seed, None, limits, token,  # type: ignore[arg-type]
+                rng.choice([None, None, None, 0.0, 0.01]))
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        team.ran.append("echo")
+        return text
+
+    @tool
+    def boom() -> str:
+        """Fails."""
+        team.ran.append("boom")
+        raise RuntimeError("boom")
+
+    @tool
+    async def nap() -> str:
+        """Sleeps a little."""
+        team.ran.append("nap")
+        await asyncio.sleep(rng.choice([0.0, 0.005, 0.05]))
+        return "rested"
+
+    @tool
+    def stop_everything() -> str:
+        """Cancels the whole team's run (from inside whichever agent calls it)."""
+        team.ran.append("stop_everything")
+        team.features.add("cancel_inside")
+        token.cancel("a member cancelled the team")
+        return "stopping"
+
+    plain = [echo, boom, nap] + ([stop_everything] if rng.random() < 0.3 else [])
+
+    def agent(depth: int, index: int) -> Agent[Any, Any]:
+        tools: list[Any] = [t for t in plain if rng.random() < 0.6]
+        members = []
+        if depth < 3:
+            for n in range(rng.choice([0, 1, 1, 2])):
+                member = agent(depth + 1, index * 3 + n)
+                members.append(member)
+                team.features.add(f"depth_{depth + 1}")
+        tools += [m.as_tool(concurrent=rng.random() < 0.3) for m in members]
+        handoffs = []
+        if depth < 3 and rng.random() < 0.3:
+            handoffs.append(agent(depth + 1, index * 3 + 2))
+            team.features.add("handoff")
+        name = f"a{depth}_{index}"
+        own = Limits(max_iterations=rng.choice([None, 1, 3]),
+                     on_limit=rng.choice([None, "error", "partial"]),
+                     max_attempts=rng.choice([None, 1]))
+        tool_names = [t.name for t in tools]
+        return Agent(ScriptedModel(_script(rng, team, tool_names,
+                                           [f"transfer_to_{h.name}" for h in handoffs], depth)),
+                     f"You are {name}.", tools, name=name, limits=own, handoffs=handoffs,
+                     callbacks={"on_run_start": lambda e: _count(team, e)})
+    team.root = agent(0, 0)
+    return team
+
+
+def _count(team: Team, event: Any) -> None:
+    """A member's run started (each agent's callbacks and its callers' hear it: a set)."""
+    if event.parent_call_id is not None:
+        team.members.add(event.run_id)
+
+
+async def run_team(team: Team) -> tuple[RunResult[Any] | None, BaseException | None]:
+    task = asyncio.ensure_future(team.root.run("fuzz the team", cancel_token=team.token,
+                                               limits=team.limits))
+    if team.cancel_task_after is not None:
+        team.features.add("task_cancel")
+        await asyncio.sleep(team.cancel_task_after)
+        task.cancel()
+    try:
+        return await asyncio.wait_for(task, 20), None
+    except BaseException as exc:  # checked below (T4)
+        return None, exc
+
+
+def nested_usage(trace: Trace) -> Usage:
+    """A run's own steps plus, recursively, the runs nested under its calls (T2)."""
+    total = trace.own_usage
+    for record in trace.tool_calls:
+        if record.run is not None:
+            total.add(nested_usage(record.run))
+    return total
+
+
+def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
+          ) -> list[str]:
+    found: list[str] = []
+    if isinstance(error, TimeoutError):
+        return ["T4 the team's run did not end within 20 s"]
+    if error is not None and not isinstance(error, AgentError | asyncio.CancelledError):
+        return [f"T4 undocumented exception {type(error).__name__}: {error}"]
+    if isinstance(error, asyncio.CancelledError):
+        if team.cancel_task_after is None:
+            found.append("T4 CancelledError although nobody cancelled the task")
+        return found
+    if isinstance(error, AgentError):
+        if error.result is None:
+            return [f"T4 {error.code} carries no result"]
+        result = error.result
+    assert result is not None
+    for run in (result, *result.runs):
+        try:
+            HistoryChecker("both").check(run.messages)
+        except Exception as exc:
+            found.append(f"T1 {run.agent_name}: {exc}")
+        if nested_usage(run.trace) != run.usage or run.trace.usage != run.usage:
+            found.append(f"T2 {run.agent_name}: usage {run.usage} != its steps and members' "
+                         f"{nested_usage(run.trace)}")
+        if run.termination is None or run.trace.status == "running":
+            found.append(f"T3 {run.agent_name} did not end")
+    budget = team.limits.max_tool_calls
+    used = len(team.ran) + len(team.members)
+    if budget is not None and used > budget:
+        found.append(f"T5 {used} tool runs under max_tool_calls={budget}: {team.ran}, "
+                     f"{len(team.members)} members")
+    return found
+
+
+def run_seed(seed: int) -> tuple[list[str], set[str], str]:
+    team = build(seed)
+    result, error = asyncio.run(run_team(team))
+    outcome = "returned" if error is None else getattr(error, "code", type(error).__name__)
+    return check(team, result, error), team.features, str(outcome)
+
+
+def run_many(seeds: list[int]) -> tuple[list[tuple[int, list[str]]], Counter[str]]:
+    bad, seen = [], Counter[str]()
+    for seed in seeds:
+        violations, features, outcome = run_seed(seed)
+        seen.update(features)
+        seen[f"outcome:{outcome}"] += 1
+        if violations:
+            bad.append((seed, violations))
+    return bad, seen
+
+
+def _main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args()
+    bad, seen = run_many(list(range(args.seed, args.seed + args.runs)))
+    print(dict(sorted(seen.items())))
+    for seed, violations in bad:
+        print(f"seed {seed}: {violations}")
+        if args.show:
+            team = build(seed)
+            result, error = asyncio.run(run_team(team))
+            trace: Trace | None = (result or getattr(error, "result", None) or _Nil).trace
+            print(trace.render() if trace else error)
+    sys.exit(1 if bad else 0)
+
+
+class _Nil:
+    trace = None
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,62 @@
+"""A triage agent handing off to two specialists, on the real local Qwen2.5-Coder-1.5B
+(temperature 0): the model picks the specialist, which answers with its own tools.
+
+Kept to a few questions: each is one handoff request plus the specialist's two or three.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from toolcycle import Agent, Limits, ModelSettings, tool
+from toolcycle.models.local.llama import DEFAULT_SEED
+
+pytestmark = pytest.mark.real_model
+
+MODEL = "local:qwen2.5-coder-1.5b"
+DETERMINISTIC = ModelSettings(temperature=0.0, seed=DEFAULT_SEED, max_tokens=256)
+
+
+@tool
+def refund_order(order_id: int) -> str:
+    """Refund a customer's order by its number."""
+    return f"Order {order_id} refunded: 49.90 EUR back in 3 days."
+
+
+@tool
+def reset_password(username: str) -> str:
+    """Send a password reset link to a user."""
+    return f"Reset link sent to {username}'s e-mail."
+
+
+def triage_team() -> Agent[None, str]:
+    billing = Agent(MODEL, "You handle refunds and charges. Use refund_order, then tell the "
+                    "customer what happened.", [refund_order], name="billing",
+                    description="Refunds, charges, invoices.", model_settings=DETERMINISTIC,
+                    limits=Limits(max_iterations=4))
+    support = Agent(MODEL, "You handle account access. Use reset_password, then tell the "
+                    "customer what happened.", [reset_password], name="support",
+                    description="Logins, passwords, accounts.", model_settings=DETERMINISTIC,
+                    limits=Limits(max_iterations=4))
+    return Agent(MODEL, "You route each customer request to the right team: transfer billing "
+                 "questions to billing and account or password questions to support.",
+                 name="triage", handoffs=[billing, support], limits=Limits(max_iterations=6),
+                 model_settings=ModelSettings(temperature=0.0, seed=DEFAULT_SEED,
+                                              max_tokens=256, tool_choice="required"))
+
+
+@pytest.mark.parametrize(("question", "specialist", "tool_name", "fact"), [
+    ("I was charged for order 1042 but I cancelled it. Please refund order 1042.",
+     "billing", "refund_order", "1042"),
+    ("I forgot my password. My username is bob_smith, please reset it.",
+     "support", "reset_password", "bob_smith"),
+])
+async def test_triage_hands_off_to_the_right_specialist(question: str, specialist: str,
+                                                        tool_name: str, fact: str) -> None:
+    result = await triage_team().run(question)
+    trace = result.trace.render()
+    assert result.trace.handoffs[0]["to"] == specialist, trace
+    assert result.agent_name == specialist, trace
+    calls = [c for c in result.tool_calls if c.name == tool_name]
+    assert calls and calls[0].error is None and fact in (calls[0].result or ""), trace
+    assert result.output, trace

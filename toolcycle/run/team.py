@@ -1,0 +1,229 @@
+"""One team, one run: an agent called as a tool runs inside the run that called it, and an
+agent handed the conversation (a handoff) goes on with the same run.
+
+A member's run (a *child*) is an ordinary run of its own agent, with its own history, trace,
+limits and result, started by a tool call of its *parent*. What makes the team one run:
+
+- **limits**: the child's run keeps a tuple of the runs it sits inside (``state.ancestors``,
+  outermost first). Its model requests count as iterations of their current attempts, its
+  tool calls as their tool calls, its usage as their usage, all as they happen
+  (``RunState.next_iteration``, ``RunState.spend``, ``calls._admit``); before each request the
+  child checks their limits after its own (:func:`team_limit`), and its deadline is theirs
+  when that comes first. The child meets a team limit as its own (``on_limit`` decides); its
+  parent then meets the same limit on its next check;
+- **cancelling**: the child's cancel token is cancelled with its parent's (and the parent's
+  deadline cancels the child's task with the call), so every open call id of every history is
+  answered by the loop's ordinary stop;
+- **records**: the child's trace hangs under the call that started it
+  (``ToolCallRecord.run``), from the moment it starts, and its result joins the parent's
+  ``runs`` however it ended (``state.result``, set on every way out of ``loop.run``).
+
+A **handoff** (``Agent(handoffs=[billing])``) is a tool ``transfer_to_billing`` whose call
+ends the turn (the calls after it are not executed) and switches the run to the other agent:
+its instructions (the system message), model, tools and output type; limits, usage, trace and
+history stay the run's (:func:`hand_off`). ``result.agent_name`` says who answered.
+
+This module owns the mechanics; which agent runs and how its prompt is built from the call's
+arguments is the agent's side (:class:`Member`, :class:`HandoffTarget`, implemented in
+:mod:`toolcycle.agent.team`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Protocol
+
+from ..context import CancelToken
+from ..errors import AgentError
+from ..events import HandoffEvent
+from ..limits import LimitName
+from ..messages import Message, ToolCall
+from ..models.base import Model, ModelSettings
+from ..result import RunResult
+from ..tools import Tool, ToolPolicy, ToolSpec
+from .state import AgentCore, RunState, message_chars
+
+
+class Member(Protocol):
+    """An agent as the engine sees it when a call runs it (``toolcycle.agent.team``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def child_state(self, arguments: dict[str, Any], parent: RunState, call: ToolCall,
+                    cancel_token: CancelToken) -> RunState:
+        """The child run's state, for the call's validated arguments (may raise
+        ``InputError`` for arguments the agent's input type refuses)."""
+        ...
+
+    async def run(self, state: RunState) -> RunResult[Any]:
+        """Run the child's state to its end (``toolcycle.run.loop.run``)."""
+        ...
+
+
+class MemberTool(Tool[Any]):
+    """A tool whose calls run another agent (``Agent.as_tool``): the engine runs it with
+    :func:`run_member`, not through a function, because the child must sit inside the run."""
+
+    __slots__ = ("member",)
+
+    def __init__(self, spec: ToolSpec, member: Member, policy: ToolPolicy | None = None
+                 ) -> None:
+        super().__init__(spec, None, policy=policy)
+        self.member = member
+
+
+class MemberFailed(Exception):
+    """Internal: the called agent's run failed; its words become the call's error answer."""
+
+    def __init__(self, text: str, code: str) -> None:
+        super().__init__(text)
+        self.text = text
+        self.code = code
+
+
+async def run_member(state: RunState, tool: MemberTool, call: ToolCall,
+                     arguments: dict[str, Any]) -> Any:
+    """Run the member for ``call``; return its output (the call's value) or raise
+    :class:`MemberFailed`. A cancellation of the parent propagates, the child closed first."""
+    parent_token = state.ctx.cancel_token
+    token = CancelToken()
+    if parent_token.cancelled:  # (add_callback would cancel at once; say why first)
+        raise MemberFailed(f"Agent `{tool.member.name}` was not started: the run is "
+                           "cancelled", "cancelled")
+    link = parent_token.add_callback(
+        lambda: token.cancel(f"the calling run was cancelled ({parent_token.reason})"))
+    try:
+        try:
+            child = tool.member.child_state(arguments, state, call, token)
+        except AgentError as exc:  # the arguments do not make a valid input
+            raise MemberFailed(f"Agent `{tool.member.name}` refused its input: {exc}",
+                               exc.code) from None
+        record = state.trace.open_record(call.id)
+        if record is not None:
+            record.run = child.trace.trace
+        try:
+            result = await tool.member.run(child)
+        except AgentError as error:
+            raise MemberFailed(f"Agent `{tool.member.name}` failed ({error.code}): "
+                               f"{error.message}", error.code) from None
+        finally:
+            _join(state, child)
+    finally:
+        parent_token.remove_callback(link)
+    if result.paused:
+        raise MemberFailed(f"Agent `{tool.member.name}` paused for an approval, which an agent "
+                           "called as a tool cannot wait for: the call was not completed",
+                           "paused")
+    return result.output
+
+
+class HandoffTarget(Protocol):
+    """An agent as a handoff sees it: what the run becomes once handed to it."""
+
+    @property
+    def name(self) -> str: ...
+
+    def handoff_core(self) -> tuple[AgentCore, Model, ModelSettings]:
+        """The agent's core (tools, output, instructions), model and request settings."""
+        ...
+
+
+class HandoffTool(Tool[Any]):
+    """``transfer_to_<agent>``: its call hands the run to ``target`` (:func:`hand_off`)."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, spec: ToolSpec, target: HandoffTarget) -> None:
+        super().__init__(spec, None)
+        self.target = target
+
+
+def start_handoff(state: RunState, tool: HandoffTool, turn_stop: Callable[[str], None]
+                  ) -> str:
+    """The handoff call: note it (the loop switches agents once the turn is answered) and
+    stop the rest of the turn; the call's answer. A second handoff in the same turn, or one
+    beside the output call, is not made."""
+    if state.handoff is not None or state.held is not None:
+        return "Not transferred: this turn already ended the agent's part."
+    state.handoff = tool.target
+    turn_stop(f"the conversation was handed to {tool.target.name}")
+    return f"Transferred to {tool.target.name}: it answers from here."
+
+
+async def hand_off(state: RunState) -> None:
+    """Switch the run to the agent its handoff call named (the turn is closed already)."""
+    target, state.handoff = state.handoff, None
+    assert target is not None
+    before = state.setup.core.name
+    core, model, settings = target.handoff_core()
+    state.setup = replace(state.setup, core=core, model=model, settings=settings,
+                          instructions=None)
+    state.output = core.output
+    state.ctx.agent_name = core.name
+    system = Message.system(core.instructions) if core.instructions else None
+    messages = state.messages
+    if messages and messages[0].role == "system":
+        if system is not None:
+            messages[0] = system
+        else:
+            del messages[0]
+            state.new_message_index -= 1
+    elif system is not None:
+        messages.insert(0, system)
+        state.new_message_index += 1
+    if state.counts_tokens:
+        state.history_chars = sum(message_chars(m) for m in messages)
+    await state.emit(HandoffEvent(state.attempt, state.iteration, before, core.name))
+
+
+def _join(state: RunState, child: RunState) -> None:
+    """The child's result (however it ended) and its own members' join the parent's runs."""
+    if child.result is not None:
+        state.runs.append(child.result)
+        state.runs.extend(child.result.runs)
+
+
+def team_timeout(parent: RunState, own: float | None) -> float | None:
+    """The child's timeout: its own, or the time its parent has left if that is shorter."""
+    deadline = parent.interrupts.deadline
+    if deadline is None:
+        return own
+    left = max(deadline - time.monotonic(), 0.001)
+    return left if own is None else min(own, left)
+
+
+def team_limit(state: RunState) -> LimitName | None:
+    """The first limit of a run this one sits inside that its next request would pass."""
+    for outer in state.ancestors:
+        limit = outer.limits.reached(outer)
+        if limit is not None:
+            return limit
+    return None
+
+
+def refuse_in_team(state: RunState) -> str | None:
+    """Why one more tool call is refused by the tool-call budget of a run this one sits in."""
+    for outer in state.ancestors:
+        refusal = outer.limits.refuse_call(outer)
+        if refusal is not None:
+            return f"{refusal} (a limit of the team, set on agent {outer.setup.core.name!r})"
+    return None
+
+
+def describe_limit(state: RunState, limit: LimitName) -> str:
+    """The limit in words: the run's own, or the team's where an outer run's was reached."""
+    return state.limits.describe(limit, state) + team_note(state, limit)
+
+
+def team_note(state: RunState, limit: LimitName) -> str:
+    """`` (a limit of the team, set on agent 'lead')`` where ``limit`` is not the run's own
+    but that of a run it sits inside; empty otherwise (nearly always)."""
+    if not state.ancestors or state.limits.reached(state) == limit:
+        return ""
+    for outer in state.ancestors:
+        if outer.limits.reached(outer) == limit:
+            return f" (a limit of the team, set on agent {outer.setup.core.name!r})"
+    return ""

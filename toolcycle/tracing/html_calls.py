@@ -1,0 +1,55 @@
+"""The HTML trace viewer's tool calls: arguments, observation, approval, and the run of an
+agent called as a tool (``Agent.as_tool``), nested under its call with its own timeline.
+
+Recorded values are escaped like everything else on the page (:func:`~.values.esc`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .html_approval import approval_badge
+from .trace import ToolCallRecord, Trace
+from .values import esc, format_ms, tally, to_json
+
+#: How deep nested runs are drawn; a deeper one (a crafted file) is named, not drawn.
+MAX_NESTING = 12
+
+
+def call_block(call: ToolCallRecord, timeline: Callable[[Trace, int], str], depth: int = 0) -> str:
+    failed = call.error is not None
+    args = to_json(call.args) if call.args is not None else "?"
+    kind = f' <span class="badge">{esc(call.kind)}</span>' if call.kind != "tool" else ""
+    status = '<span class="badge error">error</span>' if failed else ""
+    if call.approval is not None:
+        status += approval_badge(call.approval)
+    if isinstance(call.run, Trace):
+        status += f'<span class="badge">agent {esc(call.run.agent_name)}</span>'
+    if failed:
+        observation = (
+            f'<div class="label err">Error</div><pre class="error">{esc(call.error or "")}</pre>'
+        )
+    else:
+        observation = f'<div class="label">Observation</div><pre>{esc(call.result or "")}</pre>'
+    return (
+        f'<details class="call{" error" if failed else ""}" data-call-id="{esc(call.call_id)}">'
+        f'<summary><span class="name">{esc(call.name)}</span>{kind}{status}'
+        f'<span class="id">{esc(call.call_id)}</span>'
+        f'<span class="dur">{esc(format_ms(call.duration_ms))}</span></summary>'
+        '<div class="body"><div class="label">Arguments</div>'
+        f"<pre>{esc(args)}</pre>{observation}{_member_run(call.run, timeline, depth)}"
+        "</div></details>"
+    )
+
+
+def _member_run(run: object, timeline: Callable[[Trace, int], str], depth: int) -> str:
+    """The nested run of the agent the call ran: its status, usage and timeline."""
+    if not isinstance(run, Trace):
+        return ""
+    usage = run.usage
+    head = (f'<div class="label">Run of agent {esc(run.agent_name)} · {esc(run.status)} · '
+            f"{tally(usage.requests)} requests · tokens in {tally(usage.input_tokens)} / out "
+            f"{tally(usage.output_tokens)}</div>")
+    if depth >= MAX_NESTING:
+        return head + '<div class="panel">(nested too deep to draw)</div>'
+    return f'{head}<div class="member-run">{timeline(run, depth + 1)}</div>'
