@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.packaging
+
 ROOT = Path(__file__).resolve().parents[2]
 _OFFLINE = ("NewConnectionError", "Failed to establish a new connection",
             "Temporary failure in name resolution", "Network is unreachable",
