@@ -231,3 +231,23 @@ def test_a_sample_on_a_paid_model_says_which_key_it_needs() -> None:
             if _PAID_MODEL.search(re.sub(r"(?m)(^|\s)#.*$", "", code)) and "_API_KEY" not in code:
                 silent.append(f"{script[0].page}:{script[0].line}")
     assert not silent, f"samples on a paid model that do not name the key they need: {silent}"
+
+
+def test_a_page_that_needs_postgresql_says_how_to_run_it_here() -> None:
+    """A page whose samples read DATABASE_URL has a "Run PostgreSQL here" section (make
+    postgres-start, or Debian's initdb/pg_ctl by hand), so a reader without a server is not
+    stuck."""
+    missing = [page for page, samples in ALL.items()
+               if any("DATABASE_URL" in s.code for s in samples)
+               and "## Run PostgreSQL here" not in (ROOT / page).read_text(encoding="utf-8")]
+    assert not missing, missing
+
+
+def test_the_readme_starts_with_the_two_set_up_commands() -> None:
+    """The first thing a newcomer reads: exactly `make demo` and `make test`, nothing before."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_block = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert first_block is not None
+    assert text[:first_block.start()].strip() == "# toolcycle"
+    commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
+    assert commands == ["make demo", "make test"]
