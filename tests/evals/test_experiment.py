@@ -91,6 +91,22 @@ async def test_an_answer_forced_at_a_limit_is_not_a_success() -> None:
     assert report.cases[0].passed.mean == 0.0  # passing needs a success too
 
 
+async def test_an_evaluator_that_raises_fails_its_score_not_the_experiment() -> None:
+    from toolcycle.evals import Case, Evaluator, Observed, Score
+
+    class Broken(Evaluator):
+        name = "broken"
+
+        async def evaluate(self, case: Case, run: Observed) -> Score | None:
+            raise RuntimeError("bug in the evaluator")
+
+    report = await Experiment(agent(), Dataset.of(CASES[:1]), [Broken(), Contains()]).run()
+    broken = report.records[0].score("broken")
+    assert broken is not None and not broken.passed
+    assert broken.reason == "the evaluator raised RuntimeError: bug in the evaluator"
+    assert report.evaluator("contains").passed.mean == 1.0
+
+
 async def test_traces_go_to_the_store_tagged_with_the_case(tmp_path: Path) -> None:
     store = tmp_path / "traces.db"
     report = await experiment(trace_store=str(store), name="tagged").run()

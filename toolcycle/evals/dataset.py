@@ -275,6 +275,9 @@ def _yaml_rows(source: str, text: str) -> list[tuple[str, Any]]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise DatasetError(source, [f"not YAML: {exc}"]) from exc
+    # YAML has values JSON has not (dates, times): as text, so that a case is JSON data
+    # everywhere it goes (the experiment log, reports, a JSONL copy)
+    data = json.loads(json.dumps(data, default=str))
     cases = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(cases, list):
         raise DatasetError(source, ["expected a 'cases:' list (or a list of cases)"])

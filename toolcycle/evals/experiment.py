@@ -33,7 +33,7 @@ from ..errors import ConfigurationError
 from ..limits import Limits
 from ..tracing.store import TraceStore, resolve_trace_store
 from .dataset import Case, Dataset
-from .evaluators import AnyEvaluator, Evaluator, as_evaluators
+from .evaluators import AnyEvaluator, Evaluator, Observed, Score, as_evaluators
 from .figures import run_passes
 from .records import ExperimentLog, RunRecord, fingerprint
 from .report import ExperimentReport
@@ -173,7 +173,7 @@ class Experiment:
         case = self.dataset[outcome.case]
         observed = outcome.observed()
         scores = [score for evaluator in self.evaluators
-                  if (score := await evaluator.evaluate(case, observed)) is not None]
+                  if (score := await _score(evaluator, case, observed)) is not None]
         trace = outcome.trace
         if trace is not None and self.trace_store is not None:
             trace.metadata["eval"] = {"experiment": self.name, "case": case.name,
@@ -190,6 +190,16 @@ class Experiment:
             latency_s=round(outcome.latency_s, 4), run_id=outcome.run_id,
             tools=tuple(c.name for c in trace.tool_calls if c.kind == "tool") if trace else (),
             kind=case.kind, fingerprint=fingerprint(case))
+
+
+async def _score(evaluator: Evaluator, case: Case, observed: Observed) -> Score | None:
+    """An evaluator that raises fails that run's score, saying why; the experiment goes on
+    (a bug in one evaluator must not throw away hours of runs)."""
+    try:
+        return await evaluator.evaluate(case, observed)
+    except Exception as exc:
+        return Score(evaluator.name, 0.0, False,
+                     f"the evaluator raised {type(exc).__name__}: {exc}")
 
 
 @contextmanager
