@@ -32,13 +32,16 @@ def _eval(files: Path, *extra: str) -> int:
 
 
 def test_runs_and_writes_reports(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _eval(files, "--repeats", "2", "--json", str(files / "r.json"),
+    code = _eval(files, "--repeats", "2", "--json", str(files / "r.json"), "--price", "1,2",
                  "--check", "contains", "--check", "regex:done:\\w+")
     out = capsys.readouterr().out
     assert code == 0
     assert out.startswith("cases: 6 runs, pass 0.667")
     data = json.loads((files / "r.json").read_text())
     assert data["evaluators"] == ["contains", "regex"] and data["k"] == 2
+    record = data["records"][0]
+    assert record["cost_usd"] == pytest.approx(
+        (record["input_tokens"] * 1 + record["output_tokens"] * 2) / 1e6)
 
 
 def test_min_pass_rate_fails_the_command(files: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -201,3 +201,5 @@ def test_bad_configuration_lists_every_problem() -> None:
     assert len(problems) == 7, problems
     assert any("used more than once" in p for p in problems)
     assert any("BatchRecipe" in p for p in problems)
+    with pytest.raises(ConfigurationError, match="price_per_million"):
+        Experiment(agent(), Dataset.of(CASES), price_per_million=(-1.0, 2.0))

@@ -47,6 +47,8 @@ def register(subparsers: Any) -> None:
                         help="runs at once (per Ray task with --ray; default 4)")
     parser.add_argument("--max-iterations", type=int, help="override the spec's limit")
     parser.add_argument("--name", help="the experiment's name (default: the dataset's)")
+    parser.add_argument("--price", type=_price, metavar="IN,OUT",
+                        help="USD per million input and output tokens, for the cost column")
     parser.add_argument("--log", metavar="LOG.jsonl",
                         help="record each run as it finishes; a rerun resumes from it")
     parser.add_argument("--html", metavar="REPORT.html", help="write the HTML report")
@@ -90,7 +92,8 @@ def _eval(args: argparse.Namespace) -> int:
     experiment = Experiment(recipe, dataset, evaluators, name=name, repeats=args.repeats,
                             concurrency=args.concurrency, log=args.log, trace_store=store,
                             max_iterations=args.max_iterations, ray=args.ray,
-                            workers=args.workers, identity=_identity(recipe))
+                            workers=args.workers, identity=_identity(recipe),
+                            price_per_million=args.price)
     try:
         report = experiment.run_sync()
     except ExperimentLogError as exc:
@@ -104,6 +107,15 @@ def _eval(args: argparse.Namespace) -> int:
               f"{args.min_pass_rate}", file=sys.stderr)
         return 1
     return 0
+
+
+def _price(text: str) -> tuple[float, float]:
+    """``--price 0.15,0.60``: USD per million input and output tokens."""
+    try:
+        given, taken = (float(part) for part in text.split(","))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected IN,OUT (two numbers), got {text!r}") from exc
+    return given, taken
 
 
 def _identity(recipe: BatchRecipe) -> str:

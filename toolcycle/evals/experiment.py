@@ -32,6 +32,7 @@ from ..batch import BatchRecipe
 from ..errors import ConfigurationError
 from ..limits import Limits
 from ..tracing.store import TraceStore, resolve_trace_store
+from ..tracing.trace import Trace
 from .dataset import Case, Dataset
 from .evaluators import AnyEvaluator, Evaluator, Observed, Score, as_evaluators
 from .figures import run_passes
@@ -51,7 +52,8 @@ class Experiment:
     bar on stderr (default: when stderr is a terminal). ``on_record``: called with each
     record as it is written. ``identity``: any text naming what runs (a model and prompt
     version, say); a log written under another identity is refused, so a changed agent never
-    resumes from the old one's records.
+    resumes from the old one's records. ``price_per_million``: (input, output) USD per million
+    tokens, for the cost column of runs whose trace states no ``cost_usd`` of its own.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class Experiment:
         progress: bool | None = None,
         on_record: OnRecord | None = None,
         identity: str = "",
+        price_per_million: tuple[float, float] | None = None,
     ) -> None:
         problems: list[str] = []
         if not isinstance(agent, Agent | BatchRecipe):
@@ -82,6 +85,12 @@ class Experiment:
                              ("chunk_size", chunk_size)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 problems.append(f"{label} must be an integer >= 1, got {value!r}")
+        if price_per_million is not None and not (
+                isinstance(price_per_million, tuple) and len(price_per_million) == 2
+                and all(isinstance(p, int | float) and 0 <= p < float("inf")
+                        for p in price_per_million)):
+            problems.append("price_per_million must be (input USD, output USD) per million "
+                            f"tokens, two numbers >= 0, got {price_per_million!r}")
         if max_iterations is not None and (not isinstance(max_iterations, int)
                                            or max_iterations < 1):
             problems.append(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
@@ -109,6 +118,7 @@ class Experiment:
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.on_record = on_record
         self.identity = identity
+        self.price_per_million = price_per_million
 
     def todo(self, done: set[tuple[str, int]]) -> list[tuple[Case, int]]:
         """The (case, repeat) pairs not yet recorded, repeat by repeat."""
@@ -169,6 +179,9 @@ class Experiment:
 
         await asyncio.gather(*(runner() for _ in range(min(self.concurrency, len(todo)))))
 
+    def _cost(self, trace: Trace | None) -> float | None:
+        return _cost_of(trace, self.price_per_million)
+
     async def _record(self, outcome: Outcome) -> RunRecord:
         case = self.dataset[outcome.case]
         observed = outcome.observed()
@@ -179,14 +192,14 @@ class Experiment:
             trace.metadata["eval"] = {"experiment": self.name, "case": case.name,
                                       "repeat": outcome.repeat}
             self.trace_store.save(trace)
-        cost = trace.metadata.get("cost_usd") if trace is not None else None
+        cost = self._cost(trace)
         return RunRecord(
             case=case.name, repeat=outcome.repeat, succeeded=outcome.succeeded,
             status=outcome.status, scores=tuple(scores), output=outcome.output,
             error=outcome.error, iterations=trace.iterations if trace else 0,
             input_tokens=trace.usage.input_tokens if trace else 0,
             output_tokens=trace.usage.output_tokens if trace else 0,
-            cost_usd=float(cost) if isinstance(cost, int | float) else None,
+            cost_usd=cost,
             latency_s=round(outcome.latency_s, 4), run_id=outcome.run_id,
             tools=tuple(c.name for c in trace.tool_calls if c.kind == "tool") if trace else (),
             kind=case.kind, fingerprint=fingerprint(case))
@@ -200,6 +213,19 @@ async def _score(evaluator: Evaluator, case: Case, observed: Observed) -> Score 
     except Exception as exc:
         return Score(evaluator.name, 0.0, False,
                      f"the evaluator raised {type(exc).__name__}: {exc}")
+
+
+def _cost_of(trace: Trace | None, price: tuple[float, float] | None) -> float | None:
+    """The run's cost in USD: the trace's own ``metadata["cost_usd"]`` where an adapter or the
+    user set it, else its tokens at ``price`` (toolcycle keeps no price table), else unknown."""
+    if trace is None:
+        return None
+    recorded = trace.metadata.get("cost_usd")
+    if isinstance(recorded, int | float) and not isinstance(recorded, bool):
+        return float(recorded)
+    if price is None:
+        return None
+    return (trace.usage.input_tokens * price[0] + trace.usage.output_tokens * price[1]) / 1e6
 
 
 @contextmanager
