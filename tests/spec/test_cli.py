@@ -53,12 +53,18 @@ def test_run_reports_binding_problems(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_run_at_the_iteration_limit_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", HELLO, "--tools", "examples.hello_tools", "--model",
-                 "python:tests.spec.cli_models:looping_model", "--max-iterations", "2", "hi"])
+    """It prints what it had, but a forced answer is no success (docs/status.md): the status
+    is said on stderr and the exit status is 4, not 0 (before: 0, as if it had answered)."""
+    args = ["run", HELLO, "--tools", "examples.hello_tools", "--model",
+            "python:tests.spec.cli_models:looping_model", "--max-iterations", "2", "hi"]
+    code = main(args)
     out, err = capsys.readouterr()
-    assert code == 0
+    assert code == 4
     assert out == "\n"  # the forced final answer had no text
     assert "'reason': 'max_iterations', 'action': 'final_answer'" in err
+    assert "status forced: a limit forced this answer" in err
+    assert main([*args, "--json"]) == 4
+    assert json.loads(capsys.readouterr().out)["status"] == "forced"
 
 
 def test_spec_check(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,10 @@ modules supply them), runs it once, prints the answer on stdout and the trace on
 (output, termination, usage, trace) instead. The answer, errors and the trace are model and tool
 text: terminal controls in them are printed as escapes (:mod:`toolcycle._safe_text`).
 
+A run that returned without succeeding (docs/status.md: an answer a limit forced, a partial
+one, a tool's error passed through) still prints what it had, says its status on stderr and
+exits with status 4, so a script does not take it for an answer.
+
 Calls of tools that require approval pause the run. ``--approve`` asks at the terminal for each
 (``y`` runs it, ``n`` or an empty line denies it, any other text denies it with that text as the
 reason) and resumes; ``--approve-all`` asks for every tool call. Without ``--approve`` a paused
@@ -28,6 +32,7 @@ from ..errors import AgentError
 from ..limits import Limits
 from ..models.base import ModelSettings
 from ..result import RunResult
+from ..status import RETURNED_MEANINGS
 from ..tool_selection import DEFAULT_MIN_RELEVANCE, ToolSelection
 from ..tracing.store import DEFAULT_PATH, ENV_VAR
 from ._loading import guarded, load_library, load_model, load_spec, resolve_model_argument
@@ -93,13 +98,14 @@ def _run(args: argparse.Namespace) -> int:
         thread_runner().run(agent.close())
     if args.json:
         print(json_safe(json.dumps({
+            "status": result.status,
             "output": result.output,
             "termination": result.termination.to_dict(),
             "usage": result.usage.to_dict(),
             "trace": result.trace.to_dict(),
             **({"snapshot": result.snapshot} if result.paused else {}),
         }, ensure_ascii=False, default=str)))
-        return 3 if result.paused else 0
+        return 3 if result.paused else _exit_status(result)
     if result.paused:
         return _report_pause(result, args)
     if not args.no_trace:
@@ -108,7 +114,21 @@ def _run(args: argparse.Namespace) -> int:
     output = result.output
     print(terminal_safe(output) if isinstance(output, str)
           else json_safe(json.dumps(output, ensure_ascii=False)))
-    return 0
+    return _exit_status(result)
+
+
+#: The exit status of a run that returned an output without succeeding.
+NOT_SUCCEEDED = 4
+
+
+def _exit_status(result: RunResult[Any]) -> int:
+    """0 for a success; for a forced, partial or tool-error answer, a line on stderr saying
+    so and :data:`NOT_SUCCEEDED`: the answer printed is not to be trusted."""
+    if result.succeeded:
+        return 0
+    meaning = RETURNED_MEANINGS.get(result.status, "the run did not succeed")
+    print(f"status {result.status}: {meaning}", file=sys.stderr)
+    return NOT_SUCCEEDED
 
 
 def _where_recorded(run_id: str, args: argparse.Namespace) -> None:
