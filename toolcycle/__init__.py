@@ -37,6 +37,7 @@ from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usa
 from .models.base import Model, ModelSettings
 from .output import Output
 from .result import RunResult, Termination
+from .status import RunStatus
 from .tools import Tool, ToolLibrary, ToolPolicy, ToolSpec, tool
 from .tracing.trace import Step, ToolCallRecord, Trace
 
@@ -104,6 +105,7 @@ __all__ = [
     "RetryPolicy",
     "RunContext",
     "RunResult",
+    "RunStatus",
     "RunTimeout",
     "SnapshotError",
     "SpecError",

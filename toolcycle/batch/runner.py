@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,11 @@ Progress = Callable[[int], None]
 
 @dataclass(frozen=True, slots=True)
 class BatchReport:
-    """What a batch did: inputs in the file, skipped as already done, records written."""
+    """What a batch did: inputs in the file, skipped as already done, records written.
+
+    ``statuses``: the records written, counted by their ``status`` (docs/status.md: a run that
+    returned is ``success`` only when it succeeded; ``forced``, ``partial`` and ``tool_error``
+    records hold an output that is not an answer), ``error`` and ``malformed`` included."""
 
     inputs: int
     skipped: int
@@ -36,6 +41,12 @@ class BatchReport:
     errors: int
     malformed: int
     seconds: float
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def succeeded(self) -> int:
+        """The records written whose run succeeded."""
+        return self.statuses.get("success", 0)
 
 
 def run_batch(
@@ -67,6 +78,7 @@ def run_batch(
     if todo:  # binding problems raise here, before the output file is touched
         check_tools(recipe) if on_ray else agent_for(recipe)
     errors = malformed = 0
+    statuses: Counter[str] = Counter()
     with open(out, "a", encoding="utf-8") as handle, _progress_bar(
             len(items), len(done), sys.stderr.isatty() if progress is None else progress
     ) as advance:
@@ -78,6 +90,7 @@ def run_batch(
             if writer.add(record):
                 errors += record["status"] == "error"
                 malformed += record["status"] == "malformed"
+                statuses[str(record["status"])] += 1
             advance(writer.written - before)
 
         if not todo:
@@ -93,7 +106,7 @@ def run_batch(
             playbook.flush()
         assert writer.complete, f"inputs without a record: {list(writer.missing())[:5]}"
     return BatchReport(len(items), len(done), writer.written, errors, malformed,
-                       time.monotonic() - started)
+                       time.monotonic() - started, dict(statuses))
 
 
 async def _run_local(recipe: BatchRecipe, todo: list[InputLine], concurrency: int,

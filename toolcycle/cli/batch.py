@@ -54,7 +54,8 @@ def _batch(args: argparse.Namespace) -> int:
                            ray=args.ray, workers=args.workers, chunk_size=args.chunk_size)
     except (BatchFileError, OSError) as exc:
         raise CommandError(str(exc)) from exc
+    by_status = ", ".join(f"{n} {status}" for status, n in sorted(report.statuses.items()))
     print(f"{report.written} records written to {args.out} ({report.skipped} already there, "
-          f"{report.errors} errors, {report.malformed} malformed lines) "
-          f"in {report.seconds:.1f} s", file=sys.stderr)
+          f"{report.errors} errors, {report.malformed} malformed lines; by status: "
+          f"{by_status or 'none'}) in {report.seconds:.1f} s", file=sys.stderr)
     return 0
