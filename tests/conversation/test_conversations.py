@@ -12,7 +12,7 @@ import threading
 import pytest
 from postgres_cluster import stored_bytes
 
-from toolcycle import Agent
+from toolcycle import Agent, Limits
 from toolcycle.conversation import Conversation, fit_budget
 from toolcycle.errors import (
     ConfigurationError,
@@ -43,6 +43,19 @@ def test_history_carries_across_runs(db_location: str) -> None:
     assert [m.role for m in stored] == ["user", "assistant", "tool", "assistant", "user",
                                        "assistant"]
     assert all(m.role != "system" for m in stored)
+
+
+def test_a_forced_run_is_appended_and_says_it_was_forced(db_location: str) -> None:
+    """A run that returned joins the conversation whatever its status (the caller was shown
+    that answer); its result says it was forced, not a success (docs/status.md)."""
+    conv = Conversation(db_location, "forced")
+    model = ScriptedModel(lambda _m, s: "a guess" if s.tool_choice == "none"
+                          else call("add", {"a": 1, "b": 1}))
+    result = Agent(model, tools=[add], limits=Limits(max_iterations=1)).run_sync(
+        "add", conversation=conv)
+    assert result.status == "forced" and not result.succeeded
+    assert [m.role for m in conv.messages] == ["user", "assistant", "tool", "assistant"]
+    assert conv.messages[-1].text == "a guess"
 
 
 def test_failed_run_appends_nothing_and_releases(db_location: str) -> None:

@@ -188,3 +188,17 @@ async def test_a_toolsets_tools_run_as_steps_too() -> None:
     assert result.output == "9" and result.tool_calls[0].result == "9"
     names = [s["function_name"] for s in await DBOS.list_workflow_steps_async("toolset-1")]
     assert "toolcycle.tool:add" in names
+
+
+@pytest.mark.usefixtures("dbos_launched")
+async def test_a_forced_durable_run_keeps_its_status() -> None:
+    """A durable run a limit forced to answer says so, from the run and from the workflow's
+    recorded outcome alike (docs/status.md): before, both said "success"."""
+    model = ScriptedModel(lambda _m, s: "a guess" if s.tool_choice == "none"
+                          else call("add", {"a": 1, "b": 1}))
+    agent = Agent(model, "", [add], name="forced", limits=Limits(max_iterations=1))
+    durable = DurableAgent(agent)
+    result = await durable.run("go", workflow_id="forced-1")
+    assert result.status == "forced" and not result.succeeded and result.output == "a guess"
+    fetched = await durable.result("forced-1")
+    assert fetched.status == "forced" and fetched.termination.limit == "max_iterations"

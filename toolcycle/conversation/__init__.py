@@ -9,11 +9,12 @@ Decisions (docs/conversations.md):
 - **Concurrent runs are refused**, not queued: a second run on a conversation another run holds
   raises :class:`~toolcycle.errors.ConversationBusy` before it calls the model. Queuing would
   make the second run answer a history its caller never saw.
-- **Only a successful run is appended.** A run that raised (a model error, a limit that
+- **Only a run that returned is appended.** A run that raised (a model error, a limit that
   raises, cancellation) leaves the conversation exactly as it was and releases it; so does a
   returned result whose messages would leave a tool call unanswered (the engine answers every
   call, so this is a guard, not a path). A stored history is therefore always one a provider
-  accepts.
+  accepts. A returned run joins whatever its status (docs/status.md): a forced or partial
+  answer is what the caller was shown, and the next turn may correct it.
 """
 
 from __future__ import annotations
