@@ -65,9 +65,12 @@ RETURNED_MEANINGS: dict[RunStatus, str] = {
     "tool_error": "the answer is a tool's error text, passed through by the model",
 }
 
-#: An error text shorter than this is quoted by a real answer too often ("not found") to
-#: count, cut out of its observation, as the answer.
-_MIN_QUOTED_CHARS = 24
+#: A stretch cut out of an error shorter than this is too common in real answers (a name, a
+#: number) to say anything; "not found" (9) is just long enough.
+_MIN_CUT_CHARS = 8
+#: Answers longer than this are compared by containment only (the stretch search is
+#: quadratic in the answer's length).
+_MAX_CUT_SEARCH = 4000
 #: Bounds on the walk through a structured output (its string leaves are compared).
 _MAX_DEPTH = 32
 _MAX_TEXTS = 1000
@@ -107,25 +110,39 @@ def passes_tool_error(output: Any, error_observations: Iterable[str]) -> bool:
     """Whether the answer is a tool's error text passed through, read from the trace.
 
     Structural, not a guess at wording: it compares the answer (each string of a structured
-    one) with the error observations the run actually received, whitespace aside. The answer
-    passes one through when it is mostly that text (it contains it, and the error is at least
-    half of it), or when it is a stretch cut out of it of at least 24 characters. An answer
-    that only *mentions* a failure ("the lookup failed, so I searched: 21 °C") is neither,
-    and a short error quoted inside a longer answer is not enough.
+    one) with the error observations the run actually received, whitespace and enclosing
+    quotes or punctuation aside. The answer passes an error through when
+
+    - it contains the error's whole text, and that text is at least half of the answer
+      (the error, maybe with a short "Sorry:" around it); or
+    - at least two thirds of it, and at least 8 characters, is one stretch cut out of the
+      error (``ValueError: no such city`` out of ``Tool `x` failed: ValueError: no such
+      city``, or a bare ``not found``).
+
+    An answer that only *mentions* a failure ("the lookup failed, so I searched instead:
+    21 °C") is neither, nor is a longer answer that quotes a short error or a name that an
+    error also holds.
     """
     errors = [text for text in (_normal(e) for e in error_observations) if text]
     if not errors:
         return False
     for answer in _texts(output):
         text = _normal(answer)
-        if not text:
-            continue
-        for error in errors:
-            if error in text and 2 * len(error) >= len(text):
-                return True
-            if len(text) >= _MIN_QUOTED_CHARS and text in error:
-                return True
+        if text and any(_passes(text, error) for error in errors):
+            return True
     return False
+
+
+def _passes(text: str, error: str) -> bool:
+    if error in text:
+        return 2 * len(error) >= len(text)
+    need = max(_MIN_CUT_CHARS, -(-2 * len(text) // 3))  # two thirds, rounded up
+    if need > len(text) or need > len(error) or len(text) > _MAX_CUT_SEARCH:
+        return False
+    # every stretch that long holds the answer's middle: one search rules most answers out
+    if text[len(text) - need:need] not in error:
+        return False
+    return any(text[i:i + need] in error for i in range(len(text) - need + 1))
 
 
 def _normal(text: str) -> str:

@@ -189,9 +189,23 @@ def test_the_vocabulary() -> None:
 def test_a_short_error_quoted_in_a_longer_answer_is_not_a_pass_through() -> None:
     assert not passes_tool_error("The order was not found, but order O-1 shipped Monday.",
                                  ["not found"])
-    assert passes_tool_error("Not found.", ["not found"]) is False  # case differs: a reply
-    assert passes_tool_error("not found", ["not found"])
+    # a name the error also holds is not the error
+    assert not passes_tool_error("The order O-7781 shipped",
+                                 ["Tool `track` failed: order O-7781 not found"])
+    assert not passes_tool_error("21 C", ["Tool `t` failed: ValueError: sensor 21 offline"])
     assert not passes_tool_error("", ["not found"]) and not passes_tool_error("x", [])
     loop: dict[str, Any] = {}
     loop["self"] = loop  # an output that refers to itself is read as its text, no crash
     assert not passes_tool_error(loop, ["not found"])
+
+
+@pytest.mark.parametrize("answer", ["not found", "Not found.", "Error: boom", "`ValueError: boom`"])
+def test_a_bare_stretch_of_the_error_is_a_pass_through(answer: str) -> None:
+    assert passes_tool_error(answer, ["Tool `x` failed: ValueError: boom", "not found"])
+
+
+def test_the_pass_through_search_stays_bounded() -> None:
+    """A long answer and long errors: decided at once (containment only past 4,000 chars)."""
+    errors = ["e" * 50_000 + f" {n}" for n in range(50)]
+    assert not passes_tool_error("word " * 2_000, errors)
+    assert passes_tool_error("Sorry: " + errors[7], errors)
