@@ -31,4 +31,5 @@ def test_the_python_sample_runs_as_a_script(tmp_path: Path) -> None:
 def test_the_exit_status_table_is_the_commands() -> None:
     table = dict(re.findall(r"^\| (\d+) \| (.+?) \|$", DOC, re.M))
     assert {int(code) for code in table} == {
-        _exits.OK, _exits.RUN_FAILED, _exits.USAGE, _exits.PAUSED, _exits.INTERRUPTED}
+        _exits.OK, _exits.RUN_FAILED, _exits.USAGE, _exits.PAUSED, _exits.NOT_SUCCEEDED,
+        _exits.INTERRUPTED}

@@ -24,6 +24,9 @@ RUN_FAILED = 1
 USAGE = 2
 #: A run paused for approval (``toolcycle run`` without ``--approve``).
 PAUSED = 3
+#: A run returned an output that is not a success (docs/status.md: a limit forced it, it is
+#: partial, or it is a tool's error passed through): printed, but not to be trusted.
+NOT_SUCCEEDED = 4
 #: Ctrl-C (128 + SIGINT, the shell's convention): what had finished is kept.
 INTERRUPTED = 130
 

@@ -35,6 +35,7 @@ from ..result import RunResult
 from ..status import RETURNED_MEANINGS
 from ..tool_selection import DEFAULT_MIN_RELEVANCE, ToolSelection
 from ..tracing.store import DEFAULT_PATH, ENV_VAR
+from . import _exits
 from ._loading import guarded, load_library, load_model, load_spec, resolve_model_argument
 from ._progress import progress_on_stderr
 
@@ -117,18 +118,15 @@ def _run(args: argparse.Namespace) -> int:
     return _exit_status(result)
 
 
-#: The exit status of a run that returned an output without succeeding.
-NOT_SUCCEEDED = 4
-
 
 def _exit_status(result: RunResult[Any]) -> int:
     """0 for a success; for a forced, partial or tool-error answer, a line on stderr saying
-    so and :data:`NOT_SUCCEEDED`: the answer printed is not to be trusted."""
+    so and ``NOT_SUCCEEDED``: the answer printed is not to be trusted."""
     if result.succeeded:
-        return 0
+        return _exits.OK
     meaning = RETURNED_MEANINGS.get(result.status, "the run did not succeed")
     print(f"status {result.status}: {meaning}", file=sys.stderr)
-    return NOT_SUCCEEDED
+    return _exits.NOT_SUCCEEDED
 
 
 def _where_recorded(run_id: str, args: argparse.Namespace) -> None:
