@@ -162,6 +162,34 @@ async def test_stderr_is_a_bounded_tail_quoted_when_the_server_fails() -> None:
     assert len(crashed) < 2000  # the end of 10 MB, not all of it
 
 
+def test_the_stderr_tail_keeps_exactly_the_last_bytes() -> None:
+    import random
+
+    from toolcycle.mcp.stdio import StderrTail
+
+    rng = random.Random(7)
+    tail, written = StderrTail(limit=100), b""
+    for _ in range(300):
+        chunk = bytes(rng.choice(b"abc\n") for _ in range(rng.choice([0, 1, 7, 99, 100, 250])))
+        tail.feed(chunk)
+        written += chunk
+        assert tail.text(1000) == written[-100:].decode().strip()
+    assert tail.seen == len(written)
+
+
+async def test_a_line_without_end_fails_its_call_not_the_memory() -> None:
+    """70 MB without a newline: dropped as it streams in (64 MiB is the limit), the call fails
+    at once, and the next call is answered."""
+    tools = server({"tools": [["endless", "object"], ["echo", "object"]],
+                    "calls": {"endless": "endless_line"}})
+    model = ScriptedModel([call("endless", {}), call("echo", {}), "done"])
+    async with Agent(model, tools=[tools]) as agent:
+        result = await agent.run("go")
+    (_, endless, failed), echo = observations(result)
+    assert failed and "longer than 67108864 bytes" in endless
+    assert echo == ("echo", "echo ok", False)
+
+
 # -- r2-12: the server's children end with it ------------------------------------------------
 
 @pytest.mark.parametrize("stubborn", [False, True])
@@ -248,18 +276,25 @@ async def test_a_server_failing_at_teardown_costs_neither_the_result_nor_the_oth
 # -- streamable HTTP: a session the server expired ---------------------------------------------
 
 async def test_an_expired_http_session_is_initialised_again_and_the_call_retried() -> None:
-    """The SDK's server expires a session idle for 1 s (HTTP 404 for it from then on): the
-    next call goes out once more over a new session and succeeds."""
+    """The server ends every session between two calls (HTTP 404 for them from then on): the
+    call goes out once more over a new session and succeeds; a renewal is no restart
+    (``max_restarts=0`` does not refuse it)."""
+    from urllib.request import urlopen
+
     from conftest import HERE, free_port, http_server
 
     port = free_port()
-    model = ScriptedModel([call("add", {"a": 1, "b": 2}), "done",
-                           call("add", {"a": 2, "b": 3}), "done"])
-    with http_server([PYTHON, str(HERE / "sdk_expiring_server.py"), str(port), "1"], port,
-                     cwd=HERE) as url:
-        async with Agent(model, tools=[MCPTools.http(url)]) as agent:
-            await agent.run("go")
-            await asyncio.sleep(3)  # idle past the server's session timeout
+    base = f"http://127.0.0.1:{port}"
+
+    def expire_then_add(messages: Any, settings: Any) -> Any:
+        urlopen(f"{base}/expire", data=b"").read()  # (the server is another process)
+        return call("add", {"a": 2, "b": 3})
+
+    model = ScriptedModel([call("add", {"a": 1, "b": 2}), expire_then_add, "done"])
+    with http_server([PYTHON, str(HERE / "expiring_http_server.py"), str(port)], port):
+        tools = MCPTools.http(f"{base}/mcp", max_restarts=0)
+        async with Agent(model, tools=[tools]) as agent:
             result = await agent.run("go")
-    (name, added, is_error), = observations(result)
-    assert (name, is_error) == ("add", False) and "5" in added
+        opened = urlopen(f"{base}/initializations").read().decode()
+    assert observations(result) == [("add", "3", False), ("add", "5", False)]
+    assert opened == "2"

@@ -103,6 +103,9 @@ class Connection:
         self._lock: asyncio.Lock | None = None
         self._lost = False
         self.starts = 0
+        #: Starts that renewed an HTTP session the server expired: no loss, so they do not
+        #: count against ``max_restarts`` (a long-lived agent renews one every idle hour).
+        self._renewals = 0
         self.closed = False
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -118,9 +121,9 @@ class Connection:
                 return self._client
             if self.closed:
                 raise MCPServerError(f"{self.describe}: the connection was closed")
-            if self.starts > self.max_restarts:
+            if (lost := self.starts - self._renewals) > self.max_restarts:
                 raise MCPServerError(
-                    f"{self.describe}: the server was lost {self.starts} time(s); it is not "
+                    f"{self.describe}: the server was lost {lost} time(s); it is not "
                     f"restarted again (max_restarts={self.max_restarts}); do not call its tools")
             restarting = self.starts > 0
             await self._stop_task()
@@ -222,6 +225,7 @@ class Connection:
             return await self._request_once(what, send, timeout)
         except _SessionExpired as expired:
             self._lost = True  # the next client() starts a new session (initialize again)
+            self._renewals += 1
             try:
                 return await self._request_once(what, send, timeout)
             except _SessionExpired:

@@ -72,7 +72,8 @@ class StderrTail:
 
     def text(self, chars: int) -> str:
         """The last ``chars`` characters, stripped (a cut multi-byte character replaced)."""
-        return b"".join(self._chunks).decode("utf-8", "replace")[-chars:].strip()
+        kept = b"".join(self._chunks)[-self.limit:]  # (whole chunks are kept: cut the first)
+        return kept.decode("utf-8", "replace")[-chars:].strip()
 
 
 @dataclass(frozen=True, slots=True)
