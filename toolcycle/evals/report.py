@@ -131,6 +131,17 @@ class ExperimentReport:
         text = self.to_html() if target.suffix == ".html" else self.to_json()
         target.write_text(text, encoding="utf-8")
 
+    def _summary_row(self, label: str, kind: str, over: ExperimentReport) -> list[str]:
+        """A row over many cases: every run pooled, pass@k / pass^k as the cases' mean."""
+        costs = [r.cost_usd for r in over.records if r.cost_usd is not None]
+        return [label, kind, str(len(over.records)), _rate(over.passed),
+                *(_rate(over.evaluator(e).passed) for e in self.evaluators),
+                f"{over.pass_at_k:.2f}", f"{over.pass_hat_k:.2f}",
+                f"{average([r.iterations for r in over.records]):.1f}",
+                f"{average([r.tokens for r in over.records]):.0f}",
+                f"{average(costs):.6f}" if len(costs) == len(over.records) and costs else "?",
+                f"{average([r.latency_s for r in over.records]):.2f}"]
+
     def render_table(self) -> str:
         """A fixed-width table for a terminal; case names are made terminal-safe."""
         k = self.k
@@ -141,12 +152,10 @@ class ExperimentReport:
                  f"{c.pass_at_k:.2f}", f"{c.pass_hat_k:.2f}", f"{c.iterations.mean:.1f}",
                  f"{c.tokens.mean:.0f}", _money(c.cost_usd), f"{c.latency_s.mean:.2f}"]
                 for c in self.cases]
-        rows.append(["all", "", str(len(self.records)), _rate(self.passed),
-                     *(_rate(self.evaluator(e).passed) for e in self.evaluators),
-                     f"{self.pass_at_k:.2f}", f"{self.pass_hat_k:.2f}",
-                     f"{average([r.iterations for r in self.records]):.1f}",
-                     f"{average([r.tokens for r in self.records]):.0f}", "",
-                     f"{average([r.latency_s for r in self.records]):.2f}"])
+        kinds = self.kinds() if len({c.kind for c in self.cases}) > 1 else {}
+        rows += [self._summary_row(f"kind {kind or '-'}", kind, report)
+                 for kind, report in kinds.items()]
+        rows.append(self._summary_row("all", "", self))
         cells = [[terminal_safe(cell) for cell in row] for row in [head, *rows]]
         widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
@@ -164,4 +173,4 @@ def _rate(estimate: Estimate) -> str:
 
 
 def _money(estimate: Estimate | None) -> str:
-    return "?" if estimate is None else f"{estimate.mean:.4f}"
+    return "?" if estimate is None else f"{estimate.mean:.6f}"

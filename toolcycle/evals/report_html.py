@@ -77,7 +77,7 @@ def _case_row(case: CaseReport, evaluators: tuple[str, ...]) -> str:
     cells = [esc(case.case), esc(case.kind), str(case.runs), _rate(case.passed),
              *(_rate(case.evaluators[name].passed) for name in evaluators),
              f"{case.pass_at_k:.2f}", f"{case.pass_hat_k:.2f}", _mean(case.iterations, 1),
-             _mean(case.tokens, 0), _mean(case.cost_usd, 4), _mean(case.latency_s, 2)]
+             _mean(case.tokens, 0), _mean(case.cost_usd, 6), _mean(case.latency_s, 2)]
     return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
 
 
