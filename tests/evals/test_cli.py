@@ -93,3 +93,17 @@ def test_named_evaluators() -> None:
     assert (trajectory.mode, trajectory.args) == ("any_order", False)
     with pytest.raises(ConfigurationError):
         named_evaluators(["schema:/no/such/file.json"])
+
+
+def test_playbook_ab_writes_json_and_a_page_per_arm(files: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert _eval(files, "--playbook-ab", str(files / "pb.db"), "--train", "0.5",
+                 "--json", str(files / "ab.json"), "--html", str(files / "ab.html"),
+                 "--log", str(files / "ab-logs")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("learned on ") and "kind k:" in out
+    data = json.loads((files / "ab.json").read_text())
+    assert set(data) >= {"comparison", "by_kind", "baseline", "with_playbook"}
+    for arm in ("baseline", "playbook"):
+        assert (files / f"ab.{arm}.html").read_text().startswith("<!DOCTYPE html>")
+        assert (files / "ab-logs" / f"{arm}.jsonl").exists()

@@ -59,6 +59,14 @@ def test_html_escapes_everything_loads_nothing_and_runs_no_script(tmp_path: Path
     assert not re.search(r"<[^>]*\b(src|href)=", page)  # no element fetches anything
 
 
+def test_html_has_a_table_per_kind() -> None:
+    mixed = ExperimentReport.from_records("m", ["contains"], [
+        record("a", 1, True, kind="<alpha>"), record("b", 1, False, kind="beta")])
+    page = mixed.to_html()
+    assert "<h2>By kind of case</h2>" in page and "<td>&lt;alpha&gt;</td>" in page
+    assert "By kind" not in report("one", {"a": [True]}).to_html()
+
+
 def test_json_report_has_no_nan_and_round_trips(tmp_path: Path) -> None:
     one = report("one", {"a": [True]})
     path = tmp_path / "r.json"

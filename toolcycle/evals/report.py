@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +121,9 @@ class ExperimentReport:
 
     def to_html(self) -> str:
         """A self-contained HTML page (:mod:`.report_html`)."""
-        return render_report_html(self.headline, self.cases, self.records)
+        kinds = self.kinds() if len({c.kind for c in self.cases}) > 1 else {}
+        by_kind = [replace(report.headline, name=kind) for kind, report in kinds.items()]
+        return render_report_html(self.headline, self.cases, self.records, by_kind)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the report as ``.html`` or ``.json`` (by the suffix)."""

@@ -37,8 +37,9 @@ def _csp() -> str:
 
 
 def render_report_html(report: Headline, cases: Sequence[CaseReport],
-                       records: Sequence[RunRecord]) -> str:
-    """The whole page: summary, the per-case table, then every run with its scores."""
+                       records: Sequence[RunRecord], kinds: Sequence[Headline] = ()) -> str:
+    """The whole page: summary, per kind of case, the per-case table, then every run with
+    its scores. ``kinds``: one headline per kind (its ``name`` is the kind)."""
     k = report.k
     head = ["case", "kind", "runs", "pass", *report.evaluators, f"pass@{k}", f"pass^{k}",
             "iterations", "tokens", "cost $", "latency s"]
@@ -49,7 +50,14 @@ def render_report_html(report: Headline, cases: Sequence[CaseReport],
                "pass rates, Student t for means.</p>")
     runs = "".join(_case_runs(case.case, [r for r in records if r.case == case.case])
                    for case in cases)
-    body = (f"<h1>{esc(report.name)}</h1>{summary}<h2>Cases</h2><table><tr>"
+    by_kind = "" if not kinds else (
+        "<h2>By kind of case</h2><table><tr><th>kind</th><th>runs</th><th>pass</th>"
+        "<th>success</th><th>pass@k</th><th>pass^k</th></tr>"
+        + "".join(f"<tr><td>{esc(kind.name or '-')}</td><td>{kind.runs}</td>"
+                  f"<td>{_rate(kind.passed)}</td><td>{_rate(kind.success)}</td>"
+                  f"<td>{kind.pass_at_k:.2f}</td><td>{kind.pass_hat_k:.2f}</td></tr>"
+                  for kind in kinds) + "</table>")
+    body = (f"<h1>{esc(report.name)}</h1>{summary}{by_kind}<h2>Cases</h2><table><tr>"
             + "".join(f"<th>{esc(h)}</th>" for h in head) + f"</tr>{rows}</table>"
             f"<h2>Runs</h2>{runs}")
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
