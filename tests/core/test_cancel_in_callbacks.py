@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from toolcycle import Agent
+from toolcycle import Agent, Limits, tool
 from toolcycle.errors import Cancelled
 from toolcycle.events import RunFailure
-from toolcycle.testing import ScriptedModel
+from toolcycle.testing import ScriptedModel, call
 from toolcycle.tracing.store import TraceStore
 
 
@@ -52,3 +52,39 @@ async def test_a_cancel_after_on_success_finished_changes_nothing(tmp_path: Path
         result = await Agent(ScriptedModel(["done"]), "t", trace_store=store).run("go")
         [stored] = store.list()
     assert result.output == "done" and stored.status == "success"
+
+
+async def test_a_cancel_during_async_on_failure_ends_the_run_cancelled(tmp_path: Path) -> None:
+    """The run failed (no answer within its iterations), then a cancel landed in ``on_failure``:
+    the caller gets CancelledError, not the error, so the trace says cancelled as well and
+    keeps the failure as its error."""
+    told = asyncio.Event()
+    seen: list[Any] = []
+
+    async def on_failure(event: RunFailure) -> None:
+        seen.append(event)
+        told.set()
+        await asyncio.Event().wait()  # until cancelled
+
+    model = ScriptedModel(lambda messages, settings: call("noop"))
+    with TraceStore(tmp_path / "traces.db") as store:
+        agent = Agent(model, "t", [noop], trace_store=store, callbacks={"on_failure": on_failure},
+                      limits=Limits(max_iterations=2, on_limit="error"))
+        task = asyncio.ensure_future(agent.run("go"))
+        await told.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        [stored] = store.list()
+        trace = store.get(stored.run_id)
+    assert stored.status == "cancelled"
+    assert trace is not None and trace.termination is not None
+    assert trace.termination["reason"] == "cancelled"
+    assert trace.error is not None and trace.error["code"] == "MAX_ITERATIONS"
+    assert len(seen) == 1  # on_failure told once
+
+
+@tool
+def noop() -> str:
+    """Does nothing."""
+    return "ok"

@@ -160,7 +160,9 @@ async def _deliver(state: RunState, events: list[Event]) -> None:
     cancels meanwhile (the cancellation is raised once they are told): ``on_failure`` and
     ``on_success`` are how a caller that cancelled gets the result. A cancel that lands while
     ``on_success`` is told leaves the caller with no result, so the run ends cancelled: trace,
-    termination and ``on_failure`` say so (r2-16)."""
+    termination and ``on_failure`` say so (r2-16). One that lands while ``on_failure`` is told
+    about a failure leaves the caller with ``CancelledError``, not the error: the stored trace
+    says cancelled too, and keeps the failure it had as its error."""
     interrupted: asyncio.CancelledError | None = None
     for event in events:
         try:
@@ -168,10 +170,16 @@ async def _deliver(state: RunState, events: list[Event]) -> None:
         except asyncio.CancelledError as exc:
             interrupted = exc
     if interrupted is not None:
-        if isinstance(events[-1], RunSuccess):
+        ending = events[-1]
+        if isinstance(ending, RunSuccess):
             state.termination = None
             await _fail(state, Cancelled("the run's task was cancelled while on_success was "
                                          "told", phase="callbacks"))
+        elif (isinstance(ending, RunFailure) and isinstance(ending.error, AgentError)
+              and not isinstance(ending.error, Cancelled)):
+            state.termination = Termination("cancelled", "raised", "the run's task was cancelled "
+                                            f"while on_failure was told of {ending.error.code}")
+            _finish(state, "cancelled", None, ending.error)
         raise interrupted
 
 
