@@ -58,7 +58,7 @@ NOT_SUCCESS: frozenset[RunStatus] = frozenset(RUN_STATUSES) - {"success", "runni
 
 #: What a run that returned an output without succeeding means, as the views say it under the
 #: termination (the viewer's panel, ``trace show``): the output looks like an answer.
-RETURNED_MEANINGS: dict[RunStatus, str] = {
+RETURNED_MEANINGS: dict[str, str] = {
     "forced": "a limit forced this answer (one more request, without tools): it was not "
     "checked against the task, so do not trust it as a success",
     "partial": "a limit stopped the run: the output is only what existed then",

@@ -66,7 +66,8 @@ async def test_the_store_keeps_and_filters_each_status(db_location: str) -> None
         for status, run_id in ids.items():
             trace = store.get(run_id)
             assert trace is not None and trace.status == status
-            assert [r.run_id for r in store.list(status=status)] == [run_id]
+            [summary] = store.list(status=status)
+            assert summary.run_id == run_id and summary.succeeded is (status == "success")
         failed = {r.run_id for r in store.list(status=NOT_SUCCESS)}
         assert failed == {ids["forced"], ids["partial"], ids["tool_error"]}
         assert store.list(status=[]) == []
@@ -102,6 +103,33 @@ def test_a_damaged_old_row_keeps_its_status(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("UPDATE runs SET header = '[1, 2'")
+        conn.execute("DELETE FROM trace_store_meta")
+    conn.close()
+    with TraceStore(path) as store:
+        assert [r.status for r in store.list()] == ["success"]
+
+
+@pytest.mark.parametrize("header", [
+    "[" * 100_000 + "]" * 100_000,  # deeper than json will go
+    json.dumps({"run_id": "hostile", "output": "boom", "termination": {"action": "answered"},
+                "status": "success"}),
+])
+def test_a_crafted_old_row_neither_crashes_the_open_nor_changes(tmp_path: Path,
+                                                               header: str) -> None:
+    """Untrusted rows: a header too deep to read, steps whose calls hold non-text errors and
+    unhashable kinds. Opening the store reads them, leaves them as they are, and opens."""
+    path = tmp_path / "crafted.db"
+    with TraceStore(path) as store:
+        store.save(Trace(run_id="hostile", status="success", output="boom",
+                         termination={"action": "answered"}))
+    step = {"iteration": 1, "attempt": 1, "tool_calls": [
+        {"call_id": "c", "name": "t", "args": {}, "iteration": 1, "error": 7, "kind": []},
+        {"call_id": "d", "name": "t", "args": {}, "iteration": 1, "error": ["boom"]}]}
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE runs SET header = ?", (header,))
+        conn.execute("INSERT INTO steps (run_id, position, data) VALUES ('hostile', 0, ?)",
+                     (json.dumps(step),))
         conn.execute("DELETE FROM trace_store_meta")
     conn.close()
     with TraceStore(path) as store:

@@ -331,9 +331,10 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         if term.get("detail"):
             line.append(safe(f" · {term['detail']}"), style="dim")
         console.print(line)
-        if trace.status in RETURNED_MEANINGS:  # an output that looks like an answer, is not
-            console.print(Text.assemble((f"status {trace.status}: ", "bold"), (
-                RETURNED_MEANINGS[trace.status], STATUS_STYLES[trace.status])))
+        said = RETURNED_MEANINGS.get(trace.status) if isinstance(trace.status, str) else None
+        if said:  # an output that looks like an answer, and is not one
+            console.print(Text.assemble((f"status {trace.status}: ", "bold"),
+                                        (said, STATUS_STYLES[trace.status])))
     elif trace.status in ("crashed", "running"):
         console.print(Text.assemble(("termination: ", "bold"), (
             "none: the run's process ended without finishing it" if trace.status == "crashed"

@@ -122,11 +122,8 @@ def _not_succeeded(result: RunResult[Any]) -> CallToolResult:
     still shown, marked; a client must not take it for the agent's answer)."""
     termination = result.termination
     why = termination.detail or termination.reason
-    text = f"The agent did not succeed (status {result.status}): {why}."
-    if result.paused:
-        waiting = ", ".join(f"{r.tool_name} [{r.call_id}]" for r in result.pending_approvals)
-        text += f" Calls wait for approval: {waiting}."
-    elif result.output is not None:
+    text = f"The agent did not succeed (status {result.status}): {why}."  # (paused: what waits)
+    if result.output is not None:
         text += f" Its answer, not to be trusted: {serialize_result(result.output)[0]}"
     return _result(text, {"status": result.status, "termination": termination.to_dict()},
                    True)

@@ -54,6 +54,6 @@ def termination_panel(trace: Trace) -> str:
     if term.get("limit"):
         parts.append(f"limit {esc(term['limit'])}")
     detail = f'<div class="sub">{esc(term["detail"])}</div>' if term.get("detail") else ""
-    said = RETURNED_MEANINGS.get(status)  # type: ignore[call-overload]
+    said = RETURNED_MEANINGS.get(status)
     meaning = f'<div class="meaning">{status_badge(status)} {said}</div>' if said else ""
     return f'<div class="{cls}" id="termination">{" · ".join(parts)}{detail}{meaning}</div>'

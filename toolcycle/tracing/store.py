@@ -38,6 +38,7 @@ from typing import Any
 from .._postgres import SQLConnection, connect, is_postgres_url
 from .._sqlite import create_schema, use_wal
 from ..messages import Usage
+from ..status import is_success
 from .recorder import TraceRecorder
 from .redaction import Redactor
 from .store_status import migrate_statuses
@@ -112,6 +113,11 @@ class TraceSummary:
     @property
     def duration_ms(self) -> float | None:
         return None if self.ended_at is None else (self.ended_at - self.started_at) * 1000.0
+
+    @property
+    def succeeded(self) -> bool:
+        """Whether the run did what was asked (``status == "success"``, docs/status.md)."""
+        return is_success(self.status)
 
 
 class TraceStore:

@@ -17,7 +17,8 @@ from ..messages import Usage
 from .values import approval_text, pause_rows
 
 #: Kinds of calls whose error observations are the run's own feedback (output validation).
-_OWN_KINDS = frozenset({"output", "submit"})
+#: A tuple: a kind read from a stored trace may be unhashable.
+_OWN_KINDS = ("output", "submit")
 
 
 @dataclass(slots=True)
@@ -191,8 +192,8 @@ class Trace:
         """The texts of the tool calls that failed, as the model saw them: what
         :func:`toolcycle.status.passes_tool_error` compares an answer with. The output tool's
         and ``submit``'s rejections are the run's own validation feedback, not a tool's."""
-        return [record.error for record in self.tool_calls
-                if record.error is not None and record.kind not in _OWN_KINDS]
+        return [record.error for record in self.tool_calls  # (a stored trace may hold any
+                if isinstance(record.error, str) and record.kind not in _OWN_KINDS]  # value)
 
     @property
     def own_usage(self) -> Usage:
