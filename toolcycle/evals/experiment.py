@@ -179,9 +179,6 @@ class Experiment:
 
         await asyncio.gather(*(runner() for _ in range(min(self.concurrency, len(todo)))))
 
-    def _cost(self, trace: Trace | None) -> float | None:
-        return _cost_of(trace, self.price_per_million)
-
     async def _record(self, outcome: Outcome) -> RunRecord:
         case = self.dataset[outcome.case]
         observed = outcome.observed()
@@ -192,7 +189,7 @@ class Experiment:
             trace.metadata["eval"] = {"experiment": self.name, "case": case.name,
                                       "repeat": outcome.repeat}
             self.trace_store.save(trace)
-        cost = self._cost(trace)
+        cost = _cost_of(trace, self.price_per_million)
         return RunRecord(
             case=case.name, repeat=outcome.repeat, succeeded=outcome.succeeded,
             status=outcome.status, scores=tuple(scores), output=outcome.output,
