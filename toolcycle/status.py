@@ -115,9 +115,9 @@ def passes_tool_error(output: Any, error_observations: Iterable[str]) -> bool:
 
     - it contains the error's whole text, and that text is at least half of the answer
       (the error, maybe with a short "Sorry:" around it); or
-    - at least two thirds of it, and at least 8 characters, is one stretch cut out of the
-      error (``ValueError: no such city`` out of ``Tool `x` failed: ValueError: no such
-      city``, or a bare ``not found``).
+    - at least two thirds of it is one stretch cut out of the error, a stretch of at least 8
+      characters and a third of the error (``ValueError: no such city`` out of ``Tool `x`
+      failed: ValueError: no such city``, or a bare ``not found`` for ``not found``).
 
     An answer that only *mentions* a failure ("the lookup failed, so I searched instead:
     21 °C") is neither, nor is a longer answer that quotes a short error or a name that an
@@ -136,8 +136,10 @@ def passes_tool_error(output: Any, error_observations: Iterable[str]) -> bool:
 def _passes(text: str, error: str) -> bool:
     if error in text:
         return 2 * len(error) >= len(text)
-    need = max(_MIN_CUT_CHARS, -(-2 * len(text) // 3))  # two thirds, rounded up
-    if need > len(text) or need > len(error) or len(text) > _MAX_CUT_SEARCH:
+    # two thirds of the answer and a third of the error, rounded up: a name an error quotes
+    # ("ambiguous city Paris, France or Paris, Texas") is not the error
+    need = max(_MIN_CUT_CHARS, -(-2 * len(text) // 3), -(-len(error) // 3))
+    if need > len(text) or len(text) > _MAX_CUT_SEARCH:
         return False
     # every stretch that long holds the answer's middle: one search rules most answers out
     if text[len(text) - need:need] not in error:

@@ -193,6 +193,9 @@ def test_a_short_error_quoted_in_a_longer_answer_is_not_a_pass_through() -> None
     assert not passes_tool_error("The order O-7781 shipped",
                                  ["Tool `track` failed: order O-7781 not found"])
     assert not passes_tool_error("21 C", ["Tool `t` failed: ValueError: sensor 21 offline"])
+    # the answer the error offered as a choice is an answer, not the error
+    assert not passes_tool_error("Paris, France", [
+        "Tool `geo` failed: ValueError: ambiguous city: Paris, France or Paris, Texas"])
     assert not passes_tool_error("", ["not found"]) and not passes_tool_error("x", [])
     loop: dict[str, Any] = {}
     loop["self"] = loop  # an output that refers to itself is read as its text, no crash
