@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcycle.evals import Dataset
+from toolcycle.evals import Dataset, read_records
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "evals.md").read_text(encoding="utf-8")
@@ -82,6 +82,10 @@ def test_the_bash_samples_run(index: int, checkout: Path) -> None:
     if index == 0:
         assert (checkout / "greetings.html").read_text().startswith("<!DOCTYPE html>")
         assert '"runs": 8' in (checkout / "greetings.json").read_text()
+    if index == 1:  # on Ray: every case once, scored on the driver, the same table
+        _, records = read_records(checkout / "greetings.ray.jsonl")
+        assert sorted(r.case for r in records) == ["ada", "full-name", "grace", "linus"]
+        assert "pass 0.75" in done.stdout
     if index == 2:
         assert "vs greetings.eval: pass 75% -> 75%" in done.stdout
     if index == 3:
