@@ -5,6 +5,7 @@ passed through, reads ``"success"``. Before, every run below that returned said 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -107,11 +108,21 @@ async def test_a_forced_answer_at_the_timeout_is_not_a_success(structured: bool)
 
 
 @pytest.mark.parametrize("structured", [False, True], ids=["text", "structured"])
-async def test_a_partial_result_is_not_a_success(structured: bool) -> None:
-    limits = Limits(max_iterations=2, on_limit="partial")
+@pytest.mark.parametrize("limit", sorted(LIMITS))
+async def test_a_partial_result_is_not_a_success(limit: str, structured: bool) -> None:
+    limits = replace(LIMITS[limit], on_limit="partial")
     result = await Agent(_looping("x"), tools=[ping], limits=limits,
                          output=Answer if structured else None).run("go")
+    assert result.termination.limit == limit
     assert result.partial and result.status == "partial" and not result.succeeded
+
+
+async def test_a_streamed_run_ends_with_its_status() -> None:
+    stream = Agent(_looping("made up"), tools=[ping], limits=LIMITS["max_iterations"]).stream(
+        "go")
+    events = [event async for event in stream]
+    assert isinstance(events[-1], RunSuccess) and events[-1].status == "forced"
+    assert stream.result is not None and stream.result.status == "forced"
 
 
 async def test_an_answer_on_its_own_is_a_success() -> None:
