@@ -3,8 +3,9 @@ old imports go on working, with a ``DeprecationWarning``."""
 
 import warnings
 
-from .agent.checks import *  # noqa: F403
-from .agent.checks import check_limits as check_limits
+from .agent.checks import check_limits, check_model_settings, check_tools
+
+__all__ = ["check_limits", "check_model_settings", "check_tools"]
 
 warnings.warn("toolcycle._agent_checks moved to toolcycle.agent.checks", DeprecationWarning,
               stacklevel=2)

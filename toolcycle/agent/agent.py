@@ -15,8 +15,6 @@ from typing import Any, Generic, Unpack
 
 from typing_extensions import TypeVar
 
-from ..agent_stream import AgentStream as AgentStream
-from ..agent_stream import thread_runner
 from ..approval import ApprovalAnswer, ApprovalPolicy
 from ..context import CancelToken
 from ..conversation import Conversation, check_run_conversation
@@ -27,7 +25,7 @@ from ..limits import Limits, resolve_limits
 from ..messages import Message
 from ..models import resolve_model
 from ..models.base import Model, ModelSettings, ToolDefinition
-from ..output import SUBMIT_TOOL_NAME, Output, as_output
+from ..output import Output, as_output
 from ..result import RunResult
 from ..run.approvals import resume_state
 from ..run.loop import run as run_loop
@@ -42,19 +40,24 @@ from ..run.toolsets import (
     selected,
     with_toolsets,
 )
-from ..task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from ..tools import Tool, ToolFunction, ToolOptions, ToolPolicy, Toolset
 from ..tracing.recorder import TRACE_HANDLERS, TraceSink
 from .checks import (
+    agent_settings,
     build_tools,
     check_limits,
     check_model_settings,
+    check_options,
     check_playbook,
     check_tool_selection,
     check_trace_store,
+    output_clashes,
     run_options,
     trace_sink,
 )
+from .stream import AgentStream as AgentStream
+from .stream import thread_runner
+from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .team import handoff_tools, member_tool
 
 DepsT = TypeVar("DepsT", default=Any)
@@ -77,7 +80,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     mapping of hook name to callable(s), or a list of those.
 
     ``input_type`` types a run's ``input=`` and ``instructions`` may be a template over its
-    fields or a callable of the run's context (:mod:`toolcycle.task_input`). ``approval`` is
+    fields or a callable of the run's context (:mod:`toolcycle.agent.task_input`). ``approval`` is
     the policy that decides tool calls (:mod:`toolcycle.approval`; calls of tools with
     ``requires_approval`` pause the run without one); ``snapshot_key`` signs paused runs'
     snapshots (HMAC). ``tool_selection`` offers each run only the tools related to its prompt
@@ -123,10 +126,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         problems.extend(task.problems if task is not None else ())
         if callable(instructions):
             problems.extend(check_callable_instructions(instructions))
-        for label, text in (("instructions", "" if callable(instructions) else instructions),
-                            ("name", name), ("description", description)):
-            if not isinstance(text, str):
-                problems.append(f"{label} must be a string, got {type(text).__name__}")
+        problems.extend(check_options(instructions, name, description, parallel_tools,
+                                      approval, snapshot_key))
         built_tools, toolsets = build_tools(tools, problems)
         for transfer in handoff_tools(handoffs, Agent, problems):  # transfer_to_<agent>
             if transfer.name in built_tools:
@@ -138,27 +139,16 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         except ConfigurationError as exc:
             problems.extend(exc.problems)
         if resolved_output is not None:
-            for reserved in (d.name for d in resolved_output.tool_definitions):
-                if reserved in built_tools:
-                    what = "submit tool" if reserved == SUBMIT_TOOL_NAME else "output tool"
-                    problems.append(f"tool {reserved!r} clashes with the {what}")
-        if not isinstance(parallel_tools, bool):
-            problems.append("parallel_tools must be True or False")
+            problems.extend(output_clashes(resolved_output, built_tools))
         resolved_callbacks, callback_problems = Callbacks.collect(callbacks)
         problems.extend(f"callbacks: {p}" for p in callback_problems)
         problems.extend(check_limits(limits))
         problems.extend(check_model_settings(model_settings))
         problems.extend(check_trace_store(trace_store))
         problems.extend(check_playbook(playbook))
-        if approval is not None and not callable(approval):
-            problems.append("approval must be a function (request, ctx) -> Approve() | "
-                            f"Deny(reason) | Defer(), got {type(approval).__name__}")
         problems.extend(check_tool_selection(tool_selection))
         guards, guard_problems = Guardrails.collect(guardrails)
         problems.extend(guard_problems)
-        if snapshot_key is not None and not (isinstance(snapshot_key, bytes | str)
-                                             and len(snapshot_key) >= 16):
-            problems.append("snapshot_key must be bytes or a string of at least 16 characters")
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -191,23 +181,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
             for t in built_tools.values()
         ) + resolved_output.tool_definitions
-        settings = model_settings or ModelSettings()
-        on_repeat, tool_choice = settings.on_repeat, settings.tool_choice
-        if resolved_output.submit_tool is not None and on_repeat == "none":
-            # Reflection: a text-protocol model that repeats its preview is asked to submit.
-            on_repeat = SUBMIT_TOOL_NAME
-        elif resolved_output.tool is not None and on_repeat == "none":
-            # Structured: a text answer cannot end the attempt, so a repeat is asked for the
-            # output instead (withdrawing the tools would only invite a text answer).
-            on_repeat = resolved_output.tool.name
-        if resolved_output.tool is not None and tool_choice == "auto":
-            # Structured: only a tool call can end the attempt, so none is optional. "auto"
-            # would let a grammar-constrained or native function-calling model answer in
-            # text, which is then rejected as INVALID_RESPONSE (measured: Qwen2.5-Coder-1.5B
-            # answered the README quickstart in prose three attempts running).
-            tool_choice = "required"
-        self.model_settings = replace(settings, tools=definitions, on_repeat=on_repeat,
-                                      tool_choice=tool_choice)
+        self.model_settings = agent_settings(model_settings, resolved_output, definitions)
         self._core = AgentCore(
             name=name,
             instructions=instructions if isinstance(instructions, str) else "",

@@ -24,8 +24,8 @@ from ..result import RunResult
 from ..run.loop import run as run_loop
 from ..run.state import AgentCore, RunState
 from ..run.team import HandoffTool, MemberTool, team_timeout
-from ..task_input import TaskInput
 from ..tools import TOOL_NAME_PATTERN, ToolPolicy, ToolSpec
+from .task_input import TaskInput
 
 
 class TeamAgent(Protocol):

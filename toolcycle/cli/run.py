@@ -25,7 +25,7 @@ from typing import Any
 
 from .._postgres import describe
 from .._safe_text import json_safe, terminal_safe
-from ..agent_stream import thread_runner
+from ..agent.stream import thread_runner
 from ..approval import ApprovalRequest, Defer
 from ..context import RunContext
 from ..errors import AgentError
