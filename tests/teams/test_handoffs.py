@@ -117,3 +117,33 @@ def test_bad_handoffs_are_configuration_errors() -> None:
 
     with pytest.raises(ConfigurationError, match="two tools are named"):
         Agent(ScriptedModel(["x"]), tools=[transfer_to_billing], handoffs=[billing])
+
+
+async def test_handoffs_guardrail_trips_and_the_loop_guard_are_events_on_the_run_span(
+) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from toolcycle import RunContext, ToolCall, tool_guardrail
+    from toolcycle.tracing.otel import OTelCallbacks
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+
+    @tool_guardrail(on="arguments")
+    def no_b(ctx: RunContext[Any], call: ToolCall) -> str | None:
+        return "no B" if call.arguments == {"order": "B"} else None
+
+    billing = Agent(ScriptedModel([call("refund", {"order": "B"})]
+                                  + [call("refund", {"order": "A"})] * 4 + ["done"]),
+                    tools=[refund], name="billing", guardrails=[no_b],
+                    limits=Limits(max_iterations=20, max_repeats=2))
+    triage = Agent(ScriptedModel([call("transfer_to_billing")]), handoffs=[billing],
+                   callbacks=OTelCallbacks(tracer_provider=provider),
+                   limits=Limits(max_iterations=20))
+    await triage.run("refunds")
+    [run] = [s for s in exporter.get_finished_spans() if s.name.startswith("invoke_agent")]
+    names = [e.name for e in run.events]
+    assert names[:2] == ["handoff", "guardrail"] and "loop_guard" in names

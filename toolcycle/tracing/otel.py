@@ -42,7 +42,10 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, Trac
 
 from ..events import (
     AttemptEnd,
+    GuardrailEvent,
+    HandoffEvent,
     IterationStart,
+    LoopGuardEvent,
     ModelResponseEvent,
     RunFailure,
     RunPaused,
@@ -285,6 +288,29 @@ class OTelCallbacks:
                     "error.type": event.code,
                 },
             )
+
+    def on_guardrail(self, event: GuardrailEvent) -> None:
+        """A guardrail tripped: an event on the run's span (docs/guardrails.md)."""
+        self._run_event("guardrail", {
+            "toolcycle.guardrail.kind": event.kind, "toolcycle.guardrail.name": event.name,
+            "toolcycle.guardrail.reason": event.reason[:_MAX_ATTRIBUTE_CHARS],
+            "toolcycle.guardrail.halted": event.halted,
+            "gen_ai.tool.call.id": event.call_id or ""})
+
+    def on_loop_guard(self, event: LoopGuardEvent) -> None:
+        self._run_event("loop_guard", {
+            "toolcycle.loop_guard.action": event.action, "gen_ai.tool.name": event.call.name,
+            "gen_ai.tool.call.id": event.call.id, "toolcycle.loop_guard.repeats": event.repeats})
+
+    def on_handoff(self, event: HandoffEvent) -> None:
+        self._run_event("handoff", {"toolcycle.handoff.from": event.from_agent,
+                                    "toolcycle.handoff.to": event.to_agent,
+                                    "toolcycle.iteration": event.iteration})
+
+    def _run_event(self, name: str, attributes: dict[str, Any]) -> None:
+        state = _CURRENT.get()
+        if state is not None:
+            state.run.add_event(name, attributes)
 
     # -- model requests and tool calls ----------------------------------------------------
 
