@@ -263,3 +263,47 @@ async def test_a_member_that_raises_a_structured_failure_keeps_the_team_well_for
     check_team(result)
     with pytest.raises(AgentError):
         await strict.run("direct")  # the agent still runs on its own
+
+
+async def test_the_teams_approval_policy_decides_a_members_calls() -> None:
+    from toolcycle import Approve, Deny
+
+    @tool(requires_approval=True)
+    def delete(path: str) -> str:
+        """Delete a file."""
+        return f"deleted {path}"
+
+    def policy(request: Any, ctx: Any) -> Any:
+        path = request.arguments.get("path", "")  # (the janitor's own call has none)
+        return Deny("system files are off limits") if path.startswith("/etc") else Approve()
+
+    janitor = Agent(ScriptedModel([[call("delete", {"path": "/etc/passwd"}),
+                                    call("delete", {"path": "/tmp/a"})], "cleaned /tmp/a"]),
+                    tools=[delete], name="janitor")
+    boss = Agent(ScriptedModel([call("janitor", {"input": "clean up"}), "done"]),
+                 tools=[janitor.as_tool()], approval=policy)
+    result = await boss.run("tidy")
+    member = result.runs[0]
+    assert [c.error or c.result for c in member.tool_calls[:2]] == [
+        "system files are off limits", "deleted /tmp/a"]
+    assert member.tool_calls[0].approval is not None
+    assert member.tool_calls[0].approval["by"] == "policy"
+    check_team(result)
+
+
+async def test_a_members_call_that_would_wait_for_a_person_is_denied() -> None:
+    @tool(requires_approval=True)
+    def delete(path: str) -> str:
+        """Delete a file."""
+        return f"deleted {path}"
+
+    janitor = Agent(ScriptedModel([call("delete", {"path": "/tmp/a"}), "I may not delete"]),
+                    tools=[delete, lookup], name="janitor")
+    boss = Agent(ScriptedModel([call("janitor", {"input": "clean up"}), "could not"]),
+                 tools=[janitor.as_tool()])
+    result = await boss.run("tidy")
+    assert result.tool_calls[0].result == "I may not delete"
+    denied = result.runs[0].tool_calls[0]
+    assert denied.error is not None and "cannot wait for a person" in denied.error
+    assert result.runs[0].status == "success"
+    check_team(result)

@@ -6,15 +6,28 @@ the called agent's run. With ``input_type`` the tool's parameters are the input'
 (an object input) or ``{"input": <schema>}`` (any other type), and the arguments are
 validated as the input; without, the tool takes ``{"input": "<the task, in words>"}``, the
 called agent's user prompt. The called agent's output (structured or text) is the call's value.
+A called agent without an approval policy of its own has its calls decided by the calling
+agent's (the team's) policy; a call that would wait for a person is denied instead
+(:func:`member_policy`).
 """
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
-from ..context import CancelToken
+from ..approval import (
+    ApprovalPolicy,
+    ApprovalRequest,
+    Approve,
+    Decision,
+    Defer,
+    Deny,
+)
+from ..context import CancelToken, RunContext
 from ..errors import ConfigurationError
 from ..events import Callbacks, Event
 from ..limits import Limits
@@ -48,7 +61,8 @@ class TeamAgent(Protocol):
     def _run_limits(self, limits: Limits | None) -> Limits: ...
     def _new_state(self, user_prompt: str | None, deps: Any, message_history: None,
                    limits: Limits | None, cancel_token: CancelToken | None, callbacks: None,
-                   run_id: str | None, sink: Callable[[Event], None] | None, *,
+                   run_id: str | None, sink: Callable[[Event], None] | None,
+                   core: AgentCore | None = None, settings: ModelSettings | None = None, *,
                    task_input: Any, listeners: Callbacks | None,
                    parent_call: tuple[str, str] | None) -> RunState: ...
 
@@ -75,10 +89,14 @@ class AgentMember:
             prompt, value = None, arguments["input"] if self.wrapped else arguments
         resolved = agent._run_limits(None)
         timeout = team_timeout(parent, resolved.timeout)
+        core, settings = agent._own_core()
+        if core.gated:  # its own policy, else the team's, and never a person (see member_policy)
+            core = replace(core, approval=member_policy(
+                core.approval or parent.setup.core.approval), gated=True)
         state = agent._new_state(
             prompt, parent.ctx.deps, None,
             None if timeout == resolved.timeout else Limits(timeout=timeout), cancel_token,
-            None, uuid.uuid4().hex, parent.emitter.sink, task_input=value,
+            None, uuid.uuid4().hex, parent.emitter.sink, core, settings, task_input=value,
             listeners=parent.listeners, parent_call=(parent.setup.run_id, call.id))
         state.ancestors = (*parent.ancestors, parent)
         return state
@@ -118,6 +136,26 @@ def _parameters(agent: TeamAgent) -> tuple[dict[str, Any], bool]:
         return schema, False
     return {"type": "object", "properties": {"input": schema}, "required": ["input"],
             **({"$defs": schema["$defs"]} if "$defs" in schema else {})}, True
+
+
+#: Why a called agent's call that needed a person was denied.
+NO_PERSON = ("denied: an agent called as a tool cannot wait for a person's approval (give the "
+             "calling agent an approval policy that decides this call)")
+
+
+def member_policy(policy: ApprovalPolicy | None) -> ApprovalPolicy:
+    """How a called agent's calls are decided: by ``policy`` (its own, else the team's), with
+    a call that would wait for a person (``Defer``, or no policy for a tool with
+    ``requires_approval``) denied. Why: a paused member would leave its call, and the calling
+    run's, unanswered, and one snapshot cannot resume a team yet (docs/teams.md)."""
+    async def decide(request: ApprovalRequest, ctx: RunContext[Any]) -> Decision:
+        if policy is None:
+            return Deny(NO_PERSON) if request.requires_approval else Approve()
+        decision = policy(request, ctx)
+        if inspect.isawaitable(decision):
+            decision = await decision
+        return Deny(NO_PERSON) if isinstance(decision, Defer) else decision
+    return decide
 
 
 class AgentHandoff:
