@@ -173,29 +173,6 @@ def test_page_samples_run_against_the_test_server(
         assert server.remaining == 0, f"{page}: the samples made fewer requests than scripted"
 
 
-@pytest.mark.real_model
-@pytest.mark.parametrize("page", ON_LOCAL)
-def test_page_samples_run_on_the_local_model(
-    page: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    report = run_page(ALL[page], tmp_path, _scratch_directory(tmp_path))
-    with capsys.disabled():
-        print("\n" + "\n".join(report))
-
-
-@pytest.mark.real_model
-def test_readme_quickstart_answers_on_the_local_model(tmp_path: Path) -> None:
-    """The README says to swap the model string for local:qwen2.5-coder-1.5b "without touching
-    the rest": the quickstart, so changed, returns a valid Answer (new-01)."""
-    [quickstart] = ALL["README.md"]
-    code = quickstart.code.replace('"openai:gpt-4o-mini"', '"local:qwen2.5-coder-1.5b"')
-    assert code != quickstart.code
-    code += ("\nassert isinstance(result.output, Answer), result.trace.render()"
-             "\nassert result.output.city == 'Paris'"
-             "\nassert 'paris' in result.output.summary.lower()\n")
-    run_script(code, tmp_path, "quickstart.py", _scratch_directory(tmp_path), timeout=600)
-
-
 def test_a_sample_is_a_whole_script() -> None:
     """No sample relies on an await outside a function (a script cannot run it), not even one
     that cannot run here, and each continuation follows a sample."""
