@@ -22,6 +22,8 @@ help:
 	@echo "             playbook-offers campaign, 300 runs against hostile MCP servers, and 20,000"
 	@echo "             random replies per text protocol) and print the counts"
 	@echo "make conformance - all 800 BFCL multi-turn tasks on every wire (make test samples them)"
+	@echo "make postgres-start / postgres-stop - a throwaway PostgreSQL server on 127.0.0.1:54329"
+	@echo "             for the docs that need one (prints the DATABASE_URL to export)"
 
 $(VENV)/.created:
 	@if [ -z "$(PYTHON312)" ]; then \
