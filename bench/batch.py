@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.batch.batch_tools import SPEC  # noqa: E402
 from toolcycle.batch import BatchRecipe, run_batch  # noqa: E402
-from toolcycle.batch.records import read_inputs  # noqa: E402
+from toolcycle.batch.inputs import read_inputs  # noqa: E402
 from toolcycle.batch.worker import agent_for  # noqa: E402
 from toolcycle.limits import Limits  # noqa: E402
 

@@ -1,161 +1,164 @@
-"""The batch's files: input lines in, one output record per input line out, in input order.
+"""The batch's records and how the output file is read back: the latest record per input wins.
 
-Why keys are a line number plus a content hash: a rerun must skip what the last run finished
-(resumability) but must not skip a line whose text changed since, and two identical lines are
-two inputs. An output file that holds a record for a key the inputs no longer have was written
-for other inputs: the batch refuses to mix them rather than guess.
+Why the output file is a journal: each record is appended the moment its run ends (see
+:mod:`.journal`), in the order runs finish, so a kill loses no finished run. The order users
+expect is restored twice: by :func:`read_records` (records by input line, whatever the file's
+order) and by the batch itself, which rewrites the file in input order once every input has a
+record. A killed batch's file is therefore in finish order until the batch is run again.
 
-Why the writer keeps input order with a prefix: records are appended only once every earlier
-pending input has its record, so a batch killed at any point leaves an output file that is
-the finished records in input order, at most followed by one torn line (a write cut short).
-A rerun drops that torn line and appends the rest, so the file stays in input order and no
-record is written twice.
+Why a record can be superseded: ``--retry-errors`` reruns a failed input and ``--resume``
+continues a paused one; the new record is appended with ``attempt`` one higher than the record
+it replaces. Reading keeps, per input key, the record with the highest ``attempt`` (the later
+one on a tie), so a file read mid-batch never shows an input twice, and the final rewrite
+drops the superseded records.
+
+Why ``resuming`` entries: before a paused run is resumed, an entry with that status is
+appended and synced. If the batch dies during the resume, the next batch finds it as the
+input's latest entry, knows the snapshot was consumed (its approved calls may have run), and
+records an error rather than resuming the same snapshot a second time.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from ..errors import ToolcycleError
+from .inputs import BatchFileError, InputLine
+
+#: A resume of this input's paused run has started (a journal entry, never a final record).
+RESUMING = "resuming"
+#: Statuses ``--retry-errors`` does not rerun: done, waiting for a person, or a line that can
+#: only fail the same way again (an edited line has a new key and runs anyway).
+NOT_RETRIED = frozenset({"success", "paused", "malformed", RESUMING})
 
 
-class BatchFileError(ToolcycleError, ValueError):
-    """The inputs or the output file cannot be used (a message says which line and why)."""
+def base_record(item: InputLine, status: str, attempt: int) -> dict[str, Any]:
+    """Every field a record has, in the order the file shows them."""
+    return {"line": item.line, "key": item.key, "id": item.id, "status": status,
+            "attempt": attempt, "output": None, "termination": None, "usage": None,
+            "run_id": None, "error": None, "pending": None, "snapshot": None}
+
+
+def error_record(item: InputLine, message: str, status: str = "error",
+                 attempt: int = 1) -> dict[str, Any]:
+    record = base_record(item, status, attempt)
+    record["error"] = message
+    return record
 
 
 @dataclass(frozen=True, slots=True)
-class InputLine:
-    """One non-blank line of the inputs: where it is, its key, and what to run (or why not)."""
+class Entry:
+    """Where an input's latest entry is in the output file, and what it says."""
 
     line: int
     key: str
-    value: Any = None
-    id: Any = None
-    problem: str | None = None
+    status: str
+    attempt: int
+    offset: int
+    length: int
 
 
-def line_key(line: int, text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return f"{line}:{digest}"
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """What an output file holds: each input key's latest entry.
 
-
-def parse_input(line: int, text: str) -> InputLine:
-    """A line is a JSON string (the user's message) or an object with ``input`` (a message, or
-    a task input for a spec with an input schema) and an optional ``id`` copied to the output."""
-    key = line_key(line, text)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return InputLine(line, key, problem=f"line {line}: not JSON ({exc})")
-    if isinstance(data, str):
-        return InputLine(line, key, value=data)
-    if isinstance(data, dict) and "input" in data:
-        return InputLine(line, key, value=data["input"], id=data.get("id"))
-    return InputLine(line, key, problem=(f"line {line}: expected a JSON string or an object "
-                                         f"with an 'input' field, got {type(data).__name__}"))
-
-
-def read_inputs(path: str | os.PathLike[str]) -> list[InputLine]:
-    """Every non-blank line of the inputs file, numbered from 1 as an editor shows them."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return [parse_input(number, text.rstrip("\r\n"))
-                    for number, text in enumerate(handle, start=1) if text.strip()]
-    except FileNotFoundError as exc:
-        raise BatchFileError(f"no such inputs file: {path}") from exc
-
-
-def read_done(path: str | os.PathLike[str], inputs: list[InputLine]) -> set[str]:
-    """The keys the output file already has a record for.
-
-    A torn last line (a batch killed mid-write) is cut off the file; a bad line anywhere else,
-    or a record whose key matches no input line, raises :class:`BatchFileError`.
+    ``canonical``: the file is already one record per input in input order, nothing
+    superseded (the rewrite at the end of a batch would change nothing).
     """
+
+    latest: dict[str, Entry]
+    canonical: bool
+
+
+def _lines(data: bytes) -> Iterable[tuple[int, int, bytes]]:
+    """(1-based number, offset, bytes) of each whole line; an unterminated tail is left out."""
+    offset = 0
+    number = 0
+    while True:
+        end = data.find(b"\n", offset)
+        if end < 0:
+            return
+        number += 1
+        yield number, offset, data[offset:end]
+        offset = end + 1
+
+
+def _entry(raw: bytes, offset: int) -> Entry | None:
+    try:
+        record = json.loads(raw)
+        key, status, line = record["key"], record["status"], record["line"]
+        attempt = record.get("attempt", 1)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+    if not (isinstance(key, str) and isinstance(status, str) and isinstance(line, int)
+            and isinstance(attempt, int)):
+        return None
+    return Entry(line, key, status, attempt, offset, len(raw))
+
+
+def _scan(path: Path, data: bytes) -> tuple[dict[str, Entry], bool, int]:
+    """The latest entry per key, whether the file is canonical, and the length of its whole
+    lines (a torn last line, a write cut short by a kill, ends there)."""
+    latest: dict[str, Entry] = {}
+    canonical = True
+    last_line = 0
+    whole = 0
+    for number, offset, raw in _lines(data):
+        whole = offset + len(raw) + 1
+        entry = _entry(raw, offset)
+        if entry is None:
+            raise BatchFileError(f"{path}: line {number} is not an output record")
+        before = latest.get(entry.key)
+        if before is None or entry.attempt >= before.attempt:
+            latest[entry.key] = entry
+        canonical = canonical and before is None and entry.line > last_line \
+            and entry.status != RESUMING
+        last_line = entry.line
+    return latest, canonical, whole
+
+
+def read_journal(path: str | os.PathLike[str], inputs: list[InputLine]) -> Journal:
+    """Read the output file of a batch about to run (it holds the lock): a torn last line is
+    cut off the file; a bad line anywhere else, or a record whose key matches no input line,
+    raises :class:`BatchFileError`."""
     target = Path(path)
     if not target.exists():
-        return set()
+        return Journal({}, True)
     data = target.read_bytes()
-    keep = len(data)
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    elif lines:  # no newline at the end: the last write was cut short
-        keep = len(data) - len(lines[-1])
-        lines.pop()
+    latest, canonical, whole = _scan(target, data)
     known = {item.key for item in inputs}
-    done: set[str] = set()
-    for number, raw in enumerate(lines, start=1):
-        try:
-            key = json.loads(raw)["key"]
-        except (ValueError, KeyError, TypeError) as exc:
-            if number == len(lines) and raw.strip() and not _complete_json(raw):
-                keep = sum(len(line) + 1 for line in lines[:-1])
-                break
-            raise BatchFileError(f"{path}: line {number} is not an output record") from exc
-        if key not in known:
+    for entry in sorted(latest.values(), key=lambda e: e.offset):
+        if entry.key not in known:
             raise BatchFileError(
-                f"{path}: line {number} has a record for input {key!r}, which the inputs file "
-                "no longer has (written for other inputs?); choose another --out")
-        done.add(key)
-    if keep < len(data):
+                f"{path}: line {entry.line} has a record for input {entry.key!r}, which the "
+                "inputs file no longer has (written for other inputs?); choose another --out")
+    if whole < len(data):
         with open(target, "r+b") as handle:
-            handle.truncate(keep)
-    return done
+            handle.truncate(whole)
+            os.fsync(handle.fileno())
+    return Journal(latest, canonical and len(latest) == len(known))
 
 
-def _complete_json(raw: bytes) -> bool:
-    try:
-        json.loads(raw)
-    except ValueError:
-        return False
-    return True
+def load(path: str | os.PathLike[str], entry: Entry) -> dict[str, Any]:
+    """The whole record of an entry (its snapshot included)."""
+    with open(path, "rb") as handle:
+        handle.seek(entry.offset)
+        record: dict[str, Any] = json.loads(handle.read(entry.length))
+    return record
 
 
-def error_record(item: InputLine, message: str, status: str = "error") -> dict[str, Any]:
-    return {"line": item.line, "key": item.key, "id": item.id, "status": status,
-            "output": None, "termination": None, "usage": None, "run_id": None,
-            "error": message}
+def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The records of a batch's output file, one per input (its latest), in input order.
 
-
-@dataclass
-class OrderedWriter:
-    """Appends records in the order of ``pending`` (the inputs still to do), each as soon as
-    every earlier pending input has its record; flushed after each append."""
-
-    handle: TextIO
-    pending: list[str]
-    _waiting: dict[str, dict[str, Any]] = field(default_factory=dict)
-    _seen: set[str] = field(default_factory=set)
-    _next: int = 0
-    written: int = 0
-
-    def add(self, record: dict[str, Any]) -> bool:
-        """Take a record; False (and nothing written) for a key that already has one."""
-        key = record["key"]
-        if key in self._seen:
-            return False  # a retried task's second answer: the first one stands
-        self._seen.add(key)
-        self._waiting[key] = record
-        lines: list[str] = []
-        while self._next < len(self.pending) and self.pending[self._next] in self._waiting:
-            done = self._waiting.pop(self.pending[self._next])
-            lines.append(json.dumps(done, ensure_ascii=False, default=str) + "\n")
-            self._next += 1
-        if lines:
-            self.handle.write("".join(lines))
-            self.handle.flush()
-            self.written += len(lines)
-        return True
-
-    @property
-    def complete(self) -> bool:
-        return self._next == len(self.pending)
-
-    def missing(self) -> Iterator[str]:
-        return iter(self.pending[self._next:])
+    Use it to read a file a batch is still writing or one a kill interrupted (in finish order
+    there, with superseded records). A torn last line is ignored, not cut.
+    """
+    target = Path(path)
+    data = target.read_bytes()
+    latest, _, _ = _scan(target, data)
+    return [json.loads(data[e.offset:e.offset + e.length])
+            for e in sorted(latest.values(), key=lambda e: e.line)]

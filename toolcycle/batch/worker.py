@@ -8,7 +8,9 @@ model string and the stores' paths or ``postgresql://`` URLs. Each process binds
 
 Every way an input can fail becomes an error record, never a lost input: a run that raises
 keeps its run id, usage and termination (from the error's partial result), and anything else
-(a tool module that crashes the loop, a bug) is recorded with its type and message.
+(a tool module that crashes the loop, a bug) is recorded with its type and message. A run that
+pauses for approval keeps its pending calls and snapshot in its record, so that a later
+``--resume`` with a person's decisions (:class:`Resumption`) continues it as the same run.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..approval import ApprovalAnswer
 from ..errors import AgentError
 from ..limits import Limits
-from .records import InputLine, error_record
+from .inputs import InputLine
+from .records import base_record, error_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,27 +112,52 @@ def check_tools(recipe: BatchRecipe) -> None:
         raise ConfigurationError(problems, subject=f"binding of agent spec {spec.name!r}")
 
 
-async def run_input(agent: Any, recipe: BatchRecipe, item: InputLine) -> dict[str, Any]:
-    """The output record of one input line (never raises, except on cancellation)."""
+@dataclass(frozen=True, slots=True)
+class Resumption:
+    """A paused run to continue: its snapshot and a person's answer for every pending call."""
+
+    snapshot: dict[str, Any]
+    approvals: dict[str, ApprovalAnswer]
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """One run a batch hands out: an input line, the attempt its record will carry, and the
+    paused run it continues (None: a fresh run)."""
+
+    item: InputLine
+    attempt: int = 1
+    resume: Resumption | None = None
+
+
+async def run_input(agent: Any, recipe: BatchRecipe, work: Work) -> dict[str, Any]:
+    """The output record of one piece of work (never raises, except on cancellation)."""
+    item = work.item
     if item.problem is not None:
-        return error_record(item, item.problem, status="malformed")
+        return error_record(item, item.problem, status="malformed", attempt=work.attempt)
     limits = Limits(max_iterations=recipe.max_iterations) if recipe.max_iterations else None
     try:
-        if isinstance(item.value, str):
+        if work.resume is not None:
+            result = await agent.resume(work.resume.snapshot, work.resume.approvals)
+        elif isinstance(item.value, str):
             result = await agent.run(item.value, limits=limits)
         else:
             result = await agent.run(input=item.value, limits=limits)
     except AgentError as exc:
-        record = error_record(item, f"{type(exc).__name__}: {exc}")
+        record = error_record(item, f"{type(exc).__name__}: {exc}", attempt=work.attempt)
         if exc.result is not None:
             record.update(run_id=exc.result.run_id, usage=exc.result.usage.to_dict(),
                           termination=exc.result.termination.to_dict())
         return record
     except Exception as exc:  # a crash of this input must not take the batch down
-        return error_record(item, f"{type(exc).__name__}: {exc}")
-    return {"line": item.line, "key": item.key, "id": item.id, "status": result.status,
-            "output": _plain(result.output), "termination": result.termination.to_dict(),
-            "usage": result.usage.to_dict(), "run_id": result.run_id, "error": None}
+        return error_record(item, f"{type(exc).__name__}: {exc}", attempt=work.attempt)
+    record = base_record(item, result.status, work.attempt)
+    record.update(output=_plain(result.output), termination=result.termination.to_dict(),
+                  usage=result.usage.to_dict(), run_id=result.run_id)
+    if result.status == "paused":  # what resuming needs: the calls to decide and the state
+        record.update(pending=[request.to_dict() for request in result.pending_approvals],
+                      snapshot=result.snapshot)
+    return record
 
 
 def _plain(value: Any) -> Any:
@@ -138,7 +167,7 @@ def _plain(value: Any) -> Any:
 
 
 def run_chunk(
-    recipe: BatchRecipe, items: list[InputLine], concurrency: int
+    recipe: BatchRecipe, works: list[Work], concurrency: int
 ) -> list[dict[str, Any]]:
     """Run a chunk of inputs in this process (a Ray task's body), ``concurrency`` at a time.
 
@@ -148,17 +177,18 @@ def run_chunk(
     try:
         agent, playbook = agent_for(recipe)
     except Exception as exc:
-        return [error_record(item, f"cannot bind the spec on worker {os.uname().nodename}: "
-                                   f"{type(exc).__name__}: {exc}") for item in items]
+        return [error_record(work.item, f"cannot bind the spec on worker "
+                                        f"{os.uname().nodename}: {type(exc).__name__}: {exc}",
+                             attempt=work.attempt) for work in works]
 
     async def run_all() -> list[dict[str, Any]]:
         gate = asyncio.Semaphore(max(1, concurrency))
 
-        async def one(item: InputLine) -> dict[str, Any]:
+        async def one(work: Work) -> dict[str, Any]:
             async with gate:
-                return await run_input(agent, recipe, item)
+                return await run_input(agent, recipe, work)
 
-        return list(await asyncio.gather(*(one(item) for item in items)))
+        return list(await asyncio.gather(*(one(work) for work in works)))
 
     records = asyncio.run(run_all())
     if playbook is not None:
