@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import ray
 
-from toolcycle.batch import BatchFileError, BatchRecipe, run_batch
+from toolcycle.batch import BatchFileError, BatchRecipe, read_records, run_batch
 from toolcycle.errors import ConfigurationError
 from toolcycle.playbook import open_store
 from toolcycle.tracing.store import TraceStore
@@ -47,7 +47,8 @@ def write_inputs(path: Path, count: int, malformed: tuple[int, ...] = ()) -> lis
     return words
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def file_records(path: Path) -> list[dict[str, Any]]:
+    """The file's lines as they are (the batch's ``read_records`` orders and dedupes)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
@@ -84,7 +85,7 @@ def test_500_inputs_give_the_same_records_on_asyncio_and_on_ray(
     there = run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "ray.jsonl", ray=True,
                       chunk_size=25)
 
-    local, on_ray = read_records(tmp_path / "local.jsonl"), read_records(tmp_path / "ray.jsonl")
+    local, on_ray = file_records(tmp_path / "local.jsonl"), file_records(tmp_path / "ray.jsonl")
     assert comparable(local) == comparable(on_ray)
     assert [r["line"] for r in local] == list(range(1, 501))  # in input order
     for record, word in zip(local, words, strict=True):
@@ -121,7 +122,7 @@ def test_a_crashing_input_is_an_error_record_and_the_batch_goes_on(
     (tmp_path / "in.jsonl").write_text('"a"\n{"input": {"not": "a message"}}\n"b"\n')
     recipe = BatchRecipe.from_files(str(spec), TOOLS, model=MODEL)
     report = run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl")
-    records = read_records(tmp_path / "out.jsonl")
+    records = file_records(tmp_path / "out.jsonl")
     assert [r["status"] for r in records] == ["success", "error", "success"]
     assert records[1]["error"] and records[1]["output"] is None
     assert report.errors == 1
@@ -142,12 +143,12 @@ def test_a_torn_last_line_is_cut_and_its_input_rerun(spec: Path, tmp_path: Path)
     write_inputs(tmp_path / "in.jsonl", 5)
     recipe = BatchRecipe.from_files(str(spec), TOOLS, model=MODEL)
     run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl")
-    whole = read_records(tmp_path / "out.jsonl")
+    whole = file_records(tmp_path / "out.jsonl")
     text = (tmp_path / "out.jsonl").read_text()
     (tmp_path / "out.jsonl").write_text(text[: text.rindex('{"line": 4')] + '{"line": 4, "ke')
     report = run_batch(recipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl")
     assert (report.skipped, report.written) == (3, 2)
-    assert comparable(read_records(tmp_path / "out.jsonl")) == comparable(whole)
+    assert comparable(file_records(tmp_path / "out.jsonl")) == comparable(whole)
 
 
 def test_an_out_file_written_for_other_inputs_is_refused(spec: Path, tmp_path: Path) -> None:
@@ -176,7 +177,7 @@ def test_a_batch_killed_mid_run_resumes_without_losing_or_doubling(
         os.kill(batch.pid, signal.SIGKILL)
     finally:
         batch.wait(10)
-    first = read_records(out)  # whole lines only (a torn one is not possible: see below)
+    first = read_records(out)  # whole lines only, in finish order (a torn one: see below)
     assert 20 <= len(first) < 120, "the batch was not interrupted mid-run"
     with out.open("a") as handle:  # what a kill during a write leaves
         handle.write('{"line": 999, "key": "99')
@@ -184,14 +185,38 @@ def test_a_batch_killed_mid_run_resumes_without_losing_or_doubling(
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert f"({len(first)} already there" in done.stderr
-    records = read_records(out)
+    records = file_records(out)
     assert [r["line"] for r in records] == list(range(1, 121))  # each once, in order
-    assert records[: len(first)] == first  # kept as written
+    kept = {r["key"]: r for r in records}
+    assert all(kept[r["key"]] == r for r in first)  # kept as written
     for record, word in zip(records, words, strict=True):
         if record["line"] == 40:
             assert record["status"] == "malformed"
         else:
             assert record["output"] == f"answer {word}:{len(word)}"
+
+
+def test_a_paused_input_resumes_on_ray_as_on_asyncio(
+        tmp_path: Path, local_ray: None) -> None:
+    from toolcycle.batch import BatchApprovals
+
+    from . import approval_tools
+
+    spec = tmp_path / "eraser.json"
+    spec.write_text(json.dumps(approval_tools.SPEC), encoding="utf-8")
+    (tmp_path / "in.jsonl").write_text('"a"\n"erase-me"\n"b"\n', encoding="utf-8")
+    recipe = BatchRecipe.from_files(str(spec), ["tests.batch.approval_tools"],
+                                    model="python:tests.batch.approval_tools:model")
+    out = tmp_path / "out.jsonl"
+    first = run_batch(recipe, tmp_path / "in.jsonl", out, ray=True, chunk_size=2)
+    assert first.statuses == {"paused": 1, "success": 2}
+    paused = read_records(out)[1]
+    assert paused["snapshot"] and paused["pending"][0]["tool_name"] == "erase"
+    resumed = run_batch(recipe, tmp_path / "in.jsonl", out, ray=True,
+                        approvals=BatchApprovals.from_options(["all"], []))
+    assert (resumed.resumed, resumed.statuses) == (1, {"success": 3})
+    record = read_records(out)[1]
+    assert (record["output"], record["run_id"]) == ("answer erased erase-me", paused["run_id"])
 
 
 def test_tools_that_do_not_bind_are_refused_before_ray_starts(

@@ -21,7 +21,7 @@ from toolcycle.tracing.store import TraceStore
 
 from .batch_tools import SPEC
 from .ray_cluster import TwoNodeCluster
-from .test_batch import MODEL, TOOLS, read_records, write_inputs
+from .test_batch import MODEL, TOOLS, file_records, write_inputs
 
 
 def test_a_node_killed_mid_batch_loses_and_doubles_nothing(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_a_node_killed_mid_batch_loses_and_doubles_nothing(tmp_path: Path) -> No
         assert not runner.is_alive() and not failures, failures
     finally:
         cluster.stop()
-    records = read_records(out)
+    records = file_records(out)
     assert [r["line"] for r in records] == list(range(1, 201))  # each once, in order
     for record, word in zip(records, words, strict=True):
         assert record["status"] == "success", record
