@@ -19,8 +19,9 @@ help:
 	@echo "make test   - set up .venv and run ruff, mypy --strict and the whole test suite"
 	@echo "make bench  - run the benchmarks under bench/"
 	@echo "make fuzz   - run the engine's invariant fuzzer on 100,000 seeds (and 20,000 of the"
-	@echo "             playbook-offers campaign, 300 runs against hostile MCP servers, and 20,000"
-	@echo "             random replies per text protocol) and print the counts"
+	@echo "             playbook-offers campaign, 300 runs against hostile MCP servers, 200 rounds"
+	@echo "             of killed and resumed batches, and 20,000 random replies per text protocol)"
+	@echo "             and print the counts"
 	@echo "make conformance - all 800 BFCL multi-turn tasks on every wire (make test samples them)"
 	@echo "make postgres-start / postgres-stop - a throwaway PostgreSQL server on 127.0.0.1:54329"
 	@echo "             for the docs that need one (prints the DATABASE_URL to export)"
@@ -168,6 +169,7 @@ fuzz: dev
 	$(PY) -m tests.fuzz.engine --runs 20000 --offer-focus --classes-only
 	$(PY) -m tests.fuzz.mcp --runs 300
 	TOOLCYCLE_PROTOCOL_FUZZ=20000 $(VENV)/bin/pytest -q -p no:cacheprovider tests/local/test_protocol_fuzz.py
+	$(PY) -m tests.batch.kill_fuzz --rounds 200
 	TOOLCYCLE_REAL_FUZZ=300 TOOLCYCLE_REAL_FUZZ_SEED=1000000 $(VENV)/bin/pytest -q -p no:cacheprovider tests/local/test_real_model_fuzz.py
 
 # All 800 BFCL multi-turn tasks on every wire (make test replays every 4th and the known mismatches)

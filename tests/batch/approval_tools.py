@@ -6,6 +6,8 @@ others up; after the erase call's observation it answers with it (a denial inclu
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 from toolcycle import tool
@@ -36,9 +38,11 @@ def lookup(word: str) -> str:
 
 @tool(requires_approval=True)
 def erase(word: str) -> str:
-    """Erases a word (notes ``erased WORD`` in $BATCH_TEST_EFFECTS; ``erase-wait`` words wait
-    for the test's gate after noting)."""
+    """Erases a word (notes ``erased WORD`` in $BATCH_TEST_EFFECTS, then waits $BATCH_TEST_SLOW
+    seconds; ``erase-wait`` words wait for the test's gate after noting)."""
     note("BATCH_TEST_EFFECTS", f"erased {word}")
+    if os.environ.get("BATCH_TEST_SLOW"):
+        time.sleep(10 * float(os.environ["BATCH_TEST_SLOW"]))  # a kill may land in between
     wait_for_gate(word.removeprefix("erase-"))
     return f"erased {word}"
 
