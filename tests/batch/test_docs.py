@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from doc_scripts import run_script
 
+from toolcycle.batch import read_records
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
 
@@ -40,22 +42,43 @@ EXPECTED = ["Hello, Ada! Nice to meet you.", "Hello, Grace! Nice to meet you.",
             "Hello, Linus! Nice to meet you."]
 
 
-@pytest.mark.parametrize("index", range(2))
-def test_the_bash_samples_run(index: int, checkout: Path) -> None:
-    command = shlex.split(_blocks("bash")[index].replace("\\\n", " "))
+def _run(block: str, checkout: Path) -> tuple[Path, str]:
+    """Run one ``toolcycle`` command of the docs; its --out file and its stderr."""
+    command = shlex.split(block.replace("\\\n", " "))
     assert command[0] == "toolcycle"
     done = subprocess.run([sys.executable, "-m", "toolcycle", *command[1:]], cwd=checkout,
                           capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(checkout)})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(checkout), str(ROOT), os.environ.get("PYTHONPATH", "")])})
     assert done.returncode == 0, done.stderr
-    out = command[command.index("--out") + 1]
-    assert _greeted(checkout / out) == EXPECTED
+    return checkout / command[command.index("--out") + 1], done.stderr
+
+
+GREETING_BLOCKS = [b for b in _blocks("bash") if "hello_approval_tools" not in b]
+APPROVAL_BLOCKS = [b for b in _blocks("bash") if "hello_approval_tools" in b]
+
+
+@pytest.mark.parametrize("index", range(len(GREETING_BLOCKS)))
+def test_the_bash_samples_run(index: int, checkout: Path) -> None:
+    out, _ = _run(GREETING_BLOCKS[index], checkout)
+    assert _greeted(out) == EXPECTED
+
+
+def test_the_paused_inputs_sample_pauses_then_greets_once_approved(checkout: Path) -> None:
+    first, approve = APPROVAL_BLOCKS
+    out, said = _run(first, checkout)
+    assert "3 paused inputs wait for approval" in said
+    assert [r["status"] for r in read_records(out)] == ["paused"] * 3
+    assert all(r["pending"][0]["tool_name"] == "sayHello" for r in read_records(out))
+    _, said = _run(approve, checkout)
+    assert "3 resumed" in said and _greeted(out) == EXPECTED
 
 
 def test_the_python_sample_runs(checkout: Path) -> None:
     """As a script in a subprocess (tests/doc_scripts.py), from the folder with ``examples``."""
     [sample] = _blocks("python")
-    assert run_script(sample, checkout, "batch_sample.py") == "3 0\n"
+    assert run_script(sample, checkout, "batch_sample.py") == (
+        "3 0 {'success': 3}\nHello, Ada! Nice to meet you.\n")
     assert _greeted(checkout / "greetings.api.jsonl") == EXPECTED
 
 
