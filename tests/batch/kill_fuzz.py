@@ -227,7 +227,7 @@ def play(seed: int, folder: Path) -> Round:
     (folder / "model-up").touch()
     for _ in range(6):  # until every input is done: retried, resumed (and resumed again)
         _command(state, True, True, kill=None)
-        records = read_records(state.out)
+        records = read_records(state.out) if state.out.exists() else []
         if all(r["status"] in ("success", "malformed") for r in records) \
                 and len(records) == len(state.words):
             break
@@ -236,6 +236,9 @@ def play(seed: int, folder: Path) -> Round:
 
 
 def check(state: Round) -> None:
+    if not state.out.exists():
+        state.violations.append("no output file")
+        return
     found = [json.loads(line) for line in state.out.read_text().splitlines()]
     bad = state.violations
     if [r["line"] for r in found] != list(range(1, len(state.words) + 1)):
