@@ -313,3 +313,23 @@ def test_retry_errors_reruns_only_the_failed_inputs_and_supersedes_their_records
     assert effects(tmp_path / "effects.log") == Counter(
         {"a": 1, "b": 1, "flaky-1": 1, "flaky-2": 1})
     assert run_batch(recipe, tmp_path / "in.jsonl", out, retry_errors=True).written == 0
+
+
+def test_a_damaged_snapshot_in_the_output_is_an_error_record_never_a_crash(
+        eraser: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    write_words(tmp_path / "in.jsonl", ["erase-1", "erase-2", "erase-3"])
+    recipe, out = eraser_recipe(eraser), tmp_path / "out.jsonl"
+    run_batch(recipe, tmp_path / "in.jsonl", out)
+    damaged = lines(out)
+    del damaged[0]["snapshot"]["messages"]  # a snapshot the agent refuses
+    damaged[1]["snapshot"] = "not a snapshot"  # nothing to resume: stays paused
+    out.write_text("".join(json.dumps(r) + "\n" for r in damaged))
+    report = run_batch(recipe, tmp_path / "in.jsonl", out,
+                       approvals=BatchApprovals.from_options(["all"], []))
+    records = lines(out)
+    assert [r["status"] for r in records] == ["error", "paused", "success"]
+    assert records[0]["error"].startswith("SnapshotError")
+    assert (report.resumed, effects(tmp_path / "effects.log")) == (2, Counter(
+        {"erased erase-3": 1}))
+    retried = run_batch(recipe, tmp_path / "in.jsonl", out, retry_errors=True)
+    assert retried.retried == 2 and retried.statuses == {"paused": 2, "success": 1}

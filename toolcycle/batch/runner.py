@@ -167,16 +167,27 @@ def _plan(out: Path, items: list[InputLine], latest: dict[str, Entry], retry_err
         elif retry_errors and (entry.status not in NOT_RETRIED or entry.status == RESUMING):
             todo.append(Work(item, entry.attempt + 1))  # an interrupted resume is an error
         elif entry.status == "paused" and (approvals is not None or retry_errors):
-            record = load(out, entry)
-            snapshot, pending = record.get("snapshot"), record.get("pending")
-            if not isinstance(snapshot, dict) or not isinstance(pending, list):
-                if retry_errors:  # paused before records kept snapshots: start it over
+            snapshot = load(out, entry).get("snapshot")
+            pending = _pending_calls(snapshot)
+            if not isinstance(snapshot, dict) or pending is None:
+                if retry_errors:  # no usable snapshot (an older batch's record): start over
                     todo.append(Work(item, entry.attempt + 1))
                 continue
             answers = approvals.answers(item.line, pending) if approvals else None
             if answers is not None:
                 todo.append(Work(item, entry.attempt + 1, Resumption(snapshot, answers)))
     return todo
+
+
+def _pending_calls(snapshot: object) -> list[dict[str, Any]] | None:
+    """The calls a paused record's snapshot would run once answered, or None if it has no
+    readable list. Decisions are matched against these, not the record's ``pending`` (a copy
+    for people to read), so a decision that quotes arguments binds to what will run."""
+    pending = snapshot.get("pending") if isinstance(snapshot, dict) else None
+    if isinstance(pending, list) and all(
+            isinstance(call, dict) and isinstance(call.get("call_id"), str) for call in pending):
+        return pending
+    return None
 
 
 def _settle_interrupted_resumes(items: list[InputLine], latest: dict[str, Entry],
