@@ -237,3 +237,30 @@ async def test_an_engine_timeout_leaves_the_pool_to_other_runs(
         assert result.tool_calls[0].error is None
     finally:
         release.set()
+
+
+def test_a_forked_child_runs_sync_tools_on_threads_of_its_own() -> None:
+    """The parent's idle thread is not copied into a fork: the child must not hand it a job
+    (that job would wait forever, as in a batch forked by the kill fuzz)."""
+    import os
+
+    pool = ToolThreads()
+
+    async def call(answer: str) -> str:
+        return str(await asyncio.wait_for(pool.run(lambda: answer), timeout=10))
+
+    assert asyncio.run(call("warm")) == "warm"  # one idle thread, in the parent only
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: one call on a fresh loop, its answer down the pipe
+        code = 1
+        try:
+            os.write(writer, asyncio.run(call("child")).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    _, status = os.waitpid(child, 0)
+    assert os.read(reader, 100) == b"child" and os.waitstatus_to_exitcode(status) == 0
+    os.close(reader)
+    assert pool.threads == 1  # the parent's pool is as it was

@@ -30,8 +30,10 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import os
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -96,6 +98,14 @@ class ToolThreads:
         self._started = 0  # for thread names
         self._idle = 0  # threads waiting for a job that no submitted job has claimed yet
         self._backlog = 0  # queued jobs that no thread has claimed yet (the pool is at its cap)
+        _forget_in_forked_children(self)
+
+    def _forget_threads(self) -> None:
+        """In a forked child: the parent's threads do not exist here, so start from none (a
+        job handed to an idle thread that was not copied would wait forever)."""
+        self._jobs = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = self._abandoned = self._idle = self._backlog = 0
 
     def run(self, function: Callable[[], Any]) -> asyncio.Future[Any]:
         """Start ``function()`` on a worker thread; the returned future resolves on the loop.
@@ -204,6 +214,18 @@ class ToolThreads:
                          "threads (a blocked tool cannot be interrupted)", abandoned)
         if replace:
             self._start_thread()
+
+
+def _forget_in_forked_children(pool: ToolThreads) -> None:
+    """Reset ``pool`` in every child this process forks (for as long as the pool lives)."""
+    reference = weakref.ref(pool)
+
+    def after_fork() -> None:
+        alive = reference()
+        if alive is not None:
+            alive._forget_threads()
+
+    os.register_at_fork(after_in_child=after_fork)
 
 
 def _deliver(job: _Job, value: Any, error: BaseException | None) -> None:
