@@ -214,7 +214,7 @@ def test_a_paused_input_resumes_on_ray_as_on_asyncio(
     assert paused["snapshot"] and paused["pending"][0]["tool_name"] == "erase"
     resumed = run_batch(recipe, tmp_path / "in.jsonl", out, ray=True,
                         approvals=BatchApprovals.from_options(["all"], []))
-    assert (resumed.resumed, resumed.statuses) == (1, {"success": 3})
+    assert (resumed.resumed, resumed.holds) == (1, {"success": 3})
     record = read_records(out)[1]
     assert (record["output"], record["run_id"]) == ("answer erased erase-me", paused["run_id"])
 

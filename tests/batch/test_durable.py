@@ -307,7 +307,8 @@ def test_retry_errors_reruns_only_the_failed_inputs_and_supersedes_their_records
     (tmp_path / "model-up").touch()
     assert run_batch(recipe, tmp_path / "in.jsonl", out).written == 0  # errors are records
     retried = run_batch(recipe, tmp_path / "in.jsonl", out, retry_errors=True)
-    assert (retried.retried, retried.written, retried.statuses) == (2, 2, {"success": 4})
+    assert (retried.retried, retried.written, retried.holds) == (2, 2, {"success": 4})
+    assert retried.statuses == {"success": 2} and retried.succeeded == 2
     records = lines(out)
     assert [(r["line"], r["attempt"]) for r in records] == [(1, 1), (2, 2), (3, 1), (4, 2)]
     assert effects(tmp_path / "effects.log") == Counter(
@@ -332,4 +333,4 @@ def test_a_damaged_snapshot_in_the_output_is_an_error_record_never_a_crash(
     assert (report.resumed, effects(tmp_path / "effects.log")) == (2, Counter(
         {"erased erase-3": 1}))
     retried = run_batch(recipe, tmp_path / "in.jsonl", out, retry_errors=True)
-    assert retried.retried == 2 and retried.statuses == {"paused": 2, "success": 1}
+    assert retried.retried == 2 and retried.holds == {"paused": 2, "success": 1}

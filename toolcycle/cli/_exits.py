@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from .._safe_text import terminal_safe
-from ..batch.records import BatchFileError
+from ..batch.inputs import BatchFileError
 from ..errors import ConfigurationError, InputError, SpecError
 from ..models.local.packs import ModelPackError
 
