@@ -74,7 +74,8 @@ class RunResult[OutputT]:
         if len(output) > 80:
             output = output[:77] + "..."
         return (
-            f"RunResult(output={output}, termination={self.termination.reason!r}, "
+            f"RunResult(output={output}, status={self.trace.status!r}, "
+            f"termination={self.termination.reason!r}, "
             f"iterations={self.iterations}, tool_calls={len(self.tool_calls)}, "
             f"messages={len(self.messages)}, usage={self.usage!r}, run_id={self.run_id!r})"
         )
