@@ -1,5 +1,6 @@
 """The team fuzzer: random teams of agents (agents called as tools at random depths, handoffs,
-failing members, cancels and deadlines landing inside members), run through the public API,
+failing members, cancels and deadlines landing inside members, guardrails that trip, halt or
+raise), run through the public API,
 checked against the promises a single run keeps.
 
     python -m tests.fuzz.teams --runs 2000 [--seed 0] [--show]
@@ -33,8 +34,12 @@ from toolcycle import (
     Limits,
     Message,
     RunResult,
+    Trip,
     Usage,
+    input_guardrail,
+    output_guardrail,
     tool,
+    tool_guardrail,
 )
 from toolcycle.models.base import ModelSettings
 from toolcycle.testing import HistoryChecker, ScriptedModel, call
@@ -127,6 +132,36 @@ def build(seed: int) -> Team:
 
     plain = [echo, boom, nap] + ([stop_everything] if rng.random() < 0.3 else [])
 
+    def guards() -> list[Any]:
+        """Guardrails at random: tool ones that block, withhold or halt now and then, an
+        input one that trips rarely, an output one (sync or async, some that raise)."""
+        chosen: list[Any] = []
+        odds = rng.random()
+
+        def verdict(ctx: Any, value: Any) -> Any:
+            roll = rng.random()
+            if roll < odds * 0.2:
+                team.features.add("guardrail_trip")
+                return Trip("fuzzed trip", halt=rng.random() < 0.3)
+            if roll < odds * 0.25:
+                raise ValueError("a fuzzed guardrail failed")
+            return None
+
+        async def slow_verdict(ctx: Any, value: Any) -> Any:
+            await asyncio.sleep(rng.choice([0.0, 0.002]))
+            return verdict(ctx, value)
+
+        for kind in ("arguments", "result"):
+            if rng.random() < 0.3:
+                chosen.append(tool_guardrail(on=kind)(rng.choice([verdict, slow_verdict])))
+        if rng.random() < 0.15:
+            chosen.append(input_guardrail(beside=rng.random() < 0.5)(slow_verdict))
+        if rng.random() < 0.15:
+            chosen.append(output_guardrail(verdict))
+        if chosen:
+            team.features.add("guardrails")
+        return chosen
+
     def agent(depth: int, index: int) -> Agent[Any, Any]:
         tools: list[Any] = [t for t in plain if rng.random() < 0.6]
         members = []
@@ -148,6 +183,7 @@ def build(seed: int) -> Team:
         return Agent(ScriptedModel(_script(rng, team, tool_names,
                                            [f"transfer_to_{h.name}" for h in handoffs], depth)),
                      f"You are {name}.", tools, name=name, limits=own, handoffs=handoffs,
+                     guardrails=guards(),
                      callbacks={"on_run_start": lambda e: _count(team, e)})
     team.root = agent(0, 0)
     return team

@@ -17,6 +17,7 @@ DEFAULT_RUNS = 300
 def test_team_invariants_hold_on_fuzzed_teams() -> None:
     runs = int(os.environ.get("TOOLCYCLE_TEAM_FUZZ_RUNS", DEFAULT_RUNS))
     bad, seen = run_many(list(range(runs)))
-    for feature in ("depth_3", "handoff", "cancel_inside", "task_cancel", "model_error"):
+    for feature in ("depth_3", "handoff", "cancel_inside", "task_cancel", "model_error",
+                    "guardrails", "guardrail_trip"):
         assert seen[feature], f"no fuzzed team exercised {feature}: {dict(seen)}"
     assert not bad, "\n".join(f"seed {seed}: {v[0]}" for seed, v in bad[:20])

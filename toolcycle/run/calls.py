@@ -322,14 +322,6 @@ REFUSAL_SCHEMA = "Expected schema:"
 _TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran", "run_stopped")
 
 
-def _stopper(state: RunState) -> Callable[[str], None]:
-    """How a handoff stops the rest of its turn: the calls after it are not executed."""
-    def stop(why: str) -> None:
-        if state.turn is not None:
-            state.turn.stopped = why
-    return stop
-
-
 def _not_executed(stopped: str) -> Answer:
     return f"not executed: the run stopped ({stopped})", "run_stopped"
 
@@ -360,7 +352,7 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         if isinstance(tool, MemberTool):  # another agent, run inside this run
             value = await run_member(state, tool, call, arguments)
         elif isinstance(tool, HandoffTool):  # hands the run over once the turn is answered
-            value = start_handoff(state, tool, _stopper(state))
+            value = start_handoff(state, tool)
         elif tool.is_async:
             pending = tool.invoke(ctx, arguments)
             value = await (asyncio.wait_for(pending, tool.timeout) if tool.timeout else pending)

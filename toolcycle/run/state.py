@@ -131,6 +131,17 @@ class AgentCore:
     head_start: tuple[str, dict[str, Any]] | None = None
 
 
+class HandoffTarget(Protocol):
+    """An agent as a handoff sees it: what the run becomes once handed to it."""
+
+    @property
+    def name(self) -> str: ...
+
+    def handoff_core(self) -> tuple[AgentCore, Model, ModelSettings]:
+        """The agent's core (tools, output, instructions), model and request settings."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class RunSetup:
     """What one run fixes when it starts."""
@@ -227,7 +238,7 @@ class RunState:
     #: the first reply is in.
     input_check: asyncio.Task[Any] | None = None
     #: The agent a handoff call of the open turn hands the run to (``team.hand_off``).
-    handoff: Any = None
+    handoff: HandoffTarget | None = None
     #: The runs of the agents this run called or handed off to, in the order they started
     #: (theirs included): ``result.runs``.
     runs: list[RunResult[Any]] = field(default_factory=list)

@@ -31,7 +31,6 @@ arguments is the agent's side (:class:`Member`, :class:`HandoffTarget`, implemen
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -40,10 +39,9 @@ from ..errors import AgentError
 from ..events import HandoffEvent
 from ..limits import LimitName
 from ..messages import Message, ToolCall
-from ..models.base import Model, ModelSettings
 from ..result import RunResult
 from ..tools import Tool, ToolPolicy, ToolSpec
-from .state import AgentCore, RunState, message_chars
+from .state import HandoffTarget, RunState, message_chars
 
 
 class Member(Protocol):
@@ -120,17 +118,6 @@ async def run_member(state: RunState, tool: MemberTool, call: ToolCall,
     return result.output
 
 
-class HandoffTarget(Protocol):
-    """An agent as a handoff sees it: what the run becomes once handed to it."""
-
-    @property
-    def name(self) -> str: ...
-
-    def handoff_core(self) -> tuple[AgentCore, Model, ModelSettings]:
-        """The agent's core (tools, output, instructions), model and request settings."""
-        ...
-
-
 class HandoffTool(Tool[Any]):
     """``transfer_to_<agent>``: its call hands the run to ``target`` (:func:`hand_off`)."""
 
@@ -141,15 +128,15 @@ class HandoffTool(Tool[Any]):
         self.target = target
 
 
-def start_handoff(state: RunState, tool: HandoffTool, turn_stop: Callable[[str], None]
-                  ) -> str:
+def start_handoff(state: RunState, tool: HandoffTool) -> str:
     """The handoff call: note it (the loop switches agents once the turn is answered) and
     stop the rest of the turn; the call's answer. A second handoff in the same turn, or one
     beside the output call, is not made."""
     if state.handoff is not None or state.held is not None:
         return "Not transferred: this turn already ended the agent's part."
     state.handoff = tool.target
-    turn_stop(f"the conversation was handed to {tool.target.name}")
+    if state.turn is not None:  # the calls after this one are not executed
+        state.turn.stopped = f"the conversation was handed to {tool.target.name}"
     return f"Transferred to {tool.target.name}: it answers from here."
 
 
