@@ -295,20 +295,24 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             run_options(callbacks, limits)  # but bad options raise here, as without them
         return self._streamed(lambda sink, core, settings: self._new_state(
             user_prompt, deps, message_history, limits, cancel_token, callbacks, run_id, sink,
-            core, settings, task_input=input), limits, cancel_token)
+            core, settings, task_input=input), (limits, cancel_token))
 
     def _streamed(self, make: Callable[[Callable[[Event], None], AgentCore, ModelSettings],
-                                       RunState], limits: Limits | None = None,
-                  cancel_token: CancelToken | None = None) -> AgentStream[OutputT]:
+                                       RunState],
+                  new_run: tuple[Limits | None, CancelToken | None] | None = None
+                  ) -> AgentStream[OutputT]:
         """A stream of the state ``make(sink, core, settings)`` builds: now, or once the stream
-        is iterated for an agent with toolsets (they connect then, within the run's limits)."""
+        is iterated for an agent with toolsets (they connect then, within a new run's limits
+        and cancel token, ``new_run``; a resumed run's snapshot says the time it has left)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         if not self._toolsets:
             return AgentStream(make(queue.put_nowait, *self._own_core()), queue)
 
         async def prepare_state() -> RunState:
+            if new_run is None:
+                return make(queue.put_nowait, *await self._run_core())
             listed = await listed_within(self._run_core, self._own_core,
-                                         self._run_limits(limits).timeout, cancel_token)
+                                         self._run_limits(new_run[0]).timeout, new_run[1])
             return listed.started(make(queue.put_nowait, listed.core, listed.settings))
 
         return AgentStream(None, queue, prepare_state)

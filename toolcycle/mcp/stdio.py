@@ -104,28 +104,50 @@ async def stdio_transport(server: ServerCommand, stderr: StderrTail,
     try:
         incoming, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
+        out_done, err_done = anyio.Event(), anyio.Event()
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_read_stdout, process, incoming, max_line_bytes)
+            tasks.start_soon(_read_stdout, process, incoming, max_line_bytes, out_done)
             tasks.start_soon(_write_stdin, process, outgoing, incoming)
-            tasks.start_soon(_read_stderr, process, stderr)
+            tasks.start_soon(_read_stderr, process, stderr, err_done)
+            abandoned = False
             try:
                 yield read_stream, write_stream
+            except BaseException:  # a start cancelled, timed out or failed: no grace to give
+                abandoned = True
+                raise
             finally:
                 read_stream.close()  # the reader drains stdout from now on: a server blocked
                 write_stream.close()  # writing it could not see its stdin close
                 with anyio.CancelScope(shield=True):
-                    await _stop(process, group)
+                    await _stop(process, group, abandoned)
+                    # The group is gone, so both pipes end: read to their end, and the event
+                    # loop closes its pipe transport itself (left open, it complains when
+                    # collected after the loop closed). A process that left the group may
+                    # hold them: then the wait ends at the grace period.
+                    with anyio.move_on_after(TERM_GRACE):
+                        await out_done.wait()
+                        await err_done.wait()
+                    await _release(process)
                 stopped = True
                 tasks.cancel_scope.cancel()
     finally:  # a failure before the tasks started (or a cancel) must not leak the group
         if not stopped:
             with anyio.CancelScope(shield=True):
-                await _stop(process, group)
+                await _stop(process, group, abandoned=True)
+                await _release(process)
 
 
-async def _read_stdout(process: Any, incoming: Any, max_line_bytes: int) -> None:
+async def _read_stdout(process: Any, incoming: Any, max_line_bytes: int, done: Any) -> None:
+    try:
+        await _read_lines(process, incoming, max_line_bytes)
+    finally:
+        done.set()
+
+
+async def _read_lines(process: Any, incoming: Any, max_line_bytes: int) -> None:
     """stdout, cut into lines, each parsed as one JSON-RPC message (or an exception the
-    session hands to the message handler: the waiting call then fails at once)."""
+    session hands to the message handler: the waiting call then fails at once); read to its
+    end, the lines dropped once the session stops reading."""
     from mcp.shared.message import SessionMessage
     from mcp.types import jsonrpc_message_adapter
 
@@ -182,31 +204,45 @@ async def _write_stdin(process: Any, outgoing: Any, incoming: Any) -> None:
         await incoming.aclose()  # the server stopped reading: calls see the connection end
 
 
-async def _read_stderr(process: Any, tail: StderrTail) -> None:
-    with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError,
-                             anyio.BrokenResourceError, OSError):
-        async for chunk in process.stderr:
-            tail.feed(chunk)
+async def _read_stderr(process: Any, tail: StderrTail, done: Any) -> None:
+    try:
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError,
+                                 anyio.BrokenResourceError, OSError):
+            async for chunk in process.stderr:
+                tail.feed(chunk)
+    finally:
+        done.set()
 
 
-async def _stop(process: Any, group: int) -> None:
+async def _stop(process: Any, group: int, abandoned: bool) -> None:
     """Close stdin; give the server :data:`EXIT_GRACE` to exit; then SIGTERM what is left of
     its group (the server, or the children it leaves), and SIGKILL after
-    :data:`TERM_GRACE`. Every wait is bounded."""
+    :data:`TERM_GRACE`. Every wait is bounded. An ``abandoned`` server (its start was
+    cancelled, timed out or failed: the caller is not waiting for a polite exit) has its
+    group killed at once."""
     with contextlib.suppress(Exception):
         await process.stdin.aclose()
+    if abandoned:
+        _signal_group(group, signal.SIGKILL)
+        await _wait(lambda: process.returncode is not None, TERM_GRACE)
+        return
     await _wait(lambda: process.returncode is not None, EXIT_GRACE)
     if _signal_group(group, signal.SIGTERM):
+        # (a killed orphan stays in the group until init reaps it: SIGKILL then is harmless)
         gone = await _wait(lambda: process.returncode is not None and not _group_alive(group),
                            TERM_GRACE)
         if not gone:
             _signal_group(group, signal.SIGKILL)
             await _wait(lambda: process.returncode is not None, TERM_GRACE)
+
+
+async def _release(process: Any) -> None:
+    """Let go of the pipes, and let the event loop see the exit (bounded)."""
     for stream in (process.stdout, process.stderr):
         with contextlib.suppress(Exception):
             await stream.aclose()
-    with anyio.move_on_after(TERM_GRACE):  # the event loop's own view of the exit (its pipe
-        await process.wait()  # transport closes then, not when collected after the loop)
+    with anyio.move_on_after(TERM_GRACE):
+        await process.wait()
 
 
 async def _wait(done: Any, seconds: float) -> bool:
