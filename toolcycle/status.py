@@ -18,7 +18,7 @@ status          meaning                                                         
                 existed then (maybe ``None``)
 ``tool_error``  the answer is a tool's error text passed through (see                    no
                 :func:`passes_tool_error`)
-``paused``      calls wait for a person's decision (``result.snapshot``, ``agent.resume``) no
+``paused``      calls wait for a person's decision (``agent.resume(result.snapshot)``)    no
 ``failure``     the run raised (``error.result`` carries this status)                    no
 ``cancelled``   the run was cancelled (``error.result``)                                 no
 ``running``     the run has not ended (a trace being written, a store row)               no
@@ -46,7 +46,8 @@ __all__ = [
     "returned_status",
 ]
 
-#: Every value ``status`` takes, on a result, an event, a trace, a store row or a batch record.
+#: Every value ``status`` takes on a result, an event, a trace or a store row (a batch record
+#: adds ``error`` for a run that raised and ``malformed`` for a line it could not read).
 RunStatus = Literal["success", "forced", "partial", "tool_error", "paused", "failure",
                     "cancelled", "running", "crashed"]
 
