@@ -195,3 +195,28 @@ def test_bad_guardrails_are_configuration_errors() -> None:
     assert "function is not a guardrail" in message and "str is not a guardrail" in message
     with pytest.raises(ConfigurationError, match="must take"):
         Agent(ScriptedModel(["x"]), guardrails=[input_guardrail(lambda: None)])
+
+
+@pytest.mark.parametrize("on_limit", ["partial", "final_answer"])
+async def test_a_deadline_in_the_first_request_still_waits_for_the_beside_check(
+        on_limit: str) -> None:
+    from toolcycle import Message
+    from toolcycle.models.base import Model, ModelSettings
+
+    class Slow(Model):
+        name = "slow"
+
+        async def request(self, messages: Any, settings: ModelSettings) -> Message:
+            if settings.tool_choice != "none":
+                await asyncio.sleep(30)  # the deadline passes while the first request waits
+            return Message.assistant("an answer to a bad input")
+
+    @input_guardrail(beside=True)
+    async def strict(ctx: RunContext[Any], prompt: str) -> str:
+        await asyncio.sleep(0.1)
+        return "bad input"
+
+    agent = Agent(Slow(), guardrails=[strict],
+                  limits=Limits(timeout=0.05, on_limit=on_limit))  # type: ignore[arg-type]
+    with pytest.raises(GuardrailTripped):  # no answer to an input nobody passed
+        await agent.run("something bad")

@@ -147,3 +147,27 @@ async def test_handoffs_guardrail_trips_and_the_loop_guard_are_events_on_the_run
     [run] = [s for s in exporter.get_finished_spans() if s.name.startswith("invoke_agent")]
     names = [e.name for e in run.events]
     assert names[:2] == ["handoff", "guardrail"] and "loop_guard" in names
+
+
+async def test_a_handoff_from_an_agent_with_toolsets_keeps_the_target_s_tools() -> None:
+    class Desk:
+        """A toolset (as an MCP server is one), listed again before every request."""
+
+        async def get_tools(self) -> list[Any]:
+            return [reset_password]
+
+        async def close(self) -> None:
+            return None
+
+    offered: list[list[str]] = []
+
+    def billing_script(messages: list[Message], settings: Any) -> Any:
+        offered.append([t.name for t in settings.tools])
+        return "billing here" if len(offered) > 1 else call("refund", {"order": "A1"})
+
+    billing = Agent(ScriptedModel(billing_script), tools=[refund], name="billing")
+    triage = Agent(ScriptedModel([call("transfer_to_billing")]), tools=[Desk()],
+                   handoffs=[billing])
+    result = await triage.run("refund A1")
+    assert result.output == "billing here"
+    assert offered == [["refund"], ["refund"]]  # not the first agent's toolset again

@@ -128,8 +128,10 @@ async def await_beside(state: RunState) -> None:
     a trip ends the run before any of the reply's calls runs."""
     task = state.input_check
     assert task is not None
+    # shielded: a deadline passing meanwhile leaves the check running, for the limit's
+    # answer to wait on (loop._at_limit); a cancel ends the run, which stops it (stop_beside)
+    found = await state.interrupts.guard(asyncio.shield(task))
     state.input_check = None
-    found = await state.interrupts.guard(task)
     if found is not None:
         guardrail, trip = found
         await _tripped(state, guardrail, trip)

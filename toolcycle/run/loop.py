@@ -427,6 +427,9 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     if on_limit == "error":
         raise LIMIT_ERRORS[limit](describe_limit(state, limit), limit=limit,
                                   attempt=state.attempt, iteration=state.iteration)
+    if state.input_check is not None:  # no output from an input the guardrails did not pass
+        state.interrupts.suspend_deadline()
+        await await_beside(state)
     if on_limit == "partial":
         return StoppedAt(limit)
 

@@ -150,6 +150,7 @@ async def hand_off(state: RunState) -> None:
                           instructions=None)
     state.output = core.output
     state.ctx.agent_name = core.name
+    state.refresh_tools = None  # the first agent's toolsets; a handoff target has none
     system = Message.system(core.instructions) if core.instructions else None
     messages = state.messages
     if messages and messages[0].role == "system":
