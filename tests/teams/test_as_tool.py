@@ -307,3 +307,19 @@ async def test_a_members_call_that_would_wait_for_a_person_is_denied() -> None:
     assert denied.error is not None and "cannot wait for a person" in denied.error
     assert result.runs[0].status == "success"
     check_team(result)
+
+
+async def test_the_trace_store_keeps_the_nested_runs(tmp_path: Any) -> None:
+    from toolcycle.tracing.store import TraceStore
+
+    store = TraceStore(str(tmp_path / "traces.db"))
+    helper = researcher([call("lookup", {"q": "x"}), "x is 42"])
+    boss = Agent(ScriptedModel([call("researcher", {"input": "find x"}), "done"]),
+                 tools=[helper.as_tool()], trace_store=store)
+    result = await boss.run("go")
+    stored = store.get(result.run_id)
+    assert stored is not None
+    nested = stored.tool_calls[0].run
+    assert nested is not None and nested.agent_name == "researcher"
+    assert nested.tool_calls[0].result == "found x"
+    assert stored.usage == result.usage
