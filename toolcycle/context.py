@@ -11,11 +11,11 @@ import contextlib
 import itertools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .messages import Usage
+from .messages import Message, Usage
 
 _log = logging.getLogger(__name__)
 _handles = itertools.count(1)  # callback handles, unique per process (next() is atomic in CPython)
@@ -136,6 +136,15 @@ class CountedTool(Protocol):
     def max_calls(self) -> int | None: ...
 
 
+class RunModel(Protocol):
+    """What a tool may use of its run's model: :class:`toolcycle.models.Model`, seen
+    structurally (this module sits below the models, which import it)."""
+
+    name: str
+
+    def request(self, messages: Sequence[Message], settings: Any, /) -> Awaitable[Message]: ...
+
+
 @dataclass(slots=True)
 class RunContext[DepsT]:
     """What a tool, validator or handler may know about the run it is part of.
@@ -167,3 +176,7 @@ class RunContext[DepsT]:
     #: ``None``. The first call of the tool's own name is the call the loop already counted.
     #: Set by the loop for each call; ``None`` outside a run. Call it on the event loop.
     admit_call: Callable[[CountedTool], str | None] | None = None
+    #: The run's model, for a tool that asks a model on the run's behalf (an MCP server's
+    #: sampling request, served by the model of the run whose call it answers, its tokens
+    #: added to ``usage``); ``None`` outside a run.
+    model: RunModel | None = None

@@ -48,3 +48,17 @@ def test_serve_over_http_and_both_clients(tmp_path: Path) -> None:
     assert listed == "['hello_world_agent', 'sayHello']"
     assert hello == "Hello, Ada! Nice to meet you."
     assert grace == "Hello, Grace! Nice to meet you."
+
+
+def test_resources_prompts_elicitation_sampling(tmp_path: Path) -> None:
+    """The server-everything sample, with the npm package installed in .mcp-servers (`make
+    mcp-servers`) instead of fetched by npx."""
+    from conftest import everything_path
+
+    sample = next(b for b in blocks("python") if "server-everything" in b)
+    npx = '"npx", "-y", "@modelcontextprotocol/server-everything"'
+    assert npx in sample
+    printed = run_script(sample.replace(npx, f'"node", {everything_path()!r}'), tmp_path,
+                         "mcp_everything.py")
+    expected = next(b for b in blocks("text") if "The server asked" in b)
+    assert printed == expected

@@ -9,6 +9,19 @@ Needs the ``mcp`` extra (``pip install 'toolcycle[mcp]'``, the official SDK). Se
 """
 
 from .connection import MCPServerError, MCPToolError
+from .resources import Prompt, PromptArgument, Resource, ResourceContent
+from .server_requests import ElicitationAnswer, ElicitationRequest, Sampling
 from .tools import MCPTools
 
-__all__ = ["MCPServerError", "MCPToolError", "MCPTools"]
+__all__ = [
+    "ElicitationAnswer",
+    "ElicitationRequest",
+    "MCPServerError",
+    "MCPToolError",
+    "MCPTools",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "ResourceContent",
+    "Sampling",
+]

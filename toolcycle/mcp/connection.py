@@ -33,18 +33,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ToolcycleError
 from .stdio import StderrTail
 
-if TYPE_CHECKING:
-    from mcp.client.session import MessageHandlerFnT
-
-ClientOpener = Callable[["MessageHandlerFnT"], AbstractAsyncContextManager[Any]]
-"""Enters a connected, initialized :class:`mcp.Client` (the transport inside it)."""
+ClientOpener = Callable[[Mapping[str, Any]], AbstractAsyncContextManager[Any]]
+"""Enters a connected, initialized :class:`mcp.Client` (the transport inside it), given the
+client's hooks as keyword arguments of :class:`mcp.Client`: ``message_handler`` always, and
+``elicitation_callback`` / ``sampling_callback`` when the caller offers them (a server sees at
+the handshake which are offered)."""
 
 #: How long a stopping connection may take before its task is cancelled (the SDK's own stdio
 #: shutdown is bounded by about 6 s: stdin closed, SIGTERM, SIGKILL).
@@ -87,8 +87,12 @@ class Connection:
         on_tools_changed: Callable[[], None],
         stderr: StderrTail | None = None,
         session: SessionWatch | None = None,
+        hooks: Mapping[str, Any] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
     ) -> None:
         self._opener = opener
+        self._hooks = dict(hooks or {})  # elicitation and sampling callbacks, if offered
+        self._on_resource_updated = on_resource_updated
         self.describe = describe
         self.startup_timeout = startup_timeout
         self.max_restarts = max_restarts
@@ -160,7 +164,7 @@ class Connection:
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The owner task: enter the client, hand it over, wait for the stop, exit it."""
         try:
-            async with self._opener(self._handle) as client:
+            async with self._opener({**self._hooks, "message_handler": self._handle}) as client:
                 if ready.done():  # the starter gave up meanwhile
                     return
                 ready.set_result(client)
@@ -279,6 +283,9 @@ class Connection:
 
         if isinstance(message, types.ToolListChangedNotification):
             self._on_tools_changed()
+        elif isinstance(message, types.ResourceUpdatedNotification):
+            if self._on_resource_updated is not None:
+                self._on_resource_updated(str(message.params.uri))
         elif isinstance(message, Exception):
             broken = self._broken
             if broken is not None and not broken.done():

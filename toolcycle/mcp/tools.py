@@ -20,12 +20,13 @@ said so in :attr:`MCPTools.problems` instead of failing the others.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ConfigurationError
 from ..spec.formats.mcp import import_mcp_tools
@@ -33,11 +34,12 @@ from ..spec.formats.names import OPENAI_NAMES, NameMap
 from ..tools import Tool
 from .connection import ClientOpener, Connection, SessionWatch
 from .content import observation
+from .extras import MCPExtras
 from .screen import ListingScreen, screened
+from .server_requests import InFlight, OnElicit, Sampling, elicitation_callback, sampling_callback
 from .stdio import ServerCommand, StderrTail, stdio_transport
 
-if TYPE_CHECKING:
-    from mcp.client.session import MessageHandlerFnT
+logger = logging.getLogger(__name__)
 
 #: Default seconds for a server to start (stdio) or answer the handshake (HTTP).
 STARTUP_TIMEOUT = 30.0
@@ -45,7 +47,7 @@ STARTUP_TIMEOUT = 30.0
 CALL_TIMEOUT = 120.0
 
 
-class MCPTools:
+class MCPTools(MCPExtras):
     """The tools of one MCP server (see the module docstring). Build with :meth:`stdio` or
     :meth:`http`; close with ``await tools.close()``, ``async with``, or by closing the agent."""
 
@@ -63,6 +65,10 @@ class MCPTools:
         stderr: StderrTail | None = None,
         session: SessionWatch | None = None,
         screen: ListingScreen | None = None,
+        resource_tools: bool = False,
+        on_elicit: OnElicit | None = None,
+        sampling: Sampling | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
     ) -> None:
         problems = []
         for label, value in (("startup_timeout", startup_timeout), ("call_timeout", call_timeout)):
@@ -74,9 +80,16 @@ class MCPTools:
             problems.append(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
         if not isinstance(prefix, str):
             problems.append(f"prefix must be a string, got {type(prefix).__name__}")
-        for label, flag in (("concurrent", concurrent), ("trust_hints", trust_hints)):
+        for label, flag in (("concurrent", concurrent), ("trust_hints", trust_hints),
+                            ("resource_tools", resource_tools)):
             if not isinstance(flag, bool):
                 problems.append(f"{label} must be True or False, got {flag!r}")
+        for label, hook in (("on_elicit", on_elicit), ("on_resource_updated", on_resource_updated)):
+            if hook is not None and not callable(hook):
+                problems.append(f"{label} must be a callable or None, got {type(hook).__name__}")
+        if sampling is not None and not isinstance(sampling, Sampling):
+            problems.append(f"sampling must be a toolcycle.mcp.Sampling or None, got "
+                            f"{type(sampling).__name__}")
         if problems:
             raise ConfigurationError(problems, subject=f"MCP tools {describe}")
         self.describe = describe
@@ -85,13 +98,23 @@ class MCPTools:
         self.concurrent = concurrent
         #: Whether the server's tool annotations are believed (see :func:`hinted_policy`).
         self.trust_hints = trust_hints
+        #: Whether the model is offered ``list_resources`` and ``read_resource`` (read-only).
+        self.resource_tools = resource_tools
+        self._in_flight = InFlight()  # whose tool calls wait on the server (for sampling)
+        hooks: dict[str, Any] = {}
+        if on_elicit is not None:
+            hooks["elicitation_callback"] = elicitation_callback(describe, on_elicit)
+        if sampling is not None:
+            hooks["sampling_callback"] = sampling_callback(describe, sampling, self._in_flight)
         self.names = NameMap(OPENAI_NAMES)
         #: Tools the server listed that cannot be used (their schema), one line each.
         self.problems: list[str] = []
         self._connection = Connection(
             opener, describe=describe, startup_timeout=float(startup_timeout),
             max_restarts=max_restarts, on_tools_changed=self._tools_changed, stderr=stderr,
-            session=session)
+            session=session, hooks=hooks,
+            on_resource_updated=None if on_resource_updated is None else _guarded(
+                on_resource_updated))
         self._screen = screen or ListingScreen()
         self._tools: list[Tool[Any]] | None = None
         self._listed_at_start = 0  # the connection start the tool list came from
@@ -113,7 +136,8 @@ class MCPTools:
         ``env`` is added to the few variables the SDK passes on (``PATH``, ``HOME``, ...): a
         server does not see the caller's secrets unless they are given here. ``options``:
         ``prefix``, ``startup_timeout``, ``call_timeout``, ``max_restarts``, ``concurrent``,
-        ``trust_hints``.
+        ``trust_hints``, ``resource_tools``, ``on_elicit``, ``sampling``,
+        ``on_resource_updated`` (docs/mcp.md).
         """
         from mcp import Client, StdioServerParameters
 
@@ -136,9 +160,8 @@ class MCPTools:
             return stdio_transport(server, stderr)
 
         @asynccontextmanager
-        async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
-            async with Client(screened(transport(), screen), message_handler=handler,
-                              cache=None) as client:
+        async def opener(hooks: Mapping[str, Any]) -> AsyncIterator[Any]:
+            async with Client(screened(transport(), screen), **hooks, cache=None) as client:
                 yield client
 
         describe = f"MCP server `{' '.join((command, *args))[:120]}`"
@@ -166,7 +189,7 @@ class MCPTools:
                                  "mcp-session-id" in response.request.headers)
 
         @asynccontextmanager
-        async def opener(handler: MessageHandlerFnT) -> AsyncIterator[Any]:
+        async def opener(hooks: Mapping[str, Any]) -> AsyncIterator[Any]:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
@@ -175,7 +198,7 @@ class MCPTools:
                 httpx2.AsyncClient(headers=fixed_headers, timeout=timeout,
                                    event_hooks={"response": [watch]}) as http,
                 Client(screened(streamable_http_client(url, http_client=http), screen),
-                       message_handler=handler, cache=None) as client,
+                       **hooks, cache=None) as client,
             ):
                 yield client
 
@@ -211,6 +234,8 @@ class MCPTools:
             raise
         self._listed_at_start = self._connection.starts
         self._tools = self._build(listed)
+        if self.resource_tools:
+            self._tools += self._resource_tools(self._tools)
         return self._tools
 
     async def close(self) -> None:
@@ -243,7 +268,8 @@ class MCPTools:
                 prefixed = {**item, "name": f"{self.prefix}{name}"}
                 (spec,) = import_mcp_tools([prefixed], self.names)
                 hinted = hinted_policy(item) if self.trust_hints else {}
-                tool: Tool[Any] = Tool(spec, self._caller(str(name)), timeout=self.call_timeout,
+                tool: Tool[Any] = Tool(spec, self._caller(str(name)), context_param=_RUN,
+                                       timeout=self.call_timeout,
                                        concurrent=self.concurrent,
                                        read_only=hinted.get("read_only", False),
                                        idempotent=hinted.get("idempotent", False))
@@ -257,10 +283,15 @@ class MCPTools:
         connection = self._connection
 
         async def call(**arguments: Any) -> str:
+            ctx = arguments.pop(_RUN, None)
             if connection.starts != self._listed_at_start:
                 self._stale = True  # restarted: list again before the next request
-            result: Any = await connection.request(
-                f"tool {name!r}", lambda client: client.call_tool(name, arguments))
+            waiting = self._in_flight.enter(ctx)  # whom a sampling request now serves
+            try:
+                result: Any = await connection.request(
+                    f"tool {name!r}", lambda client: client.call_tool(name, arguments))
+            finally:
+                self._in_flight.leave(waiting)
             return observation(result)
 
         call.__name__ = name
@@ -273,6 +304,24 @@ class MCPTools:
 
     def __repr__(self) -> str:
         return f"MCPTools({self.describe})"
+
+
+#: The keyword the run's context reaches an MCP tool's caller under (taken out before the
+#: arguments are sent): the caller learns whose run is waiting, which a server's sampling
+#: request is then served for (:mod:`.server_requests`).
+_RUN = "__toolcycle_run_context"
+
+
+def _guarded(callback: Callable[[str], None]) -> Callable[[str], None]:
+    """A caller's update callback that cannot break the connection's message handling."""
+
+    def call(uri: str) -> None:
+        try:
+            callback(uri)
+        except Exception:
+            logger.exception("on_resource_updated failed for <%s>", uri)
+
+    return call
 
 
 async def _list_all(client: Any) -> list[dict[str, Any]]:

@@ -398,7 +398,7 @@ def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContex
         agent_name=base.agent_name, iteration=base.iteration, attempt=base.attempt,
         run_state=base.run_state, attempt_state=base.attempt_state,
         tool_call_id=call.id, tool_name=call.name, input=base.input, prompt=base.prompt,
-        admit_call=_nested_admission(state, call.name),
+        admit_call=_nested_admission(state, call.name), model=base.model,
     )
 
 

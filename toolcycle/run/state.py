@@ -373,6 +373,7 @@ def new_context(setup: RunSetup, usage: Usage, deps: Any,
     return RunContext(
         deps=deps, usage=usage, cancel_token=cancel_token or CancelToken(), run_id=setup.run_id,
         agent_name=setup.core.name, input=setup.task_input, prompt=setup.user_prompt,
+        model=setup.model,
     )
 
 
