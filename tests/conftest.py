@@ -7,11 +7,18 @@ pay nothing. A missing server fails the test with the install instruction, never
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from postgres_cluster import PostgresCluster, running_cluster
+
+# Resumes record the snapshots they consume (toolcycle.stores.ledger); the suite keeps that
+# record in a throwaway file rather than the user's ~/.toolcycle. Subprocesses inherit it.
+os.environ.setdefault("TOOLCYCLE_SNAPSHOT_LEDGER", os.path.join(
+    tempfile.mkdtemp(prefix="toolcycle-ledger-"), "consumed-snapshots.db"))
 
 
 @pytest.fixture(scope="session")

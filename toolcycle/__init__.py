@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .agent import Agent, AgentStream
-from .approval import ApprovalRequest, Approve, Defer, Deny
+from .approval import Approval, ApprovalRequest, Approve, Defer, Deny
 from .context import CancelToken, RunContext
 from .conversation import Conversation
 from .errors import (
     AgentError,
+    ApprovalMismatch,
     Cancelled,
     ConfigurationError,
     ConversationBusy,
@@ -23,6 +24,7 @@ from .errors import (
     RateLimited,
     RepeatedCalls,
     RunTimeout,
+    SnapshotConsumed,
     SnapshotError,
     SubmitBeforeOutput,
     ToolcycleError,
@@ -77,6 +79,8 @@ __all__ = [
     "AgentError",
     "AgentSpec",
     "AgentStream",
+    "Approval",
+    "ApprovalMismatch",
     "ApprovalRequest",
     "Approve",
     "CallbackError",
@@ -107,6 +111,7 @@ __all__ = [
     "RunResult",
     "RunStatus",
     "RunTimeout",
+    "SnapshotConsumed",
     "SnapshotError",
     "SpecError",
     "Step",

@@ -12,10 +12,11 @@ lose its reason.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._errors_base import ConfigurationError
 from .context import RunContext
 
 #: Who took a decision: the agent's policy, the default for tools that require approval (a
@@ -48,32 +49,142 @@ class Defer:
 Decision = Approve | Deny | Defer
 
 
+class CallId(str):
+    """A pending call's id, as a string equal to (and hashing like) the model's call id, that
+    also remembers the run it belongs to and the digest of the arguments a person was shown.
+
+    So the form first taught, ``agent.resume(snapshot, {request.call_id: True})``, is bound
+    too: a key taken from one run's ``pending_approvals`` is refused by another run's snapshot
+    that happens to pause on the same id (``call_1`` starts every scripted run), or on other
+    arguments. A plain string key carries no binding (see ``toolcycle.run.answers``).
+    """
+
+    run_id: str
+    arguments_sha256: str
+
+    def __new__(cls, value: str, run_id: str, arguments_sha256: str) -> CallId:
+        made = super().__new__(cls, value)
+        made.run_id, made.arguments_sha256 = run_id, arguments_sha256
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return CallId, (str(self), self.run_id, self.arguments_sha256)
+
+
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """A tool call waiting for a decision: what a policy receives and a paused run lists."""
+    """A tool call waiting for a decision: what a policy receives and a paused run lists.
+
+    A person answers a paused run's request with :meth:`approve` or :meth:`deny`: the
+    :class:`Approval` they make names this run, this call and a digest of these arguments, so
+    it cannot be replayed onto another run's snapshot that happens to reuse the call id. With
+    ``run_id`` set, ``call_id`` is a :class:`CallId` bound the same way.
+    """
 
     call_id: str
     tool_name: str
     arguments: dict[str, Any]
     #: The tool says ``requires_approval=True`` (a policy may approve other tools silently).
     requires_approval: bool = False
+    #: The run the call belongs to.
+    run_id: str = ""
+
+    def __post_init__(self) -> None:
+        if self.run_id and not isinstance(self.call_id, CallId):
+            object.__setattr__(self, "call_id", CallId(
+                self.call_id, self.run_id, arguments_digest(self.arguments)))
+
+    @property
+    def arguments_sha256(self) -> str:
+        """SHA-256 of the arguments' canonical JSON: what an :class:`Approval` is bound to."""
+        call_id = self.call_id
+        if isinstance(call_id, CallId) and call_id.run_id == self.run_id:
+            return call_id.arguments_sha256
+        return arguments_digest(self.arguments)
+
+    def approve(self) -> Approval:
+        """A person's yes to this call, of this run, with these arguments."""
+        return Approval(self.run_id, str(self.call_id), self.arguments_sha256, True)
+
+    def deny(self, reason: str) -> Approval:
+        """A person's no; ``reason`` (non-empty) is the error observation the model reads."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise ConfigurationError([f"deny(): the reason must be a non-empty string, got "
+                                      f"{reason!r}"], subject=f"answer to {self.call_id}")
+        return Approval(self.run_id, str(self.call_id), self.arguments_sha256, False, reason)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"call_id": self.call_id, "tool_name": self.tool_name,
-                "arguments": self.arguments, "requires_approval": self.requires_approval}
+        return {"call_id": str(self.call_id), "tool_name": self.tool_name,
+                "arguments": self.arguments, "requires_approval": self.requires_approval,
+                "run_id": self.run_id}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ApprovalRequest:
         return cls(str(data["call_id"]), str(data["tool_name"]), dict(data["arguments"]),
-                   bool(data.get("requires_approval", False)))
+                   bool(data.get("requires_approval", False)), str(data.get("run_id", "")))
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """A person's answer to one pending call, bound to what they were shown: the run, the call
+    and the SHA-256 of the call's canonical arguments. ``approved`` runs the call; otherwise
+    ``reason`` is what the model is told. Made by :meth:`ApprovalRequest.approve` and
+    :meth:`ApprovalRequest.deny`; :meth:`to_dict` / :meth:`from_dict` carry it through JSON
+    (a web form, a queue). Resuming refuses an approval that does not match the snapshot's
+    pending call (:class:`~toolcycle.errors.ApprovalMismatch`) and runs nothing."""
+
+    run_id: str
+    call_id: str
+    arguments_sha256: str
+    approved: bool
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "call_id": self.call_id,
+                "arguments_sha256": self.arguments_sha256, "approved": self.approved,
+                "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Approval:
+        """An approval from its JSON form; raises :class:`ConfigurationError` listing what is
+        missing or of the wrong type (it usually comes from outside the process)."""
+        if not isinstance(data, dict):
+            raise ConfigurationError([f"an approval is a JSON object, got "
+                                      f"{type(data).__name__}"], subject="approval")
+        problems = [f"{key}: a non-empty string is needed" for key in
+                    ("run_id", "call_id", "arguments_sha256")
+                    if not (isinstance(data.get(key), str) and data[key])]
+        approved, reason = data.get("approved"), data.get("reason")
+        if not isinstance(approved, bool):
+            problems.append(f"approved: true or false is needed, got {approved!r}")
+        elif not approved and not (isinstance(reason, str) and reason.strip()):
+            problems.append("reason: a denial needs a non-empty reason")
+        if problems:
+            raise ConfigurationError(problems, subject="approval")
+        return cls(data["run_id"], data["call_id"], data["arguments_sha256"], approved is True,
+                   reason if isinstance(reason, str) else None)
+
+
+def arguments_digest(arguments: Any) -> str:
+    """SHA-256 of ``arguments`` as canonical JSON (sorted keys, no spaces, UTF-8)."""
+    import hashlib  # loads OpenSSL: only once a run pauses or a person answers
+    import json
+
+    payload = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                         default=str).encode()
+    return hashlib.sha256(payload).hexdigest()
 
 
 #: ``approve(request, ctx)``: the agent-level policy, sync or async.
 ApprovalPolicy = Callable[[ApprovalRequest, RunContext[Any]], Decision | Awaitable[Decision]]
 
-#: What ``agent.resume(approvals=...)`` takes per pending call: ``True`` to run it, or the
-#: reason (a non-empty string) to deny it.
-ApprovalAnswer = bool | str
+#: What ``agent.resume(approvals=...)`` takes per pending call: an :class:`Approval` (the
+#: bound form), or, deprecated and refused for signed snapshots, ``True`` to run the call or
+#: the reason (a non-empty string) to deny it.
+ApprovalAnswer = Approval | bool | str
+
+#: ``agent.resume``'s ``approvals``: call id -> answer, or the :class:`Approval` values alone.
+Approvals = Mapping[str, ApprovalAnswer] | Iterable[Approval]
 
 
 def decision_to_dict(decision: Decision) -> dict[str, Any]:
@@ -96,24 +207,3 @@ def decision_from_dict(data: dict[str, Any]) -> Decision:
     if kind == "approved":
         return Approve(by)
     raise ValueError(f"unknown decision {kind!r}")
-
-
-def answer_problems(pending: list[ApprovalRequest], approvals: object) -> list[str]:
-    """Why ``approvals`` cannot resume a run waiting on ``pending`` (every problem at once)."""
-    if not isinstance(approvals, dict):
-        return [f"approvals must be a dict of call id -> True or a reason to deny, got "
-                f"{type(approvals).__name__}"]
-    problems: list[str] = []
-    waiting = {request.call_id: request for request in pending}
-    for call_id, answer in approvals.items():
-        if call_id not in waiting:
-            problems.append(f"approvals: {call_id!r} is not a pending call "
-                            f"(pending: {', '.join(waiting) or 'none'})")
-        elif answer is not True and not (isinstance(answer, str) and answer.strip()):
-            problems.append(f"approvals[{call_id!r}] must be True or a non-empty reason to "
-                            f"deny, got {answer!r}")
-    missing = [f"{r.call_id} ({r.tool_name})" for r in pending if r.call_id not in approvals]
-    if missing:
-        problems.append(f"approvals: no answer for {', '.join(missing)}: every pending call "
-                        "needs True or a reason to deny")
-    return problems

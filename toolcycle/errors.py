@@ -10,6 +10,9 @@ catches a bad spec. The tree (the classes not defined here live beside what rais
 
 * ToolcycleError
   + ConfigurationError (ValueError)
+  |  + SnapshotError — a snapshot that cannot be resumed (changed, damaged, another agent)
+  |  + ApprovalMismatch — answers that do not belong to the paused run's pending calls
+  + SnapshotConsumed — a snapshot resumed already (at most once, across processes)
   + AgentError — a run failed; ``code``, ``context``, the partial ``result``
   |  + MaxIterationsExceeded, MaxAttemptsExceeded, UsageLimitExceeded, RunTimeout
   |  + Cancelled, InvalidResponse, SubmitBeforeOutput
@@ -33,24 +36,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._errors_base import ConfigurationError as ConfigurationError
+from ._errors_base import ToolcycleError as ToolcycleError
+
 if TYPE_CHECKING:
     from .result import RunResult
-
-
-class ToolcycleError(Exception):
-    """Base of every exception raised by toolcycle."""
-
-
-class ConfigurationError(ToolcycleError, ValueError):
-    """Invalid configuration, raised at construction with every problem listed."""
-
-    code = "CONFIGURATION"
-
-    def __init__(self, problems: list[str], subject: str = "configuration") -> None:
-        self.problems = list(problems)
-        self.subject = subject
-        lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"invalid {subject} ({len(self.problems)} problem(s)):\n{lines}")
 
 
 class SnapshotError(ConfigurationError):
@@ -58,6 +48,30 @@ class SnapshotError(ConfigurationError):
     or made by another agent (model, tools or output differ); every mismatch is listed."""
 
     code = "SNAPSHOT"
+
+
+class ApprovalMismatch(ConfigurationError):
+    """Answers given to resume a paused run that do not belong to it: an :class:`Approval`
+    made for another run, another call, or other arguments than the snapshot's pending call,
+    or a bare ``True`` for a signed snapshot. Nothing runs; every mismatch is listed."""
+
+    code = "APPROVAL_MISMATCH"
+
+
+class SnapshotConsumed(ToolcycleError):
+    """The snapshot was resumed already (in this process or another, see
+    :mod:`toolcycle.stores.ledger`): a paused run continues once, so an approved side effect
+    runs at most once. Nothing ran. ``run_id`` is the paused run's; ``consumed_at`` (Unix
+    time) and ``consumer`` (``host:pid``) say which resume took it."""
+
+    code = "SNAPSHOT_CONSUMED"
+
+    def __init__(self, run_id: str, pause: int, consumed_at: float, consumer: str) -> None:
+        self.run_id, self.pause = run_id, pause
+        self.consumed_at, self.consumer = consumed_at, consumer
+        super().__init__(f"run {run_id!r} was already resumed from this snapshot (pause "
+                         f"{pause}, by {consumer} at Unix time {consumed_at:.3f}): a snapshot "
+                         "is resumed at most once")
 
 
 class AgentError(ToolcycleError):

@@ -219,7 +219,7 @@ def test_a_plain_run_loads_no_module_only_pauses_specs_or_viewers_need() -> None
     import subprocess
     import sys
 
-    lazy = ["hashlib", "hmac", "html", "toolcycle.spec", "toolcycle._postgres", "sqlite3",
+    lazy = ["hashlib", "hmac", "html", "toolcycle.spec", "toolcycle._postgres", "toolcycle.stores", "sqlite3",
             "toolcycle.models.fallback", "toolcycle.models.retry"]
     program = (PLAIN_RUN + "result.trace.render()\n"
                f"print([m for m in {lazy!r} if m in sys.modules])\n")

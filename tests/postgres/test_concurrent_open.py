@@ -3,7 +3,7 @@
 Workers of a fleet start together and each creates the tables it needs. ``CREATE TABLE IF NOT
 EXISTS`` alone is not safe against a concurrent creator (both pass the check, one fails on a
 catalogue index), so the stores create their schema under an advisory lock
-(:func:`toolcycle._postgres.create_schema`). Eight long-lived workers meet at a barrier before
+(:func:`toolcycle.stores.postgres.create_schema`). Eight long-lived workers meet at a barrier before
 each round, then all open the round's new database: trace store, playbook and conversations.
 """
 

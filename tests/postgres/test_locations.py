@@ -14,7 +14,6 @@ import psycopg
 import pytest
 
 from toolcycle import Agent
-from toolcycle._postgres import safe_url
 from toolcycle.cli import main
 from toolcycle.conversation import Conversation, PostgresConversationStore
 from toolcycle.errors import ConfigurationError
@@ -22,6 +21,7 @@ from toolcycle.messages import Message
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, PostgresPlaybookStore, Strategy, open_store
 from toolcycle.spec import AgentSpec
+from toolcycle.stores.postgres import safe_url
 from toolcycle.tracing.store import ENV_VAR, TraceStore
 from toolcycle.tracing.trace import Trace
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Generic, Unpack
+from typing import TYPE_CHECKING, Any, Generic, Unpack
 
 from typing_extensions import TypeVar
 
-from ..approval import ApprovalAnswer, ApprovalPolicy
+from ..approval import ApprovalPolicy, Approvals
 from ..context import CancelToken
 from ..conversation import Conversation, check_run_conversation
 from ..errors import ConfigurationError
@@ -49,6 +49,7 @@ from .checks import (
     check_model_settings,
     check_options,
     check_playbook,
+    check_snapshot_ledger,
     check_tool_selection,
     check_trace_store,
     output_clashes,
@@ -59,6 +60,9 @@ from .stream import AgentStream as AgentStream
 from .stream import thread_runner
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
 from .team import handoff_tools, member_tool
+
+if TYPE_CHECKING:
+    from ..stores.ledger import SnapshotLedger
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of ``deps`` given to tools and validators (``deps_type=``; untyped by default)."""
@@ -83,10 +87,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     fields or a callable of the run's context (:mod:`toolcycle.agent.task_input`). ``approval`` is
     the policy that decides tool calls (:mod:`toolcycle.approval`; calls of tools with
     ``requires_approval`` pause the run without one); ``snapshot_key`` signs paused runs'
-    snapshots (HMAC). ``tool_selection`` offers each run only the tools related to its prompt
-    (:mod:`toolcycle.tool_selection`). ``guardrails`` check the input, the output and tool
-    calls (:mod:`toolcycle.guardrails`). ``handoffs`` are agents the model may hand the
-    conversation to (``transfer_to_<name>``; docs/teams.md).
+    snapshots (HMAC); ``snapshot_ledger`` records the snapshots resumes consume (a path or URL,
+    :mod:`toolcycle.stores.ledger`). ``tool_selection`` offers each run only the tools related
+    to its prompt (:mod:`toolcycle.tool_selection`). ``guardrails`` check the input, the
+    output and tool calls (:mod:`toolcycle.guardrails`). ``handoffs`` are agents the model may
+    hand the conversation to (``transfer_to_<name>``; docs/teams.md).
     """
 
     def __init__(
@@ -111,6 +116,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         tool_selection: ToolSelector | None = None,
         guardrails: Sequence[Guardrail] = (),
         handoffs: Sequence[Agent[Any, Any, Any]] = (),
+        snapshot_ledger: SnapshotLedger | str | os.PathLike[str] | None = None,
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -149,6 +155,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         problems.extend(check_tool_selection(tool_selection))
         guards, guard_problems = Guardrails.collect(guardrails)
         problems.extend(guard_problems)
+        problems.extend(check_snapshot_ledger(snapshot_ledger))
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -197,6 +204,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             approval=approval,
             gated=approval is not None or any(t.requires_approval for t in built_tools.values()),
             snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
+            snapshot_ledger=snapshot_ledger,
             guardrails=guards,
         )
         # The callbacks' hook routes, built here once rather than by the agent's first run
@@ -214,6 +222,10 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     @property
     def tools(self) -> dict[str, Tool[Any]]:
         return dict(self._core.tools)
+
+    @property
+    def approval(self) -> ApprovalPolicy | None:
+        return self._core.approval
 
     @property
     def output(self) -> Output[Any]:
@@ -398,7 +410,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     async def resume(
         self,
         snapshot: dict[str, Any] | str | bytes,
-        approvals: Mapping[str, ApprovalAnswer],
+        approvals: Approvals,
         *,
         deps: DepsT | None = None,
         cancel_token: CancelToken | None = None,
@@ -406,9 +418,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         conversation: Conversation | None = None,
     ) -> RunResult[OutputT]:
         """Continue a paused run (``result.snapshot``, or its JSON) with a person's decisions:
-        ``approvals[call_id]`` is ``True`` to run the call or the reason to deny it, for every
-        call in ``result.pending_approvals``. The run keeps its id, trace, usage and limits;
-        the calls answered before the pause do not run again. It may pause again.
+        ``approvals[request.call_id]`` is ``True`` to run the call or the reason to deny it, for
+        every ``request`` in ``result.pending_approvals`` (or the ``Approval`` values of
+        ``request.approve()`` / ``request.deny(reason)``). The run keeps its id, trace, usage
+        and limits; the calls answered before the pause do not run again. It may pause again.
+        A snapshot is resumed once: again, it raises :class:`~toolcycle.errors.SnapshotConsumed`.
 
         A run started on a ``conversation`` resumes with it (``Conversation.resume``).
 
@@ -428,7 +442,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     def resume_stream(
         self,
         snapshot: dict[str, Any] | str | bytes,
-        approvals: Mapping[str, ApprovalAnswer],
+        approvals: Approvals,
         *,
         deps: DepsT | None = None,
         cancel_token: CancelToken | None = None,
@@ -448,7 +462,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         listeners = core.callbacks.merged(extra)
         state = resume_state(
             core, self.model, settings, snapshot,
-            dict(approvals) if isinstance(approvals, Mapping) else approvals,
+            approvals,
             deps, cancel_token, listeners, sink,
             None if self._task is None else self._task.validate, self.tool_selection)
         if self._toolsets:
@@ -457,7 +471,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         return state
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
-                    approvals: Mapping[str, ApprovalAnswer], **kwargs: Any) -> RunResult[OutputT]:
+                    approvals: Approvals, **kwargs: Any) -> RunResult[OutputT]:
         """Blocking :meth:`resume` (on the same per-thread event loop as :meth:`run_sync`)."""
         return thread_runner().run(self.resume(snapshot, approvals, **kwargs))
 

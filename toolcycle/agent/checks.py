@@ -177,3 +177,15 @@ def trace_sink(value: TraceSink | str | os.PathLike[str] | bool | None) -> Trace
     from ..tracing.store import resolve_trace_store
 
     return resolve_trace_store(value)
+
+
+def check_snapshot_ledger(value: object) -> list[str]:
+    """``snapshot_ledger=``: ``None`` (the shared default), a ``SnapshotLedger`` or a store
+    location; the stores load only when one is given."""
+    if value is None:
+        return []
+    from ..stores import SnapshotLedger, location_problems
+
+    if isinstance(value, SnapshotLedger):
+        return []
+    return [f"snapshot_ledger: {p}" for p in location_problems(value)]

@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .._postgres import is_postgres_url
 from .._safe_text import terminal_safe
 from ..playbook import Curator, LearningTask, Playbook, Strategy, learn
 from ..playbook.routine import induce
 from ..playbook.stats import compute_stats, format_table
+from ..stores.postgres import is_postgres_url
 
 DEFAULT_DB = "playbook.db"
 

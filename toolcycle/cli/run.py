@@ -23,7 +23,6 @@ import json
 import sys
 from typing import Any
 
-from .._postgres import describe
 from .._safe_text import json_safe, terminal_safe
 from ..agent.stream import thread_runner
 from ..approval import ApprovalRequest, Defer
@@ -33,6 +32,7 @@ from ..limits import Limits
 from ..models.base import ModelSettings
 from ..result import RunResult
 from ..status import RETURNED_MEANINGS
+from ..stores.postgres import describe
 from ..tool_selection import DEFAULT_MIN_RELEVANCE, ToolSelection
 from ..tracing.store import DEFAULT_PATH, ENV_VAR
 from . import _exits

@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._postgres import is_postgres_url
 from .._safe_text import json_safe, terminal_safe
 from ..status import NOT_SUCCESS, RETURNED_MEANINGS, RUN_STATUSES
+from ..stores.postgres import is_postgres_url
 from ..tracing.html import format_ms, format_time, render_comparison_html, render_html
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace, offered_text

@@ -65,7 +65,7 @@ class Conversation:
                             f"postgresql:// URL, got {type(store).__name__}")
         if problems:
             raise ConfigurationError(problems, subject="conversation")
-        from .._postgres import is_postgres_url  # with the stores, not with every import
+        from ..stores.postgres import is_postgres_url  # with the stores, not with every import
 
         if is_postgres_url(store):
             from .postgres import PostgresConversationStore  # psycopg loads only when used

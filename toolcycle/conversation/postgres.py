@@ -13,8 +13,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from .._postgres import PostgresConnection, connect, safe_url
 from ..messages import Message
+from ..stores.postgres import PostgresConnection, connect, safe_url
 from ..tracing.redaction import Redactor
 from . import sql
 from .store import busy, message_text

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .._postgres import SQLConnection
 from ..messages import Message
+from ..stores.connection import SQLConnection
 from .store import conflict
 
 # DOUBLE PRECISION and BIGINT: SQLite reads them as REAL and INTEGER; PostgreSQL's REAL would

@@ -1,6 +1,6 @@
 """The SQLite conversation store: its claims, over the tables and statements of ``sql.py``.
 
-Opened like the trace store and the playbook (:mod:`toolcycle._sqlite`: busy timeout first,
+Opened like the trace store and the playbook (:mod:`toolcycle.stores.sqlite`: busy timeout first,
 WAL switch and schema retried while another process opens the same file), and every write is
 one ``BEGIN IMMEDIATE`` transaction, so claims and appends from threads and processes queue
 instead of interleaving.
@@ -15,8 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._sqlite import create_schema, use_wal, write_once
 from ..messages import Message
+from ..stores.sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
 from . import sql
 from .store import busy, message_text

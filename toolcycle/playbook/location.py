@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._postgres import is_postgres_url
+from ..stores.postgres import is_postgres_url
 from .store import PlaybookStore, SQLitePlaybookStore
 
 

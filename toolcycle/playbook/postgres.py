@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .._postgres import PostgresConnection, connect, lock_statement, safe_url
+from ..stores.postgres import PostgresConnection, connect, lock_statement, safe_url
 from .store import SQLitePlaybookStore
 
 SCHEMA = """
@@ -60,7 +60,7 @@ class PostgresPlaybookStore(SQLitePlaybookStore):
     threads and processes; ``Playbook("postgresql://...")`` opens one.
 
     It is a subclass of the SQLite store because it runs the same statements; the connections
-    it hands them are :class:`~toolcycle._postgres.PostgresConnection` objects, which have the
+    it hands them are :class:`~toolcycle.stores.postgres.PostgresConnection` objects, which have the
     ``sqlite3`` calls those statements use.
     """
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._sqlite import create_schema, use_wal, write_once
+from ..stores.sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
 from .index import StrategyIndex
 from .strategy import Strategy

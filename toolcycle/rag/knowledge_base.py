@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
-from .._sqlite import run_script, write_once
+from ..stores.sqlite import run_script, write_once
 from .chunking import ChunkingPolicy, split_text
 from .embedders import Embedder
 from .storage import (

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._sqlite import use_wal
+from ..stores.sqlite import use_wal
 from .embedders import STOPWORDS
 
 #: How long a statement waits for another connection's lock before failing (seconds).

@@ -13,26 +13,22 @@ a denial.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from ..approval import (
-    ApprovalRequest,
-    Approve,
-    Decision,
-    Defer,
-    Deny,
-    answer_problems,
-)
+from ..approval import ApprovalRequest, Approve, Decision, Defer, Deny
 from ..context import CancelToken
-from ..errors import ConfigurationError
 from ..events import CallbackError, Callbacks, Event, RunPaused, RunResumed
 from ..messages import Message, Usage
 from ..models.base import Model, ModelSettings
 from ..result import RunResult, Termination
 from ..tracing.trace import Trace
 from . import snapshot as snapshots
+from .answers import bind_answers
+from .scope import CancelledByToken, LimitHit
 from .state import AgentCore, RunSetup, RunState, ToolSelector, Turn, assemble, new_context
 from .toolsets import selected
 
@@ -46,6 +42,7 @@ async def decide_turn(state: RunState, turn: Turn) -> dict[str, Decision]:
     core = state.setup.core
     policy = core.approval
     decisions: dict[str, Decision] = {}
+    run_id = state.setup.run_id
     for call in turn.calls:
         tool = None if call.original_name is not None else core.tools.get(call.name)
         if tool is None or call.arguments is None:  # answered with an error anyway
@@ -54,8 +51,13 @@ async def decide_turn(state: RunState, turn: Turn) -> dict[str, Decision]:
             if tool.requires_approval:
                 decisions[call.id] = Defer("default")
             continue
-        request = ApprovalRequest(call.id, call.name, call.arguments, tool.requires_approval)
-        decision = await _ask(state, policy, request)
+        request = ApprovalRequest(call.id, call.name, call.arguments, tool.requires_approval,
+                                  run_id)
+        try:
+            decision = await _ask(state, policy, request)
+        except LimitHit:  # no call of the turn runs: each is answered "not executed"
+            turn.stopped = "timeout"
+            return {}
         if isinstance(decision, Defer) and state.forcing:
             decision = Deny("this call needs a person's approval, which cannot be asked now: "
                             "the run is at a limit and must answer without it")
@@ -66,16 +68,21 @@ async def decide_turn(state: RunState, turn: Turn) -> dict[str, Decision]:
 async def _ask(state: RunState, policy: Callable[..., Any], request: ApprovalRequest
                ) -> Decision:
     """The policy's decision; a policy that fails or answers nonsense denies the call (the
-    safe side), and its error is kept in ``result.callback_errors``."""
+    safe side), and its error is kept in ``result.callback_errors``. An async policy (a person
+    asked over chat, a remote rule service) is awaited like every other await of the run:
+    raced against the cancel token and the deadline (:class:`CancelledByToken`,
+    :class:`LimitHit` propagate)."""
     try:
         decision = policy(request, state.ctx)
         if inspect.isawaitable(decision):
-            decision = await decision
+            decision = await state.interrupts.guard(decision)
         if isinstance(decision, Approve | Deny | Defer):
             return decision
         problem: Exception = TypeError(
             f"an approval policy must return Approve(), Deny(reason) or Defer(), got "
             f"{type(decision).__name__}")
+    except (LimitHit, CancelledByToken):
+        raise
     except Exception as exc:
         problem = exc
     state.emitter.errors.append(CallbackError("approval", repr(policy), problem))
@@ -88,7 +95,7 @@ async def pause(state: RunState) -> RunResult[Any]:
     assert turn is not None and turn.decisions is not None
     pending = [
         ApprovalRequest(call.id, call.name, call.arguments or {},
-                        state.setup.core.tools[call.name].requires_approval)
+                        state.setup.core.tools[call.name].requires_approval, state.setup.run_id)
         for call in turn.calls[turn.resume_from:]
         if isinstance(turn.decisions.get(call.id), Defer)
     ]
@@ -132,15 +139,9 @@ def resume_state(
     if selector is not None and prompt is not None:
         core, settings = selected(core, settings, selector, prompt)
     data = snapshots.open_snapshot(snapshot, core, model)
-    pending = [ApprovalRequest.from_dict(p) for p in data["pending"]]
-    problems = answer_problems(pending, approvals)
-    if problems:
-        raise ConfigurationError(problems, subject=f"resume of run {data['run_id']!r}")
-    assert isinstance(approvals, dict)
-    decisions: dict[str, Decision] = {
-        call_id: Approve("person") if answer is True else Deny(str(answer), "person")
-        for call_id, answer in approvals.items()
-    }
+    run_id = data["run_id"]
+    pending = [replace(ApprovalRequest.from_dict(p), run_id=run_id) for p in data["pending"]]
+    decisions = bind_answers(run_id, pending, approvals, signed=snapshots.is_signed(data))
     setup = RunSetup(core=core, model=model, settings=settings, limits=snapshots.limits_of(data),
                      run_id=data["run_id"], user_prompt=data.get("user_prompt"),
                      streaming=sink is not None, task_input=None if revive_input is None
@@ -151,4 +152,20 @@ def resume_state(
                      cancel_token, callbacks, sink)
     state.resumed = RunResumed(setup.run_id, decisions, state.trace.trace)
     snapshots.restore(state, data, decisions)
+    pause, ledger = snapshots.pause_number(data), core.snapshot_ledger
+    state.claim = lambda: _claim(ledger, setup.run_id, pause)
     return state
+
+
+def _claim(ledger: object, run_id: str, pause: int) -> None:
+    from ..stores.ledger import ledger_of  # SQLite (or psycopg) loads only when a run resumes
+
+    ledger_of(ledger).claim(run_id, pause)
+
+
+async def claim_pause(state: RunState) -> None:
+    """A resumed run's first act: claim its pause in the ledger of consumed snapshots (raises
+    :class:`~toolcycle.errors.SnapshotConsumed` if another resume did; nothing has run yet).
+    Off the event loop: the claim may wait on a busy database."""
+    if state.claim is not None:
+        await asyncio.to_thread(state.claim)

@@ -56,7 +56,7 @@ from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..result import RunResult, Termination
 from ..status import RunStatus, returned_status
-from .approvals import PauseRun, pause
+from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .endings import (
     Answered,
@@ -82,6 +82,7 @@ from .toolsets import note_toolset_problems, refresh_tools, request_settings
 async def run(state: RunState) -> RunResult[Any]:
     """Execute one run; return its result or raise an ``AgentError`` carrying the partial one."""
     setup, resumed = state.setup, state.resumed
+    await claim_pause(state)  # a resumed run: the snapshot is consumed here, or refused
     state.interrupts.open(state.timeout_left)
     if resumed is None:
         state.trace.start()

@@ -59,6 +59,7 @@ from ..limits import Limits
 from ..messages import ToolResult
 from ..models.base import Model
 from ..output import HeldAnswer, OutputSchemaError
+from .snapshot_shape import shape_problems
 from .state import AgentCore, RunState, Turn
 
 FORMAT = "toolcycle.run-snapshot"
@@ -134,11 +135,27 @@ def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model
                              f"version {VERSION}"], subject="snapshot")
     problems = _integrity_problems(data, core.snapshot_key)
     problems.extend(_identity_problems(data.get("agent"), identity(core, model)))
-    if not problems:
-        problems.extend(_shape_problems(data))
+    if not problems:  # nothing is read from a snapshot whose integrity fails
+        problems.extend(shape_problems(data))
+        if data.get("last_preview_args") is not None and core.output.submit_tool is None:
+            problems.append("last_preview_args: this agent's output is not previewed")
     if problems:
-        raise SnapshotError(problems, subject=f"snapshot of run {data.get('run_id')!r}")
+        run_id = data.get("run_id")
+        raise SnapshotError(problems, subject=f"snapshot of run {run_id!r}"
+                            if isinstance(run_id, str) else "snapshot")
     return data
+
+
+def is_signed(data: dict[str, Any]) -> bool:
+    """Whether a checked snapshot carries an HMAC (its agent has a ``snapshot_key``)."""
+    return bool(data["integrity"]["algorithm"] == "hmac-sha256")
+
+
+def pause_number(data: dict[str, Any]) -> int:
+    """Which pause of its run a checked snapshot records (1 for the first): with the run id,
+    the key under which a resume consumes it (:mod:`toolcycle.stores.ledger`)."""
+    pauses = data["trace"].get("pauses")
+    return len(pauses) if isinstance(pauses, list) else 1
 
 
 def prompt_of(snapshot: dict[str, Any] | str | bytes, key: bytes | None) -> str | None:
@@ -193,6 +210,8 @@ def _identity_problems(recorded: Any, current: dict[str, Any]) -> list[str]:
             problems.append(f"agent {field}: the snapshot was made by {recorded.get(field)!r}, "
                             f"this agent is {current[field]!r}")
     tools, mine = recorded.get("tools") or {}, current["tools"]
+    if not isinstance(tools, dict):
+        return [*problems, "agent tools: must map tool names to digests"]
     if missing := sorted(set(tools) - set(mine)):
         problems.append(f"tools: this agent lacks {', '.join(missing)}")
     if extra := sorted(set(mine) - set(tools)):
@@ -202,17 +221,6 @@ def _identity_problems(recorded: Any, current: dict[str, Any]) -> list[str]:
                         f"{', '.join(changed)} differs")
     if recorded.get("output") != current["output"]:
         problems.append("output: the output type (or its schema) differs")
-    return problems
-
-
-def _shape_problems(data: dict[str, Any]) -> list[str]:
-    """A correctly signed snapshot from a bug or a future writer: say what is missing."""
-    need = ("run_id", "messages", "usage", "trace", "limits", "counters", "turn", "pending")
-    problems = [f"{key}: missing" for key in need if key not in data]
-    messages = data.get("messages")
-    if not problems and not (isinstance(messages, list) and messages
-                             and messages[-1].get("role") == "assistant"):
-        problems.append("messages: must end with the assistant message of the paused turn")
     return problems
 
 

@@ -115,6 +115,9 @@ class AgentCore:
     gated: bool = False
     #: Signs paused runs' snapshots (HMAC); without it they carry a plain digest.
     snapshot_key: bytes | None = None
+    #: Where resumes record the snapshots they consume (``toolcycle.stores.ledger``): a
+    #: ``SnapshotLedger``, a store location, or ``None`` for the shared default ledger.
+    snapshot_ledger: object = None
     #: Why a toolset could not list its tools for this run (the run then ends at its start
     #: with ``ToolsUnavailable``, trace stored); ``None`` nearly always.
     tools_unavailable: str | None = None
@@ -245,6 +248,9 @@ class RunState:
     #: The result, once the run ended (any way): a team reads a member's from here, a
     #: cancelled member's too.
     result: RunResult[Any] | None = None
+    #: A resumed run's claim on its pause in the ledger of consumed snapshots (blocking; run
+    #: in a thread before anything of the run executes); ``None`` for a run that starts.
+    claim: Callable[[], None] | None = None
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------
 

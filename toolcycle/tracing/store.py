@@ -11,8 +11,8 @@ Why SQLite: it is in the standard library, one real file is easy to copy into a 
 mode lets ``toolcycle trace list`` read while agents write, and several processes may share a
 database. A fleet of workers shares one PostgreSQL database instead: the same store opened with
 a ``postgresql://`` URL runs the same statements, written in the SQL both engines accept, over
-psycopg (:mod:`toolcycle._postgres`, docs/postgres.md); each write touches only its run's rows,
-so writers never wait on each other. Secrets are redacted (see
+psycopg (:mod:`toolcycle.stores.postgres`, docs/postgres.md); each write touches only its
+run's rows, so writers never wait on each other. Secrets are redacted (see
 :mod:`toolcycle.tracing.redaction`) before anything reaches the file.
 
 A run whose process died stays ``running`` in the file; when read back on the same host and the
@@ -35,10 +35,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .._postgres import SQLConnection, connect, is_postgres_url
-from .._sqlite import create_schema, use_wal
 from ..messages import Usage
 from ..status import is_success
+from ..stores.connection import SQLConnection
+from ..stores.postgres import connect, is_postgres_url
+from ..stores.sqlite import create_schema, use_wal
 from .recorder import TraceRecorder
 from .redaction import Redactor
 from .store_status import migrate_statuses
@@ -150,7 +151,7 @@ class TraceStore:
             return
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Safe while other processes open the same new file (rel-16): see toolcycle._sqlite.
+        # Safe while other processes open the same new file (rel-16): see toolcycle.stores.sqlite.
         conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
         use_wal(conn)
         conn.execute("PRAGMA foreign_keys=ON")
