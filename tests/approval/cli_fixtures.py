@@ -22,3 +22,12 @@ def two_greetings() -> ScriptedModel:
 
     return ScriptedModel([[call("sayHello", {"personName": "Ada"}),
                            call("sayHello", {"personName": "Bo\x1b[2J"})], answer])
+
+
+def greetings_answered() -> ScriptedModel:
+    """:func:`two_greetings` in the process that resumes its paused run: the turn after."""
+
+    def answer(messages: Any, settings: Any) -> str:
+        return " | ".join(r.content for r in messages[-1].results)
+
+    return ScriptedModel([answer])

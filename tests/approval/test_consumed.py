@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, ConfigurationError, SnapshotConsumed, SnapshotError, tool
-from toolcycle.stores import SnapshotLedger
+from toolcycle.stores import SnapshotLedger, shared_ledger
 from toolcycle.testing import ScriptedModel, call
 
 AGENT = textwrap.dedent('''
@@ -165,6 +165,7 @@ def test_an_agent_resumes_through_a_postgres_ledger(postgres_url: str, tmp_path:
     with pytest.raises(SnapshotConsumed):
         _billing(tmp_path, ["Paid."], postgres_url).resume_sync(snapshot, answers)
     assert _payments(tmp_path) == ["100"]
+    shared_ledger(postgres_url).close()  # the process's connection to it, not kept past the test
 
 
 @pytest.mark.parametrize("location", ["mysql://host/db", "sqlite://relative.db", "", 5])

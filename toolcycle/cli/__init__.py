@@ -23,8 +23,8 @@ from ..logs import configure, level_of, show_setup_progress
 from ._exits import USAGE, USER_ERRORS, report_interrupt, report_user_error
 
 #: Command-group modules, each with ``register(subparsers: argparse._SubParsersAction)``.
-COMMAND_MODULES: tuple[str, ...] = ("trace", "playbook", "spec", "run", "batch", "demo", "mcp",
-                                    "eval")
+COMMAND_MODULES: tuple[str, ...] = ("trace", "playbook", "spec", "run", "resume", "batch", "demo",
+                                    "mcp", "eval")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .._safe_text import json_safe, terminal_safe
@@ -71,8 +72,7 @@ def register(subparsers: Any) -> None:
 @guarded
 def _run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
-    # Every run is recorded unless asked not to: `toolcycle trace show RUN` needs it afterwards.
-    store: object = False if args.no_trace else (args.trace_db or True)
+    store = trace_store_argument(args)
     options: dict[str, Any] = {"approval": _ask_for_all} if args.approve_all else {}
     if args.select_tools is not None:
         options["tool_selection"] = ToolSelection(args.select_tools)
@@ -97,6 +97,21 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     finally:  # a tools module's MCP servers end with the command, on the loop they ran on
         thread_runner().run(agent.close())
+    return print_outcome(result, args, {"spec": str(Path(args.spec).resolve()),
+                                        "tools": args.tools, "model": args.model})
+
+
+def trace_store_argument(args: argparse.Namespace) -> object:
+    """``trace_store=`` from ``--trace-db`` / ``--no-trace``. Every run is recorded unless asked
+    not to: ``toolcycle trace show RUN`` needs it afterwards."""
+    return False if args.no_trace else (args.trace_db or True)
+
+
+def print_outcome(result: RunResult[Any], args: argparse.Namespace,
+                  resume: dict[str, Any]) -> int:
+    """Print a run's answer (or its pause) as ``run`` and ``resume`` do; the exit status. With
+    ``--json`` a paused run's object carries its snapshot and, under ``resume``, what
+    ``toolcycle resume`` needs to rebuild the agent (spec, tool modules, model)."""
     if args.json:
         print(json_safe(json.dumps({
             "status": result.status,
@@ -104,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
             "termination": result.termination.to_dict(),
             "usage": result.usage.to_dict(),
             "trace": result.trace.to_dict(),
-            **({"snapshot": result.snapshot} if result.paused else {}),
+            **({"snapshot": result.snapshot, "resume": resume} if result.paused else {}),
         }, ensure_ascii=False, default=str)))
         return 3 if result.paused else _exit_status(result)
     if result.paused:
@@ -169,5 +184,7 @@ def _report_pause(result: RunResult[Any], args: argparse.Namespace) -> int:
         arguments = json.dumps(request.arguments, ensure_ascii=False)
         print(terminal_safe(f"waiting for approval: {request.tool_name}({arguments}) "
                             f"[{request.call_id}]"), file=sys.stderr)
-    print("paused: rerun with --approve to decide at the terminal", file=sys.stderr)
+    print("paused: rerun with --approve to decide at the terminal, or with --json > FILE and "
+          "answer later: toolcycle resume FILE --approve CALL_ID | --deny CALL_ID:REASON",
+          file=sys.stderr)
     return 3

@@ -8,8 +8,12 @@ answers ``tools/list`` and ``tools/call``:
   :func:`~toolcycle.spec.formats.mcp.export_mcp_tools`, the exporter of saved tool lists) and
   called as a run would call it: arguments validated first, sync tools on a worker thread,
   the result serialized by the same code as observations;
+- a call that needs approval (the agent's policy, or a tool with ``requires_approval``) is
+  decided first, by the policy or by the MCP client's user through elicitation, and refused
+  when nobody can say yes (:mod:`toolcycle.mcp.serve_approval`);
 - the agent is listed under its name with one ``input`` argument; a call runs it once and
-  answers with its output (structured outputs also as ``structuredContent``).
+  answers with its output (structured outputs also as ``structuredContent``); a run that
+  pauses for approval answers with an error listing the calls that wait (``pending``).
 
 Every failure is a result with ``isError`` and the reason, never a dropped connection.
 """
@@ -26,10 +30,12 @@ from ..messages import Usage
 from ..result import RunResult
 from ..spec.formats.mcp import export_mcp_tools
 from ..tools import Tool, ToolArgumentsError, serialize_result
+from .serve_approval import Refusal, gate
 
 if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
-    from mcp.types import CallToolResult
+    from mcp.types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
     from ..agent import Agent
 
@@ -60,7 +66,8 @@ def agent_server(agent: Agent[Any, Any]) -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return listing
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+                        ) -> types.CallToolResult | types.InputRequiredResult:
         arguments = dict(params.arguments or {})
         if params.name == agent.name:
             return await _run_agent(agent, arguments)
@@ -68,21 +75,26 @@ def agent_server(agent: Agent[Any, Any]) -> Server[Any]:
         if tool is None:
             return _error(f"Unknown tool `{params.name}`. Available tools: "
                           f"{', '.join([*tools, agent.name])}.")
-        return await _call(agent, tool, arguments)
+        return await _call(agent, tool, arguments, ctx, params)
 
     return Server(agent.name, description=agent.description or None,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def _call(
-    agent: Agent[Any, Any], tool: Tool[Any], arguments: dict[str, Any]
-) -> CallToolResult:
+async def _call(agent: Agent[Any, Any], tool: Tool[Any], arguments: dict[str, Any],
+                request_context: ServerRequestContext[Any, Any], params: CallToolRequestParams
+                ) -> CallToolResult | InputRequiredResult:
     try:
         validated = tool.validate(arguments)
     except ToolArgumentsError as exc:
         return _error(f"Invalid arguments for `{tool.name}`: {'; '.join(exc.problems)}")
     ctx: RunContext[Any] = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
                                       run_id="mcp", agent_name=agent.name, tool_name=tool.name)
+    verdict = await gate(agent, tool, validated, ctx, request_context, params)
+    if isinstance(verdict, Refusal):
+        return _error(verdict.reason)
+    if verdict is not None:  # the question for the client's user; the client calls again
+        return verdict
     try:
         if tool.is_async:
             pending = tool.invoke(ctx, validated)
@@ -123,10 +135,14 @@ def _not_succeeded(result: RunResult[Any]) -> CallToolResult:
     termination = result.termination
     why = termination.detail or termination.reason
     text = f"The agent did not succeed (status {result.status}): {why}."  # (paused: what waits)
-    if result.output is not None:
+    structured: dict[str, Any] = {"status": result.status,
+                                  "termination": termination.to_dict()}
+    if result.paused:  # nobody here can answer: the calls that wait, with their arguments
+        structured["pending"] = [{"tool": r.tool_name, "arguments": r.arguments,
+                                  "call_id": str(r.call_id)} for r in result.pending_approvals]
+    elif result.output is not None:
         text += f" Its answer, not to be trusted: {serialize_result(result.output)[0]}"
-    return _result(text, {"status": result.status, "termination": termination.to_dict()},
-                   True)
+    return _result(text, structured, True)
 
 
 def _result(text: str, structured: dict[str, Any] | None, is_error: bool) -> CallToolResult:
