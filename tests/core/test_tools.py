@@ -219,8 +219,8 @@ def test_a_plain_run_loads_no_module_only_pauses_specs_or_viewers_need() -> None
     import subprocess
     import sys
 
-    lazy = ["hashlib", "hmac", "html", "toolcycle.spec", "toolcycle._postgres", "toolcycle.stores", "sqlite3",
-            "toolcycle.models.fallback", "toolcycle.models.retry"]
+    lazy = ["hashlib", "hmac", "html", "toolcycle.spec", "toolcycle._postgres",
+            "toolcycle.stores", "sqlite3", "toolcycle.models.fallback", "toolcycle.models.retry"]
     program = (PLAIN_RUN + "result.trace.render()\n"
                f"print([m for m in {lazy!r} if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
