@@ -65,16 +65,18 @@ class Conversation:
                             f"postgresql:// URL, got {type(store).__name__}")
         if problems:
             raise ConfigurationError(problems, subject="conversation")
-        from ..stores.postgres import is_postgres_url  # with the stores, not with every import
+        if isinstance(store, str | os.PathLike):
+            from ..stores.location import store_location  # not with every import
 
-        if is_postgres_url(store):
-            from .postgres import PostgresConversationStore  # psycopg loads only when used
+            where = store_location(store)
+            if where.engine == "postgresql":
+                from .postgres import PostgresConversationStore  # psycopg loads only when used
 
-            store = PostgresConversationStore(str(store))
-        elif isinstance(store, str | os.PathLike):
-            from .sqlite import SQLiteConversationStore  # sqlite3 loads only when used
+                store = PostgresConversationStore(where.target)
+            else:
+                from .sqlite import SQLiteConversationStore  # sqlite3 loads only when used
 
-            store = SQLiteConversationStore(store)
+                store = SQLiteConversationStore(where.target)
         self.store: ConversationStore = store
         self.id = conversation_id
         self.max_tokens = max_tokens

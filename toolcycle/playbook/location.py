@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..stores.postgres import is_postgres_url
+from ..stores.location import store_location
 from .store import PlaybookStore, SQLitePlaybookStore
 
 
@@ -14,17 +14,16 @@ def open_store(location: str | Path | PlaybookStore) -> PlaybookStore:
 
     A ``postgresql://`` URL opens :class:`~toolcycle.playbook.postgres.PostgresPlaybookStore`
     (psycopg from the ``postgres`` extra is imported only then); anything else is a SQLite file
-    (its folder created if missing) or ``:memory:``.
+    (its folder created if missing) or ``:memory:``. The location is read by
+    :func:`toolcycle.stores.store_location`, as every store's is.
     """
     if isinstance(location, PlaybookStore):
         return location
-    text = str(location)
-    if is_postgres_url(text):
+    where = store_location(location)
+    if where.engine == "postgresql":
         from .postgres import PostgresPlaybookStore
 
-        return PostgresPlaybookStore(text)
-    if text.startswith("sqlite:///"):
-        text = text[len("sqlite:///"):]
-    if text != ":memory:":
-        Path(text).parent.mkdir(parents=True, exist_ok=True)
-    return SQLitePlaybookStore(text)
+        return PostgresPlaybookStore(where.target)
+    if not where.in_memory:
+        Path(where.target).parent.mkdir(parents=True, exist_ok=True)
+    return SQLitePlaybookStore(where.target)

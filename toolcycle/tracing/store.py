@@ -38,7 +38,8 @@ from typing import Any
 from ..messages import Usage
 from ..status import is_success
 from ..stores.connection import SQLConnection
-from ..stores.postgres import connect, is_postgres_url
+from ..stores.location import store_location
+from ..stores.postgres import connect
 from ..stores.sqlite import create_schema, use_wal
 from .recorder import TraceRecorder
 from .redaction import Redactor
@@ -144,13 +145,15 @@ class TraceStore:
         self._host = socket.gethostname()
         self.path: Path | str
         self._conn: SQLConnection
-        if is_postgres_url(path):  # psycopg is imported only now
-            self.path = str(path)
+        where = store_location(path)  # a path, sqlite:///, postgresql:// (toolcycle.stores)
+        if where.engine == "postgresql":  # psycopg is imported only now
+            self.path = where.target
             self._conn = connect(self.path, schema=_SCHEMA, lock="toolcycle.traces.schema")
             migrate_statuses(self._conn)
             return
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(where.target)
+        if not where.in_memory:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         # Safe while other processes open the same new file (rel-16): see toolcycle.stores.sqlite.
         conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
         use_wal(conn)
