@@ -30,7 +30,10 @@ key                       content
                           of the first call not done), ``answers`` (call id -> ``content``,
                           ``is_error``, ``error_type`` of the calls done), ``decisions``
                           (call id -> decision dict, ``toolcycle.approval``)
-``pending``               the calls waiting for a person (``ApprovalRequest.to_dict``)
+``pending``               the calls waiting for a person (``ApprovalRequest.to_dict``; its
+                          ``run_id`` is optional on read: the snapshot's own is used); each
+                          must be the call of that id in the last message, so what a person
+                          approves is what runs
 ``held``                  ``null`` or the output call held until the output is judged:
                           ``call_id``, ``arguments``
 ``last_preview_args``     reflection: the last previewed output's arguments, or ``null``
@@ -39,6 +42,11 @@ key                       content
                           ``snapshot_key``) and ``digest`` over the canonical JSON of every
                           other key
 ========================  ==================================================================
+
+Every key a resume reads is checked for its type and shape first (:mod:`.snapshot_shape`). A
+snapshot is consumed by the resume that continues it, under the key ``run_id#pause`` (the
+number of pauses in its trace: :func:`pause_number`, :mod:`toolcycle.stores.ledger`); a format
+that records nested runs must keep one such key per pause it can be resumed from.
 
 The digest catches a snapshot changed by hand or damaged on the way; only the HMAC (an agent
 built with ``snapshot_key=``) stops someone who can rewrite the digest too. The identity stops a

@@ -62,8 +62,11 @@ class SnapshotLedger:
         self.location: StoreLocation = store_location(location)
         self._lock = threading.Lock()
         self._conn: SQLConnection | None = None
+        self._pid = os.getpid()
 
     def _connection(self) -> SQLConnection:
+        if self._pid != os.getpid():  # a forked child never shares its parent's connection
+            self._conn, self._pid = None, os.getpid()
         if self._conn is None:
             self._conn = connect(self.location, schema=SCHEMA, lock="toolcycle.ledger")
         return self._conn
