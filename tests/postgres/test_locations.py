@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import subprocess
 import sys
@@ -141,6 +142,7 @@ def test_without_the_extra_a_url_names_the_extra_to_install(tmp_path: Path) -> N
 def test_a_dropped_connection_is_opened_again(postgres_url: str) -> None:
     """A server restart or an idle timeout ends the stores' sessions; the next transaction
     opens a new one instead of failing for the rest of the process's life."""
+    gc.collect()  # stores of earlier tests held only by exception cycles: their sessions end
     traces, playbook = TraceStore(postgres_url), open_store(postgres_url)
     conv = Conversation(postgres_url, "c")
     traces.save(Trace("before", agent_name="a", started_at=1.0))
