@@ -51,6 +51,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.spec.formats.names",
     "toolcycle.spec.gram_syntax",
     "toolcycle.status",
+    "toolcycle.stores",
     "toolcycle.testing",
     "toolcycle.tracing",
     "toolcycle.tracing.html",
