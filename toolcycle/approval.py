@@ -114,9 +114,9 @@ class ApprovalRequest:
         return Approval(self.run_id, str(self.call_id), self.arguments_sha256, False, reason)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form (a snapshot's ``pending``, a batch record): the run is the record's."""
         return {"call_id": str(self.call_id), "tool_name": self.tool_name,
-                "arguments": self.arguments, "requires_approval": self.requires_approval,
-                "run_id": self.run_id}
+                "arguments": self.arguments, "requires_approval": self.requires_approval}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ApprovalRequest:
@@ -207,3 +207,26 @@ def decision_from_dict(data: dict[str, Any]) -> Decision:
     if kind == "approved":
         return Approve(by)
     raise ValueError(f"unknown decision {kind!r}")
+
+
+def bind_to_snapshot(snapshot: Mapping[str, Any], answers: Mapping[str, ApprovalAnswer]
+                     ) -> dict[str, ApprovalAnswer]:
+    """``answers`` by call id (``True`` or a reason to deny), bound to ``snapshot``'s pending
+    calls (its run id, each call's argument digest), as :class:`Approval` values.
+
+    For a person who decided about *this* snapshot by call id: a command line naming the
+    snapshot file, a batch's decisions naming the input line. An id that is not pending keeps
+    its bare answer, so that the resume lists it with every other problem. The snapshot is
+    only read here; the resume checks it in full."""
+    run_id, pending = snapshot.get("run_id"), snapshot.get("pending")
+    shown = {call["call_id"]: call.get("arguments") for call in
+             (pending if isinstance(pending, list) else [])
+             if isinstance(call, dict) and isinstance(call.get("call_id"), str)}
+    bound: dict[str, ApprovalAnswer] = {}
+    for call_id, answer in answers.items():
+        if isinstance(answer, Approval) or call_id not in shown or not isinstance(run_id, str):
+            bound[call_id] = answer
+        else:
+            bound[call_id] = Approval(run_id, call_id, arguments_digest(shown[call_id]),
+                                      answer is True, None if answer is True else str(answer))
+    return bound

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..approval import bind_to_snapshot
 from ..errors import ConfigurationError
 from .approvals import BatchApprovals
 from .inputs import MAX_LINE_BYTES, InputLine, read_inputs
@@ -174,8 +175,9 @@ def _plan(out: Path, items: list[InputLine], latest: dict[str, Entry], retry_err
                     todo.append(Work(item, entry.attempt + 1))
                 continue
             answers = approvals.answers(item.line, pending) if approvals else None
-            if answers is not None:
-                todo.append(Work(item, entry.attempt + 1, Resumption(snapshot, answers)))
+            if answers is not None:  # bound to this record's run and calls (signed ones too)
+                todo.append(Work(item, entry.attempt + 1,
+                                 Resumption(snapshot, bind_to_snapshot(snapshot, answers))))
     return todo
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._safe_text import terminal_safe
 from ..agent_stream import thread_runner
-from ..approval import Approval, ApprovalAnswer, arguments_digest
+from ..approval import ApprovalAnswer, bind_to_snapshot
 from ..errors import AgentError, SnapshotConsumed
 from ._loading import CommandError, guarded, load_library, load_spec, resolve_model_argument
 from ._progress import progress_on_stderr
@@ -96,11 +96,6 @@ def _answers(snapshot: dict[str, Any], approve: list[str], deny: list[str]
              ) -> dict[str, ApprovalAnswer]:
     """The person's answers, each bound to the snapshot's pending call of that id (the
     resume then checks them all against the checked snapshot and lists every problem)."""
-    run_id = snapshot.get("run_id")
-    pending = snapshot.get("pending")
-    shown = {p["call_id"]: p.get("arguments") for p in pending or []
-             if isinstance(p, dict) and isinstance(p.get("call_id"), str)} \
-        if isinstance(pending, list) else {}
     wanted: dict[str, bool | str] = dict.fromkeys(approve, True)
     for item in deny:
         call_id, colon, reason = item.partition(":")
@@ -110,14 +105,9 @@ def _answers(snapshot: dict[str, Any], approve: list[str], deny: list[str]
             raise CommandError(f"{call_id}: both approved and denied")
         wanted[call_id] = reason.strip()
     if not wanted:
+        pending = snapshot.get("pending")
+        ids = [str(p.get("call_id")) for p in pending if isinstance(p, dict)] \
+            if isinstance(pending, list) else []
         raise CommandError("answer the pending calls: --approve CALL_ID or --deny "
-                           f"CALL_ID:REASON (pending: {', '.join(shown) or 'none'})")
-    answers: dict[str, ApprovalAnswer] = {}
-    for call_id, answer in wanted.items():
-        if call_id not in shown or not isinstance(run_id, str):
-            answers[call_id] = answer  # not pending: the resume says so with the rest
-            continue
-        digest = arguments_digest(shown[call_id])
-        answers[call_id] = Approval(run_id, call_id, digest, answer is True,
-                                    None if answer is True else str(answer))
-    return answers
+                           f"CALL_ID:REASON (pending: {', '.join(ids) or 'none'})")
+    return bind_to_snapshot(snapshot, wanted)

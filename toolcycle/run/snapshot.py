@@ -30,10 +30,9 @@ key                       content
                           of the first call not done), ``answers`` (call id -> ``content``,
                           ``is_error``, ``error_type`` of the calls done), ``decisions``
                           (call id -> decision dict, ``toolcycle.approval``)
-``pending``               the calls waiting for a person (``ApprovalRequest.to_dict``; its
-                          ``run_id`` is optional on read: the snapshot's own is used); each
-                          must be the call of that id in the last message, so what a person
-                          approves is what runs
+``pending``               the calls waiting for a person (``ApprovalRequest.to_dict``; the
+                          run is the snapshot's ``run_id``); each must be the call of that id
+                          in the last message, so what a person approves is what runs
 ``held``                  ``null`` or the output call held until the output is judged:
                           ``call_id``, ``arguments``
 ``last_preview_args``     reflection: the last previewed output's arguments, or ``null``
