@@ -93,6 +93,9 @@ MOVED_MODULES: dict[str, str] = {
     "toolcycle.trace": "toolcycle.tracing.trace",
     "toolcycle.trace_recorder": "toolcycle.tracing.recorder",
     "toolcycle.trace_store": "toolcycle.tracing.store",
+    # the agent package (issue 66): the agent's stream and typed task input joined it
+    "toolcycle.agent_stream": "toolcycle.agent.stream",
+    "toolcycle.task_input": "toolcycle.agent.task_input",
 }
 
 #: Names that a module taught as ``OLD.name`` no longer defines, because the module became a

@@ -1,11 +1,11 @@
-"""Moved to :mod:`toolcycle.agent.stream` (the agent package holds the agent's stream and its
-typed task input); kept so that old imports go on working, with a ``DeprecationWarning``."""
+"""Deprecated path: this module moved to :mod:`toolcycle.agent.stream`.
 
-import warnings
+Importing ``toolcycle.agent_stream`` still works (the same names, the same
+objects) and warns with a ``DeprecationWarning``; the path goes in a later release
+(toolcycle._public_api, CHANGELOG.md).
+"""
 
-from .agent.stream import AgentStream, thread_runner
+from toolcycle._public_api import warn_moved
+from toolcycle.agent.stream import *  # noqa: F403  (the moved module's public names)
 
-__all__ = ["AgentStream", "thread_runner"]
-
-warnings.warn("toolcycle.agent_stream moved to toolcycle.agent.stream", DeprecationWarning,
-              stacklevel=2)
+warn_moved(__name__)

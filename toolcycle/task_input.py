@@ -1,18 +1,11 @@
-"""Moved to :mod:`toolcycle.agent.task_input` (the agent package holds the agent's stream and
-its typed task input); kept so that old imports go on working, with a ``DeprecationWarning``."""
+"""Deprecated path: this module moved to :mod:`toolcycle.agent.task_input`.
 
-import warnings
+Importing ``toolcycle.task_input`` still works (the same names, the same
+objects) and warns with a ``DeprecationWarning``; the path goes in a later release
+(toolcycle._public_api, CHANGELOG.md).
+"""
 
-from .agent.task_input import (
-    Instructions,
-    TaskInput,
-    check_callable_instructions,
-    start_run,
-    template_fields,
-)
+from toolcycle._public_api import warn_moved
+from toolcycle.agent.task_input import *  # noqa: F403  (the moved module's public names)
 
-__all__ = ["Instructions", "TaskInput", "check_callable_instructions", "start_run",
-           "template_fields"]
-
-warnings.warn("toolcycle.task_input moved to toolcycle.agent.task_input", DeprecationWarning,
-              stacklevel=2)
+warn_moved(__name__)

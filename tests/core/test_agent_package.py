@@ -12,7 +12,6 @@ import pytest
 @pytest.mark.parametrize(("old", "new", "name"), [
     ("toolcycle.task_input", "toolcycle.agent.task_input", "TaskInput"),
     ("toolcycle.agent_stream", "toolcycle.agent.stream", "AgentStream"),
-    ("toolcycle._agent_checks", "toolcycle.agent.checks", "check_limits"),
 ])
 def test_an_old_path_still_imports_with_a_warning(old: str, new: str, name: str) -> None:
     sys.modules.pop(old, None)
