@@ -334,3 +334,26 @@ def test_a_damaged_snapshot_in_the_output_is_an_error_record_never_a_crash(
         {"erased erase-3": 1}))
     retried = run_batch(recipe, tmp_path / "in.jsonl", out, retry_errors=True)
     assert retried.retried == 2 and retried.holds == {"paused": 2, "success": 1}
+
+
+def test_a_snapshot_resumed_outside_the_batch_is_not_resumed_by_it_again(
+        eraser: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """The batch's resumes claim in the ledger of consumed snapshots (docs/approval.md): one
+    taken elsewhere from the record (a person's own `agent.resume`) is an error record."""
+    from toolcycle.batch.worker import agent_for
+
+    write_words(tmp_path / "in.jsonl", ["erase-1", "w"])
+    recipe = BatchRecipe.from_files(str(eraser), ["tests.batch.approval_tools"], model=ERASER,
+                                    snapshot_ledger=str(tmp_path / "ledger.db"))
+    out = tmp_path / "out.jsonl"
+    run_batch(recipe, tmp_path / "in.jsonl", out)
+    paused = lines(out)[0]
+    agent, _ = agent_for(recipe)  # the same spec, tools and ledger, outside the batch
+    outside = agent.resume_sync(paused["snapshot"], {paused["pending"][0]["call_id"]: True})
+    assert outside.output == "answer erased erase-1"
+    report = run_batch(recipe, tmp_path / "in.jsonl", out,
+                       approvals=BatchApprovals.from_options(["all"], []))
+    record = lines(out)[0]
+    assert (report.resumed, record["status"]) == (1, "error")
+    assert "SnapshotConsumed" in record["error"] and record["run_id"] == paused["run_id"]
+    assert effects(tmp_path / "effects.log")["erased erase-1"] == 1  # not twice

@@ -42,6 +42,9 @@ class BatchRecipe:
     #: a SQLite path or ``postgresql://`` URL of a playbook the runs use and learn into
     playbook: str | None = None
     max_iterations: int | None = None
+    #: a SQLite path or ``postgresql://`` URL of the ledger of consumed snapshots the resumes
+    #: claim in (docs/approval.md); None: the agent's default (one SQLite file per machine)
+    snapshot_ledger: str | None = None
     #: the driver's working directory: relative tool modules and paths resolve against it
     cwd: str = "."
 
@@ -60,14 +63,21 @@ class BatchRecipe:
                                      subject="batch") from exc
         absolute = tuple(str(Path(t).resolve()) if t.endswith(".py") or "/" in t else t
                          for t in tools)
-        store = options.pop("trace_store", False)
-        if isinstance(store, str) and "://" not in store:
-            store = str(Path(store).resolve())
-        playbook = options.pop("playbook", None)
-        if playbook is not None and "://" not in playbook:
-            playbook = str(Path(playbook).resolve())
-        return cls(text, path.suffix or ".json", absolute, trace_store=store,
-                   playbook=playbook, cwd=str(Path.cwd()), **options)
+        stores = {name: _absolute(options.pop(name, None))
+                  for name in ("trace_store", "playbook", "snapshot_ledger")}
+        return cls(text, path.suffix or ".json", absolute,
+                   trace_store=stores["trace_store"] or False, playbook=stores["playbook"],
+                   snapshot_ledger=stores["snapshot_ledger"], cwd=str(Path.cwd()), **options)
+
+
+def _absolute(location: Any) -> Any:
+    """A store's local path made absolute (workers elsewhere resolve it alike); URLs, booleans
+    and None as they are."""
+    if isinstance(location, str) and "://" not in location:
+        from pathlib import Path
+
+        return str(Path(location).resolve())
+    return location
 
 
 _AGENTS: dict[BatchRecipe, tuple[Any, Any]] = {}
@@ -93,6 +103,8 @@ def agent_for(recipe: BatchRecipe) -> tuple[Any, Any]:
 
         playbook = Playbook(recipe.playbook)
         options["playbook"] = playbook
+    if recipe.snapshot_ledger is not None:
+        options["snapshot_ledger"] = recipe.snapshot_ledger
     agent = spec.bind(load_library(recipe.tools), model=resolve_model_argument(recipe.model),
                       trace_store=recipe.trace_store, **options)
     _AGENTS[recipe] = (agent, playbook)
@@ -150,7 +162,11 @@ async def run_input(agent: Any, recipe: BatchRecipe, work: Work) -> dict[str, An
                           termination=exc.result.termination.to_dict())
         return record
     except Exception as exc:  # a crash of this input must not take the batch down
-        return error_record(item, f"{type(exc).__name__}: {exc}", attempt=work.attempt)
+        record = error_record(item, f"{type(exc).__name__}: {exc}", attempt=work.attempt)
+        if work.resume is not None:  # a refused resume (consumed, damaged) is still that run
+            run_id = work.resume.snapshot.get("run_id")
+            record["run_id"] = run_id if isinstance(run_id, str) else None
+        return record
     record = base_record(item, result.status, work.attempt)
     record.update(output=_plain(result.output), termination=result.termination.to_dict(),
                   usage=result.usage.to_dict(), run_id=result.run_id)

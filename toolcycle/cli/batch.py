@@ -58,6 +58,9 @@ def register(subparsers: Any) -> None:
                        help="with --resume: deny them (as --approve); repeatable")
     again.add_argument("--deny-reason", metavar="TEXT",
                        help="what the model is told about a call --deny denies")
+    again.add_argument("--snapshot-ledger", metavar="PATH",
+                       help="SQLite path or postgresql:// URL of the ledger of consumed "
+                            "snapshots the resumes claim in (default: this machine's)")
     again.add_argument("--approvals", metavar="FILE",
                        help='with --resume: decisions as JSON lines, {"line": 3, "call_id": '
                             '"call_1", "approve": true} or {"line": 3, "deny": "why"}')
@@ -70,7 +73,8 @@ def _batch(args: argparse.Namespace) -> int:
     store: str | bool = False if args.no_trace else (args.trace_db or True)
     recipe = BatchRecipe.from_files(args.spec, args.tools, model=args.model,
                                     trace_store=store, playbook=args.playbook,
-                                    max_iterations=args.max_iterations)
+                                    max_iterations=args.max_iterations,
+                                    snapshot_ledger=args.snapshot_ledger)
     try:
         report = run_batch(recipe, args.inputs, args.out, concurrency=args.concurrency,
                            ray=args.ray, workers=args.workers, chunk_size=args.chunk_size,
