@@ -1,9 +1,9 @@
 """The SQLite conversation store: its claims, over the tables and statements of ``sql.py``.
 
-Opened like the trace store and the playbook (:mod:`toolcycle.stores.sqlite`: busy timeout first,
-WAL switch and schema retried while another process opens the same file), and every write is
-one ``BEGIN IMMEDIATE`` transaction, so claims and appends from threads and processes queue
-instead of interleaving.
+Opened through :func:`toolcycle.stores.connection.open_sqlite`, as the ledger of consumed
+snapshots is (busy timeout first, WAL switch and schema retried while another process opens
+the same file), and every write is one ``BEGIN IMMEDIATE`` transaction, so claims and appends
+from threads and processes queue instead of interleaving.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import ConfigurationError
 from ..messages import Message
-from ..stores.sqlite import create_schema, use_wal, write_once
+from ..stores.connection import open_sqlite
+from ..stores.location import store_location
+from ..stores.sqlite import write_once
 from ..tracing.redaction import Redactor
 from . import sql
 from .store import busy, message_text
@@ -32,14 +35,14 @@ class SQLiteConversationStore:
 
     def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *,
                  redactor: Redactor | None = None, redact: bool = True) -> None:
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        where = store_location(path)
+        if where.engine != "sqlite":
+            raise ConfigurationError([f"{where.describe()} is not a SQLite location: use "
+                                      "PostgresConversationStore"], subject="conversation store")
+        self.path = Path(where.target)
         self.redactor = (redactor or Redactor()) if redact else None
         self._lock = threading.Lock()  # one connection, one transaction at a time
-        self._conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False,
-                                     isolation_level=None)
-        use_wal(self._conn)
-        create_schema(self._conn, sql.SCHEMA)
+        self._conn = open_sqlite(where, sql.SCHEMA)  # autocommit, WAL, schema: toolcycle.stores
 
     def claim(self, conversation_id: str, holder: str, lease_s: float) -> int:
         def take(conn: sqlite3.Connection) -> int:
