@@ -29,6 +29,7 @@ from ._tool_schema import strip_titles
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
 from .messages import ToolCall
+from .output_repair import schema_problems
 from .tools import TOOL_NAME_PATTERN, ToolDefinition
 
 if TYPE_CHECKING:
@@ -226,12 +227,9 @@ class Output[OutputT]:
         except pydantic.ValidationError as exc:
             # Paths as the model wrote them: under ``response`` when the type is wrapped.
             top = ("response",) if self.wrapped else ()
+            assert self.tool is not None
             raise OutputSchemaError(
-                [
-                    f"{'.'.join(str(p) for p in (*top, *err['loc'])) or '(root)'}: {err['msg']}"
-                    for err in exc.errors()
-                ]
-            ) from exc
+                schema_problems(list(exc.errors()), top, self.tool.parameters)) from exc
 
     async def validate(self, output: OutputT, ctx: RunContext[Any]) -> ValidationProblem | None:
         """Custom-validator layer, in order, stopping at the first failure."""

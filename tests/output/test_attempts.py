@@ -54,7 +54,7 @@ async def test_schema_failure_then_success() -> None:
     assert result.attempts == 2
     failed = result.trace.attempts[0]
     assert (failed.success, failed.validator, failed.code) == (False, "schema", "VALIDATION")
-    assert failed.errors == ["revenue: Field required"]
+    assert failed.errors == ["revenue: Field required (expected an integer)"]
     # The failed call got an is_error result naming the problem, then the retry prompt.
     rejected = result.messages[2]
     assert rejected.role == "tool" and rejected.results[0].is_error

@@ -91,7 +91,7 @@ async def test_callbacks_order_across_attempts() -> None:
         ("on_success",),
     ]
     failures = recorder.of("on_validation_failure")
-    assert failures[0].errors == ["revenue: Field required"]
+    assert failures[0].errors == ["revenue: Field required (expected an integer)"]
     assert failures[1].errors == ["revenue must be positive"]
     success = recorder.of("on_success")[0]
     assert isinstance(success, RunSuccess) and success.result.output == Report(**GOOD)

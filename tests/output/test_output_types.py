@@ -96,7 +96,8 @@ async def test_wrapped_outputs_are_validated_unwrapped() -> None:
     assert seen == [[3, 1], [1, 3]]
     assert [a.errors for a in result.trace.attempts[:3]] == [
         ["response: Field required"],
-        ["response.0: Input should be a valid integer, unable to parse string as an integer"],
+        ["response.0: Input should be a valid integer, unable to parse string as an integer; "
+         "given 'x'"],
         ["the numbers must be increasing"],
     ]
 

@@ -54,6 +54,7 @@ from ..models.base import ModelResponse, ModelSettings, TextDelta
 from ..models.paid import paid_before
 from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
+from ..output_repair import repair_output_reply, text_as_output
 from ..result import RunResult, Termination
 from ..status import RunStatus, returned_status
 from .approvals import PauseRun, claim_pause, pause
@@ -335,6 +336,8 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
                 return ProtocolSlip(state.output.empty_reply())
             if state.output.is_text:
                 return Answered(reply.text)
+            if (given := text_as_output(state.output, reply.text)) is not None:
+                return OutputGiven(given)  # the answer as text: repaired (output_repair)
             return ProtocolSlip(state.output.no_output_call())
         ending = await _execute(state)
         if ending is not None:
@@ -388,6 +391,8 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     duration_ms = (time.perf_counter() - started) * 1000.0
     reply = message
     message, repairs = repair_reply(reply, state.call_ids)
+    if not state.output.is_text:  # an answer in a string where an object is due
+        message = repair_output_reply(message, state.output, repairs)
     calls = message.tool_calls
     for call in calls:
         state.call_ids.add(call.id)
@@ -452,6 +457,8 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
             await refuse_calls(state, state.turn, "Tools are disabled now: answer directly.")
         return Answered(reply.text, Forced(limit, len(calls)))
     ending = await _execute(state, Forced(limit)) if calls else None
+    if ending is None and not calls and (given := text_as_output(output, reply.text)):
+        return OutputGiven(given, Forced(limit))
     if ending is None:
         return ProtocolSlip(output.no_output_call(), Forced(limit))
     return ending
