@@ -177,18 +177,24 @@ def schema_problems(errors: list[Any], top: tuple[str, ...], schema: dict[str, A
 
 
 def _expected(schema: dict[str, Any], loc: tuple[str, ...]) -> str | None:
-    """What the schema wants at ``loc`` (a top-level field's type, format or enum), in words."""
-    if not loc:
-        return None
+    """What the schema wants at ``loc`` (a top-level field), in words."""
     properties = schema.get("properties")
-    field = properties.get(loc[0]) if isinstance(properties, dict) and len(loc) == 1 else None
+    if len(loc) != 1 or not isinstance(properties, dict):
+        return None
+    return expected(properties.get(loc[0]))
+
+
+def expected(field: object) -> str | None:
+    """What a field's (or a tool parameter's) schema wants, in words: its enum, else its type
+    and format; ``None`` when the schema says neither (a union, a ``$ref``)."""
     if not isinstance(field, dict):
         return None
-    if isinstance(field.get("enum"), list):
-        return "one of " + ", ".join(bounded_repr(v)[:_QUOTED] for v in field["enum"][:20])
-    kind = field.get("type")
+    enum = field.get("enum")
+    if isinstance(enum, list) and enum:
+        shown = ", ".join(bounded_repr(v)[:40] for v in enum[:12])
+        return f"one of {shown}" + (" ..." if len(enum) > 12 else "")
+    kind, fmt = field.get("type"), field.get("format")
     if not isinstance(kind, str):
         return None
-    fmt = field.get("format")
     article = "an" if kind[:1] in ("a", "i", "o") else "a"  # array, integer, object
-    return f"{article} {kind} in {fmt} format" if isinstance(fmt, str) else f"{article} {kind}"
+    return f"{article} {kind} in {fmt[:40]} format" if isinstance(fmt, str) else f"{article} {kind}"

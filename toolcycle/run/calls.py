@@ -30,6 +30,7 @@ from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .approvals import PauseRun, decide_turn
 from .guards import guarded_call
+from .recovery import advice
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .team import (
@@ -345,8 +346,8 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     except ToolArgumentsError as exc:
         listed = "\n".join(f"- {p}" for p in exc.problems)
         schema = json.dumps(tool.spec.parameters, separators=(",", ":"))
-        return (f"{REFUSAL_HEADER.format(name=tool.name)}\n{listed}\n{REFUSAL_SCHEMA} {schema}",
-                "invalid_arguments")
+        return (f"{REFUSAL_HEADER.format(name=tool.name)}\n{listed}\n{REFUSAL_SCHEMA} {schema}"
+                f"{advice(state, tool, call.arguments, call.id, True)}", "invalid_arguments")
     ctx = state.ctx if tool.context_param is None else _call_context(state, tool, call)
     try:
         if isinstance(tool, MemberTool):  # another agent, run inside this run
@@ -372,7 +373,8 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     except MemberFailed as failed:
         return failed.text, failed.code
     except Exception as exc:
-        return f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}", type(exc).__name__
+        return (f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}"
+                f"{advice(state, tool, call.arguments, call.id, False)}", type(exc).__name__)
     text, ok = serialize_result(value)
     limit = state.limits.max_observation_chars
     if limit is not None and len(text) > limit:

@@ -1,0 +1,113 @@
+"""After a failed tool call the model reads what would work: the schema's enum or type for
+the failing argument, the tool that gives a parameter the call lacks or invented, the call
+that already worked (toolcycle/run/recovery.py). Where none applies the observation is as
+before, and the advice is bounded whatever the schema or the arguments hold."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pytest
+
+from toolcycle import Agent, Limits
+from toolcycle.run.calls import REFUSAL_SCHEMA
+from toolcycle.run.recovery import MAX_ADVICE
+from toolcycle.testing import ScriptedModel, call
+
+ORDERS = {"A-17": {"total": 42.5, "currency": "EUR"}}
+
+
+def find_order(customer: str) -> str:
+    """Look up a customer's latest order and return its order_id."""
+    return "A-17" if customer == "Ada" else "none"
+
+
+def order_detail(order_id: str) -> dict[str, Any]:
+    """The total of an order."""
+    return ORDERS[order_id]
+
+
+def convert(amount: float, unit: Literal["EUR", "USD"]) -> float:
+    """Convert an amount into a currency."""
+    return amount * (1.1 if unit == "USD" else 1.0)
+
+
+def _observations(script: list[Any], tools: list[Any] | None = None) -> list[str]:
+    model = ScriptedModel([*script, "done"])
+    agent = Agent(model, tools=tools or [find_order, order_detail, convert],
+                  limits=Limits(max_iterations=10))
+    result = agent.run_sync("What did Ada's last order cost?")
+    return [record.result or record.error or ""
+            for step in result.trace.steps for record in step.tool_calls]
+
+
+def test_a_missing_id_names_the_tool_that_gives_it() -> None:
+    seen = _observations([call("order_detail", {})])
+    assert "- `order_id` is missing; it takes a string; `find_order` can give it" in seen[0]
+
+
+def test_an_invented_id_names_the_tool_that_gives_it() -> None:
+    seen = _observations([call("order_detail", {"order_id": "ORD-1"})])
+    assert "Tool `order_detail` failed: KeyError" in seen[0]
+    assert "`order_id` 'ORD-1' appears in no tool result" in seen[0]
+    assert "`find_order` can give it" in seen[0]
+
+
+def test_an_id_a_tool_gave_is_not_called_invented() -> None:
+    seen = _observations([call("find_order", {"customer": "Ada"}),
+                          call("order_detail", {"order_id": "A-17"}),
+                          call("order_detail", {"order_id": "A-17"})],
+                         tools=[find_order, _flaky_detail()])
+    assert "appears in no tool result" not in seen[2]  # A-17 came from find_order
+    assert "the same call succeeded earlier: use its result above" in seen[2]
+
+
+def _flaky_detail() -> Any:
+    calls = []
+
+    def order_detail(order_id: str) -> dict[str, Any]:
+        """The total of an order."""
+        calls.append(order_id)
+        if len(calls) == 2:
+            raise RuntimeError("backend busy")
+        return ORDERS[order_id]
+
+    return order_detail
+
+
+def test_a_wrong_enum_value_names_the_enum_and_the_call_that_worked() -> None:
+    seen = _observations([call("convert", {"amount": 1, "unit": "USD"}),
+                          call("convert", {"amount": 2, "unit": "dollars"})])
+    assert "`unit` takes one of 'EUR', 'USD', not 'dollars'" in seen[1]
+    assert "`convert` worked earlier with {'amount': 1, 'unit': 'USD'}" in seen[1]
+    # the playbook reads the quoted schema back from the line after REFUSAL_SCHEMA
+    assert seen[1].split(REFUSAL_SCHEMA)[1].strip().splitlines()[0].startswith("{")
+
+
+def test_no_advice_where_nothing_applies() -> None:
+    def broken(x: int) -> int:
+        """Always fails."""
+        raise ValueError("no")
+
+    seen = _observations([call("broken", {"x": 1}), call("broken", {"x": "a"})],
+                         tools=[broken])
+    assert seen[0] == "Tool `broken` failed: ValueError: no"
+    assert "What would work" in seen[1] and "`x` takes an integer, not 'a'" in seen[1]
+
+
+@pytest.mark.parametrize("value", [None, {"nested": {"deep": [1, 2]}}, 3.5, "x" * 100_000])
+def test_hostile_values_give_bounded_advice(value: Any) -> None:
+    seen = _observations([call("convert", {"amount": value, "unit": value})])
+    advice = seen[0].partition("What would work:")[2]
+    assert advice and len(advice) <= MAX_ADVICE
+
+
+def test_many_bad_arguments_stay_bounded() -> None:
+    def pick(choice: str) -> str:
+        """Pick one."""
+        return choice
+
+    seen = _observations([call("pick", {"choice": 1, **{f"extra{i}": i for i in range(200)}})],
+                         tools=[pick])
+    assert "`choice` takes a string, not 1" in seen[0]
+    assert len(seen[0].partition("What would work:")[2]) <= MAX_ADVICE

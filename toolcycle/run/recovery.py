@@ -1,0 +1,172 @@
+"""Recovery after a tool error: the observation says what would work, not only what failed.
+
+A small model told ``order_id: 'order_id' is a required property`` or ``KeyError: 'A-17'``
+tends to give up and invent an answer, or to call the same tool again the same way. The run
+knows more than the error: the tool's schema (the enum or format the failing argument wants),
+the other tools offered (one of them names the missing parameter, so it is where the value
+comes from), and the calls that already succeeded. :func:`advice` turns that typed data (the
+schema, the call's arguments, the history and the trace, never our own error text) into a few
+lines appended to the error observation, bounded by :data:`MAX_ADVICE` characters.
+
+How a tool is found to *produce* a parameter is read from the schemas, not from a list: a tool
+whose description names the parameter (``order_id``), or whose name or description holds the
+parameter's noun (``order`` of ``order_id``: every word of the name but the last, when it has
+several) and which does not itself require the parameter (a tool that takes an id consumes it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from .._tool_schema import compile_validator
+from ..messages import ToolResult, bounded_repr
+from ..output_repair import expected
+from ..tools import Tool, ToolDefinition
+from .state import RunState
+
+#: The most characters of advice an error observation gets (it is read on every later request).
+MAX_ADVICE = 600
+#: Tools named as producers of one parameter, at most.
+_PRODUCERS = 2
+_QUOTED = 120
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id: str,
+           refused: bool) -> str:
+    """What would work after the call of ``tool`` with ``arguments`` failed: ``refused`` when
+    its arguments did not validate, else the tool raised. ``""`` when there is nothing to add
+    (the observation is then exactly what it was without this module)."""
+    schema = tool.spec.parameters
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        properties = {}
+    lines = (list(_argument_lines(state, tool.name, schema, properties, arguments)) if refused
+             else list(_unsupported_values(state, tool.name, properties, arguments)))
+    earlier = _earlier_success(state, tool.name, arguments, call_id, refused)
+    if earlier:
+        lines.append(earlier)
+    if not lines:
+        return ""
+    text = "\nWhat would work:\n" + "\n".join(f"- {line}" for line in lines)
+    return text if len(text) <= MAX_ADVICE else text[:MAX_ADVICE - 4] + " ..."
+
+
+def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
+                    properties: dict[str, Any], arguments: dict[str, Any]) -> Iterator[str]:
+    """A line per missing required argument and per argument its own schema refuses."""
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else ():
+        if isinstance(name, str) and name not in arguments:
+            line = f"`{name}` is missing"
+            wanted = expected(properties.get(name))
+            if wanted:
+                line += f"; it takes {wanted}"
+            producers = _producers(state, own, name)
+            if producers:
+                line += f"; {_named(producers)} can give it"
+            yield line
+    for name, value in arguments.items():
+        sub = properties.get(name)
+        if isinstance(sub, dict) and not _fits(sub, value):
+            wanted = expected(sub)
+            if wanted:
+                yield f"`{name}` takes {wanted}, not {bounded_repr(value)[:_QUOTED]}"
+
+
+def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
+                        arguments: dict[str, Any]) -> Iterator[str]:
+    """After a tool raised: each string argument whose value appears neither in the prompt nor
+    in any result so far, where another tool can give that parameter (an id looked up first)."""
+    seen: str | None = None
+    for name, value in arguments.items():
+        if name not in properties or not isinstance(value, str | int) or isinstance(value, bool):
+            continue
+        producers = _producers(state, own, name)
+        if not producers:
+            continue
+        if seen is None:
+            seen = _known_text(state)
+        if str(value) not in seen:
+            yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} appears in no tool result or "
+                   f"in the request; {_named(producers)} can give it")
+
+
+def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_id: str,
+                     example: bool) -> str | None:
+    """The call of the same tool that already succeeded in this run: the identical one (its
+    result is above), else, with ``example`` (arguments refused: their shape is the problem),
+    the latest one, as arguments that worked. After the tool raised on valid arguments another
+    call's values would only be a guess, so none is offered."""
+    latest = None
+    for step in state.trace.trace.steps:
+        for record in step.tool_calls:
+            if (record.name != own or record.call_id == call_id or record.kind != "tool"
+                    or record.error is not None or record.result is None):
+                continue
+            if record.args == arguments:
+                return "the same call succeeded earlier: use its result above"
+            latest = record
+    if latest is None or not example:
+        return None
+    return f"`{own}` worked earlier with {bounded_repr(latest.args)[:_QUOTED * 2]}"
+
+
+def _fits(field: dict[str, Any], value: Any) -> bool:
+    """Whether ``value`` fits its own parameter's schema; a schema that cannot be compiled
+    alone (a ``$ref`` into the whole) counts as fitting: no advice rather than wrong advice."""
+    try:
+        return bool(compile_validator(field).is_valid(value))
+    except Exception:
+        return True
+
+
+def _producers(state: RunState, own: str, parameter: str) -> list[str]:
+    """The offered tools (other than ``own`` and the output tools) that can give
+    ``parameter``: those naming it in their description first, then those holding its noun."""
+    words = _words(parameter)
+    noun = words[:-1] if len(words) > 1 else words
+    if not noun:
+        return []
+    output = state.output
+    ending = {t.name for t in output.tool_definitions}
+    named: list[str] = []
+    nouned: list[str] = []
+    for definition in state.setup.settings.tools:
+        if definition.name == own or definition.name in ending or _requires(definition, parameter):
+            continue
+        description = definition.description or ""
+        if parameter in description:
+            named.append(definition.name)
+        elif set(noun) <= set(_words(definition.name)) | set(_words(description)):
+            nouned.append(definition.name)
+    return (named + nouned)[:_PRODUCERS]
+
+
+def _requires(definition: ToolDefinition, parameter: str) -> bool:
+    required = definition.parameters.get("required")
+    return isinstance(required, list) and parameter in required
+
+
+def _words(text: str) -> list[str]:
+    """``orderId``, ``order_id`` and ``Order ID`` all as ``["order", "id"]``."""
+    return [w.lower() for w in _WORD.findall(text[:2000])]
+
+
+def _named(tools: list[str]) -> str:
+    return " or ".join(f"`{name}`" for name in tools)
+
+
+def _known_text(state: RunState) -> str:
+    """The request and every successful result so far, where a value the model uses should
+    come from."""
+    found: list[str] = []
+    for message in state.messages:
+        if message.role == "user":
+            found.append(message.text)
+        for part in message.parts:
+            if isinstance(part, ToolResult) and not part.is_error:
+                found.append(part.content)
+    return "\n".join(found)
