@@ -175,15 +175,26 @@ async def _deliver(state: RunState, events: list[Event]) -> None:
     if interrupted is not None:
         ending = events[-1]
         if isinstance(ending, RunSuccess):
-            state.termination = None
+            _end_cancelled(state, "the run's task was cancelled while on_success was told")
             await _fail(state, Cancelled("the run's task was cancelled while on_success was "
                                          "told", phase="callbacks"))
         elif (isinstance(ending, RunFailure) and isinstance(ending.error, AgentError)
               and not isinstance(ending.error, Cancelled)):
-            state.termination = Termination("cancelled", "raised", "the run's task was cancelled "
-                                            f"while on_failure was told of {ending.error.code}")
+            _end_cancelled(state, "the run's task was cancelled while on_failure was told of "
+                                  f"{ending.error.code}")
             _finish(state, "cancelled", None, ending.error)
         raise interrupted
+
+
+def _end_cancelled(state: RunState, detail: str) -> None:
+    """Rewrite the run's termination as cancelled *in place*: the result the callbacks were
+    given holds the same object, so it, the error's result and the stored trace all agree."""
+    cancelled = Termination("cancelled", "raised", detail)
+    if state.termination is None:
+        state.termination = cancelled
+        return
+    state.termination.reason, state.termination.action = cancelled.reason, cancelled.action
+    state.termination.detail, state.termination.limit = cancelled.detail, None
 
 
 def _result(state: RunState, output: Any) -> RunResult[Any]:
