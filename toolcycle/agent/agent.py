@@ -91,7 +91,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     :mod:`toolcycle.stores.ledger`). ``tool_selection`` offers each run only the tools related
     to its prompt (:mod:`toolcycle.tool_selection`). ``guardrails`` check the input, the
     output and tool calls (:mod:`toolcycle.guardrails`). ``handoffs`` are agents the model may
-    hand the conversation to (``transfer_to_<name>``; docs/teams.md).
+    hand the conversation to (``transfer_to_<name>``; docs/teams.md). ``grounding`` re-asks
+    once when the answer's figures or names come from no source (:mod:`toolcycle.run.grounding`).
     """
 
     def __init__(
@@ -117,6 +118,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         guardrails: Sequence[Guardrail] = (),
         handoffs: Sequence[Agent[Any, Any, Any]] = (),
         snapshot_ledger: SnapshotLedger | str | os.PathLike[str] | None = None,
+        grounding: bool = False,
     ) -> None:
         problems: list[str] = []
         resolved_model: Model | None = None
@@ -156,6 +158,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         guards, guard_problems = Guardrails.collect(guardrails)
         problems.extend(guard_problems)
         problems.extend(check_snapshot_ledger(snapshot_ledger))
+        if not isinstance(grounding, bool):
+            problems.append(f"grounding must be True or False, got {type(grounding).__name__}")
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -206,6 +210,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
             snapshot_ledger=snapshot_ledger,
             guardrails=guards,
+            grounding=grounding,
         )
         # The callbacks' hook routes, built here once rather than by the agent's first run
         # (a batch of agents that each run once would otherwise pay for it in every run).

@@ -70,6 +70,7 @@ from .endings import (
     reason_of,
     termination_of,
 )
+from .grounding import check as grounding_check
 from .guards import await_beside, check_input, check_output, start_beside, stop_beside
 from .head_start import make_head_start
 from .scope import CancelledByToken, LimitHit
@@ -296,7 +297,9 @@ async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, Validatio
             return None, problem
         case Answered(text=text):
             output: Any = text
+            claimed: str | dict[str, Any] = text
         case OutputGiven(arguments=arguments):
+            claimed = arguments
             try:
                 output = state.output.parse(arguments)
             except OutputSchemaError as exc:
@@ -307,6 +310,8 @@ async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, Validatio
     state.phase = "validation"
     rejection: ValidationProblem | None = await state.interrupts.guard(
         state.output.validate(output, state.ctx))
+    if rejection is None:  # opt-in: Agent(grounding=True)
+        rejection = grounding_check(state, claimed)
     guards = state.setup.core.guardrails
     if rejection is None and guards is not None and guards.output:
         state.phase = "output_guardrails"

@@ -132,6 +132,8 @@ class AgentCore:
     #: The call the run's tool selection makes before the first request (:class:`HeadStart`),
     #: set per run like ``answer_when``; ``None`` nearly always.
     head_start: tuple[str, dict[str, Any]] | None = None
+    #: Check that the answer's figures and names come from a source (:mod:`.grounding`).
+    grounding: bool = False
 
 
 class HandoffTarget(Protocol):

@@ -1,0 +1,88 @@
+"""Grounding (opt-in, Agent(grounding=True)): an answer whose figures or names come from no
+source is rejected once, the model told what it asserted without support; never on the last
+attempt, never more than MAX_CHECKS times a run, and nothing changes without the option."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+import pytest
+
+from toolcycle import Agent, ConfigurationError, Limits
+from toolcycle.run.grounding import unsupported_claims
+from toolcycle.testing import ScriptedModel, call
+
+
+def order_total(order_id: str) -> dict[str, Any]:
+    """The total of an order."""
+    if order_id != "A-17":
+        raise KeyError(order_id)
+    return {"total": 1200.5, "currency": "EUR", "city": "Lyon"}
+
+
+class Total(pydantic.BaseModel):
+    answer: str
+
+
+def _run(script: list[Any], grounding: bool = True, attempts: int = 3,
+         output: Any = None) -> tuple[Any, ScriptedModel]:
+    model = ScriptedModel(script)
+    agent = Agent(model, tools=[order_total], grounding=grounding, output=output,
+                  limits=Limits(max_attempts=attempts))
+    return agent.run_sync("What did order A-17 cost?"), model
+
+
+def test_an_invented_figure_is_named_and_the_model_asked_again() -> None:
+    result, model = _run([call("order_total", {"order_id": "A-18"}), "It cost 980 EUR in Paris.",
+                          call("order_total", {"order_id": "A-17"}),
+                          "It cost 1,200.50 EUR, shipped to Lyon."])
+    assert result.output == "It cost 1,200.50 EUR, shipped to Lyon."
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code) == ("grounding", "UNGROUNDED")
+    assert "'980', 'EUR', 'Paris'" in first.errors[0]  # EUR: the lookup had failed
+    assert "980" in model.requests[2].last_message.text  # the model was told
+
+
+def test_a_supported_answer_passes_at_once() -> None:
+    result, _ = _run([call("order_total", {"order_id": "A-17"}), "1200.50 EUR (A-17), Lyon."])
+    assert result.attempts == 1
+
+
+def test_at_most_one_check_then_the_answer_stands() -> None:
+    result, _ = _run(["About 980 EUR.", "Still 980 EUR."])
+    assert result.output == "Still 980 EUR."
+    assert [a.validator for a in result.trace.attempts] == ["grounding", None]
+
+
+def test_never_on_the_last_attempt() -> None:
+    result, _ = _run(["About 980 EUR."], attempts=1)
+    assert result.output == "About 980 EUR."
+
+
+def test_off_by_default_nothing_changes() -> None:
+    result, _ = _run(["About 980 EUR."], grounding=False)
+    assert result.output == "About 980 EUR." and result.attempts == 1
+
+
+def test_structured_answers_are_checked_by_their_values() -> None:
+    result, _ = _run([call("final_result", {"answer": "980"}),
+                      call("order_total", {"order_id": "A-17"}),
+                      call("final_result", {"answer": "1200.5"})], output=Total)
+    assert result.output == Total(answer="1200.5")
+    assert result.trace.attempts[0].validator == "grounding"
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_grounding_must_be_a_flag(bad: Any) -> None:
+    with pytest.raises(ConfigurationError, match="grounding must be True or False"):
+        Agent(ScriptedModel([]), grounding=bad)
+
+
+def test_claims_read_figures_identifiers_and_names() -> None:
+    sources = 'What did order A-17 cost? {"total": 1200.5, "city": "Lyon"}'
+    assert unsupported_claims("It cost 1,200.50 in Lyon for A-17.", sources) == []
+    assert unsupported_claims("It cost 3 items. Total 99.9 from B-2 in Paris.", sources) == [
+        "B-2", "99.9", "Paris"]
+    huge = "Paris " * 1_000_000
+    assert unsupported_claims("x " + huge, sources) == ["Paris"]

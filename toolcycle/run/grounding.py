@@ -1,0 +1,133 @@
+"""Grounding: an answer's figures and names should come from the request or a tool result.
+
+A small model that got a tool error, or never called the tool, often answers anyway with a
+figure it made up (issue 68: "gave up after one tool error and invented a figure"). With
+``Agent(grounding=True)`` the run checks the answer before accepting it: every figure
+(``1,200``, ``42.50``), every identifier holding letters and digits (``A-17``) and every
+capitalised word that does not open a sentence (a name: ``Lyon``) must occur in the request,
+the instructions, a tool's description or a successful tool result. If some do not, the
+answer is rejected once, as a validator would reject it: the model is told exactly what it
+asserted without support and asked to call a tool that gives it or to answer from what it
+has. The check runs at most :data:`MAX_CHECKS` times a run and never on the last attempt, so
+it can cost a re-ask but never the run; each check that rejects is an attempt in the trace,
+with validator ``"grounding"``.
+
+Off by default: it is a heuristic (a figure the model rightly derives, such as a sum, reads as
+unsupported, and so does a capitalised word of the model's own phrasing), and it was not
+measured on held-out agents. Single-digit integers are not checked: counts a model may get by
+counting what a tool returned.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..messages import ToolResult
+from ..output import ValidationProblem
+from .state import RunState
+
+#: Checks that may reject per run: one re-ask, then the answer stands.
+MAX_CHECKS = 1
+#: Unsupported items named to the model, at most.
+_SHOWN = 5
+#: How much of the answer is read (a huge answer is checked on its start).
+_READ = 20_000
+_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_TOKEN = re.compile(r"\w+(?:-\w+)*")
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
+
+
+def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | None:
+    """The grounding verdict on ``answer`` (the text, or the output tool's arguments): a
+    problem naming what no source supports, or ``None`` (supported, or the check is spent:
+    :data:`MAX_CHECKS`, the last attempt)."""
+    if not state.setup.core.grounding:
+        return None
+    spent = sum(1 for a in state.trace.trace.attempts if a.validator == "grounding")
+    if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
+        return None
+    unsupported = unsupported_claims(answer_text(answer), _sources(state))
+    if not unsupported:
+        return None
+    shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
+    more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
+    return ValidationProblem(
+        [f"your answer asserts {shown}{more}, which appear in no tool result and not in the "
+         "request: call a tool that gives them, or answer only from what you have"],
+        "grounding", "UNGROUNDED")
+
+
+def unsupported_claims(answer: str, sources: str) -> list[str]:
+    """The figures, identifiers and names of ``answer`` that ``sources`` does not hold, in
+    order, each once."""
+    text = answer[:_READ]
+    figures = {_figure(f) for f in _FIGURE.findall(sources)}
+    lowered = sources.lower()
+    words = {w.lower() for w in _WORD.findall(sources)}
+    found: dict[str, None] = {}
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+                and token.lower() not in lowered):  # an identifier: A-17, ORD42
+            found[token] = None
+    for match in _FIGURE.finditer(text):
+        value = match.group().rstrip(",")
+        if _figure(value) not in figures and not _small(value) and not _inside(match, found):
+            found[value] = None
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if (word[0].isupper() and word.lower() not in words
+                and not _SENTENCE_END.search(text[:match.start()] or ".")):
+            found[word] = None
+    return list(found)
+
+
+def _figure(text: str) -> str:
+    """``1,200.50`` and ``1200.5`` alike: no group commas, no trailing decimal zeros."""
+    value = text.replace(",", "")
+    if "." in value:
+        value = value.rstrip("0").rstrip(".")
+    return value.lstrip("0") or "0"
+
+
+def _small(value: str) -> bool:
+    return value.isdigit() and len(value) == 1
+
+
+def _inside(match: re.Match[str], identifiers: dict[str, None]) -> bool:
+    """Whether the figure is part of an identifier already reported (``17`` of ``A-17``)."""
+    return any(match.group() in identifier for identifier in identifiers)
+
+
+def answer_text(answer: Any) -> str:
+    """The answer as the model wrote it, as text: the text, or the string and number values
+    of the output tool's arguments, one a line (keys are the schema's words, not claims)."""
+    if isinstance(answer, str):
+        return answer
+    leaves: list[str] = []
+    stack = [answer]
+    while stack and len(leaves) < 1000:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+        elif isinstance(value, str | int | float) and not isinstance(value, bool):
+            leaves.append(str(value))
+    return "\n".join(leaves)
+
+
+def _sources(state: RunState) -> str:
+    """The request, the instructions, the offered tools' descriptions (what the model was
+    told: "the total, in EUR") and every successful tool result so far."""
+    found = [state.setup.core.instructions]
+    found.extend(d.description for d in state.setup.settings.tools)
+    for message in state.messages:
+        if message.role in ("user", "system"):
+            found.append(message.text)
+        for part in message.parts:
+            if isinstance(part, ToolResult) and not part.is_error:
+                found.append(part.content)
+    return "\n".join(found)
