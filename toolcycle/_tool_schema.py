@@ -420,3 +420,17 @@ def jsonschema_rs_module() -> types.ModuleType:
 def describe_error(error: Any) -> str:
     path = "/".join(str(p) for p in error.instance_path) or "(root)"
     return f"{path}: {error.message}"
+
+
+def closed_schema(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on every object that does not say
+    otherwise: the providers' JSON-schema response formats (Anthropic's always, OpenAI's in
+    strict mode) accept only closed objects, and a structured output has no extra keys."""
+    if isinstance(schema, list):
+        return [closed_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed = {key: closed_schema(value) for key, value in schema.items()}
+    if closed.get("type") == "object" and "additionalProperties" not in closed:
+        closed["additionalProperties"] = False
+    return closed

@@ -89,6 +89,10 @@ class Limits:
       how many times in a row one call (a tool and the same arguments) may return the same
       result. The call that reaches it gets a nudge in its observation, the next identical
       call is refused, and one more ends the run like a limit (``"repeated_calls"``).
+    - ``max_context_tokens``: the tokens one request may hold (default: the model's context
+      window where its adapter knows it). Nearing it, the older turns are compacted (tool
+      results cut to stubs, then summarised; :mod:`toolcycle.run.compaction`): a budget kept,
+      not a limit reached, so the run goes on.
     """
 
     max_iterations: int | None = None
@@ -101,6 +105,7 @@ class Limits:
     on_limit: OnLimit | None = None
     max_observation_chars: int | None = None
     max_repeats: int | None = None
+    max_context_tokens: int | None = None
 
     def __post_init__(self) -> None:
         problems = self.problems()
@@ -220,6 +225,7 @@ CAPS: dict[str, int | float] = {
     "timeout": 86_400.0,
     "max_observation_chars": 10_000_000,
     "max_repeats": 1000,
+    "max_context_tokens": 100_000_000,
 }
 
 #: The system defaults, the lowest level of precedence.

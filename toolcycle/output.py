@@ -29,6 +29,7 @@ from ._tool_schema import strip_titles
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
 from .messages import ToolCall
+from .output_modes import OUTPUT_MODES, OutputMode, ResponseFormat, prompted_instructions
 from .output_repair import schema_problems
 from .tools import TOOL_NAME_PATTERN, ToolDefinition
 
@@ -134,6 +135,7 @@ class Output[OutputT]:
         name: str = DEFAULT_OUTPUT_TOOL,
         description: str | None = None,
         error_prompt: ErrorPrompt | None = None,
+        mode: OutputMode | None = None,
     ) -> None: ...
 
     @overload
@@ -146,6 +148,7 @@ class Output[OutputT]:
         name: str = DEFAULT_OUTPUT_TOOL,
         description: str | None = None,
         error_prompt: ErrorPrompt | None = None,
+        mode: OutputMode | None = None,
     ) -> None: ...
 
     def __init__(
@@ -157,6 +160,7 @@ class Output[OutputT]:
         name: str = DEFAULT_OUTPUT_TOOL,
         description: str | None = None,
         error_prompt: ErrorPrompt | None = None,
+        mode: OutputMode | None = None,
     ) -> None:
         argument_problems = _argument_problems(validators, name, description, error_prompt)
         self.type = type_
@@ -164,6 +168,8 @@ class Output[OutputT]:
         self.validators = list(validators) if isinstance(validators, list | tuple) else []
         self.reflect = reflect
         self.name = name
+        #: ``"tool"``, ``"native"``, ``"prompted"``, or ``None``: the model's profile decides.
+        self.mode = mode
         self.error_prompt = error_prompt or default_error_prompt
         self.is_text = type_ is str
         # Free text needs no adapter, so an agent answering in text never imports pydantic.
@@ -197,6 +203,10 @@ class Output[OutputT]:
                 found.append(f"validator {v!r} is not callable")
         if self.reflect is not None and not callable(self.reflect):
             found.append("reflect must be a callable handler(output, ctx) -> str")
+        if self.mode is not None and self.mode not in OUTPUT_MODES:
+            found.append(f"mode must be one of {OUTPUT_MODES}, got {self.mode!r}")
+        if self.mode is not None and self.type is str:
+            found.append("an output mode needs a structured output type (free text has none)")
         if self.reflect is not None and self.type is str:
             found.append("reflection needs a structured output type (an output tool to preview)")
         if self.type is not str:
@@ -211,6 +221,16 @@ class Output[OutputT]:
     @property
     def tool_definitions(self) -> tuple[ToolDefinition, ...]:
         return tuple(t for t in (self.tool, self.submit_tool) if t is not None)
+
+    def response_format(self) -> ResponseFormat:
+        """Native mode: the schema the reply's text must follow (the output tool's)."""
+        assert self.tool is not None, "a structured output has an output tool"
+        return ResponseFormat(self.name, self.tool.parameters)
+
+    def instructions(self) -> str:
+        """Prompted mode: what the prompt tells the model about its answer."""
+        assert self.tool is not None, "a structured output has an output tool"
+        return prompted_instructions(self.tool.parameters)
 
     def parse(self, arguments: dict[str, Any]) -> OutputT:
         """Schema layer: turn the output tool's arguments into the typed output."""
@@ -284,6 +304,12 @@ class Output[OutputT]:
             "protocol",
             "INVALID_RESPONSE",
         )
+
+    def no_json_answer(self, mode: OutputMode) -> ValidationProblem:
+        """A native or prompted reply whose text is no JSON object."""
+        return ValidationProblem(
+            [f"your answer is not a JSON object: answer with the JSON of your output only "
+             f"({mode} mode)"], "protocol", "INVALID_RESPONSE")
 
     def empty_reply(self) -> ValidationProblem:
         """The model replied with neither text nor a tool call (seen from llama_cpp.server's

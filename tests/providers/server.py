@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from . import anthropic_wire, gemini_wire, openai_wire, responses_wire
+from . import anthropic_wire, format_wire, gemini_wire, openai_wire, responses_wire
 from .script import Entry, Fault, Reply, ScriptError
 
 
@@ -73,6 +73,10 @@ class ProviderServer:
         self.requests: list[Recorded] = []
         self.rejections: list[str] = []
         self.require_tool_call_content = False
+        #: The model's context window in tokens: a larger request is refused (``None``: any).
+        self.context_window: int | None = None
+        #: Answer a JSON-schema response format with 400, as a model without one does.
+        self.refuse_formats = False
         self.cache = anthropic_wire.PromptCache()
         self.issued = responses_wire.Issued()
         self.signed = gemini_wire.Issued()
@@ -104,6 +108,8 @@ class ProviderServer:
             self.requests.clear()
             self.rejections.clear()
             self.require_tool_call_content = False
+            self.context_window = None
+            self.refuse_formats = False
             self.cache = anthropic_wire.PromptCache()
             self.issued = responses_wire.Issued()
             self.signed = gemini_wire.Issued()
@@ -176,6 +182,7 @@ class ProviderServer:
             entry = self._next(body)
             if isinstance(entry, Reply):
                 _WIRES[provider].check_reply(body, entry)
+                format_wire.check_reply(format_wire.schema_of(provider, body), entry)
         except ScriptError as exc:
             self._reject(f"script: {exc}")
             record.status = 400
@@ -205,6 +212,8 @@ class ProviderServer:
                 gemini_wire.validate(body, self.signed)
             else:
                 anthropic_wire.validate(body)
+            format_wire.schema_of(provider, body, self.refuse_formats)
+            format_wire.check_window(provider, body, self.context_window)
         except (openai_wire.WireError, anthropic_wire.WireError) as exc:
             self._reject(f"{provider}: {exc.message}")
             return _error(provider, 400, exc.message, "invalid_request_error")

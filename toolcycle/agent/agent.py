@@ -23,7 +23,6 @@ from ..events import Callbacks, CallbacksArg, Event
 from ..guardrails import Guardrail, Guardrails
 from ..limits import Limits, resolve_limits
 from ..messages import Message
-from ..models import resolve_model
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import Output, as_output
 from ..result import RunResult
@@ -52,6 +51,7 @@ from .checks import (
     check_snapshot_ledger,
     check_tool_selection,
     check_trace_store,
+    model_of,
     output_clashes,
     run_options,
     trace_sink,
@@ -93,6 +93,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     output and tool calls (:mod:`toolcycle.guardrails`). ``handoffs`` are agents the model may
     hand the conversation to (``transfer_to_<name>``; docs/teams.md). ``grounding`` re-asks
     once when the answer's figures or names come from no source (:mod:`toolcycle.run.grounding`).
+    ``compaction_model`` writes the summaries of context compaction (docs/compaction.md;
+    default: ``model``).
     """
 
     def __init__(
@@ -119,17 +121,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         handoffs: Sequence[Agent[Any, Any, Any]] = (),
         snapshot_ledger: SnapshotLedger | str | os.PathLike[str] | None = None,
         grounding: bool = False,
+        compaction_model: Model | str | None = None,
     ) -> None:
         problems: list[str] = []
-        resolved_model: Model | None = None
-        if not isinstance(model, Model | str):
-            problems.append("model must be a Model or a model string such as "
-                            f"'openai:gpt-4o-mini', got {type(model).__name__}")
-        else:
-            try:
-                resolved_model = resolve_model(model)
-            except (ValueError, ImportError) as exc:
-                problems.append(f"model: {exc}")
+        resolved_model = model_of("model", model, problems)
+        summariser = (None if compaction_model is None  # compaction's summaries (else the model)
+                      else model_of("compaction_model", compaction_model, problems))
         task = None if input_type is None else TaskInput(input_type, instructions)
         problems.extend(task.problems if task is not None else ())
         if callable(instructions):
@@ -211,6 +208,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             snapshot_ledger=snapshot_ledger,
             guardrails=guards,
             grounding=grounding,
+            compaction_model=summariser,
         )
         # The callbacks' hook routes, built here once rather than by the agent's first run
         # (a batch of agents that each run once would otherwise pay for it in every run).

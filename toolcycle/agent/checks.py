@@ -18,7 +18,8 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..events import Callbacks, CallbacksArg
 from ..limits import Limits
-from ..models.base import ModelSettings, ToolDefinition
+from ..models import resolve_model
+from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import SUBMIT_TOOL_NAME, Output
 from ..tools import Tool, Toolset, as_tool
 from ..tracing.recorder import TraceSink
@@ -81,6 +82,19 @@ def check_options(instructions: object, name: object, description: object,
                                          and len(snapshot_key) >= 16):
         problems.append("snapshot_key must be bytes or a string of at least 16 characters")
     return problems
+
+
+def model_of(label: str, given: object, problems: list[str]) -> Model | None:
+    """``given`` (a Model or a model string) resolved, or ``None`` with the problem noted."""
+    if not isinstance(given, Model | str):
+        problems.append(f"{label} must be a Model or a model string such as "
+                        f"'openai:gpt-4o-mini', got {type(given).__name__}")
+        return None
+    try:
+        return resolve_model(given)
+    except (ValueError, ImportError) as exc:
+        problems.append(f"{label}: {exc}")
+        return None
 
 
 def output_clashes(output: Output[Any], tools: Mapping[str, Tool[Any]]) -> list[str]:

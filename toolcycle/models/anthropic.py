@@ -28,6 +28,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
+from .._tool_schema import closed_schema
 from ..messages import (
     Message,
     Part,
@@ -186,6 +187,9 @@ class AnthropicModel(SDKModel):
         forced = bool(settings.tools) and settings.tool_choice not in ("auto", "none")
         if self.thinking_budget is not None and not forced:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
+        if settings.response_format is not None:  # Anthropic takes closed objects only
+            kwargs["output_config"] = {"format": {
+                "type": "json_schema", "schema": closed_schema(settings.response_format.schema)}}
         if settings.extra:
             kwargs["extra_body"] = dict(settings.extra)
         return kwargs

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..messages import Message, TextPart, ThinkingPart, Usage
+from ..output_modes import OUTPUT_MODES as OUTPUT_MODES  # re-exported beside the settings
+from ..output_modes import OutputMode as OutputMode
+from ..output_modes import ResponseFormat as ResponseFormat
 from ..tools import ToolDefinition as ToolDefinition  # re-exported: adapters' old import path
 
 ToolChoice = Literal["auto", "required", "none"] | str
 """``"auto"``, ``"required"``, ``"none"`` or the name of one tool that must be called."""
-
 
 @dataclass(slots=True)
 class ModelSettings:
@@ -36,6 +38,8 @@ class ModelSettings:
     max_tokens: int | None = None
     seed: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    response_format: ResponseFormat | None = None
+    """Native structured output: the reply's text must be JSON of this schema."""
     on_repeat: ToolChoice = "none"
     """What a text-protocol adapter asks for when the model repeats a call it just made: the
     answer without tools (``"none"``), or a named tool (the run sets ``"submit"`` in reflection
@@ -88,6 +92,26 @@ class Model(ABC):
     name: str = "model"
     #: The provider family (``"openai"``, ``"anthropic"``, ``"local"``, ``"test"``).
     system: str = "unknown"
+    #: The input tokens one request may hold, where the adapter knows it (``None``: unknown).
+    #: A run compacts its history before it outgrows this (``Limits.max_context_tokens``
+    #: overrides it).
+    context_window: int | None = None
+
+    def context_tokens(self) -> int | None:
+        """The window a run's history must fit: :attr:`context_window` when set, else what the
+        adapter knows of its model (``None``: unknown, no compaction unless the limits set a
+        budget)."""
+        return self.context_window
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """This model's profile for structured output: the modes it can take, best first.
+        The first is the default of an ``Output`` without a mode, and a run whose model fails
+        one mode (no output in that mode's form) falls back to the next. The output tool comes
+        first (today's behaviour); an adapter without a native response format leaves
+        ``"native"`` out. A model this base class knows nothing about keeps to the output
+        tool (the local text protocols among them: their grammar already constrains the
+        output tool's arguments); ask for a mode with ``Output(..., mode=...)``."""
+        return ("tool",)
 
     @abstractmethod
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:

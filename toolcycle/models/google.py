@@ -274,6 +274,9 @@ class GeminiModel(SDKModel):
             config["seed"] = settings.seed
         if self.thinking is not None:
             config["thinking_config"] = dict(self.thinking)
+        if settings.response_format is not None:
+            config["response_mime_type"] = "application/json"
+            config["response_json_schema"] = settings.response_format.schema
         if _has_continuation():
             # google-genai 3.6 resumes a stream that ends early with another request of its
             # own, behind the loop's retries, usage and cancellation: a run cancelled

@@ -38,6 +38,7 @@ from .base import (
     Model,
     ModelResponse,
     ModelSettings,
+    OutputMode,
     StreamItem,
     ToolDefinition,
 )
@@ -46,6 +47,9 @@ from .sdk_client import LoopBoundClient, SDKModel
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
+
+#: Model name prefixes whose structured output goes better without the output tool.
+TOOL_SHY_MODELS = ("glm", "minimax")
 
 #: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
 _AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
@@ -163,6 +167,13 @@ class OpenAIModel(SDKModel):
             provider=self.provider, model=self.name,
         )
 
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """Models known to fail the output tool (pydantic-ai#1192: GLM and MiniMax answer
+        "Hello" with no call) get the provider's response format first."""
+        if self.name.lower().rsplit("/", 1)[-1].startswith(TOOL_SHY_MODELS):
+            return ("native", "prompted", "tool")
+        return super().output_modes()
+
     # ------------------------------------------------------------ wire building
 
     #: Legacy functions mode has no call ids, so the assembly makes them up.
@@ -179,6 +190,10 @@ class OpenAIModel(SDKModel):
             kwargs[self.max_tokens_field] = settings.max_tokens
         if settings.seed is not None:
             kwargs["seed"] = settings.seed
+        if settings.response_format is not None:
+            form = settings.response_format
+            kwargs["response_format"] = {
+                "type": "json_schema", "json_schema": {"name": form.name, "schema": form.schema}}
         if settings.extra:
             kwargs["extra_body"] = dict(settings.extra)
         return kwargs
@@ -256,6 +271,10 @@ class OpenAIFunctionsModel(OpenAIModel):
     """
 
     synthesize_ids = True
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """A server that predates ``tools`` predates ``response_format`` too."""
+        return ("tool", "prompted")
 
     def add_tools(self, kwargs: Wire, settings: ModelSettings) -> None:
         kwargs["functions"] = self.tools_wire(settings.tools)

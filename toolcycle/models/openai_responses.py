@@ -184,6 +184,10 @@ class OpenAIResponsesModel(SDKModel):
             kwargs["temperature"] = settings.temperature
         if settings.max_tokens is not None:
             kwargs["max_output_tokens"] = settings.max_tokens
+        if settings.response_format is not None:
+            form = settings.response_format
+            kwargs["text"] = {"format": {"type": "json_schema", "name": form.name,
+                                         "schema": form.schema}}
         if settings.extra:
             body.update(settings.extra)
         return kwargs

@@ -22,7 +22,15 @@ from typing import Any
 
 from ..errors import ToolcycleError
 from ..messages import Message, TextPart, ToolCall, ToolResult, Usage
-from .base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta, ToolCallDelta
+from .base import (
+    Model,
+    ModelResponse,
+    ModelSettings,
+    OutputMode,
+    StreamItem,
+    TextDelta,
+    ToolCallDelta,
+)
 from .protocol import HistoryChecker, ProtocolViolation, Wire
 
 ScriptItem = str | ToolCall | list[ToolCall] | Message | Callable[..., Any]
@@ -57,6 +65,15 @@ class ScriptedModel(Model):
     chunk_size: int = 8
     requests: list[RecordedRequest] = field(default_factory=list)
     system: str = "test"
+    #: The window a request must fit (≈ 4 characters a token), refused beyond like a real API.
+    context_window: int | None = None
+    #: The structured-output modes this model takes, best first (its profile). The output
+    #: tool alone by default, so that a scripted text reply in a structured run is retried as
+    #: before; give ``("tool", "native", "prompted")`` to test the fallback between modes.
+    modes: tuple[OutputMode, ...] = ("tool",)
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        return self.modes
 
     def __post_init__(self) -> None:
         self._checker = HistoryChecker(self.wire)
@@ -64,6 +81,7 @@ class ScriptedModel(Model):
         self._ids = 0
         self._input_chars = 0
         self._counted = 0
+        self._last_counted: Message | None = None
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         self._check(messages, settings)
@@ -97,6 +115,12 @@ class ScriptedModel(Model):
 
     def _check(self, messages: Sequence[Message], settings: ModelSettings) -> None:
         self._checker.check(messages)
+        if self.context_window is not None:
+            size = sum(_chars(m) for m in messages) // 4
+            if size > self.context_window:
+                raise ProtocolViolation(
+                    f"context_length_exceeded: the request holds ~{size} tokens, the model's "
+                    f"window is {self.context_window}")
         choice = settings.tool_choice
         if choice not in ("auto", "required", "none") and choice not in {
             t.name for t in settings.tools
@@ -152,10 +176,15 @@ class ScriptedModel(Model):
         return ToolCall(call_id, part.name, part.arguments, part.raw_arguments, part.parse_error)
 
     def _usage(self, messages: Sequence[Message], reply: Message) -> Usage:
-        """Deterministic token counts: about 4 characters per token, counted incrementally."""
+        """Deterministic token counts: about 4 characters per token, counted incrementally
+        (from scratch when the history was rewritten: a compacted run)."""
+        if self._counted and (len(messages) < self._counted
+                              or messages[self._counted - 1] is not self._last_counted):
+            self._input_chars = self._counted = 0
         for index in range(self._counted, len(messages)):
             self._input_chars += _chars(messages[index])
         self._counted = len(messages)
+        self._last_counted = messages[-1] if messages else None
         return Usage(input_tokens=self._input_chars // 4 + 1,
                      output_tokens=_chars(reply) // 4 + 1)
 

@@ -23,7 +23,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from .base import Model
+from .base import Model, OutputMode
+from .windows import known_window
 
 
 class LoopBoundClient:
@@ -69,6 +70,14 @@ class SDKModel(Model):
     def client(self) -> Any:
         """The SDK client of the running event loop (or the one passed in)."""
         return self._client.get()
+
+    def context_tokens(self) -> int | None:
+        return self.context_window or known_window(self.name)
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """The cloud APIs take a JSON-schema response format: native comes second, so a
+        model that will not call the output tool gets the provider's own structured output."""
+        return ("tool", "native", "prompted")
 
     async def aclose(self) -> None:
         await self._client.aclose()

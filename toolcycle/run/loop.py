@@ -57,8 +57,10 @@ from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, Validation
 from ..output_repair import repair_output_reply, text_as_output
 from ..result import RunResult, Termination
 from ..status import RunStatus, returned_status
+from . import modes
 from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
+from .compaction import compact, request_messages, start_compaction
 from .endings import (
     Answered,
     AttemptEnding,
@@ -230,9 +232,12 @@ def _finish(state: RunState, status: RunStatus, output: Any, error: AgentError |
 
 async def _run_attempts(state: RunState) -> Any:
     max_attempts = state.limits.max_attempts or 1
+    modes.start_modes(state)
+    start_compaction(state)
     while True:
         if state.turn is None:  # else a resumed run: its paused attempt goes on
             state.start_attempt()
+            modes.enter_mode(state)
             if state.forcing:  # a forced output ended the last attempt; this one is normal
                 state.forcing = False
                 state.interrupts.resume_deadline()
@@ -270,7 +275,8 @@ async def _run_attempts(state: RunState) -> Any:
         run_limit = forced.limit if forced and forced.limit != "max_iterations" else None
         if state.attempt >= max_attempts or run_limit is not None:
             raise attempts_exhausted(state, problem, run_limit)
-        state.append(Message.user(state.output.error_prompt(problem.errors, state.attempt)))
+        errors = modes.fall_back(state, problem)  # no output in this mode's form: the next mode
+        state.append(Message.user(state.output.error_prompt(errors, state.attempt)))
 
 
 async def _end_attempt(state: RunState, success: bool) -> None:
@@ -342,16 +348,22 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         try:
             if state.refresh_tools is not None:
                 await refresh_tools(state)
-            _, reply = await _request(state, request_settings(state))
+            _, reply = await _request(state, modes.mode_settings(state, request_settings(state)))
             if state.input_check is not None:  # input guardrails beside the first request
                 await await_beside(state)
         except LimitHit:
             return await _at_limit(state, "timeout")
+        except ModelError as error:  # a refused response format is a mode the model fails
+            if (slip := modes.format_refused(state, error)) is None:
+                raise
+            return slip
         if state.turn is None:  # no tool calls
             if not reply.text.strip():  # an empty reply is no answer: the attempt retries
                 return ProtocolSlip(state.output.empty_reply())
             if state.output.is_text:
                 return Answered(reply.text)
+            if modes.current_mode(state) != "tool":  # native or prompted: the text is the output
+                return modes.text_output(state, reply.text)
             if (given := text_as_output(state.output, reply.text)) is not None:
                 return OutputGiven(given)  # the answer as text: repaired (output_repair)
             return ProtocolSlip(state.output.no_output_call())
@@ -392,8 +404,9 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     try:
         await state.emit(IterationStart(state.attempt, iteration, forced, settings.tool_choice))
         state.phase = "model_request"
+        await compact(state)  # the older turns, when the history nears the model's window
         request = (_stream_model(state, settings, iteration) if state.setup.streaming
-                   else state.setup.model.request(state.messages, settings))
+                   else state.setup.model.request(request_messages(state), settings))
         message = await state.interrupts.guard(request)
     except BaseException as exc:  # it still counts (with what it was served), keeps its step
         state.spend((paid := paid_before(exc)).usage)
@@ -430,7 +443,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
 
 async def _stream_model(state: RunState, settings: ModelSettings, iteration: int) -> Message:
     final: Message | None = None
-    async for item in state.setup.model.stream(state.messages, settings):
+    async for item in state.setup.model.stream(request_messages(state), settings):
         if isinstance(item, TextDelta):
             await state.emit(TextDeltaEvent(iteration, item.text))
         elif isinstance(item, ModelResponse):
@@ -460,17 +473,20 @@ async def _at_limit(state: RunState, limit: LimitName) -> AttemptEnding:
     state.forcing = True
     state.interrupts.suspend_deadline()
     output = state.output
-    choice = "none" if output.tool is None else output.tool.name
+    in_text = modes.current_mode(state) != "tool"  # free text, native or prompted: tools withdrawn
+    choice = "none" if in_text or output.tool is None else output.tool.name
     try:
-        message, reply = await _request(
-            state, replace(state.setup.settings, tool_choice=choice), forced=True)
+        message, reply = await _request(state, modes.mode_settings(
+            state, replace(state.setup.settings, tool_choice=choice)), forced=True)
     except ModelError as error:  # the limit led here: the error and the termination name it
         raise state.limits.led_to(error, limit, state) from error.__cause__
     calls = message.tool_calls
-    if output.is_text:
+    if in_text:
         if calls:  # the model ignored tool_choice="none": answer the calls, keep its text
             assert state.turn is not None
             await refuse_calls(state, state.turn, "Tools are disabled now: answer directly.")
+        if not output.is_text:
+            return modes.text_output(state, reply.text, Forced(limit, len(calls)))
         return Answered(reply.text, Forced(limit, len(calls)))
     ending = await _execute(state, Forced(limit)) if calls else None
     if ending is None and not calls and (given := text_as_output(output, reply.text)):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..approval import ApprovalPolicy, Decision
 from ..context import CancelToken, RunContext
@@ -24,11 +24,15 @@ from ..logs import run_callbacks
 from ..messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import HeldAnswer, Output
+from ..output_modes import OutputMode
 from ..result import RunResult, Termination
 from ..tools import Tool
 from ..tracing.recorder import TraceBuilder, TraceSink
 from ..tracing.trace import Trace
 from .scope import Interrupts
+
+if TYPE_CHECKING:
+    from .compaction import ContextView
 
 
 class PlaybookHook(Protocol):
@@ -134,6 +138,9 @@ class AgentCore:
     head_start: tuple[str, dict[str, Any]] | None = None
     #: Check that the answer's figures and names come from a source (:mod:`.grounding`).
     grounding: bool = False
+    #: Writes the summaries of context compaction (:mod:`toolcycle.run.compaction`); ``None``:
+    #: the run's own model.
+    compaction_model: Model | None = None
 
 
 class HandoffTarget(Protocol):
@@ -214,6 +221,15 @@ class RunState:
     last_preview_args: dict[str, Any] | None = None
     #: The final request at a limit is being made (tools withdrawn or the output tool forced).
     forcing: bool = False
+    #: Structured output: the modes this run tries (:mod:`.modes`), the attempt's, the modes
+    #: whose instructions the model was given, and the tools offered per mode.
+    mode_chain: tuple[OutputMode, ...] = ()
+    mode_index: int = 0
+    modes_told: set[OutputMode] = field(default_factory=set)
+    mode_tools: dict[OutputMode, tuple[ToolDefinition, ...]] = field(default_factory=dict)
+    #: The compacted view of the history the requests send (:mod:`.compaction`); ``None``
+    #: until the run's first compaction.
+    view: ContextView | None = None
     counts_tokens: bool = False  # a token budget is set: the history's size is tracked
     history_chars: int = 0  # kept only with a token budget
     #: Every tool call id in the conversation: a reply may not reuse one (see repair_reply).
@@ -263,7 +279,8 @@ class RunState:
     @property
     def upcoming_input_tokens(self) -> int:
         """Estimated input tokens of the next request (tracked only with a token budget)."""
-        return self.history_chars // 4 + self.setup.core.tools_tokens
+        saved = self.view.saved_chars if self.view is not None else 0
+        return (self.history_chars - saved) // 4 + self.setup.core.tools_tokens
 
     # -- shorthands ----------------------------------------------------------------------------
 

@@ -175,6 +175,13 @@ class Trace:
     guardrails: list[dict[str, Any]] = field(default_factory=list)
     #: Each handoff: ``{"from", "to", "attempt", "iteration"}``; the last ``"to"`` answered.
     handoffs: list[dict[str, Any]] = field(default_factory=list)
+    #: Each context compaction: ``{"attempt", "iteration", "step", "stubbed_results",
+    #: "summarised_messages", "kept_from", "tokens_before", "tokens_after", "tokens_saved",
+    #: "budget"}`` (:mod:`toolcycle.run.compaction`).
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    #: Structured output's modes that a run fell back to, one per switch:
+    #: ``{"attempt", "from", "to"}`` (:mod:`toolcycle.output_modes`).
+    mode_fallbacks: list[dict[str, Any]] = field(default_factory=list)
 
     def __repr__(self) -> str:
         """A summary; :meth:`render` gives the readable whole, ``to_dict`` the data."""
@@ -245,6 +252,8 @@ class Trace:
             "loop_guard": dict(self.loop_guard),
             "guardrails": list(self.guardrails),
             "handoffs": list(self.handoffs),
+            "compactions": list(self.compactions),
+            "mode_fallbacks": list(self.mode_fallbacks),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -273,6 +282,9 @@ class Trace:
             loop_guard=_counts(data.get("loop_guard")),
             guardrails=[dict(g) for g in data.get("guardrails") or () if isinstance(g, dict)],
             handoffs=[dict(h) for h in data.get("handoffs") or () if isinstance(h, dict)],
+            compactions=[dict(c) for c in data.get("compactions") or () if isinstance(c, dict)],
+            mode_fallbacks=[dict(c) for c in data.get("mode_fallbacks") or ()
+                            if isinstance(c, dict)],
         )
 
     @classmethod
