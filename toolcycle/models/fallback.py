@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from ..errors import ConfigurationError, ModelError
 from ..messages import Message, Usage
 from . import resolve_model
-from .base import Model, ModelSettings, StreamItem, usage_of
+from .base import Model, ModelSettings, OutputMode, StreamItem, usage_of
 from .paid import paid_before, paying
 
 _log = logging.getLogger(__name__)
@@ -71,6 +71,17 @@ class FallbackModel(Model):
         self.models = tuple(resolved)
         self.fall_back_on = fall_back_on
         self.name = name or " | ".join(m.name for m in resolved)
+
+    def context_tokens(self) -> int | None:
+        """Any of the models may serve a request: the smallest window known among them."""
+        windows = [w for w in (m.context_tokens() for m in self.models) if w is not None]
+        return min(windows) if windows else self.context_window
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """The modes every model takes, in the first model's order (any may answer)."""
+        first, *rest = (m.output_modes() for m in self.models)
+        shared = tuple(mode for mode in first if all(mode in other for other in rest))
+        return shared or ("tool",)
 
     def _falls_back(self, exc: BaseException) -> bool:
         rule = self.fall_back_on

@@ -195,11 +195,11 @@ async def _summary(state: RunState, view: ContextView, start: int, tail: int, bu
         try:
             reply = await state.interrupts.guard(model.request(prompt, ModelSettings()))
         except Exception:  # the run goes on with a digest; the trace says so
-            summary = _digest(summary, chunk)
+            summary = _digest(summary, chunk, budget)
             continue
         requests += 1
         state.spend(usage_of(reply))
-        summary = reply.text.strip() or _digest(summary, chunk)
+        summary = reply.text.strip() or _digest(summary, chunk, budget)
     return summary, requests
 
 
@@ -226,5 +226,7 @@ def _line(message: Message) -> str:
     return f"[{message.role}] {message.text}\n{calls}"
 
 
-def _digest(summary: str, chunk: str) -> str:
-    return f"{summary}\n{chunk[:STUB_KEEP * 4]}".strip()
+def _digest(summary: str, chunk: str, budget: int) -> str:
+    """Without a summariser: the head of each chunk, the whole held to a tenth of the budget
+    (the earliest kept: the task's first findings)."""
+    return f"{summary}\n{chunk[:STUB_KEEP]}".strip()[:budget * 4 // 10]

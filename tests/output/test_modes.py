@@ -1,0 +1,75 @@
+"""Output modes with the protocol-checking ScriptedModel: configuration, wrapped types, a
+non-JSON answer, reflection, and the trace of a fallback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from toolcycle import Agent, Limits, Output
+from toolcycle.errors import ConfigurationError, InvalidResponse
+from toolcycle.models.scripted import ScriptedModel, call
+
+ALL_MODES = ("tool", "native", "prompted")
+
+
+class City(BaseModel):
+    name: str
+    population: int
+
+
+def test_a_bad_mode_is_a_configuration_error_listing_every_problem() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Output(City, mode="json", name="bad name")  # type: ignore[call-overload]
+    assert "mode must be one of" in str(caught.value) and "output tool name" in str(caught.value)
+    with pytest.raises(ConfigurationError, match="free text has none"):
+        Output(str, mode="native")  # type: ignore[call-overload]
+
+
+def test_a_wrapped_type_answers_under_response_in_native_mode() -> None:
+    model = ScriptedModel(['{"response": [3, 1, 2]}'])
+    result = Agent(model, output=Output(list[int], mode="native")).run_sync("Three numbers?")
+    assert result.output == [3, 1, 2]
+    form = model.requests[0].settings.response_format
+    assert form is not None and form.schema["required"] == ["response"]
+
+
+def test_an_answer_that_is_not_json_is_retried_then_refused() -> None:
+    model = ScriptedModel(["Oslo, about 709000.", "Still prose."], modes=("prompted",))
+    agent = Agent(model, output=Output(City, mode="prompted"), limits=Limits(max_attempts=2))
+    with pytest.raises(InvalidResponse, match="not a JSON object"):
+        agent.run_sync("How many live in Oslo?")
+
+
+def test_schema_errors_keep_the_mode() -> None:
+    model = ScriptedModel(['{"name": "Oslo"}', '{"name": "Oslo", "population": 709000}'],
+                          modes=ALL_MODES)
+    result = Agent(model, output=Output(City, mode="native")).run_sync("Oslo?")
+    assert result.output == City(name="Oslo", population=709000)
+    assert all(r.settings.response_format is not None for r in model.requests)
+    assert result.trace.mode_fallbacks == []
+
+
+def test_reflection_stays_with_the_output_tool() -> None:
+    model = ScriptedModel([call("final_result", {"name": "Oslo", "population": 1}),
+                           call("submit")], modes=("native", "prompted", "tool"))
+    agent = Agent(model, output=Output(City, reflect=lambda city, ctx: city.name))
+    result = agent.run_sync("Oslo?")
+    assert result.output == City(name="Oslo", population=1)
+    assert {t.name for t in model.requests[0].settings.tools} == {"final_result", "submit"}
+
+
+def test_the_fallback_chain_is_in_the_trace() -> None:
+    def script(messages: Any, settings: Any) -> str:
+        return '{"name": "Oslo", "population": 2}' if settings.response_format is None and \
+            not settings.tools else "Hello"
+
+    model = ScriptedModel(script, modes=ALL_MODES)
+    result = Agent(model, output=City).run_sync("Oslo?")
+    assert result.output == City(name="Oslo", population=2)
+    assert result.trace.mode_fallbacks == [
+        {"attempt": 1, "from": "tool", "to": "native"},
+        {"attempt": 2, "from": "native", "to": "prompted"}]
+    assert "JSON Schema" in model.requests[-1].last_message.text
