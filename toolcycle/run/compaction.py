@@ -29,11 +29,13 @@ and compacts it the same way at its first request. Each compaction is recorded i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from ..messages import Message, TextPart, ToolResult
 from ..models.base import Model, ModelSettings, usage_of
+from .context_view import ContextView
+from .scope import CancelledByToken, LimitHit
 from .state import RunState, message_chars
 
 #: Compact once a request would hold this share of the budget...
@@ -48,25 +50,6 @@ SUMMARY_INSTRUCTIONS = (
     "name, identifier and decision it may still need (tool results included), what was "
     "tried and failed, and what remains to do. Write plain prose or bullets, no preamble."
 )
-
-
-@dataclass(slots=True)
-class ContextView:
-    """What a request sends in place of the run's whole history: ``prefix`` then
-    ``messages[view_from:]``. ``prefix_chars`` and ``replaced_chars`` keep the estimate O(1);
-    ``summary`` covers ``messages[:summary_upto]`` (after the task), rolled forward from the
-    full messages, never from their stubs."""
-
-    prefix: list[Message] = field(default_factory=list)
-    view_from: int = 0
-    prefix_chars: int = 0
-    replaced_chars: int = 0
-    summary: str = ""
-    summary_upto: int = 0
-
-    @property
-    def saved_chars(self) -> int:
-        return self.replaced_chars - self.prefix_chars
 
 
 def context_budget(state: RunState) -> int | None:
@@ -194,7 +177,9 @@ async def _summary(state: RunState, view: ContextView, start: int, tail: int, bu
         prompt = [Message.system(SUMMARY_INSTRUCTIONS), Message.user(text)]
         try:
             reply = await state.interrupts.guard(model.request(prompt, ModelSettings()))
-        except Exception:  # the run goes on with a digest; the trace says so
+        except (LimitHit, CancelledByToken):  # the run's timeout or its cancel: the run's
+            raise
+        except Exception:  # the summariser failed: the run goes on with a digest
             summary = _digest(summary, chunk, budget)
             continue
         requests += 1

@@ -47,6 +47,8 @@ def enter_mode(state: RunState) -> None:
     mode = current_mode(state)
     if mode in (None, "tool") or mode in state.modes_told or not state.messages:
         return
+    if mode == "native" and state.attempt == 1:  # the response format says it on the wire
+        return
     last = state.messages[-1]
     if last.role != "user":
         return

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..approval import ApprovalPolicy, Decision
 from ..context import CancelToken, RunContext
@@ -29,10 +29,8 @@ from ..result import RunResult, Termination
 from ..tools import Tool
 from ..tracing.recorder import TraceBuilder, TraceSink
 from ..tracing.trace import Trace
+from .context_view import ContextView
 from .scope import Interrupts
-
-if TYPE_CHECKING:
-    from .compaction import ContextView
 
 
 class PlaybookHook(Protocol):
