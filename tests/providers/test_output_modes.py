@@ -169,3 +169,12 @@ async def test_the_chain_goes_on_to_prompted_when_native_is_refused(
     last = server.requests[-1].body
     assert format_field(provider, last) is None and "JSON Schema" in json.dumps(last)
     assert [s.attempt for s in result.trace.steps] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("provider", list(ADAPTERS))
+async def test_native_streams_too(server: ProviderServer, provider: str) -> None:
+    server.script([Reply(text=json.dumps(OSLO))])
+    agent = Agent(ADAPTERS[provider](server), output=Output(City, mode="native"))
+    result = await agent.stream("How many live in Oslo?").get_result()
+    assert result.output == City(**OSLO)
+    assert server.requests[0].streamed and format_field(provider, server.requests[0].body)
