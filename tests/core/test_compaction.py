@@ -73,6 +73,8 @@ def test_a_run_three_windows_long_completes_and_its_answer_needs_the_first_page(
     assert compactions and all(c["tokens_saved"] > 0 and c["tokens_after"] < WINDOW
                                for c in compactions)
     assert result.trace.to_dict()["compactions"] == compactions
+    assert result.trace.own_usage == result.usage  # the summaries are in the steps' usage
+    assert result.usage.requests == len(archivist.sent) + archivist.summaries
 
 
 def test_stubs_alone_when_they_are_enough() -> None:

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..messages import Message, TextPart, ToolResult
+from ..messages import Message, TextPart, ToolResult, Usage
 from ..models.base import Model, ModelSettings, usage_of
 from .context_view import ContextView
 from .scope import CancelledByToken, LimitHit
@@ -109,6 +109,14 @@ async def compact(state: RunState) -> None:
     })
 
 
+def take_paid(state: RunState) -> Usage:
+    """What the summaries written for this request cost: counted in the request's step, so
+    that a run's usage stays the sum of its steps (a request that fails leaves it to the
+    next one)."""
+    paid, state.compaction_paid = state.compaction_paid, Usage()
+    return paid
+
+
 def _set_prefix(state: RunState, view: ContextView, prefix: list[Message], upto: int) -> None:
     view.prefix, view.view_from = prefix, upto
     view.prefix_chars = sum(message_chars(m) for m in prefix)
@@ -183,7 +191,7 @@ async def _summary(state: RunState, view: ContextView, start: int, tail: int, bu
             summary = _digest(summary, chunk, budget)
             continue
         requests += 1
-        state.spend(usage_of(reply))
+        state.compaction_paid.add(usage_of(reply))
         summary = reply.text.strip() or _digest(summary, chunk, budget)
     return summary, requests
 

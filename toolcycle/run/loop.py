@@ -60,7 +60,7 @@ from ..status import RunStatus, returned_status
 from . import modes
 from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
-from .compaction import compact, request_messages, start_compaction
+from .compaction import compact, request_messages, start_compaction, take_paid
 from .endings import (
     Answered,
     AttemptEnding,
@@ -432,6 +432,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
         # an adapter may make several requests for one reply (a re-ask, a paused turn)
         max(reported.requests, 1), len(calls), reported.reasoning_tokens,
     )
+    usage.add(take_paid(state))  # the summaries compaction wrote for this request
     state.spend(usage)
     state.append(message)
     if calls:  # open from now on: a run that stops before they run still answers them

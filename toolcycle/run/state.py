@@ -228,6 +228,7 @@ class RunState:
     #: The compacted view of the history the requests send (:mod:`.compaction`); ``None``
     #: until the run's first compaction.
     view: ContextView | None = None
+    compaction_paid: Usage = field(default_factory=Usage)  # summaries not yet in a step
     counts_tokens: bool = False  # a token budget is set: the history's size is tracked
     history_chars: int = 0  # kept only with a token budget
     #: Every tool call id in the conversation: a reply may not reuse one (see repair_reply).
