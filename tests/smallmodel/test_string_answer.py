@@ -10,6 +10,7 @@ import pydantic
 import pytest
 
 from toolcycle import Agent, AgentError, Limits, Output
+from toolcycle.output_modes import OutputMode
 from toolcycle.testing import ScriptedModel, call
 
 
@@ -135,3 +136,10 @@ def test_errors_say_field_expected_and_given() -> None:
         _run([call("final_result", {"distance": 3})], Trip)
     observed = _observed(caught.value)
     assert "unit: Field required (expected one of 'km', 'mi')" in observed
+
+
+@pytest.mark.parametrize("mode", ["native", "prompted"])
+def test_text_output_modes_are_not_repaired(mode: OutputMode) -> None:
+    """In native and prompted modes the reply's text is the output: nothing to repair."""
+    result, _ = _run(['{"answer": "Paris"}'], Output(Answer, mode=mode))
+    assert result.output == Answer(answer="Paris") and _repairs(result) == []

@@ -420,8 +420,8 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     duration_ms = (time.perf_counter() - started) * 1000.0
     reply = message
     message, repairs = repair_reply(reply, state.call_ids)
-    if not state.output.is_text:  # an answer in a string where an object is due
-        message = repair_output_reply(message, state.output, repairs)
+    if not state.output.is_text and modes.current_mode(state) == "tool":
+        message = repair_output_reply(message, state.output, repairs)  # a string, not an object
     calls = message.tool_calls
     for call in calls:
         state.call_ids.add(call.id)
