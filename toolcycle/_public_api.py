@@ -29,6 +29,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.events",
     "toolcycle.limits",
     "toolcycle.mcp",
+    "toolcycle.media",
     "toolcycle.messages",
     "toolcycle.models.anthropic",
     "toolcycle.models.base",

@@ -8,6 +8,7 @@ of that iteration, in call order. Adapters split or merge those as their protoco
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
@@ -15,6 +16,8 @@ import reprlib
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ._media_part import MediaPart
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -256,7 +259,7 @@ class ToolResult:
     kind: Literal["tool_result"] = "tool_result"
 
 
-Part = TextPart | ThinkingPart | ToolCall | ToolResult
+Part = TextPart | ThinkingPart | ToolCall | ToolResult | MediaPart
 
 
 @dataclass(slots=True)
@@ -347,8 +350,9 @@ class Message:
         return cls("system", [TextPart(text)])
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls("user", [TextPart(text)])
+    def user(cls, text: str, *media: MediaPart) -> Message:
+        """A user turn: its text, then any images, documents or audio (:mod:`toolcycle.media`)."""
+        return cls("user", [TextPart(text), *media])
 
     @classmethod
     def assistant(cls, text: str = "", tool_calls: list[ToolCall] | None = None) -> Message:
@@ -426,6 +430,9 @@ def _part_to_dict(part: Part) -> dict[str, Any]:
         if part.original_id is not None:
             call["original_id"] = part.original_id
         return call
+    if isinstance(part, MediaPart):  # the bytes too: a history must come back whole
+        return {"kind": "media", "media_type": part.media_type, "name": part.name,
+                "data": part.base64}
     return {
         "kind": "tool_result",
         "call_id": part.call_id,
@@ -455,4 +462,7 @@ def _part_from_dict(data: dict[str, Any]) -> Part:
         return ToolResult(
             data["call_id"], data["name"], data["content"], data.get("is_error", False)
         )
+    if kind == "media":
+        return MediaPart(base64.b64decode(data["data"], validate=True), data["media_type"],
+                         data.get("name"))
     raise ValueError(f"unknown message part kind: {kind!r}")

@@ -30,6 +30,7 @@ import json
 import re
 from typing import Any
 
+from . import media_wire
 from .openai_wire import tokens
 from .script import Call, Reply, ScriptError
 
@@ -186,6 +187,11 @@ def _check_block(block: dict[str, Any], role: str, where: str) -> None:
     kind = block.get("type")
     if kind not in ALLOWED[role]:
         raise WireError(f"{where}.type: `{kind}` blocks are not allowed in {role} messages")
+    if kind in ("image", "document"):
+        try:
+            media_wire.anthropic_block(block, where, media_wire.received)
+        except ValueError as exc:
+            raise WireError(str(exc)) from exc
     if kind == "text" and (not isinstance(block.get("text"), str) or not block["text"]):
         raise WireError(f"{where}: text content blocks must be non-empty")
     if kind == "text" and not block["text"].strip():

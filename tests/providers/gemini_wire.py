@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import media_wire
 from .openai_wire import WireError, tokens
 from .script import Reply, ScriptError
 
@@ -83,6 +84,11 @@ def validate(body: dict[str, Any], issued: Issued) -> None:
             if len(present) != 1:
                 raise WireError(f"* GenerateContentRequest.{where}.parts[{j}].data: required "
                                 "oneof field 'data' must have one initialized field", where)
+            if present == ["inlineData"]:
+                try:
+                    media_wire.gemini_part(part, f"{where}.parts[{j}]", media_wire.received)
+                except ValueError as exc:
+                    raise WireError(f"* GenerateContentRequest.{exc}", where) from exc
         responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
         if open_calls:
             if role != "user" or len(responses) != len(open_calls):

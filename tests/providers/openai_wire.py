@@ -16,7 +16,11 @@ import json
 import re
 from typing import Any
 
+from . import media_wire
 from .script import Call, Reply, ScriptError
+
+#: Content parts that carry media (checked by :mod:`.media_wire`).
+MEDIA_PARTS = ("image_url", "file", "input_audio")
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
 ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
@@ -263,9 +267,17 @@ def _check_content(content: Any, where: str, *, required: bool) -> None:
     if isinstance(content, str):
         return
     if isinstance(content, list) and all(
-        isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        isinstance(p, dict) and (p.get("type") in MEDIA_PARTS or (
+            p.get("type") == "text" and isinstance(p.get("text"), str)))
         for p in content
     ):
+        for j, part in enumerate(content):
+            if part["type"] in MEDIA_PARTS:
+                try:
+                    media_wire.openai_chat_part(part, f"{where}.content[{j}]",
+                                                media_wire.received)
+                except ValueError as exc:
+                    raise WireError(str(exc), f"{where}.content[{j}]") from exc
         return
     if content is None and required:
         raise WireError(f"Missing required parameter: '{where}.content'.", f"{where}.content")

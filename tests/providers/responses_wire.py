@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import media_wire
 from .openai_wire import NAME, WireError, tokens
 from .script import Reply, ScriptError
 
@@ -219,7 +220,8 @@ def _check_message(item: dict[str, Any], where: str) -> None:
         return
     if not isinstance(content, list):
         raise WireError(f"Missing required parameter: '{where}.content'.", f"{where}.content")
-    allowed = ("output_text", "refusal") if role == "assistant" else ("input_text",)
+    allowed = (("output_text", "refusal") if role == "assistant"
+               else ("input_text", "input_image", "input_file"))
     for j, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind not in allowed:
@@ -228,6 +230,12 @@ def _check_message(item: dict[str, Any], where: str) -> None:
                 f"{' and '.join(repr(a) for a in allowed)}.",
                 f"{where}.content[{j}]",
             )
+        if kind in ("input_image", "input_file"):
+            try:
+                media_wire.responses_part(part, f"{where}.content[{j}]", media_wire.received)
+            except ValueError as exc:
+                raise WireError(str(exc), f"{where}.content[{j}]") from exc
+            continue
         if not isinstance(part.get("text", part.get("refusal")), str):
             raise WireError(f"Missing required parameter: '{where}.content[{j}].text'.", where)
 

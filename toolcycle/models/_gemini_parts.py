@@ -20,7 +20,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..media import MediaPart
 from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from ._media_wire import gemini_part, has_media
 from ._responses_items import signature_envelope
 
 Wire = dict[str, Any]
@@ -73,7 +75,12 @@ def contents(message: Message) -> tuple[str | None, Wire | None]:
     if message.role == "system":
         return message.text, None
     if message.role == "user":
-        return None, {"role": "user", "parts": [{"text": message.text or " "}]}
+        if not has_media(message):
+            return None, {"role": "user", "parts": [{"text": message.text or " "}]}
+        return None, {"role": "user", "parts": [
+            gemini_part(p) if isinstance(p, MediaPart) else {"text": p.text}
+            for p in message.parts if isinstance(p, MediaPart) or (
+                isinstance(p, TextPart) and p.text)]}
     if message.role == "tool":
         parts: list[Wire] = []
         for result in message.results:

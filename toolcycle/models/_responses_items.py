@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ModelError
+from ..media import refuse_media
 from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from ._media_wire import has_media, responses_content
 from .base import StreamItem, TextDelta, ThinkingDelta, ToolCallDelta
 
 Wire = dict[str, Any]
@@ -102,6 +104,9 @@ def input_items(message: Message, raw_arguments: Any) -> list[Wire]:
             {"type": "function_call_output", "call_id": r.call_id, "output": r.content}
             for r in message.results
         ]
+    if role == "user" and has_media(message):
+        refuse_media([message], "OpenAI Responses", frozenset({"image", "document"}))
+        return [{"role": "user", "content": responses_content(message)}]
     if role != "assistant":
         return [{"role": role, "content": message.text}]
     out: list[Wire] = []

@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._tool_schema import closed_schema
+from ..media import MediaPart, refuse_media
 from ..messages import (
     Message,
     Part,
@@ -38,6 +39,7 @@ from ..messages import (
     Usage,
     parse_json_object,
 )
+from ._media_wire import anthropic_block
 from .base import (
     ModelResponse,
     ModelSettings,
@@ -257,6 +259,9 @@ def _convert(message: Message) -> Wire:
     for part in message.parts:
         if isinstance(part, TextPart) and part.text.strip():  # the API refuses blank blocks
             blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, MediaPart):
+            refuse_media([message], "Anthropic", frozenset({"image", "document"}))
+            blocks.append(anthropic_block(part))
         elif isinstance(part, ThinkingPart) and part.redacted is not None:
             blocks.append({"type": "redacted_thinking", "data": part.redacted})
         elif isinstance(part, ThinkingPart) and part.signature:

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..messages import Message, ToolCall, Usage, bounded_repr
+from ._media_wire import has_media, openai_chat_content
 from ._openai_stream import ResponseAssembly, wire_usage
 from .base import (
     Model,
@@ -242,6 +243,8 @@ class OpenAIModel(SDKModel):
                 {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
                 for r in message.results
             ]
+        if message.role == "user" and has_media(message):
+            return [{"role": "user", "content": openai_chat_content(message)}]
         if message.role != "assistant":
             return [{"role": message.role, "content": message.text}]
         calls = message.tool_calls

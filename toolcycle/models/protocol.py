@@ -21,6 +21,7 @@ from collections.abc import Set as AbstractSet
 from typing import Literal
 
 from ..errors import ToolcycleError
+from ..media import MediaPart
 from ..messages import Message, TextPart
 from ..tools import TOOL_NAME_PATTERN
 from .repair import CALL_ID_PATTERN
@@ -86,8 +87,9 @@ class HistoryChecker:
         elif role == "tool":
             self._check_results(index, message)
         elif role == "user":
-            if not message.parts or any(not isinstance(p, TextPart) for p in message.parts):
-                raise _violation(index, role, "a user message needs text parts only")
+            if not message.parts or any(not isinstance(p, TextPart | MediaPart)
+                                        for p in message.parts):
+                raise _violation(index, role, "a user message needs text (and media) parts only")
             if anthropic and not message.text.strip():
                 raise _violation(index, role, "text content blocks must be non-empty")
 

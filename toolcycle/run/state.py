@@ -21,6 +21,7 @@ from ..events import CallbackError, Callbacks, Emitter, Event, RunResumed
 from ..guardrails import Guardrails
 from ..limits import Limits, RepeatGuard
 from ..logs import run_callbacks
+from ..media import MediaPart, media_in
 from ..messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import HeldAnswer, Output
@@ -325,6 +326,8 @@ def message_chars(message: Message) -> int:
             total += len(part.text)
         elif isinstance(part, ToolCall):
             total += len(part.name) + len(part.raw_arguments)
+        elif isinstance(part, MediaPart):  # providers bill ~1,000 tokens for an image or page
+            total += 4_000
         else:
             total += len(part.content)
     return total
@@ -343,6 +346,8 @@ def prepare(
     core = setup.core
     messages = list(history or ())
     trace = Trace(setup.run_id, core.name, setup.model.name, setup.user_prompt)
+    if media := media_in(messages):  # what the model was shown, without the bytes
+        trace.metadata["media"] = [part.summary() for part in media]
     ctx = new_context(setup, Usage(), deps, cancel_token)
     given = setup.instructions
     instructions = core.instructions if given is None else (

@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl
 
 from ...errors import ModelError
 from ...logs import SETUP_LOG
+from ...media import refuse_media
 from ...messages import Message, TextPart, Usage
 from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
 from ..text.constrained import constrained_option
@@ -168,6 +169,7 @@ class LlamaChatModel(Model):
         return _loaded(self.path, self.n_ctx, self.n_threads)
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        refuse_media(messages, self.name)  # a text model: what it cannot see is not dropped
         if settings.tools and settings.tool_choice != "none":
             raise ModelError(
                 f"{self.name} has no native tool calling; wrap it in a text protocol "
@@ -183,6 +185,7 @@ class LlamaChatModel(Model):
         """Token by token: llama.cpp generates in a worker thread and hands each piece of
         text over as it comes; the complete message (with usage) comes last. A consumer that
         stops early stops generation at the next token."""
+        refuse_media(messages, self.name)
         if settings.tools and settings.tool_choice != "none":
             raise ModelError(f"{self.name} has no native tool calling; wrap it in a text protocol")
         payload = [{"role": m.role, "content": m.text} for m in messages]

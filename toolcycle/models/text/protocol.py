@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from ...errors import ModelError
+from ...media import refuse_media
 from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from ..base import (
     Model,
@@ -170,6 +171,7 @@ class TextProtocolModel(Model):
         self, messages: Sequence[Message], settings: ModelSettings
     ) -> tuple[list[Message], ModelSettings, Sequence[ToolDefinition], str]:
         """The inner request (text turns, settings), the tools offered, the call-id prefix."""
+        refuse_media(messages, self.name)  # the protocol is text: a picture cannot be said
         tools = settings.tools if settings.tool_choice != "none" else ()
         text_messages = self.render_conversation(messages, settings)
         extra = {k: v for k, v in settings.extra.items() if k not in _WRAPPER_KEYS}
