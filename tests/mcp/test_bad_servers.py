@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PYTHON, ROOT, alive, child_pids
+from conftest import HERE, PYTHON, ROOT, alive, child_pids, free_port, http_server
 
 from toolcycle import Agent, CancelToken, Limits, tool
 from toolcycle.errors import Cancelled, ToolsUnavailable
@@ -280,8 +280,6 @@ async def test_an_expired_http_session_is_initialised_again_and_the_call_retried
     call goes out once more over a new session and succeeds; a renewal is no restart
     (``max_restarts=0`` does not refuse it)."""
     from urllib.request import urlopen
-
-    from conftest import HERE, free_port, http_server
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, free_port, http_server
+from conftest import ROOT, everything_path, free_port, http_server
 from doc_scripts import run_script
 
 DOC = ROOT / "docs" / "mcp.md"
@@ -53,8 +53,6 @@ def test_serve_over_http_and_both_clients(tmp_path: Path) -> None:
 def test_resources_prompts_elicitation_sampling(tmp_path: Path) -> None:
     """The server-everything sample, with the npm package installed in .mcp-servers (`make
     mcp-servers`) instead of fetched by npx."""
-    from conftest import everything_path
-
     sample = next(b for b in blocks("python") if "server-everything" in b)
     npx = '"npx", "-y", "@modelcontextprotocol/server-everything"'
     assert npx in sample

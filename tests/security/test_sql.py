@@ -146,8 +146,12 @@ def test_bomb_is_stopped_within_the_caps(bomb: str, tmp_path: Path) -> None:
     assert temp_peak < 2 * MAX_TEMP_BYTES + 16_000_000, temp_peak
     assert outcome["max_rss_mb"] < 400, outcome  # 100 rows of 20 MB took 8.6 GB before
     if expected:
+        # The guard named is the one that trips first on a quiet machine; on a loaded one the
+        # time cap may trip first. Either stops the bomb within the caps, and the temp-file
+        # and memory peaks above are checked whichever tripped.
         assert "error" in outcome, outcome
-        assert any(part in outcome["message"] for part in expected.split("|")), outcome
+        stops = [*expected.split("|"), "ran longer than"]
+        assert any(part in outcome["message"] for part in stops), outcome
     else:
         assert outcome.get("truncated") is True and outcome["rows"] >= 1, outcome
 

@@ -97,7 +97,9 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
     approval = {"decision": value, "by": value, "reason": value}
     calls = [
         ToolCallRecord(value, value, args, value, value, result=value, error=value,
-                       duration_ms=value, kind=value, approval=approval),
+                       duration_ms=value, kind=value, approval=approval,
+                       run=Trace(run_id=value, agent_name=value, user_prompt=value,
+                                 status=value, output=value)),
         ToolCallRecord(value, value, args, value, value, result=value, duration_ms=value,
                        kind=value, approval=value),
     ]
@@ -126,6 +128,15 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
         output=value, error={"code": value, "message": value}, strategies_shown=[value],
         tools_offered=[value, value],
         metadata={"cost_usd": value, "note": value}, pauses=pauses,
+        loop_guard={"nudge": value, "refuse": value, "stop": value},
+        guardrails=[{"kind": value, "name": value, "reason": value, "info": value,
+                     "call_id": value, "halted": value}, value],
+        handoffs=[{"from": value, "to": value, "attempt": value, "iteration": value}, value],
+        compactions=[{"attempt": value, "iteration": value, "step": value,
+                      "stubbed_results": value, "summarised_messages": value,
+                      "kept_from": value, "tokens_before": value, "tokens_after": value,
+                      "tokens_saved": value, "budget": value}, value],
+        mode_fallbacks=[{"attempt": value, "from": value, "to": value}, value],
     )
 
 
