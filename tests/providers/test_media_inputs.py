@@ -176,3 +176,17 @@ def test_the_docs_describe_line_is_the_real_one() -> None:
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "media.md").read_text()
     assert f"`{IMAGE.describe()}`" in page
+
+
+async def test_the_viewer_shows_the_media_by_digest_not_bytes() -> None:
+    from toolcycle.tracing.html import render_html
+
+    result = await Agent(ScriptedModel(["A dot."])).run(
+        message_history=[Message.user("What is it?", IMAGE)])
+    page = render_html(result.trace)
+    assert f"image/png, {len(PNG)} bytes, sha256 {IMAGE.digest[:16]}, dot.png" in page
+    assert base64.b64encode(PNG).decode() not in page
+    # a stored trace whose media entries are not what a run records still renders
+    result.trace.metadata["media"] = [{"bytes": "many"}, "junk", {"media_type": "<b>"}]
+    page = render_html(result.trace)
+    assert "? bytes" in page and "&lt;b&gt;" in page
