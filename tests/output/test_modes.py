@@ -52,13 +52,21 @@ def test_schema_errors_keep_the_mode() -> None:
     assert result.trace.mode_fallbacks == []
 
 
-def test_reflection_stays_with_the_output_tool() -> None:
-    model = ScriptedModel([call("final_result", {"name": "Oslo", "population": 1}),
-                           call("submit")], modes=("native", "prompted", "tool"))
-    agent = Agent(model, output=Output(City, reflect=lambda city, ctx: city.name))
+@pytest.mark.parametrize("mode", ["native", "prompted"])
+def test_reflection_previews_a_json_answer_then_submit_ends_it(mode: str) -> None:
+    model = ScriptedModel(['{"name": "Oslo", "population": 1}', '{"name": "Oslo"}',
+                           '{"name": "Oslo", "population": 709000}', call("submit")],
+                          modes=ALL_MODES)
+    agent = Agent(model, output=Output(City, mode=mode,  # type: ignore[arg-type]
+                                       reflect=lambda city, ctx: f"{city.name}: {city.population}"))
     result = agent.run_sync("Oslo?")
-    assert result.output == City(name="Oslo", population=1)
-    assert {t.name for t in model.requests[0].settings.tools} == {"final_result", "submit"}
+    assert result.output == City(name="Oslo", population=709000)
+    assert {t.name for t in model.requests[0].settings.tools} == {"submit"}
+    shown = [r.last_message.text for r in model.requests[1:]]
+    assert shown[0].startswith("Oslo: 1\n\nIf this is right, call `submit`")
+    assert shown[1].startswith("Output does not match the schema:\npopulation: Field required")
+    assert shown[2].startswith("Oslo: 709000")
+    assert result.attempts == 1
 
 
 def test_the_fallback_chain_is_in_the_trace() -> None:

@@ -178,3 +178,19 @@ async def test_native_streams_too(server: ProviderServer, provider: str) -> None
     result = await agent.stream("How many live in Oslo?").get_result()
     assert result.output == City(**OSLO)
     assert server.requests[0].streamed and format_field(provider, server.requests[0].body)
+
+
+@pytest.mark.parametrize("mode", ["native", "prompted"])
+@pytest.mark.parametrize("provider", list(ADAPTERS))
+async def test_reflection_previews_the_json_answer_and_submit_ends_it(
+        server: ProviderServer, provider: str, mode: str) -> None:
+    server.script([Reply(text=json.dumps({"name": "Oslo", "population": 1})),
+                   Reply(text=json.dumps(OSLO)), Reply(calls=[Call("submit", {})])])
+    output = Output(City, mode=mode,  # type: ignore[arg-type]
+                    reflect=lambda city, ctx: f"Preview: {city.name} has {city.population}")
+    result = await Agent(ADAPTERS[provider](server), output=output).run("Oslo?")
+    assert result.output == City(**OSLO)
+    assert tool_names(provider, server.requests[0].body) == ["submit"]
+    assert "Preview: Oslo has 709000" in json.dumps(server.requests[2].body)
+    assert all((format_field(provider, r.body) is not None) == (mode == "native")
+               for r in server.requests)

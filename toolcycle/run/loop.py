@@ -354,16 +354,17 @@ async def _run_iterations(state: RunState) -> AttemptEnding:
         except LimitHit:
             return await _at_limit(state, "timeout")
         except ModelError as error:  # a refused response format is a mode the model fails
-            if (slip := modes.format_refused(state, error)) is None:
-                raise
-            return slip
+            return modes.format_refused(state, error)  # (any other failure is raised)
         if state.turn is None:  # no tool calls
             if not reply.text.strip():  # an empty reply is no answer: the attempt retries
                 return ProtocolSlip(state.output.empty_reply())
             if state.output.is_text:
                 return Answered(reply.text)
             if modes.current_mode(state) != "tool":  # native or prompted: the text is the output
-                return modes.text_output(state, reply.text)
+                ending = await modes.text_answer(state, reply.text)  # (None: previewed)
+                if ending is not None:
+                    return ending
+                continue
             if (given := text_as_output(state.output, reply.text)) is not None:
                 return OutputGiven(given)  # the answer as text: repaired (output_repair)
             return ProtocolSlip(state.output.no_output_call())

@@ -2,8 +2,9 @@
 a reply without calls becomes the output, and the fallback to the model's next mode.
 
 The chain is fixed when the run starts: the output's own mode (or the model's profile's
-first), then the rest of the profile. A run with reflection stays with the output tool: its
-preview answers the output call, and ``submit`` ends the attempt, which needs calls. An
+first), then the rest of the profile. With reflection, a JSON answer is previewed in a user
+message (the output tool's call would have been answered with it) and ``submit``, still
+offered, ends the attempt. An
 attempt that ends with no output in the current mode's form (a :class:`ProtocolSlip` of code
 ``INVALID_RESPONSE``) moves the next attempt to the next mode; the prompt of that attempt says
 how to answer. Schema and validator errors do not: the model understood the mode.
@@ -14,11 +15,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import ModelError
-from ..messages import TextPart
+from ..messages import Message, TextPart
 from ..models.base import ModelSettings
-from ..output import ValidationProblem
+from ..output import SUBMIT_TOOL_NAME, OutputSchemaError, ValidationProblem
 from ..output_modes import NotJSON, OutputMode, mode_chain, parse_json_answer
 from .endings import Forced, OutputGiven, ProtocolSlip
+from .scope import LimitHit
 from .state import RunState
 
 _NATIVE_NOTE = "Give your output as the JSON object of your answer's text, not as a tool call."
@@ -28,9 +30,6 @@ def start_modes(state: RunState) -> None:
     """Fix the run's chain of modes (once; a resumed run keeps its own)."""
     output = state.output
     if output.is_text or state.mode_chain:
-        return
-    if output.reflect is not None:
-        state.mode_chain = ("tool",)
         return
     state.mode_chain = mode_chain(output.mode, state.setup.model.output_modes())
 
@@ -67,9 +66,8 @@ def mode_settings(state: RunState, settings: ModelSettings) -> ModelSettings:
         return settings
     output = state.output
     tools = state.mode_tools.get(mode)
-    if tools is None:
-        reserved = {d.name for d in output.tool_definitions}
-        tools = tuple(t for t in settings.tools if t.name not in reserved)
+    if tools is None:  # reflection's submit stays: it ends the attempt after a preview
+        tools = tuple(t for t in settings.tools if t is not output.tool)
         state.mode_tools[mode] = tools  # one tuple per mode: adapters cache by identity
     choice = settings.tool_choice
     if choice not in ("auto", "none"):  # "required" or the output tool: a JSON answer is due
@@ -90,15 +88,41 @@ def text_output(state: RunState, text: str, forced: Forced | None = None
         return ProtocolSlip(state.output.no_json_answer(mode), forced)
 
 
-def format_refused(state: RunState, error: ModelError) -> ProtocolSlip | None:
+def format_refused(state: RunState, error: ModelError) -> ProtocolSlip:
     """A provider that refuses the response format (HTTP 400 to a native request: an older
     model, a compatible server without it) is a mode the model fails: the attempt ends so, and
-    the next takes the next mode. Any other failure is the run's."""
+    the next takes the next mode. Any other failure is the run's: ``error`` is raised."""
     if current_mode(state) != "native" or error.context.get("status") != 400:
-        return None
+        raise error
     message = error.context.get("provider_message") or str(error)
     return ProtocolSlip(ValidationProblem(
         [f"the provider refused the response format: {message}"], "protocol", "INVALID_RESPONSE"))
+
+
+async def text_answer(state: RunState, text: str) -> OutputGiven | ProtocolSlip | None:
+    """A reply without calls in native or prompted mode. With reflection, the output is
+    previewed in a user message, as the output tool's call would have been answered, and the
+    attempt goes on (``None``): ``submit`` ends it with the last previewed output."""
+    ending = text_output(state, text)
+    if not state.reflecting or not isinstance(ending, OutputGiven):
+        return ending
+    output = state.output
+    try:
+        value = output.parse(ending.arguments)
+    except OutputSchemaError as exc:
+        note = "Output does not match the schema:\n" + "\n".join(exc.errors)
+    else:
+        try:
+            preview = await state.interrupts.guard(output.preview(value, state.ctx))
+        except Exception as exc:  # LimitHit included: the run's timeout ends it as a limit
+            if isinstance(exc, LimitHit):
+                raise
+            preview = f"The reflection handler failed: {type(exc).__name__}: {exc}"
+        state.last_preview_args, state.last_output = ending.arguments, value
+        note = preview
+    state.append(Message.user(f"{note}\n\nIf this is right, call `{SUBMIT_TOOL_NAME}`; "
+                              "otherwise answer again with the corrected JSON."))
+    return None
 
 
 def fall_back(state: RunState, problem: ValidationProblem) -> list[str]:
