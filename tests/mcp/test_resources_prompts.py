@@ -194,3 +194,39 @@ def test_bad_options_listed_at_construction() -> None:
     assert "resource_tools must be True or False" in text
     with pytest.raises(ConfigurationError, match="max_requests must be an integer >= 1"):
         Sampling(max_requests=0)
+
+
+PNG_B64 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAAB"
+           "JRU5ErkJggg==")
+
+
+def _image_request() -> object:
+    import mcp.types as types
+
+    return types.CreateMessageRequestParams(max_tokens=50, messages=[types.SamplingMessage(
+        role="user", content=[types.TextContent(type="text", text="What is this?"),
+                              types.ImageContent(type="image", data=PNG_B64,
+                                                 mime_type="image/png")])])
+
+
+async def test_sampling_passes_an_image_to_the_model_or_says_why_not() -> None:
+    """The SDK's own request types through the sampling callback: a model that takes media
+    gets the picture as a media part; a text model's refusal is the server's error."""
+    import base64
+
+    import mcp.types as types
+
+    from toolcycle.mcp.server_requests import InFlight, sampling_callback
+    from toolcycle.media import MediaPart
+    from toolcycle.models.text.protocol import JsonToolsModel
+
+    seeing = ScriptedModel(["A dot."])
+    served = await sampling_callback("test", Sampling(model=seeing), InFlight())(
+        None, _image_request())
+    assert isinstance(served, types.CreateMessageResult) and served.content.text == "A dot."
+    assert seeing.requests[0].last_message.parts[1] == MediaPart(
+        base64.b64decode(PNG_B64), "image/png")
+    blind = JsonToolsModel(ScriptedModel(["never asked"]))
+    refused = await sampling_callback("test", Sampling(model=blind), InFlight())(
+        None, _image_request())
+    assert isinstance(refused, types.ErrorData) and "cannot take image input" in refused.message

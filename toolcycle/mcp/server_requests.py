@@ -21,13 +21,16 @@ server-everything, like many servers, registers the tools that need them only wh
 
 from __future__ import annotations
 
+import base64
+import binascii
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigurationError
-from ..messages import Message, TextPart
+from ..media import MediaPart
+from ..messages import Message, Part, TextPart
 
 if TYPE_CHECKING:
     import mcp.types as mcp_types
@@ -248,19 +251,33 @@ async def _complete(model: RunModel, messages: list[Message],
 
 
 def sampling_messages(params: mcp_types.CreateMessageRequestParams) -> list[Message]:
-    """The request as neutral messages: its system prompt, then its text turns. Content other
-    than text (images, tool use) is refused with :class:`ValueError`: it is not served rather
-    than silently dropped."""
+    """The request as neutral messages: its system prompt, then its turns. Text stays text; a
+    user turn's image or audio becomes a :class:`~toolcycle.media.MediaPart` (a model that
+    cannot take it refuses, and the server hears why). Anything else (tool use, media of a
+    type toolcycle does not send) is refused with :class:`ValueError`: not served rather than
+    silently dropped."""
     messages = [Message.system(params.system_prompt)] if params.system_prompt else []
     for number, item in enumerate(params.messages, 1):
         blocks = item.content if isinstance(item.content, list) else [item.content]
-        parts: list[TextPart] = []
+        parts: list[Part] = []
         for block in blocks:
-            if getattr(block, "type", None) != "text":
-                raise ValueError(f"message {number} holds {getattr(block, 'type', '?')!r} "
-                                 f"content; only text is served")
-            parts.append(TextPart(str(getattr(block, "text", ""))))
-        messages.append(Message(item.role, list(parts)))
+            kind = getattr(block, "type", None)
+            if kind == "text":
+                parts.append(TextPart(str(getattr(block, "text", ""))))
+            elif kind in ("image", "audio") and item.role == "user":
+                parts.append(_media(block, number))
+            else:
+                raise ValueError(f"message {number} holds {kind!r} content; only text, and "
+                                 f"images or audio from the user, are served")
+        messages.append(Message(item.role, parts))
     if not any(m.role == "user" for m in messages):
         raise ValueError("the request holds no user message")
     return messages
+
+
+def _media(block: Any, number: int) -> MediaPart:
+    """An MCP image or audio block as a media part; :class:`ValueError` if it is not one."""
+    try:
+        return MediaPart(base64.b64decode(str(block.data), validate=True), str(block.mime_type))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"message {number}: its {block.type} cannot be sent: {exc}") from exc
