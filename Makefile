@@ -20,8 +20,9 @@ help:
 	@echo "make bench  - run the benchmarks under bench/"
 	@echo "make fuzz   - run the engine's invariant fuzzer on 100,000 seeds (and 20,000 of the"
 	@echo "             playbook-offers campaign, 300 runs against hostile MCP servers, 200 rounds"
-	@echo "             of killed and resumed batches, 5,000 seeds of the approval doors, and"
-	@echo "             20,000 random replies per text protocol) and print the counts"
+	@echo "             of killed and resumed batches, 5,000 seeds of the approval doors, 2,000"
+	@echo "             teams of agents, and 20,000 random replies per text protocol) and print"
+	@echo "             the counts"
 	@echo "make conformance - all 800 BFCL multi-turn tasks on every wire (make test samples them)"
 	@echo "make postgres-start / postgres-stop - a throwaway PostgreSQL server on 127.0.0.1:54329"
 	@echo "             for the docs that need one (prints the DATABASE_URL to export)"
@@ -169,6 +170,7 @@ fuzz: dev
 	$(PY) -m tests.fuzz.engine --runs 20000 --offer-focus --classes-only
 	$(PY) -m tests.fuzz.mcp --runs 300
 	$(PY) -m tests.fuzz.doors --runs 5000 --child-every 100
+	$(PY) -m tests.fuzz.teams --runs 2000
 	TOOLCYCLE_PROTOCOL_FUZZ=20000 $(VENV)/bin/pytest -q -p no:cacheprovider tests/local/test_protocol_fuzz.py
 	$(PY) -m tests.batch.kill_fuzz --rounds 200
 	TOOLCYCLE_REAL_FUZZ=300 TOOLCYCLE_REAL_FUZZ_SEED=1000000 $(VENV)/bin/pytest -q -p no:cacheprovider tests/local/test_real_model_fuzz.py
