@@ -204,6 +204,9 @@ def run_seed(seed: int) -> Report:
         pidfile = os.path.join(work, "children")
         scenario = draw(seed, pidfile)
         threads = set(threading.enumerate())
+        # children this process had before the run (a test session's PostgreSQL server, a Ray
+        # node, an earlier test file's server in the same xdist worker) are not the run's
+        before = set(_children())
         hook = sys.unraisablehook
         sys.unraisablehook = lambda raised: report.violations.append(
             f"6 unraisable: {raised.exc_type.__name__}: {raised.exc_value} in {raised.object!r}")
@@ -215,7 +218,8 @@ def run_seed(seed: int) -> Report:
         spawned = ([int(p) for p in Path(pidfile).read_text().split()]
                    if os.path.exists(pidfile) else [])
         deadline = time.monotonic() + 2.0  # orphans are reaped by init, not by us
-        while (left := [p for p in [*spawned, *_children()] if _alive(p)]) and (
+        while (left := [p for p in [*spawned, *_children()]
+                        if p not in before and _alive(p)]) and (
                 time.monotonic() < deadline):
             time.sleep(0.05)
         if left:
