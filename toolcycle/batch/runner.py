@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ..approval import bind_to_snapshot
-from ..errors import ConfigurationError
 from .approvals import BatchApprovals
 from .inputs import MAX_LINE_BYTES, InputLine, read_inputs
 from .journal import JournalWriter, output_lock, rewrite_in_order
+from .ray_session import ray_session
 from .records import NOT_RETRIED, RESUMING, Entry, base_record, error_record, load, read_journal
 from .worker import BatchRecipe, Resumption, Work, agent_for, check_tools, run_chunk, run_input
 
@@ -222,19 +222,7 @@ async def _run_local(recipe: BatchRecipe, todo: list[Work], concurrency: int,
 def _run_ray(recipe: BatchRecipe, todo: list[Work], accept: Accept, start: Start,
              *, address: str | None, workers: int | None, chunk_size: int, concurrency: int,
              max_retries: int) -> None:
-    try:
-        import ray
-    except ImportError as exc:
-        raise ConfigurationError(["--ray needs Ray: pip install 'toolcycle[ray]'"],
-                                 subject="batch") from exc
-    own = not ray.is_initialized()
-    if own:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(address="local", num_cpus=workers, include_dashboard=False,
-                     log_to_driver=False)
-    try:
+    with ray_session(address, workers, option="--ray", subject="batch") as ray:
         task = ray.remote(max_retries=max_retries)(run_chunk)
         # a resume is never retried by Ray: its worker may have run the approved calls
         once = ray.remote(max_retries=0)(run_chunk)
@@ -243,7 +231,7 @@ def _run_ray(recipe: BatchRecipe, todo: list[Work], accept: Accept, start: Start
         resumes = [work for work in todo if work.resume is not None]
         chunks = [part[i:i + size] for part in (fresh, resumes)
                   for i in range(0, len(part), size)]
-        cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+        cpus = ray.cluster_resources().get("CPU", 1)
         window = 2 * max(1, int(cpus))
         pending = iter(chunks)
         in_flight: dict[Any, list[Work]] = {}
@@ -270,9 +258,6 @@ def _run_ray(recipe: BatchRecipe, todo: list[Work], accept: Accept, start: Start
                            for work in chunk]
             for record in records:
                 accept(record)
-    finally:
-        if own:
-            ray.shutdown()
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..batch import BatchRecipe
-from ..errors import ConfigurationError
+from ..batch.ray_session import ray_session
 from .dataset import Case
 from .runs import Outcome, run_chunk
 
@@ -25,19 +25,8 @@ async def run_on_ray(recipe: BatchRecipe, todo: list[tuple[Case, int]],
                      max_iterations: int | None, max_retries: int = 3) -> None:
     """Run ``todo`` on Ray (``address``: ``True`` starts a local Ray with ``workers`` CPUs or
     joins the one this process started; a string joins that cluster)."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise ConfigurationError(["ray= needs Ray: pip install 'toolcycle[ray]'"],
-                                 subject="experiment") from exc
-    own = not ray.is_initialized()
-    if own:
-        if isinstance(address, str):
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(address="local", num_cpus=workers, include_dashboard=False,
-                     log_to_driver=False)
-    try:
+    with ray_session(address if isinstance(address, str) else None, workers,
+                     option="ray=", subject="experiment") as ray:
         task = ray.remote(max_retries=max_retries)(run_chunk)
         chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
         in_flight: dict[Any, list[tuple[Case, int]]] = {
@@ -55,6 +44,3 @@ async def run_on_ray(recipe: BatchRecipe, todo: list[tuple[Case, int]],
                             for case, repeat in chunk]
             for outcome in outcomes:
                 await accept(outcome)
-    finally:
-        if own:
-            ray.shutdown()
