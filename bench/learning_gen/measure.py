@@ -1,0 +1,162 @@
+"""Does learning help on generated suites? toolcycle.evals' playbook A/B per seed, then per kind.
+
+    nice -n 10 .venv/bin/python bench/learning_gen/measure.py run --seed 1001 \\
+        --protocol react --label main-1c0a2c8 --threads 2      # one seed, resumable
+    .venv/bin/python bench/learning_gen/measure.py report --label main-1c0a2c8 --protocol react
+
+``run`` measures one seed in the configuration docs/playbook.md tells a user to use: the
+local 1.5B (``local:qwen2.5-coder-1.5b``, the default JSON protocol, or ReAct with
+``--protocol react``), ``Agent(model, instructions, tools, name=..., playbook=pb)`` with no
+other settings, ``Playbook(path)`` with its defaults, the lookups declared ``read_only`` (the
+docs' first example; ``--no-read-only`` for a user who declares nothing), and offline learning
+on the train split graded by the exact answer (:func:`toolcycle.evals.playbook_ab`: no
+playbook vs the learned playbook frozen, on the test split). Everything goes under
+``OUT/LABEL/PROTOCOL/seed-N/``: the two arms' experiment logs (JSONL, resumed when rerun),
+the playbook and its learning session (resumed), and ``result.json``.
+
+``report`` pools the seeds measured under one label and protocol: per kind, success in both
+arms, iterations over all runs and over the pairs where both arms passed, tokens, and the
+share of test tasks made worse, each as the paired mean over cases with its 95 % interval,
+and the per-seed relative changes with their interval over seeds. Seeds to measure are fixed
+in ``test_seeds.json`` before measuring; the generator was built on the ``dev`` seeds alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: learning_gen itself
+
+from learning_gen import ExactAnswer, generate
+from toolcycle import Agent
+from toolcycle.evals import playbook_ab
+from toolcycle.evals.compare import Comparison, compare
+from toolcycle.evals.records import RunRecord
+from toolcycle.evals.report import ExperimentReport
+from toolcycle.evals.stats import mean_interval
+from toolcycle.playbook import Playbook
+
+OUT = Path(__file__).resolve().parents[1] / "runs" / "2026-12-05" / "learngen"
+MODEL = "local:qwen2.5-coder-1.5b"
+
+
+def model_string(protocol: str) -> str:
+    return MODEL if protocol == "json" else f"{MODEL}?protocol={protocol}"
+
+
+def seed_dir(out: Path, label: str, protocol: str, seed: int) -> Path:
+    return out / label / protocol / f"seed-{seed}"
+
+
+async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
+    from toolcycle.models import resolve_model
+
+    if args.threads:  # several benchmarks share two cores: as bench/learning.py --threads
+        from toolcycle.models.local import llama
+
+        llama.default_threads = lambda: int(args.threads)
+    suite = generate(args.seed, train=args.train, test=args.test, read_only=args.read_only)
+    model = resolve_model(model_string(args.protocol))
+    folder = seed_dir(args.out, args.label, args.protocol, args.seed)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def make_agent(playbook: Playbook | None) -> Agent[Any, Any]:
+        return Agent(model, suite.instructions, list(suite.tools), name=suite.agent_name,
+                     playbook=playbook)
+
+    result = await playbook_ab(make_agent, suite.dataset, [ExactAnswer()],
+                               playbook=folder / "playbook.db", log_dir=folder,
+                               name=f"gen{args.seed}-{args.protocol}", progress=False)
+    data = json.loads(result.to_json())
+    data["suite"] = {"seed": args.seed, "domain": suite.domain.key, "model":
+                     model_string(args.protocol), "read_only": args.read_only,
+                     "variants": {p.kind: p.variant for p in suite.parts},
+                     "train": args.train, "test": args.test}
+    (folder / "result.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    print(result.render(), flush=True)
+    return data
+
+
+def _arm(data: dict[str, Any], arm: str) -> list[RunRecord]:
+    return [RunRecord.from_dict(r) for r in data[arm]["records"]]
+
+
+def _change(comparison: Comparison, metric: str, both: bool) -> tuple[float, float, float]:
+    """(mean a, mean b, relative change b/a - 1 in %), NaN where there is nothing."""
+    table = comparison.metrics_both_passed if both else comparison.metrics
+    m = table.get(metric)
+    if m is None or not m.pairs or not m.a:
+        return float("nan"), float("nan"), float("nan")
+    return m.a, m.b, 100 * (m.b / m.a - 1)
+
+
+def report(args: argparse.Namespace) -> str:
+    folders = sorted((args.out / args.label / args.protocol).glob("seed-*/result.json"))
+    results = [json.loads(f.read_text(encoding="utf-8")) for f in folders]
+    if not results:
+        return f"no result.json under {args.out / args.label / args.protocol}"
+    a = [r for data in results for r in _arm(data, "baseline")]
+    b = [r for data in results for r in _arm(data, "with_playbook")]
+    base = ExperimentReport.from_records("baseline", ["answer"], a)
+    with_pb = ExperimentReport.from_records("playbook", ["answer"], b)
+    per_seed = [compare(ExperimentReport.from_records("a", ["answer"], _arm(d, "baseline")),
+                        ExperimentReport.from_records("b", ["answer"], _arm(d, "with_playbook")))
+                for d in results]
+    seeds = [d["suite"]["seed"] for d in results]
+    lines = [f"{args.label} / {args.protocol}: seeds {seeds} "
+             f"({', '.join(d['suite']['domain'] for d in results)}), "
+             f"{len(a)} test runs per arm; strategies learned "
+             f"{[d['strategies'] for d in results]}, train pass "
+             f"{[round(d['train_pass_rate'], 2) for d in results]}",
+             "| kind | success | iterations (all) | iterations (both passed) | tokens | worse |",
+             "|---|---|---|---|---|---|"]
+    kinds_a, kinds_b = base.kinds(), with_pb.kinds()
+    rows = [("all", compare(base, with_pb))] + [
+        (k, compare(kinds_a[k], kinds_b[k])) for k in kinds_a if k in kinds_b]
+    for kind, c in rows:
+        it_a, it_b, it_d = _change(c, "iterations", False)
+        bp_a, bp_b, bp_d = _change(c, "iterations", True)
+        tk_a, tk_b, tk_d = _change(c, "tokens", False)
+        lines.append(
+            f"| {kind} | {c.pass_rate_a:.0%} → {c.pass_rate_b:.0%} | {it_a:.2f} → {it_b:.2f}"
+            f" ({it_d:+.0f} %, Δ {c.metrics['iterations'].difference}) | {bp_a:.2f} → "
+            f"{bp_b:.2f} ({bp_d:+.0f} %) | {tk_a:.0f} → {tk_b:.0f} ({tk_d:+.0f} %) | "
+            f"{len(c.worse)} of {len(c.cases)} |")
+    over = {name: mean_interval([v for v in values if v == v]) for name, values in {
+        "success points": [100 * (c.pass_rate_b - c.pass_rate_a) for c in per_seed],
+        "iterations %": [_change(c, "iterations", False)[2] for c in per_seed],
+        "iterations % (both passed)": [_change(c, "iterations", True)[2] for c in per_seed],
+        "tokens %": [_change(c, "tokens", False)[2] for c in per_seed],
+        "share worse %": [100 * c.share_worse for c in per_seed]}.items()}
+    lines.append("over seeds (mean [95 % t interval], n seeds): " + "; ".join(
+        f"{name} {estimate}" for name, estimate in over.items()))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("run", "report"))
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--protocol", choices=("json", "react"), default="json")
+    parser.add_argument("--label", required=True, help="what is measured, e.g. main-1c0a2c8")
+    parser.add_argument("--train", type=int, default=3, help="train tasks per kind")
+    parser.add_argument("--test", type=int, default=2, help="test tasks per kind")
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads")
+    parser.add_argument("--read-only", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        if args.seed is None:
+            parser.error("run needs --seed")
+        asyncio.run(run_seed(args))
+    else:
+        print(report(args))
+
+
+if __name__ == "__main__":
+    main()
