@@ -46,7 +46,7 @@ _SPEC_KEYS = (
     "spec_version", "name", "description", "instructions", "model", "tools", "output_schema",
     "input_schema", "limits", "tool_selection", "metadata",
 )
-_TOOL_KEYS = ("name", "description", "parameters", "result_schema")
+_TOOL_KEYS = ("name", "description", "parameters", "result_schema", "read_only")
 
 LibraryLike = ToolLibrary | types.ModuleType | Iterable[Tool[Any] | ToolFunction]
 
@@ -92,6 +92,11 @@ class AgentSpec:
     #: its prompt. ``None``: every tool, every run.
     tool_selection: dict[str, Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: The tools declared lookups (``"read_only": true`` on a tool): bound with
+    #: ``read_only=True``, so that the playbook may call them for the model (its probes,
+    #: routines and stand-ins; docs/playbook.md). A spec is where a team declares its tools,
+    #: so that is where a lookup is said to be one.
+    read_only: list[str] = field(default_factory=list)
 
     # -- JSON ------------------------------------------------------------------------------
 
@@ -103,7 +108,8 @@ class AgentSpec:
             data["instructions"] = self.instructions
         if self.model is not None:
             data["model"] = self.model
-        data["tools"] = [t.to_dict() for t in self.tools]
+        data["tools"] = [{**t.to_dict(), **({"read_only": True} if t.name in self.read_only
+                                            else {})} for t in self.tools]
         if self.output_schema is not None:
             data["output_schema"] = self.output_schema
         if self.input_schema is not None:
@@ -137,12 +143,14 @@ class AgentSpec:
         name = data.get("name")
         if not isinstance(name, str) or not name:
             raise where.error("'name' must be a non-empty string", _key("name"))
+        tools = [_tool(item, k, where) for k, item in enumerate(_list(data, "tools", where))]
         spec = cls(
             name=name,
             description=_text(data, "description", where),
             instructions=_text(data, "instructions", where),
             model=_optional_text(data, "model", where),
-            tools=[_tool(item, k, where) for k, item in enumerate(_list(data, "tools", where))],
+            tools=[tool for tool, _ in tools],
+            read_only=[tool.name for tool, read_only in tools if read_only],
             output_schema=_optional_schema(data, "output_schema", where),
             input_schema=_optional_schema(data, "input_schema", where),
             limits=limits_from_dict(data.get("limits"), where),
@@ -182,7 +190,7 @@ class AgentSpec:
 
     def check(self, library: LibraryLike) -> list[str]:
         """Every reason binding to ``library`` would fail (empty: it binds)."""
-        return bind_tools(self.tools, as_library(library))[1]
+        return bind_tools(self.tools, as_library(library), set(self.read_only))[1]
 
     def bind(
         self, library: LibraryLike, *, model: Any = None, **agent_options: Any
@@ -198,7 +206,7 @@ class AgentSpec:
         from ..models import resolve_model
 
         library = as_library(library)
-        tools, problems = bind_tools(self.tools, library)
+        tools, problems = bind_tools(self.tools, library, set(self.read_only))
         chosen = model if model is not None else self.model
         resolved: Model | None = None
         if chosen is None:
@@ -254,6 +262,9 @@ class AgentSpec:
                     f"tool {tool.name!r}: parameters must be a JSON Schema of type 'object'",
                     *needles, field,
                 )
+        undeclared = [n for n in self.read_only if n not in seen]
+        if undeclared:
+            raise where.error(f"read_only names {undeclared[0]!r}, which is no tool of the spec")
         for key, schema in (("output", self.output_schema), ("input", self.input_schema)):
             problems = [] if schema is None else schema_problems(schema)
             if problems:
@@ -437,7 +448,8 @@ def _optional_schema(data: dict[str, Any], key: str, where: Locator) -> dict[str
     return value
 
 
-def _tool(item: Any, index: int, where: Locator) -> ToolSpec:
+def _tool(item: Any, index: int, where: Locator) -> tuple[ToolSpec, bool]:
+    """A tool of the file, and whether it is declared read-only."""
     label = f"tools[{index}]"
     if not isinstance(item, dict):
         raise where.error(f"{label} must be an object with name, description and parameters")
@@ -460,7 +472,11 @@ def _tool(item: Any, index: int, where: Locator) -> ToolSpec:
     result = item.get("result_schema")
     if result is not None and not isinstance(result, dict):
         raise where.error(f"tool {name!r}: 'result_schema' must be a JSON Schema object", needle)
-    return ToolSpec(name, description, parameters, result)
+    read_only = item.get("read_only", False)
+    if not isinstance(read_only, bool):
+        raise where.error(f"tool {name!r}: 'read_only' must be true or false", needle,
+                          _key("read_only"))
+    return ToolSpec(name, description, parameters, result), read_only
 
 
 def _unusable(problems: list[str]) -> str:

@@ -19,19 +19,20 @@ unexpected argument, not a ``TypeError`` from inside the function.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigurationError
 from ..run.team import MemberTool
-from ..tools import Tool, ToolFunction, ToolLibrary, ToolSpec
+from ..tools import Tool, ToolFunction, ToolLibrary, ToolPolicy, ToolSpec
 
 
 def bind_tools(
-    specs: Iterable[ToolSpec], library: ToolLibrary
+    specs: Iterable[ToolSpec], library: ToolLibrary, read_only: Set[str] = frozenset()
 ) -> tuple[list[Tool[Any]], list[str]]:
-    """Bind each spec to its implementation; returns the tools and every problem found."""
+    """Bind each spec to its implementation; returns the tools and every problem found.
+    ``read_only``: the names the spec declares lookups (bound with ``read_only=True``)."""
     tools: list[Tool[Any]] = []
     problems: list[str] = []
     for spec in specs:
@@ -44,7 +45,7 @@ def bind_tools(
                 f"(it has: {known})"
             )
             continue
-        tool, found = bind_tool(spec, item)
+        tool, found = bind_tool(spec, item, spec.name in read_only)
         problems.extend(found)
         if tool is not None:
             tools.append(tool)
@@ -52,9 +53,10 @@ def bind_tools(
 
 
 def bind_tool(
-    spec: ToolSpec, item: Tool[Any] | ToolFunction
+    spec: ToolSpec, item: Tool[Any] | ToolFunction, read_only: bool = False
 ) -> tuple[Tool[Any] | None, list[str]]:
-    """The spec bound to ``item`` (a ``Tool`` keeps its timeout and concurrency policies)."""
+    """The spec bound to ``item`` (a ``Tool`` keeps its timeout and concurrency policies;
+    ``read_only``: the spec declares it a lookup, whatever the implementation says)."""
     prefix = f"tool {spec.name!r}"
     if isinstance(item, MemberTool):  # an agent as a tool (Agent.as_tool): it takes its input
         problems = [f"{prefix}: {p}" for p in parameter_mismatches(
@@ -82,7 +84,9 @@ def bind_tool(
         spec = replace(spec, parameters={**spec.parameters, "additionalProperties": False})
     try:
         # the implementation's whole policy (inline and requires_approval included)
-        base: Tool[Any] = Tool(spec, policy=item.policy if isinstance(item, Tool) else None)
+        policy = item.policy if isinstance(item, Tool) else ToolPolicy()
+        base: Tool[Any] = Tool(spec, policy=replace(policy, read_only=True) if read_only
+                               else policy)
     except ConfigurationError as exc:
         return None, problems + [f"{prefix}: {p}" for p in exc.problems]
     return (None if problems else base.bind(function)), problems

@@ -62,7 +62,7 @@ _AGENT_KEYS = (
     "description", "instruction", "instructions", "model", "output", "output_schema", "input",
     "input_schema", "limits", "tool_selection", "metadata",
 )
-_TOOL_KEYS = ("description", "parameters", "result_schema")
+_TOOL_KEYS = ("description", "parameters", "result_schema", "read_only")
 _TOOL_LABELS = ("Tool", "ToolSpecification")
 
 
@@ -103,12 +103,14 @@ def _read_agent(doc: Document) -> AgentSpec:
     metadata = props.get("metadata", {})
     if not isinstance(metadata, dict):
         raise where.error("'metadata' must be a record", r"\bmetadata\s*:")
+    tools = [_read_tool(element, doc, where) for element in agent["elements"]]
     spec = AgentSpec(
         name=name,
         description=props.get("description", ""),
         instructions=props.get("instruction", props.get("instructions", "")),
         model=props.get("model"),
-        tools=[_read_tool(element, doc, where) for element in agent["elements"]],
+        tools=[tool for tool, _ in tools],
+        read_only=[tool.name for tool, read_only in tools if read_only],
         output_schema=output_schema,
         input_schema=input_schema,
         limits=limits_from_dict(props.get("limits"), where),
@@ -131,7 +133,8 @@ def _typed_schema(props: dict[str, Any], key: str, doc: Document, where: Locator
     return None
 
 
-def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> ToolSpec:
+def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> tuple[ToolSpec, bool]:
+    """A tool of the text, and whether it is declared read-only (``read_only: true``)."""
     subject = pattern["subject"]
     name = subject["identity"]
     if not any(label in subject["labels"] for label in _TOOL_LABELS):
@@ -148,6 +151,10 @@ def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> ToolSpec:
     description = props.get("description", "")
     if not isinstance(description, str):
         raise where.error(f"tool {name!r}: description must be a string", needle)
+    read_only = props.get("read_only", False)
+    if not isinstance(read_only, bool):
+        raise where.error(f"tool {name!r}: read_only must be true or false", needle,
+                          r"\bread_only\s*:")
     elements = pattern["elements"]
     if len(elements) > 1:
         raise where.error(
@@ -160,7 +167,7 @@ def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> ToolSpec:
                 f"tool {name!r}: give a signature or parameters/result_schema, not both", needle
             )
         signature = signature_from_pattern(elements[0], doc, f"tool {name!r}", (needle,))
-        return ToolSpec(name, description, signature.parameters, signature.result)
+        return ToolSpec(name, description, signature.parameters, signature.result), read_only
     parameters = _json_schema(
         props.get("parameters", {"type": "object", "properties": {}}),
         f"tool {name!r}: parameters", where, needle,
@@ -168,7 +175,7 @@ def _read_tool(pattern: RawPattern, doc: Document, where: Locator) -> ToolSpec:
     result = props.get("result_schema")
     if result is not None:
         result = _json_schema(result, f"tool {name!r}: result_schema", where, needle)
-    return ToolSpec(name, description, parameters, result)
+    return ToolSpec(name, description, parameters, result), read_only
 
 
 def _json_schema(value: Any, label: str, where: Locator, needle: str) -> dict[str, Any]:
@@ -224,14 +231,17 @@ def dump_gram(spec: AgentSpec) -> str:
     )
     if not spec.tools:
         return head + "]\n"
-    tools = ",\n".join(_tool_text(tool, "  ") for tool in spec.tools)
+    tools = ",\n".join(_tool_text(tool, "  ", tool.name in spec.read_only)
+                        for tool in spec.tools)
     return f"{head} |\n{tools}\n]\n"
 
 
-def _tool_text(tool: ToolSpec, indent: str) -> str:
+def _tool_text(tool: ToolSpec, indent: str, read_only: bool) -> str:
     props: dict[str, Any] = {}
     if tool.description:
         props["description"] = tool.description
+    if read_only:
+        props["read_only"] = True
     signature = _signature(tool)
     if signature is None:
         props["parameters"] = _json_text(tool.parameters)
