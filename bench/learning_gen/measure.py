@@ -60,7 +60,8 @@ async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
         from toolcycle.models.local import llama
 
         llama.default_threads = lambda: int(args.threads)
-    suite = generate(args.seed, train=args.train, test=args.test, read_only=args.read_only)
+    suite = generate(args.seed, train=args.train, test=args.test, read_only=args.read_only,
+                     kinds=tuple(args.kinds.split(",")) if args.kinds else None)
     model = resolve_model(model_string(args.protocol))
     folder = seed_dir(args.out, args.label, args.protocol, args.seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -76,7 +77,7 @@ async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
     data["suite"] = {"seed": args.seed, "domain": suite.domain.key, "model":
                      model_string(args.protocol), "read_only": args.read_only,
                      "variants": {p.kind: p.variant for p in suite.parts},
-                     "train": args.train, "test": args.test}
+                     "train": args.train, "test": args.test, "kinds": args.kinds or "all"}
     (folder / "result.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     print(result.render(), flush=True)
     return data
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--label", required=True, help="what is measured, e.g. main-1c0a2c8")
     parser.add_argument("--train", type=int, default=3, help="train tasks per kind")
     parser.add_argument("--test", type=int, default=2, help="test tasks per kind")
+    parser.add_argument("--kinds", default="", help="comma-separated kinds (default: all)")
     parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads")
     parser.add_argument("--read-only", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--out", type=Path, default=OUT)

@@ -134,6 +134,7 @@ async def playbook_ab(
     kinds_a, kinds_b = baseline.kinds(), with_playbook.kinds()
     notes = [] if any(e.synchronous and e.reads_output_only for e in chosen) else [
         "no output-only evaluator: learning runs were graded as passing whenever they ended"]
+    notes += learned.notes  # what learning could not do (no read-only tool: no probes)
     return PlaybookAB(
         baseline, with_playbook, compare(baseline, with_playbook),
         {kind: compare(kinds_a[kind], kinds_b[kind]) for kind in kinds_a if kind in kinds_b},

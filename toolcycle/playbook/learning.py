@@ -18,6 +18,7 @@ from ..tracing.trace import Trace
 from .outcome import passes
 from .playbook import Playbook, current_grader
 from .probe import Probe, current_probe
+from .read_only import missing_read_only, tell_once
 
 #: ``evaluator(task, output) -> bool | float``.
 Evaluator = Callable[["LearningTask", Any], bool | float]
@@ -50,6 +51,8 @@ class LearningReport:
     session: str
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: int = 0
+    #: what the session could not do and why (no read-only tool: no probes; read_only.py)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def success_rate(self) -> float:
@@ -97,6 +100,11 @@ async def learn(
     plan = [(epoch, t) for epoch in range(epochs) for t in items]
     bar = _Progress(len(plan), enabled=progress)
     probing = _probe_tools(agent, tools) if probe else {}
+    name = str(getattr(agent, "name", "") or pb.domain or "agent")
+    missing = missing_read_only(name, _probe_tools(agent, tools))
+    if missing is not None:
+        report.notes.append(missing)
+        tell_once(name, _probe_tools(agent, tools))
     for epoch, task in plan:
         key = f"{epoch}:{task.id}"
         if key in done:

@@ -35,6 +35,7 @@ from .offer import RoutineOffer, render_line
 from .outcome import Grader, RunOutcome, judge
 from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
+from .read_only import tell_once
 from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
 from .reshape import reshaped
 from .respell import respelled_call
@@ -246,6 +247,7 @@ class Playbook:
         first tool, fallbacks for a failing tool, reshaped calls for a tool rejecting an
         argument's format).
         """
+        tell_once(agent_name, tools)  # read_only.py: what a playbook cannot do without one
         if not self.routines:
             return []
         # the agent built last of a name wins: an earlier one's routines, made over its own
@@ -261,6 +263,7 @@ class Playbook:
         pitfall_stand_ins`); returns the routines they make that ``tools`` lacks, which the
         run adds to its tools and offers as the agent's own are offered."""
         self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
+        tell_once(agent_name, tools)
         if not self.routines:
             return []
         routines = self._made_over(agent_name, tools)
