@@ -72,6 +72,30 @@ class CallId(str):
 
 
 @dataclass(frozen=True, slots=True)
+class Via:
+    """One step of the way from the run you started down to a call inside a team: the call of
+    an agent that runs another agent (``Agent.as_tool``). A paused team's pending requests
+    name the calls they wait under, so a person sees who asked (docs/teams.md)."""
+
+    agent_name: str  # the calling agent
+    run_id: str  # the calling agent's run
+    call_id: str  # its call that runs the member
+    tool_name: str  # the member's tool
+
+    def to_dict(self) -> dict[str, str]:
+        return {"agent_name": self.agent_name, "run_id": self.run_id, "call_id": self.call_id,
+                "tool_name": self.tool_name}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Via:
+        values = [data["agent_name"], data["run_id"], data["call_id"], data["tool_name"]]
+        if not all(isinstance(value, str) for value in values):
+            raise TypeError("a step of via holds agent_name, run_id, call_id and tool_name "
+                            "(strings)")
+        return cls(*values)
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """A tool call waiting for a decision: what a policy receives and a paused run lists.
 
@@ -88,6 +112,11 @@ class ApprovalRequest:
     requires_approval: bool = False
     #: The run the call belongs to.
     run_id: str = ""
+    #: The agent whose call it is (set on a paused run's requests).
+    agent_name: str = ""
+    #: Inside a team: the calls of the agents above that led to the run making this call,
+    #: outermost first (empty for the run's own calls).
+    via: tuple[Via, ...] = ()
 
     def __post_init__(self) -> None:
         if self.run_id and not isinstance(self.call_id, CallId):
@@ -115,13 +144,23 @@ class ApprovalRequest:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (a snapshot's ``pending``, a batch record): the run is the record's."""
-        return {"call_id": str(self.call_id), "tool_name": self.tool_name,
-                "arguments": self.arguments, "requires_approval": self.requires_approval}
+        data: dict[str, Any] = {
+            "call_id": str(self.call_id), "tool_name": self.tool_name,
+            "arguments": self.arguments, "requires_approval": self.requires_approval}
+        if self.agent_name:
+            data["agent_name"] = self.agent_name
+        if self.via:
+            data["via"] = [step.to_dict() for step in self.via]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ApprovalRequest:
+        via = data.get("via", [])
+        if not isinstance(via, list) or not all(isinstance(step, dict) for step in via):
+            raise TypeError("via: must be a list of objects")
         return cls(str(data["call_id"]), str(data["tool_name"]), dict(data["arguments"]),
-                   bool(data.get("requires_approval", False)), str(data.get("run_id", "")))
+                   bool(data.get("requires_approval", False)), str(data.get("run_id", "")),
+                   str(data.get("agent_name", "")), tuple(Via.from_dict(step) for step in via))
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,18 +254,36 @@ def bind_to_snapshot(snapshot: Mapping[str, Any], answers: Mapping[str, Approval
     calls (its run id, each call's argument digest), as :class:`Approval` values.
 
     For a person who decided about *this* snapshot by call id: a command line naming the
-    snapshot file, a batch's decisions naming the input line. An id that is not pending keeps
-    its bare answer, so that the resume lists it with every other problem. The snapshot is
-    only read here; the resume checks it in full."""
-    run_id, pending = snapshot.get("run_id"), snapshot.get("pending")
-    shown = {call["call_id"]: call.get("arguments") for call in
-             (pending if isinstance(pending, list) else [])
-             if isinstance(call, dict) and isinstance(call.get("call_id"), str)}
+    snapshot file, a batch's decisions naming the input line. A paused team's snapshot holds
+    its members' under ``members``: their pending calls are bound to their runs. An id that is
+    not pending, or pending in two runs of the team, keeps its bare answer, so that the resume
+    lists it with every other problem. The snapshot is only read here; the resume checks it in
+    full."""
+    shown: dict[str, list[tuple[str, Any]]] = {}
+    for run_id, call in _pending_calls(snapshot, 0):
+        shown.setdefault(call["call_id"], []).append((run_id, call.get("arguments")))
     bound: dict[str, ApprovalAnswer] = {}
     for call_id, answer in answers.items():
-        if isinstance(answer, Approval) or call_id not in shown or not isinstance(run_id, str):
+        where = shown.get(call_id, [])
+        if isinstance(answer, Approval) or len(where) != 1:
             bound[call_id] = answer
         else:
-            bound[call_id] = Approval(run_id, call_id, arguments_digest(shown[call_id]),
+            [(run_id, arguments)] = where
+            bound[call_id] = Approval(run_id, call_id, arguments_digest(arguments),
                                       answer is True, None if answer is True else str(answer))
     return bound
+
+
+def _pending_calls(snapshot: object, depth: int) -> list[tuple[str, dict[str, Any]]]:
+    """(run id, pending call) of a snapshot and of its members' (read defensively: the
+    snapshot is not checked yet; nesting beyond 64 is not followed)."""
+    if not isinstance(snapshot, Mapping) or depth > 64:
+        return []
+    run_id, pending = snapshot.get("run_id"), snapshot.get("pending")
+    found = [(run_id, call) for call in (pending if isinstance(pending, list) else [])
+             if isinstance(run_id, str) and isinstance(call, dict)
+             and isinstance(call.get("call_id"), str)]
+    members = snapshot.get("members")
+    for member in (members.values() if isinstance(members, Mapping) else ()):
+        found.extend(_pending_calls(member, depth + 1))
+    return found

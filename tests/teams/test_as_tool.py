@@ -291,24 +291,6 @@ async def test_the_teams_approval_policy_decides_a_members_calls() -> None:
     check_team(result)
 
 
-async def test_a_members_call_that_would_wait_for_a_person_is_denied() -> None:
-    @tool(requires_approval=True)
-    def delete(path: str) -> str:
-        """Delete a file."""
-        return f"deleted {path}"
-
-    janitor = Agent(ScriptedModel([call("delete", {"path": "/tmp/a"}), "I may not delete"]),
-                    tools=[delete, lookup], name="janitor")
-    boss = Agent(ScriptedModel([call("janitor", {"input": "clean up"}), "could not"]),
-                 tools=[janitor.as_tool()])
-    result = await boss.run("tidy")
-    assert result.tool_calls[0].result == "I may not delete"
-    denied = result.runs[0].tool_calls[0]
-    assert denied.error is not None and "cannot wait for a person" in denied.error
-    assert result.runs[0].status == "success"
-    check_team(result)
-
-
 async def test_the_trace_store_keeps_the_nested_runs(tmp_path: Any) -> None:
     from toolcycle.tracing.store import TraceStore
 

@@ -7,36 +7,31 @@ the called agent's run. With ``input_type`` the tool's parameters are the input'
 validated as the input; without, the tool takes ``{"input": "<the task, in words>"}``, the
 called agent's user prompt. The called agent's output (structured or text) is the call's value.
 A called agent without an approval policy of its own has its calls decided by the calling
-agent's (the team's) policy; a call that would wait for a person is denied instead
-(:func:`member_policy`).
+agent's (the team's) policy; a call that waits for a person pauses the called agent's run and,
+with it, the whole team (:mod:`toolcycle.run.paused`): :meth:`AgentMember.open_paused` and
+:meth:`AgentMember.resumed_state` bring the member's run back when the team resumes.
 """
 
 from __future__ import annotations
 
-import inspect
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from ..approval import (
-    ApprovalPolicy,
-    ApprovalRequest,
-    Approve,
-    Decision,
-    Defer,
-    Deny,
-)
-from ..context import CancelToken, RunContext
+from ..context import CancelToken
 from ..errors import ConfigurationError
 from ..events import Callbacks, Event
 from ..limits import Limits
 from ..messages import ToolCall
 from ..models.base import Model, ModelSettings
 from ..result import RunResult
+from ..run.approvals import open_paused, reselected, resumed_state
 from ..run.loop import run as run_loop
-from ..run.state import AgentCore, RunState
+from ..run.paused import PausedRun
+from ..run.state import AgentCore, RunState, ToolSelector
 from ..run.team import HandoffTool, MemberTool, team_timeout
+from ..run.toolsets import refresher
 from ..tools import TOOL_NAME_PATTERN, ToolPolicy, ToolSpec
 from .task_input import TaskInput
 
@@ -57,7 +52,10 @@ class TeamAgent(Protocol):
     def model(self) -> Model: ...
     @property
     def _toolsets(self) -> tuple[Any, ...]: ...
+    @property
+    def tool_selection(self) -> ToolSelector | None: ...
     def _own_core(self) -> tuple[AgentCore, ModelSettings]: ...
+    async def _run_core(self) -> tuple[AgentCore, ModelSettings]: ...
     def _run_limits(self, limits: Limits | None) -> Limits: ...
     def _new_state(self, user_prompt: str | None, deps: Any, message_history: None,
                    limits: Limits | None, cancel_token: CancelToken | None, callbacks: None,
@@ -90,19 +88,49 @@ class AgentMember:
         resolved = agent._run_limits(None)
         timeout = team_timeout(parent, resolved.timeout)
         core, settings = agent._own_core()
-        if core.gated:  # its own policy, else the team's, and never a person (see member_policy)
-            core = replace(core, approval=member_policy(
-                core.approval or parent.setup.core.approval), gated=True)
         state = agent._new_state(
             prompt, parent.ctx.deps, None,
             None if timeout == resolved.timeout else Limits(timeout=timeout), cancel_token,
-            None, uuid.uuid4().hex, parent.emitter.sink, core, settings, task_input=value,
-            listeners=parent.listeners, parent_call=(parent.setup.run_id, call.id))
+            None, uuid.uuid4().hex, parent.emitter.sink, _team_core(core, parent), settings,
+            task_input=value, listeners=parent.listeners,
+            parent_call=(parent.setup.run_id, call.id))
         state.ancestors = (*parent.ancestors, parent)
         return state
 
+    def open_paused(self, snapshot: dict[str, Any]) -> PausedRun:
+        return open_paused(snapshot, self._paused_core(snapshot)[0], self.agent.model)
+
+    def resumed_state(self, paused: PausedRun, parent: RunState, call: ToolCall,
+                      cancel_token: CancelToken) -> RunState:
+        agent = self.agent
+        core, settings = self._paused_core(paused.data)
+        core = _team_core(core, parent)
+        state = resumed_state(
+            paused, core, agent.model, settings, parent.ctx.deps, cancel_token,
+            core.callbacks.joined(parent.listeners) if parent.listeners else core.callbacks,
+            parent.emitter.sink, None if agent._task is None else agent._task.validate,
+            (parent.setup.run_id, call.id))
+        state.timeout_left = team_timeout(parent, state.timeout_left)  # the team's deadline
+        state.ancestors = (*parent.ancestors, parent)
+        if agent._toolsets:
+            state.refresh_tools = refresher(agent._run_core, agent.tool_selection, state,
+                                            state.setup.user_prompt)
+        return state
+
+    def _paused_core(self, snapshot: dict[str, Any]) -> tuple[AgentCore, ModelSettings]:
+        """The agent's core as its paused run had it (its tool selection, for its prompt)."""
+        return reselected(*self.agent._own_core(), snapshot, self.agent.tool_selection)
+
     async def run(self, state: RunState) -> RunResult[Any]:
         return await run_loop(state)
+
+
+def _team_core(core: AgentCore, parent: RunState) -> AgentCore:
+    """A member's core in the team: its calls decided by its own policy, else by the team's
+    (the calling agent's); a call either defers waits for a person, and pauses the team."""
+    if core.gated and core.approval is None:
+        return replace(core, approval=parent.setup.core.approval)
+    return core
 
 
 def member_tool(agent: TeamAgent, name: str | None, description: str | None,
@@ -136,26 +164,6 @@ def _parameters(agent: TeamAgent) -> tuple[dict[str, Any], bool]:
         return schema, False
     return {"type": "object", "properties": {"input": schema}, "required": ["input"],
             **({"$defs": schema["$defs"]} if "$defs" in schema else {})}, True
-
-
-#: Why a called agent's call that needed a person was denied.
-NO_PERSON = ("denied: an agent called as a tool cannot wait for a person's approval (give the "
-             "calling agent an approval policy that decides this call)")
-
-
-def member_policy(policy: ApprovalPolicy | None) -> ApprovalPolicy:
-    """How a called agent's calls are decided: by ``policy`` (its own, else the team's), with
-    a call that would wait for a person (``Defer``, or no policy for a tool with
-    ``requires_approval``) denied. Why: a paused member would leave its call, and the calling
-    run's, unanswered, and one snapshot cannot resume a team yet (docs/teams.md)."""
-    async def decide(request: ApprovalRequest, ctx: RunContext[Any]) -> Decision:
-        if policy is None:
-            return Deny(NO_PERSON) if request.requires_approval else Approve()
-        decision = policy(request, ctx)
-        if inspect.isawaitable(decision):
-            decision = await decision
-        return Deny(NO_PERSON) if isinstance(decision, Defer) else decision
-    return decide
 
 
 class AgentHandoff:

@@ -36,7 +36,10 @@ from .state import RunState, Turn
 from .team import (
     HandoffTool,
     MemberFailed,
+    MemberPaused,
     MemberTool,
+    close_members,
+    pause_for_members,
     refuse_in_team,
     run_member,
     start_handoff,
@@ -56,8 +59,13 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
     decisions = turn.decisions
     if core.gated and decisions is None:  # tool approval: every call decided before any runs
         decisions = turn.decisions = await decide_turn(state, turn)
-    for call in turn.calls[turn.resume_from:] if turn.resume_from else turn.calls:
-        if token.cancelled:  # a tool cancelled the run (its own token is not watched in flight)
+    resuming = turn.resuming  # a resumed team's paused members (None nearly always)
+    calls = turn.calls if not (turn.resume_from or turn.answers) else [
+        c for c in turn.calls[turn.resume_from:] if c.id not in turn.answers]  # (resumed)
+    for call in calls:
+        if token.cancelled:  # a tool cancelled the run (its own token is not watched then)
+            if resuming:  # or a resumed team's: its paused members end cancelled too
+                await close_members(state, turn)
             raise CancelledByToken
         if decisions is not None and call.id in decisions:
             decision = decisions[call.id]
@@ -76,7 +84,7 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
                 and not turn.stopped):
-            refusal = _admit(state, tool, call.name)
+            refusal = None if resuming and call.id in resuming else _admit(state, tool, call.name)
             if refusal is None:
                 batch.append((call, tool))
                 continue
@@ -124,9 +132,11 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
     elif tool is None:
         await _settle(state, turn, call, kind, (_unknown_tool(state, call), "unknown_tool"))
     else:
-        await _announce(state, turn, call, kind)
+        resumed = turn.resuming is not None and call.id in turn.resuming  # announced, admitted
+        if not resumed:
+            await _announce(state, turn, call, kind)
         answer: Answer
-        if (refusal := _admit(state, tool, call.name)) is not None:
+        if not resumed and (refusal := _admit(state, tool, call.name)) is not None:
             answer = refusal, "call_limit"
         else:
             try:
@@ -134,17 +144,26 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
             except LimitHit:
                 turn.stopped = "timeout"
                 answer = _TIMED_OUT
+            except MemberPaused as paused:  # the call stays open; the run pauses
+                pause_for_members(turn, {call.id: paused.result})
+                raise PauseRun from None
         await _answer(state, turn, call, answer)
 
 
 async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, Tool[Any]]]
                      ) -> None:
-    """Consecutive concurrency-safe calls (already admitted): start together, answer in order."""
+    """Consecutive concurrency-safe calls (already admitted): start together, answer in order.
+    Members that pause keep their calls open, and the run pauses once the others answered."""
+    resuming, paused = turn.resuming or {}, dict[str, Any]()
     for call, _ in batch:
-        await _announce(state, turn, call, "tool")
+        if call.id not in resuming:
+            await _announce(state, turn, call, "tool")
 
     async def run(call: ToolCall, tool: Tool[Any]) -> None:
-        _store(turn, call, await _run_tool(state, tool, call))
+        try:
+            _store(turn, call, await _run_tool(state, tool, call))
+        except MemberPaused as member:
+            paused[call.id] = member.result
 
     async def run_all() -> None:  # a coroutine: nothing starts if the guard refuses at once
         await asyncio.gather(*(run(call, tool) for call, tool in batch))
@@ -154,9 +173,12 @@ async def _run_batch(state: RunState, turn: Turn, batch: list[tuple[ToolCall, To
     except LimitHit:
         turn.stopped = "timeout"
         for call, _ in batch:
-            if call.id not in turn.answers:
+            if call.id not in turn.answers and call.id not in paused:
                 _store(turn, call, _TIMED_OUT)
     await _report(state, turn)
+    if paused:
+        pause_for_members(turn, paused)
+        raise PauseRun
 
 
 async def _preview(state: RunState, turn: Turn, call: ToolCall) -> None:
@@ -372,6 +394,8 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         return f"Tool `{tool.name}` failed: CancelledError (raised by the tool)", "CancelledError"
     except MemberFailed as failed:
         return failed.text, failed.code
+    except MemberPaused:
+        raise
     except Exception as exc:
         return (f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}"
                 f"{advice(state, tool, call.arguments, call.id, False)}", type(exc).__name__)

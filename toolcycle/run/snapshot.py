@@ -9,7 +9,8 @@ another. Durable execution builds on the same record, so its shape is a contract
 key                       content
 ========================  ==================================================================
 ``format``                ``"toolcycle.run-snapshot"``
-``version``               ``1`` (a reader refuses versions it does not know)
+``version``               ``1``, or ``2`` for a paused team's (with ``members``); a reader
+                          refuses versions it does not know
 ``created_at``            Unix time of the pause
 ``run_id``                the run's id (the resumed run keeps it)
 ``agent``                 identity: ``name``, ``model``, ``tools`` (name -> SHA-256 of its
@@ -30,9 +31,13 @@ key                       content
                           of the first call not done), ``answers`` (call id -> ``content``,
                           ``is_error``, ``error_type`` of the calls done), ``decisions``
                           (call id -> decision dict, ``toolcycle.approval``)
-``pending``               the calls waiting for a person (``ApprovalRequest.to_dict``; the
-                          run is the snapshot's ``run_id``); each must be the call of that id
-                          in the last message, so what a person approves is what runs
+``pending``               the run's own calls waiting for a person (``ApprovalRequest.to_dict``;
+                          the run is the snapshot's ``run_id``); each must be the call of that
+                          id in the last message, so what a person approves is what runs;
+                          empty only when ``members`` is not
+``members``               version 2: call id -> the snapshot of the team member's run that
+                          paused inside that call (an agent called as a tool), nested: the call
+                          is open (neither answered nor pending) and resumes the member's run
 ``held``                  ``null`` or the output call held until the output is judged:
                           ``call_id``, ``arguments``
 ``last_preview_args``     reflection: the last previewed output's arguments, or ``null``
@@ -44,8 +49,9 @@ key                       content
 
 Every key a resume reads is checked for its type and shape first (:mod:`.snapshot_shape`). A
 snapshot is consumed by the resume that continues it, under the key ``run_id#pause`` (the
-number of pauses in its trace: :func:`pause_number`, :mod:`toolcycle.stores.ledger`); a format
-that records nested runs must keep one such key per pause it can be resumed from.
+number of pauses in its trace: :func:`pause_number`, :mod:`toolcycle.stores.ledger`). A team's
+snapshot is resumed only from its top run (its members' are checked and resumed inside it), so
+the top run's key is the one claimed.
 
 The digest catches a snapshot changed by hand or damaged on the way; only the HMAC (an agent
 built with ``snapshot_key=``) stops someone who can rewrite the digest too. The identity stops a
@@ -70,7 +76,11 @@ from .snapshot_shape import shape_problems
 from .state import AgentCore, RunState, Turn
 
 FORMAT = "toolcycle.run-snapshot"
-VERSION = 1
+#: The newest version written: 2 for a paused team (``members``), 1 otherwise, so that a
+#: toolcycle that cannot resume a team refuses its snapshot instead of starting its paused
+#: members' calls again.
+VERSION = 2
+VERSIONS = (1, 2)
 
 
 def canonical(data: Any) -> bytes:
@@ -111,7 +121,7 @@ def identity(core: AgentCore, model: Model) -> dict[str, Any]:
 
 def seal(body: dict[str, Any], key: bytes | None) -> dict[str, Any]:
     """The snapshot: ``body`` with its format, version and integrity."""
-    data = {"format": FORMAT, "version": VERSION, **body}
+    data = {"format": FORMAT, "version": 2 if body.get("members") else 1, **body}
     payload = canonical(data)
     if key is None:
         integrity = {"algorithm": "sha256", "digest": _sha256(payload)}
@@ -137,9 +147,9 @@ def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SnapshotError([f"not a run snapshot (expected a dict with format {FORMAT!r})"],
                             subject="snapshot")
-    if data.get("version") != VERSION:
+    if data.get("version") not in VERSIONS:
         raise SnapshotError([f"snapshot version {data.get('version')!r}; this toolcycle reads "
-                             f"version {VERSION}"], subject="snapshot")
+                             f"versions {VERSIONS[0]} to {VERSION}"], subject="snapshot")
     problems = _integrity_problems(data, core.snapshot_key)
     problems.extend(_identity_problems(data.get("agent"), identity(core, model)))
     if not problems:  # nothing is read from a snapshot whose integrity fails
@@ -235,9 +245,10 @@ def _identity_problems(recorded: Any, current: dict[str, Any]) -> list[str]:
 
 
 def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
-    """The snapshot of ``state``, paused with ``pending`` calls (its trace already finished)."""
+    """The snapshot of ``state``, paused with ``pending`` calls of its own and the paused
+    members of its turn (its trace already finished)."""
     turn, held, ctx = state.turn, state.held, state.ctx
-    assert turn is not None and turn.decisions is not None
+    assert turn is not None
     deadline = state.interrupts.deadline
     body = {
         "created_at": time.time(),
@@ -264,9 +275,12 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
             "answers": {call_id: {"content": result.content, "is_error": result.is_error,
                                   "error_type": error}
                         for call_id, (result, error, _) in turn.answers.items()},
-            "decisions": {call_id: decision_to_dict(d) for call_id, d in turn.decisions.items()},
+            "decisions": {call_id: decision_to_dict(d)
+                          for call_id, d in (turn.decisions or {}).items()},
         },
         "pending": [request.to_dict() for request in pending],
+        **({"members": {call_id: result.snapshot for call_id, result in
+                        turn.paused_members.items()}} if turn.paused_members else {}),
         "held": None if held is None else {"call_id": held.call.id,
                                            "arguments": held.arguments},
         "last_preview_args": state.last_preview_args,
@@ -301,6 +315,8 @@ def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision
         turn.reported.add(call_id)
     turn.decisions = {call_id: decision_from_dict(d)
                       for call_id, d in recorded["decisions"].items()} | decisions
+    for call_id in data.get("members", {}):  # started before the pause; they go on
+        turn.started[call_id] = now
     state.turn = turn
     held = data.get("held")
     if held is not None:

@@ -49,7 +49,8 @@ def shape_problems(data: dict[str, Any]) -> list[str]:
     _rebuilt(problems, "limits", data["limits"], lambda d: Limits(**d))
     problems.extend(_counter_problems(data["counters"]))
     problems.extend(_turn_problems(data["turn"], list(calls), messages is not None))
-    problems.extend(_pending_problems(data["pending"], calls, messages is not None))
+    members = _member_problems(data, calls, problems)
+    problems.extend(_pending_problems(data["pending"], calls, messages is not None, members))
     held = data.get("held")
     if held is not None and not (isinstance(held, dict) and isinstance(held.get("call_id"), str)
                                  and held["call_id"] in calls
@@ -136,8 +137,32 @@ def _turn_problems(turn: Any, call_ids: list[str], calls_known: bool) -> list[st
     return problems
 
 
-def _pending_problems(pending: Any, calls: dict[str, Any], calls_known: bool) -> list[str]:
-    if not isinstance(pending, list) or not pending:
+def _member_problems(data: dict[str, Any], calls: dict[str, Any], problems: list[str]
+                     ) -> set[str]:
+    """A paused team's ``members`` (call id -> a member's snapshot, checked in full when that
+    member's agent opens it): each an open call of the paused turn. Returns their call ids."""
+    if "members" not in data:
+        return set()
+    members = data["members"]
+    if data.get("version") != 2:
+        problems.append("members: only a version 2 snapshot holds members")
+        return set()
+    turn = data["turn"]
+    answered = turn.get("answers") if isinstance(turn, dict) else None
+    if not (isinstance(members, dict) and members
+            and all(isinstance(call_id, str) and call_id in calls
+                    and isinstance(member, dict) for call_id, member in members.items())):
+        problems.append("members: must map calls of the paused turn to the snapshots of the "
+                        "members' runs that paused in them")
+        return set()
+    if isinstance(answered, dict) and (both := sorted(set(members) & set(answered))):
+        problems.append(f"members: {', '.join(both)} answered already")
+    return set(members)
+
+
+def _pending_problems(pending: Any, calls: dict[str, Any], calls_known: bool,
+                      members: set[str]) -> list[str]:
+    if not isinstance(pending, list) or not (pending or members):
         return ["pending: must be a non-empty list of the calls waiting for a person"]
     problems = []
     for index, entry in enumerate(pending):
@@ -153,4 +178,6 @@ def _pending_problems(pending: Any, calls: dict[str, Any], calls_known: bool) ->
                             or (call.arguments or {}) != request.arguments):
             problems.append(f"pending[{index}]: {request.call_id!r} is not that call of the "
                             "paused turn (id, tool or arguments differ)")
+        elif request.call_id in members:
+            problems.append(f"pending[{index}]: {request.call_id!r} runs a paused member")
     return problems

@@ -31,6 +31,7 @@ from ..tools import Tool
 from ..tracing.recorder import TraceBuilder, TraceSink
 from ..tracing.trace import Trace
 from .context_view import ContextView
+from .paused import PausedRun
 from .scope import Interrupts
 
 
@@ -187,6 +188,11 @@ class Turn:
     #: turn goes on (the calls before were answered before the run paused).
     decisions: dict[str, Decision] | None = None
     resume_from: int = 0
+    #: A team (:mod:`toolcycle.run.team`): the members whose runs paused in this turn, by the
+    #: call that runs each (its paused result); and, in a resumed turn, the paused members'
+    #: runs still to resume, by call. ``None`` nearly always.
+    paused_members: dict[str, RunResult[Any]] | None = None
+    resuming: dict[str, PausedRun] | None = None
 
 
 @dataclass(slots=True, eq=False)

@@ -16,7 +16,11 @@ limits and result, started by a tool call of its *parent*. What makes the team o
   answered by the loop's ordinary stop;
 - **records**: the child's trace hangs under the call that started it
   (``ToolCallRecord.run``), from the moment it starts, and its result joins the parent's
-  ``runs`` however it ended (``state.result``, set on every way out of ``loop.run``).
+  ``runs`` however it ended (``state.result``, set on every way out of ``loop.run``);
+- **pausing**: a child whose call waits for a person pauses; the call that runs it stays
+  open (:class:`MemberPaused` reaches the parent's turn, which pauses the parent in turn:
+  :func:`pause_for_members`), and the parent's snapshot carries the child's. Resuming the
+  parent resumes the child's run inside the same call (``Turn.resuming``, :mod:`.paused`).
 
 A **handoff** (``Agent(handoffs=[billing])``) is a tool ``transfer_to_billing`` whose call
 ends the turn (the calls after it are not executed) and switches the run to the other agent:
@@ -34,6 +38,7 @@ import time
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..approval import ApprovalRequest, Via
 from ..context import CancelToken
 from ..errors import AgentError
 from ..events import HandoffEvent
@@ -41,7 +46,8 @@ from ..limits import LimitName
 from ..messages import Message, ToolCall
 from ..result import RunResult
 from ..tools import Tool, ToolPolicy, ToolSpec
-from .state import HandoffTarget, RunState, message_chars
+from .paused import PausedRun
+from .state import HandoffTarget, RunState, Turn, message_chars
 
 
 class Member(Protocol):
@@ -60,6 +66,15 @@ class Member(Protocol):
         """Run the child's state to its end (``toolcycle.run.loop.run``)."""
         ...
 
+    def open_paused(self, snapshot: dict[str, Any]) -> PausedRun:
+        """The agent's paused run from its snapshot, checked (raises ``SnapshotError``)."""
+        ...
+
+    def resumed_state(self, paused: PausedRun, parent: RunState, call: ToolCall,
+                      cancel_token: CancelToken) -> RunState:
+        """The child run's state, resumed from ``paused`` (answers bound) inside ``call``."""
+        ...
+
 
 class MemberTool(Tool[Any]):
     """A tool whose calls run another agent (``Agent.as_tool``): the engine runs it with
@@ -73,6 +88,15 @@ class MemberTool(Tool[Any]):
         self.member = member
 
 
+class MemberPaused(Exception):
+    """Internal: the called agent's run paused for a person; the call stays open and the
+    calling run pauses too (:func:`pause_for_members`)."""
+
+    def __init__(self, result: RunResult[Any]) -> None:
+        super().__init__(result.termination.detail)
+        self.result = result
+
+
 class MemberFailed(Exception):
     """Internal: the called agent's run failed; its words become the call's error answer."""
 
@@ -84,10 +108,13 @@ class MemberFailed(Exception):
 
 async def run_member(state: RunState, tool: MemberTool, call: ToolCall,
                      arguments: dict[str, Any]) -> Any:
-    """Run the member for ``call``; return its output (the call's value) or raise
-    :class:`MemberFailed`. A cancellation of the parent propagates, the child closed first."""
+    """Run the member for ``call`` (or resume its paused run, in a resumed turn); return its
+    output (the call's value), or raise :class:`MemberFailed` or :class:`MemberPaused`. A
+    cancellation of the parent propagates, the child closed first."""
     parent_token = state.ctx.cancel_token
     token = CancelToken()
+    turn = state.turn
+    paused = None if turn is None or not turn.resuming else turn.resuming.pop(call.id, None)
     if parent_token.cancelled:  # (add_callback would cancel at once; say why first)
         raise MemberFailed(f"Agent `{tool.member.name}` was not started: the run is "
                            "cancelled", "cancelled")
@@ -95,7 +122,8 @@ async def run_member(state: RunState, tool: MemberTool, call: ToolCall,
         lambda: token.cancel(f"the calling run was cancelled ({parent_token.reason})"))
     try:
         try:
-            child = tool.member.child_state(arguments, state, call, token)
+            child = (tool.member.child_state(arguments, state, call, token) if paused is None
+                     else tool.member.resumed_state(paused, state, call, token))
         except AgentError as exc:  # the arguments do not make a valid input
             raise MemberFailed(f"Agent `{tool.member.name}` refused its input: {exc}",
                                exc.code) from None
@@ -112,10 +140,51 @@ async def run_member(state: RunState, tool: MemberTool, call: ToolCall,
     finally:
         parent_token.remove_callback(link)
     if result.paused:
-        raise MemberFailed(f"Agent `{tool.member.name}` paused for an approval, which an agent "
-                           "called as a tool cannot wait for: the call was not completed",
-                           "paused")
+        raise MemberPaused(result)
     return result.output
+
+
+def pause_for_members(turn: Turn, paused: dict[str, RunResult[Any]]) -> None:
+    """Members of the turn paused (call id -> result): their calls stay open, the turn goes on
+    from the first of them once resumed, and the run pauses (the caller raises ``PauseRun``)."""
+    turn.paused_members = {**(turn.paused_members or {}), **paused}
+    turn.resume_from = min(i for i, c in enumerate(turn.calls) if c.id in turn.paused_members)
+
+
+async def close_members(state: RunState, turn: Turn) -> None:
+    """A resumed run stops (cancelled) before it resumed the paused members of its turn: each
+    is resumed under a cancelled token, so that its run ends cancelled with every call of its
+    history answered (as a single paused run resumed cancelled does), and joins ``runs``. The
+    calls that run them are then answered by the run's stop, as calls that were running."""
+    resuming, turn.resuming = turn.resuming or {}, None
+    why = f"the calling run was cancelled ({state.ctx.cancel_token.reason})"
+    by_id = {c.id: c for c in turn.calls}
+    for call_id, paused in resuming.items():
+        tool = state.setup.core.tools[by_id[call_id].name]
+        assert isinstance(tool, MemberTool)  # (open_paused checked it)
+        token = CancelToken()
+        token.cancel(why)
+        child = tool.member.resumed_state(paused, state, by_id[call_id], token)
+        record = state.trace.open_record(call_id)
+        if record is not None:
+            record.run = child.trace.trace
+        try:
+            await tool.member.run(child)
+        except AgentError:
+            pass  # (Cancelled: its books are closed)
+        finally:
+            _join(state, child)
+
+
+def member_requests(state: RunState, turn: Turn) -> dict[str, list[ApprovalRequest]]:
+    """The pending requests of the turn's paused members, by the call that runs each, every
+    one with this run's call prefixed to the way to it (``ApprovalRequest.via``)."""
+    name, run_id = state.setup.core.name, state.setup.run_id
+    by_call = {c.id: c for c in turn.calls}
+    return {call_id: [replace(request, via=(Via(name, run_id, call_id, by_call[call_id].name),
+                                            *request.via))
+                      for request in result.pending_approvals]
+            for call_id, result in (turn.paused_members or {}).items()}
 
 
 class HandoffTool(Tool[Any]):
