@@ -143,13 +143,13 @@ class ApprovalRequest:
         return Approval(self.run_id, str(self.call_id), self.arguments_sha256, False, reason)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (a snapshot's ``pending``, a batch record): the run is the record's."""
+        """The JSON form (a snapshot's ``pending``, a batch record): the run is the record's;
+        a team member's call adds its ``run_id``, ``agent_name`` and ``via``."""
         data: dict[str, Any] = {
             "call_id": str(self.call_id), "tool_name": self.tool_name,
             "arguments": self.arguments, "requires_approval": self.requires_approval}
-        if self.agent_name:
-            data["agent_name"] = self.agent_name
-        if self.via:
+        if self.via:  # a member's call (a run's own calls need not name their run or agent)
+            data["run_id"], data["agent_name"] = self.run_id, self.agent_name
             data["via"] = [step.to_dict() for step in self.via]
         return data
 
