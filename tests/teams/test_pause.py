@@ -346,3 +346,17 @@ def test_a_paused_team_resumes_in_another_process_once(tmp_path: Path) -> None:
     with pytest.raises(SnapshotConsumed):
         desk.boss.resume_sync(paused.snapshot, [r.approve() for r in paused.pending_approvals])
     assert desk.deleted == []
+
+
+def test_answers_by_call_id_from_a_command_line_bind_to_the_member_that_asked() -> None:
+    from toolcycle.approval import bind_to_snapshot
+
+    desk = Desk([call("delete", {"path": "/tmp/b"}), "removed"],
+                [call("janitor", {"input": "clean"}), "ok"])
+    paused = desk.boss.run_sync("go")
+    assert paused.snapshot is not None
+    [request] = paused.pending_approvals
+    bound = bind_to_snapshot(json.loads(json.dumps(paused.snapshot)), {"call_1": True})
+    assert bound == {"call_1": request.approve()}  # the janitor's run, not the boss's
+    final = desk.boss.resume_sync(paused.snapshot, bound)
+    assert final.output == "ok" and desk.deleted == ["/tmp/b"]
