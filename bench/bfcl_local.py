@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import json
 import os
 import socket
@@ -95,11 +96,72 @@ class Case:
     to_bfcl: dict[str, str]
 
 
-def cases(entries: int, categories: tuple[str, ...] = CATEGORIES, start: int = 0) -> list[Case]:
-    """``entries`` entries of each category from the ``start``-th (0: the graded ones)."""
+def spread_indices(size: int, count: int) -> list[int]:
+    """``count`` indices spread evenly over a file of ``size`` entries: the middle of each of
+    ``count`` equal slices, ``floor((2i + 1) * size / (2 * count))`` for ``i`` in
+    ``0..count-1`` (every index when ``count >= size``). Nothing is skipped for any reason:
+    which entries are graded follows from the file's length alone, fixed before any run."""
+    if count >= size:
+        return list(range(size))
+    return [(2 * i + 1) * size // (2 * count) for i in range(count)]
+
+
+def spread_order(count: int) -> list[int]:
+    """Positions ``0..count-1`` in bit-reversed (van der Corput) order: 0, the middle, the
+    quarters, ... so that every prefix of a run in this order is itself spread over the whole
+    file (a run stopped after K entries of each category has not graded only the file's
+    start, which earlier configurations were tuned on)."""
+    bits = max(1, (count - 1).bit_length())
+    slots = sorted(range(1 << bits), key=lambda k: int(f"{k:0{bits}b}"[::-1], 2))
+    return [k for k in slots if k < count]
+
+
+def spread_selection(count: int, categories: tuple[str, ...] = CATEGORIES
+                     ) -> dict[str, dict[str, Any]]:
+    """Per category: the file's size, the spread indices and their BFCL ids."""
+    chosen: dict[str, dict[str, Any]] = {}
+    for category in categories:
+        items = _jsonl(DATA / f"BFCL_v4_{category}.json")
+        indices = spread_indices(len(items), count)
+        chosen[category] = {"size": len(items), "indices": indices,
+                            "ids": [items[i]["id"] for i in indices],
+                            "run_order": [items[indices[k]]["id"] for k in spread_order(
+                                len(indices))],
+                            "in_first_100": sum(i < 100 for i in indices)}
+    return chosen
+
+
+def pilot_indices(count: int, graded: int, categories: tuple[str, ...] = CATEGORIES
+                  ) -> dict[str, list[int]]:
+    """``count`` indices per category for choosing a configuration: spread evenly (the same
+    formula) over the entries that are neither in the first 100 (tuned on before) nor in the
+    ``graded``-entry spread selection, so a pilot never sees a graded question."""
+    chosen: dict[str, list[int]] = {}
+    for category, picked in spread_selection(graded, categories).items():
+        outside = [i for i in range(100, picked["size"]) if i not in set(picked["indices"])]
+        chosen[category] = [outside[j] for j in spread_indices(len(outside), count)]
+    return chosen
+
+
+def round_robin(selected: list[Case]) -> list[Case]:
+    """The first entry of every category, then the second of each, ...: a run stopped at
+    any point has run the same number of entries (give or take one) in every category."""
+    by_category: dict[str, list[Case]] = defaultdict(list)
+    for case in selected:
+        by_category[case.category].append(case)
+    longest = max((len(v) for v in by_category.values()), default=0)
+    return [cs[k] for k in range(longest) for cs in by_category.values() if k < len(cs)]
+
+
+def cases(entries: int, categories: tuple[str, ...] = CATEGORIES, start: int = 0,
+          indices: dict[str, list[int]] | None = None) -> list[Case]:
+    """``entries`` entries of each category from the ``start``-th, or, with ``indices``, the
+    entries at those indices of each category's file (``--spread``), in that order."""
     out = []
     for category in categories:
-        items = _jsonl(DATA / f"BFCL_v4_{category}.json")[start:start + entries]
+        every = _jsonl(DATA / f"BFCL_v4_{category}.json")
+        items = (every[start:start + entries] if indices is None
+                 else [every[i] for i in indices[category]])
         answers = {} if category == "irrelevance" else {
             a["id"]: a["ground_truth"]
             for a in _jsonl(DATA / "possible_answer" / f"BFCL_v4_{category}.json")}
@@ -375,6 +437,17 @@ def main() -> None:
     parser.add_argument("--start", type=int, default=0,
                         help="skip this many entries of each category: choose a configuration "
                         "on entries the graded run (--start 0) does not use")
+    parser.add_argument("--spread", type=int, metavar="N",
+                        help="N entries of each category at evenly spaced indices over the "
+                        "whole file (spread_indices), each category's in spread_order and "
+                        "the categories round-robin, so a run stopped early is balanced "
+                        "and still spread; replaces --entries/--start")
+    parser.add_argument("--selection", type=Path,
+                        help="with --spread: the committed file of the chosen ids; written "
+                        "(then exit) when absent, checked against the formula when present")
+    parser.add_argument("--pilot", type=int, metavar="N",
+                        help="N entries per category outside the first 100 and outside the "
+                        "--spread selection (pilot_indices): for choosing a configuration")
     parser.add_argument("--log", type=Path,
                         help="append one JSON line per case and arm as it is graded, so a run "
                         "stopped early still has its figures")
@@ -387,6 +460,23 @@ def main() -> None:
                         help="print every miss: reply, parsed calls, ground truth, checker error")
     args = parser.parse_args()
     DEADLINE_S = args.deadline
+    if args.spread and args.selection:
+        chosen = spread_selection(args.spread, tuple(args.categories.split(",")))
+        if not args.selection.exists():
+            args.selection.parent.mkdir(parents=True, exist_ok=True)
+            args.selection.write_text(json.dumps(
+                {"formula": "floor((2i + 1) * size / (2 * N)), i = 0..N-1",
+                 "run_order": "positions 0..N-1 in bit-reversed (van der Corput) order, "
+                 "categories round-robin", "N": args.spread,
+                 "bfcl_eval": importlib.metadata.version("bfcl-eval"),
+                 "categories": chosen}, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {args.selection}; commit it, then run")
+            return
+        fixed = json.loads(args.selection.read_text(encoding="utf-8"))["categories"]
+        if any(fixed[c]["ids"] != chosen[c]["ids"] or fixed[c]["run_order"] != chosen[c][
+                "run_order"] for c in chosen):
+            raise SystemExit(f"{args.selection} does not match the --spread formula on these "
+                             "data files: the selection was fixed before the run")
     checker = _checker()
     path = pack_path(args.model)
     chat = LlamaChatModel(path, name=args.model, n_threads=args.threads)
@@ -406,7 +496,20 @@ def main() -> None:
         arms["server+openai"] = run
         stops.append(stop)
     categories = tuple(args.categories.split(","))
-    selected = cases(args.entries, categories, args.start)
+    if args.spread and args.pilot:
+        selected = round_robin(cases(0, categories, indices=pilot_indices(
+            args.pilot, args.spread, categories)))
+        described = (f"{args.pilot} pilot entries per category (outside the first 100 and "
+                     f"the {args.spread}-entry spread selection)")
+    elif args.spread:
+        chosen = spread_selection(args.spread, categories)
+        selected = round_robin(cases(0, categories, indices={
+            c: [v["indices"][k] for k in spread_order(len(v["indices"]))]
+            for c, v in chosen.items()}))
+        described = f"{args.spread} entries per category spread evenly over each file"
+    else:
+        selected = cases(args.entries, categories, args.start)
+        described = f"{args.entries} entries per category (from entry {args.start} of each file)"
     if args.ids:
         selected = [c for c in selected if c.entry["id"] in args.ids.split(",")]
     done: dict[tuple[str, str], dict[str, Any]] = {}
@@ -451,7 +554,7 @@ def main() -> None:
             log.close()
     print(file=sys.stderr)
     counts = {c: sum(1 for x in selected if x.category == c) for c in categories}
-    print(f"model {args.model}, {args.entries} entries per category (the first of each file)\n")
+    print(f"model {args.model}, {described}\n")
     print("| arm | " + " | ".join(categories) + " | overall [95 % Wilson] | tokens/call | "
           "s/call |")
     print("|---" * (len(categories) + 4) + "|")
