@@ -54,11 +54,13 @@ from toolcycle.messages import Message, TextPart
 from toolcycle.models.base import Model, ModelSettings, ToolDefinition
 from toolcycle.models.local.llama import DEFAULT_SEED, LlamaChatModel, load_llama
 from toolcycle.models.local.packs import pack_path
+from toolcycle.models.text.hermes import HermesToolsModel
 from toolcycle.models.text.protocol import JsonToolsModel
 from toolcycle.models.text.react import ReActModel
 from toolcycle.spec.formats.bfcl import import_functions
 from toolcycle.tool_selection import ToolSelection
 
+PROTOCOLS = ("json", "hermes", "react")
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 DATA = Path(str(resources.files("bfcl_eval") / "data"))
 MAX_TOKENS = 256
@@ -221,15 +223,17 @@ def toolcycle_arm(model: Model, parallel: bool = False,
 
 
 def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
-    """The toolcycle arm an arm name spells: ``json`` or ``react``, then any of ``+grammar``
+    """The toolcycle arm an arm name spells: ``json``, ``hermes`` (the model's own format,
+    :class:`HermesToolsModel`) or ``react``, then any of ``+grammar``
     (every reply under the grammar), ``+lazy`` (the grammar only once a free reply called a
     tool), ``+parallel`` (list replies), ``+select`` (tool selection)."""
     protocol, *features = arm.split("+")
     unknown = set(features) - {"grammar", "lazy", "parallel", "select"}
-    if unknown or protocol not in ("json", "react") or {"grammar", "lazy"} <= set(features):
+    if unknown or protocol not in PROTOCOLS or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
     constrained: bool | Literal["lazy"] = "lazy" if "lazy" in features else "grammar" in features
     model: Model = (JsonToolsModel(chat, constrained=constrained) if protocol == "json"
+                    else HermesToolsModel(chat, constrained=constrained) if protocol == "hermes"
                     else ReActModel(chat))
     return toolcycle_arm(model, parallel="parallel" in features,
                          selection=ToolSelection() if "select" in features else None)
@@ -485,7 +489,7 @@ def main() -> None:
     stops: list[Callable[[], None]] = []
     wanted = args.arms.split(",")
     for arm in wanted:
-        if arm.split("+")[0] in ("json", "react"):
+        if arm.split("+")[0] in PROTOCOLS:
             arms[arm] = toolcycle_arm_named(arm, chat)
     if "llama-cpp fc" in wanted:
         run, stop = llama_fc_arm(path, args.threads)

@@ -42,6 +42,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.models.scripted",
     "toolcycle.models.text.calls",
     "toolcycle.models.text.constrained",
+    "toolcycle.models.text.hermes",
     "toolcycle.models.text.protocol",
     "toolcycle.playbook",
     "toolcycle.playbook.probe",

@@ -36,6 +36,7 @@ from ...media import refuse_media
 from ...messages import Message, TextPart, Usage
 from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
 from ..text.constrained import constrained_option
+from ..text.hermes import GRAMMAR, HermesToolsModel
 from ..text.protocol import JsonToolsModel, TextProtocolModel
 from .packs import PACKS, model_dir, pack_path
 
@@ -47,7 +48,8 @@ DEFAULT_SEED = 42
 DEFAULT_MAX_TOKENS = 384
 DEFAULT_CONTEXT = 4096
 
-Protocol = Literal["json", "react"]
+Protocol = Literal["json", "react", "hermes"]
+PROTOCOLS: tuple[Protocol, ...] = ("json", "react", "hermes")
 
 
 def default_threads() -> int:
@@ -266,6 +268,14 @@ class LlamaChatModel(Model):
         for key in ("response_format", "stop", "top_p", "top_k", "repeat_penalty"):
             if key in settings.extra:
                 kwargs[key] = settings.extra[key]
+        grammar = settings.extra.get(GRAMMAR)
+        if isinstance(grammar, str):  # GBNF text, as llama_cpp.server takes it in a body
+            from llama_cpp.llama_grammar import LlamaGrammar
+
+            try:
+                kwargs[GRAMMAR] = LlamaGrammar.from_string(grammar, verbose=False)
+            except ValueError as exc:
+                raise ModelError(f"{self.name}: the reply grammar does not parse: {exc}") from exc
         return kwargs
 
     def _complete(self, payload: list[dict[str, str]], kwargs: dict[str, Any]) -> Message:
@@ -323,13 +333,18 @@ def resolve_weights(name_or_path: str) -> tuple[Path, str]:
 def local_model(
     name_or_path: str,
     *,
-    protocol: Protocol = "json",
+    protocol: Protocol | None = None,
     constrained: bool | Literal["lazy"] | None = None,
     n_ctx: int = DEFAULT_CONTEXT,
     n_threads: int | None = None,
     seed: int = DEFAULT_SEED,
 ) -> TextProtocolModel:
     """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
+
+    ``protocol=None`` takes the pack's :attr:`~.packs.ModelPack.tool_format` (the format its
+    model does best with, measured: docs/benchmarks.md), ``"json"`` for a GGUF path;
+    ``"hermes"`` is the model family's own layout (:class:`~..text.hermes.HermesToolsModel`,
+    grammar-constrained unless ``constrained=False``).
 
     ``constrained=None`` turns grammar-constrained replies on for packs that need them
     (SmolLM2-135M) and off otherwise; ``"lazy"`` constrains only the calls (the model first
@@ -343,23 +358,28 @@ def local_model(
         path, name = resolve_weights(name_or_path)
     chat = LlamaChatModel(path, name=name, n_ctx=n_ctx, n_threads=n_threads, seed=seed,
                           pack=None if pack is None else pack.name)
+    if protocol is None:
+        protocol = pack.tool_format if pack else "json"
     if protocol == "react":
         from ..text.react import ReActModel
 
         return ReActModel(chat)
+    if protocol == "hermes":
+        return HermesToolsModel(chat, constrained=True if constrained is None else constrained)
     if constrained is None:
         constrained = pack.constrained_by_default if pack else False
     return JsonToolsModel(chat, constrained=constrained)
 
 
 def model_from_string(text: str) -> TextProtocolModel:
-    """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react`` or
+    """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react|hermes|json`` or
     ``?constrained=true|false|lazy`` (the part after ``local:`` in a model string)."""
     target, _, query = text.partition("?")
     options = dict(parse_qsl(query))
-    protocol = options.get("protocol", "json")
-    if protocol not in ("json", "react"):
-        raise ValueError(f"unknown protocol {protocol!r} in {text!r}: use json or react")
+    written = options.get("protocol")
+    protocol = next((p for p in PROTOCOLS if p == written), None)
+    if written is not None and protocol is None:
+        raise ValueError(f"unknown protocol {written!r} in {text!r}: use "
+                         f"{', '.join(PROTOCOLS)}")
     constrained = constrained_option(options.get("constrained"), text)
-    return local_model(target, protocol="react" if protocol == "react" else "json",
-                       constrained=constrained)
+    return local_model(target, protocol=protocol, constrained=constrained)

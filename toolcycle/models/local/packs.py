@@ -20,6 +20,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ...errors import ToolcycleError
 from ...logs import SETUP_LOG
@@ -49,6 +50,11 @@ class ModelPack:
     description: str
     #: Small models follow a JSON protocol only when decoding is constrained by a grammar.
     constrained_by_default: bool = False
+    #: The text tool protocol :func:`~.llama.local_model` uses for this pack unless told:
+    #: ``"json"`` (toolcycle's JSON protocol) or ``"hermes"`` (the family's own trained
+    #: layout, Qwen2.5's ``<tools>``/``<tool_call>``), whichever measured better on held-out
+    #: BFCL entries (docs/benchmarks.md).
+    tool_format: Literal["json", "hermes"] = "json"
 
     @property
     def install_command(self) -> str:

@@ -127,8 +127,29 @@ def _fenced_spans(text: str) -> list[_Span]:
     for m in _FENCED.finditer(text):
         body = m.group(1).strip()
         if body.startswith(("{", "[")):
-            spans.append(_Span(m.start(), m.end(), decode_lenient(body), body))
+            value = decode_lenient(body)
+            if value is None:
+                value = _several_values(body)
+            spans.append(_Span(m.start(), m.end(), value, body))
     return spans
+
+
+def _several_values(body: str) -> list[Any] | None:
+    """The values of a block that holds several complete JSON objects one after another
+    (a call per line, no list around them: Qwen2.5-Coder-1.5B's parallel calls in a fence),
+    as a list; ``None`` when anything else stands between or after them."""
+    values: list[Any] = []
+    decoder = json.JSONDecoder()
+    index = 0
+    while index < len(body):
+        try:
+            value, index = decoder.raw_decode(body, index)
+        except (ValueError, RecursionError):
+            return None
+        values.append(value)
+        while index < len(body) and body[index] in " \t\r\n,":
+            index += 1
+    return values if len(values) > 1 else None
 
 
 def _bare_spans(text: str) -> list[_Span]:
