@@ -3,7 +3,10 @@ approval runs only on a yes (the agent's policy, or the MCP client's user asked 
 elicitation), and a served run that pauses answers with an error listing what waits.
 
 The real SDK client talks to the real SDK server in memory; the client's user is an
-elicitation callback."""
+elicitation callback. Each elicitation test runs in both protocol eras: ``auto`` negotiates
+2026-07-28, where the server answers ``input_required`` and reads the answer from the client's
+retry; ``legacy`` forces the initialize handshake of older protocols, where the server asks over
+the ``elicitation/create`` back-channel inside the call."""
 
 from __future__ import annotations
 
@@ -43,18 +46,23 @@ def _user(answer: types.ElicitResult, asked: list[str]) -> Any:
     return elicit
 
 
-def _call(agent: Agent, name: str, arguments: dict[str, Any], user: Any = None
-          ) -> types.CallToolResult:
+#: The two ways a served tool asks the client's user (see the module docstring).
+ERAS = ("auto", "legacy")
+
+
+def _call(agent: Agent, name: str, arguments: dict[str, Any], user: Any = None,
+          mode: str = "auto") -> types.CallToolResult:
     async def go() -> types.CallToolResult:
-        async with Client(agent_server(agent), elicitation_callback=user) as client:
+        async with Client(agent_server(agent), elicitation_callback=user, mode=mode) as client:
             return await client.call_tool(name, arguments)
 
     return asyncio.run(go())
 
 
-def test_a_tool_that_requires_approval_is_refused_when_the_client_cannot_ask() -> None:
+@pytest.mark.parametrize("mode", ERAS)
+def test_a_tool_that_requires_approval_is_refused_when_the_client_cannot_ask(mode: str) -> None:
     deleted: list[str] = []
-    result = _call(_agent(deleted), "delete_file", {"path": "/etc/passwd"})
+    result = _call(_agent(deleted), "delete_file", {"path": "/etc/passwd"}, mode=mode)
     assert result.is_error and "elicitation" in result.content[0].text  # type: ignore[union-attr]
     assert deleted == []
 
@@ -79,25 +87,29 @@ def test_the_agents_policy_decides_a_direct_call_first() -> None:
     (types.ElicitResult(action="decline"), False),
     (types.ElicitResult(action="cancel"), False),
 ])
+@pytest.mark.parametrize("mode", ERAS)
 def test_the_client_user_is_asked_through_elicitation(answer: types.ElicitResult,
-                                                      runs: bool) -> None:
+                                                      runs: bool, mode: str) -> None:
     deleted: list[str] = []
     asked: list[str] = []
-    result = _call(_agent(deleted), "delete_file", {"path": "/tmp/x"}, _user(answer, asked))
+    result = _call(_agent(deleted), "delete_file", {"path": "/tmp/x"}, _user(answer, asked),
+                   mode)
     assert len(asked) == 1 and "delete_file" in asked[0] and "/tmp/x" in asked[0]
     assert result.is_error is not runs
     assert deleted == (["/tmp/x"] if runs else [])
 
 
-def test_a_policy_deferral_asks_the_user_and_an_ungated_tool_runs_without_asking() -> None:
+@pytest.mark.parametrize("mode", ERAS)
+def test_a_policy_deferral_asks_the_user_and_an_ungated_tool_runs_without_asking(mode: str
+                                                                                 ) -> None:
     deleted: list[str] = []
     asked: list[str] = []
     agent = _agent(deleted, lambda request, ctx: Defer() if request.requires_approval
                    else Approve())
     user = _user(types.ElicitResult(action="accept", content={"approve": True}), asked)
-    assert not _call(agent, "list_files", {"folder": "/tmp"}, user).is_error
+    assert not _call(agent, "list_files", {"folder": "/tmp"}, user, mode).is_error
     assert asked == []
-    assert not _call(agent, "delete_file", {"path": "/tmp/y"}, user).is_error
+    assert not _call(agent, "delete_file", {"path": "/tmp/y"}, user, mode).is_error
     assert len(asked) == 1 and deleted == ["/tmp/y"]
 
 
