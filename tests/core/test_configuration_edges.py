@@ -68,7 +68,8 @@ CASES: dict[str, tuple[Callable[[], Any], str]] = {
     "Agent(M, trace_store=42)": (lambda: Agent(model(), trace_store=42),  # type: ignore[arg-type]
                                  "trace_store must be a trace sink"),
     "Agent(M, playbook=42)": (lambda: Agent(model(), playbook=42),  # type: ignore[arg-type]
-                              "playbook must be a Playbook (instructions_for, observe) or None"),
+                              "playbook must be a Playbook (attach, routines_learned, plan, "
+                              "instructions_for, observe) or None"),
     "Output(R, error_prompt=42)": (
         lambda: Agent(ScriptedModel([call("final_result", {"a": 1})]),
                       output=Output(R, validators=[reject], error_prompt=42)),  # type: ignore[arg-type]

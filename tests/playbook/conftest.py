@@ -14,6 +14,18 @@ from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 Call = tuple[str, dict[str, Any], str | None, str | None]  # name, args, result, error
 
 
+def loop_error_type(error: str | None) -> str | None:
+    """The ``error_type`` the loop records beside an error written as the loop writes it
+    (these traces are made by hand, so the test says what the loop would have typed)."""
+    if error is None:
+        return None
+    if " timed out" in error and error.startswith("Tool "):
+        return "timeout"
+    if error.startswith("Invalid arguments for "):
+        return "invalid_arguments"
+    return "RuntimeError"
+
+
 def make_trace(
     prompt: str,
     calls_per_iteration: list[list[Call]],
@@ -29,7 +41,8 @@ def make_trace(
     for i, calls in enumerate(calls_per_iteration, start=1):
         records = [
             ToolCallRecord(call_id=f"{run_id}-{i}-{j}", name=name, args=args, iteration=i,
-                           result=result, error=error, duration_ms=durations)
+                           result=result, error=error, duration_ms=durations,
+                           error_type=loop_error_type(error))
             for j, (name, args, result, error) in enumerate(calls)
         ]
         steps.append(Step(iteration=i, attempt=1, tool_calls=records,

@@ -41,9 +41,10 @@ def _agent(pb: Playbook, policy: Any = by_hand_then_wander, **options: Any) -> A
 
 
 def _offer(agent: Agent[Any, str]) -> RoutineOffer:
-    offer = agent.tool_selection
-    assert isinstance(offer, RoutineOffer)
-    return offer
+    """What plans the agent's runs (the playbook's, asked through Playbook.plan)."""
+    pb = agent._core.playbook
+    assert isinstance(pb, Playbook)
+    return pb.planner(agent.name)
 
 
 async def test_a_sequence_done_by_hand_is_followed_by_the_answer() -> None:

@@ -80,7 +80,7 @@ def test_a_wrong_enum_value_names_the_enum_and_the_call_that_worked() -> None:
                           call("convert", {"amount": 2, "unit": "dollars"})])
     assert "`unit` takes one of 'EUR', 'USD', not 'dollars'" in seen[1]
     assert "`convert` worked earlier with {'amount': 1, 'unit': 'USD'}" in seen[1]
-    # the playbook reads the quoted schema back from the line after REFUSAL_SCHEMA
+    # the model is shown the schema on the line after REFUSAL_SCHEMA
     assert seen[1].split(REFUSAL_SCHEMA)[1].strip().splitlines()[0].startswith("{")
 
 

@@ -160,20 +160,14 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
-        describe = getattr(playbook, "describe_tools", None)
-        if callable(describe):  # what the tools are for, where a lesson learned applies
-            describe(name, {n: t.spec.description for n, t in built_tools.items()})
-        routines = getattr(playbook, "routine_tools", None)
-        learned = getattr(playbook, "routines_learned", None)  # added to each run's tools
-        self._learned = LearnedRoutines(learned) if callable(learned) else None
-        if callable(routines):  # learned tool chains offered as one tool (Playbook(routines=))
-            offered = {d.name for d in resolved_output.tool_definitions}
-            added = [r for r in routines(built_tools, name)
-                     if r.name not in built_tools and r.name not in offered]
+        self._learned: LearnedRoutines | None = None
+        if playbook is not None:  # what the tools are for, and the routines learned over them
+            reserved = frozenset(d.name for d in resolved_output.tool_definitions)
+            added = [r for r in playbook.attach(name, dict(built_tools), reserved,
+                                                     new_agent=True)
+                     if r.name not in built_tools and r.name not in reserved]
             built_tools.update((r.name, r) for r in added)
-            offer = getattr(playbook, "routine_selection", None)
-            if callable(offer):  # each run: the routines (and fallbacks) its advice names
-                tool_selection = offer(name, [r.name for r in added], tool_selection)
+            self._learned = LearnedRoutines(playbook.routines_learned)  # added to each run
 
         self.model = resolved_model
         self.instructions = instructions
@@ -376,8 +370,8 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             self._task, self.instructions, task_input, user_prompt)
         settings = settings or self.model_settings
         selection = self.tool_selection
-        if selection is not None and user_prompt is not None:
-            core, settings = selected(core, settings, selection, user_prompt)
+        if (selection is not None or core.playbook is not None) and user_prompt is not None:
+            core, settings = selected(core, settings, selection, user_prompt)  # (and its plan)
         setup = RunSetup(
             core=core,
             model=self.model,
@@ -394,7 +388,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if listeners is not None:
             own = own.joined(listeners)
         state = prepare(setup, message_history, deps, cancel_token, own, sink)
-        if selection is not None and user_prompt is not None:
+        if user_prompt is not None and (selection is not None or core.plan is not None):
             state.trace.trace.tools_offered = [d.name for d in core.definitions]
         if self._toolsets:
             state.refresh_tools = refresher(self._run_core, self.tool_selection, state, user_prompt)

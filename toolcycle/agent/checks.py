@@ -21,6 +21,7 @@ from ..limits import Limits
 from ..models import resolve_model
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import SUBMIT_TOOL_NAME, Output
+from ..run.plan import PLAYBOOK_METHODS
 from ..tools import Tool, Toolset, as_tool
 from ..tracing.recorder import TraceSink
 
@@ -154,10 +155,12 @@ def check_trace_store(value: object) -> list[str]:
 
 
 def check_playbook(value: object) -> list[str]:
-    missing = [] if value is None else missing_methods(value, ("instructions_for", "observe"))
+    """Whether ``value`` implements :class:`~toolcycle.run.plan.PlaybookHook` whole: checked
+    once here, so that no run asks a playbook for a method it may lack."""
+    missing = [] if value is None else missing_methods(value, PLAYBOOK_METHODS)
     if not missing:
         return []
-    return [f"playbook must be a Playbook (instructions_for, observe) or None; "
+    return [f"playbook must be a Playbook ({', '.join(PLAYBOOK_METHODS)}) or None; "
             f"{type(value).__name__} lacks {', '.join(missing)}"]
 
 

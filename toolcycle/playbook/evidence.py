@@ -25,16 +25,11 @@ from typing import Any, Literal
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import in_stated_format, legend_code
 from .strategy import keywords
+from .words import COLLECTIONS, EMPTY_TEXT, ENVELOPE, EXAMPLE_INTRO, PAGING, WENT_THROUGH
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
 RepairKind = Literal["argument", "prerequisite", "alternative", "schema"]
 
-_EMPTY_TEXT = re.compile(
-    r"^\s*(\[\s*\]|\{\s*\}|null|none|nil|n/?a|\"\"|''|"
-    r"no (results?|match(es)?|data|records?|entry|entries|items?)( found)?|"
-    r"not found|nothing( found)?|(0|zero) results?)\s*[.!]?\s*$",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -49,7 +44,7 @@ def blames_arguments(error: str, args: Any) -> bool:
 
     Why: "TLS handshake failed: certificate verify failed: certificate has expired" (`helpdesk`,
     held out, JSON) was learned as "… Check the arguments against what earlier tools
-    returned.": no argument was wrong, and the list of outage words (``reflector._OUTAGE``) cannot
+    returned.": no argument was wrong, and the list of outage words (``words.OUTAGE``) cannot
     name every way a service breaks. An error that says nothing of what it was given is the
     tool's, whatever its words."""
     line = first_line(error)
@@ -83,7 +78,7 @@ def is_empty_result(result: str | None) -> bool:
     """
     if result is None or not result.strip():
         return True
-    if _EMPTY_TEXT.match(result):
+    if EMPTY_TEXT.match(result):
         return True
     try:  # (a stranger's tool may nest deeper than Python recurses: that holds something)
         return _empty_value(json.loads(result))
@@ -99,34 +94,16 @@ def _empty_value(value: Any) -> bool:
     return False
 
 
-#: The fields of a page of results that say where it is, not what it holds.
-_PAGING = frozenset({"page", "pages", "page_size", "per_page", "limit", "offset", "next",
-                     "previous", "prev", "cursor", "next_cursor", "total_pages"})
-
-
-#: The fields of a response envelope that say the call went through, with the values saying
-#: so: beside an empty collection they are no data (``{"status": "ok", "data": []}``).
-_ENVELOPE = frozenset({"status", "success", "ok", "code", "status_code", "result"})
-_WENT_THROUGH = frozenset({"ok", "success", "succeeded", "true", "200", "0"})
-
-
-#: The fields that hold a page's collection: a ``null`` there is an empty one
-#: (``{"results": null, "count": 0}``, found writing the `hotel` suite), where a ``null``
-#: beside a zero elsewhere is no page (``{"units_on_hand": 0, "note": null}`` answers).
-_COLLECTIONS = frozenset({"results", "items", "data", "matches", "records", "rows", "entries",
-                          "hits", "documents", "docs", "objects", "values", "list"})
-
-
 def _empty_page(page: dict[Any, Any]) -> bool:
     """An empty collection beside counts of zero, paging fields and an envelope's "ok": a
     page of nothing. (An "ok" with no collection beside it is an answer: a health check.)"""
     collections = [v for k, v in page.items() if isinstance(v, (list, dict))
-                   or (v is None and str(k).lower() in _COLLECTIONS)]
+                   or (v is None and str(k).lower() in COLLECTIONS)]
     if not collections or not all(_empty_value(v) for v in collections):
         return False
-    return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in _PAGING
+    return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in PAGING
                or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
-               or (str(k).lower() in _ENVELOPE and str(v).lower() in _WENT_THROUGH)
+               or (str(k).lower() in ENVELOPE and str(v).lower() in WENT_THROUGH)
                for k, v in page.items())
 
 
@@ -352,7 +329,7 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
 
 
 #: An example value an error gives: "give the two-letter country code, e.g. 'FR'".
-_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|such as|like)\s*[:,]?\s*"
+_EXAMPLE = re.compile(rf"\b(?:{EXAMPLE_INTRO})\s*[:,]?\s*"
                       r"['\"`]([^'\"`\n]{1,40})['\"`]", re.IGNORECASE)
 
 

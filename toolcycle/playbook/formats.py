@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time
 
+from .words import COUNTRY_WORDS
+
 #: Date formats a tool may want (as an example shows them) and the model may write.
 #: Numeric ones come in both orders; the order is settled by the example, the error's own
 #: pattern ("DD.MM.YYYY") or the value, never guessed.
@@ -236,7 +238,8 @@ def country_code(value: str, example: str, error: str) -> str | None:
     "UK") are left as the model wrote them.
     """
     text = value.strip()
-    if ("country" not in error.lower() or not example.isalpha() or len(example) not in (2, 3)
+    asks = any(word in error.lower() for word in COUNTRY_WORDS)
+    if (not asks or not example.isalpha() or len(example) not in (2, 3)
             or not text or len(text) > _LONGEST_COUNTRY):
         return None
     try:

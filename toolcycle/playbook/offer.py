@@ -1,10 +1,9 @@
 """What the playbook offers a run beyond advice: its routines, and the tools that answer for
 others in it (stand-ins, fallbacks, repairs), and whether it must begin with a call.
 
-Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the engine (a
-:class:`~toolcycle.run.state.ToolSelector` with :class:`~toolcycle.run.state.ToolStandIns` and
-:class:`~toolcycle.run.state.FirstCallRequired`, :class:`~toolcycle.run.state.HeadStart`),
-while the playbook itself learns and renders.
+Apart from :mod:`toolcycle.playbook.playbook` because it is asked per run by the engine
+(:meth:`RoutineOffer.plan` answers :meth:`~toolcycle.run.plan.PlaybookHook.plan` with one
+frozen :class:`~toolcycle.run.plan.RunPlan`), while the playbook itself learns and renders.
 """
 
 from __future__ import annotations
@@ -14,9 +13,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import partial
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from ..models.base import ToolDefinition
+from ..run.plan import RunPlan
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
@@ -125,6 +126,9 @@ class RoutineOffer:
         self._fallbacks = fallbacks if fallbacks is not None else {}
         self._reshapes = reshapes if reshapes is not None else {}
         self._listed = listed if listed is not None else {}  # the agent's tools, by name
+        #: The playbook's record of the agent's tools this offer reads (its identity tells
+        #: the playbook when the agent was built again: :meth:`Playbook.planner`).
+        self.made: object = None
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
         self.first_call_enabled = True
         #: Whether a run may be asked for its answer once its sequence is done (see
@@ -148,6 +152,26 @@ class RoutineOffer:
             wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
             chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
         return chosen if self.inner is None else self.inner.select(task, chosen, keep)
+
+    def plan(self, task: str, offered: frozenset[str], *, gated: bool) -> RunPlan:
+        """The plan of one run of ``task`` offered ``offered`` (the engine's
+        :class:`~toolcycle.run.plan.RunPlan`): the routines whose strategy the run is not
+        shown are withheld, and the rest is asked of what is left offered; ``gated`` (a call
+        can need approval): no stand-in and no head start."""
+        self._last = None  # a new run: what the playbook shows may have changed since
+        withheld: frozenset[str] = frozenset()
+        routines = frozenset(self.routines)  # (a toolset's listing may add to it meanwhile)
+        if routines & offered:  # an agent with fallbacks only has no routine to hold back
+            shown = self.playbook.strategies_shown_for(task, self.agent_name, sorted(offered))
+            wanted = {routine_name(s.tools) for s in shown if s.kind == "sequence"}
+            withheld = frozenset(n for n in offered if n in routines and n not in wanted)
+        names = offered - withheld
+        swaps = {} if gated else self.stand_ins(task, names)
+        return RunPlan(
+            withheld=withheld, stand_ins=MappingProxyType(swaps),
+            first_call=self.first_call(task, names),
+            answer_when=self.answer_when(task, names, frozenset(swaps)),
+            head_start=None if gated else self.head_start(task, names))
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
         """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An

@@ -23,14 +23,14 @@ from typing import Any
 
 from ..tools import Tool
 from .routine import properties
+from .words import OPTIONS_INTRO, OPTIONS_JOINERS
 
 #: A parenthesised list: "(network, desktop, security, ...)", "(email | sms)".
 _PARENTHESISED = re.compile(r"\(([^()]{1,300}[,|][^()]{1,300})\)")
 #: A list after a phrase that introduces one, up to the end of the sentence.
-_INTRODUCED = re.compile(
-    r"\b(?:one of|e\.g\.|eg\.|such as|for example|like)\s*:?\s*([^.;()\n]{1,300})",
-    re.IGNORECASE)
-_SPLIT = re.compile(r"\s*,\s*|\s+or\s+|\s+and\s+|\s*/\s*|\s*\|\s*")
+_INTRODUCED = re.compile(rf"\b(?:{OPTIONS_INTRO})\s*:?\s*([^.;()\n]{{1,300}})", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*,\s*|" + "".join(rf"\s+{w}\s+|" for w in OPTIONS_JOINERS)
+                    + r"\s*/\s*|\s*\|\s*")
 #: An option is a short plain term: at most four words of letters, digits and dashes.
 _OPTION = re.compile(r"[\w][\w-]*(?: [\w][\w-]*){0,3}")
 #: How much of a description is read: lists sit in its first sentences.

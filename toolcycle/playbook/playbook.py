@@ -14,24 +14,28 @@ import contextvars
 import logging
 import queue
 import threading
+import warnings
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..run.plan import NO_PLAN, RunPlan
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
-from . import dead_end, guide
+from . import dead_end
+from .advice import HEADER as HEADER  # (defined there; imported from here before)
+from .advice import choose
 from .agent_tools import AgentTools
-from .applicability import contested, description_words
+from .applicability import description_words
 from .checks import check_playbook
 from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import fell_back
 from .location import open_store
-from .offer import RoutineOffer, render_line
+from .offer import RoutineOffer
 from .outcome import Grader, RunOutcome, judge
 from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
@@ -48,7 +52,7 @@ from .stats import (
     tool_observations,
 )
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens, says_how_to_call, strategy_id
+from .strategy import Strategy, estimate_tokens, strategy_id
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -58,8 +62,6 @@ current_grader: contextvars.ContextVar[Grader | None] = contextvars.ContextVar(
     "toolcycle_playbook_grader", default=None
 )
 
-HEADER = ("Playbook (learned from earlier runs of similar tasks; follow it unless this task "
-          "clearly differs):")
 
 
 @dataclass(slots=True)
@@ -132,6 +134,10 @@ class Playbook:
         self._routine_names: set[str] = set()
         #: Per agent: the tools it listed, its routines and their stand-ins (.agent_tools).
         self._agents: dict[str, AgentTools] = {}
+        #: Per agent: its tools' parameter schemas (what a refused call should have passed).
+        self._schemas: dict[str, dict[str, Any]] = {}
+        #: Per agent: what plans its runs (:meth:`planner`).
+        self._offers: dict[str, RoutineOffer] = {}
         #: Per agent: the words of its tools' descriptions, by tool (:meth:`describe_tools`).
         self._descriptions: dict[str, dict[str, frozenset[str]]] = {}
         self.errors: deque[BaseException] = deque(maxlen=100)
@@ -170,75 +176,64 @@ class Playbook:
 
     def _choose(self, task: str, agent_name: str, tool_names: Sequence[str]
                 ) -> tuple[list[str], int, list[Strategy]]:
-        """What to show a run of ``task``: lines (header first), their tokens, the strategies."""
-        domain = self.domain or agent_name
-        found = self.store.search(task, domain, list(tool_names), limit=self.max_strategies)
-        if not found:  # (its strategies are no run's shown ones: see .guide)
-            if self.guide <= 0:
-                return [], 0, []
-            lines, used = guide.render(self.store.leading(
-                domain, "sequence", list(tool_names), self.guide), self.token_budget)
-            return lines, used, []
-        lines = [HEADER]
-        used = estimate_tokens(HEADER)
-        shown: list[str] = []
-        # a one-tool sequence a found pitfall says better how to call waits for it: shown
-        # only where that pitfall is not (it did not fit the budget)
-        held = [s for s, _ in found if any(says_how_to_call(p, s) for p, _ in found)]
-        held_ids = {s.id for s in held}
-        pitfalls = [p for p, _ in found if p.kind == "pitfall"]
-        found = [(s, score) for s, score in found if s.id not in held_ids]
-        sequences = [s for s, _ in found if s.kind == "sequence"]
-        # sequences met only through words others' kinds share give way to one met by its own
-        if (lost := contested(task, sequences)) and len(lost) < len(sequences):
-            found = [(s, score) for s, score in found if s.id not in lost]
-            sequences = [s for s in sequences if s.id not in lost]
-        # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
-        # that calls none of their tools they only repeat its "Do not use" in other words.
-        dead_ends = [s for s, _ in found if dead_end.is_dead_end(s)]
-        found = [(s, score) for s, score in found if not dead_end.is_dead_end(s)]
-        if any(not set(q.tools) & dead_end.dead_tools(dead_ends) for q in sequences):
-            dead_ends = []
-        # A pitfall that a sequence found for the same task already carries (its repair, or
-        # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
-        # the lesson in other words and costs tokens on every request of the run.
-        waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
-        waiting_ids = {s.id for s in waiting}
-        ordered = [s for s, _ in found if s.id not in waiting_ids]
-        for strategy in [*ordered, *waiting, *held]:
-            if strategy.id in waiting_ids and any(q.id in shown for q in sequences
-                                                  if covers(q, strategy)):
-                continue
-            if strategy.id in held_ids and any(p.id in shown and says_how_to_call(p, strategy)
-                                        for p in pitfalls):
-                continue
-            line = render_line(strategy, tool_names)
-            cost = estimate_tokens(line) + 1
-            if used + cost > self.token_budget:
-                continue
-            lines.append(line)
-            used += cost
-            shown.append(strategy.id)
-        if dead_ends:
-            # every tool found empty for it is out, a probe's repaired dead ends' too
-            left = dead_end.untried(pitfalls, tool_names, skip=self._routine_names)
-            line = dead_end.render(dead_ends, left)
-            if used + estimate_tokens(line) + 1 <= self.token_budget:
-                lines.append(line)
-                used += estimate_tokens(line) + 1
-                shown += [s.id for s in dead_ends]
-                found += [(s, 0.0) for s in dead_ends]
-        found += [(s, 0.0) for s in held]
-        if not shown:
-            lines = []
-            used = 0
-        return lines, used, [s for s, _ in found if s.id in shown]
+        """What to show a run of ``task`` (:func:`~toolcycle.playbook.advice.choose`)."""
+        return choose(self.store, task, self.domain or agent_name, tool_names,
+                      limit=self.max_strategies, budget=self.token_budget, guide=self.guide,
+                      routines=self._routine_names)
 
     def describe_tools(self, agent_name: str, descriptions: Mapping[str, str]) -> None:
         """What ``agent_name``'s tools are for, by name: the agent calls this once, when built.
         A sequence learned from its runs then also applies to the words of a task that its
         tools' descriptions contain (:func:`~toolcycle.playbook.applicability.described_words`)."""
         self._descriptions[agent_name] = description_words(descriptions)
+
+    # -- the engine's interface (toolcycle.run.plan.PlaybookHook) ---------------------------
+
+    def attach(self, agent_name: str, tools: Mapping[str, Tool[Any]],
+               reserved: frozenset[str] = frozenset(), *, new_agent: bool = False
+               ) -> list[Tool[Any]]:
+        """``agent_name``'s tools, as the agent was built (``new_agent``) or as a run lists
+        them (a toolset's, an MCP server's): described (:meth:`describe_tools`) and, with
+        ``routines=True``, given the stand-ins their lessons make; returns the routines made
+        over them that neither ``tools`` nor ``reserved`` names, offered from now on.
+        ``new_agent``: the agent built last of a name wins (an earlier one's routines, made
+        over its own tool objects, are not this one's)."""
+        self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
+        tell_once(agent_name, tools)  # read_only.py: what a playbook cannot do without one
+        self._schemas.setdefault(agent_name, {}).update(
+            (n, t.spec.parameters) for n, t in tools.items())
+        if not self.routines:
+            return []
+        if new_agent:
+            self._agents[agent_name] = AgentTools()
+        routines = [r for r in self._made_over(agent_name, tools)
+                    if r.name not in tools and r.name not in reserved]
+        self._agent(agent_name).offered.update(r.name for r in routines)
+        return routines
+
+    def plan(self, task: str, agent_name: str, offered: frozenset[str], *,
+             gated: bool) -> RunPlan:
+        """The plan of one run (:class:`~toolcycle.run.plan.RunPlan`): nothing without
+        ``routines=True``; else what :meth:`RoutineOffer.plan` makes of the lessons the run
+        is shown."""
+        if not self.routines:
+            return NO_PLAN
+        return self.planner(agent_name).plan(task, offered, gated=gated)
+
+    def planner(self, agent_name: str) -> RoutineOffer:
+        """The one :class:`RoutineOffer` answering :meth:`plan` for ``agent_name``'s runs
+        (made again when the agent is, since it holds the agent's stand-ins by reference)."""
+        made = self._agent(agent_name)
+        offer = self._offers.get(agent_name)
+        if offer is None or offer.made is not made:
+            offer = RoutineOffer(self, agent_name, made.offered, None, made.stand_ins,
+                                 made.fallbacks, made.repairs, made.reshapes, made.listed)
+            offer.made = made
+            offer.head_start_enabled = self.head_start
+            self._offers[agent_name] = offer
+        return offer
+
+    # -- what the interface is made of (public before it existed) -----------------------------
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none unless
@@ -261,14 +256,8 @@ class Playbook:
         (:meth:`describe_tools`) and, with ``routines=True``, given the fallbacks and
         reshaped calls their pitfalls make (:func:`~toolcycle.playbook.offer.
         pitfall_stand_ins`); returns the routines they make that ``tools`` lacks, which the
-        run adds to its tools and offers as the agent's own are offered."""
-        self.describe_tools(agent_name, {n: t.spec.description for n, t in tools.items()})
-        tell_once(agent_name, tools)
-        if not self.routines:
-            return []
-        routines = self._made_over(agent_name, tools)
-        self._agent(agent_name).offered.update(r.name for r in routines)
-        return routines
+        run adds to its tools and offers as the agent's own are offered (:meth:`attach`)."""
+        return self.attach(agent_name, tools)
 
     def _made_over(self, agent_name: str, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
         """The stand-ins the domain's lessons make over ``tools`` (kept for the agent), and
@@ -295,6 +284,9 @@ class Playbook:
         routines whose strategy the playbook shows that run, then ``inner`` (the agent's own
         selection, if any) applies. Measured: offered to every run, the 1.5B called the
         currency routine for weather questions. ``inner`` itself without ``routines=True``."""
+        warnings.warn("Playbook.routine_selection is deprecated: an agent asks the playbook "
+                      "for each run's plan (Playbook.plan, toolcycle.run.plan)",
+                      DeprecationWarning, stacklevel=2)
         if not self.routines:
             return inner
         made = self._agent(agent_name)
@@ -386,7 +378,8 @@ class Playbook:
         if probed is not None:
             analysis.repairs.update(probed.repairs)
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
-                            descriptions=descriptions)
+                            descriptions=descriptions,
+                            schemas=self._schemas.get(trace.agent_name))
                     if self.rule_lessons else [])
         if probed is not None and probed.sequence is not None:
             insights.append(probed.sequence)

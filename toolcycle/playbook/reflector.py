@@ -10,7 +10,6 @@ trace's shape alone cannot show.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..models.repair import INVALID_TOOL_NAME
-from ..run.calls import REFUSAL_HEADER, REFUSAL_SCHEMA
 from ..tracing.trace import ToolCallRecord, Trace
 from . import dead_end
 from .applicability import described_words, sequence_words, task_words
@@ -36,19 +34,14 @@ from .evidence import (
 )
 from .flow import chain_feeds, data_flow
 from .head_start import run_head
-from .stats import is_timeout
+from .stats import timed_out
 from .strategy import SKIP, Insight, StrategyKind, keywords, task_fingerprint
+from .words import OUTAGE, REFUSING
 
 #: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
 _WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _DIGIT = re.compile(r"\d")
-#: An error that says the service is down, not that the call was wrong ("503" is masked).
-_OUTAGE = re.compile(r"unavailable|unreachable|connection (refused|reset|closed)|bad gateway|"
-                     r"service (is )?down|temporarily", re.IGNORECASE)
-#: An error that says the service refuses calls for now (a quota, a rate limit: HTTP 429),
-#: not that the call was wrong.
-_REFUSING = re.compile(r"quota|rate.?limit|too many requests|throttl", re.IGNORECASE)
 _NAMED = re.compile(r" for `[^`]+`")
 #: An argument name worth repeating to the model (a schema quoted in an error is text a
 #: stranger's tool or server may have written: nothing but names goes into advice).
@@ -193,22 +186,13 @@ _PRIVATE = re.compile("[\ue000-\uf8ff]")
 _EXAMPLE = re.compile(r"[\w .,:/+-]{1,24}")
 
 
-def expected_arguments(tool: str, error: str | None) -> list[str]:
-    """The argument names of the schema the loop quotes when it refuses a call of ``tool``
-    (:data:`~toolcycle.run.calls.REFUSAL_HEADER` ... :data:`~toolcycle.run.calls.
-    REFUSAL_SCHEMA`), required ones first; ``[]`` for any other error. Only names that look
-    like identifiers, at most :data:`_MAX_ARGUMENTS`: they go into advice that later runs'
-    prompts carry."""
-    text = error or ""
-    if not text.startswith(REFUSAL_HEADER.format(name=tool)):
-        return []
-    _, found, quoted = text.rpartition(REFUSAL_SCHEMA)
-    if not found:
-        return []
-    try:
-        schema = json.loads(quoted.strip().splitlines()[0])
-    except (ValueError, IndexError, RecursionError):
-        return []
+def expected_arguments(schema: Any) -> list[str]:
+    """The argument names of a tool's JSON schema, required ones first, for a call the loop
+    refused (``error_type == "invalid_arguments"``): the schema is the tool's as the playbook
+    was given it (:meth:`~toolcycle.playbook.Playbook.attach`), never read back from the
+    loop's wording of the refusal. Only names that look like identifiers, at most
+    :data:`_MAX_ARGUMENTS`: they go into advice that later runs' prompts carry (an MCP
+    server's schema is a stranger's text)."""
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict) or not properties:
         return []
@@ -221,7 +205,8 @@ def expected_arguments(tool: str, error: str | None) -> list[str]:
 
 def reflect(trace: Trace, *, success: bool, domain: str,
             analysis: TraceAnalysis | None = None,
-            descriptions: Mapping[str, frozenset[str]] | None = None) -> list[Insight]:
+            descriptions: Mapping[str, frozenset[str]] | None = None,
+            schemas: Mapping[str, Any] | None = None) -> list[Insight]:
     """The deterministic insights of one trace.
 
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
@@ -283,12 +268,13 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         seen.add((c.call.name, c.call.error or ""))
         error_class = normalise_error(c.call.error or "")
         repair = analysis.repairs.get(c.index) or stated_repair(c, trace.user_prompt or "")
-        if repair is None and (takes := expected_arguments(c.call.name, c.call.error)):
+        if repair is None and c.call.error_type == "invalid_arguments" and (
+                takes := expected_arguments((schemas or {}).get(c.call.name))):
             repair = Repair("schema", c.call.name, via_args=tuple(takes))
         tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
         detail = error_class + ("|" + repair.signature if repair is not None else "")
         shown = shown_error(c.call.error or "", c.call.args, trace.user_prompt or "")
-        advice = pitfall_advice(c.call.name, shown, repair, is_timeout(c.call.error),
+        advice = pitfall_advice(c.call.name, shown, repair, timed_out(c.call),
                                 blames_arguments(c.call.error or "", c.call.args))
         pitfall = insight("pitfall", advice, tools, detail)
         if descriptions:  # a task asking what the failing tool is for is likely to call it
@@ -382,9 +368,9 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
     if repair is None:  # a timeout is no argument's fault: point away from the tool instead
         if timeout:
             return f"{failure}. Do not wait on it: try another tool that can answer."
-        if _OUTAGE.search(error_class):  # nor is a service that is down
+        if OUTAGE.search(error_class):  # nor is a service that is down
             return f"{failure}. It is down: try another tool that can answer."
-        if _REFUSING.search(error_class):  # nor one that refuses every caller for now
+        if REFUSING.search(error_class):  # nor one that refuses every caller for now
             return f"{failure}. It refuses calls for now: try another tool that can answer."
         if not about_arguments:  # nor one whose error says nothing of what it was given
             return f"{failure}. It names no argument: try another tool that can answer."

@@ -12,15 +12,15 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
 from .evidence import CallEvidence, Repair
 from .routine_result import steps_of
 from .store import ToolObservation
+from .words import TIMEOUT_WORDS
 
 #: The duration of a call nobody timed (one a routine made: a trace times the routine's call
 #: alone): counted in its tool's calls and misses, not in its latency.
 UNTIMED = -1.0
-#: Error texts that mean "the call ran out of time" (the loop's timeout observation says so).
-_TIMEOUT_MARKERS = ("timed out", "timeout", "deadline exceeded")
 
 
 @dataclass(slots=True, frozen=True)
@@ -64,7 +64,23 @@ class ToolStats:
 
 
 def is_timeout(error: str | None) -> bool:
-    return error is not None and any(m in error.lower() for m in _TIMEOUT_MARKERS)
+    """Whether a pitfall's stored error class is a timeout's (the words of the lesson's own
+    detail, as :func:`timed_out` recorded it); a call is judged by :func:`timed_out`."""
+    return error is not None and any(m in error.lower() for m in TIMEOUT_WORDS)
+
+
+def timed_out(call: ToolCallRecord) -> bool:
+    """Whether the call timed out, as the loop recorded it (``error_type`` ``"timeout"``:
+    the tool's own deadline), or as the tool's exception's class says (``ReadTimeout``,
+    ``TimeoutError`` from a client inside it). Never read from the loop's wording of the
+    error; a tool's own message (an MCP server's, say) is its evidence, read with the
+    words of :mod:`.words`."""
+    kind = call.error_type
+    if kind is None:
+        return False
+    if kind == "timeout" or "timeout" in kind.lower():
+        return True
+    return kind not in LOOP_ERROR_TYPES and is_timeout(call.error)
 
 
 def tool_observations(calls: Iterable[CallEvidence], repairs: Mapping[int, Repair],
@@ -85,7 +101,7 @@ def tool_observations(calls: Iterable[CallEvidence], repairs: Mapping[int, Repai
         repair = repairs.get(c.index) if c.status in ("error", "empty") else None
         rows.append(ToolObservation(
             tool=c.call.name, duration_ms=c.call.duration_ms, error=c.status == "error",
-            timeout=is_timeout(c.call.error), domain=domain, empty=c.status == "empty",
+            timeout=timed_out(c.call), domain=domain, empty=c.status == "empty",
             alternative=repair.via if repair is not None and repair.kind == "alternative"
             else "",
         ))

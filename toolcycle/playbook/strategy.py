@@ -20,6 +20,9 @@ from typing import Any, Literal
 
 import snowballstemmer
 
+from .words import STEMMER_LANGUAGE, STOPWORDS
+from .words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
+
 StrategyStatus = Literal["active", "retired"]
 #: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;
 #: ``advice``: free advice (from the LLM reflector or written by hand).
@@ -38,27 +41,6 @@ MAX_FEED_RUNS = 6
 MAX_HEAD_RUNS = 12
 
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
-_STOPWORD_TEXT = (
-    "a an and are as at be by can could did do does for from has have how i in is it its me "
-    "my of on or our please should tell than that the their them then there these this to "
-    "was what when where which who whom why will with would you your currently current give "
-    "find get show about into any some much many also just more most were been being am "
-    "had having he she him her his hers we us ours they theirs those here not no nor only "
-    "own same so too very s t don now out over under up down off again further once all both "
-    "each few other such if because until while during before after above below between "
-    "through against shall may might must let lets know need want like please thanks today "
-    "yes one two"
-)
-#: The words of the reflector's and curator's advice templates: every generated strategy has
-#: them, so they say nothing about what a strategy is for and stay out of retrieval.
-_TEMPLATE_TEXT = (
-    "call calls then answer feed result results next use used kind task tasks avoid error "
-    "errors seen runs run failed fails fail check arguments argument against earlier tools "
-    "tool returned instead first pass needs times timed timeout like often nothing worked "
-    "reliable prefer"
-)
-TEMPLATE_WORDS = frozenset(_TEMPLATE_TEXT.split())
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def keywords(text: str) -> list[str]:
@@ -69,12 +51,12 @@ def keywords(text: str) -> list[str]:
     """
     seen: dict[str, None] = {}
     for word in _WORD.findall(text.lower()):
-        if word not in _STOPWORDS and len(word) > 2:
+        if word not in STOPWORDS and len(word) > 2:
             seen.setdefault(word, None)
     return list(seen)
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER = snowballstemmer.stemmer(STEMMER_LANGUAGE)
 _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between words
 
 

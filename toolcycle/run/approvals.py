@@ -168,8 +168,9 @@ def resume_state(
 def reselected(core: AgentCore, settings: ModelSettings, snapshot: dict[str, Any] | str | bytes,
                selector: ToolSelector | None) -> tuple[AgentCore, ModelSettings]:
     """The agent's core with the tools its selection offered the paused run (its prompt)."""
-    prompt = None if selector is None else snapshots.prompt_of(snapshot, core.snapshot_key)
-    if selector is not None and prompt is not None:
+    selects = selector is not None or core.playbook is not None  # (the playbook's plan too)
+    prompt = snapshots.prompt_of(snapshot, core.snapshot_key) if selects else None
+    if prompt is not None:
         return selected(core, settings, selector, prompt)
     return core, settings
 

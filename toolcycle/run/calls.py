@@ -336,8 +336,8 @@ async def refuse_calls(state: RunState, turn: Turn, reason: str) -> None:
     close_turn(state, turn)
 
 
-#: How the loop opens and ends its refusal of a call's arguments; the playbook reads the
-#: quoted schema back (toolcycle.playbook.reflector.expected_arguments).
+#: How the loop opens and ends its refusal of a call's arguments (words for the model: what
+#: learns from traces reads ``ToolCallRecord.error_type == "invalid_arguments"`` instead).
 REFUSAL_HEADER = "Invalid arguments for `{name}`:"
 REFUSAL_SCHEMA = "Expected schema:"
 

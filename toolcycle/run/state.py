@@ -32,16 +32,9 @@ from ..tracing.recorder import TraceBuilder, TraceSink
 from ..tracing.trace import Trace
 from .context_view import ContextView
 from .paused import PausedRun
+from .plan import PlaybookHook as PlaybookHook  # (defined there; imported from here before)
+from .plan import RunPlan
 from .scope import Interrupts
-
-
-class PlaybookHook(Protocol):
-    """What the loop needs from a playbook (:class:`toolcycle.playbook.Playbook` is one)."""
-
-    def instructions_for(
-        self, task: str, agent_name: str, tool_names: list[str]
-    ) -> tuple[str, list[str]]: ...
-    def observe(self, trace: Trace, termination: Termination | None) -> None: ...
 
 
 class ToolSelector(Protocol):
@@ -56,8 +49,8 @@ class ToolSelector(Protocol):
 @runtime_checkable
 class ToolStandIns(Protocol):
     """A tool selection that also has some offered tools answered by another implementation
-    for the run: the playbook's routine answering calls of its first tool
-    (:func:`toolcycle.playbook.routine.stand_in`). Each stand-in keeps the tool's name."""
+    for the run (the playbook says the same through :class:`~toolcycle.run.plan.RunPlan`).
+    Each stand-in keeps the tool's name."""
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> Mapping[str, Tool[Any]]: ...
 
@@ -141,6 +134,9 @@ class AgentCore:
     #: Writes the summaries of context compaction (:mod:`toolcycle.run.compaction`); ``None``:
     #: the run's own model.
     compaction_model: Model | None = None
+    #: The plan the agent's playbook gave this run (:mod:`toolcycle.run.plan`), set per run by
+    #: ``toolsets.selected`` where it changes anything; ``None`` nearly always.
+    plan: RunPlan | None = None
 
 
 class HandoffTarget(Protocol):

@@ -13,14 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from ..context import CancelToken
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
 from ..tracing.trace import Trace
+from .plan import NO_PLAN, RunPlan
 from .state import (
     AgentCore,
     AnswerWhenDone,
@@ -89,13 +91,13 @@ async def with_toolsets(core: AgentCore, settings: ModelSettings, toolsets: Sequ
             merged[item.name] = item
     for problem in problems:
         _log.warning("agent %r: %s", core.name, problem)
-    listed_to = getattr(core.playbook, "tools_listed", None)
-    if callable(listed_to):  # a toolset's tools described, given their lessons' stand-ins,
-        # and the routines learned over them added; off the event loop: it reads the
-        # domain's strategies from the store (a file, or PostgreSQL), once per change of the
-        # lists, which a server may make on every request
-        routines = await asyncio.to_thread(listed_to, core.name, merged)
-        for routine in routines or ():
+    if core.playbook is not None:  # a toolset's tools described, given their lessons'
+        # stand-ins, and the routines learned over them added; off the event loop: it reads
+        # the domain's strategies from the store (a file, or PostgreSQL), once per change of
+        # the lists, which a server may make on every request
+        routines = await asyncio.to_thread(core.playbook.attach, core.name, dict(merged),
+                                           frozenset(reserved), new_agent=False)
+        for routine in routines:
             if routine.name not in merged and routine.name not in reserved:
                 merged[routine.name] = routine
     definitions = tuple(ToolDefinition(t.spec.name, t.spec.description, t.spec.parameters)
@@ -177,13 +179,14 @@ def refresher(list_core: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]
               selection: ToolSelector | None, state: RunState, prompt: str | None
               ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
     """How a run lists its toolsets again before a request: with the run's tool selection
-    applied when the agent has one (and the run a prompt to select for), what it offers
-    recorded in the run's trace."""
-    if selection is None or prompt is None:
+    and its playbook's plan applied when the agent has either (and the run a prompt to
+    select for), what it offers recorded in the run's trace."""
+    if (selection is None and state.setup.core.playbook is None) or prompt is None:
         return list_core
 
     def offered(core: AgentCore) -> None:
-        state.trace.trace.tools_offered = [d.name for d in core.definitions]
+        if selection is not None or core.plan is not None:
+            state.trace.trace.tools_offered = [d.name for d in core.definitions]
     return selecting(list_core, selection, prompt, offered)
 
 
@@ -231,38 +234,67 @@ def with_learned(core: AgentCore, settings: ModelSettings, learned: Sequence[Too
     return _with_tools(core, tools, definitions), replace(settings, tools=definitions)
 
 
-def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector,
+def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector | None,
              task: str) -> tuple[AgentCore, ModelSettings]:
-    """``core`` and ``settings`` with only the tools ``selector`` keeps for ``task`` (the output
-    and submit tools always stay), its stand-ins (:class:`ToolStandIns`) in place of the
-    tools they answer for, a first call required where it asks for one
-    (:class:`FirstCallRequired`) and its test of when the run's calls are done
-    (:class:`AnswerWhenDone`), and the call it makes before the first request
-    (:class:`HeadStart`); the same objects when it changes nothing."""
+    """``core`` and ``settings`` for one run of ``task``: only the tools ``selector`` keeps
+    (the output and submit tools always stay), less those the playbook's plan withholds, its
+    stand-ins in place of the tools they answer for, a first call required where it asks for
+    one, its test of when the run's calls are done and the call it makes before the first
+    request; the same objects when it changes nothing.
+
+    The plan is the playbook's (:meth:`~toolcycle.run.plan.PlaybookHook.plan`, typed); an
+    agent whose playbook plans nothing takes one from its own tool selection where that
+    implements the selection protocols docs/loop.md documents (:func:`selection_plan`)."""
     keep = frozenset(d.name for d in core.output.tool_definitions)
-    chosen = selector.select(task, core.definitions, keep)
+    chosen = core.definitions if selector is None else selector.select(task, core.definitions,
+                                                                       keep)
     names = frozenset(d.name for d in chosen)
+    gated = core.approval is not None
+    plan = NO_PLAN
+    if core.playbook is not None and chosen:
+        plan = core.playbook.plan(task, core.name, names, gated=gated)
+    if not plan and selector is not None and chosen:
+        plan = selection_plan(selector, task, names, gated)
+    if plan.withheld:
+        chosen = tuple(d for d in chosen if d.name not in plan.withheld or d.name in keep)
+        names = frozenset(d.name for d in chosen)
+    if plan:
+        core = replace(core, plan=plan)
     # Not under an approval policy: a stand-in calls tools the policy would never see.
-    swaps = (selector.stand_ins(task, names)
-             if isinstance(selector, ToolStandIns) and core.approval is None else {})
+    swaps = {} if gated else {n: t for n, t in plan.stand_ins.items() if n in names}
     # only with a tool to call: "required" with none offered is a request providers refuse
     # (found by the engine fuzzer)
-    if chosen and settings.tool_choice == "auto" and isinstance(selector, FirstCallRequired):
-        first = selector.first_call(task, names)
-        if first == "required" or first in names:  # a tool not offered is no choice to make
-            settings = replace(settings, tool_choice=first)
-    if chosen and isinstance(selector, AnswerWhenDone):
-        done = selector.answer_when(task, names, frozenset(swaps))
-        if done is not None:
-            core = replace(core, answer_when=done)
-    if chosen and core.approval is None and isinstance(selector, HeadStart):
-        head = selector.head_start(task, names)
-        if head is not None and head[0] in names:
-            core = replace(core, head_start=head)
+    first = plan.first_call
+    if chosen and settings.tool_choice == "auto" and (first == "required" or first in names):
+        settings = replace(settings, tool_choice=first)  # a tool not offered is no choice
+    if chosen and plan.answer_when is not None:
+        core = replace(core, answer_when=plan.answer_when)
+    head = plan.head_start
+    if chosen and not gated and head is not None and head[0] in names:
+        core = replace(core, head_start=head)
     if len(chosen) == len(core.definitions) and not swaps:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
     return _with_tools(core, tools, chosen), replace(settings, tools=chosen)
+
+
+def selection_plan(selector: ToolSelector, task: str, offered: frozenset[str],
+                   gated: bool) -> RunPlan:
+    """What a user's own tool selection adds to a run through the protocols docs/loop.md
+    documents for it (:class:`ToolStandIns`, :class:`FirstCallRequired`,
+    :class:`AnswerWhenDone`, :class:`HeadStart`), as one :class:`RunPlan`. A documented
+    extension point of tool selections, asked once per run; the playbook answers with its
+    own typed :meth:`~toolcycle.run.plan.PlaybookHook.plan` instead."""
+    swaps: Mapping[str, Tool[Any]] = (selector.stand_ins(task, offered) if isinstance(
+        selector, ToolStandIns) and not gated else {})
+    first = (selector.first_call(task, offered) if isinstance(selector, FirstCallRequired)
+             else None)
+    done = (selector.answer_when(task, offered, frozenset(swaps))
+            if isinstance(selector, AnswerWhenDone) else None)
+    head = (selector.head_start(task, offered) if isinstance(selector, HeadStart)
+            and not gated else None)
+    return RunPlan(stand_ins=MappingProxyType(dict(swaps)), first_call=first,
+                   answer_when=done, head_start=head)
 
 
 def _with_tools(core: AgentCore, tools: dict[str, Tool[Any]],
@@ -275,7 +307,7 @@ def _with_tools(core: AgentCore, tools: dict[str, Tool[Any]],
 
 
 def selecting(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
-              selector: ToolSelector, task: str,
+              selector: ToolSelector | None, task: str,
               offered: Callable[[AgentCore], None] | None = None,
               ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
     """``refresh`` (the toolsets listed again before a request) with the run's selection

@@ -220,8 +220,10 @@ class TraceBuilder:
         result = event.result
         if result.is_error:
             record.result, record.error = None, result.content
+            record.error_type = event.error_type or "error"
         else:
             record.result, record.error = result.content, None
+            record.error_type = None
         record.duration_ms = event.duration_ms
         step.tools_ms = (time.perf_counter() - self._tools_started) * 1000.0
         if self.sink is not None:

@@ -21,6 +21,14 @@ from .values import approval_text, pause_rows
 _OWN_KINDS = ("output", "submit")
 
 
+#: The ``error_type`` values the loop itself writes (``ToolResultEvent.error_type``); any other
+#: is the class name of the exception a tool raised. What reads traces tells the loop's own
+#: verdicts from a tool's failures by this set, never by the wording of ``error``.
+LOOP_ERROR_TYPES = frozenset({
+    "timeout", "invalid_arguments", "unknown_tool", "call_limit", "unserializable_result",
+    "tools_disabled", "output_rejected", "cancelled", "run_stopped", "denied", "error"})
+
+
 @dataclass(slots=True)
 class ToolCallRecord:
     """One tool call and its observation, as ``result.tool_calls`` exposes it."""
@@ -39,6 +47,12 @@ class ToolCallRecord:
     approval: dict[str, Any] | None = None
     #: The run of the agent this call ran (``Agent.as_tool``): its trace, nested here.
     run: Trace | None = None
+    #: Why the call failed, as the loop recorded it (``ToolResultEvent.error_type``): the
+    #: class name of the exception the tool raised, or ``timeout``, ``invalid_arguments``,
+    #: ``unknown_tool``, ``denied`` ...; ``None`` for a call that did not fail (and in
+    #: traces written before it was recorded). What learns from traces reads this, never
+    #: the loop's wording of ``error``.
+    error_type: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         if self.run is None:

@@ -1,0 +1,93 @@
+"""What a run is shown: the strategies chosen for its task within the token budget.
+
+Apart from :mod:`toolcycle.playbook.playbook` (which owns the store, the worker and the
+engine's interface) because choosing is one concept with rules of its own: which lesson
+waits for another that says it better, which gives way to one met by its own words, and
+how dead ends share one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+
+from . import dead_end
+from . import guide as guide_lines
+from .applicability import contested
+from .offer import render_line
+from .store import PlaybookStore
+from .strategy import Strategy, covers, estimate_tokens, says_how_to_call
+
+#: The first line of every playbook's advice.
+HEADER = ("Playbook (learned from earlier runs of similar tasks; follow it unless this task "
+          "clearly differs):")
+
+
+def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[str], *,
+           limit: int, budget: int, guide: int, routines: AbstractSet[str]
+           ) -> tuple[list[str], int, list[Strategy]]:
+    """What to show a run of ``task``: lines (header first), their tokens, the strategies.
+    ``limit``: the most strategies retrieved; ``budget``: the most tokens; ``guide``: the
+    most sequences shown a task no lesson's words meet (:mod:`.guide`); ``routines``: the
+    names of the routines offered (never a dead end's untried alternative)."""
+    found = store.search(task, domain, list(tool_names), limit=limit)
+    if not found:  # (its strategies are no run's shown ones: see .guide)
+        if guide <= 0:
+            return [], 0, []
+        lines, used = guide_lines.render(store.leading(
+            domain, "sequence", list(tool_names), guide), budget)
+        return lines, used, []
+    lines = [HEADER]
+    used = estimate_tokens(HEADER)
+    shown: list[str] = []
+    # a one-tool sequence a found pitfall says better how to call waits for it: shown
+    # only where that pitfall is not (it did not fit the budget)
+    held = [s for s, _ in found if any(says_how_to_call(p, s) for p, _ in found)]
+    held_ids = {s.id for s in held}
+    pitfalls = [p for p, _ in found if p.kind == "pitfall"]
+    found = [(s, score) for s, score in found if s.id not in held_ids]
+    sequences = [s for s, _ in found if s.kind == "sequence"]
+    # sequences met only through words others' kinds share give way to one met by its own
+    if (lost := contested(task, sequences)) and len(lost) < len(sequences):
+        found = [(s, score) for s, score in found if s.id not in lost]
+        sequences = [s for s in sequences if s.id not in lost]
+    # Dead ends share one line, after the rest (:mod:`.dead_end`); beside a sequence
+    # that calls none of their tools they only repeat its "Do not use" in other words.
+    dead_ends = [s for s, _ in found if dead_end.is_dead_end(s)]
+    found = [(s, score) for s, score in found if not dead_end.is_dead_end(s)]
+    if any(not set(q.tools) & dead_end.dead_tools(dead_ends) for q in sequences):
+        dead_ends = []
+    # A pitfall that a sequence found for the same task already carries (its repair, or
+    # the tool it avoids, is in the sequence) waits: shown beside the sequence it repeats
+    # the lesson in other words and costs tokens on every request of the run.
+    waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
+    waiting_ids = {s.id for s in waiting}
+    ordered = [s for s, _ in found if s.id not in waiting_ids]
+    for strategy in [*ordered, *waiting, *held]:
+        if strategy.id in waiting_ids and any(q.id in shown for q in sequences
+                                              if covers(q, strategy)):
+            continue
+        if strategy.id in held_ids and any(p.id in shown and says_how_to_call(p, strategy)
+                                    for p in pitfalls):
+            continue
+        line = render_line(strategy, tool_names)
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget:
+            continue
+        lines.append(line)
+        used += cost
+        shown.append(strategy.id)
+    if dead_ends:
+        # every tool found empty for it is out, a probe's repaired dead ends' too
+        left = dead_end.untried(pitfalls, tool_names, skip=routines)
+        line = dead_end.render(dead_ends, left)
+        if used + estimate_tokens(line) + 1 <= budget:
+            lines.append(line)
+            used += estimate_tokens(line) + 1
+            shown += [s.id for s in dead_ends]
+            found += [(s, 0.0) for s in dead_ends]
+    found += [(s, 0.0) for s in held]
+    if not shown:
+        lines = []
+        used = 0
+    return lines, used, [s for s, _ in found if s.id in shown]
