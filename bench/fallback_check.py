@@ -22,7 +22,6 @@ from pathlib import Path
 
 from routine_wording import _bench  # bench/ is the script's own directory on sys.path
 
-import toolcycle.playbook.playbook as playbook_module
 from toolcycle.models import resolve_model
 from toolcycle.playbook import Playbook
 from toolcycle.playbook.strategy import Strategy
@@ -37,14 +36,14 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int],
     for key in variants:
         rows = []
         for seed in seeds:
-            agent = bench.make_agent(suite, model, seed, 0.3, 6, Playbook(db, learn=False,
-                                                                          routines=True))
-            offer = agent.tool_selection
-            if key == "off" and isinstance(offer, playbook_module.RoutineOffer):
+            frozen = Playbook(db, learn=False, routines=True)
+            agent = bench.make_agent(suite, model, seed, 0.3, 6, frozen)
+            offer = frozen.planner(agent.name)  # what plans its runs
+            if key == "off":
                 offer._fallbacks.clear()
-            if key == "norepair" and isinstance(offer, playbook_module.RoutineOffer):
+            if key == "norepair":
                 offer._repairs.clear()
-            if key == "nofirst" and isinstance(offer, playbook_module.RoutineOffer):
+            if key == "nofirst":
                 offer.first_call_enabled = False
             for task in tasks:
                 result = await agent.run(task.prompt)

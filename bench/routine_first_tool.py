@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from dataclasses import replace
 
 from routine_wording import _bench  # bench/ is the script's own directory on sys.path
 
 import toolcycle.playbook.playbook as playbook_module
 from toolcycle.models import resolve_model
 from toolcycle.playbook import Playbook
+from toolcycle.run.plan import RunPlan
 
 VARIANTS = sys.argv[5].split(",") if len(sys.argv) > 5 else ["built", "stand-in", "hide"]
 
@@ -33,12 +34,11 @@ VARIANTS = sys.argv[5].split(",") if len(sys.argv) > 5 else ["built", "stand-in"
 class _Hiding(playbook_module.RoutineOffer):
     """The offer, with each offered routine's first tool taken out of the run's tools."""
 
-    def select(self, task: str, tools: Sequence[object], keep: frozenset[str] = frozenset()
-               ) -> tuple[object, ...]:
-        chosen = super().select(task, tools, keep)  # type: ignore[arg-type]
-        offered = {d.name for d in chosen} & self.routines  # type: ignore[attr-defined]
-        first = {name.split("_then_")[0] for name in offered}
-        return tuple(d for d in chosen if d.name not in first)  # type: ignore[attr-defined]
+    def plan(self, task: str, offered: frozenset[str], *, gated: bool) -> RunPlan:
+        made = super().plan(task, offered, gated=gated)
+        routines = (offered - made.withheld) & self.routines
+        first = {name.split("_then_")[0] for name in routines}
+        return replace(made, withheld=made.withheld | first)
 
 
 async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int]) -> None:
@@ -52,11 +52,10 @@ async def main(db: str, suite_name: str, kinds: list[str], seeds: list[int]) -> 
         # "stand-in": as the library offers routines since 2026-11-28 (routine.stand_in)
         rows = []
         for seed in seeds:
-            agent = bench.make_agent(suite, model, seed, 0.3, 6, Playbook(db, learn=False,
-                                                                          routines=True))
+            frozen = Playbook(db, learn=False, routines=True)
+            agent = bench.make_agent(suite, model, seed, 0.3, 6, frozen)
             if key == "built":  # the routines without their stand-ins (as before 2026-11-28)
-                offer = agent.tool_selection
-                assert isinstance(offer, playbook_module.RoutineOffer)
+                offer = frozen.planner(agent.name)  # what plans its runs
                 offer._stand_ins.clear()
             for task in tasks:
                 result = await agent.run(task.prompt)
