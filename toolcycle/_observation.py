@@ -13,9 +13,62 @@ import enum
 import json
 import numbers
 import sys
+from dataclasses import dataclass
 from typing import Any
 
+from ._media_part import MAX_MEDIA_BYTES, MediaPart
 from .messages import bounded_repr
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """A tool's return value that holds media: the text the model reads, with each image,
+    document or audio clip named in place (:meth:`MediaPart.describe`), and the parts to send
+    beside it where the model takes them (``ToolResult.media``)."""
+
+    text: str
+    media: tuple[MediaPart, ...]
+
+
+#: At most this many media parts go with one tool result, and at most
+#: :data:`~toolcycle.media.MAX_MEDIA_BYTES` in all (the providers' inline limit for a whole
+#: request is of that order); the rest are named in the text, marked as not sent.
+MAX_RESULT_MEDIA = 8
+
+
+def holds_media(value: Any) -> bool:
+    """Whether ``value`` is a media part or a list or tuple with one at its top level."""
+    kind = type(value)
+    if kind is MediaPart:
+        return True
+    return (kind is list or kind is tuple) and any(type(v) is MediaPart for v in value)
+
+
+def observe_media(value: Any) -> tuple[Observation, bool]:
+    """A media part, or a list mixing text, values and media parts, as an
+    :class:`Observation`: items in order, one per line, each text as is, each other value as
+    its JSON, each media part by its description. Never raises (see
+    :func:`serialize_result`); ``ok`` is false when an item has no JSON form."""
+    items = value if type(value) is not MediaPart else (value,)
+    lines: list[str] = []
+    media: list[MediaPart] = []
+    total = 0
+    ok = True
+    for item in items:
+        if type(item) is MediaPart:
+            size = len(item.data)
+            if len(media) < MAX_RESULT_MEDIA and total + size <= MAX_MEDIA_BYTES:
+                media.append(item)
+                total += size
+                lines.append(item.describe())
+            else:
+                lines.append(f"{item.describe()} (not sent: a tool result carries at most "
+                             f"{MAX_RESULT_MEDIA} media parts and {MAX_MEDIA_BYTES:,} bytes)")
+            continue
+        text, item_ok = serialize_result(item)
+        ok = ok and item_ok
+        lines.append(text)
+    return Observation("\n".join(lines), tuple(media)), ok
 
 
 def serialize_result(value: Any) -> tuple[str, bool]:
@@ -71,6 +124,8 @@ def _json_default(value: Any) -> Any:
     pydantic = sys.modules.get("pydantic")  # an instance of its models means it is loaded
     if pydantic is not None and isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
+    if isinstance(value, MediaPart):  # nested in a structure: named, not sent (only a part at
+        return value.describe()       # the top level or in a top-level list is sent)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, enum.Enum):

@@ -250,13 +250,20 @@ def bounded_repr(value: Any) -> str:
 
 @dataclass(slots=True)
 class ToolResult:
-    """The observation answering one :class:`ToolCall`, matched by ``call_id``."""
+    """The observation answering one :class:`ToolCall`, matched by ``call_id``.
+
+    ``content`` is the text every model reads; ``media`` the images, documents or audio the
+    tool returned (:mod:`toolcycle.media`), which ``content`` names in place by media type,
+    size and digest. A model that takes media in tool results gets both, in its provider's
+    own form; a text model reads the names only (docs/media.md).
+    """
 
     call_id: str
     name: str
     content: str
     is_error: bool = False
     kind: Literal["tool_result"] = "tool_result"
+    media: tuple[MediaPart, ...] = field(default=(), kw_only=True)
 
 
 Part = TextPart | ThinkingPart | ToolCall | ToolResult | MediaPart
@@ -430,16 +437,32 @@ def _part_to_dict(part: Part) -> dict[str, Any]:
         if part.original_id is not None:
             call["original_id"] = part.original_id
         return call
-    if isinstance(part, MediaPart):  # the bytes too: a history must come back whole
-        return {"kind": "media", "media_type": part.media_type, "name": part.name,
-                "data": part.base64}
-    return {
+    if isinstance(part, MediaPart):
+        return media_to_dict(part)
+    result = {
         "kind": "tool_result",
         "call_id": part.call_id,
         "name": part.name,
         "content": part.content,
         "is_error": part.is_error,
     }
+    if part.media:
+        result["media"] = [media_to_dict(m) for m in part.media]
+    return result
+
+
+def media_to_dict(part: MediaPart) -> dict[str, Any]:
+    """The bytes too: a history (a snapshot, a stored conversation) must come back whole, or
+    a resumed run would ask about an image the model can no longer see."""
+    return {"kind": "media", "media_type": part.media_type, "name": part.name,
+            "data": part.base64}
+
+
+def media_from_dict(data: dict[str, Any]) -> MediaPart:
+    """A media part from :func:`media_to_dict`; raises ``KeyError``, ``TypeError`` or
+    ``ValueError`` (a :class:`~toolcycle.media.MediaError`) for a damaged one."""
+    return MediaPart(base64.b64decode(data["data"], validate=True), data["media_type"],
+                     data.get("name"))
 
 
 def _part_from_dict(data: dict[str, Any]) -> Part:
@@ -460,9 +483,9 @@ def _part_from_dict(data: dict[str, Any]) -> Part:
         )
     if kind == "tool_result":
         return ToolResult(
-            data["call_id"], data["name"], data["content"], data.get("is_error", False)
+            data["call_id"], data["name"], data["content"], data.get("is_error", False),
+            media=tuple(media_from_dict(m) for m in data.get("media") or ()),
         )
     if kind == "media":
-        return MediaPart(base64.b64decode(data["data"], validate=True), data["media_type"],
-                         data.get("name"))
+        return media_from_dict(data)
     raise ValueError(f"unknown message part kind: {kind!r}")

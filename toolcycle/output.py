@@ -25,10 +25,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast, overload
 
+from ._observation import Observation
 from ._tool_schema import strip_titles
 from .context import RunContext
 from .errors import ConfigurationError, ValidationFailed
-from .messages import ToolCall
+from .messages import ToolCall, ToolResult
 from .output_modes import OUTPUT_MODES, OutputMode, ResponseFormat, prompted_instructions
 from .output_repair import schema_problems
 from .tools import TOOL_NAME_PATTERN, ToolDefinition
@@ -78,7 +79,17 @@ class ValidationProblem:
 
 
 #: An observation and, when the call failed, the kind of failure (``ToolResultEvent.error_type``).
-Answer = tuple[str, str | None]
+#: The observation is text, or an :class:`Observation` when the tool returned media.
+Answer = tuple[str | Observation, str | None]
+
+
+def answer_result(call: ToolCall, answer: Answer) -> ToolResult:
+    """The history's answer to ``call``: its text, and the media a tool returned."""
+    said, error = answer
+    if type(said) is str:
+        return ToolResult(call.id, call.name, said, error is not None)
+    assert isinstance(said, Observation)
+    return ToolResult(call.id, call.name, said.text, error is not None, media=said.media)
 
 
 @dataclass(frozen=True, slots=True)

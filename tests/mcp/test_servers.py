@@ -83,7 +83,13 @@ async def test_everything_stdio_content_kinds_and_errors() -> None:
     seen = results(result)
     assert seen["echo"] == ("Echo: hi", False)
     image, _ = seen["get-tiny-image"]
-    assert "[image: image/png, " in image and "bytes]" in image
+    assert "[image: image/png, " in image and " bytes, sha256 " in image
+    # the picture itself goes to the model as a media part (docs/media.md), named in the text
+    (picture,) = next(p for m in result.messages for p in m.results
+                      if p.name == "get-tiny-image").media
+    assert picture.media_type == "image/png" and picture.data.startswith(b"\x89PNG")
+    assert picture.describe() in image
+    assert result.trace.tool_calls[1].media == [picture.summary()]
     structured, _ = seen["get-structured-content"]
     assert json.loads(structured.splitlines()[0])["temperature"] is not None
     links, _ = seen["get-resource-links"]

@@ -225,6 +225,10 @@ def _check_block(block: dict[str, Any], role: str, where: str) -> None:
             raise WireError(f"{where}.content: Input should be a string or a list")
         if not isinstance(block.get("is_error", False), bool):
             raise WireError(f"{where}.is_error: Input should be a valid boolean")
+        try:
+            media_wire.anthropic_tool_result(block, where, media_wire.received)
+        except ValueError as exc:
+            raise WireError(str(exc)) from exc
 
 
 def _check_results(blocks: list[dict[str, Any]], open_calls: list[str], i: int) -> None:

@@ -84,11 +84,14 @@ def validate(body: dict[str, Any], issued: Issued) -> None:
             if len(present) != 1:
                 raise WireError(f"* GenerateContentRequest.{where}.parts[{j}].data: required "
                                 "oneof field 'data' must have one initialized field", where)
-            if present == ["inlineData"]:
-                try:
+            try:
+                if present == ["inlineData"]:
                     media_wire.gemini_part(part, f"{where}.parts[{j}]", media_wire.received)
-                except ValueError as exc:
-                    raise WireError(f"* GenerateContentRequest.{exc}", where) from exc
+                elif present == ["functionResponse"]:
+                    media_wire.gemini_function_response(part, f"{where}.parts[{j}]",
+                                                        media_wire.received)
+            except ValueError as exc:
+                raise WireError(f"* GenerateContentRequest.{exc}", where) from exc
         responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
         if open_calls:
             if role != "user" or len(responses) != len(open_calls):

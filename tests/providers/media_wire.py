@@ -31,6 +31,18 @@ def _adapter(name: str) -> TypeAdapter[Any]:
             from openai.types.responses import ResponseInputContentParam as responses_part
 
             _ADAPTERS[name] = TypeAdapter(responses_part)
+        elif name == "openai-chat-tool":
+            from openai.types.chat import ChatCompletionToolMessageParam
+
+            _ADAPTERS[name] = TypeAdapter(ChatCompletionToolMessageParam)
+        elif name == "openai-responses-output":
+            from openai.types.responses import ResponseFunctionCallOutputItemParam
+
+            _ADAPTERS[name] = TypeAdapter(ResponseFunctionCallOutputItemParam)
+        elif name == "anthropic-tool-result":
+            from anthropic.types import ToolResultBlockParam
+
+            _ADAPTERS[name] = TypeAdapter(ToolResultBlockParam)
         elif name == "anthropic-image":
             from anthropic.types import ImageBlockParam
 
@@ -94,9 +106,88 @@ def openai_chat_part(part: dict[str, Any], where: str, seen: Received) -> None:
         seen.append(("audio", f"audio/{audio['format']}", _decoded(audio["data"], where)))
 
 
-def responses_part(part: dict[str, Any], where: str, seen: Received) -> None:
+def openai_chat_tool_message(message: dict[str, Any], where: str) -> None:
+    """A Chat Completions ``tool`` message: its content is text or text parts only (the
+    SDK's ``ChatCompletionToolMessageParam``); an image there is refused."""
+    _typed("openai-chat-tool", message, where)
+    content = message.get("content")
+    if isinstance(content, list) and any(
+            not isinstance(p, dict) or p.get("type") != "text" for p in content):
+        raise ValueError(f"{where}.content: a tool message takes text parts only")
+
+
+def responses_output(output: Any, where: str, seen: Received) -> None:
+    """A ``function_call_output``'s ``output``: text, or ``input_text`` / ``input_image`` /
+    ``input_file`` items (the SDK's ``ResponseFunctionCallOutputItemParam``)."""
+    if isinstance(output, str):
+        return
+    if not isinstance(output, list) or not output:
+        raise ValueError(f"{where}.output: expected a string or a non-empty list")
+    for j, item in enumerate(output):
+        _typed("openai-responses-output", item, f"{where}.output[{j}]")
+        if item.get("type") in ("input_image", "input_file"):
+            responses_part(item, f"{where}.output[{j}]", seen, typed=False)
+
+
+def anthropic_tool_result(block: dict[str, Any], where: str, seen: Received) -> None:
+    """A ``tool_result`` block (the SDK's ``ToolResultBlockParam``): text, ``image`` and
+    ``document`` content blocks, each checked as in a user message."""
+    _typed("anthropic-tool-result", block, where)
+    content = block.get("content", "")
+    for j, inner in enumerate(content if isinstance(content, list) else ()):
+        if inner["type"] in ("image", "document"):
+            anthropic_block(inner, f"{where}.content.{j}", seen)
+        elif inner["type"] == "text" and not inner["text"].strip():
+            raise ValueError(f"{where}.content.{j}: text content blocks must contain "
+                             "non-whitespace text")
+        elif inner["type"] != "text":
+            raise ValueError(f"{where}.content.{j}.type: not sent by toolcycle")
+
+
+def gemini_function_response(part: dict[str, Any], where: str, seen: Received) -> None:
+    """A ``functionResponse`` as the REST API receives it, read by the google-genai SDK's
+    own ``FunctionResponse`` model; each of its ``parts`` needs ``inlineData`` whose base64
+    decodes to the bytes and a media type the API takes in a function response."""
+    from google.genai import types
+
+    response = part["functionResponse"]
+    try:
+        parsed = types.FunctionResponse.model_validate_json(json.dumps(response))
+    except ValidationError as exc:
+        raise ValueError(f"{where}: not a valid FunctionResponse: "
+                         f"{exc.errors()[0]['msg']}") from exc
+    for j, (inner, sent) in enumerate(zip(parsed.parts or (), response.get("parts") or (),
+                                          strict=True)):
+        at = f"{where}.functionResponse.parts[{j}]"
+        blob = inner.inline_data
+        if blob is None or not blob.mime_type or not blob.data:
+            raise ValueError(f"{at}.inlineData: mimeType and data are required")
+        kinds = {**{t: "image" for t in IMAGE_TYPES}, "application/pdf": "document"}
+        if blob.mime_type not in kinds:
+            raise ValueError(f"{at}.inlineData.mimeType: unsupported {blob.mime_type!r} in a "
+                             "function response")
+        # proto3 JSON parsers take a field's proto name as well as its camelCase one, and the
+        # SDK writes the inner parts with the proto names (``inline_data``, ``mime_type``)
+        blob_sent = sent.get("inlineData") or sent.get("inline_data") or {}
+        if _proto_bytes(str(blob_sent.get("data")), at) != blob.data:
+            raise ValueError(f"{at}.inlineData.data: not base64 of the bytes")
+        seen.append((kinds[blob.mime_type], blob.mime_type, blob.data))
+
+
+def _proto_bytes(sent: str, where: str) -> bytes:
+    """proto3 JSON bytes: base64 or its URL-safe form."""
+    try:
+        return base64.b64decode(sent, altchars=b"-_" if "-" in sent or "_" in sent else None,
+                                validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"{where}.inlineData.data: invalid base64") from exc
+
+
+def responses_part(part: dict[str, Any], where: str, seen: Received, typed: bool = True
+                   ) -> None:
     """Responses ``input_image`` / ``input_file`` content parts."""
-    _typed("openai-responses", part, where)
+    if typed:
+        _typed("openai-responses", part, where)
     if part["type"] == "input_image":
         url = part.get("image_url")
         seen.append(("image", DATA_URL.match(str(url))["type"] if DATA_URL.match(str(url))  # type: ignore[index]
@@ -138,12 +229,6 @@ def gemini_part(part: dict[str, Any], where: str, seen: Received) -> None:
              "audio/wav": "audio", "audio/mpeg": "audio"}
     if blob.mime_type not in kinds:
         raise ValueError(f"{where}.inlineData.mimeType: unsupported {blob.mime_type!r}")
-    sent = str(part["inlineData"]["data"])  # proto3 JSON takes base64 or its URL-safe form
-    try:
-        decoded = base64.b64decode(sent, altchars=b"-_" if "-" in sent or "_" in sent else None,
-                                   validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError(f"{where}.inlineData.data: invalid base64") from exc
-    if decoded != blob.data:
+    if _proto_bytes(str(part["inlineData"]["data"]), where) != blob.data:
         raise ValueError(f"{where}.inlineData.data: not base64 of the bytes")
     seen.append((kinds[blob.mime_type], blob.mime_type, blob.data))

@@ -247,6 +247,10 @@ def _check_tool_message(message: dict[str, Any], where: str, pending: list[str])
             where,
         )
     pending.pop(0)
+    try:
+        media_wire.openai_chat_tool_message(message, where)
+    except ValueError as exc:
+        raise WireError(str(exc), f"{where}.content") from exc
     _check_content(message.get("content"), where, required=True)
 
 

@@ -200,6 +200,10 @@ def _check_items(items: list[Any], *, stored: bool, issued: Issued) -> None:
                 )
             if not isinstance(item.get("output"), str | list):
                 raise WireError(f"Missing required parameter: '{where}.output'.", where)
+            try:
+                media_wire.responses_output(item["output"], where, media_wire.received)
+            except ValueError as exc:
+                raise WireError(str(exc), f"{where}.output") from exc
             del open_calls[call_id]
             answered.add(call_id)
     if open_calls:

@@ -149,6 +149,10 @@ SCRIPTS: dict[str, Callable[[], list[Entry]]] = {
         Reply(calls=[Call("ledger", {"month": 3}), Call("ledger", {"month": 4})]),
         Reply(text="49 went out."),
     ],
+    "docs/media.md": lambda: [  # the prompt's picture, then a tool that returns one
+        Reply(text="A dot."), Reply(calls=[Call("screenshot", {"page": "home"})]),
+        Reply(text="Black."),
+    ],
 }
 
 

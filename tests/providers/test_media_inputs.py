@@ -156,7 +156,7 @@ def test_the_docs_example_through_the_openai_sdk(server: ProviderServer, tmp_pat
     from doc_scripts import reader_env, run_script
 
     page = Path(__file__).resolve().parents[2] / "docs" / "media.md"
-    (example,) = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+    example = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)[0]
     media_wire.received.clear()
     server.script([Reply(text="A dot, and an empty report.")])
     env = reader_env(OPENAI_API_KEY="sk-docs", OPENAI_BASE_URL=server.openai_url)

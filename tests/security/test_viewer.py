@@ -97,11 +97,13 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
     approval = {"decision": value, "by": value, "reason": value}
     calls = [
         ToolCallRecord(value, value, args, value, value, result=value, error=value,
-                       duration_ms=value, kind=value, approval=approval,
+                       duration_ms=value, kind=value, approval=approval, media=value,
                        run=Trace(run_id=value, agent_name=value, user_prompt=value,
                                  status=value, output=value)),
         ToolCallRecord(value, value, args, value, value, result=value, duration_ms=value,
-                       kind=value, approval=value),
+                       kind=value, approval=value,
+                       media=[{"media_type": value, "bytes": value, "sha256": value,
+                               "name": value}, value]),
     ]
     key = value if isinstance(value, str) else "c"
     pauses: list[Any] = [

@@ -29,6 +29,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..media import MediaPart
 from ..spec.formats.mcp import import_mcp_tools
 from ..spec.formats.names import OPENAI_NAMES, NameMap
 from ..tools import Tool
@@ -282,7 +283,7 @@ class MCPTools(MCPExtras):
     def _caller(self, name: str) -> Any:
         connection = self._connection
 
-        async def call(**arguments: Any) -> str:
+        async def call(**arguments: Any) -> str | list[str | MediaPart]:
             ctx = arguments.pop(_RUN, None)
             if connection.starts != self._listed_at_start:
                 self._stale = True  # restarted: list again before the next request

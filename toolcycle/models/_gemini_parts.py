@@ -22,7 +22,7 @@ from typing import Any
 
 from ..media import MediaPart
 from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
-from ._media_wire import gemini_part, has_media
+from ._media_wire import gemini_part, gemini_response_parts, has_media
 from ._responses_items import signature_envelope
 
 Wire = dict[str, Any]
@@ -90,6 +90,8 @@ def contents(message: Message) -> tuple[str | None, Wire | None]:
             }
             if not result.call_id.startswith(SYNTHETIC):
                 response["id"] = result.call_id
+            if result.media and (media := gemini_response_parts(result)):
+                response["parts"] = media
             parts.append({"function_response": response})
         return None, {"role": "user", "parts": parts} if parts else None
     out: list[Wire] = []

@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import ModelError
 from ..media import refuse_media
 from ..messages import Message, Part, TextPart, ThinkingPart, ToolCall, Usage
-from ._media_wire import has_media, responses_content
+from ._media_wire import has_media, responses_content, responses_output
 from .base import StreamItem, TextDelta, ThinkingDelta, ToolCallDelta
 
 Wire = dict[str, Any]
@@ -101,7 +101,7 @@ def input_items(message: Message, raw_arguments: Any) -> list[Wire]:
     role = message.role
     if role == "tool":
         return [
-            {"type": "function_call_output", "call_id": r.call_id, "output": r.content}
+            {"type": "function_call_output", "call_id": r.call_id, "output": responses_output(r)}
             for r in message.results
         ]
     if role == "user" and has_media(message):

@@ -39,7 +39,7 @@ from ..messages import (
     Usage,
     parse_json_object,
 )
-from ._media_wire import anthropic_block
+from ._media_wire import anthropic_block, anthropic_result_content
 from .base import (
     ModelResponse,
     ModelSettings,
@@ -249,7 +249,7 @@ def _convert(message: Message) -> Wire:
             block: Wire = {
                 "type": "tool_result",
                 "tool_use_id": result.call_id,
-                "content": result.content,
+                "content": anthropic_result_content(result),
             }
             if result.is_error:
                 block["is_error"] = True

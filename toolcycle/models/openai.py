@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..messages import Message, ToolCall, Usage, bounded_repr
-from ._media_wire import has_media, openai_chat_content
+from ._media_wire import has_media, openai_chat_content, openai_chat_tool_media
 from ._openai_stream import ResponseAssembly, wire_usage
 from .base import (
     Model,
@@ -242,7 +242,7 @@ class OpenAIModel(SDKModel):
             return [
                 {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
                 for r in message.results
-            ]
+            ] + openai_chat_tool_media(message)
         if message.role == "user" and has_media(message):
             return [{"role": "user", "content": openai_chat_content(message)}]
         if message.role != "assistant":
@@ -303,7 +303,7 @@ class OpenAIFunctionsModel(OpenAIModel):
                 {"role": "function", "name": r.name, "content": r.content}
                 | ({"_pair": True} if len(results) > 1 else {})
                 for r in results
-            ]
+            ] + openai_chat_tool_media(message)
         calls = message.tool_calls
         if message.role != "assistant" or not calls:
             return super().convert(message)

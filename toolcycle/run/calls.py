@@ -22,11 +22,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .._observation import Observation, holds_media, observe_media
 from ..approval import Approve, Defer
 from ..context import CountedTool, RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
-from ..messages import Message, ToolCall, ToolResult, names_an_answer
-from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer
+from ..messages import Message, ToolCall, names_an_answer
+from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer, answer_result
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .approvals import PauseRun, decide_turn
 from .guards import guarded_call
@@ -238,14 +239,12 @@ async def _settle(state: RunState, turn: Turn, call: ToolCall, kind: str, answer
 
 
 def _store(turn: Turn, call: ToolCall, answer: Answer) -> None:
-    text, error = answer
-    turn.answers[call.id] = (ToolResult(call.id, call.name, text, error is not None), error,
-                             time.perf_counter())
+    turn.answers[call.id] = (answer_result(call, answer), answer[1], time.perf_counter())
 
 
 def _answer(state: RunState, turn: Turn, call: ToolCall, answer: Answer) -> Awaitable[None]:
-    text, error = answer  # _store(turn, call, answer), inline: this is once per call
-    result = ToolResult(call.id, call.name, text, error is not None)
+    error = answer[1]  # _store(turn, call, answer), inline: this is once per call
+    result = answer_result(call, answer)
     finished = time.perf_counter()
     call_id = call.id
     turn.answers[call_id] = (result, error, finished)
@@ -399,6 +398,12 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     except Exception as exc:
         return (f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}"
                 f"{advice(state, tool, call.arguments, call.id, False)}", type(exc).__name__)
+    if holds_media(value):  # an image or a document for the model to see
+        observed, ok = observe_media(value)
+        limit = state.limits.max_observation_chars
+        if limit is not None and len(observed.text) > limit:
+            observed = Observation(_truncate(observed.text, limit), observed.media)
+        return observed, None if ok else "unserializable_result"
     text, ok = serialize_result(value)
     limit = state.limits.max_observation_chars
     if limit is not None and len(text) > limit:

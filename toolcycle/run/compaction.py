@@ -152,11 +152,18 @@ def _stubbed(messages: Sequence[Message], head: int, tail: int) -> list[Message]
 
 
 def _stub(result: ToolResult) -> ToolResult:
+    """The result cut to its first characters; the media a tool returned go first (an image
+    weighs about as much as 4,000 characters)."""
     cut = len(result.content) - STUB_KEEP
-    if cut <= 0:
+    if cut <= 0 and not result.media:
         return result
-    return replace(result, content=f"{result.content[:STUB_KEEP]}… [compacted: {cut} more "
-                                   "characters cut to fit the context window]")
+    content = result.content if cut <= 0 else (
+        f"{result.content[:STUB_KEEP]}… [compacted: {cut} more characters cut to fit the "
+        "context window]")
+    if result.media:
+        content += (f" [compacted: {len(result.media)} media part(s) the tool returned "
+                    "no longer sent]")
+    return replace(result, content=content, media=())
 
 
 def _with_summary(messages: Sequence[Message], head: int, tail: int, task_index: int,

@@ -20,12 +20,13 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .._observation import Observation
 from ..context import RunContext
 from ..errors import GuardrailTripped, RunTimeout
 from ..events import GuardrailEvent, LoopGuardEvent
 from ..guardrails import Guardrail, Trip
 from ..messages import ToolCall, ToolResult
-from ..output import Answer
+from ..output import Answer, answer_result
 from ..tools import Tool
 from .scope import CancelledByToken, LimitHit
 from .state import RunState
@@ -198,13 +199,13 @@ async def guarded_call(state: RunState, tool: Tool[Any], call: ToolCall,
         blocked = await check_arguments(state, guards.arguments, call, ctx)
         if blocked is not None:
             return blocked, "guardrail"
-    text, error = await _repeat_guarded(state, tool, call, invoke)
+    answer = await _repeat_guarded(state, tool, call, invoke)
     if guards is not None and guards.results:
-        result = ToolResult(call.id, call.name, text, error is not None)
-        withheld = await check_result(state, guards.results, call, result, ctx)
+        withheld = await check_result(state, guards.results, call, answer_result(call, answer),
+                                      ctx)
         if withheld is not None:
-            return withheld, "guardrail"
-    return text, error
+            return withheld, "guardrail"  # its media withheld with it
+    return answer
 
 
 async def _repeat_guarded(state: RunState, tool: Tool[Any], call: ToolCall,
@@ -223,9 +224,11 @@ async def _repeat_guarded(state: RunState, tool: Tool[Any], call: ToolCall,
         await state.emit(LoopGuardEvent(state.attempt, state.iteration, call, verdict,
                                         guard.limit))
         return guard.refusal(call.name, verdict == "stop"), "repeated_call"
-    text, error = await invoke(state, tool, call)
+    said, error = await invoke(state, tool, call)
+    text = said if isinstance(said, str) else said.text  # media are named in the text
     repeats = guard.after(key, text, error is not None)
     if repeats == guard.limit:
         await state.emit(LoopGuardEvent(state.attempt, state.iteration, call, "nudge", repeats))
         text += guard.nudge(call.name, repeats)
-    return text, error
+        said = text if isinstance(said, str) else Observation(text, said.media)
+    return said, error

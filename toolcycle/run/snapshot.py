@@ -29,7 +29,8 @@ key                       content
                           ``timeout_left_s`` (``null`` without a timeout)
 ``turn``                  the paused turn: ``attempt``, ``iteration``, ``resume_from`` (index
                           of the first call not done), ``answers`` (call id -> ``content``,
-                          ``is_error``, ``error_type`` of the calls done), ``decisions``
+                          ``is_error``, ``error_type`` of the calls done, and ``media``
+                          where the tool returned any), ``decisions``
                           (call id -> decision dict, ``toolcycle.approval``)
 ``pending``               the run's own calls waiting for a person (``ApprovalRequest.to_dict``;
                           the run is the snapshot's ``run_id``); each must be the call of that
@@ -69,7 +70,7 @@ from typing import Any
 from ..approval import ApprovalRequest, Decision, decision_from_dict, decision_to_dict
 from ..errors import SnapshotError
 from ..limits import Limits
-from ..messages import ToolResult
+from ..messages import ToolResult, media_from_dict, media_to_dict
 from ..models.base import Model
 from ..output import HeldAnswer, OutputSchemaError
 from .snapshot_shape import shape_problems
@@ -272,8 +273,7 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
         "turn": {
             "attempt": turn.attempt, "iteration": turn.iteration,
             "resume_from": turn.resume_from,
-            "answers": {call_id: {"content": result.content, "is_error": result.is_error,
-                                  "error_type": error}
+            "answers": {call_id: _answer_dict(result, error)
                         for call_id, (result, error, _) in turn.answers.items()},
             "decisions": {call_id: decision_to_dict(d)
                           for call_id, d in (turn.decisions or {}).items()},
@@ -287,6 +287,15 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
         "run_state": _jsonable_or_none(ctx.run_state),
     }
     return seal(body, state.setup.core.snapshot_key)
+
+
+def _answer_dict(result: ToolResult, error: str | None) -> dict[str, Any]:
+    """A call of the paused turn already answered; the media a tool returned go with their
+    bytes, as in the history, so the resumed run sends the model what it would have seen."""
+    answer = {"content": result.content, "is_error": result.is_error, "error_type": error}
+    if result.media:
+        answer["media"] = [media_to_dict(m) for m in result.media]
+    return answer
 
 
 def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision]) -> None:
@@ -309,8 +318,10 @@ def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision
     by_id = {call.id: call for call in calls}
     for call_id, answer in recorded["answers"].items():
         call = by_id[call_id]
+        media = tuple(media_from_dict(m) for m in answer.get("media") or ())
         turn.answers[call_id] = (ToolResult(call_id, call.name, answer["content"],
-                                            answer["is_error"]), answer["error_type"], now)
+                                            answer["is_error"], media=media),
+                                 answer["error_type"], now)
         turn.started[call_id] = now
         turn.reported.add(call_id)
     turn.decisions = {call_id: decision_from_dict(d)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..approval import ApprovalRequest, decision_from_dict
 from ..limits import Limits
-from ..messages import Message, Usage
+from ..messages import Message, Usage, media_from_dict
 from ..tracing.trace import Trace
 
 #: What a damaged nested record raises when it is rebuilt (a wrong type or a missing key).
@@ -124,17 +124,37 @@ def _turn_problems(turn: Any, call_ids: list[str], calls_known: bool) -> list[st
                       and isinstance(answer["error_type"], str | None)):
                 problems.append(f"turn.answers[{call_id!r}]: must hold content (a string), "
                                 "is_error (a boolean) and error_type")
+            else:
+                problems.extend(_media_problems(answer.get("media"), call_id))
     if not isinstance(decisions, dict):
         problems.append("turn.decisions: must be an object")
     else:
         for call_id, decision in decisions.items():
-            try:
-                if not isinstance(decision, dict):
-                    raise TypeError("not an object")
-                decision_from_dict(decision)
-            except _DAMAGE as exc:
-                problems.append(f"turn.decisions[{call_id!r}]: {exc}")
+            problems.extend(_object_problems(f"turn.decisions[{call_id!r}]", decision,
+                                             decision_from_dict))
     return problems
+
+
+def _object_problems(where: str, value: Any, build: Callable[[dict[str, Any]], object]
+                     ) -> list[str]:
+    """What is wrong with ``value``, an object ``build`` reads back: nothing, or one line."""
+    try:
+        if not isinstance(value, dict):
+            raise TypeError("not an object")
+        build(value)
+    except _DAMAGE as exc:
+        return [f"{where}: {exc}"]
+    return []
+
+
+def _media_problems(media: Any, call_id: str) -> list[str]:
+    """A paused answer's media (a tool returned an image): each must decode to a part."""
+    if media is None:
+        return []
+    if not isinstance(media, list):
+        return [f"turn.answers[{call_id!r}].media: must be a list"]
+    return [problem for index, part in enumerate(media) for problem in _object_problems(
+        f"turn.answers[{call_id!r}].media[{index}]", part, media_from_dict)]
 
 
 def _member_problems(data: dict[str, Any], calls: dict[str, Any], problems: list[str]

@@ -331,7 +331,7 @@ def message_chars(message: Message) -> int:
         elif isinstance(part, MediaPart):  # providers bill ~1,000 tokens for an image or page
             total += 4_000
         else:
-            total += len(part.content)
+            total += len(part.content) + 4_000 * len(part.media)
     return total
 
 

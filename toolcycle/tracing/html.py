@@ -36,6 +36,7 @@ from .values import (
     finite,
     format_ms,
     format_time,
+    media_lines,
     nice_max,
     num,
     short,
@@ -188,21 +189,9 @@ def _prompt_panel(trace: Trace) -> str:
 
 
 def _media_panel(trace: Trace) -> str:
-    """The images, documents and audio the run was given: type, size, digest, name (the
-    trace holds no bytes, docs/media.md). A stored trace is read defensively: entries that
-    are not what a run records are left out."""
-    media = trace.metadata.get("media") if isinstance(trace.metadata, dict) else None
-    lines = []
-    for item in media if isinstance(media, list) else ():
-        if not isinstance(item, dict):
-            continue
-        size = item.get("bytes")
-        fields = [str(item.get("media_type", "?")),
-                  f"{size:,} bytes" if isinstance(size, int) else "? bytes",
-                  f"sha256 {str(item.get('sha256', '?'))[:16]}"]
-        if isinstance(item.get("name"), str):
-            fields.append(item["name"])
-        lines.append(", ".join(fields))
+    """The images, documents and audio the run was given (docs/media.md)."""
+    lines = media_lines(trace.metadata.get("media") if isinstance(trace.metadata, dict)
+                        else None)
     if not lines:
         return ""
     return f'<div class="panel"><b>Media given</b><pre>{esc(chr(10).join(lines))}</pre></div>'

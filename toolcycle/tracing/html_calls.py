@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .html_approval import approval_badge
 from .trace import ToolCallRecord, Trace
-from .values import esc, format_ms, tally, to_json
+from .values import esc, format_ms, media_lines, tally, to_json
 
 #: How deep nested runs are drawn; a deeper one (a crafted file) is named, not drawn.
 MAX_NESTING = 12
@@ -31,6 +31,9 @@ def call_block(call: ToolCallRecord, timeline: Callable[[Trace, int], str], dept
         )
     else:
         observation = f'<div class="label">Observation</div><pre>{esc(call.result or "")}</pre>'
+    if returned := media_lines(call.media):
+        observation += (f'<div class="label">Media returned</div>'
+                        f'<pre>{esc(chr(10).join(returned))}</pre>')
     return (
         f'<details class="call{" error" if failed else ""}" data-call-id="{esc(call.call_id)}">'
         f'<summary><span class="name">{esc(call.name)}</span>{kind}{status}'

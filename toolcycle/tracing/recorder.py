@@ -224,6 +224,8 @@ class TraceBuilder:
         else:
             record.result, record.error = result.content, None
             record.error_type = None
+        if result.media:
+            record.media = [part.summary() for part in result.media]
         record.duration_ms = event.duration_ms
         step.tools_ms = (time.perf_counter() - self._tools_started) * 1000.0
         if self.sink is not None:

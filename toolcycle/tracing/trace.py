@@ -53,6 +53,9 @@ class ToolCallRecord:
     #: traces written before it was recorded). What learns from traces reads this, never
     #: the loop's wording of ``error``.
     error_type: str | None = None
+    #: The images, documents and audio the tool returned, as ``MediaPart.summary()`` (media
+    #: type, size, SHA-256, name), never the bytes; ``None`` when it returned none.
+    media: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         if self.run is None:

@@ -131,3 +131,21 @@ def approval_text(approval: object) -> str:
     line = f"approval: {approval.get('decision')} by {approval.get('by')}"
     reason = approval.get("reason")
     return f"{line}: {reason}" if reason else line
+
+
+def media_lines(media: object) -> list[str]:
+    """Recorded media summaries (a prompt's, or a tool result's) as lines: type, size,
+    digest, name; the trace holds no bytes (docs/media.md). A stored trace is read
+    defensively: entries that are not what a run records are left out."""
+    lines = []
+    for item in media if isinstance(media, list) else ():
+        if not isinstance(item, dict):
+            continue
+        size = item.get("bytes")
+        fields = [str(item.get("media_type", "?")),
+                  f"{size:,} bytes" if isinstance(size, int) else "? bytes",
+                  f"sha256 {str(item.get('sha256', '?'))[:16]}"]
+        if isinstance(item.get("name"), str):
+            fields.append(item["name"])
+        lines.append(", ".join(fields))
+    return lines
