@@ -26,7 +26,6 @@ from ..messages import Message
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import Output, as_output
 from ..result import RunResult
-from ..run.approvals import resume_state
 from ..run.loop import run as run_loop
 from ..run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
 from ..run.toolsets import (
@@ -59,7 +58,7 @@ from .checks import (
 from .stream import AgentStream as AgentStream
 from .stream import thread_runner
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
-from .team import handoff_tools, member_tool
+from .team import TeamAgent, handed_agent, handoff_tools, member_tool, resume_as
 
 if TYPE_CHECKING:
     from ..stores.ledger import SnapshotLedger
@@ -208,6 +207,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         # (a batch of agents that each run once would otherwise pay for it in every run).
         resolved_callbacks.routes(TRACE_HANDLERS)
         self._toolsets = tuple(toolsets)
+        self._handoffs = tuple(handoffs)  # (closed with this agent: their toolsets too)
         self.tool_selection = tool_selection
         #: The toolsets' last tool lists (kept, compared by identity) and the core built from them.
         self._expanded: Expanded | None = None
@@ -308,18 +308,20 @@ class Agent(Generic[DepsT, OutputT, InputT]):
 
     def _streamed(self, make: Callable[[Callable[[Event], None], AgentCore, ModelSettings],
                                        RunState],
-                  new_run: tuple[Limits | None, CancelToken | None] | None = None
-                  ) -> AgentStream[OutputT]:
+                  new_run: tuple[Limits | None, CancelToken | None] | None = None,
+                  lister: TeamAgent | None = None) -> AgentStream[OutputT]:
         """A stream of the state ``make(sink, core, settings)`` builds: now, or once the stream
         is iterated for an agent with toolsets (they connect then, within a new run's limits
-        and cancel token, ``new_run``; a resumed run's snapshot says the time it has left)."""
+        and cancel token, ``new_run``; a resumed run's snapshot says the time it has left).
+        ``lister``: the agent whose core it gets (a resumed run's handoff target)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        if not self._toolsets:
-            return AgentStream(make(queue.put_nowait, *self._own_core()), queue)
+        lister = lister or self
+        if not lister._toolsets:
+            return AgentStream(make(queue.put_nowait, *lister._own_core()), queue)
 
         async def prepare_state() -> RunState:
             if new_run is None:
-                return make(queue.put_nowait, *await self._run_core())
+                return make(queue.put_nowait, *await lister._run_core())
             listed = await listed_within(self._run_core, self._own_core,
                                          self._run_limits(new_run[0]).timeout, new_run[1])
             return listed.started(make(queue.put_nowait, listed.core, listed.settings))
@@ -345,8 +347,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         return core, settings
 
     async def close(self) -> None:
-        """Close the agent's toolsets (an MCP server's process ends here); idempotent."""
+        """Close the agent's toolsets (an MCP server's process ends here), and those of the
+        agents it hands off to; idempotent."""
         await close_toolsets(self._toolsets)
+        for target in self._handoffs:
+            await target.close()
 
     async def __aenter__(self) -> Agent[DepsT, OutputT]:
         return self
@@ -427,7 +432,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         (changed, another version, another agent) and ``ConfigurationError`` for approvals that
         do not answer every pending call.
         """
-        core, settings = await self._run_core()
+        core, settings = await handed_agent(self, snapshot)._run_core()  # (after a handoff)
         state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks, None,
                                     core, settings)
         if conversation is None:
@@ -446,26 +451,20 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         callbacks: CallbacksArg = None,
     ) -> AgentStream[OutputT]:
         """:meth:`resume` with streaming, as :meth:`stream` is :meth:`run` with streaming."""
-        if self._toolsets:
+        active = handed_agent(self, snapshot)  # whose toolsets it lists (after a handoff)
+        if active._toolsets:
             run_options(callbacks, None)  # bad options raise here, as without toolsets
         return self._streamed(lambda sink, core, settings: self._resumed_state(
-            snapshot, approvals, deps, cancel_token, callbacks, sink, core, settings))
+            snapshot, approvals, deps, cancel_token, callbacks, sink, core, settings),
+            lister=active)
 
     def _resumed_state(self, snapshot: dict[str, Any] | str | bytes, approvals: object,
                        deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,
                        sink: Callable[[Event], None] | None, core: AgentCore,
                        settings: ModelSettings) -> RunState:
         extra = run_options(callbacks, None)  # the run's callbacks added to the agent's
-        listeners = core.callbacks.merged(extra)
-        state = resume_state(
-            core, self.model, settings, snapshot,
-            approvals,
-            deps, cancel_token, listeners, sink,
-            None if self._task is None else self._task.validate, self.tool_selection)
-        if self._toolsets:
-            state.refresh_tools = refresher(self._run_core, self.tool_selection, state,
-                                            state.setup.user_prompt)
-        return state
+        return resume_as(self, snapshot, approvals, deps, cancel_token,
+                         self._core.callbacks.merged(extra), sink, (core, settings))
 
     def resume_sync(self, snapshot: dict[str, Any] | str | bytes,
                     approvals: Approvals, **kwargs: Any) -> RunResult[OutputT]:

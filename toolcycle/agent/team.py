@@ -15,7 +15,7 @@ with it, the whole team (:mod:`toolcycle.run.paused`): :meth:`AgentMember.open_p
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -26,11 +26,12 @@ from ..limits import Limits
 from ..messages import ToolCall
 from ..models.base import Model, ModelSettings
 from ..result import RunResult
-from ..run.approvals import open_paused, reselected, resumed_state
+from ..run.approvals import open_paused, reselected, resume_state, resumed_state
 from ..run.loop import run as run_loop
 from ..run.paused import PausedRun
+from ..run.snapshot import recorded_agent
 from ..run.state import AgentCore, RunState, ToolSelector
-from ..run.team import HandoffTool, MemberTool, team_timeout
+from ..run.team import HandoffTool, MemberTool, sealed_as, team_timeout
 from ..run.toolsets import refresher
 from ..tools import TOOL_NAME_PATTERN, ToolPolicy, ToolSpec
 from .task_input import TaskInput
@@ -98,31 +99,90 @@ class AgentMember:
         return state
 
     def open_paused(self, snapshot: dict[str, Any]) -> PausedRun:
-        return open_paused(snapshot, self._paused_core(snapshot)[0], self.agent.model)
+        active = handed_agent(self.agent, snapshot)
+        return open_paused(snapshot, paused_core(self.agent, active, snapshot)[0], active.model)
 
     def resumed_state(self, paused: PausedRun, parent: RunState, call: ToolCall,
                       cancel_token: CancelToken) -> RunState:
         agent = self.agent
-        core, settings = self._paused_core(paused.data)
-        core = _team_core(core, parent)
+        active = handed_agent(agent, paused.data)
+        core, settings = paused_core(agent, active, paused.data)
+        if active is agent:  # (a run handed on goes on as the handoff made it)
+            core = _team_core(core, parent)
+        listeners = agent._own_core()[0].callbacks
         state = resumed_state(
-            paused, core, agent.model, settings, parent.ctx.deps, cancel_token,
-            core.callbacks.joined(parent.listeners) if parent.listeners else core.callbacks,
+            paused, core, active.model, settings, parent.ctx.deps, cancel_token,
+            listeners.joined(parent.listeners) if parent.listeners else listeners,
             parent.emitter.sink, None if agent._task is None else agent._task.validate,
             (parent.setup.run_id, call.id))
         state.timeout_left = team_timeout(parent, state.timeout_left)  # the team's deadline
         state.ancestors = (*parent.ancestors, parent)
-        if agent._toolsets:
-            state.refresh_tools = refresher(agent._run_core, agent.tool_selection, state,
-                                            state.setup.user_prompt)
+        state.refresh_tools = listing(agent, active, state)
         return state
-
-    def _paused_core(self, snapshot: dict[str, Any]) -> tuple[AgentCore, ModelSettings]:
-        """The agent's core as its paused run had it (its tool selection, for its prompt)."""
-        return reselected(*self.agent._own_core(), snapshot, self.agent.tool_selection)
 
     async def run(self, state: RunState) -> RunResult[Any]:
         return await run_loop(state)
+
+
+def handed_agent(agent: TeamAgent, snapshot: dict[str, Any] | str | bytes) -> TeamAgent:
+    """The agent a paused run of ``agent`` had been handed to (a handoff target of ``agent``,
+    or of its targets, named by the snapshot), else ``agent``: the agent that resumes it.
+    The name only chooses among agents the caller configured; the one chosen then checks the
+    snapshot in full, under the starting agent's key (:func:`paused_core`)."""
+    name = recorded_agent(snapshot)
+    if name is None or name == agent.name:
+        return agent
+    seen, queue = {agent.name}, [agent]
+    while queue:
+        for tool in queue.pop(0)._own_core()[0].tools.values():
+            if isinstance(tool, HandoffTool) and isinstance(tool.target, AgentHandoff):
+                target = tool.target.agent
+                if target.name == name:
+                    return target
+                if target.name not in seen:
+                    seen.add(target.name)
+                    queue.append(target)
+    return agent
+
+
+def paused_core(agent: TeamAgent, active: TeamAgent, snapshot: dict[str, Any] | str | bytes,
+                listed: tuple[AgentCore, ModelSettings] | None = None
+                ) -> tuple[AgentCore, ModelSettings]:
+    """The core that resumes a paused run of ``agent`` (``listed``: with the toolsets' tools):
+    ``agent``'s with the tools its selection offered the run, or the core of the agent the run
+    was handed to (``active``) sealed as ``agent`` seals (its snapshot key and ledger)."""
+    core, settings = listed or active._own_core()
+    if active is agent:
+        return reselected(core, settings, snapshot, agent.tool_selection)
+    first = agent._own_core()[0]
+    return replace(core, snapshot_key=first.snapshot_key,
+                   snapshot_ledger=first.snapshot_ledger), settings
+
+
+def listing(agent: TeamAgent, active: TeamAgent, state: RunState
+            ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
+    """How a resumed run lists the toolsets of the agent it goes on as (``None``: it has
+    none): ``agent``'s with its tool selection, or a handoff target's sealed as ``agent``."""
+    if not active._toolsets:
+        return None
+    if active is agent:
+        return refresher(agent._run_core, agent.tool_selection, state, state.setup.user_prompt)
+    return sealed_as(active._run_core, agent._own_core()[0])
+
+
+def resume_as(agent: TeamAgent, snapshot: dict[str, Any] | str | bytes, approvals: object,
+              deps: Any, cancel_token: CancelToken | None, listeners: Callbacks,
+              sink: Callable[[Event], None] | None, listed: tuple[AgentCore, ModelSettings]
+              ) -> RunState:
+    """``Agent.resume``'s state: the paused run goes on as the agent it was paused under
+    (``agent``, or the one it was handed to: ``listed`` is that agent's core and settings,
+    its toolsets' tools included); its task input is ``agent``'s."""
+    active = handed_agent(agent, snapshot)
+    core, settings = paused_core(agent, active, snapshot, listed)
+    state = resume_state(core, active.model, settings, snapshot, approvals, deps, cancel_token,
+                         listeners, sink, None if agent._task is None else agent._task.validate)
+    state.refresh_tools = listing(agent, active, state)
+    return state
 
 
 def _team_core(core: AgentCore, parent: RunState) -> AgentCore:
@@ -182,6 +242,10 @@ class AgentHandoff:
         core, settings = self.agent._own_core()
         return core, self.agent.model, settings
 
+    @property
+    def refresher(self) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
+        return self.agent._run_core if self.agent._toolsets else None
+
 
 def handoff_tools[A: TeamAgent](targets: object, agent_type: type[A], problems: list[str]
                   ) -> list[HandoffTool]:
@@ -200,9 +264,6 @@ def handoff_tools[A: TeamAgent](targets: object, agent_type: type[A], problems: 
         if not TOOL_NAME_PATTERN.fullmatch(name):
             problems.append(f"handoffs: agent {target.name!r} has no name a tool can carry "
                             "(letters, digits, _ and -)")
-        elif target._toolsets:
-            problems.append(f"handoffs: agent {target.name!r} has toolsets (MCP servers), "
-                            "which a handoff cannot connect yet")
         else:
             about = f": {target.description}" if target.description else ""
             built.append(HandoffTool(ToolSpec(name, f"Hand the conversation to the agent "

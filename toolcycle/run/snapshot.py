@@ -192,6 +192,19 @@ def prompt_of(snapshot: dict[str, Any] | str | bytes, key: bytes | None) -> str 
     return prompt if isinstance(prompt, str) else None
 
 
+def recorded_agent(snapshot: dict[str, Any] | str | bytes) -> str | None:
+    """The name of the agent a snapshot says it was paused under, unchecked (``None`` when it
+    says none): only to choose, among the agents a run could have been handed to, the one
+    that then checks the snapshot in full (:func:`open_snapshot`)."""
+    try:
+        data = json.loads(snapshot) if isinstance(snapshot, str | bytes) else snapshot
+    except ValueError:
+        return None
+    agent = data.get("agent") if isinstance(data, dict) else None
+    name = agent.get("name") if isinstance(agent, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def _integrity_problems(data: dict[str, Any], key: bytes | None) -> list[str]:
     integrity = data.get("integrity")
     if not isinstance(integrity, dict):

@@ -149,6 +149,12 @@ class HandoffTarget(Protocol):
         """The agent's core (tools, output, instructions), model and request settings."""
         ...
 
+    @property
+    def refresher(self) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
+        """How the run lists the agent's toolsets before each request once handed to it
+        (``None`` for an agent without toolsets)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class RunSetup:

@@ -24,8 +24,10 @@ limits and result, started by a tool call of its *parent*. What makes the team o
 
 A **handoff** (``Agent(handoffs=[billing])``) is a tool ``transfer_to_billing`` whose call
 ends the turn (the calls after it are not executed) and switches the run to the other agent:
-its instructions (the system message), model, tools and output type; limits, usage, trace and
-history stay the run's (:func:`hand_off`). ``result.agent_name`` says who answered.
+its instructions (the system message), model, tools (its toolsets' listed before the next
+request) and output type; limits, usage, trace and history stay the run's, and its snapshots
+are sealed and consumed as the agent that started it says (:func:`hand_off`, :func:`sealed_as`).
+``result.agent_name`` says who answered.
 
 This module owns the mechanics; which agent runs and how its prompt is built from the call's
 arguments is the agent's side (:class:`Member`, :class:`HandoffTarget`, implemented in
@@ -35,6 +37,7 @@ arguments is the agent's side (:class:`Member`, :class:`HandoffTarget`, implemen
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -44,10 +47,11 @@ from ..errors import AgentError
 from ..events import HandoffEvent
 from ..limits import LimitName
 from ..messages import Message, ToolCall
+from ..models.base import ModelSettings
 from ..result import RunResult
 from ..tools import Tool, ToolPolicy, ToolSpec
 from .paused import PausedRun
-from .state import HandoffTarget, RunState, Turn, message_chars
+from .state import AgentCore, HandoffTarget, RunState, Turn, message_chars
 
 
 class Member(Protocol):
@@ -213,13 +217,16 @@ async def hand_off(state: RunState) -> None:
     """Switch the run to the agent its handoff call named (the turn is closed already)."""
     target, state.handoff = state.handoff, None
     assert target is not None
-    before = state.setup.core.name
+    first = state.setup.core
+    before = first.name
     core, model, settings = target.handoff_core()
+    core = replace(core, snapshot_key=first.snapshot_key, snapshot_ledger=first.snapshot_ledger)
     state.setup = replace(state.setup, core=core, model=model, settings=settings,
                           instructions=None)
     state.output = core.output
     state.ctx.agent_name = core.name
-    state.refresh_tools = None  # the first agent's toolsets; a handoff target has none
+    refresh = target.refresher  # its toolsets' tools join before the next request
+    state.refresh_tools = None if refresh is None else sealed_as(refresh, first)
     system = Message.system(core.instructions) if core.instructions else None
     messages = state.messages
     if messages and messages[0].role == "system":
@@ -234,6 +241,25 @@ async def hand_off(state: RunState) -> None:
     if state.counts_tokens:
         state.history_chars = sum(message_chars(m) for m in messages)
     await state.emit(HandoffEvent(state.attempt, state.iteration, before, core.name))
+
+
+def sealed_as(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
+              first: AgentCore) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
+    """``refresh`` (an agent's toolsets listed), its core sealing the run's snapshots with the
+    key, and consuming them in the ledger, of the agent that started the run (``first``).
+
+    Why: a run handed to another agent is resumed by the agent that started it (the one the
+    caller holds), whose ``snapshot_key`` must check it: a target without a key of its own
+    would otherwise let an unsigned snapshot through an agent that demands signed ones."""
+    last: list[AgentCore] = []  # the listed core and the one made of it (same while unchanged)
+
+    async def listed() -> tuple[AgentCore, ModelSettings]:
+        core, settings = await refresh()
+        if not last or last[0] is not core:
+            last[:] = [core, replace(core, snapshot_key=first.snapshot_key,
+                                     snapshot_ledger=first.snapshot_ledger)]
+        return last[1], settings
+    return listed
 
 
 def _join(state: RunState, child: RunState) -> None:
