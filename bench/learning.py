@@ -52,6 +52,12 @@ resumes there when rerun with the same ``--out`` and ``--playbook``.
 Figures per arm: success rate, mean iterations, mean tokens and wall time per task, each as the
 mean over repeats ± the standard deviation between repeats, then the paired differences with
 95 % intervals, per kind, the floors each kind allows and the share of tasks made worse.
+
+The suites here are hand-written, and every playbook rule was tuned on some of them; they are
+for finding what fails, not for the figures the docs publish. Those come from suites
+*generated* in many domains from seeds fixed before measuring (bench/learning_gen/, its
+``measure.py``: toolcycle.evals' playbook A/B in the configuration docs/playbook.md tells a
+user to use, the defaults), reported in docs/playbook.md, "Measured".
 Results go to stdout and, with ``--out``, to a JSON file with every run (and the rendered trace
 of every learning run). ``--learn-only`` stops after phase 1, to check on the train split that
 a suite is well posed.

@@ -9,6 +9,7 @@ from the task's expected value, so a task whose tools cannot give the answer fai
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from toolcycle import Message, Tool
@@ -37,6 +38,11 @@ def read_answer(task: Task, result: str) -> str | None:
 
 def oracle_model(task: Task) -> ScriptedModel:
     """Calls ``task.oracle`` one per turn, then answers from the results."""
+    return ScriptedModel(oracle_reply(task))
+
+
+def oracle_reply(task: Task) -> Callable[[list[Message], ModelSettings], Message]:
+    """:func:`oracle_model`'s reply to a conversation (to serve several tasks in one model)."""
 
     def reply(messages: list[Message], settings: ModelSettings) -> Message:
         results = [p.content for m in messages for p in m.parts if isinstance(p, ToolResult)]
@@ -47,7 +53,7 @@ def oracle_model(task: Task) -> ScriptedModel:
         return Message("assistant", [TextPart(f"The answer is {answers[-1]}." if answers
                                               else "No tool had it.")])
 
-    return ScriptedModel(reply)
+    return reply
 
 
 def naive_result(tool: Tool[Any], naive: Call) -> tuple[str, str]:

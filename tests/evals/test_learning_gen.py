@@ -17,6 +17,7 @@ import pytest
 
 from toolcycle import Agent, Limits
 from toolcycle.evals import Dataset
+from toolcycle.testing import ScriptedModel
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 SEEDS = range(12)
@@ -142,3 +143,40 @@ def test_grading_is_by_the_exact_value() -> None:
     assert grade("41.2", "The fare is 41.20 EUR.") and not grade("41.2", "It is 41.25.")
     assert grade("12000", "12,000 units") and grade("C14", "seat c14")
     assert not grade("12", "about 120 minutes")
+
+
+async def test_measure_runs_the_playbook_ab_and_reports_per_kind(tmp_path: Path) -> None:
+    """measure.py's path end to end with the oracle in place of the model: learning graded by
+    the exact answer, both arms logged, and the per-kind report pooled over seeds."""
+    from toolcycle.evals import playbook_ab
+    from toolcycle.messages import Message
+    from toolcycle.playbook import Playbook
+
+    measure = importlib.import_module("learning_gen.measure")
+    for seed in (3, 4):
+        suite = gen.generate(seed, train=2, test=1, kinds=("unreliable", "id_first"))
+        by_prompt = {str(c.inputs): suite.task(c) for c in suite.dataset}
+
+        def reply(messages: list[Message], settings: Any,
+                  by_prompt: dict[str, Any] = by_prompt) -> Message:
+            prompt = next(m.text for m in messages if m.role == "user")
+            task = next(t for p, t in by_prompt.items() if p in prompt)
+            return _oracle().oracle_reply(task)(messages, settings)  # type: ignore[no-any-return]
+
+        def make_agent(pb: Playbook | None, suite: Any = suite,
+                       reply: Any = reply) -> Agent[Any, Any]:
+            return Agent(ScriptedModel(reply), suite.instructions, list(suite.tools),
+                         name=suite.agent_name, playbook=pb)
+
+        folder = measure.seed_dir(tmp_path, "t", "json", seed)
+        folder.mkdir(parents=True)
+        result = await playbook_ab(make_agent, suite.dataset, [gen.ExactAnswer()],
+                                   playbook=folder / "pb.db", log_dir=folder)
+        assert result.train_pass_rate == 1.0 and result.comparison.pass_rate_a == 1.0
+        data = json.loads(result.to_json())
+        data["suite"] = {"seed": seed, "domain": suite.domain.key}
+        (folder / "result.json").write_text(json.dumps(data))
+    args = type("Args", (), {"out": tmp_path, "label": "t", "protocol": "json"})()
+    text = measure.report(args)
+    assert "seeds [3, 4]" in text and "| unreliable | 100% → 100% |" in text
+    assert "| id_first |" in text and "0 of 2 |" in text and "over seeds" in text
