@@ -15,12 +15,24 @@ Invariants, for the root run and every run in ``result.runs``:
      the test cancelled its task; never another exception, never a hang;
   T5 the root's tool-call budget bounds the team: tools ran (agents called included) at
      most ``max_tool_calls`` times.
+
+Approvals inside the team: some agents have ``danger`` (``requires_approval``) and some an
+approval policy that approves, denies or defers at random, so calls wait for a person at any
+depth and the whole team pauses. A paused team's snapshot goes through JSON and is resumed
+with random answers (approve or deny each pending call), now and then under a cancelled
+token, and now and then replayed after its resume; for every pause and resume:
+  T6 an approved side effect runs at most once, and only if a policy or a person approved
+     that very call (run and call id); a denied or unanswered call never runs;
+  T7 a replayed snapshot raises ``SnapshotConsumed`` and runs nothing;
+  T8 a paused result waits on something: a pending request for each paused run of the team,
+     each naming its run (``run_id``) and, inside a member, the calls that lead to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import sys
 from collections import Counter
@@ -30,10 +42,15 @@ from typing import Any
 from toolcycle import (
     Agent,
     AgentError,
+    Approve,
     CancelToken,
+    Defer,
+    Deny,
     Limits,
     Message,
+    RunContext,
     RunResult,
+    SnapshotConsumed,
     Trip,
     Usage,
     input_guardrail,
@@ -58,6 +75,12 @@ class Team:
     features: set[str] = field(default_factory=set)
     ran: list[str] = field(default_factory=list)  # every plain tool run started
     members: set[str] = field(default_factory=set)  # the run ids of every member run
+    rng: random.Random = field(default_factory=random.Random)
+    #: (run id, call id) of every ``danger`` call that ran, and of every one approved (by a
+    #: policy or a person); the problems found across pauses and resumes (T6-T8).
+    dangers: list[tuple[str, str]] = field(default_factory=list)
+    approved: set[tuple[str, str]] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
 
 
 def _script(rng: random.Random, team: Team, tools: list[str], handoffs: list[str],
@@ -85,6 +108,8 @@ def _script(rng: random.Random, team: Team, tools: list[str], handoffs: list[str
 def _arguments(rng: random.Random, name: str) -> dict[str, Any]:
     if name == "echo":
         return {"text": rng.choice(["a", "b", "a"])}
+    if name == "danger":
+        return {"what": rng.choice(["x", "y"])}
     if name.startswith("transfer_to_") or name in ("boom", "stop_everything", "nap"):
         return {}
     return {"input": rng.choice(["task one", "task two"])}
@@ -101,7 +126,23 @@ def build(seed: int) -> Team:
         on_limit=rng.choice(["final_answer", "final_answer", "partial", "error"]),
     )
     team = Team(seed, None, limits, token,  # type: ignore[arg-type]
-                rng.choice([None, None, None, 0.0, 0.01]))
+                rng.choice([None, None, None, 0.0, 0.01]), rng=rng)
+
+    @tool(requires_approval=True)
+    def danger(ctx: RunContext[Any], what: str) -> str:
+        """A side effect that needs a person's yes."""
+        team.ran.append("danger")
+        team.dangers.append((ctx.run_id, str(ctx.tool_call_id)))
+        return f"did {what}"
+
+    def policy(request: Any, ctx: Any) -> Any:
+        """Approves, denies or defers at random (what it approves is noted for T6)."""
+        roll = rng.random()
+        if roll < 0.4:
+            team.approved.add((request.run_id, str(request.call_id)))
+            return Approve()
+        team.features.add("policy_defer" if roll < 0.8 else "policy_deny")
+        return Defer() if roll < 0.8 else Deny("the fuzzed policy says no")
 
     @tool
     def echo(text: str) -> str:
@@ -131,6 +172,8 @@ def build(seed: int) -> Team:
         return "stopping"
 
     plain = [echo, boom, nap] + ([stop_everything] if rng.random() < 0.3 else [])
+    if rng.random() < 0.6:
+        plain.append(danger)
 
     def guards() -> list[Any]:
         """Guardrails at random: tool ones that block, withhold or halt now and then, an
@@ -183,7 +226,7 @@ def build(seed: int) -> Team:
         return Agent(ScriptedModel(_script(rng, team, tool_names,
                                            [f"transfer_to_{h.name}" for h in handoffs], depth)),
                      f"You are {name}.", tools, name=name, limits=own, handoffs=handoffs,
-                     guardrails=guards(),
+                     guardrails=guards(), approval=policy if rng.random() < 0.3 else None,
                      callbacks={"on_run_start": lambda e: _count(team, e)})
     team.root = agent(0, 0)
     return team
@@ -196,6 +239,7 @@ def _count(team: Team, event: Any) -> None:
 
 
 async def run_team(team: Team) -> tuple[RunResult[Any] | None, BaseException | None]:
+    """The team's run, then its resumes while it pauses (at most four)."""
     task = asyncio.ensure_future(team.root.run("fuzz the team", cancel_token=team.token,
                                                limits=team.limits))
     if team.cancel_task_after is not None:
@@ -203,9 +247,72 @@ async def run_team(team: Team) -> tuple[RunResult[Any] | None, BaseException | N
         await asyncio.sleep(team.cancel_task_after)
         task.cancel()
     try:
-        return await asyncio.wait_for(task, 20), None
+        result = await asyncio.wait_for(task, 20)
     except BaseException as exc:  # checked below (T4)
         return None, exc
+    for _ in range(4):
+        if result.status != "paused":
+            break
+        try:
+            result = await _resume(team, result)
+        except BaseException as exc:
+            return None, exc
+    return result, None
+
+
+async def _resume(team: Team, paused: RunResult[Any]) -> RunResult[Any]:
+    """Answer a paused team at random and resume it from its snapshot (through JSON): now and
+    then under a cancelled token, now and then replayed afterwards (T7)."""
+    rng = team.rng
+    team.features.add("paused")
+    _check_paused(team, paused)
+    snapshot = json.loads(json.dumps(paused.snapshot))
+    answers = []
+    for request in paused.pending_approvals:
+        if request.via:
+            team.features.add("paused_in_member")
+        if rng.random() < 0.6:
+            team.approved.add((request.run_id, str(request.call_id)))
+            answers.append(request.approve())
+        else:
+            answers.append(request.deny("the fuzzed person says no"))
+    token = team.token
+    if not token.cancelled and rng.random() < 0.1:
+        team.features.add("resume_cancelled")
+        token = CancelToken()
+        token.cancel("the person walked away")
+    try:
+        return await asyncio.wait_for(team.root.resume(snapshot, answers, cancel_token=token),
+                                      20)
+    finally:
+        if rng.random() < 0.2:  # a replay, after the resume (however it ended)
+            team.features.add("replay")
+            ran = list(team.ran)
+            try:
+                await team.root.resume(snapshot, answers)
+                team.problems.append("T7 a replayed snapshot was resumed again")
+            except SnapshotConsumed:
+                pass
+            except Exception as exc:
+                team.problems.append(f"T7 a replay raised {type(exc).__name__}: {exc}")
+            if team.ran != ran:
+                team.problems.append(f"T7 a replay ran {team.ran[len(ran):]}")
+
+
+def _check_paused(team: Team, paused: RunResult[Any]) -> None:
+    """T8: the paused team waits on requests, each naming its run and the way to it."""
+    requests = paused.pending_approvals
+    if not requests or paused.snapshot is None:
+        team.problems.append("T8 a paused result with nothing pending or no snapshot")
+    waiting = {r.run_id for r in requests}
+    for run in (paused, *paused.runs):
+        if run.status == "paused" and not run.pending_approvals:
+            team.problems.append(f"T8 {run.agent_name} paused on nothing")
+    for request in requests:
+        if request.run_id != paused.run_id and not request.via:
+            team.problems.append(f"T8 {request.call_id} of run {request.run_id}: no via")
+    if paused.run_id not in waiting and not any(r.via for r in requests):
+        team.problems.append("T8 the paused run waits on no call of its own nor a member's")
 
 
 def nested_usage(trace: Trace) -> Usage:
@@ -220,10 +327,11 @@ def nested_usage(trace: Trace) -> Usage:
 def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
           ) -> list[str]:
     found: list[str] = []
+    found = _check_dangers(team)
     if isinstance(error, TimeoutError):
-        return ["T4 the team's run did not end within 20 s"]
+        return [*found, "T4 the team's run did not end within 20 s"]
     if error is not None and not isinstance(error, AgentError | asyncio.CancelledError):
-        return [f"T4 undocumented exception {type(error).__name__}: {error}"]
+        return [*found, f"T4 undocumented exception {type(error).__name__}: {error}"]
     if isinstance(error, asyncio.CancelledError):
         if team.cancel_task_after is None:
             found.append("T4 CancelledError although nobody cancelled the task")
@@ -235,7 +343,8 @@ def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
     assert result is not None
     for run in (result, *result.runs):
         try:
-            HistoryChecker("both").check(run.messages)
+            if run.status != "paused":  # (a paused run's last calls wait for their answers)
+                HistoryChecker("both").check(run.messages)
         except Exception as exc:
             found.append(f"T1 {run.agent_name}: {exc}")
         if nested_usage(run.trace) != run.usage or run.trace.usage != run.usage:
@@ -248,6 +357,18 @@ def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
     if budget is not None and used > budget:
         found.append(f"T5 {used} tool runs under max_tool_calls={budget}: {team.ran}, "
                      f"{len(team.members)} members")
+    return found
+
+
+def _check_dangers(team: Team) -> list[str]:
+    """T6 (and what the pauses and resumes found: T7, T8)."""
+    found = list(team.problems)
+    twice = [key for key, n in Counter(team.dangers).items() if n > 1]
+    if twice:
+        found.append(f"T6 approved side effects ran more than once: {twice}")
+    unapproved = [key for key in team.dangers if key not in team.approved]
+    if unapproved:
+        found.append(f"T6 side effects ran without an approval: {unapproved}")
     return found
 
 

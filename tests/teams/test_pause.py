@@ -360,3 +360,29 @@ def test_answers_by_call_id_from_a_command_line_bind_to_the_member_that_asked() 
     assert bound == {"call_1": request.approve()}  # the janitor's run, not the boss's
     final = desk.boss.resume_sync(paused.snapshot, bound)
     assert final.output == "ok" and desk.deleted == ["/tmp/b"]
+
+
+async def test_a_resume_leaves_the_callers_snapshot_as_it_was_so_a_replay_is_refused_as_consumed(
+) -> None:
+    from pydantic import BaseModel
+
+    class Done(BaseModel):
+        count: int
+
+    @tool(requires_approval=True)
+    def wipe() -> str:
+        """Wipe."""
+        return "wiped"
+
+    # the resumed attempt fails validation once: its errors join the paused attempt's record
+    agent = Agent(ScriptedModel([call("wipe"), call("final_result", {"count": "many"}),
+                                 call("final_result", {"count": 2})]), tools=[wipe],
+                  output=Done)
+    paused = await agent.run("wipe")
+    snapshot = json.loads(json.dumps(paused.snapshot))
+    kept = json.dumps(snapshot, sort_keys=True)
+    final = await agent.resume(snapshot, [paused.pending_approvals[0].approve()])
+    assert final.output == Done(count=2) and final.trace.attempts[0].errors
+    assert json.dumps(snapshot, sort_keys=True) == kept
+    with pytest.raises(SnapshotConsumed):
+        await agent.resume(snapshot, [paused.pending_approvals[0].approve()])

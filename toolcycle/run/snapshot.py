@@ -62,6 +62,7 @@ the error lists every mismatch.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from dataclasses import fields
@@ -137,9 +138,11 @@ def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model
                   ) -> dict[str, Any]:
     """Check a snapshot before it is resumed; raise :class:`SnapshotError` listing every problem.
 
-    Accepts the dict, or its JSON text. Returns the checked dict.
+    Accepts the dict, or its JSON text. Returns the checked dict: a copy, which the resumed
+    run's records are built from, so that the caller's snapshot stays as it was made (a replay
+    of it must meet the ledger's ``SnapshotConsumed``, not a digest broken by the resume).
     """
-    data: Any = snapshot
+    data: Any = copy.deepcopy(snapshot)
     if isinstance(snapshot, str | bytes):
         try:
             data = json.loads(snapshot)

@@ -286,7 +286,8 @@ class Trace:
             started_at=data.get("started_at", 0.0),
             ended_at=data.get("ended_at"),
             steps=[Step.from_dict(s) for s in data.get("steps", [])],
-            attempts=[AttemptRecord(**a) for a in data.get("attempts", [])],
+            attempts=[AttemptRecord(**{**a, "errors": list(a.get("errors") or ())})
+                      for a in data.get("attempts", [])],  # (never the caller's lists)
             usage=Usage.from_dict(data.get("usage") or {}),
             status=data.get("status", "running"),
             termination=data.get("termination"),
