@@ -145,6 +145,23 @@ class RunModel(Protocol):
     def request(self, messages: Sequence[Message], settings: Any, /) -> Awaitable[Message]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class SampledRequest:
+    """A model request made on the run's behalf while one of its tool calls waited: an MCP
+    server's sampling request served by the run's model (:mod:`toolcycle.mcp`). The trace
+    records it as a step nested under that call (``ToolCallRecord.sampling``)."""
+
+    #: Who asked (``MCP server `...```).
+    source: str
+    #: The model that answered.
+    model: str
+    usage: Usage
+    duration_ms: float
+    #: The reply's text (what the server received).
+    text: str
+    finish_reason: str | None = None
+
+
 @dataclass(slots=True)
 class RunContext[DepsT]:
     """What a tool, validator or handler may know about the run it is part of.
@@ -180,3 +197,7 @@ class RunContext[DepsT]:
     #: sampling request, served by the model of the run whose call it answers, its tokens
     #: added to ``usage``); ``None`` outside a run.
     model: RunModel | None = None
+    #: For a tool whose server asks the run's model on the run's behalf (MCP sampling):
+    #: ``record_sampling(request)`` counts the request's usage in the run once and records
+    #: it in the trace under the call. Set by the loop for each call; ``None`` outside a run.
+    record_sampling: Callable[[SampledRequest], None] | None = None

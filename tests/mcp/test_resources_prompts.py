@@ -10,7 +10,7 @@ import json
 import pytest
 from conftest import everything_path
 
-from toolcycle import Agent
+from toolcycle import Agent, Trace
 from toolcycle.errors import ConfigurationError
 from toolcycle.mcp import (
     ElicitationAnswer,
@@ -163,6 +163,22 @@ async def test_sampling_served_by_the_runs_model_and_counted() -> None:
     assert sampled.settings.max_tokens == 64  # the server asked 5000: capped
     assert not sampled.settings.tools
     assert result.usage.requests == 3  # the sampling request counts in the run's usage
+    # ... once: a step nested under the call in flight, its usage in that call's step
+    (record,) = result.trace.tool_calls
+    (step,) = record.sampling
+    assert step.thought == "Hi from the sampled model." and step.model == model.name
+    assert step.usage.requests == 1 and step.iteration == record.iteration == 1
+    total = Usage()
+    for each in result.trace.steps:
+        total.add(each.usage)
+    assert total == result.usage == result.trace.usage
+    assert result.trace.steps[0].usage.requests == 2  # its own request and the sampled one
+    again = Trace.from_json(result.trace.to_json())
+    assert again.tool_calls[0].sampling == record.sampling
+    assert "sampling by scripted: Hi from the sampled model." in result.trace.render()
+    from toolcycle.tracing.html import render_html
+
+    assert "Sampling by scripted" in render_html(result.trace)
 
 
 async def test_sampling_bounded_per_run() -> None:

@@ -99,6 +99,8 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
         ToolCallRecord(value, value, args, value, value, result=value, error=value,
                        duration_ms=value, kind=value, approval=approval, media=value,
                        error_type=value,
+                       sampling=(Step(value, value, thought=value, model=value, usage=usage(),
+                                      model_ms=value), value),
                        run=Trace(run_id=value, agent_name=value, user_prompt=value,
                                  status=value, output=value)),
         ToolCallRecord(value, value, args, value, value, result=value, duration_ms=value,

@@ -223,27 +223,36 @@ def sampling_callback(describe: str, sampling: Sampling, in_flight: InFlight) ->
         except ValueError as exc:
             return types.ErrorData(code=_INVALID_PARAMS, message=f"sampling refused: {exc}")
         in_flight.served[run_key] = in_flight.served.get(run_key, 0) + 1
-        return await _complete(model, messages, params, sampling.max_tokens, ctx)
+        return await _complete(describe, model, messages, params, sampling.max_tokens, ctx)
 
     return callback
 
 
-async def _complete(model: RunModel, messages: list[Message],
+async def _complete(describe: str, model: RunModel, messages: list[Message],
                     params: mcp_types.CreateMessageRequestParams, cap: int,
                     ctx: RunContext[Any] | None) -> Any:
+    import time
+
     import mcp.types as types
 
+    from ..context import SampledRequest
     from ..models.base import ModelSettings, usage_of
 
     settings = ModelSettings(max_tokens=min(params.max_tokens, cap),
                              temperature=params.temperature)
+    started = time.perf_counter()
     try:
         reply = await model.request(messages, settings)
     except Exception as exc:
         return types.ErrorData(code=_INTERNAL_ERROR,
                                message=f"sampling failed: {type(exc).__name__}: {exc}"[:500])
-    if ctx is not None:
-        ctx.usage.add(usage_of(reply))
+    usage = usage_of(reply)
+    if ctx is not None and ctx.record_sampling is not None:  # a run's call: a traced step
+        ctx.record_sampling(SampledRequest(
+            describe, model.name, usage, (time.perf_counter() - started) * 1000.0, reply.text,
+            reply.finish_reason))
+    elif ctx is not None:  # a context made outside a run's loop: its usage is all there is
+        ctx.usage.add(usage)
     stop = "maxTokens" if reply.finish_reason in ("length", "max_tokens") else "endTurn"
     return types.CreateMessageResult(
         role="assistant", content=types.TextContent(type="text", text=reply.text),

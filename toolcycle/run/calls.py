@@ -19,17 +19,18 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from .._observation import Observation, holds_media, observe_media
 from ..approval import Approve, Defer
-from ..context import CountedTool, RunContext
+from ..context import RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, names_an_answer
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer, answer_result
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from .approvals import PauseRun, decide_turn
+from .call_scope import admit, call_context
 from .guards import guarded_call
 from .recovery import advice
 from .scope import CancelledByToken, LimitHit
@@ -41,7 +42,6 @@ from .team import (
     MemberTool,
     close_members,
     pause_for_members,
-    refuse_in_team,
     run_member,
     start_handoff,
 )
@@ -85,7 +85,7 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
                 and not turn.stopped):
-            refusal = None if resuming and call.id in resuming else _admit(state, tool, call.name)
+            refusal = None if resuming and call.id in resuming else admit(state, tool, call.name)
             if refusal is None:
                 batch.append((call, tool))
                 continue
@@ -137,7 +137,7 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
         if not resumed:
             await _announce(state, turn, call, kind)
         answer: Answer
-        if not resumed and (refusal := _admit(state, tool, call.name)) is not None:
+        if not resumed and (refusal := admit(state, tool, call.name)) is not None:
             answer = refusal, "call_limit"
         else:
             try:
@@ -356,7 +356,7 @@ def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Awaitable[Ans
     (:mod:`.guards`); plain otherwise (no coroutine more on the hot path)."""
     if state.repeats is None and state.setup.core.guardrails is None:
         return _invoke(state, tool, call)
-    return guarded_call(state, tool, call, _invoke, lambda: _call_context(state, tool, call))
+    return guarded_call(state, tool, call, _invoke, lambda: call_context(state, tool, call))
 
 
 async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
@@ -369,7 +369,7 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         schema = json.dumps(tool.spec.parameters, separators=(",", ":"))
         return (f"{REFUSAL_HEADER.format(name=tool.name)}\n{listed}\n{REFUSAL_SCHEMA} {schema}"
                 f"{advice(state, tool, call.arguments, call.id, True)}", "invalid_arguments")
-    ctx = state.ctx if tool.context_param is None else _call_context(state, tool, call)
+    ctx = state.ctx if tool.context_param is None else call_context(state, tool, call)
     try:
         if isinstance(tool, MemberTool):  # another agent, run inside this run
             value = await run_member(state, tool, call, arguments)
@@ -419,59 +419,6 @@ async def on_thread(tool: Tool[Any], ctx: RunContext[Any], arguments: dict[str, 
     except BaseException:
         job.give_up()  # timed out or cancelled: the thread runs on, its result is dropped
         raise
-
-
-def _call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContext[Any]:
-    """The run's context with the call's id and tool name, for a tool that takes one."""
-    base = state.ctx
-    return RunContext(
-        deps=base.deps, usage=base.usage, cancel_token=base.cancel_token, run_id=base.run_id,
-        agent_name=base.agent_name, iteration=base.iteration, attempt=base.attempt,
-        run_state=base.run_state, attempt_state=base.attempt_state,
-        tool_call_id=call.id, tool_name=call.name, input=base.input, prompt=base.prompt,
-        admit_call=_nested_admission(state, call.name), model=base.model,
-    )
-
-
-def _nested_admission(state: RunState, own: str) -> Callable[[CountedTool], str | None]:
-    """How the call of ``own`` has the calls it makes itself counted (``RunContext.admit_call``).
-
-    Why: a routine, a fallback or a repair runs several of the agent's tools inside one call;
-    counted as one, they let a run pass ``max_calls`` and ``max_tool_calls``. The first call of
-    ``own`` inside is the call the loop admitted already.
-    """
-    covered = False
-
-    def admit(tool: CountedTool) -> str | None:
-        nonlocal covered
-        if tool.name == own and not covered:
-            covered = True
-            return None
-        return _admit(state, tool, tool.name)
-
-    return admit
-
-
-def _admit(state: RunState, tool: CountedTool, name: str) -> str | None:
-    """Count the call to ``tool`` (found by ``name``) against the per-tool and per-run budgets;
-    say why if it is refused."""
-    used = state.tool_counts.get(name, 0)
-    if tool.max_calls is not None and used >= tool.max_calls:
-        return (f"`{tool.name}` may be called at most {tool.max_calls} time(s) per run; "
-                "it was not called. Use what you have.")
-    if state.limits.max_tool_calls is not None:
-        refusal = state.limits.refuse_call(state)
-        if refusal is not None:
-            return f"{refusal}; `{tool.name}` was not called."
-    if state.ancestors:
-        refusal = refuse_in_team(state)
-        if refusal is not None:
-            return f"{refusal}; `{tool.name}` was not called."
-        for outer in state.ancestors:  # the team's tool calls, counted as they happen
-            outer.executed_calls += 1
-    state.tool_counts[name] = used + 1
-    state.executed_calls += 1
-    return None
 
 
 def _unknown_tool(state: RunState, call: ToolCall) -> str:

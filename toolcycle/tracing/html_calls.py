@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .html_approval import approval_badge
-from .trace import ToolCallRecord, Trace
+from .trace import Step, ToolCallRecord, Trace
 from .values import esc, format_ms, media_lines, tally, to_json
 
 #: How deep nested runs are drawn; a deeper one (a crafted file) is named, not drawn.
@@ -31,6 +31,7 @@ def call_block(call: ToolCallRecord, timeline: Callable[[Trace, int], str], dept
         )
     else:
         observation = f'<div class="label">Observation</div><pre>{esc(call.result or "")}</pre>'
+    observation += _sampling(call.sampling)
     if returned := media_lines(call.media):
         observation += (f'<div class="label">Media returned</div>'
                         f'<pre>{esc(chr(10).join(returned))}</pre>')
@@ -43,6 +44,20 @@ def call_block(call: ToolCallRecord, timeline: Callable[[Trace, int], str], dept
         f"<pre>{esc(args)}</pre>{observation}{_member_run(call.run, timeline, depth)}"
         "</div></details>"
     )
+
+
+def _sampling(sampled: object) -> str:
+    """The model requests an MCP server asked for while the call waited (MCP sampling): model,
+    tokens and the reply. A stored trace is read defensively (steps only)."""
+    rows = []
+    for step in sampled if isinstance(sampled, tuple | list) else ():
+        if not isinstance(step, Step):
+            continue
+        usage = step.usage
+        rows.append(f'<div class="label">Sampling by {esc(step.model or "?")} · tokens in '
+                    f"{tally(usage.input_tokens)} / out {tally(usage.output_tokens)} · "
+                    f"{esc(format_ms(step.model_ms))}</div><pre>{esc(step.thought)}</pre>")
+    return "".join(rows)
 
 
 def _member_run(run: object, timeline: Callable[[Trace, int], str], depth: int) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..approval import decision_to_dict
+from ..context import SampledRequest
 from ..events import (
     AttemptEnd,
     AttemptStart,
@@ -228,6 +229,23 @@ class TraceBuilder:
             record.media = [part.summary() for part in result.media]
         record.duration_ms = event.duration_ms
         step.tools_ms = (time.perf_counter() - self._tools_started) * 1000.0
+        if self.sink is not None:
+            self._persist("record_step")
+
+    def sampled(self, call_id: str, request: SampledRequest) -> None:
+        """A model request made for the call ``call_id`` while it waited (MCP sampling): a
+        step nested under the call, its usage added to the step the call belongs to (the run
+        counts it in its total at the same time: :mod:`toolcycle.run.call_scope`)."""
+        found = next(((step, r) for step in reversed(self.trace.steps)
+                      for r in step.tool_calls if r.call_id == call_id), None)
+        if found is None:
+            return
+        step, record = found
+        step.usage = step.usage + request.usage  # a new value: the event's stays as sent
+        record.sampling = (*record.sampling, Step(
+            record.iteration, record.attempt, thought=request.text, usage=request.usage,
+            model_ms=request.duration_ms, started_at=time.time(),
+            finish_reason=request.finish_reason, model=request.model))
         if self.sink is not None:
             self._persist("record_step")
 

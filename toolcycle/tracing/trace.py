@@ -56,22 +56,28 @@ class ToolCallRecord:
     #: The images, documents and audio the tool returned, as ``MediaPart.summary()`` (media
     #: type, size, SHA-256, name), never the bytes; ``None`` when it returned none.
     media: list[dict[str, Any]] | None = None
+    #: The model requests made on the run's behalf while the call waited (an MCP server's
+    #: sampling requests), one step each: the reply as ``thought``, its ``usage`` (already
+    #: counted in the usage of the step this call belongs to), ``model``, ``model_ms``.
+    #: A tuple: nearly every call has none (an empty tuple is shared, a list is not).
+    sampling: tuple[Step, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        if self.run is None:
-            return asdict(self)
-        nested, self.run = self.run, None  # (asdict would copy the whole nested run)
+        nested, sampled = self.run, self.sampling
+        self.run, self.sampling = None, ()  # (asdict would copy the whole nested run)
         try:
             data = asdict(self)
         finally:
-            self.run = nested
-        data["run"] = nested.to_dict()
+            self.run, self.sampling = nested, sampled
+        data["run"] = None if nested is None else nested.to_dict()
+        data["sampling"] = [step.to_dict() for step in sampled]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCallRecord:
         data = dict(data)
         nested = data.pop("run", None)
+        data["sampling"] = tuple(Step.from_dict(s) for s in data.get("sampling") or ())
         record = cls(**data)
         if isinstance(nested, dict):
             record.run = Trace.from_dict(nested)
@@ -349,6 +355,9 @@ class Trace:
                     lines.append(f"     error: {_clip(call.error, max_chars)}")
                 else:
                     lines.append(f"     observation: {_clip(call.result or '', max_chars)}")
+                for sampled in call.sampling:
+                    lines.append(f"     sampling by {sampled.model}: "
+                                 f"{_clip(sampled.thought, max_chars)}")
                 if isinstance(call.run, Trace):
                     lines.extend(f"     | {line}" for line in call.run._lines(max_chars))
         for pause in self.pauses:
