@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import in_stated_format, legend_code
-from .strategy import keywords
+from .strategy import keywords, roots
 from .words import COLLECTIONS, EMPTY_TEXT, ENVELOPE, EXAMPLE_INTRO, PAGING, WENT_THROUGH
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
@@ -275,8 +275,9 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
                               example=value, via_args=tuple(sorted(source.call.args or {})))
         changed = _changed_args(miss.call.args, retry.call.args)
         if changed and miss.status == "error":
-            key, value = changed[0]
-            return Repair("argument", name, argument=key, example=value)
+            key, value = changed[0]  # (the task's own words are no example for another task)
+            example = "" if says_task_words(value, prompt) else value
+            return Repair("argument", name, argument=key, example=example)
         return None
     other = next((c for c in later if c.ok and c.call.name != name
                   and (answered is None or c.call.name in answered)), None)
@@ -292,6 +293,17 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
     rename = _renamed(miss.call.args, other.call.args)
     return Repair("alternative", name, via=other.call.name, argument=rename,
                   via_args=tuple(sorted(other.call.args or {})), then=tuple(then))
+
+
+def says_task_words(value: str, prompt: str) -> bool:
+    """Whether ``value`` carries a content word of the task (by its root: "bookings" is
+    "booking"): then it is this task's content, not a format another task can follow.
+
+    Why: advice is read by runs of other tasks. Shown a sequence whose example was one train
+    task's query ("Call search(query like "<that task's words>")"), the 1.5B copied those
+    words into other tasks' calls (issue 69, JSON protocol). A value's format (digits,
+    separators, case) generalises; its words do not."""
+    return bool(roots(keywords(value)) & roots(keywords(prompt)))
 
 
 def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:

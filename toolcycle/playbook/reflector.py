@@ -30,6 +30,7 @@ from .evidence import (
     blames_arguments,
     classify,
     repair_of,
+    says_task_words,
     stated_repair,
 )
 from .flow import chain_feeds, data_flow
@@ -316,6 +317,8 @@ def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvide
 
     A value with digits that is neither in the prompt nor in a result before the call (a date
     the model reformatted, a code it built) is the format the tool accepted: worth showing.
+    One that carries the task's own words is not (:func:`~toolcycle.playbook.evidence.
+    says_task_words`): it is the task's content, and other tasks would copy it.
     The call's own result and later ones do not count: tools often echo their arguments
     (`rail`'s fare_quote does). ``among`` limits the calls looked at (default: every good one).
     """
@@ -325,7 +328,8 @@ def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvide
         earlier = " ".join((e.call.result or "") for e in calls[:c.index] if e.ok).lower()
         for key, value in sorted((c.call.args or {}).items()):
             text = str(value)
-            if _DIGIT.search(text) and text.lower() not in prompt and text.lower() not in earlier:
+            if (_DIGIT.search(text) and text.lower() not in prompt
+                    and text.lower() not in earlier and not says_task_words(text, prompt)):
                 formats.setdefault(c.call.name, {})[key] = text
     return formats
 
@@ -382,6 +386,8 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
         return (f"{tool} needs {repair.argument} from {repair.via}: call "
                 f"{repair.via}({', '.join(repair.via_args)}) first and pass its result as "
                 f"{repair.argument}.")
+    if repair.kind == "argument" and not repair.example:  # the task's words: no example
+        return f"{failure}. Pass {repair.argument} as the task itself words it."
     if repair.kind == "argument":
         return f'{failure}. Pass {repair.argument} like "{repair.example}".'
     calls = [f"{repair.via}({', '.join(repair.via_args)})", *repair.then]
