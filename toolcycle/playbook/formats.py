@@ -20,19 +20,25 @@ from .words import COUNTRY_WORDS
 #: Date formats a tool may want (as an example shows them) and the model may write.
 #: Numeric ones come in both orders; the order is settled by the example, the error's own
 #: pattern ("DD.MM.YYYY") or the value, never guessed.
-NUMERIC = (*(f"{a}{s}{b}{s}%Y" for s in "./-" for a, b in (("%d", "%m"), ("%m", "%d"))),
+NUMERIC = (*(f"{a}{s}{b}{s}%Y" for s in ("", ".", "/", "-")
+             for a, b in (("%d", "%m"), ("%m", "%d"))),
            "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d", "%Y%m%d")
 _NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b %d, %Y",
                 "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
 _ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
 #: 24-hour clock formats a tool may want, and the "pm" a model may write after a time.
-CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S")  # not "%H%M": a year or a code ("2026") fits it
+CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S")
+#: Clock formats without a separator: "1930" is as likely a year or a code, so an example
+#: written so is a clock only beside a value that certainly means a time (:func:`time_format`).
+BARE_CLOCKS = ("%H%M", "%H%M%S")
 _MERIDIEM = re.compile(r"\s*(?<![A-Za-z])([ap])\.?\s?m\b\.?", re.I)
 #: A time a task says with its "pm" or "am": "6 pm", "7:30 p.m.", "9pm".
 _SAID_TIME = re.compile(r"(?<![\d:.])\d{1,2}(?:[:.]\d{2})?\s*[ap]\.?\s?m\b\.?", re.I)
-#: A format an error spells out: "DD.MM.YYYY", "YYYY-MM-DD", "HH:MM", "hh:mm:ss".
-_SPELLED = re.compile(r"(?<![A-Za-z])([YMDHS]{2,4}|[ymdhs]{2,4})(?:([./:-])([YMDHS]{2,4}|"
-                      r"[ymdhs]{2,4}))(?:\2([YMDHS]{2,4}|[ymdhs]{2,4}))?(?![A-Za-z])")
+#: A format an error spells out: "DD.MM.YYYY", "YYYY-MM-DD", "HH:MM", "hh:mm:ss", and the
+#: same without separators ("YYYYMMDD", "HHMM", Java's "yyyyMMdd").
+_PART = r"(?:YYYY|yyyy|MM|mm|DD|dd|HH|hh|SS|ss)"
+_SPELLED = re.compile(rf"(?<![A-Za-z])({_PART}(?:([./:-]?){_PART})(?:\2{_PART})?)(?![A-Za-z])")
+_PARTS = re.compile(_PART)
 #: An ISO 8601 *date* (not a duration, a time or a timestamp: those are left alone).
 _ISO_DATE = re.compile(r"\bISO(?:[ -]?8601)?(?: calendar)? dates?\b|"
                        r"\bdates? \(?(?:in )?ISO[ -]?8601\b"
@@ -68,10 +74,13 @@ def read_date(text: str, target: str) -> date | None:
     return readings.pop() if len(readings) == 1 else None
 
 
-def time_format(example: str) -> str | None:
+def time_format(example: str, value: str = "", prompt: str = "") -> str | None:
     """The 24-hour clock format that writes ``example`` exactly ("19:00": ``%H:%M``), or
-    None."""
-    for fmt in CLOCKS:
+    None. A separator-less one ("1930": ``%H%M``) only where ``value`` (the rejected value
+    to write in it) certainly means a time (:func:`clock_readings`): digits alone are as
+    likely a year or a code, and the pair of an accepted and a rejected value settles it."""
+    bare = [f for f in BARE_CLOCKS if value and clock_readings(value, prompt)]
+    for fmt in (*CLOCKS, *bare):
         try:
             if datetime.strptime(example, fmt).strftime(fmt) == example:
                 return fmt
@@ -145,7 +154,7 @@ def stated_formats(error: str) -> list[str]:
     what a tool that parses its argument with ``datetime.strptime`` raises."""
     found: list[str] = []
     for match in _SPELLED.finditer(error):
-        parts = [p.upper() for p in (match[1], match[3], match[4]) if p]
+        parts = [p.upper() for p in _PARTS.findall(match[1])]
         fmt = _date_pattern(parts, match[2]) or _clock_pattern(parts, match[2])
         if fmt is not None and fmt not in found:
             found.append(fmt)
@@ -166,7 +175,7 @@ def _date_pattern(parts: list[str], separator: str) -> str | None:
 
 
 def _clock_pattern(parts: list[str], separator: str) -> str | None:
-    if parts not in (["HH", "MM"], ["HH", "MM", "SS"]) or separator not in ":.":
+    if parts not in (["HH", "MM"], ["HH", "MM", "SS"]) or separator not in ("", ":", "."):
         return None
     return separator.join(_CLOCK_PARTS[p] for p in parts)
 

@@ -99,7 +99,7 @@ def reshape(value: str, example: str, error_class: str = "", prompt: str = "") -
     if coded is not None:
         return coded
     target = date_format(example, error_class)
-    clock = time_format(example) if target is None else None
+    clock = time_format(example, text, prompt) if target is None else None
     if target is not None:
         when = read_date(text, target)
         fixed = when.strftime(target) if when is not None else None
