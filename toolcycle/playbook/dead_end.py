@@ -25,9 +25,10 @@ answer there teaches the sequence itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .evidence import CallEvidence, Repair
+from .store import PlaybookStore
 from .strategy import Strategy, UseVerdict
 
 #: The ``detail`` of a dead-end pitfall (its one tool found nothing for this kind of task).
@@ -60,6 +61,38 @@ def repaired(calls: Sequence[CallEvidence], repairs: Mapping[int, Repair]) -> di
                 and c.call.name not in failed):
             out.setdefault(c.call.name, repair)
     return out
+
+
+def found_elsewhere(calls: Sequence[CallEvidence], repairs: Mapping[int, Repair],
+                    dead: Collection[str]) -> dict[str, Repair]:
+    """In a run that got its answer, the known dead ends (``dead``: :func:`known`) whose
+    every call came back empty while another tool's result held the answer (the
+    ``alternative`` repair :func:`~toolcycle.playbook.reflector.analyse` found: the tool
+    whose result the answer's figures and words came from), each with its first such repair.
+    An empty call of a tool no failed run found empty is a detour, which the run's sequence
+    already says to skip.
+
+    Why: the probes that ask the other tools where a failed run's answer was run only where
+    a tool is ``read_only``; without them an empty first-choice source taught nothing but
+    its dead end, though every run that did get the answer showed where it is. The trace
+    says it, whatever the tools declare (issue 69)."""
+    good = {c.call.name for c in calls if c.ok}
+    return {tool: repair for tool, repair in repaired(calls, repairs).items()
+            if tool not in good and tool in dead}
+
+
+def known(store: PlaybookStore, domain: str) -> set[str]:
+    """The tools ``domain``'s dead ends name, learned (strategies) or on their way
+    (candidates): what a successful run may show the repair of."""
+    tools = {s.tools[0] for s in store.strategies(domain) if says_found_nothing(s)}
+    for candidate in store.candidates(domain):
+        first = (candidate.get("insights") or [{}])[0]
+        named = first.get("tools") if isinstance(first, dict) else None
+        if (isinstance(named, list) and named and isinstance(named[0], str)
+                and first.get("kind") == "pitfall"
+                and str(first.get("detail", "")).partition("|")[0] == FOUND_NOTHING):
+            tools.add(named[0])
+    return tools
 
 
 def advice(tool: str, repair: Repair | None = None) -> str:

@@ -379,7 +379,9 @@ class Playbook:
             analysis.repairs.update(probed.repairs)
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
                             descriptions=descriptions,
-                            schemas=self._schemas.get(trace.agent_name))
+                            schemas=self._schemas.get(trace.agent_name),
+                            dead_ends=dead_end.known(self.store, domain) if success and any(
+                                c.status == "empty" for c in analysis.calls) else ())
                     if self.rule_lessons else [])
         if probed is not None and probed.sequence is not None:
             insights.append(probed.sequence)

@@ -11,7 +11,7 @@ trace's shape alone cannot show.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,7 +207,8 @@ def expected_arguments(schema: Any) -> list[str]:
 def reflect(trace: Trace, *, success: bool, domain: str,
             analysis: TraceAnalysis | None = None,
             descriptions: Mapping[str, frozenset[str]] | None = None,
-            schemas: Mapping[str, Any] | None = None) -> list[Insight]:
+            schemas: Mapping[str, Any] | None = None,
+            dead_ends: Collection[str] = ()) -> list[Insight]:
     """The deterministic insights of one trace.
 
     A successful run yields a ``sequence`` insight for its answering chain (its advice names
@@ -216,8 +217,10 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     the run shows one (so the advice says what to do, not only what to avoid), or, for
     arguments the loop refused, the arguments the tool takes (a ``schema`` repair); a failed
     run without a good call yields a dead end per tool whose calls all came back empty
-    (:mod:`.dead_end`).
+    (:mod:`.dead_end`), and a successful run one repaired by the tool its answer came from,
+    for each of ``dead_ends`` (the tools known to find nothing) it found empty.
     ``analysis``: the trace's :func:`analyse` when the caller already has it;
+    ``schemas``: the tools' parameter schemas, by tool (what a refused call takes);
     ``descriptions``: the words of the agent's tool descriptions by tool
     (:func:`~toolcycle.playbook.applicability.description_words`), from which a sequence
     learns the task words its tools describe (:attr:`Insight.tool_words`); with or without
@@ -281,14 +284,18 @@ def reflect(trace: Trace, *, success: bool, domain: str,
         if descriptions:  # a task asking what the failing tool is for is likely to call it
             pitfall.tool_words = described_words(analysis.keywords, [c.call.name], descriptions)
         insights.append(pitfall)
-    if not success:  # where a kind of task is not: the tools that found nothing for it
-        probed = dead_end.repaired(analysis.calls, analysis.repairs)
-        for tool in dict.fromkeys([*dead_end.found_nothing(analysis.calls), *probed]):
+    # where a kind of task is not: the tools that found nothing for it (a failed run's), and
+    # where it is instead (a probe's, or the tool a successful run's answer came from)
+    probed = (dead_end.found_elsewhere(analysis.calls, analysis.repairs, dead_ends) if success
+              else dead_end.repaired(analysis.calls, analysis.repairs))
+    if probed or not success:
+        found_nothing = [] if success else dead_end.found_nothing(analysis.calls)
+        for tool in dict.fromkeys([*found_nothing, *probed]):
             repair = probed.get(tool)
             if repair is None:
                 insights.append(insight("pitfall", dead_end.advice(tool), [tool],
                                         dead_end.FOUND_NOTHING))
-            else:  # a probe found where it is (toolcycle.playbook.probe)
+            else:  # where it is: a probe's find, or the run's own answer
                 insights.append(insight("pitfall", dead_end.advice(tool, repair),
                                         [tool, repair.via],
                                         f"{dead_end.FOUND_NOTHING}|{repair.signature}"))
