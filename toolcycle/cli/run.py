@@ -26,7 +26,7 @@ from typing import Any
 
 from .._safe_text import json_safe, terminal_safe
 from ..agent.stream import thread_runner
-from ..approval import ApprovalRequest, Defer
+from ..approval import Approval, ApprovalRequest, Defer
 from ..context import RunContext
 from ..errors import AgentError
 from ..limits import Limits
@@ -154,26 +154,33 @@ def _ask_for_all(request: ApprovalRequest, ctx: RunContext[Any]) -> Defer:
     return Defer()
 
 
-def _ask(pending: list[ApprovalRequest]) -> dict[str, bool | str]:
+def _ask(pending: list[ApprovalRequest]) -> list[Approval]:
     """One question per pending call on stderr, one answer per line from stdin. A closed stdin
-    denies what is left: nothing runs without a yes."""
-    answers: dict[str, bool | str] = {}
+    denies what is left: nothing runs without a yes. Each answer is bound to the request's
+    run (two agents of a team may both wait on a call ``call_1``)."""
+    answers: list[Approval] = []
     for request in pending:
         arguments = json.dumps(request.arguments, ensure_ascii=False)
-        print(terminal_safe(f"approve {request.tool_name}({arguments}) [{request.call_id}]? "
-                            "[y/n/reason] "), end="", file=sys.stderr, flush=True)
+        print(terminal_safe(f"approve {_who(request)}{request.tool_name}({arguments}) "
+                            f"[{request.call_id}]? [y/n/reason] "), end="", file=sys.stderr,
+              flush=True)
         line = sys.stdin.readline()
         answer = line.strip()
         if not line:
-            answers[request.call_id] = "denied: no answer (stdin closed)"
+            answers.append(request.deny("denied: no answer (stdin closed)"))
             print(file=sys.stderr)
         elif answer.lower() in ("y", "yes"):
-            answers[request.call_id] = True
+            answers.append(request.approve())
         elif answer.lower() in ("", "n", "no"):
-            answers[request.call_id] = "denied by the user"
+            answers.append(request.deny("denied by the user"))
         else:
-            answers[request.call_id] = answer
+            answers.append(request.deny(answer))
     return answers
+
+
+def _who(request: ApprovalRequest) -> str:
+    """``agent: `` for a call of an agent called by another (a team's member), else empty."""
+    return f"{request.agent_name}: " if request.via else ""
 
 
 def _report_pause(result: RunResult[Any], args: argparse.Namespace) -> int:
@@ -182,8 +189,8 @@ def _report_pause(result: RunResult[Any], args: argparse.Namespace) -> int:
         _where_recorded(result.run_id, args)
     for request in result.pending_approvals:
         arguments = json.dumps(request.arguments, ensure_ascii=False)
-        print(terminal_safe(f"waiting for approval: {request.tool_name}({arguments}) "
-                            f"[{request.call_id}]"), file=sys.stderr)
+        print(terminal_safe(f"waiting for approval: {_who(request)}{request.tool_name}"
+                            f"({arguments}) [{request.call_id}]"), file=sys.stderr)
     print("paused: rerun with --approve to decide at the terminal, or with --json > FILE and "
           "answer later: toolcycle resume FILE --approve CALL_ID | --deny CALL_ID:REASON",
           file=sys.stderr)
