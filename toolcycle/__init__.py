@@ -38,6 +38,7 @@ from .limits import Limits
 from .messages import Message, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
 from .models.base import Model, ModelSettings
 from .output import Output
+from .pricing import Price
 from .result import RunResult, Termination
 from .status import RunStatus
 from .tools import Tool, ToolLibrary, ToolPolicy, ToolSpec, tool
@@ -104,6 +105,7 @@ __all__ = [
     "ModelError",
     "ModelSettings",
     "Output",
+    "Price",
     "RateLimited",
     "RepeatedCalls",
     "RetryPolicy",

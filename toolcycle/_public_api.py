@@ -47,6 +47,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.playbook",
     "toolcycle.playbook.probe",
     "toolcycle.playbook.routine_result",
+    "toolcycle.pricing",
     "toolcycle.rag",
     "toolcycle.spec",
     "toolcycle.spec.formats",
@@ -60,6 +61,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.tracing.otel",
     "toolcycle.tracing.redaction",
     "toolcycle.tracing.store",
+    "toolcycle.usage",
 )
 
 #: The release that deprecates the moved paths, and the one that may remove them.

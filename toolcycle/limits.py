@@ -19,6 +19,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass, fields, replace
+from decimal import Decimal
 from typing import Any, Literal, Protocol
 
 from .errors import (
@@ -30,6 +31,7 @@ from .errors import (
     UsageLimitExceeded,
 )
 from .messages import Usage
+from .pricing import Money, money
 from .result import LimitName as LimitName  # re-exported: the limits by name
 
 OnLimit = Literal["final_answer", "partial", "error"]
@@ -42,6 +44,7 @@ LIMIT_ERRORS: dict[LimitName, type[AgentError]] = {
     "token_budget": UsageLimitExceeded,
     "timeout": RunTimeout,
     "repeated_calls": RepeatedCalls,
+    "max_cost": UsageLimitExceeded,
 }
 
 
@@ -93,6 +96,13 @@ class Limits:
       window where its adapter knows it). Nearing it, the older turns are compacted (tool
       results cut to stubs, then summarised; :mod:`toolcycle.run.compaction`): a budget kept,
       not a limit reached, so the run goes on.
+    - ``max_cost``: USD the run may spend (a number or a decimal string, kept as a
+      :class:`~decimal.Decimal`), checked after every model response against ``usage.cost``,
+      which adds up every agent of a team (docs/limits.md, "Cost"). Every model the run may
+      use needs a known price (:mod:`toolcycle.pricing`): the agent refuses one without at
+      construction, and a run whose cost became unknown stops here too. With
+      ``on_limit="final_answer"`` the answer at the limit is one more request, so the run may
+      end a little over: ``"partial"`` is the hard ceiling.
     """
 
     max_iterations: int | None = None
@@ -106,11 +116,14 @@ class Limits:
     max_observation_chars: int | None = None
     max_repeats: int | None = None
     max_context_tokens: int | None = None
+    max_cost: Money | None = None
 
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
             raise ConfigurationError(problems, subject="limits")
+        if self.max_cost is not None and not isinstance(self.max_cost, Decimal):
+            object.__setattr__(self, "max_cost", money(self.max_cost, "max_cost", []))
         clamped = {}
         for name, cap in CAPS.items():
             value = getattr(self, name)
@@ -122,6 +135,21 @@ class Limits:
                 clamped[name] = cap
         for name, value in clamped.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def cost_budget(self) -> Decimal | None:
+        """``max_cost`` as the exact decimal it is kept as (given as a float, ``0.1`` is
+        ``Decimal("0.1")``)."""
+        budget = self.max_cost
+        return budget if budget is None or isinstance(budget, Decimal) else money(budget, "", [])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as a JSON value (``max_cost`` as its exact decimal string), for specs
+        and snapshots; ``Limits(**data)`` reads it back."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        if data["max_cost"] is not None:
+            data["max_cost"] = str(data["max_cost"])
+        return data
 
     def problems(self) -> list[str]:
         """Every invalid value, so that one error can list them all."""
@@ -139,6 +167,11 @@ class Limits:
                 if (isinstance(value, bool) or not isinstance(value, int | float)
                         or not math.isfinite(value) or value <= 0):
                     found.append(f"timeout must be a finite number of seconds > 0, got {value!r}")
+                continue
+            if f.name == "max_cost":
+                before = len(found)
+                if money(value, "max_cost", found) == 0 and len(found) == before:
+                    found.append(f"max_cost must be > 0 USD, got {value!r}")
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
                 found.append(f"{f.name} must be an integer, got {value!r}")
@@ -166,6 +199,9 @@ class Limits:
             return "timeout"
         if run.counts_tokens and self._over_token_budget(run):
             return "token_budget"
+        budget = self.cost_budget
+        if budget is not None and (run.usage.cost is None or run.usage.cost >= budget):
+            return "max_cost"
         return None
 
     def _over_token_budget(self, run: RunCounts) -> bool:
@@ -197,6 +233,12 @@ class Limits:
                         f"{self.max_input_tokens}, output {usage.output_tokens}/"
                         f"{self.max_output_tokens}, total {usage.total_tokens}/"
                         f"{self.max_total_tokens})")
+            case "max_cost":
+                cost = run.usage.cost
+                if cost is None:
+                    return (f"max_cost=${self.cost_budget} cannot be kept: a model whose price is "
+                            "unknown answered, so the run's cost is unknown")
+                return f"max_cost=${self.cost_budget} reached (spent ${cost:f})"
 
     def led_to[E: AgentError](self, error: E, limit: LimitName, run: RunCounts) -> E:
         """``error`` (the final request at ``limit`` failed) with the limit named in its

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._media_part import MediaPart
+from .usage import Usage as Usage  # re-exported: its home before it grew a cost
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -267,62 +268,6 @@ class ToolResult:
 
 
 Part = TextPart | ThinkingPart | ToolCall | ToolResult | MediaPart
-
-
-@dataclass(slots=True)
-class Usage:
-    """Tokens and counts that add up over requests, iterations, attempts and runs."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    requests: int = 0
-    tool_calls: int = 0
-    #: Of ``output_tokens``, those the model spent reasoning (OpenAI's ``reasoning_tokens``,
-    #: Gemini's ``thoughtsTokenCount``): billed as output, reported apart so a run can see them.
-    reasoning_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def add(self, other: Usage) -> None:
-        """Add ``other`` in place (the loop's accumulator; avoids an allocation per step)."""
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_read_tokens += other.cache_read_tokens
-        self.cache_write_tokens += other.cache_write_tokens
-        self.requests += other.requests
-        self.tool_calls += other.tool_calls
-        self.reasoning_tokens += other.reasoning_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        total = Usage()
-        total.add(self)
-        total.add(other)
-        return total
-
-    def copy(self) -> Usage:
-        return Usage() + self
-
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-            "requests": self.requests,
-            "tool_calls": self.tool_calls,
-            "reasoning_tokens": self.reasoning_tokens,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Usage:
-        return cls(**{k: int(v) for k, v in data.items() if k in _USAGE_FIELDS})
-
-
-_USAGE_FIELDS = frozenset(Usage.__dataclass_fields__)
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from .tracing.trace import ToolCallRecord, Trace
 #: check, wording and error live in :mod:`toolcycle.limits`; the name is here because it is
 #: also a reason a run ends.
 LimitName = Literal["max_iterations", "max_tool_calls", "timeout", "token_budget",
-                    "repeated_calls"]
+                    "repeated_calls", "max_cost"]
 
 #: Why a run ended: it completed, a limit stopped it, it failed, or it paused for approvals.
 TerminationReason = Literal["completed", "max_attempts", "cancelled", "model_error", "error",

@@ -43,6 +43,7 @@ from ..tracing.recorder import TRACE_HANDLERS, TraceSink
 from .checks import (
     agent_settings,
     build_tools,
+    check_cost_limit,
     check_limits,
     check_model_settings,
     check_options,
@@ -147,6 +148,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         resolved_callbacks, callback_problems = Callbacks.collect(callbacks)
         problems.extend(f"callbacks: {p}" for p in callback_problems)
         problems.extend(check_limits(limits))
+        if isinstance(limits, Limits) and resolved_model is not None:
+            problems.extend(check_cost_limit(limits, resolved_model, summariser,
+                                             built_tools.values()))
         problems.extend(check_model_settings(model_settings))
         problems.extend(check_trace_store(trace_store))
         problems.extend(check_playbook(playbook))
@@ -371,6 +375,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         ``listeners``, and ``parent_call`` names that run and its call."""
         core = core or self._core
         extra = None if callbacks is None and limits is None else run_options(callbacks, limits)
+        if problems := check_cost_limit(limits, self.model, core.compaction_model,
+                                        core.tools.values()):  # (limits checked already)
+            raise ConfigurationError(problems, subject="run")
         task_input, user_prompt, instructions = start_run(
             self._task, self.instructions, task_input, user_prompt)
         settings = settings or self.model_settings

@@ -22,8 +22,10 @@ from ..models import resolve_model
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import SUBMIT_TOOL_NAME, Output
 from ..run.plan import PLAYBOOK_METHODS
+from ..run.team import HandoffTool, MemberTool
 from ..tools import Tool, Toolset, as_tool
 from ..tracing.recorder import TraceSink
+from .team import AgentHandoff, AgentMember
 
 
 def is_tool_list(tools: object) -> bool:
@@ -206,3 +208,46 @@ def check_snapshot_ledger(value: object) -> list[str]:
     if isinstance(value, SnapshotLedger):
         return []
     return [f"snapshot_ledger: {p}" for p in location_problems(value)]
+
+
+def check_cost_limit(limits: Limits | None, model: Model, compaction: Model | None,
+                     tools: Iterable[Tool[Any]]) -> list[str]:
+    """``Limits(max_cost=...)`` needs a known price for every model the run may use: the
+    agent's, its summariser's, and those of every agent it calls (``as_tool``) or hands off
+    to, theirs included. Why at construction: a budget over a model of unknown price cannot
+    be kept, and finding out at the first reply wastes a request (the run would then stop
+    there, ``"max_cost"``, saying so)."""
+    if limits is None or limits.max_cost is None:
+        return []
+    unknown = team_unpriced(model, compaction, tools)
+    if not unknown:
+        return []
+    return [f"limits.max_cost needs every model's price, and these have none: "
+            f"{', '.join(unknown)} (give one: OpenAIModel(..., price=Price(...)), "
+            "model.price = Price(...), or toolcycle.pricing.PRICES[name] = Price(...))"]
+
+
+def team_unpriced(model: Model, compaction: Model | None, tools: Iterable[Tool[Any]]
+                  ) -> list[str]:
+    """The names of the team's models whose price is unknown (see :func:`check_cost_limit`),
+    each once; an agent met twice (a cycle of handoffs) is walked once."""
+    found: list[str] = []
+    seen: set[int] = set()
+    pending: list[tuple[Model, Model | None, Iterable[Tool[Any]]]] = [(model, compaction, tools)]
+    while pending:
+        own, summariser, offered = pending.pop()
+        for each in (own, summariser):
+            if each is not None:
+                found.extend(name for name in each.unpriced() if name not in found)
+        for tool in offered:
+            if isinstance(tool, MemberTool) and isinstance(tool.member, AgentMember):
+                agent = tool.member.agent
+            elif isinstance(tool, HandoffTool) and isinstance(tool.target, AgentHandoff):
+                agent = tool.target.agent
+            else:
+                continue
+            if id(agent) not in seen:
+                seen.add(id(agent))
+                core, _ = agent._own_core()
+                pending.append((agent.model, core.compaction_model, core.tools.values()))
+    return found

@@ -51,7 +51,7 @@ class DurableModel(Model):
     """
 
     def __init__(self, inner: Model) -> None:
-        self.inner = inner
+        self.inner: Model = inner
         self.name = inner.name
         self.system = inner.system
 

@@ -39,6 +39,7 @@ from ..messages import (
     Usage,
     parse_json_object,
 )
+from ..pricing import Price
 from ._media_wire import anthropic_block, anthropic_result_content
 from .base import (
     ModelResponse,
@@ -87,8 +88,10 @@ class AnthropicModel(SDKModel):
         thinking_budget: int | None = None,
         cache: bool = True,
         max_continuations: int = 5,
+        price: Price | None = None,
     ) -> None:
         self.name = model_name
+        self.price = price
         self.retry = retry if retry is not None else RetryPolicy()
         self.max_tokens = max_tokens
         self.thinking_budget = thinking_budget

@@ -17,6 +17,7 @@ from ..messages import Message, TextPart, ThinkingPart, Usage
 from ..output_modes import OUTPUT_MODES as OUTPUT_MODES  # re-exported beside the settings
 from ..output_modes import OutputMode as OutputMode
 from ..output_modes import ResponseFormat as ResponseFormat
+from ..pricing import Price
 from ..tools import ToolDefinition as ToolDefinition  # re-exported: adapters' old import path
 
 ToolChoice = Literal["auto", "required", "none"] | str
@@ -96,6 +97,25 @@ class Model(ABC):
     #: A run compacts its history before it outgrows this (``Limits.max_context_tokens``
     #: overrides it).
     context_window: int | None = None
+    #: What this model's requests cost (:mod:`toolcycle.pricing`); ``None``: what the adapter
+    #: knows (a cloud adapter the table's price for its model, a local model nothing).
+    price: Price | None = None
+    #: The model this one wraps, where it changes only how requests are made (a text
+    #: protocol, a durable step): its replies cost what the inner model's do.
+    inner: Model | None = None
+
+    def pricing(self, answered_by: str | None = None) -> Price | None:
+        """The price of a reply this model served, ``None`` when unknown. ``answered_by`` is
+        the reply's ``model_name``: a model that delegates (``FallbackModel``) prices each
+        reply as the model that wrote it."""
+        if self.price is None and self.inner is not None:
+            return self.inner.pricing(answered_by)
+        return self.price
+
+    def unpriced(self) -> tuple[str, ...]:
+        """The names of the models here whose price is unknown (``Limits(max_cost=...)``
+        refuses them at construction)."""
+        return () if self.pricing() is not None else (self.name,)
 
     def context_tokens(self) -> int | None:
         """The window a run's history must fit: :attr:`context_window` when set, else what the

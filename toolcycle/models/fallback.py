@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from ..errors import ConfigurationError, ModelError
 from ..messages import Message, Usage
+from ..pricing import Price
 from . import resolve_model
 from .base import Model, ModelSettings, OutputMode, StreamItem, usage_of
 from .paid import paid_before, paying
@@ -82,6 +83,24 @@ class FallbackModel(Model):
         first, *rest = (m.output_modes() for m in self.models)
         shared = tuple(mode for mode in first if all(mode in other for other in rest))
         return shared or ("tool",)
+
+    def pricing(self, answered_by: str | None = None) -> Price | None:
+        """The price of the model that answered (named by the reply's ``model_name``), or
+        this model's own ``price`` when given. A request that failed on every model has no
+        answering model: its tokens (nearly always none, which cost nothing) are unknown.
+        What a model that failed had been served is priced with the reply that followed."""
+        if self.price is not None:
+            return self.price
+        for model in self.models:
+            if model.name == answered_by:
+                return model.pricing(answered_by)
+        return None
+
+    def unpriced(self) -> tuple[str, ...]:
+        """Any of the models may answer: each must be priced."""
+        if self.price is not None:
+            return ()
+        return tuple(name for model in self.models for name in model.unpriced())
 
     def _falls_back(self, exc: BaseException) -> bool:
         rule = self.fall_back_on

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import ConfigurationError, ModelError
 from ..messages import Message, Part, TextPart, ToolCall
+from ..pricing import Price
 from ._gemini_parts import contents, neutral_parts, wire_usage
 from ._gemini_schema import SchemaError, to_gemini
 from ._responses_items import TRUNCATED
@@ -137,8 +138,10 @@ class GeminiModel(SDKModel):
         timeout: float = 300.0,
         retry: RetryPolicy | None = None,
         thinking: dict[str, Any] | None = None,
+        price: Price | None = None,
     ) -> None:
         self.name = model_name
+        self.price = price
         self.provider = PROVIDER
         self.retry = retry if retry is not None else RetryPolicy()
         self.thinking = thinking

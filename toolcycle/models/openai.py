@@ -33,6 +33,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..messages import Message, ToolCall, Usage, bounded_repr
+from ..pricing import Price
 from ._media_wire import has_media, openai_chat_content, openai_chat_tool_media
 from ._openai_stream import ResponseAssembly, wire_usage
 from .base import (
@@ -81,8 +82,10 @@ class OpenAIModel(SDKModel):
         max_tokens_field: str = "max_completion_tokens",
         stream_usage: bool = True,
         provider: str = "openai",
+        price: Price | None = None,
     ) -> None:
         self.name = model_name
+        self.price = price
         self.provider = provider
         self.retry = retry if retry is not None else RetryPolicy()
         self.tool_call_content = tool_call_content

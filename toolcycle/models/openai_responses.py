@@ -33,6 +33,7 @@ from contextlib import aclosing
 from typing import Any
 
 from ..messages import Message
+from ..pricing import Price
 from ._responses_items import ItemAssembly, input_items
 from .base import ModelResponse, ModelSettings, StreamItem, ToolDefinition
 from .openai import _key_for, _raw, _split_url, openai_client
@@ -106,8 +107,10 @@ class OpenAIResponsesModel(SDKModel):
         reasoning: dict[str, Any] | None = None,
         encrypted_reasoning: bool = True,
         store: bool = False,
+        price: Price | None = None,
     ) -> None:
         self.name = model_name
+        self.price = price
         self.provider = PROVIDER
         self.retry = retry if retry is not None else RetryPolicy()
         self.reasoning = reasoning

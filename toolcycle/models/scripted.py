@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import ToolcycleError
 from ..messages import Message, TextPart, ToolCall, ToolResult, Usage
+from ..pricing import FREE, Price
 from .base import (
     Model,
     ModelResponse,
@@ -71,9 +72,15 @@ class ScriptedModel(Model):
     #: tool alone by default, so that a scripted text reply in a structured run is retried as
     #: before; give ``("tool", "native", "prompted")`` to test the fallback between modes.
     modes: tuple[OutputMode, ...] = ("tool",)
+    #: What its replies cost, to test a budget (``Limits(max_cost=...)``): nothing unless
+    #: given. Its replies' token counts are estimated (≈ 4 characters a token) or scripted.
+    price: Price | None = None
 
     def output_modes(self) -> tuple[OutputMode, ...]:
         return self.modes
+
+    def pricing(self, answered_by: str | None = None) -> Price | None:
+        return self.price or FREE
 
     def __post_init__(self) -> None:
         self._checker = HistoryChecker(self.wire)

@@ -23,6 +23,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from ..pricing import Price, known_price
 from .base import Model, OutputMode
 from .windows import known_window
 
@@ -73,6 +74,10 @@ class SDKModel(Model):
 
     def context_tokens(self) -> int | None:
         return self.context_window or known_window(self.name)
+
+    def pricing(self, answered_by: str | None = None) -> Price | None:
+        """Its own ``price``, else the table's for its model (:data:`toolcycle.pricing.PRICES`)."""
+        return self.price or known_price(self.name)
 
     def output_modes(self) -> tuple[OutputMode, ...]:
         """The cloud APIs take a JSON-schema response format: native comes second, so a

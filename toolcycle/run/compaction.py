@@ -34,6 +34,7 @@ from typing import Any
 
 from ..messages import Message, TextPart, ToolResult, Usage
 from ..models.base import Model, ModelSettings, usage_of
+from ..pricing import cost_of
 from .context_view import ContextView
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, message_chars
@@ -198,7 +199,9 @@ async def _summary(state: RunState, view: ContextView, start: int, tail: int, bu
             summary = _digest(summary, chunk, budget)
             continue
         requests += 1
-        state.compaction_paid.add(usage_of(reply))
+        paid = usage_of(reply).copy()
+        paid.cost = cost_of(paid, model, reply.model_name)  # the summariser's own price
+        state.compaction_paid.add(paid)
         summary = reply.text.strip() or _digest(summary, chunk, budget)
     return summary, requests
 

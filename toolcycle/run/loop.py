@@ -61,6 +61,7 @@ from . import modes
 from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .compaction import compact, request_messages, start_compaction, take_paid
+from .costs import priced
 from .endings import (
     Answered,
     AttemptEnding,
@@ -410,7 +411,7 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
                    else state.setup.model.request(request_messages(state), settings))
         message = await state.interrupts.guard(request)
     except BaseException as exc:  # it still counts (with what it was served), keeps its step
-        state.spend((paid := paid_before(exc)).usage)
+        state.spend(priced(state, (paid := paid_before(exc)).usage.copy(), None))
         state.trace.request_failed((time.perf_counter() - started) * 1000.0, paid)
         if isinstance(exc, Exception) and not isinstance(
                 exc, AgentError | LimitHit | CancelledByToken):
@@ -427,12 +428,12 @@ async def _request(state: RunState, settings: ModelSettings, forced: bool = Fals
     for call in calls:
         state.call_ids.add(call.id)
     reported = message.usage if message.usage is not None else Usage()
-    usage = Usage(  # positional, once per iteration (field order pinned by a test)
+    usage = priced(state, Usage(  # positional, once per iteration (field order pinned by a test)
         reported.input_tokens, reported.output_tokens, reported.cache_read_tokens,
         reported.cache_write_tokens,
         # an adapter may make several requests for one reply (a re-ask, a paused turn)
         max(reported.requests, 1), len(calls), reported.reasoning_tokens,
-    )
+    ), message.model_name)  # priced by the model that wrote it
     usage.add(take_paid(state))  # the summaries compaction wrote for this request
     state.spend(usage)
     state.append(message)

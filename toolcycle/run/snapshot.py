@@ -65,7 +65,6 @@ from __future__ import annotations
 import copy
 import json
 import time
-from dataclasses import fields
 from typing import Any
 
 from ..approval import ApprovalRequest, Decision, decision_from_dict, decision_to_dict
@@ -277,7 +276,7 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
         "new_message_index": state.new_message_index,
         "usage": state.usage.to_dict(),
         "trace": state.trace.trace.to_dict(),
-        "limits": {f.name: getattr(state.limits, f.name) for f in fields(state.limits)},
+        "limits": state.limits.to_dict(),  # (max_cost as a decimal string)
         "counters": {
             "attempt": state.attempt, "iteration": state.iteration,
             "attempt_iterations": state.attempt_iterations,

@@ -297,16 +297,28 @@ def refuse_in_team(state: RunState) -> str | None:
 
 
 def describe_limit(state: RunState, limit: LimitName) -> str:
-    """The limit in words: the run's own, or the team's where an outer run's was reached."""
-    return state.limits.describe(limit, state) + team_note(state, limit)
+    """The limit in words, with the figures of the run it belongs to: the run's own, or,
+    where an outer run's was reached, that run's (a member's own limits may not set it at
+    all: ``max_tool_calls=None reached`` said nothing), named."""
+    outer = _limit_owner(state, limit)
+    if outer is None:
+        return state.limits.describe(limit, state)
+    return outer.limits.describe(limit, outer) + team_note(state, limit)
 
 
 def team_note(state: RunState, limit: LimitName) -> str:
     """`` (a limit of the team, set on agent 'lead')`` where ``limit`` is not the run's own
     but that of a run it sits inside; empty otherwise (nearly always)."""
+    outer = _limit_owner(state, limit)
+    return "" if outer is None else (
+        f" (a limit of the team, set on agent {outer.setup.core.name!r})")
+
+
+def _limit_owner(state: RunState, limit: LimitName) -> RunState | None:
+    """The outer run whose ``limit`` this run met, or ``None`` where it is the run's own."""
     if not state.ancestors or state.limits.reached(state) == limit:
-        return ""
+        return None
     for outer in state.ancestors:
         if outer.limits.reached(outer) == limit:
-            return f" (a limit of the team, set on agent {outer.setup.core.name!r})"
-    return ""
+            return outer
+    return None

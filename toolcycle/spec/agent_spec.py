@@ -20,7 +20,7 @@ import json
 import re
 import types
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -321,7 +321,7 @@ def output_type(schema: dict[str, Any]) -> Any:
 
 
 def limits_to_dict(limits: Limits) -> dict[str, Any]:
-    return {k: v for k, v in asdict(limits).items() if v is not None}
+    return {k: v for k, v in limits.to_dict().items() if v is not None}
 
 
 def limits_from_dict(data: Any, where: Locator | None = None) -> Limits | None:

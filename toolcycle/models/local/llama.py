@@ -34,6 +34,7 @@ from ...errors import ModelError
 from ...logs import SETUP_LOG
 from ...media import refuse_media
 from ...messages import Message, TextPart, Usage
+from ...pricing import FREE, Price
 from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
 from ..text.constrained import constrained_option
 from ..text.hermes import GRAMMAR, HermesToolsModel
@@ -154,6 +155,10 @@ class LlamaChatModel(Model):
         self.n_threads = n_threads or default_threads()
         self.seed = seed
         self.max_tokens = max_tokens
+
+    def pricing(self, answered_by: str | None = None) -> Price | None:
+        """Its own price when given (a machine's running cost), else nothing: it runs here."""
+        return self.price or FREE
 
     @property
     def load_seconds(self) -> float:

@@ -87,7 +87,7 @@ class TextProtocolModel(Model):
     """
 
     def __init__(self, inner: Model) -> None:
-        self.inner = inner
+        self.inner: Model = inner
         self.name = inner.name
         self.system = inner.system
 
