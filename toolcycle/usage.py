@@ -78,12 +78,12 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
-        """Read :meth:`to_dict`'s form back (an older one without ``cost_usd`` costs
-        nothing). Raises ``ValueError`` or ``TypeError`` for a damaged value."""
+        """Read :meth:`to_dict`'s form back. One written before requests were priced has no
+        ``cost_usd``: its cost is unknown, not zero. Raises ``ValueError`` or ``TypeError`` for
+        a damaged value."""
         counts: dict[str, Any] = {k: int(v) for k, v in data.items() if k in _TOKEN_FIELDS}
         usage = cls(**counts)
-        if "cost_usd" in data:
-            usage.cost = cost_from(data["cost_usd"])
+        usage.cost = cost_from(data.get("cost_usd"))
         return usage
 
 

@@ -57,3 +57,14 @@ def _reply(messages: list[Message], settings: Any) -> Message:
 
 def model() -> ScriptedModel:
     return ScriptedModel(_reply)
+
+
+class _Unpriced(ScriptedModel):
+    """A model whose price nobody knows (an OpenAI-compatible server's, say)."""
+
+    def pricing(self, answered_by: str | None = None) -> None:
+        return None
+
+
+def unpriced_model() -> ScriptedModel:
+    return _Unpriced(_reply)

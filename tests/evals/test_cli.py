@@ -32,8 +32,11 @@ def _eval(files: Path, *extra: str) -> int:
 
 
 def test_runs_and_writes_reports(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _eval(files, "--repeats", "2", "--json", str(files / "r.json"), "--price", "1,2",
-                 "--check", "contains", "--check", "regex:done:\\w+")
+    code = main(["eval", str(files / "cases.jsonl"), "--agent", str(files / "agent.json"),
+                 "--tools", "tests.evals.eval_tools", "--no-trace",
+                 "--model", "python:tests.evals.eval_tools:unpriced_model",  # --price prices it
+                 "--repeats", "2", "--json", str(files / "r.json"), "--price", "1,2",
+                 "--check", "contains", "--check", "regex:done:\\w+"])
     out = capsys.readouterr().out
     assert code == 0
     assert out.startswith("cases: 6 runs, pass 0.667")

@@ -83,7 +83,7 @@ def test_usage_adds_costs_and_an_unknown_cost_stays_unknown() -> None:
     total.add(Usage(cost=Decimal(1)))
     assert total.cost is None
     assert Usage.from_dict(json.loads(json.dumps(total.to_dict()))) == total
-    assert Usage.from_dict({"input_tokens": 3}).cost == 0  # an older record: nothing priced
+    assert Usage.from_dict({"input_tokens": 3}).cost is None  # an older record: unknown
     for damaged in ("a lot", -1, [], "NaN"):
         with pytest.raises(ValueError, match="cost_usd"):
             Usage.from_dict({"cost_usd": damaged})
@@ -225,3 +225,68 @@ async def test_a_member_meeting_a_team_limit_states_the_teams_figure() -> None:
     result = await lead.run("go")
     assert "max_tool_calls=3 reached (a limit of the team, set on agent 'lead')" in (
         result.tool_calls[0].error or "")
+
+
+class _Unpriced(ScriptedModel):
+    """A model whose price nobody knows (an OpenAI-compatible server's, say)."""
+
+    def pricing(self, answered_by: str | None = None) -> None:
+        return None
+
+
+async def test_evals_reports_each_cases_cost_and_the_total() -> None:
+    from toolcycle.evals import Contains, Dataset, Experiment
+
+    def team(model_type: type[ScriptedModel]) -> Agent[Any, Any]:
+        helper = Agent(model_type([call("lookup", {"q": "x"}), "x is 42"] * 4, price=HELPER),
+                       tools=[fresh_lookup()], name="researcher")
+        return Agent(ScriptedModel([call("researcher", {"input": "x?"}), "42"] * 4,
+                                   price=LEAD), tools=[helper.as_tool()], name="lead")
+
+    cases = Dataset.of([{"name": "a", "inputs": "x?", "expected_output": "42"},
+                        {"name": "b", "inputs": "x?", "expected_output": "42"}])
+    report = await Experiment(team(ScriptedModel), cases, [Contains()], repeats=2,
+                              concurrency=1).run()  # one script: runs in turn
+    costs = [r.cost_usd for r in report.records]
+    assert all(c is not None and c > 0 for c in costs), report.records
+    for case in report.cases:
+        own = [r.cost_usd for r in report.records if r.case == case.case]
+        assert case.cost_total_usd == pytest.approx(sum(c for c in own if c is not None))
+    total = report.to_dict()["cost_usd"]
+    assert total == pytest.approx(sum(c for c in costs if c is not None))
+    assert f"cost ${total:.6f}".rstrip("0") in report.render_table().splitlines()[0]
+    assert " in all</p>" in report.to_html()
+
+    unknown = await Experiment(team(_Unpriced), cases, [Contains()], concurrency=1).run()
+    assert all(r.cost_usd is None for r in unknown.records)
+    assert unknown.to_dict()["cost_usd"] is None and unknown.cases[0].cost_total_usd is None
+    assert "cost unknown (2 of 2 runs had no price)" in unknown.render_table()
+
+
+async def test_the_spans_carry_each_replys_cost_and_the_runs() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from toolcycle.tracing.otel import OTelCallbacks
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    helper = Agent(_Unpriced([call("lookup", {"q": "x"}), "x is 42"]), tools=[fresh_lookup()],
+                   name="researcher")
+    lead = Agent(ScriptedModel([call("researcher", {"input": "x?"}), "42"], price=LEAD),
+                 tools=[helper.as_tool()], name="lead",
+                 callbacks=OTelCallbacks(tracer_provider=provider))
+    result = await lead.run("x?")
+    spans = exporter.get_finished_spans()
+    chats = [s for s in spans if s.name.startswith("chat")]
+    lead_costs = [s.attributes.get("toolcycle.usage.cost_usd") for s in chats
+                  if s.attributes.get("gen_ai.response.model") == "scripted"]
+    assert len(chats) == 4 and sum(1 for s in chats if s.attributes.get(
+        "toolcycle.usage.cost_unknown")) == 2  # the researcher's replies: no price
+    assert sorted(c for c in lead_costs if c is not None) == sorted(
+        float(LEAD.cost(s.usage)) for s in result.trace.steps)
+    [run_span] = [s for s in spans if s.name == "invoke_agent lead"]
+    assert run_span.attributes.get("toolcycle.usage.cost_unknown") is True  # the team's
+    assert "toolcycle.usage.cost_usd" not in run_span.attributes  # never a made-up 0

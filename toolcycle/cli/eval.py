@@ -48,7 +48,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--max-iterations", type=int, help="override the spec's limit")
     parser.add_argument("--name", help="the experiment's name (default: the dataset's)")
     parser.add_argument("--price", type=_price, metavar="IN,OUT",
-                        help="USD per million input and output tokens, for the cost column")
+                        help="USD per million input and output tokens, for runs whose model "
+                        "has no known price (the cost column)")
     parser.add_argument("--log", metavar="LOG.jsonl",
                         help="record each run as it finishes; a rerun resumes from it")
     parser.add_argument("--html", metavar="REPORT.html", help="write the HTML report")

@@ -27,7 +27,15 @@ from ..tracing.html import format_ms, format_time, render_comparison_html, rende
 from ..tracing.store import DEFAULT_PATH, ENV_VAR, TraceStore, TraceSummary
 from ..tracing.trace import Step, ToolCallRecord, Trace, offered_text
 from ..tracing.trace import _clip as _clip
-from ..tracing.values import approval_text, finite, pause_rows, tally
+from ..tracing.values import (
+    approval_text,
+    finite,
+    money,
+    pause_rows,
+    recorded_cost,
+    tally,
+    unpriced,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -343,14 +351,17 @@ def print_timeline(trace: Trace, console: Console, *, max_chars: int = 400) -> N
         console.print(Text.assemble(("error: ", "bold red"), (
             safe(f"{trace.error.get('code', '')}: {trace.error.get('message', '')}"), "red")))
     u = trace.usage
-    cost = trace.metadata.get("cost_usd")
+    cost = recorded_cost(u.cost, trace.metadata)
+    missing = unpriced(trace.metadata)
     console.print(Text(
         f"usage: {u.requests} requests · {u.tool_calls} tool calls · tokens in "
         f"{tally(u.input_tokens)} / out {tally(u.output_tokens)} · cache read "
-        f"{tally(u.cache_read_tokens)} / write {tally(u.cache_write_tokens)}"
-        + (f" · cost ${cost:,.4f}" if isinstance(cost, int | float) else ""),
+        f"{tally(u.cache_read_tokens)} / write {tally(u.cache_write_tokens)}",
         style="dim",
     ))
+    console.print(Text(f"cost: {money(cost)}" + (
+        safe(f" (no price for {', '.join(missing)})") if cost is None and missing else ""),
+        style="dim"))
     if trace.output is not None:
         output = trace.output if isinstance(trace.output, str) else json.dumps(
             trace.output, ensure_ascii=False, default=str)

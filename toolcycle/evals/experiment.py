@@ -33,6 +33,7 @@ from ..errors import ConfigurationError
 from ..limits import Limits
 from ..tracing.store import TraceStore, resolve_trace_store
 from ..tracing.trace import Trace
+from ..tracing.values import recorded_cost
 from .dataset import Case, Dataset
 from .evaluators import AnyEvaluator, Evaluator, Observed, Score, as_evaluators
 from .figures import run_passes
@@ -53,7 +54,8 @@ class Experiment:
     record as it is written. ``identity``: any text naming what runs (a model and prompt
     version, say); a log written under another identity is refused, so a changed agent never
     resumes from the old one's records. ``price_per_million``: (input, output) USD per million
-    tokens, for the cost column of runs whose trace states no ``cost_usd`` of its own.
+    tokens, for the cost column of runs whose cost is unknown (a model of unknown price; every
+    other run reports its own ``usage.cost``).
     """
 
     def __init__(
@@ -213,12 +215,13 @@ async def _score(evaluator: Evaluator, case: Case, observed: Observed) -> Score 
 
 
 def _cost_of(trace: Trace | None, price: tuple[float, float] | None) -> float | None:
-    """The run's cost in USD: the trace's own ``metadata["cost_usd"]`` where an adapter or the
-    user set it, else its tokens at ``price`` (toolcycle keeps no price table), else unknown."""
+    """The run's cost in USD: the run's own (``usage.cost``, each reply priced by its model,
+    a team's agents included; or a ``metadata["cost_usd"]`` the user set), else its tokens at
+    ``price`` (for models of unknown price), else unknown."""
     if trace is None:
         return None
-    recorded = trace.metadata.get("cost_usd")
-    if isinstance(recorded, int | float) and not isinstance(recorded, bool):
+    recorded = recorded_cost(trace.usage.cost, trace.metadata)
+    if recorded is not None:
         return float(recorded)
     if price is None:
         return None

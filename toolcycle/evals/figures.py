@@ -55,6 +55,8 @@ class CaseReport:
     tokens: Estimate
     cost_usd: Estimate | None
     latency_s: Estimate
+    #: What the case's runs cost in all (USD); ``None`` when any run's cost is unknown.
+    cost_total_usd: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"case": self.case, "kind": self.kind, "runs": self.runs,
@@ -63,6 +65,7 @@ class CaseReport:
                 "evaluators": {n: e.to_dict() for n, e in self.evaluators.items()},
                 "iterations": self.iterations.to_dict(), "tokens": self.tokens.to_dict(),
                 "cost_usd": self.cost_usd.to_dict() if self.cost_usd else None,
+                "cost_total_usd": self.cost_total_usd,
                 "latency_s": self.latency_s.to_dict()}
 
 
@@ -78,7 +81,14 @@ def case_report(case: str, kind: str, records: Sequence[RunRecord],
         mean_interval([r.iterations for r in records]),
         mean_interval([r.tokens for r in records]),
         mean_interval(costs) if len(costs) == n and costs else None,
-        mean_interval([r.latency_s for r in records]))
+        mean_interval([r.latency_s for r in records]), total_cost(records))
+
+
+def total_cost(records: Sequence[RunRecord]) -> float | None:
+    """What ``records`` cost in all (USD): the sum of every run's cost, ``None`` when any
+    run's cost is unknown (a total that left runs out would be a made-up figure)."""
+    costs = [r.cost_usd for r in records]
+    return math.fsum(c for c in costs if c is not None) if None not in costs else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +103,8 @@ class Headline:
     k: int
     pass_at_k: float
     pass_hat_k: float
+    #: What every run cost in all (USD, :func:`total_cost`); ``None`` when unknown.
+    cost_usd: float | None = None
 
 
 def json_ready(value: Any) -> Any:

@@ -17,10 +17,12 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from .._safe_text import terminal_safe
+from ..tracing.values import money
 from .figures import (
     CaseReport,
     EvaluatorSummary,
@@ -29,6 +31,7 @@ from .figures import (
     json_ready,
     run_passes,
     summarise,
+    total_cost,
 )
 from .records import RunRecord
 from .report_html import render_report_html
@@ -103,6 +106,7 @@ class ExperimentReport:
             "runs": len(self.records), "repeats": self.repeats, "k": self.k,
             "success": self.success.to_dict(), "passed": self.passed.to_dict(),
             "pass_at_k": self.pass_at_k, "pass_hat_k": self.pass_hat_k,
+            "cost_usd": total_cost(self.records),
             "by_evaluator": {n: self.evaluator(n).to_dict() for n in self.evaluators},
             "by_kind": {kind: {"passed": r.passed.to_dict(), "success": r.success.to_dict(),
                                "runs": len(r.records)} for kind, r in self.kinds().items()},
@@ -117,7 +121,8 @@ class ExperimentReport:
     @property
     def headline(self) -> Headline:
         return Headline(self.name, self.evaluators, len(self.records), self.passed,
-                        self.success, self.k, self.pass_at_k, self.pass_hat_k)
+                        self.success, self.k, self.pass_at_k, self.pass_hat_k,
+                        total_cost(self.records))
 
     def to_html(self) -> str:
         """A self-contained HTML page (:mod:`.report_html`)."""
@@ -164,7 +169,7 @@ class ExperimentReport:
                  for row in cells]
         lines.insert(1, "  ".join("-" * w for w in widths))
         title = (f"{terminal_safe(self.name)}: {len(self.records)} runs, pass "
-                 f"{self.passed} (95 % Wilson interval)")
+                 f"{self.passed} (95 % Wilson interval), cost {cost_in_all(self.records)}")
         return "\n".join([title, *lines])
 
 
@@ -176,3 +181,12 @@ def _rate(estimate: Estimate) -> str:
 
 def _money(estimate: Estimate | None) -> str:
     return "?" if estimate is None else f"{estimate.mean:.6f}"
+
+
+def cost_in_all(records: Sequence[RunRecord]) -> str:
+    """The experiment's spend in words: ``$0.0123 in all``, or why it is unknown."""
+    total = total_cost(records)
+    if total is not None:
+        return f"{money(Decimal(repr(total)))} in all"
+    unknown = sum(r.cost_usd is None for r in records)
+    return f"unknown ({unknown} of {len(records)} runs had no price)"

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from base64 import b64encode
 from collections.abc import Sequence
+from decimal import Decimal
 from hashlib import sha256
 
-from ..tracing.values import esc
+from ..tracing.values import esc, money
 from .figures import CaseReport, Headline, run_passes
 from .records import RunRecord
 from .stats import Estimate
@@ -46,7 +47,9 @@ def render_report_html(report: Headline, cases: Sequence[CaseReport],
     rows = "".join(_case_row(case, report.evaluators) for case in cases)
     summary = (f"<p>{report.runs} runs · pass {_rate(report.passed)} · success "
                f"{_rate(report.success)} · pass@{k} {report.pass_at_k:.2f} · pass^{k} "
-               f"{report.pass_hat_k:.2f}</p><p class=muted>Intervals: 95 %, Wilson score for "
+               f"{report.pass_hat_k:.2f} · cost "
+               + money(None if report.cost_usd is None else Decimal(repr(report.cost_usd)))
+               + " in all</p><p class=muted>Intervals: 95 %, Wilson score for "
                "pass rates, Student t for means.</p>")
     runs = "".join(_case_runs(case.case, [r for r in records if r.case == case.case])
                    for case in cases)

@@ -33,12 +33,13 @@ from .values import (
     amount,
     as_dict,
     esc,
-    finite,
     format_ms,
     format_time,
     media_lines,
+    money,
     nice_max,
     num,
+    recorded_cost,
     short,
     tally,
     to_json,
@@ -245,7 +246,8 @@ def _step_block(step: Step, trace_model: str | None = None, depth: int = 0) -> s
         badges.append(f'<span class="badge">answered by {esc(step.model)}</span>')
     meta = (
         f"model {format_ms(step.model_ms)} · tools {format_ms(step.tools_ms)} · tokens in "
-        f"{tally(step.usage.input_tokens)} / out {tally(step.usage.output_tokens)}"
+        f"{tally(step.usage.input_tokens)} / out {tally(step.usage.output_tokens)} · cost "
+        f"{money(recorded_cost(step.usage.cost, None))}"
     )
     parts = [
         f'<article class="{classes}" id="step-{esc(step.attempt)}-{esc(step.iteration)}"><header>'
@@ -450,5 +452,4 @@ def _duration_ms(trace: Trace) -> float:
 
 
 def _cost(trace: Trace) -> str:
-    cost = finite(trace.metadata.get("cost_usd")) if isinstance(trace.metadata, dict) else None
-    return "unknown" if cost is None else f"${cost:,.4f}"
+    return money(recorded_cost(trace.usage.cost, trace.metadata))

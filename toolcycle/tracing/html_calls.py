@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .html_approval import approval_badge
 from .trace import Step, ToolCallRecord, Trace
-from .values import esc, format_ms, media_lines, tally, to_json
+from .values import esc, format_ms, media_lines, money, recorded_cost, tally, to_json
 
 #: How deep nested runs are drawn; a deeper one (a crafted file) is named, not drawn.
 MAX_NESTING = 12
@@ -67,7 +67,7 @@ def _member_run(run: object, timeline: Callable[[Trace, int], str], depth: int) 
     usage = run.usage
     head = (f'<div class="label">Run of agent {esc(run.agent_name)} · {esc(run.status)} · '
             f"{tally(usage.requests)} requests · tokens in {tally(usage.input_tokens)} / out "
-            f"{tally(usage.output_tokens)}</div>")
+            f"{tally(usage.output_tokens)} · cost {money(recorded_cost(usage.cost, None))}</div>")
     if depth >= MAX_NESTING:
         return head + '<div class="panel">(nested too deep to draw)</div>'
     return f'{head}<div class="member-run">{timeline(run, depth + 1)}</div>'

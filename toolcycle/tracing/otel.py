@@ -57,6 +57,7 @@ from ..events import (
     ValidationFailure,
 )
 from ..status import is_success
+from ..usage import Usage
 
 #: How ``provider:model`` prefixes map to ``gen_ai.provider.name`` (the conventions' well-known
 #: values; ``llama_cpp`` is our own, for the in-process local model). A server that merely
@@ -344,6 +345,7 @@ class OTelCallbacks:
             attributes["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
         if usage.reasoning_tokens:  # no GenAI convention for them yet: our own namespace
             attributes["toolcycle.usage.reasoning_tokens"] = usage.reasoning_tokens
+        attributes.update(_cost_attributes(usage))
         if event.message.finish_reason:
             attributes["gen_ai.response.finish_reasons"] = [event.message.finish_reason]
         parent = state.iteration or state.run
@@ -419,6 +421,14 @@ def _split_model(model: str, provider: str | None) -> _Target:
     return _Target(provider or PROVIDER_NAMES.get(prefix, UNKNOWN_PROVIDER), name, address, port)
 
 
+def _cost_attributes(usage: Usage) -> dict[str, Any]:
+    """The cost in USD (no GenAI convention names it yet: our own namespace), as a float since
+    attributes hold no decimals; an unknown cost is said so, never written as 0."""
+    if usage.cost is None:
+        return {"toolcycle.usage.cost_unknown": True}
+    return {"toolcycle.usage.cost_usd": float(usage.cost)}
+
+
 def _set_run_outcome(span: Span, result: Any) -> None:
     usage = getattr(result, "usage", None)
     if usage is not None:
@@ -426,6 +436,7 @@ def _set_run_outcome(span: Span, result: Any) -> None:
         span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
         span.set_attribute("toolcycle.requests", usage.requests)
         span.set_attribute("toolcycle.tool_calls", usage.tool_calls)
+        span.set_attributes(_cost_attributes(usage))
     termination = getattr(result, "termination", None)
     if termination is not None:
         span.set_attribute("toolcycle.termination.reason", str(termination.reason))

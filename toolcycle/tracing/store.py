@@ -472,7 +472,7 @@ def _usage_of_steps(trace: Trace) -> Usage:
     for step in trace.steps:
         total.add(Usage(step.usage.input_tokens, step.usage.output_tokens,
                         step.usage.cache_read_tokens, step.usage.cache_write_tokens,
-                        reasoning_tokens=step.usage.reasoning_tokens))
+                        reasoning_tokens=step.usage.reasoning_tokens, cost=step.usage.cost))
     return total
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from typing import Any
 
 
@@ -149,3 +150,26 @@ def media_lines(media: object) -> list[str]:
             fields.append(item["name"])
         lines.append(", ".join(fields))
     return lines
+
+
+def recorded_cost(usage_cost: object, metadata: object) -> Decimal | None:
+    """A run's cost as recorded: a number set by hand in ``metadata["cost_usd"]`` (the slot
+    for it before runs priced their requests) first, else its usage's (``None``: unknown)."""
+    given = finite(metadata.get("cost_usd")) if isinstance(metadata, dict) else None
+    if given is not None and given >= 0:
+        return Decimal(str(given))
+    return usage_cost if isinstance(usage_cost, Decimal) and usage_cost.is_finite() else None
+
+
+def money(cost: Decimal | None) -> str:
+    """A cost as the views show it: ``$0.000399``, ``$12.5``, ``$0`` (to the millionth of a
+    dollar, trailing zeros dropped), or ``unknown``."""
+    if cost is None:
+        return "unknown"
+    return "$" + f"{cost:,.6f}".rstrip("0").rstrip(".")
+
+
+def unpriced(metadata: object) -> list[str]:
+    """The models a trace says had no price (``metadata["unpriced_models"]``), as text."""
+    names = metadata.get("unpriced_models") if isinstance(metadata, dict) else None
+    return [str(n) for n in names[:20]] if isinstance(names, list) else []
