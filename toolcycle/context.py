@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .messages import Message, Usage
+from .pricing import Price
 
 _log = logging.getLogger(__name__)
 _handles = itertools.count(1)  # callback handles, unique per process (next() is atomic in CPython)
@@ -143,6 +144,10 @@ class RunModel(Protocol):
     name: str
 
     def request(self, messages: Sequence[Message], settings: Any, /) -> Awaitable[Message]: ...
+
+    def pricing(self, answered_by: str | None = None, /) -> Price | None:
+        """What its replies cost (:meth:`toolcycle.models.Model.pricing`)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,6 +181,22 @@ async def test_sampling_served_by_the_runs_model_and_counted() -> None:
     assert "Sampling by scripted" in render_html(result.trace)
 
 
+async def test_a_sampled_request_is_priced_like_the_runs_own() -> None:
+    """A sampling request served by a paid model used to cost nothing in the run's usage."""
+    from toolcycle import Price
+
+    price = Price("1000", "2000")
+    model = ScriptedModel([call("trigger-sampling-request", {"prompt": "say hi"}),
+                           "Hi from the sampled model.", "The server heard me."], price=price)
+    async with Agent(model, tools=[everything(sampling=Sampling(max_tokens=64))]) as agent:
+        result = await agent.run("sample")
+    (record,) = result.trace.tool_calls
+    (sampled,) = record.sampling
+    assert sampled.usage.cost == price.cost(sampled.usage) > 0
+    # counted once, in the step of the call it served (prices are linear in tokens)
+    assert result.usage.cost == sum(price.cost(s.usage) for s in result.trace.steps)
+
+
 async def test_sampling_bounded_per_run() -> None:
     model = ScriptedModel([call("trigger-sampling-request", {"prompt": "one"}), "sampled",
                            call("trigger-sampling-request", {"prompt": "two"}), "done"])

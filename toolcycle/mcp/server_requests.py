@@ -237,6 +237,7 @@ async def _complete(describe: str, model: RunModel, messages: list[Message],
 
     from ..context import SampledRequest
     from ..models.base import ModelSettings, usage_of
+    from ..pricing import cost_of
 
     settings = ModelSettings(max_tokens=min(params.max_tokens, cap),
                              temperature=params.temperature)
@@ -246,7 +247,8 @@ async def _complete(describe: str, model: RunModel, messages: list[Message],
     except Exception as exc:
         return types.ErrorData(code=_INTERNAL_ERROR,
                                message=f"sampling failed: {type(exc).__name__}: {exc}"[:500])
-    usage = usage_of(reply)
+    usage = usage_of(reply).copy()
+    usage.cost = cost_of(usage, model, reply.model_name)  # billed like the run's own requests
     if ctx is not None and ctx.record_sampling is not None:  # a run's call: a traced step
         ctx.record_sampling(SampledRequest(
             describe, model.name, usage, (time.perf_counter() - started) * 1000.0, reply.text,
