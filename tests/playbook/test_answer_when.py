@@ -122,3 +122,17 @@ WHOLE = frozenset({"find_booking_then_booking_detail"})
 ])
 def test_sequence_done(calls: list[tuple[str, str | None, str | None]], done: bool) -> None:
     assert sequence_done(SEQUENCE, WHOLE, _trace(*calls)) is done
+
+
+async def test_at_the_defaults_a_followed_sequence_is_answered_not_lost() -> None:
+    """Without routines nothing calls or forces a tool, but the answer is still asked for once
+    the shown sequence succeeded (issue 69: at the defaults a correct lesson made its kind
+    worse, 100 -> 75 %: the model followed it, had the answer, wandered on and lost it)."""
+    pb = await _learned(routines=False)
+    agent = _agent(pb)
+    CHOICES.clear()
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert result.trace.strategies_shown  # the sequence was shown
+    assert [c.name for c in result.trace.tool_calls] == ["country_info", "exchange_rate"]
+    assert CHOICES == ["auto", "auto", "none"] and result.output == "Worth 2.75 USD"
+    assert set(agent.tools) == {"country_info", "exchange_rate"}  # no routine offered

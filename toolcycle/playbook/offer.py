@@ -153,12 +153,17 @@ class RoutineOffer:
             chosen = tuple(d for d in tools if d.name not in self.routines or d.name in wanted)
         return chosen if self.inner is None else self.inner.select(task, chosen, keep)
 
-    def plan(self, task: str, offered: frozenset[str], *, gated: bool) -> RunPlan:
+    def plan(self, task: str, offered: frozenset[str], *, gated: bool,
+             calls: bool = True) -> RunPlan:
         """The plan of one run of ``task`` offered ``offered`` (the engine's
         :class:`~toolcycle.run.plan.RunPlan`): the routines whose strategy the run is not
         shown are withheld, and the rest is asked of what is left offered; ``gated`` (a call
-        can need approval): no stand-in and no head start."""
+        can need approval): no stand-in and no head start. Without ``calls`` (the playbook's
+        ``routines=False``) only :meth:`answer_when`: nothing that calls a tool or forces
+        one."""
         self._last = None  # a new run: what the playbook shows may have changed since
+        if not calls:
+            return RunPlan(answer_when=self.answer_when(task, offered, frozenset()))
         withheld: frozenset[str] = frozenset()
         routines = frozenset(self.routines)  # (a toolset's listing may add to it meanwhile)
         if routines & offered:  # an agent with fallbacks only has no routine to hold back

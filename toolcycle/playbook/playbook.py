@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..run.plan import NO_PLAN, RunPlan
+from ..run.plan import RunPlan
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
@@ -213,12 +213,16 @@ class Playbook:
 
     def plan(self, task: str, agent_name: str, offered: frozenset[str], *,
              gated: bool) -> RunPlan:
-        """The plan of one run (:class:`~toolcycle.run.plan.RunPlan`): nothing without
-        ``routines=True``; else what :meth:`RoutineOffer.plan` makes of the lessons the run
-        is shown."""
-        if not self.routines:
-            return NO_PLAN
-        return self.planner(agent_name).plan(task, offered, gated=gated)
+        """The plan of one run (:class:`~toolcycle.run.plan.RunPlan`): what
+        :meth:`RoutineOffer.plan` makes of the lessons the run is shown. Without
+        ``routines=True`` only when the answer is due: the plan then makes no call and
+        changes no tool, it asks for the answer once the calls the run was shown succeeded.
+
+        Why at the defaults too: a correct lesson made a kind *worse* (issue 69, held-out,
+        the defaults: 100 -> 75 %): shown "Call Y(a), then answer", the model called Y, had
+        the answer, called other tools and lost it. Asking for the answer once the shown
+        sequence is done was gated behind routines, though it calls nothing itself."""
+        return self.planner(agent_name).plan(task, offered, gated=gated, calls=self.routines)
 
     def planner(self, agent_name: str) -> RoutineOffer:
         """The one :class:`RoutineOffer` answering :meth:`plan` for ``agent_name``'s runs
