@@ -185,3 +185,17 @@ async def test_each_call_the_repairs_make_counts_once_against_the_budget(
     result = await agent.run(TASK, limits=Limits(max_tool_calls=budget))
     [record] = result.trace.tool_calls
     assert (record.error is None) is mended, record.error
+
+
+def test_a_schemas_enum_is_the_options_whatever_its_description_says() -> None:
+    """The typed list comes first, in any language; a description in another language
+    names no options the word lists could read."""
+    from toolcycle import Tool
+    schema = {"type": "object", "required": ["équipe"], "properties": {"équipe": {
+        "type": "string", "enum": ["réseau", "poste", "sécurité"],
+        "description": "L'équipe qui traite le ticket"}}}
+    guichet = Tool.from_schema("sla", "Délai de réponse.", schema, lambda **kw: "ok")
+    assert named_options({"équipe": "IT"}, guichet, "Délai pour un ticket poste urgent ?") == {
+        "équipe": "poste"}
+    assert named_options({"équipe": "IT"}, guichet, "Délai pour un ticket urgent ?") == {
+        "équipe": "IT"}  # the task names none of them

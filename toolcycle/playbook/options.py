@@ -1,18 +1,18 @@
-"""Options a parameter's description lists, and the one a task names.
+"""The values a parameter takes, and the one a task names.
 
-Why: on the held-out `helpdesk` suite (ReAct, at 33db62f) test-11 asks "What is the response
-time target for a low-priority desktop ticket?". ``sla_target(priority, team)`` describes
-``team`` as "The team handling it (network, desktop, security, ...)". In each of 3 runs the
-1.5B passed team "IT", was told "no team 'IT'", and called again with "IT" (or "Support",
-"Finance", ...) until the iteration limit. The run holds what the repair needs: the options
-the tool itself lists and the task's own words, of which exactly one is an option. So a
-failed or empty call, made with a text value the task does not write, is made again with the
-one listed option the task names (:mod:`.respell` makes the call; this module only reads).
+The principle: a tool that says which values a parameter takes, and a task that writes
+exactly one of them, together settle the value; a model's other value for it (made up, or
+copied from elsewhere) is a guess. So a failed or empty call made with a text value the task
+does not write is made again with the one option the task names (:mod:`.respell` makes the
+call; this module only reads). Seen first on a held-out suite: a tool described ``team`` as
+"The team handling it (network, desktop, security, ...)", the task asked about "a desktop
+ticket", and the 1.5B passed "IT", "Support", "Finance" until the iteration limit.
 
-Only a list the description spells out counts: in parentheses with commas ("(network,
-desktop, security, ...)"), or after "one of", "e.g.", "such as", "for example" or "like"
-("one of: P1, P2 or P3"). An option must be a whole word or phrase of the task; none, or two
-of them, and the value stays the model's.
+Where the options come from, most certain first: the schema's own ``enum`` (typed, any
+language); else a list the description spells out, in parentheses with commas ("(network,
+desktop, security, ...)") or after the phrases :data:`~toolcycle.playbook.words.
+OPTIONS_INTRO` names ("one of: P1, P2 or P3"). An option must be a whole word or phrase of the
+task; none, or two of them, and the value stays the model's.
 """
 
 from __future__ import annotations
@@ -53,6 +53,18 @@ def described_options(description: str) -> list[str]:
     return found if len(found) >= 2 else []
 
 
+def parameter_options(spec: Mapping[str, Any]) -> list[str]:
+    """The text values a parameter's schema takes: its ``enum`` where it has one (at least
+    two plain options), else the options its description lists (:func:`described_options`)."""
+    listed = spec.get("enum")
+    if isinstance(listed, list):
+        terms = [t for t in listed if isinstance(t, str) and _OPTION.fullmatch(t)]
+        if len(terms) >= 2:
+            return list(dict.fromkeys(terms))
+    description = spec.get("description")
+    return described_options(description) if isinstance(description, str) else []
+
+
 def _says(prompt: str, term: str) -> bool:
     """Whether ``prompt`` writes ``term`` as a whole word or phrase (any case)."""
     words = [re.escape(w) for w in term.split()]
@@ -71,10 +83,9 @@ def named_options(arguments: Mapping[str, Any], tool: Tool[Any], prompt: str) ->
         spec = schema.get(key)
         if not isinstance(value, str) or not value.strip() or not isinstance(spec, dict):
             continue
-        description = spec.get("description")
-        if not isinstance(description, str) or _says(prompt, value.strip()):
+        if _says(prompt, value.strip()):
             continue
-        named = [o for o in described_options(description) if _says(prompt, o)]
+        named = [o for o in parameter_options(spec) if _says(prompt, o)]
         if len(named) == 1 and named[0].lower() != value.strip().lower():
             out[key] = named[0]
     return out
