@@ -38,6 +38,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from ..errors import ToolcycleError
+from .listen import ResourceStream
 from .stdio import StderrTail
 
 ClientOpener = Callable[[Mapping[str, Any]], AbstractAsyncContextManager[Any]]
@@ -93,6 +94,9 @@ class Connection:
         self._opener = opener
         self._hooks = dict(hooks or {})  # elicitation and sampling callbacks, if offered
         self._on_resource_updated = on_resource_updated
+        #: Resource subscriptions on a 2026-07-28 server (a listen stream; older ones are
+        #: told with resources/subscribe and answer through :meth:`_handle`).
+        self.resources = ResourceStream()
         self.describe = describe
         self.startup_timeout = startup_timeout
         self.max_restarts = max_restarts
@@ -209,6 +213,7 @@ class Connection:
         """Stop the server (its process ends before this returns); idempotent."""
         self.closed = True
         if self._loop is asyncio.get_running_loop():
+            await self.resources.close()
             await self._stop_task()
         self._client = self._task = None
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..messages import Message
 from ..tools import Tool
 from .connection import Connection, MCPServerError
+from .listen import listens
 from .resources import (
     Prompt,
     Resource,
@@ -25,10 +26,6 @@ from .resources import (
     resource_text,
     resource_tools,
 )
-
-#: The first protocol version without ``resources/subscribe`` (updates come on a
-#: ``subscriptions/listen`` stream instead).
-_LISTEN_ONLY = "2026-07-28"
 
 
 class MCPExtras:
@@ -59,20 +56,22 @@ class MCPExtras:
 
     async def subscribe(self, uri: str) -> None:
         """Ask the server for ``notifications/resources/updated`` about ``uri``; each one
-        calls ``on_resource_updated(uri)``. A restarted server has forgotten the subscription:
-        subscribe again after a restart."""
+        calls ``on_resource_updated(uri)``. On a 2026-07-28 server this (re)opens the
+        connection's ``subscriptions/listen`` stream and returns once the server acknowledged
+        ``uri`` (:mod:`toolcycle.mcp.listen`). A restarted server has forgotten the
+        subscription: subscribe again after a restart."""
         await self._subscription("subscribe", uri)
 
     async def unsubscribe(self, uri: str) -> None:
         await self._subscription("unsubscribe", uri)
 
     async def _subscription(self, verb: str, uri: str) -> None:
+        if not isinstance(uri, str) or not uri:
+            raise ValueError(f"uri must be a non-empty string, got {uri!r}")
+
         async def send(client: Any) -> Any:
-            if str(client.protocol_version) >= _LISTEN_ONLY:
-                raise MCPServerError(
-                    f"the server speaks MCP {client.protocol_version}, whose resource updates "
-                    f"come on a subscriptions/listen stream; toolcycle subscribes only on "
-                    f"servers of earlier versions")
+            if listens(client):
+                return await self._listen_for(client, verb, uri)
             with warnings.catch_warnings():  # deprecated in the SDK for the newest protocol
                 warnings.simplefilter("ignore")
                 method = (client.subscribe_resource if verb == "subscribe"
@@ -81,6 +80,23 @@ class MCPExtras:
 
         await self._connection.request(f"resources/{verb} <{uri}>", send,
                                        timeout=self.call_timeout)
+
+    async def _listen_for(self, client: Any, verb: str, uri: str) -> None:
+        """A 2026-07-28 server: the listen stream for the subscribed URIs with ``uri`` added
+        or taken out; a URI the server does not acknowledge is an error, and the stream goes
+        back to the URIs it had."""
+        stream = self._connection.resources
+        before = stream.uris(client)
+        wanted = before | {uri} if verb == "subscribe" else before - {uri}
+        if wanted == before:
+            return
+        honoured = await stream.follow(client, wanted)
+        if verb == "subscribe" and uri not in honoured:
+            await stream.follow(client, before)
+            raise MCPServerError(
+                f"the server did not acknowledge a subscription to <{uri}> on its "
+                f"subscriptions/listen stream (it does not offer resource subscriptions, or "
+                f"not for this resource)")
 
     async def list_prompts(self) -> list[Prompt]:
         """The prompt templates the server lists (every page)."""
