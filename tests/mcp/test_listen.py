@@ -15,6 +15,7 @@ from toolcycle.mcp import MCPServerError, MCPTools
 from toolcycle.testing import ScriptedModel, call
 
 NOTES = str(Path(SDK_EXAMPLE).with_name("sdk_notes_server.py"))
+PICKY = str(Path(SDK_EXAMPLE).with_name("picky_listen_server.py"))
 
 
 def edit(note: str, text: str = "new") -> object:
@@ -57,6 +58,19 @@ async def test_a_server_that_serves_no_listen_stream_says_so() -> None:
         with pytest.raises(MCPServerError, match=r"resources/subscribe <notes://note-1>"):
             await notes.subscribe("notes://note-1")
         assert "edit" in {t.name for t in await notes.get_tools()}  # the connection serves on
+
+
+async def test_a_uri_the_server_does_not_acknowledge_is_an_error() -> None:
+    """The server acknowledges a subset of the filter: the URI left out fails its subscribe,
+    naming it, and the stream goes back to the URIs acknowledged before."""
+    picky = MCPTools.stdio(PYTHON, PICKY, on_resource_updated=lambda uri: None)
+    async with picky:
+        await picky.subscribe("notes://a")
+        with pytest.raises(MCPServerError, match=r"did not acknowledge a subscription to "
+                                                 r"<other://b>"):
+            await picky.subscribe("other://b")
+        client = await picky._connection.client()
+        assert picky._connection.resources.uris(client) == {"notes://a"}
 
 
 async def test_a_bad_uri_is_refused_before_anything_is_sent() -> None:

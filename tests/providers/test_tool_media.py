@@ -295,3 +295,21 @@ def test_compaction_drops_a_results_media_first() -> None:
     stub = _stub(ToolResult("c1", "chart", "short", media=(IMAGE,)))
     assert stub.media == () and "1 media part(s) the tool returned no longer sent" in (
         stub.content)
+
+
+async def test_the_trace_store_keeps_digests_and_sampling_not_bytes(tmp_path: Any) -> None:
+    """Saved and read back from the SQLite trace store: the media summaries survive, the
+    bytes were never there."""
+    import sqlite3
+
+    from toolcycle.tracing.store import TraceStore
+
+    result = await Agent(ScriptedModel([call("screenshot"), "ok"]), tools=[screenshot]).run("x")
+    with TraceStore(tmp_path / "traces.db") as store:
+        store.save(result.trace)
+        again = store.get(result.run_id)
+    assert again is not None
+    assert again.tool_calls[0].media == [IMAGE.summary(), DOCUMENT.summary()]
+    raw = sqlite3.connect(tmp_path / "traces.db").execute(
+        "select group_concat(cast(data as text)) from steps").fetchone()
+    assert raw[0] is not None and base64.b64encode(PNG).decode() not in raw[0]
