@@ -115,3 +115,14 @@ def test_split_by_metadata_and_by_seeded_shuffle_within_kinds() -> None:
     for kind in ("a", "b"):
         assert sum(c.kind == kind for c in first) == 2
     assert {c.name for c in first} | {c.name for c in second} == {c.name for c in cases}
+
+
+def test_of_takes_case_objects_as_its_docstring_says() -> None:
+    """A subset of a dataset, built from its cases, is a dataset (it was refused: "expected an
+    object with 'name' and 'inputs', got Case")."""
+    full = Dataset.of(ROWS, name="demo")
+    subset = Dataset.of([c for c in full if c.name != "plain"], name="demo")
+    assert [c.name for c in subset] == ["greet-ada", "order"]
+    assert subset.cases == full.cases[:2]
+    with pytest.raises(DatasetError, match="already used"):
+        Dataset.of([full.cases[0], ROWS[0]])

@@ -156,8 +156,12 @@ class Dataset:
 
     @classmethod
     def of(cls, cases: Iterable[Case | Mapping[str, Any]], name: str = "dataset") -> Dataset:
-        """Cases given as :class:`Case` objects or rows (every bad row reported at once)."""
-        rows = [(f"case {i}", item) for i, item in enumerate(cases, start=1)]
+        """Cases given as :class:`Case` objects or rows (every bad row reported at once).
+
+        A :class:`Case` goes through the rows' checks as its data, so a dataset built from
+        another dataset's cases (a subset of one) is checked like any other."""
+        rows = [(f"case {i}", item.to_data() if isinstance(item, Case) else item)
+                for i, item in enumerate(cases, start=1)]
         return cls(_cases(name, rows), name)
 
     @classmethod

@@ -1,0 +1,174 @@
+"""Run the first-hour agents on a model and report per agent, per question and overall.
+
+    nice -n 10 .venv/bin/python -m bench.first_hour.run --set dev --arm default \
+        --log-dir bench/runs/2026-12-05/firsthour
+    nice -n 10 .venv/bin/python -m bench.first_hour.run --set heldout --arm grounding ...
+    .venv/bin/python -m bench.first_hour.run --set heldout --arm default --compare grounding
+
+Each (set, arm) writes one experiment log per agent (``<log-dir>/<set>-<arm>/<agent>.jsonl``,
+toolcycle.evals' resumable format: a killed run resumed with the same command runs only what
+is missing), ``meta.jsonl`` (the commit and model each invocation ran at) and ``summary.json``.
+``--compare ARM`` reads another arm's logs of the same set and prints the paired comparison
+(sign test over questions that changed).
+
+Traces go to ``$TOOLCYCLE_TRACE_DB`` when set (``toolcycle trace show RUN_ID``).
+
+Arms: ``default`` (the Agent's defaults), ``grounding`` (``Agent(grounding=True)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from toolcycle.evals import Experiment, ExperimentReport, RunRecord, compare, read_records
+
+from .suite import RIGHT, FirstHourAgent
+
+ARMS: dict[str, dict[str, Any]] = {"default": {}, "grounding": {"grounding": True}}
+
+
+def agents_of(which: str, seed: int) -> tuple[FirstHourAgent, ...]:
+    if which == "dev":
+        from . import dev_a, dev_b
+
+        return dev_a.AGENTS + dev_b.AGENTS
+    from .heldout import heldout_agents
+
+    return heldout_agents(seed)
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+async def run_arm(agents: tuple[FirstHourAgent, ...], arm: str, model: Any, out: Path,
+                  repeats: int) -> dict[str, ExperimentReport]:
+    out.mkdir(parents=True, exist_ok=True)
+    reports = {}
+    for spec in agents:
+        agent = spec.build(model, **ARMS[arm])
+        experiment = Experiment(agent, spec.dataset(), [RIGHT], repeats=repeats, concurrency=1,
+                                log=out / f"{spec.name}.jsonl", trace_store=None,
+                                identity=f"{spec.name} {arm}")
+        reports[spec.name] = await experiment.run()
+        print(f"  {spec.name}: " + " ".join(
+            f"{r.case}={'R' if _right(r) else 'w'}/{r.status}" for r in reports[spec.name].records),
+            flush=True)
+    return reports
+
+
+def _right(record: RunRecord) -> bool:
+    score = record.score("right")
+    return score is not None and score.passed
+
+
+def pooled(reports: dict[str, ExperimentReport], name: str) -> ExperimentReport:
+    """Every agent's runs in one report, cases named ``agent/question``."""
+    records = [replace(r, case=f"{agent}/{r.case}", kind=agent)
+               for agent, report in reports.items() for r in report.records]
+    return ExperimentReport.from_records(name, ["right"], records)
+
+
+def summary(report: ExperimentReport) -> dict[str, Any]:
+    """The issue's two figures: the share right, and whether the status says so when not."""
+    records = report.records
+    right = report.evaluator("right").passed
+    statuses = Counter(r.status for r in records)
+    wrong = [r for r in records if not _right(r)]
+    return {
+        "runs": len(records),
+        "right": {"share": round(right.mean, 3), "low": round(right.low, 3),
+                  "high": round(right.high, 3), "count": sum(map(_right, records))},
+        "statuses": dict(statuses),
+        "wrong_by_status": dict(Counter(r.status for r in wrong)),
+        "wrong_reported_success": sum(r.status == "success" for r in wrong),
+        "right_not_success": sum(_right(r) and r.status != "success" for r in records),
+        "mean_iterations": round(sum(r.iterations for r in records) / max(1, len(records)), 2),
+        "mean_tokens": round(sum(r.tokens for r in records) / max(1, len(records))),
+        "mean_latency_s": round(sum(r.latency_s for r in records) / max(1, len(records)), 1),
+    }
+
+
+def table(reports: dict[str, ExperimentReport]) -> str:
+    lines = ["| agent | right | statuses | wrong+success | iter | tokens |",
+             "|---|---|---|---|---|---|"]
+    for agent, report in reports.items():
+        s = summary(report)
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(s["statuses"].items()))
+        lines.append(f"| {agent} | {s['right']['count']}/{s['runs']} | {statuses} | "
+                     f"{s['wrong_reported_success']} | {s['mean_iterations']} | "
+                     f"{s['mean_tokens']} |")
+    return "\n".join(lines)
+
+
+def load_reports(agents: tuple[FirstHourAgent, ...], out: Path) -> dict[str, ExperimentReport]:
+    reports = {}
+    for spec in agents:
+        path = out / f"{spec.name}.jsonl"
+        if path.exists():
+            _, records = read_records(path)
+            reports[spec.name] = ExperimentReport.from_records(spec.name, ["right"], records)
+    return reports
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("dev", "heldout"), default="dev")
+    parser.add_argument("--seed", type=int, default=68, help="held-out set's seed")
+    parser.add_argument("--arm", choices=tuple(ARMS), default="default")
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--agents", default="", help="comma-separated agent names (all)")
+    parser.add_argument("--log-dir", default="bench/runs/2026-12-05/firsthour")
+    parser.add_argument("--compare", default="", help="another arm to compare with (no runs)")
+    args = parser.parse_args(argv)
+    agents = agents_of(args.set, args.seed)
+    if args.agents:
+        wanted = set(args.agents.split(","))
+        agents = tuple(a for a in agents if a.name in wanted)
+    root = Path(args.log_dir)
+    out = root / f"{args.set}-{args.arm}"
+    if args.compare:
+        a = pooled(load_reports(agents, root / f"{args.set}-{args.compare}"), args.compare)
+        b = pooled(load_reports(agents, out), args.arm)
+        change = compare(a, b)
+        print(json.dumps({args.compare: summary(a), args.arm: summary(b)}, indent=1))
+        print(f"{args.compare} -> {args.arm}: better {change.better}, worse {change.worse}, "
+              f"sign test p={change.p_value:.3f}")
+        return 0
+    from toolcycle.models import resolve_model
+
+    model = resolve_model(args.model)
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "meta.jsonl").open("a", encoding="utf-8") as meta:
+        meta.write(json.dumps({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                               "commit": commit(), "model": args.model, "arm": args.arm,
+                               "set": args.set, "seed": args.seed,
+                               "agents": [a.name for a in agents]}) + "\n")
+    reports = asyncio.run(run_arm(agents, args.arm, model, out, args.repeats))
+    everything = pooled(reports, f"{args.set}-{args.arm}")
+    result = {"set": args.set, "arm": args.arm, "model": args.model, "commit": commit(),
+              "all": summary(everything),
+              "agents": {name: summary(report) for name, report in reports.items()}}
+    if len(agents) == len(agents_of(args.set, args.seed)):
+        (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(table(reports))
+    print(json.dumps(result["all"], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
