@@ -18,6 +18,8 @@ status          meaning                                                         
                 existed then (maybe ``None``)
 ``tool_error``  the answer is a tool's error text passed through (see                    no
                 :func:`passes_tool_error`)
+``ungrounded``  with grounding on (``Agent(grounding=True)``), the answer still asserts   no
+                figures or names that no source holds after the one re-ask
 ``paused``      calls wait for a person's decision (``agent.resume(result.snapshot)``)    no
 ``failure``     the run raised (``error.result`` carries this status)                    no
 ``cancelled``   the run was cancelled (``error.result``)                                 no
@@ -48,12 +50,13 @@ __all__ = [
 
 #: Every value ``status`` takes on a result, an event, a trace or a store row (a batch record
 #: adds ``error`` for a run that raised and ``malformed`` for a line it could not read).
-RunStatus = Literal["success", "forced", "partial", "tool_error", "paused", "failure",
-                    "cancelled", "running", "crashed"]
+RunStatus = Literal["success", "forced", "partial", "tool_error", "ungrounded", "paused",
+                    "failure", "cancelled", "running", "crashed"]
 
 #: The vocabulary in the order the docs and ``trace list --status`` show it.
-RUN_STATUSES: tuple[RunStatus, ...] = ("success", "forced", "partial", "tool_error", "paused",
-                                       "failure", "cancelled", "running", "crashed")
+RUN_STATUSES: tuple[RunStatus, ...] = ("success", "forced", "partial", "tool_error",
+                                       "ungrounded", "paused", "failure", "cancelled",
+                                       "running", "crashed")
 #: The statuses of a run that ended without doing what was asked (all but success, running).
 NOT_SUCCESS: frozenset[RunStatus] = frozenset(RUN_STATUSES) - {"success", "running"}
 
@@ -64,6 +67,8 @@ RETURNED_MEANINGS: dict[str, str] = {
     "checked against the task, so do not trust it as a success",
     "partial": "a limit stopped the run: the output is only what existed then",
     "tool_error": "the answer is a tool's error text, passed through by the model",
+    "ungrounded": "the answer asserts figures or names that no tool result, the request or "
+    "the instructions hold (grounding), so do not trust it as a success",
 }
 
 #: A stretch cut out of an error shorter than this is too common in real answers (a name, a

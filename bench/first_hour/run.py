@@ -49,7 +49,7 @@ def agents_of(which: str, seed: int) -> tuple[FirstHourAgent, ...]:
 def commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
+                              text=True, check=True, cwd=Path(__file__).parent).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -134,14 +134,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", default="", help="comma-separated agent names (all)")
     parser.add_argument("--log-dir", default="bench/runs/2026-12-05/firsthour")
     parser.add_argument("--compare", default="", help="another arm to compare with (no runs)")
+    parser.add_argument("--tag", default="", help="suffix of the arm's folder: the same arm "
+                        "on other code (a changed default) gets its own logs")
     args = parser.parse_args(argv)
     agents = agents_of(args.set, args.seed)
     if args.agents:
         wanted = set(args.agents.split(","))
         agents = tuple(a for a in agents if a.name in wanted)
     root = Path(args.log_dir)
-    out = root / f"{args.set}-{args.arm}"
-    if args.compare:
+    out = root / f"{args.set}-{args.arm}{'-' + args.tag if args.tag else ''}"
+    if args.compare:  # another folder's name under the same set: an arm, or arm-tag
         a = pooled(load_reports(agents, root / f"{args.set}-{args.compare}"), args.compare)
         b = pooled(load_reports(agents, out), args.arm)
         change = compare(a, b)

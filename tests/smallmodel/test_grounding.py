@@ -49,20 +49,47 @@ def test_a_supported_answer_passes_at_once() -> None:
     assert result.attempts == 1
 
 
-def test_at_most_one_check_then_the_answer_stands() -> None:
+def test_at_most_one_check_then_the_answer_stands_and_its_status_says_ungrounded() -> None:
+    """Issue 68: the run says so when it is not right. The 1.5B, told its figure had no
+    source, wrote the same answer again (first-hour agent "shop", 2026-12-05); that answer
+    used to be a success."""
     result, _ = _run(["About 980 EUR.", "Still 980 EUR."])
     assert result.output == "Still 980 EUR."
     assert [a.validator for a in result.trace.attempts] == ["grounding", None]
+    assert (result.status, result.succeeded) == ("ungrounded", False)
+    assert result.trace.status == "ungrounded"
 
 
-def test_never_on_the_last_attempt() -> None:
+def test_the_feedback_quoting_the_figure_is_no_source_for_it() -> None:
+    """The re-ask quotes '980' back in a user message; the same answer repeated must not
+    find its figure there."""
+    result, model = _run(["About 980 EUR.", "About 980 EUR."])
+    assert "980" in model.requests[1].last_message.text
+    assert result.status == "ungrounded"
+
+
+def test_never_on_the_last_attempt_yet_the_status_tells() -> None:
     result, _ = _run(["About 980 EUR."], attempts=1)
     assert result.output == "About 980 EUR."
+    assert result.status == "ungrounded" and result.attempts == 1
+
+
+def test_a_supported_answer_after_the_re_ask_is_a_success() -> None:
+    result, _ = _run(["About 980 EUR.", call("order_total", {"order_id": "A-17"}),
+                      "It cost 1200.5 EUR."])
+    assert (result.status, result.output) == ("success", "It cost 1200.5 EUR.")
 
 
 def test_off_by_default_nothing_changes() -> None:
     result, _ = _run(["About 980 EUR."], grounding=False)
     assert result.output == "About 980 EUR." and result.attempts == 1
+    assert result.status == "success"  # without grounding nothing is checked
+
+
+def test_a_structured_answer_still_unsupported_is_ungrounded() -> None:
+    result, _ = _run([call("final_result", {"answer": "980"}),
+                      call("final_result", {"answer": "980"})], output=Total)
+    assert result.output == Total(answer="980") and result.status == "ungrounded"
 
 
 def test_structured_answers_are_checked_by_their_values() -> None:

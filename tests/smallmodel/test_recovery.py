@@ -53,6 +53,15 @@ def test_an_invented_id_names_the_tool_that_gives_it() -> None:
     assert "`find_order` can give it" in seen[0]
 
 
+def test_a_name_from_the_request_passed_as_an_id_names_the_tool_that_gives_it() -> None:
+    """The first-hour agents' commonest error (issue 68): the detail tool called with the name
+    the user wrote; the value is in the request, so it was not called invented, and no advice
+    came: the 1.5B answered "the weather station 'Tromso' does not exist"."""
+    seen = _observations([call("order_detail", {"order_id": "Ada"})])
+    assert "`order_id` 'Ada' is taken from the request, not from a tool result" in seen[0]
+    assert "`find_order` can give it" in seen[0]
+
+
 def test_an_id_a_tool_gave_is_not_called_invented() -> None:
     seen = _observations([call("find_order", {"customer": "Ada"}),
                           call("order_detail", {"order_id": "A-17"}),

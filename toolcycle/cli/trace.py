@@ -46,6 +46,7 @@ STATUS_STYLES = {
     "success": "bold green",
     "forced": "bold yellow",
     "partial": "bold yellow",
+    "ungrounded": "bold yellow",
     "tool_error": "bold red",
     "failure": "bold red",
     "crashed": "bold red",

@@ -12,6 +12,11 @@ has. The check runs at most :data:`MAX_CHECKS` times a run and never on the last
 it can cost a re-ask but never the run; each check that rejects is an attempt in the trace,
 with validator ``"grounding"``.
 
+When the re-ask is spent (or the run had no attempt left for it) and the answer the run
+returns still asserts what no source holds, the run's status is ``"ungrounded"``, not
+``"success"`` (:func:`run_status`): the issue's other demand is that a run says so when its
+answer is not right, and an unsupported figure is the one case the run can tell.
+
 Off by default: it is a heuristic (a figure the model rightly derives, such as a sum, reads as
 unsupported, and so does a capitalised word of the model's own phrasing), and it was not
 measured on held-out agents. Single-digit integers are not checked: counts a model may get by
@@ -25,6 +30,7 @@ from typing import Any
 
 from ..messages import ToolResult
 from ..output import ValidationProblem
+from ..status import RunStatus, returned_status
 from .state import RunState
 
 #: Checks that may reject per run: one re-ask, then the answer stands.
@@ -57,6 +63,22 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
         [f"your answer asserts {shown}{more}, which appear in no tool result and not in the "
          "request: call a tool that gives them, or answer only from what you have"],
         "grounding", "UNGROUNDED")
+
+
+def run_status(state: RunState, action: str, output: Any) -> RunStatus:
+    """The status of a run that returned ``output``: the vocabulary's rule
+    (:func:`toolcycle.status.returned_status`), then, with grounding on, ``"ungrounded"`` for
+    an answer that stands although some of its figures or names come from no source."""
+    status = returned_status(action, output, state.trace.trace.error_observations())
+    if status != "success" or not state.setup.core.grounding:
+        return status
+    from pydantic_core import to_jsonable_python
+
+    try:
+        data = to_jsonable_python(output, fallback=str)
+    except ValueError:  # a structure that refers to itself: its text form is the answer
+        data = str(output)
+    return "ungrounded" if unsupported_claims(answer_text(data), _sources(state)) else status
 
 
 def unsupported_claims(answer: str, sources: str) -> list[str]:
@@ -121,12 +143,18 @@ def answer_text(answer: Any) -> str:
 
 def _sources(state: RunState) -> str:
     """The request, the instructions, the offered tools' descriptions (what the model was
-    told: "the total, in EUR") and every successful tool result so far."""
+    told: "the total, in EUR") and every successful tool result so far.
+
+    The request is the conversation up to the run's prompt: user messages the loop writes
+    later (a rejected attempt's feedback, which quotes the unsupported figure back) are not
+    sources, or an answer repeated after the re-ask would find its own figure there."""
     found = [state.setup.core.instructions]
     found.extend(d.description for d in state.setup.settings.tools)
-    for message in state.messages:
-        if message.role in ("user", "system"):
+    prompted = False
+    for index, message in enumerate(state.messages):
+        if message.role in ("user", "system") and not prompted:
             found.append(message.text)
+            prompted = index >= state.new_message_index and message.role == "user"
         for part in message.parts:
             if isinstance(part, ToolResult) and not part.is_error:
                 found.append(part.content)

@@ -56,7 +56,7 @@ from ..models.repair import repair_reply
 from ..output import SUBMIT_TOOL_NAME, HeldAnswer, OutputSchemaError, ValidationProblem
 from ..output_repair import repair_output_reply, text_as_output
 from ..result import RunResult, Termination
-from ..status import RunStatus, returned_status
+from ..status import RunStatus
 from . import modes
 from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
@@ -74,6 +74,7 @@ from .endings import (
     termination_of,
 )
 from .grounding import check as grounding_check
+from .grounding import run_status
 from .guards import await_beside, check_input, check_output, start_beside, stop_beside
 from .head_start import make_head_start
 from .scope import CancelledByToken, LimitHit
@@ -132,8 +133,7 @@ async def run(state: RunState) -> RunResult[Any]:
         if state.input_check is not None:
             stop_beside(state)
     result = state.result = _result(state, output)  # returned is not succeeded: docs/status.md
-    _finish(state, returned_status(result.termination.action, output,
-                                   state.trace.trace.error_observations()), output, None)
+    _finish(state, run_status(state, result.termination.action, output), output, None)
     await _deliver(state, [FinalResult(output), RunSuccess(result, result.status)])
     return result
 

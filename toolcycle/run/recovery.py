@@ -78,20 +78,29 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
 
 def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
                         arguments: dict[str, Any]) -> Iterator[str]:
-    """After a tool raised: each string argument whose value appears neither in the prompt nor
-    in any result so far, where another tool can give that parameter (an id looked up first)."""
-    seen: str | None = None
+    """After a tool raised: each string argument whose value no tool returned, where another
+    tool can give that parameter (an id looked up first).
+
+    A value the request holds counts too: the commonest first-hour mistake is passing the
+    name the user wrote where an id is wanted (``latest_reading(station_id="Tromso")`` before
+    ``find_station``); the tool then raises ``KeyError: 'Tromso'`` and a small model, seeing
+    its value in the question, concludes the station does not exist (issue 68, measured on
+    the first-hour agents). The line says where the value came from either way."""
+    known: tuple[str, str] | None = None
     for name, value in arguments.items():
         if name not in properties or not isinstance(value, str | int) or isinstance(value, bool):
             continue
         producers = _producers(state, own, name)
         if not producers:
             continue
-        if seen is None:
-            seen = _known_text(state)
-        if str(value) not in seen:
-            yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} appears in no tool result or "
-                   f"in the request; {_named(producers)} can give it")
+        if known is None:
+            known = _known_text(state)
+        request, results = known
+        if str(value) in results:
+            continue
+        where = ("is taken from the request, not from a tool result" if str(value) in request
+                 else "appears in no tool result or in the request")
+        yield f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(producers)} can give it"
 
 
 def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_id: str,
@@ -159,14 +168,15 @@ def _named(tools: list[str]) -> str:
     return " or ".join(f"`{name}`" for name in tools)
 
 
-def _known_text(state: RunState) -> str:
-    """The request and every successful result so far, where a value the model uses should
-    come from."""
-    found: list[str] = []
+def _known_text(state: RunState) -> tuple[str, str]:
+    """(the request's text, every successful result so far): where a value the model uses
+    should come from."""
+    request: list[str] = []
+    results: list[str] = []
     for message in state.messages:
         if message.role == "user":
-            found.append(message.text)
+            request.append(message.text)
         for part in message.parts:
             if isinstance(part, ToolResult) and not part.is_error:
-                found.append(part.content)
-    return "\n".join(found)
+                results.append(part.content)
+    return "\n".join(request), "\n".join(results)
