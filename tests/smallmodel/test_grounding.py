@@ -113,3 +113,12 @@ def test_claims_read_figures_identifiers_and_names() -> None:
         "B-2", "99.9", "Paris"]
     huge = "Paris " * 1_000_000
     assert unsupported_claims("x " + huge, sources) == ["Paris"]
+
+
+def test_a_quoted_or_possessive_name_is_the_name_the_sources_hold() -> None:
+    """The 1.5B wrote "The weather station id for Bergen is 'Bergen'." and "Maria Lopez's";
+    the closing quote and the possessive made new words of names the request held."""
+    sources = "How many books does Maria Lopez have? What about the station in Bergen?"
+    assert unsupported_claims("The station is 'Bergen', and Maria Lopez's books: 3.",
+                              sources) == []
+    assert unsupported_claims("Ask 'Oslo' about Dubois's loans.", sources) == ["Oslo", "Dubois's"]

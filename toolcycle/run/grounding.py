@@ -87,7 +87,7 @@ def unsupported_claims(answer: str, sources: str) -> list[str]:
     text = answer[:_READ]
     figures = {_figure(f) for f in _FIGURE.findall(sources)}
     lowered = sources.lower()
-    words = {w.lower() for w in _WORD.findall(sources)}
+    words = {_bare(w) for w in _WORD.findall(sources)}
     found: dict[str, None] = {}
     for match in _TOKEN.finditer(text):
         token = match.group()
@@ -100,10 +100,17 @@ def unsupported_claims(answer: str, sources: str) -> list[str]:
             found[value] = None
     for match in _WORD.finditer(text):
         word = match.group()
-        if (word[0].isupper() and word.lower() not in words
+        if (word[0].isupper() and _bare(word) not in words
                 and not _SENTENCE_END.search(text[:match.start()] or ".")):
-            found[word] = None
+            found[word.rstrip("'")] = None
     return list(found)
+
+
+def _bare(word: str) -> str:
+    """A word without the quote that closes it or a possessive: ``'Bergen'`` and
+    ``Lopez's`` are the words the sources hold (Bergen, Lopez), not new names."""
+    word = word.lower().rstrip("'")
+    return word[:-2] if word.endswith("'s") else word
 
 
 def _figure(text: str) -> str:
