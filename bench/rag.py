@@ -129,6 +129,7 @@ def answers(size: int, n_answers: int, model_name: str, cycles: int, k: int,
     questions = [f"What do the documents say about {q}?" for q in queries["typical"]]
     total, retrieval, generation, tokens = [], [], [], []
     paths: Counter[str] = Counter()
+    cited: list[bool] = []  # per answer: cites at least one chunk id the base holds
 
     seen: list[Any] = []  # each answer's RagTelemetry, failed ones too (on_telemetry)
 
@@ -144,6 +145,7 @@ def answers(size: int, n_answers: int, model_name: str, cycles: int, k: int,
             generation.append(telemetry.generation_ms / 1000)
             tokens.append(telemetry.input_tokens)
             paths[telemetry.path] += 1
+            cited.append(bool(telemetry.cited_chunk_ids))
             print(f"\r{number}/{n_answers}", end="", file=sys.stderr, flush=True)
 
     asyncio.run(answer_all())
@@ -164,6 +166,7 @@ def answers(size: int, n_answers: int, model_name: str, cycles: int, k: int,
         f"p95 {percentile(tokens, 0.95):.0f} |",
         f"| {size:,} | | how answers ended | "
         + ", ".join(f"{path} {count}" for path, count in paths.most_common()) + " |",
+        f"| {size:,} | | answers citing a chunk | {sum(cited)} of {len(cited)} |",
     ]
 
 
