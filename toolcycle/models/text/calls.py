@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...messages import ToolCall, ToolResult, bounded_repr
+from .comments import without_comments
 from .names import ANSWER_KEYS, answer_written_as_call, resolve_tool_name
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
@@ -258,7 +259,9 @@ def decode_lenient(raw: str) -> Any:
 
 
 def _decode_candidates(raw: str) -> Any:
-    for candidate in (raw, _UNQUOTED_KEY.sub(r'\1"\2":', raw)):
+    plain = without_comments(raw)
+    sources = (raw,) if plain is None else (raw, plain)
+    for candidate in (c for text in sources for c in (text, _UNQUOTED_KEY.sub(r'\1"\2":', text))):
         for suffix in _CLOSINGS:
             value = _decode(candidate + suffix)
             if value is not None:

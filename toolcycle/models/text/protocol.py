@@ -60,6 +60,7 @@ from .choice import (
 )
 from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools
+from .nested import unnest_calls
 from .streaming import json_answer_so_far, new_text
 
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
@@ -476,7 +477,7 @@ class JsonToolsModel(TextProtocolModel):
         if parsed.calls:
             if parsed.thought:
                 parts.append(TextPart(parsed.thought))
-            parts.extend(calls_before_placeholder(parsed.calls))
+            parts.extend(calls_before_placeholder(unnest_calls(parsed.calls, tools)))
         elif parsed.answer is not None:
             if parsed.thought:
                 parts.append(ThinkingPart(parsed.thought))

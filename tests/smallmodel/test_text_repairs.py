@@ -1,0 +1,92 @@
+"""Two ways a small model writes a call that failed to run, read as the call it meant (issue 68,
+seen on the first-hour agents with Qwen2.5-Coder-1.5B): a call nested in another call's
+argument runs first, and ``//`` comments inside the JSON are dropped. Through the real loop
+and the JSON text protocol, with a scripted inner text model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent
+from toolcycle.messages import ToolCall
+from toolcycle.models.scripted import ScriptedModel
+from toolcycle.models.text.calls import parse_tool_calls
+from toolcycle.models.text.comments import without_comments
+from toolcycle.models.text.nested import unnest_calls
+from toolcycle.models.text.protocol import JsonToolsModel
+from toolcycle.tools import ToolDefinition
+
+PAY = {("E-204", "2026-11"): 3245.5}
+
+
+def find_employee(name: str) -> str:
+    """Get an employee's id from their name."""
+    return {"ana silva": "E-204"}[name.lower()]
+
+
+def gross_pay(employee_id: str, month: str) -> float:
+    """Gross pay in EUR of an employee for a month written YYYY-MM."""
+    return PAY[(employee_id, month)]
+
+
+def test_a_call_nested_in_an_argument_runs_first_and_the_outer_is_written_again() -> None:
+    """Run as written, gross_pay failed on "find_employee('Ana Silva')" and the model
+    answered that find_employee did not exist."""
+    inner = ScriptedModel([
+        '{"name": "gross_pay", "arguments": {"employee_id": "find_employee(\'Ana Silva\')", '
+        '"month": "2026-11"}}',
+        '{"name": "gross_pay", "arguments": {"employee_id": "E-204", "month": "2026-11"}}',
+        '{"answer": "Ana Silva earned 3245.5 EUR."}'])
+    agent = Agent(JsonToolsModel(inner), "Answer payroll questions.", [find_employee, gross_pay])
+    result = agent.run_sync("What was Ana Silva's gross pay in November 2026?")
+    assert [(c.name, c.args, c.error) for c in result.tool_calls] == [
+        ("find_employee", {"name": "Ana Silva"}, None),
+        ("gross_pay", {"employee_id": "E-204", "month": "2026-11"}, None)]
+    assert result.status == "success" and "3245.5" in result.output
+
+
+TOOLS = [ToolDefinition("find_station", "Station id of a city.",
+                        {"type": "object", "properties": {"city": {"type": "string"}},
+                         "required": ["city"]}),
+         ToolDefinition("reading", "A station's reading.",
+                        {"type": "object", "properties": {"station_id": {"type": "string"}},
+                         "required": ["station_id"]})]
+
+
+def _call(args: dict[str, Any], name: str = "reading") -> ToolCall:
+    return ToolCall("c1", name, args)
+
+
+@pytest.mark.parametrize(("value", "inner"), [
+    ("find_station('Bergen')", ("find_station", {"city": "Bergen"})),
+    ('find_station(city="Bergen")', ("find_station", {"city": "Bergen"})),
+    (" find_station( 'Bergen' ) ", ("find_station", {"city": "Bergen"})),
+])
+def test_a_nested_call_to_an_offered_tool_is_read_as_that_call(
+        value: str, inner: tuple[str, dict[str, Any]]) -> None:
+    later = _call({"station_id": "S-1"})
+    (call,) = unnest_calls([_call({"station_id": value}), later], TOOLS)
+    assert (call.name, call.arguments, call.id) == (*inner, "c1")
+
+
+@pytest.mark.parametrize("value", [
+    "Bergen", "lookup('Bergen')",                       # no call; no offered tool
+    "find_station(city)", "find_station(**x)",          # not literals
+    "find_station('a', 'b')",                           # more values than parameters
+    "find_station('Bergen') + 1", "find_station('" + "x" * 600 + "')",
+    "find_station({1, 2})",                             # not JSON
+])
+def test_anything_else_is_left_as_written(value: str) -> None:
+    call = _call({"station_id": value})
+    assert unnest_calls([call], TOOLS) == [call]
+
+
+def test_comments_inside_the_json_are_dropped_not_string_content() -> None:
+    reply = ('{"name": "add", "arguments": {"numbers": [\n  10000, // October gross pay\n'
+             '  12000 /* November */\n], "note": "http://x.org // kept"}}')
+    (call,) = parse_tool_calls(reply, "c", {"add"}).calls
+    assert call.arguments == {"numbers": [10000, 12000], "note": "http://x.org // kept"}
+    assert without_comments('{"a": "// no comment here"}') is None
+    assert without_comments("{'a': 1} // it's fine") == "{'a': 1} "
