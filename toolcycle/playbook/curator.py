@@ -33,9 +33,9 @@ from typing import Any, Literal
 from .applicability import applicability, by_root, confirmed, confirmed_by, word_support
 from .checks import check_curator
 from .flow import flow_shown
+from .no_call import NO_CALL
 from .outcome import RunOutcome, use_verdict
 from .pitfall_repair import best_repaired, repair_from_use, same_failure, take_repair
-from .reflector import NO_CALL
 from .store import PlaybookStore
 from .strategy import PROBED, Insight, Strategy, keywords, roots, strategy_id
 

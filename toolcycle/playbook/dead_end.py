@@ -28,8 +28,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .evidence import CallEvidence, Repair
+from .lesson import RunEvidence
 from .store import PlaybookStore
-from .strategy import Strategy, UseVerdict
+from .strategy import Insight, Strategy, UseVerdict
 
 #: The ``detail`` of a dead-end pitfall (its one tool found nothing for this kind of task).
 FOUND_NOTHING = "found nothing"
@@ -164,3 +165,31 @@ def verdict(strategy: Strategy, calls: Sequence[tuple[str, str]], success: bool)
     if statuses:
         return "ignored"
     return "helpful" if success else "misfit"
+
+
+class DeadEnds:
+    """The dead-end lesson: where a kind of task is not (the tools a failed run found empty)
+    and where it is instead (a probe's find in a failed run, or, in a successful run, the
+    tool whose result its answer came from after a known dead end found nothing)."""
+
+    def propose(self, run: RunEvidence) -> list[Insight]:
+        calls, repairs = run.analysis.calls, run.analysis.repairs
+        found = (found_elsewhere(calls, repairs, run.dead_ends) if run.success
+                 else repaired(calls, repairs))
+        empty = [] if run.success else found_nothing(calls)
+        lessons: list[Insight] = []
+        for tool in dict.fromkeys([*empty, *found]):
+            repair = found.get(tool)
+            if repair is None:
+                lessons.append(run.insight("pitfall", advice(tool), [tool], FOUND_NOTHING))
+            else:
+                lessons.append(run.insight("pitfall", advice(tool, repair), [tool, repair.via],
+                                           f"{FOUND_NOTHING}|{repair.signature}"))
+        return lessons
+
+    def judge(self, strategy: Strategy, calls: Sequence[tuple[str, str]],
+              success: bool) -> UseVerdict | None:
+        return verdict(strategy, calls, success) if is_dead_end(strategy) else None
+
+    def owns(self, strategy: Strategy) -> bool:
+        return says_found_nothing(strategy)

@@ -43,7 +43,7 @@ from ..tools import Tool, ToolArgumentsError
 from .carry import Rename, can_carry, carried, respelled
 from .dead_end import FOUND_NOTHING
 from .evidence import is_empty_result
-from .reflector import normalise_error
+from .pitfall import normalise_error
 from .routine import CallRefused, invoke_step, properties
 from .stats import is_timeout
 from .strategy import Strategy

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..status import is_success
 from ..tracing.trace import Trace
-from . import dead_end
+from .lessons import lesson_type_of
 from .routine import routine_name
 from .strategy import Strategy, UseVerdict
 
@@ -52,12 +52,15 @@ def use_verdict(strategy: Strategy, outcome: RunOutcome) -> UseVerdict:
     one whose tools had nothing for the task (empty results, errors) was retrieved for a task
     it does not fit, and a run that never followed it says nothing about it at all. A dead
     end (a tool that found nothing for this kind of task) is followed by not calling its
-    tool (:func:`~toolcycle.playbook.dead_end.verdict`).
+    tool (:func:`~toolcycle.playbook.dead_end.verdict`): each lesson type may judge its own
+    (:meth:`~toolcycle.playbook.lesson.LessonType.judge`).
     """
     if outcome.calls is None:
         return "helpful" if outcome.success else "harmful"
-    if dead_end.is_dead_end(strategy):
-        return dead_end.verdict(strategy, outcome.calls, outcome.success)
+    lesson_type = lesson_type_of(strategy)  # a type's own rule first (a dead end's, say)
+    if lesson_type is not None and (
+            own := lesson_type.judge(strategy, outcome.calls, outcome.success)) is not None:
+        return own
     called = [tool for tool, _ in outcome.calls]
     answered = {tool for tool, status in outcome.calls if status == "ok"}
     failed = {tool for tool, status in outcome.calls if status == "error"}

@@ -15,7 +15,7 @@ from .applicability import applicability
 from .dead_end import FOUND_NOTHING
 from .evidence import Repair
 from .outcome import RunOutcome
-from .reflector import pitfall_advice
+from .pitfall import pitfall_advice
 from .stats import is_timeout
 from .strategy import Insight, Strategy, root, roots
 

@@ -35,15 +35,17 @@ from .curator import Curator, Delta
 from .evidence import CallEvidence
 from .fallback import fell_back
 from .location import open_store
+from .no_call import NO_CALL
 from .offer import RoutineOffer
 from .outcome import Grader, RunOutcome, judge
 from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
 from .read_only import tell_once
-from .reflector import NO_CALL, LLMReflector, analyse, reflect, shaped_values
+from .reflector import LLMReflector, analyse, reflect
 from .reshape import reshaped
 from .respell import respelled_call
 from .routine import repaired
+from .sequence import shaped_values
 from .stats import (
     ToolStats,
     compute_stats,

@@ -50,8 +50,8 @@ from ..tools import Tool, ToolArgumentsError
 from .applicability import json_leaves, names, sequence_words
 from .carry import Rename, carried, guess_rename, respelled
 from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
-from .reflector import sequence_advice
 from .routine import invoke_step
+from .sequence import sequence_advice
 from .strategy import PROBED, Insight
 
 log = logging.getLogger("toolcycle.playbook")

@@ -28,9 +28,10 @@ from ..tracing.trace import Trace
 from .applicability import json_leaves, name_phrases, row_pick, sequence_words
 from .carry import carried, required_params
 from .evidence import CallEvidence, Repair, arg_values
+from .lesson import TraceAnalysis
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
-from .reflector import TraceAnalysis, sequence_advice
 from .routine import feed_example, properties, typed
+from .sequence import sequence_advice
 from .strategy import PROBED, Insight
 
 #: At most this many calls for the chains of one run (first steps and second steps).

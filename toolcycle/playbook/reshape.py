@@ -47,7 +47,7 @@ from .formats import (
     read_date,
     time_format,
 )
-from .reflector import normalise_error
+from .pitfall import normalise_error
 from .routine import invoke_step, properties
 from .strategy import Strategy
 

@@ -1,0 +1,188 @@
+"""The ``pitfall`` lesson type: a failed call, its error class and its repair.
+
+The error class is the first line of the error with values and numbers masked, so errors of
+different tasks are one pitfall; the advice keeps an example the tool's own error gave
+(:func:`shown_error`), and says what worked after it when the run shows it (another argument
+shape, a prerequisite call, another tool) or what the tool's schema takes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..models.repair import INVALID_TOOL_NAME
+from .applicability import described_words
+from .evidence import QUOTED, Repair, arg_values, blames_arguments, stated_repair
+from .lesson import RunEvidence
+from .stats import timed_out
+from .strategy import Insight, Strategy, UseVerdict
+from .words import OUTAGE, REFUSING
+
+#: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
+_WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
+_VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
+_NAMED = re.compile(r" for `[^`]+`")
+#: An argument name worth repeating to the model (a schema quoted in an error is text a
+#: stranger's tool or server may have written: nothing but names goes into advice).
+_ARGUMENT_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
+#: At most this many argument names in a schema repair.
+_MAX_ARGUMENTS = 12
+
+
+def normalise_error(error: str) -> str:
+    """An error's class: first line, quoted values and numbers masked, at most 90 characters.
+
+    "unknown ticker 'ACME'" and "unknown ticker 'GLOBEX'" are the same pitfall. A first line
+    that only announces a list ("Invalid arguments for `x`:", then "- (root): Additional
+    properties are not allowed ('topic' was unexpected)") takes the list's first item: the
+    header alone made "amenities_register fails with: Invalid arguments for
+    `amenities_register`:." on `rail`, a lesson with nothing in it.
+    """
+    return _VOLATILE.sub("…", _WRAPPER.sub("", _first_line(error)))[:90]
+
+
+def _first_line(error: str) -> str:
+    """The line of ``error`` that says what went wrong (see :func:`normalise_error`)."""
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    first = lines[0] if lines else "error"
+    if first.endswith(":") and len(lines) > 1 and lines[1].startswith("- "):
+        first = f"{_NAMED.sub('', first)} {lines[1][2:]}"  # the advice names the tool
+    return first
+
+
+def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
+    """An error as a pitfall's advice shows it: :func:`normalise_error`, but a quoted value
+    that neither the call's arguments (a name or value, part of one or one's part) nor the task
+    supplied is the tool's own words and is kept, so the advice carries the example the error
+    gave. Only a short plain value is kept (up to 24 letters, digits, spaces and ``.,:/+-``): the
+    text is a tool's, and goes into later runs' prompts.
+
+    Why: ``freight_quote`` on `depot` refused "Portugal" with "unknown destination
+    'Portugal': give the two-letter country code, e.g. 'FR'"; the class masks both values
+    (errors of different tasks are one pitfall), and the advice said "e.g. …", the one part
+    that showed the format. The class stays what identifies the pitfall; this is its text.
+    """
+    supplied = {v.lower() for v in arg_values(args)} | (
+        {str(k).lower() for k in args} if isinstance(args, dict) else set())
+    lowered = prompt.lower()
+    kept: list[str] = []
+
+    def mask(match: re.Match[str]) -> str:
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        low = value.strip().lower()
+        if (not _EXAMPLE.fullmatch(value) or any(low in a or a in low for a in supplied)
+                or re.search(rf"(?<!\w){re.escape(low)}(?!\w)", lowered)):
+            return "…"
+        kept.append(match.group(0))
+        return chr(_HOLD + len(kept) - 1)  # no digit: _VOLATILE must not see it
+
+    first = QUOTED.sub(mask, _WRAPPER.sub("", _PRIVATE.sub("", _first_line(error))))
+    text = _VOLATILE.sub("…", first)
+    for i, value in enumerate(kept):
+        text = text.replace(chr(_HOLD + i), value)
+    return text[:90]
+
+
+#: Private-use characters standing for kept values while numbers are masked.
+_HOLD = 0xE000
+_PRIVATE = re.compile("[\ue000-\uf8ff]")
+#: A value worth keeping as an example: short, printable, no markup or line breaks.
+_EXAMPLE = re.compile(r"[\w .,:/+-]{1,24}")
+
+
+def expected_arguments(schema: Any) -> list[str]:
+    """The argument names of a tool's JSON schema, required ones first, for a call the loop
+    refused (``error_type == "invalid_arguments"``): the schema is the tool's as the playbook
+    was given it (:meth:`~toolcycle.playbook.Playbook.attach`), never read back from the
+    loop's wording of the refusal. Only names that look like identifiers, at most
+    :data:`_MAX_ARGUMENTS`: they go into advice that later runs' prompts carry (an MCP
+    server's schema is a stranger's text)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return []
+    required = schema.get("required")
+    first = [r for r in required if r in properties] if isinstance(required, list) else []
+    names = [n for n in dict.fromkeys([*first, *properties])
+             if isinstance(n, str) and _ARGUMENT_NAME.fullmatch(n)]
+    return names[:_MAX_ARGUMENTS]
+
+
+def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: bool,
+                   about_arguments: bool = True) -> str:
+    """A failure mode and, when the run showed one, its repair (``about_arguments``: whether
+    the error was, :func:`~toolcycle.playbook.evidence.blames_arguments`).
+
+    A ``schema`` repair (the loop refused the arguments; no run showed a fix) leads with the
+    call to make: on `rail` (JSON) the 1.5B called amenities_register(station, topic), taking
+    ``topic`` from the look-alike station_info, three times in a row; the refusal's header was
+    all the lesson said, and shown it the model kept away from the tool that held every
+    facility answer (0 of 9 test runs right)."""
+    failure = f"{tool} times out" if timeout else f"{tool} fails with: {error_class}"
+    if repair is None:  # a timeout is no argument's fault: point away from the tool instead
+        if timeout:
+            return f"{failure}. Do not wait on it: try another tool that can answer."
+        if OUTAGE.search(error_class):  # nor is a service that is down
+            return f"{failure}. It is down: try another tool that can answer."
+        if REFUSING.search(error_class):  # nor one that refuses every caller for now
+            return f"{failure}. It refuses calls for now: try another tool that can answer."
+        if not about_arguments:  # nor one whose error says nothing of what it was given
+            return f"{failure}. It names no argument: try another tool that can answer."
+        return f"{failure}. Check the arguments against what earlier tools returned."
+    if repair.kind == "schema":
+        return (f"Call {tool}({', '.join(repair.via_args)}) with no other arguments "
+                f"(else {failure}).")
+    if repair.kind == "prerequisite":
+        return (f"{tool} needs {repair.argument} from {repair.via}: call "
+                f"{repair.via}({', '.join(repair.via_args)}) first and pass its result as "
+                f"{repair.argument}.")
+    if repair.kind == "argument" and not repair.example:  # the task's words: no example
+        return f"{failure}. Pass {repair.argument} as the task itself words it."
+    if repair.kind == "argument":
+        return f'{failure}. Pass {repair.argument} like "{repair.example}".'
+    calls = [f"{repair.via}({', '.join(repair.via_args)})", *repair.then]
+    return f"{failure}. Call {', then '.join(calls)} instead."
+
+
+# -- the LLM pass ------------------------------------------------------------------------
+
+
+class Pitfalls:
+    """The ``pitfall`` lesson: every failed call, keyed by its tool, its error class and its
+    repair when the run shows one (so the advice says what to do, not only what to avoid),
+    or, for arguments the loop refused (``error_type == "invalid_arguments"``), the
+    arguments the tool's schema takes (a ``schema`` repair)."""
+
+    def propose(self, run: RunEvidence) -> list[Insight]:
+        analysis, prompt, found = run.analysis, run.prompt, list[Insight]()
+        seen: set[tuple[str, str]] = set()
+        for c in analysis.calls:
+            # a name no provider accepts is stood in for by one placeholder: no tool to warn of
+            if c.status != "error" or (c.call.name, c.call.error or "") in seen or (
+                    c.call.name == INVALID_TOOL_NAME):
+                continue
+            seen.add((c.call.name, c.call.error or ""))
+            error_class = normalise_error(c.call.error or "")
+            repair = analysis.repairs.get(c.index) or stated_repair(c, prompt)
+            if repair is None and c.call.error_type == "invalid_arguments" and (
+                    takes := expected_arguments((run.schemas or {}).get(c.call.name))):
+                repair = Repair("schema", c.call.name, via_args=tuple(takes))
+            tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
+            detail = error_class + ("|" + repair.signature if repair is not None else "")
+            shown = shown_error(c.call.error or "", c.call.args, prompt)
+            advice = pitfall_advice(c.call.name, shown, repair, timed_out(c.call),
+                                    blames_arguments(c.call.error or "", c.call.args))
+            pitfall = run.insight("pitfall", advice, tools, detail)
+            if run.descriptions:  # a task asking what the failing tool is for may call it
+                pitfall.tool_words = described_words(analysis.keywords, [c.call.name],
+                                                     run.descriptions)
+            found.append(pitfall)
+        return found
+
+    def judge(self, strategy: Strategy, calls: Sequence[tuple[str, str]],
+              success: bool) -> UseVerdict | None:
+        return None  # followed: its repair's tools called (outcome.use_verdict)
+
+    def owns(self, strategy: Strategy) -> bool:
+        return strategy.kind == "pitfall" and bool(strategy.tools)
