@@ -152,3 +152,42 @@ async def test_a_run_handed_to_an_agent_with_toolsets_pauses_and_resumes_with_th
         final = await triage.resume(paused.snapshot, [request.approve()])
     assert final.output == "done adding" and final.agent_name == "math"
     assert json.loads(added[0]) == {"result": 3}
+
+
+async def test_a_member_with_an_mcp_toolset_pauses_the_team_and_a_fresh_team_resumes_it(
+) -> None:
+    """The member's snapshot names the tools its server listed; a team built afresh (another
+    process, as it were: its servers not started) lists them before checking it."""
+    from toolcycle import Approve, Defer
+
+    def team() -> Agent[Any, Any]:
+        def math_script(messages: list[Message], settings: Any) -> Any:
+            if messages[-1].role == "tool":
+                return f"sum: {json.loads(messages[-1].parts[0].content)['result']}"
+            return call("add", {"a": 20, "b": 22})
+
+        def lead_script(messages: list[Message], settings: Any) -> Any:
+            if messages[-1].role == "tool":
+                return f"lead: {messages[-1].parts[0].content}"
+            return call("math", {"input": "add 20 and 22"})
+
+        math = Agent(ScriptedModel(math_script), "You add.",
+                     [MCPTools.stdio(sys.executable, SDK_EXAMPLE)], name="math")
+        return Agent(ScriptedModel(lead_script), tools=[math.as_tool()], name="lead",
+                     approval=lambda r, ctx: Defer() if r.tool_name == "add" else Approve())
+
+    async with team() as first:
+        paused = await first.run("20 + 22?")
+    [request] = paused.pending_approvals
+    assert (request.agent_name, request.tool_name) == ("math", "add")
+    async with team() as fresh:
+        final = await fresh.resume(json.loads(json.dumps(paused.snapshot)), [request.approve()])
+        assert final.output == "lead: sum: 42"
+        stream_team = team()
+    paused_again = await stream_team.run("20 + 22?")
+    stream = stream_team.resume_stream(paused_again.snapshot,
+                                       [paused_again.pending_approvals[0].approve()])
+    async for _ in stream:
+        pass
+    assert stream.result is not None and stream.result.output == "lead: sum: 42"
+    await stream_team.close()

@@ -386,3 +386,27 @@ async def test_a_resume_leaves_the_callers_snapshot_as_it_was_so_a_replay_is_ref
     assert json.dumps(snapshot, sort_keys=True) == kept
     with pytest.raises(SnapshotConsumed):
         await agent.resume(snapshot, [paused.pending_approvals[0].approve()])
+
+
+async def test_the_teams_policy_governs_a_member_that_gates_nothing_itself() -> None:
+    seen: list[str] = []
+
+    @tool
+    def note(text: str) -> str:
+        """Write a note."""
+        seen.append(text)
+        return "noted"
+
+    scribe = Agent(ScriptedModel([call("note", {"text": "x"}), "wrote it"]), tools=[note],
+                   name="scribe")  # no policy, no tool that requires approval
+    boss = Agent(ScriptedModel([call("scribe", {"input": "note x"}), "ok"]),
+                 tools=[scribe.as_tool()], name="boss",
+                 approval=lambda request, ctx: Defer() if request.tool_name == "note"
+                 else __import__("toolcycle").Approve())
+    paused = await boss.run("go")
+    [request] = paused.pending_approvals
+    assert (request.agent_name, request.tool_name, seen) == ("scribe", "note", [])
+    final = await boss.resume(paused.snapshot, [request.deny("no notes today")])
+    assert final.output == "ok" and seen == []
+    assert final.runs[0].tool_calls[0].approval == {"decision": "denied", "by": "person",
+                                                    "reason": "no notes today"}

@@ -56,10 +56,13 @@ from .checks import (
     run_options,
     trace_sink,
 )
+from .handoffs import handoff_tools
+from .resuming import ResumeListing, resume_as
 from .stream import AgentStream as AgentStream
 from .stream import thread_runner
 from .task_input import Instructions, TaskInput, check_callable_instructions, start_run
-from .team import TeamAgent, handed_agent, handoff_tools, member_tool, resume_as
+from .team import member_tool
+from .team_agent import CoreLister
 
 if TYPE_CHECKING:
     from ..stores.ledger import SnapshotLedger
@@ -313,11 +316,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     def _streamed(self, make: Callable[[Callable[[Event], None], AgentCore, ModelSettings],
                                        RunState],
                   new_run: tuple[Limits | None, CancelToken | None] | None = None,
-                  lister: TeamAgent | None = None) -> AgentStream[OutputT]:
+                  lister: CoreLister | None = None) -> AgentStream[OutputT]:
         """A stream of the state ``make(sink, core, settings)`` builds: now, or once the stream
         is iterated for an agent with toolsets (they connect then, within a new run's limits
         and cancel token, ``new_run``; a resumed run's snapshot says the time it has left).
-        ``lister``: the agent whose core it gets (a resumed run's handoff target)."""
+        ``lister``: what lists the core (a resume's: :class:`~.resuming.ResumeListing`)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         lister = lister or self
         if not lister._toolsets:
@@ -340,6 +343,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         core, settings, self._expanded = await with_toolsets(  # (_expanded read after it)
             *self._own_core(), self._toolsets, self._expanded)
         return core, settings
+
+    def _listed_core(self) -> tuple[AgentCore, ModelSettings]:
+        """The core with its toolsets' tools as last listed (its own before any listing)."""
+        core, settings = self._own_core()
+        return (self._expanded[1], self._expanded[2]) if self._expanded else (core, settings)
 
     def _own_core(self) -> tuple[AgentCore, ModelSettings]:
         """The agent's core with the routines its playbook learned since it was built."""
@@ -439,7 +447,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         (changed, another version, another agent) and ``ConfigurationError`` for approvals that
         do not answer every pending call.
         """
-        core, settings = await handed_agent(self, snapshot)._run_core()  # (after a handoff)
+        core, settings = await ResumeListing(self, snapshot)._run_core()  # (toolsets first)
         state = self._resumed_state(snapshot, approvals, deps, cancel_token, callbacks, None,
                                     core, settings)
         if conversation is None:
@@ -458,12 +466,12 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         callbacks: CallbacksArg = None,
     ) -> AgentStream[OutputT]:
         """:meth:`resume` with streaming, as :meth:`stream` is :meth:`run` with streaming."""
-        active = handed_agent(self, snapshot)  # whose toolsets it lists (after a handoff)
-        if active._toolsets:
+        lister = ResumeListing(self, snapshot)  # what must be listed first (toolsets)
+        if lister._toolsets:
             run_options(callbacks, None)  # bad options raise here, as without toolsets
         return self._streamed(lambda sink, core, settings: self._resumed_state(
             snapshot, approvals, deps, cancel_token, callbacks, sink, core, settings),
-            lister=active)
+            lister=lister)
 
     def _resumed_state(self, snapshot: dict[str, Any] | str | bytes, approvals: object,
                        deps: Any, cancel_token: CancelToken | None, callbacks: CallbacksArg,

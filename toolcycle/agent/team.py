@@ -15,55 +15,22 @@ with it, the whole team (:mod:`toolcycle.run.paused`): :meth:`AgentMember.open_p
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from ..context import CancelToken
 from ..errors import ConfigurationError
-from ..events import Callbacks, Event
 from ..limits import Limits
 from ..messages import ToolCall
-from ..models.base import Model, ModelSettings
 from ..result import RunResult
-from ..run.approvals import open_paused, reselected, resume_state, resumed_state
+from ..run.approvals import open_paused, resumed_state
 from ..run.loop import run as run_loop
 from ..run.paused import PausedRun
-from ..run.snapshot import recorded_agent
-from ..run.state import AgentCore, RunState, ToolSelector
-from ..run.team import HandoffTool, MemberTool, sealed_as, team_timeout
-from ..run.toolsets import refresher
+from ..run.state import AgentCore, RunState
+from ..run.team import MemberTool, adjusted, team_timeout
 from ..tools import TOOL_NAME_PATTERN, ToolPolicy, ToolSpec
-from .task_input import TaskInput
-
-
-class TeamAgent(Protocol):
-    """What a member's tool needs of its agent (:class:`toolcycle.agent.Agent` is one; a
-    protocol, so that this module does not import the agent's)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def description(self) -> str: ...
-    @property
-    def input_type(self) -> Any: ...
-    @property
-    def _task(self) -> TaskInput | None: ...
-    @property
-    def model(self) -> Model: ...
-    @property
-    def _toolsets(self) -> tuple[Any, ...]: ...
-    @property
-    def tool_selection(self) -> ToolSelector | None: ...
-    def _own_core(self) -> tuple[AgentCore, ModelSettings]: ...
-    async def _run_core(self) -> tuple[AgentCore, ModelSettings]: ...
-    def _run_limits(self, limits: Limits | None) -> Limits: ...
-    def _new_state(self, user_prompt: str | None, deps: Any, message_history: None,
-                   limits: Limits | None, cancel_token: CancelToken | None, callbacks: None,
-                   run_id: str | None, sink: Callable[[Event], None] | None,
-                   core: AgentCore | None = None, settings: ModelSettings | None = None, *,
-                   task_input: Any, listeners: Callbacks | None,
-                   parent_call: tuple[str, str] | None) -> RunState: ...
+from .resuming import handed_agent, list_paused_members, listing, paused_core
+from .team_agent import TeamAgent
 
 
 class AgentMember:
@@ -96,6 +63,8 @@ class AgentMember:
             task_input=value, listeners=parent.listeners,
             parent_call=(parent.setup.run_id, call.id))
         state.ancestors = (*parent.ancestors, parent)
+        if state.refresh_tools is not None:  # its toolsets' tools, under the team's policy
+            state.refresh_tools = adjusted(state.refresh_tools, lambda c: _team_core(c, parent))
         return state
 
     def open_paused(self, snapshot: dict[str, Any]) -> PausedRun:
@@ -117,79 +86,28 @@ class AgentMember:
             (parent.setup.run_id, call.id))
         state.timeout_left = team_timeout(parent, state.timeout_left)  # the team's deadline
         state.ancestors = (*parent.ancestors, parent)
-        state.refresh_tools = listing(agent, active, state)
+        refresh = listing(agent, active, state)
+        state.refresh_tools = refresh if refresh is None or active is not agent else adjusted(
+            refresh, lambda c: _team_core(c, parent))
         return state
 
     async def run(self, state: RunState) -> RunResult[Any]:
         return await run_loop(state)
 
-
-def handed_agent(agent: TeamAgent, snapshot: dict[str, Any] | str | bytes) -> TeamAgent:
-    """The agent a paused run of ``agent`` had been handed to (a handoff target of ``agent``,
-    or of its targets, named by the snapshot), else ``agent``: the agent that resumes it.
-    The name only chooses among agents the caller configured; the one chosen then checks the
-    snapshot in full, under the starting agent's key (:func:`paused_core`)."""
-    name = recorded_agent(snapshot)
-    if name is None or name == agent.name:
-        return agent
-    seen, queue = {agent.name}, [agent]
-    while queue:
-        for tool in queue.pop(0)._own_core()[0].tools.values():
-            if isinstance(tool, HandoffTool) and isinstance(tool.target, AgentHandoff):
-                target = tool.target.agent
-                if target.name == name:
-                    return target
-                if target.name not in seen:
-                    seen.add(target.name)
-                    queue.append(target)
-    return agent
-
-
-def paused_core(agent: TeamAgent, active: TeamAgent, snapshot: dict[str, Any] | str | bytes,
-                listed: tuple[AgentCore, ModelSettings] | None = None
-                ) -> tuple[AgentCore, ModelSettings]:
-    """The core that resumes a paused run of ``agent`` (``listed``: with the toolsets' tools):
-    ``agent``'s with the tools its selection offered the run, or the core of the agent the run
-    was handed to (``active``) sealed as ``agent`` seals (its snapshot key and ledger)."""
-    core, settings = listed or active._own_core()
-    if active is agent:
-        return reselected(core, settings, snapshot, agent.tool_selection)
-    first = agent._own_core()[0]
-    return replace(core, snapshot_key=first.snapshot_key,
-                   snapshot_ledger=first.snapshot_ledger), settings
-
-
-def listing(agent: TeamAgent, active: TeamAgent, state: RunState
-            ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
-    """How a resumed run lists the toolsets of the agent it goes on as (``None``: it has
-    none): ``agent``'s with its tool selection, or a handoff target's sealed as ``agent``."""
-    if not active._toolsets:
-        return None
-    if active is agent:
-        return refresher(agent._run_core, agent.tool_selection, state, state.setup.user_prompt)
-    return sealed_as(active._run_core, agent._own_core()[0])
-
-
-def resume_as(agent: TeamAgent, snapshot: dict[str, Any] | str | bytes, approvals: object,
-              deps: Any, cancel_token: CancelToken | None, listeners: Callbacks,
-              sink: Callable[[Event], None] | None, listed: tuple[AgentCore, ModelSettings]
-              ) -> RunState:
-    """``Agent.resume``'s state: the paused run goes on as the agent it was paused under
-    (``agent``, or the one it was handed to: ``listed`` is that agent's core and settings,
-    its toolsets' tools included); its task input is ``agent``'s."""
-    active = handed_agent(agent, snapshot)
-    core, settings = paused_core(agent, active, snapshot, listed)
-    state = resume_state(core, active.model, settings, snapshot, approvals, deps, cancel_token,
-                         listeners, sink, None if agent._task is None else agent._task.validate)
-    state.refresh_tools = listing(agent, active, state)
-    return state
+    async def list_for_resume(self, snapshot: dict[str, Any]) -> None:
+        active = handed_agent(self.agent, snapshot)
+        await list_paused_members(active, snapshot)
+        if active._toolsets:
+            await active._run_core()  # (kept: _listed_core)
 
 
 def _team_core(core: AgentCore, parent: RunState) -> AgentCore:
     """A member's core in the team: its calls decided by its own policy, else by the team's
-    (the calling agent's); a call either defers waits for a person, and pauses the team."""
-    if core.gated and core.approval is None:
-        return replace(core, approval=parent.setup.core.approval)
+    (the calling agent's, which governs every agent it calls, gated or not); a call either
+    defers waits for a person, and pauses the team."""
+    team = parent.setup.core.approval
+    if core.approval is None and team is not None:
+        return replace(core, approval=team, gated=True)
     return core
 
 
@@ -224,48 +142,3 @@ def _parameters(agent: TeamAgent) -> tuple[dict[str, Any], bool]:
         return schema, False
     return {"type": "object", "properties": {"input": schema}, "required": ["input"],
             **({"$defs": schema["$defs"]} if "$defs" in schema else {})}, True
-
-
-class AgentHandoff:
-    """:class:`toolcycle.run.team.HandoffTarget` for one agent."""
-
-    __slots__ = ("agent",)
-
-    def __init__(self, agent: TeamAgent) -> None:
-        self.agent = agent
-
-    @property
-    def name(self) -> str:
-        return self.agent.name
-
-    def handoff_core(self) -> tuple[AgentCore, Model, ModelSettings]:
-        core, settings = self.agent._own_core()
-        return core, self.agent.model, settings
-
-    @property
-    def refresher(self) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
-        return self.agent._run_core if self.agent._toolsets else None
-
-
-def handoff_tools[A: TeamAgent](targets: object, agent_type: type[A], problems: list[str]
-                  ) -> list[HandoffTool]:
-    """``Agent(handoffs=[...])``: a ``transfer_to_<name>`` tool per agent (an instance of
-    ``agent_type``: the agent class, which this module does not import); every problem is
-    added to ``problems``."""
-    if not isinstance(targets, list | tuple):
-        problems.append("handoffs must be a list of agents")
-        return []
-    built = []
-    for target in targets:
-        if not isinstance(target, agent_type):
-            problems.append(f"handoffs: {type(target).__name__} is not an agent")
-            continue
-        name = f"transfer_to_{target.name}"
-        if not TOOL_NAME_PATTERN.fullmatch(name):
-            problems.append(f"handoffs: agent {target.name!r} has no name a tool can carry "
-                            "(letters, digits, _ and -)")
-        else:
-            about = f": {target.description}" if target.description else ""
-            built.append(HandoffTool(ToolSpec(name, f"Hand the conversation to the agent "
-                                              f"{target.name!r}{about}."), AgentHandoff(target)))
-    return built

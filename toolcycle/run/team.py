@@ -79,6 +79,11 @@ class Member(Protocol):
         """The child run's state, resumed from ``paused`` (answers bound) inside ``call``."""
         ...
 
+    async def list_for_resume(self, snapshot: dict[str, Any]) -> None:
+        """Before the team's snapshot is checked: list the toolsets the member's paused run
+        (and its own paused members') had, whose tools its snapshot names."""
+        ...
+
 
 class MemberTool(Tool[Any]):
     """A tool whose calls run another agent (``Agent.as_tool``): the engine runs it with
@@ -243,23 +248,33 @@ async def hand_off(state: RunState) -> None:
     await state.emit(HandoffEvent(state.attempt, state.iteration, before, core.name))
 
 
-def sealed_as(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
-              first: AgentCore) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
-    """``refresh`` (an agent's toolsets listed), its core sealing the run's snapshots with the
-    key, and consuming them in the ledger, of the agent that started the run (``first``).
+Lister = Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]
 
-    Why: a run handed to another agent is resumed by the agent that started it (the one the
-    caller holds), whose ``snapshot_key`` must check it: a target without a key of its own
-    would otherwise let an unsigned snapshot through an agent that demands signed ones."""
-    last: list[AgentCore] = []  # the listed core and the one made of it (same while unchanged)
+
+def adjusted(refresh: Lister, adjust: Callable[[AgentCore], AgentCore]) -> Lister:
+    """``refresh`` (an agent's toolsets listed before each request), each core it lists
+    adjusted by ``adjust``: the same adjusted core while the listing is unchanged. Why: the
+    listed core is the agent's own, and a run may hold it otherwise (a member's under the
+    team's approval policy, a handed run's under the starting agent's key)."""
+    last: list[AgentCore] = []  # the listed core and the one made of it
 
     async def listed() -> tuple[AgentCore, ModelSettings]:
         core, settings = await refresh()
         if not last or last[0] is not core:
-            last[:] = [core, replace(core, snapshot_key=first.snapshot_key,
-                                     snapshot_ledger=first.snapshot_ledger)]
+            last[:] = [core, adjust(core)]
         return last[1], settings
     return listed
+
+
+def sealed_as(refresh: Lister, first: AgentCore) -> Lister:
+    """``refresh``, its core sealing the run's snapshots with the key, and consuming them in
+    the ledger, of the agent that started the run (``first``).
+
+    Why: a run handed to another agent is resumed by the agent that started it (the one the
+    caller holds), whose ``snapshot_key`` must check it: a target without a key of its own
+    would otherwise let an unsigned snapshot through an agent that demands signed ones."""
+    return adjusted(refresh, lambda core: replace(
+        core, snapshot_key=first.snapshot_key, snapshot_ledger=first.snapshot_ledger))
 
 
 def _join(state: RunState, child: RunState) -> None:
