@@ -25,7 +25,8 @@ from ..run.plan import PLAYBOOK_METHODS
 from ..run.team import HandoffTool, MemberTool
 from ..tools import Tool, Toolset, as_tool
 from ..tracing.recorder import TraceSink
-from .team import AgentHandoff, AgentMember
+from .handoffs import AgentHandoff
+from .team import AgentMember
 
 
 def is_tool_list(tools: object) -> bool:

@@ -29,6 +29,7 @@ from ..run.paused import PausedRun
 from ..run.state import AgentCore, RunState
 from ..run.team import MemberTool, adjusted, team_timeout
 from ..tools import TOOL_NAME_PATTERN, ToolPolicy, ToolSpec
+from .handoffs import AgentHandoff as AgentHandoff  # (its home before the split)
 from .resuming import handed_agent, list_paused_members, listing, paused_core
 from .team_agent import TeamAgent
 
