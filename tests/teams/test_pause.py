@@ -410,3 +410,26 @@ async def test_the_teams_policy_governs_a_member_that_gates_nothing_itself() -> 
     assert final.output == "ok" and seen == []
     assert final.runs[0].tool_calls[0].approval == {"decision": "denied", "by": "person",
                                                     "reason": "no notes today"}
+
+
+async def test_a_runs_own_default_deferral_at_its_final_request_is_denied() -> None:
+    """At a limit the run must answer now (``on_limit="final_answer"``): a call of a tool
+    that requires approval, made beside the forced output, is denied, not left to pause the
+    run (a policy's deferral already was; so is a team member's while any run above it
+    makes its final request)."""
+    from pydantic import BaseModel
+
+    from toolcycle import Limits
+
+    class Report(BaseModel):
+        text: str
+
+    desk = Desk([], [])
+    agent = Agent(ScriptedModel([call("look", {"path": "/tmp"}),
+                                 [call("delete", {"path": "/tmp/f"}),
+                                  call("final_result", {"text": "done"})]]),
+                  tools=[desk.janitor.tools["delete"], desk.boss.tools["look"]],
+                  output=Report, limits=Limits(max_iterations=1))
+    result = await agent.run("go")
+    assert result.status != "paused" and desk.deleted == []
+    assert "cannot be asked now" in (result.tool_calls[1].error or "")
