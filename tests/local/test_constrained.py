@@ -150,3 +150,33 @@ def test_parallel_makes_every_reply_a_list_of_calls_or_the_answer_and_compiles()
     assert valid(reply_schema([WEATHER, ADD], "none", parallel=True), {"answer": "x"})
     from llama_cpp import llama_grammar
     assert "root" in llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+
+
+class Item(pydantic.BaseModel):
+    sku: str
+
+
+class Order(pydantic.BaseModel):
+    items: list[Item]
+    note: str | None = None
+
+
+def test_native_mode_answers_with_an_instance_of_the_output_schema() -> None:
+    """Native output mode: the answer's value is the output itself, its sub-models filed
+    apart from a tool's same-named ones, and the whole still compiles into a grammar."""
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    order = Order.model_json_schema()
+    schema = reply_schema([ToolDefinition("place", "Place an order.", order)], "auto",
+                          answer=order)
+    answer = {"answer": {"items": [{"sku": "A-1"}]}}
+    assert valid(schema, answer)
+    assert valid(schema, {"name": "place", "arguments": {"items": [{"sku": "B"}]}})
+    assert not valid(schema, {"answer": "a sentence"})
+    assert not valid(schema, {"answer": {"items": [{"sku": "A-1"}], "extra": 1}})
+    assert schema is not None and {"place__Item", "$answer__Item"} <= set(schema["$defs"])
+    LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    alone = reply_schema([], "auto", answer=order)  # no tools: the answer is the only reply
+    assert valid(alone, answer) and not valid(alone, {"name": "place", "arguments": {}})
+    withdrawn = reply_schema([WEATHER], "none", answer=order)
+    assert valid(withdrawn, answer) and not valid(withdrawn, {"answer": "sunny"})

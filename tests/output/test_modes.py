@@ -81,3 +81,19 @@ def test_the_fallback_chain_is_in_the_trace() -> None:
         {"attempt": 1, "from": "tool", "to": "native"},
         {"attempt": 2, "from": "native", "to": "prompted"}]
     assert "JSON Schema" in model.requests[-1].last_message.text
+
+
+@pytest.mark.parametrize("mode", ["native", "prompted"])
+def test_the_same_answer_again_after_its_preview_confirms_it(mode: str) -> None:
+    """A small text model repeats its previewed answer rather than calling submit (the 0.5B,
+    until the iteration limit): the repeat is the submission, as on_repeat makes a repeated
+    output call one in tool mode."""
+    oslo = '{"name": "Oslo", "population": 709000}'
+    model = ScriptedModel([oslo, oslo], modes=ALL_MODES)
+    previews: list[City] = []
+    agent = Agent(model, output=Output(City, mode=mode,  # type: ignore[arg-type]
+                                       reflect=lambda c, ctx: previews.append(c) or "ok"))
+    result = agent.run_sync("Oslo?")
+    assert result.output == City(name="Oslo", population=709000)
+    assert len(previews) == 1 and len(model.requests) == 2
+    assert result.termination.action == "answered"

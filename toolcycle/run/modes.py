@@ -102,9 +102,16 @@ def format_refused(state: RunState, error: ModelError) -> ProtocolSlip:
 async def text_answer(state: RunState, text: str) -> OutputGiven | ProtocolSlip | None:
     """A reply without calls in native or prompted mode. With reflection, the output is
     previewed in a user message, as the output tool's call would have been answered, and the
-    attempt goes on (``None``): ``submit`` ends it with the last previewed output."""
+    attempt goes on (``None``): ``submit``, or the same answer given again, ends it with the
+    last previewed output."""
     ending = text_output(state, text)
     if not state.reflecting or not isinstance(ending, OutputGiven):
+        return ending
+    if ending.arguments == state.last_preview_args:
+        # The same answer again after its preview: the model confirms it. A text model
+        # repeats it rather than calling submit (the 0.5B, four times running until the
+        # iteration limit), as it repeats an output tool's call, which on_repeat turns into
+        # submit; here the repeat is the submission.
         return ending
     output = state.output
     try:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
+import json
 import logging
 import os
 import threading
@@ -35,7 +37,15 @@ from ...logs import SETUP_LOG
 from ...media import refuse_media
 from ...messages import Message, TextPart, Usage
 from ...pricing import FREE, Price
-from ..base import Model, ModelResponse, ModelSettings, StreamItem, TextDelta
+from ..base import (
+    Model,
+    ModelResponse,
+    ModelSettings,
+    OutputMode,
+    ResponseFormat,
+    StreamItem,
+    TextDelta,
+)
 from ..text.constrained import constrained_option
 from ..text.hermes import GRAMMAR, HermesToolsModel
 from ..text.protocol import JsonToolsModel, TextProtocolModel
@@ -281,7 +291,31 @@ class LlamaChatModel(Model):
                 kwargs[GRAMMAR] = LlamaGrammar.from_string(grammar, verbose=False)
             except ValueError as exc:
                 raise ModelError(f"{self.name}: the reply grammar does not parse: {exc}") from exc
+        if settings.response_format is not None:  # native output mode: the schema's grammar
+            kwargs.pop("response_format", None)
+            kwargs["grammar"] = self._grammar(settings.response_format)
         return kwargs
+
+    def _grammar(self, form: ResponseFormat) -> Any:
+        """The grammar of a response format. llama.cpp's own ``response_format`` falls back to
+        any JSON when a schema does not convert, which would make "valid by construction"
+        silently untrue; here such a schema is refused as a provider refuses a format it
+        cannot take (status 400), so the run falls back to its next output mode."""
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        try:
+            return LlamaGrammar.from_string(_gbnf(json.dumps(form.schema)),
+                                            verbose=False)
+        except Exception as exc:  # the converter raises what it meets: ValueError, KeyError...
+            raise ModelError(
+                f"{self.name}: the response format {form.name!r} has no grammar: "
+                f"{type(exc).__name__}: {exc}", status=400,
+                provider_message=f"no grammar for this JSON Schema ({exc})") from exc
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """No tool calling of its own (a text protocol adds it), so structured output is the
+        grammar-constrained answer, or failing that a prompted one."""
+        return ("native", "prompted")
 
     def _complete(self, payload: list[dict[str, str]], kwargs: dict[str, Any]) -> Message:
         entry = self._entry()
@@ -313,6 +347,14 @@ class LlamaChatModel(Model):
         """Tokens of ``text`` with this model's tokenizer."""
         llama = self._entry().llama
         return len(llama.tokenize(text.encode(), add_bos=False, special=True))
+
+
+@functools.lru_cache(maxsize=32)
+def _gbnf(schema: str) -> str:
+    """A JSON Schema's grammar text (a run asks with the same schema request after request)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return str(json_schema_to_gbnf(schema))
 
 
 def _prompt_tokens_evaluated(llama: Any) -> int:

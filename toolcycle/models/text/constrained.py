@@ -12,6 +12,10 @@ leave the schema. The schema built here is the union of
 so whatever the model writes parses into a call to a real tool with arguments of the right
 shape, or a final answer. Argument *values* are still the model's choice; the loop validates
 them like any other call.
+
+In native output mode (``Output(..., mode="native")``) the answer is not a string but the
+output itself: ``{"answer": <an instance of the output's schema>}``, so a small model's
+structured answer is valid by construction, not by retries.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import copy
 import functools
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..base import ModelSettings, ToolChoice, ToolDefinition
 
@@ -30,24 +34,28 @@ CONSTRAINED = "constrained"
 
 
 def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
-                 parallel: bool = False) -> dict[str, Any] | None:
+                 parallel: bool = False, answer: dict[str, Any] | None = None
+                 ) -> dict[str, Any] | None:
     """The union schema for one request, or ``None`` when no tools are involved at all.
 
     ``tool_choice="none"`` keeps only the answer branch; ``"required"`` drops it; a tool name
     keeps only that tool's branch. ``parallel`` (the request's ``parallel_tool_calls``) makes
     every reply a list: of one or more calls, so one reply can hold several independent calls,
-    or of the one answer.
+    or of the one answer. ``answer`` (native output mode) is the schema the answer's value
+    must follow instead of a string; with it, a request without tools still has a schema.
     """
-    if not tools:
-        return None
-    if tool_choice == "none":
+    definitions: dict[str, Any] = {}
+    answer_branch = _answer_branch(_hoisted(answer, _ANSWER_OWNER, definitions)
+                                   if answer is not None else None)
+    if not tools or tool_choice == "none":
+        if answer is None and not tools:
+            return None
         # Tools withdrawn (a forced final answer): a small model still imitates the calls in
         # its history, so only the answer branch is left.
-        return _answer_branch()
+        return _with_definitions(answer_branch, definitions)
     offered = list(tools)
     if tool_choice not in ("auto", "required"):
         offered = [t for t in tools if t.name == tool_choice] or offered
-    definitions: dict[str, Any] = {}
     branches = [_call_branch(t, definitions) for t in offered]
     if parallel and tool_choice in ("auto", "required"):
         # A list from the first token, the answer too. Measured on BFCL with Qwen2.5-Coder
@@ -57,27 +65,49 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
         calls = branches[0] if len(branches) == 1 else {"anyOf": branches}
         branches = [{"type": "array", "items": calls, "minItems": 1}]
         if tool_choice == "auto":
-            branches.append({"type": "array", "items": _answer_branch(), "minItems": 1,
+            branches.append({"type": "array", "items": answer_branch, "minItems": 1,
                              "maxItems": 1})
     elif tool_choice == "auto":
-        branches.append(_answer_branch())
+        branches.append(answer_branch)
     schema: dict[str, Any] = branches[0] if len(branches) == 1 else {"anyOf": branches}
-    if definitions:
-        schema = {**schema, "$defs": definitions}
-    return schema
+    return _with_definitions(schema, definitions)
 
 
-def _answer_branch() -> dict[str, Any]:
+#: The owner name an answer's sub-schemas are filed under ("$answer__City"): no tool is named
+#: with a "$", so no tool's entries (named after the tool) collide with them.
+_ANSWER_OWNER = f"${ANSWER_KEY}"
+
+
+def _with_definitions(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "$defs": definitions} if definitions else schema
+
+
+def _answer_branch(value: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "type": "object",
-        "properties": {ANSWER_KEY: {"type": "string"}},
+        "properties": {ANSWER_KEY: value or {"type": "string"}},
         "required": [ANSWER_KEY],
         "additionalProperties": False,
     }
 
 
 def _call_branch(tool: ToolDefinition, definitions: dict[str, Any]) -> dict[str, Any]:
-    arguments = copy.deepcopy(tool.parameters) or {"type": "object", "properties": {}}
+    arguments = _hoisted(tool.parameters or {"type": "object", "properties": {}}, tool.name,
+                         definitions)
+    return {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, "arguments": arguments},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+def _hoisted(schema: dict[str, Any], owner: str, definitions: dict[str, Any]
+             ) -> dict[str, Any]:
+    """``schema`` (a tool's arguments, or a native answer's) ready to sit inside the reply
+    schema: its sub-schemas moved into ``definitions`` under ``owner``'s names, its root
+    closed to extra keys."""
+    arguments = copy.deepcopy(schema)
     # A tool's local refs ("#/$defs/Item", "#/definitions/Tag", "#/properties/x") resolve from
     # the root of *its* schema, but the grammar converter resolves them from the root of the
     # whole reply schema, and names each grammar rule after the ref's last segment. So every
@@ -85,27 +115,22 @@ def _call_branch(tool: ToolDefinition, definitions: dict[str, Any]) -> dict[str,
     # tools' same-named sub-models (pydantic names them after the class) stay apart, and
     # draft-07 "definitions" still resolve. Any other local ref points into a copy of the
     # tool's whole schema.
-    names = {f"#/$defs/{key}": f"{tool.name}__{key}" for key in arguments.get("$defs", {})}
-    names.update({f"#/definitions/{key}": f"{tool.name}__definitions__{key}"
+    names = {f"#/$defs/{key}": f"{owner}__{key}" for key in arguments.get("$defs", {})}
+    names.update({f"#/definitions/{key}": f"{owner}__definitions__{key}"
                   for key in arguments.get("definitions", {})})
-    root = f"{tool.name}__root"
+    root = f"{owner}__root"
     rebase = functools.partial(_rebase_refs, names=names, root=root)
     for section in ("$defs", "definitions"):
         for key, sub in arguments.pop(section, {}).items():
             definitions[names[f"#/{section}/{key}"]] = rebase(sub)
-    arguments = rebase(arguments)
+    arguments = cast(dict[str, Any], rebase(arguments))
     if _refers_to(arguments, f"#/$defs/{root}") or _refers_to(definitions, f"#/$defs/{root}"):
         definitions[root] = copy.deepcopy(arguments)
     arguments.pop("title", None)
     arguments.setdefault("type", "object")
     # Without this, the grammar lets the model append arbitrary keys after the real ones.
     arguments.setdefault("additionalProperties", False)
-    return {
-        "type": "object",
-        "properties": {"name": {"const": tool.name}, "arguments": arguments},
-        "required": ["name", "arguments"],
-        "additionalProperties": False,
-    }
+    return arguments
 
 
 def _rebase_refs(node: Any, names: dict[str, str], root: str) -> Any:

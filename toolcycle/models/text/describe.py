@@ -12,7 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..base import ToolDefinition
+from ..base import ModelSettings, ToolDefinition
+from .choice import answer_allowed
 
 
 def describe_tools(tools: Sequence[ToolDefinition]) -> str:
@@ -22,6 +23,36 @@ def describe_tools(tools: Sequence[ToolDefinition]) -> str:
     compact signatures instead of full JSON Schemas; nested types fall back to their schema.
     """
     return "\n".join(f"- {_signature(t)}: {t.description.strip() or t.name}" for t in tools)
+
+
+def json_tool_instructions(tools: Sequence[ToolDefinition], settings: ModelSettings,
+                           answer: str) -> str:
+    """The JSON protocol's system-prompt text: the tools, how to call them, and (where an
+    answer may end the turn) ``answer``, the form of the answer."""
+    # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
+    # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
+    # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
+    # With parallel_tool_calls, every reply is a list (constrained, the grammar's too):
+    # BFCL's parallel questions ask for several calls in one reply, and a small model
+    # offered "an object or a list" writes an object (see constrained.reply_schema).
+    parallel = bool(settings.parallel_tool_calls)
+    how = (
+        'Reply with a JSON list: [{"name": "<tool>", "arguments": {...}}, ...] to call '
+        "tools, one item for each call whose arguments you already know (their results "
+        "come back before your next reply)"
+        if parallel else
+        'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
+        "(one call per reply; its result comes back before your next reply)"
+    )
+    if not answer_allowed(settings):
+        return (
+            f"Tools:\n{describe_tools(tools)}\n{how}. "
+            "Every reply is a tool call: the final answer, too, is given by calling a tool."
+        )
+    return (
+        f"Tools:\n{describe_tools(tools)}\n{how}, "
+        f"or {answer} to answer the user once you know the answer."
+    )
 
 
 def _signature(tool: ToolDefinition) -> str:
@@ -81,3 +112,9 @@ def _resolve_local(ref: str, root: dict[str, Any]) -> dict[str, Any] | None:
             return None
         target = target[step]
     return target if isinstance(target, dict) else None
+
+
+def describe_object(schema: dict[str, Any]) -> str:
+    """A JSON object's schema as the same compact signature: ``{name: string, n?: integer}``
+    (a native answer's shape, told to a text model in as few tokens as its tools are)."""
+    return _type_name(schema, schema)

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ...messages import Message, ToolCall, ToolResult
-from ..base import Model, ModelSettings, ToolDefinition
+from ..base import Model, ModelSettings, OutputMode, ResponseFormat, ToolDefinition
 from .constrained import reply_schema
 from .protocol import JsonToolsModel
 
@@ -149,6 +149,17 @@ class HermesToolsModel(JsonToolsModel):
 
     def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
         return "\n".join(response_block(r) for r in results)
+
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """The output tool only: native mode's grammar is the JSON protocol's
+        ``{"answer": ...}`` form (:mod:`.native`), not this layout's free-text answer."""
+        return ("tool",)
+
+    def reply_format(self, settings: ModelSettings) -> ResponseFormat | None:
+        return None
+
+    def answer_instructions(self, settings: ModelSettings) -> str:
+        return ""
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
         if not self.is_constrained(settings):

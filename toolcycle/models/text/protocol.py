@@ -33,6 +33,8 @@ from ..base import (
     Model,
     ModelResponse,
     ModelSettings,
+    OutputMode,
+    ResponseFormat,
     StreamItem,
     TextDelta,
     ToolCallDelta,
@@ -48,7 +50,7 @@ from .calls import (
 )
 from .choice import (
     CALL_MADE,
-    answer_allowed,
+    after_observation,
     answer_required,
     call_prefix,
     call_required,
@@ -59,24 +61,16 @@ from .choice import (
     way_forward,
 )
 from .constrained import CONSTRAINED, reply_schema, with_constrained
-from .describe import describe_tools
+from .describe import describe_tools as describe_tools  # importable from here, as before
+from .describe import json_tool_instructions
+from .native import answer_form, answer_only_instructions, rendered_answer
+from .native import reply_format as native_reply_format
 from .nested import unnest_calls
 from .streaming import json_answer_so_far, new_text
 
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
-# Measured on Qwen2.5-Coder-1.5B at the second step of a two-tool task: "if these results
-# answer the question, answer" made it answer "soon" without the second call; naming the next
-# call first made it call latest_order with the id it had just read.
-_AFTER_OBSERVATION = (
-    'Call the next tool, or reply {"answer": "..."} if you already know the answer.'
-)
-# When only a call may end the attempt (structured output: the loop sends "required"), the
-# {"answer": ...} form is not offered at all. Measured on Qwen2.5-Coder-1.5B (README
-# quickstart): offered it, it answered {"answer": "It is 21 degrees in Paris."} three
-# attempts running instead of calling the output tool.
-_AFTER_OBSERVATION_CALL_ONLY = (
-    "Call the next tool; once you know the answer, call the tool that gives the final answer."
-)
+#: The JSON protocol's output modes over a model that takes a response format, best first.
+LOCAL_OUTPUT_MODES: tuple[OutputMode, ...] = ("tool", "native", "prompted")
 
 
 class TextProtocolModel(Model):
@@ -182,6 +176,7 @@ class TextProtocolModel(Model):
             max_tokens=settings.max_tokens,
             seed=settings.seed,
             extra=extra,
+            response_format=self.reply_format(settings),
         )
         return text_messages, inner_settings, tools, call_prefix(messages)
 
@@ -299,6 +294,15 @@ class TextProtocolModel(Model):
         """Body keys this protocol adds to the inner request (grammar, stop sequences)."""
         return {}
 
+    def reply_format(self, settings: ModelSettings) -> ResponseFormat | None:
+        """The schema every reply of the inner model must follow (native output mode, where
+        the protocol has a form for it); ``None``: the reply is free text."""
+        return None
+
+    def answer_instructions(self, settings: ModelSettings) -> str:
+        """The system-prompt text when no tool is offered (default: none)."""
+        return ""
+
     # -- history --------------------------------------------------------------------------
 
     def render_conversation(
@@ -313,8 +317,10 @@ class TextProtocolModel(Model):
         """
         tools = settings.tools if settings.tool_choice != "none" else ()
         system = "\n\n".join(m.text for m in messages if m.role == "system")
-        if tools:
-            system = f"{system}\n\n{self.tool_instructions(tools, settings)}".strip()
+        told = (self.tool_instructions(tools, settings) if tools
+                else self.answer_instructions(settings))
+        if told:
+            system = f"{system}\n\n{told}".strip()
         rendered: list[Message] = [Message.system(system)] if system else []
         written: dict[str, str] = {}  # call id -> the name the model wrote, where it was repaired
         for message in messages:
@@ -375,9 +381,11 @@ class JsonToolsModel(TextProtocolModel):
         return bool(settings.extra.get(CONSTRAINED, self.constrained))
 
     def _decides_freely(self, settings: ModelSettings) -> bool:
-        """Lazy constraint: the model may answer or call, so it first replies freely."""
+        """Lazy constraint: the model may answer or call, so it first replies freely (never
+        in native output mode, where the grammar is what the mode is)."""
         return (settings.extra.get(CONSTRAINED, self.constrained) == "lazy"
-                and bool(settings.tools) and settings.tool_choice == "auto")
+                and bool(settings.tools) and settings.tool_choice == "auto"
+                and settings.response_format is None)
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         if not self._decides_freely(settings):
@@ -415,31 +423,10 @@ class JsonToolsModel(TextProtocolModel):
                 yield item
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
-        # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
-        # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
-        # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
-        # With parallel_tool_calls, every reply is a list (constrained, the grammar's too):
-        # BFCL's parallel questions ask for several calls in one reply, and a small model
-        # offered "an object or a list" writes an object (see constrained.reply_schema).
-        parallel = bool(settings.parallel_tool_calls)
-        how = (
-            'Reply with a JSON list: [{"name": "<tool>", "arguments": {...}}, ...] to call '
-            "tools, one item for each call whose arguments you already know (their results "
-            "come back before your next reply)"
-            if parallel else
-            'Reply with one JSON object: {"name": "<tool>", "arguments": {...}} to call a tool '
-            "(one call per reply; its result comes back before your next reply)"
-        )
-        if not answer_allowed(settings):
-            return (
-                f"Tools:\n{describe_tools(tools)}\n{how}. "
-                "Every reply is a tool call: the final answer, too, is given by calling a tool."
-            )
-        answer = '[{"answer": "..."}]' if parallel else '{"answer": "..."}'
-        return (
-            f"Tools:\n{describe_tools(tools)}\n{how}, "
-            f"or {answer} to answer the user once you know the answer."
-        )
+        return json_tool_instructions(tools, settings, answer_form(settings))
+
+    def answer_instructions(self, settings: ModelSettings) -> str:
+        return answer_only_instructions(settings)
 
     def render_assistant(self, message: Message, settings: ModelSettings) -> str:
         """Past calls alone, their thought left out (the trace keeps it), in the form the
@@ -451,15 +438,13 @@ class JsonToolsModel(TextProtocolModel):
         calls = [render_tool_call(c) for c in message.tool_calls]
         listed = bool(settings.parallel_tool_calls)
         if not calls and message.text:
-            answer = {"answer": message.text}
+            answer = {"answer": rendered_answer(message.text, settings)}
             return json.dumps([answer] if listed else answer, ensure_ascii=False)
         return f"[{', '.join(calls)}]" if listed and calls else "\n".join(calls)
 
     def render_observations(self, results: Sequence[ToolResult], settings: ModelSettings) -> str:
-        # Small models otherwise repeat the call they just made: remind them of the ways on.
         observations = "\n".join(render_observation_text(r) for r in results)
-        after = _AFTER_OBSERVATION if answer_allowed(settings) else _AFTER_OBSERVATION_CALL_ONLY
-        return f"{observations}\n{after}"
+        return f"{observations}\n{after_observation(settings, answer_form(settings))}"
 
     def parse_reply(
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str,
@@ -489,8 +474,18 @@ class JsonToolsModel(TextProtocolModel):
     def answer_so_far(self, written: str) -> str:
         return json_answer_so_far(written)
 
+    def output_modes(self) -> tuple[OutputMode, ...]:
+        """Native mode where the inner model takes a response format (llama.cpp compiles it
+        into a grammar); the order is measured (docs/output-modes.md)."""
+        if "native" in self.inner.output_modes():
+            return LOCAL_OUTPUT_MODES
+        return super().output_modes()
+
+    def reply_format(self, settings: ModelSettings) -> ResponseFormat | None:
+        return native_reply_format(settings)
+
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
-        if not self.is_constrained(settings):
+        if not self.is_constrained(settings) or settings.response_format is not None:
             return {}
         schema = reply_schema(settings.tools, settings.tool_choice,
                               parallel=bool(settings.parallel_tool_calls))
