@@ -1,4 +1,4 @@
-"""The snapshot of a paused run: a versioned, self-checking JSON record (format version 1).
+"""The snapshot of a paused run: a versioned, self-checking JSON record (format version 2).
 
 A run pauses when a tool call waits for a person's decision (:mod:`toolcycle.approval`).
 ``result.snapshot`` is then a plain ``dict`` that ``json.dumps`` writes as is, and
@@ -43,10 +43,27 @@ key                       content
                           ``call_id``, ``arguments``
 ``last_preview_args``     reflection: the last previewed output's arguments, or ``null``
 ``run_state``             ``ctx.run_state`` when it is JSON-serialisable, else ``null``
+``modes``                 structured output's place in its chain of output modes
+                          (:mod:`.modes`): ``chain`` (the modes, in order), ``index`` (the
+                          current one: after a fallback, the mode fallen back to) and ``told``
+                          (the modes whose instructions the model was given); ``null`` for
+                          free text or a run that had not started its chain
+``compaction``            the compacted view of the history (:mod:`.compaction`), ``null``
+                          before the first compaction: ``prefix`` (the messages standing in for
+                          ``messages[:view_from]``: the kept head and the summary's message),
+                          ``view_from``, ``prefix_chars``, ``replaced_chars``, ``summary``
+                          (the rolled summary's text), ``summary_upto``, and ``unpaid`` (the
+                          usage of summaries not yet counted in a step); what each compaction
+                          saved is in the trace's ``compactions``
 ``integrity``             ``algorithm`` (``"sha256"``, or ``"hmac-sha256"`` with a
                           ``snapshot_key``) and ``digest`` over the canonical JSON of every
                           other key
 ========================  ==================================================================
+
+``modes`` and ``compaction`` are optional in either version: a snapshot written before they
+were kept resumes with its modes and compaction started afresh (as it did then), and a reader
+that predates them resumes a newer snapshot the same way (nothing runs twice; the run only
+starts its first mode again, or compacts again).
 
 Every key a resume reads is checked for its type and shape first (:mod:`.snapshot_shape`). A
 snapshot is consumed by the resume that continues it, under the key ``run_id#pause`` (the
@@ -70,9 +87,10 @@ from typing import Any
 from ..approval import ApprovalRequest, Decision, decision_from_dict, decision_to_dict
 from ..errors import SnapshotError
 from ..limits import Limits
-from ..messages import ToolResult, media_from_dict, media_to_dict
+from ..messages import Message, ToolResult, Usage, media_from_dict, media_to_dict
 from ..models.base import Model
 from ..output import HeldAnswer, OutputSchemaError
+from .context_view import ContextView
 from .snapshot_shape import shape_problems
 from .state import AgentCore, RunState, Turn
 
@@ -159,6 +177,8 @@ def open_snapshot(snapshot: dict[str, Any] | str | bytes, core: AgentCore, model
         problems.extend(shape_problems(data))
         if data.get("last_preview_args") is not None and core.output.submit_tool is None:
             problems.append("last_preview_args: this agent's output is not previewed")
+        if data.get("modes") is not None and core.output.is_text:
+            problems.append("modes: this agent's output is free text, it has no output modes")
     if problems:
         run_id = data.get("run_id")
         raise SnapshotError(problems, subject=f"snapshot of run {run_id!r}"
@@ -300,6 +320,10 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
                                            "arguments": held.arguments},
         "last_preview_args": state.last_preview_args,
         "run_state": _jsonable_or_none(ctx.run_state),
+        "modes": None if not state.mode_chain else {
+            "chain": list(state.mode_chain), "index": state.mode_index,
+            "told": sorted(state.modes_told)},
+        "compaction": _compaction_json(state),
     }
     return seal(body, state.setup.core.snapshot_key)
 
@@ -311,6 +335,37 @@ def _answer_dict(result: ToolResult, error: str | None) -> dict[str, Any]:
     if result.media:
         answer["media"] = [media_to_dict(m) for m in result.media]
     return answer
+
+
+def _compaction_json(state: RunState) -> dict[str, Any] | None:
+    view = state.view
+    if view is None:
+        return None
+    return {"prefix": [m.to_dict() for m in view.prefix], "view_from": view.view_from,
+            "prefix_chars": view.prefix_chars, "replaced_chars": view.replaced_chars,
+            "summary": view.summary, "summary_upto": view.summary_upto,
+            "unpaid": state.compaction_paid.to_dict()}
+
+
+def _restore_progress(state: RunState, data: dict[str, Any]) -> None:
+    """The output mode the run had reached and its compacted view, so that a resumed run goes
+    on in the mode it fell back to (not its first again) and sends the same compacted history
+    (not a second summary of what was summarised). Absent from a snapshot written before
+    they were kept: then
+    the run starts both afresh, as it did before they were kept."""
+    modes = data.get("modes")
+    if modes is not None:
+        state.mode_chain = tuple(modes["chain"])
+        state.mode_index = modes["index"]
+        state.modes_told = set(modes["told"])
+    compaction = data.get("compaction")
+    if compaction is not None:
+        state.view = ContextView(
+            prefix=[Message.from_dict(m) for m in compaction["prefix"]],
+            view_from=compaction["view_from"], prefix_chars=compaction["prefix_chars"],
+            replaced_chars=compaction["replaced_chars"], summary=compaction["summary"],
+            summary_upto=compaction["summary_upto"])
+        state.compaction_paid = Usage.from_dict(compaction["unpaid"])
 
 
 def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision]) -> None:
@@ -354,6 +409,7 @@ def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision
             state.last_output = state.output.parse(preview)
         except OutputSchemaError:
             state.last_output = None
+    _restore_progress(state, data)
     state.trace.reopen()
 
 

@@ -11,11 +11,12 @@ or ``TypeError`` from deep inside the engine (r2-17).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..approval import ApprovalRequest, decision_from_dict
 from ..limits import Limits
 from ..messages import Message, Usage, media_from_dict
+from ..output_modes import OUTPUT_MODES
 from ..tracing.trace import Trace
 
 #: What a damaged nested record raises when it is rebuilt (a wrong type or a missing key).
@@ -59,6 +60,48 @@ def shape_problems(data: dict[str, Any]) -> list[str]:
     for key in ("last_preview_args", "run_state"):
         if not isinstance(data.get(key), dict | None):
             problems.append(f"{key}: must be an object or null")
+    problems.extend(_modes_problems(data.get("modes")))
+    problems.extend(_compaction_problems(data.get("compaction"), len(messages or [])))
+    return problems
+
+
+def _modes_problems(modes: Any) -> list[str]:
+    """``modes``: null, or a chain of known output modes, an index into it, the modes told."""
+    if modes is None:
+        return []
+    if not isinstance(modes, dict):
+        return ["modes: must be an object or null"]
+    chain, index, told = modes.get("chain"), modes.get("index"), modes.get("told")
+    problems = []
+    if not (isinstance(chain, list) and chain and all(m in OUTPUT_MODES for m in chain)
+            and len(set(chain)) == len(chain)):
+        problems.append(f"modes.chain: must list distinct output modes of {OUTPUT_MODES}")
+        chain = []
+    if not (_is_int(index) and 0 <= index < max(len(chain), 1)):
+        problems.append("modes.index: must index modes.chain")
+    if not (isinstance(told, list) and all(m in OUTPUT_MODES for m in told)):
+        problems.append(f"modes.told: must list output modes of {OUTPUT_MODES}")
+    return problems
+
+
+def _compaction_problems(compaction: Any, message_count: int) -> list[str]:
+    """``compaction``: null, or a view whose prefix is messages and whose counts fit them."""
+    if compaction is None:
+        return []
+    if not isinstance(compaction, dict):
+        return ["compaction: must be an object or null"]
+    problems: list[str] = []
+    _rebuilt(problems, "compaction.prefix", compaction.get("prefix"), _messages)
+    _rebuilt(problems, "compaction.unpaid", compaction.get("unpaid"), Usage.from_dict)
+    for key in ("view_from", "summary_upto"):
+        value = compaction.get(key)
+        if not (_is_int(value) and 0 <= value <= message_count):
+            problems.append(f"compaction.{key}: must be an index into messages")
+    for key in ("prefix_chars", "replaced_chars"):
+        if not (_is_int(compaction.get(key)) and compaction[key] >= 0):
+            problems.append(f"compaction.{key}: must be a count (an integer >= 0)")
+    if not isinstance(compaction.get("summary"), str):
+        problems.append("compaction.summary: must be a string")
     return problems
 
 
@@ -80,7 +123,7 @@ def _messages(value: Any) -> list[Message]:
     return [Message.from_dict(m) for m in value]
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
