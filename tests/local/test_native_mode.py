@@ -109,7 +109,7 @@ async def test_the_forced_answer_at_the_iteration_limit_is_the_schema_s_json() -
 def test_the_local_profile_offers_native_and_a_bare_chat_model_starts_there() -> None:
     model = local_model(MODEL)
     assert isinstance(model, JsonToolsModel)
-    assert "native" in model.output_modes()
+    assert model.output_modes()[0] == "native"
     assert isinstance(model.inner, LlamaChatModel)
     assert model.inner.output_modes() == ("native", "prompted")
 
@@ -139,3 +139,11 @@ def test_the_hermes_layout_keeps_to_the_output_tool() -> None:
     assert hermes.output_modes() == ("tool",)
     native = ModelSettings(response_format=ResponseFormat("City", City.model_json_schema()))
     assert hermes.reply_format(native) is None
+
+
+def test_a_text_protocol_over_a_model_without_a_schema_grammar_keeps_the_output_tool() -> None:
+    """An OpenAI-compatible server may ignore a response format (llama_cpp.server takes only
+    its own json_object form), so the JSON protocol over it does not start in native mode."""
+    from toolcycle.testing import ScriptedModel
+
+    assert JsonToolsModel(ScriptedModel([])).output_modes() == ("tool",)

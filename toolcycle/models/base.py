@@ -97,6 +97,11 @@ class Model(ABC):
     #: A run compacts its history before it outgrows this (``Limits.max_context_tokens``
     #: overrides it).
     context_window: int | None = None
+    #: Whether the model decodes its reply under a grammar compiled from any JSON Schema given
+    #: as ``response_format`` (llama.cpp in-process), so a text protocol may hand it a union of
+    #: calls and answer. A cloud API's response format takes only some schemas, and an
+    #: OpenAI-compatible server may ignore it: they leave this ``False``.
+    schema_grammar: bool = False
     #: What this model's requests cost (:mod:`toolcycle.pricing`); ``None``: what the adapter
     #: knows (a cloud adapter the table's price for its model, a local model nothing).
     price: Price | None = None

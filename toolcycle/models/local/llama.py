@@ -144,6 +144,7 @@ class LlamaChatModel(Model):
     """
 
     system = "local"
+    schema_grammar = True
 
     def __init__(
         self,
