@@ -42,6 +42,20 @@ class Termination:
                 "limit": self.limit}
 
 
+@dataclass(frozen=True, slots=True)
+class ContextSummary:
+    """A summary that stands for older messages of a list: ``text`` replaces
+    ``messages[start + 1:upto]`` and is merged into the user message ``messages[start]`` (the
+    first of the run or of its conversation, which stays). ``messages[upto]`` is an assistant
+    message, so no call is cut from its result. A run's compaction ends with one
+    (:attr:`RunResult.context_summary`); a conversation stores it, in its own indices, so
+    that its next run starts from it (docs/compaction.md)."""
+
+    text: str
+    start: int
+    upto: int
+
+
 @dataclass(slots=True, repr=False)
 class RunResult[OutputT]:
     """The outcome of one run: the output plus everything needed to see how it came about.
@@ -68,6 +82,9 @@ class RunResult[OutputT]:
     #: in the order they started, the runs those called included (docs/teams.md). Their
     #: usage is part of this run's ``usage``: ``usage`` is this run's own requests plus theirs.
     runs: list[RunResult[Any]] = field(default_factory=list)
+    #: The summary the run's context compaction ended with (indices into ``messages``), or
+    #: ``None`` when it wrote none (docs/compaction.md).
+    context_summary: ContextSummary | None = None
 
     def __repr__(self) -> str:
         output = repr(self.output)

@@ -1,8 +1,8 @@
 """Context compaction with the protocol-checking ScriptedModel: every request fits the model's
 window and is a valid history (the model refuses either otherwise), the system message, the
 task and the last turn are never compacted, the record stays whole, a fact from the first turn
-survives in the summary, and a conversation's next run compacts its loaded history the same
-way."""
+survives in the summary, and a conversation's next run starts from the summary its last run
+wrote."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_a_cheaper_model_writes_the_summary_and_a_failing_one_leaves_a_digest() 
                if c["step"] != "stubs")
 
 
-def test_a_conversation_compacts_its_history_the_same_way_in_the_next_run(
+def test_a_conversation_s_next_run_starts_from_the_summary_its_last_run_wrote(
         tmp_path: Path) -> None:
     chat = Conversation(str(tmp_path / "chat.db"), "user-1")
     first = Archivist(pages=8)
@@ -126,10 +126,13 @@ def test_a_conversation_compacts_its_history_the_same_way_in_the_next_run(
     result = agent.run_sync("So what is the vault code?", conversation=chat)
     assert result.output == "The code is 4711."
     sent = second.sent[0]
-    assert sent[0] == Message.user("Read pages 1 to 8.")  # the conversation's task
-    assert any("[compacted:" in r.content for m in sent for r in m.results)  # its old turns
+    # the conversation's task, with the summary the first run wrote and the store kept
+    # (tests/conversation/test_stored_summary.py): its old turns are not compacted again
+    assert sent[0].parts[0] == Message.user("Read pages 1 to 8.").parts[0]
+    assert "The vault code is 4711." in sent[0].text and second.summaries == 0
     assert sent[-1] == Message.user("So what is the vault code?")  # the prompt, whole
-    assert result.trace.compactions and len(chat.messages) == len(stored) + 2
+    assert result.trace.compactions[0]["step"] == "stored summary"
+    assert len(chat.messages) == len(stored) + 2
 
 
 @pytest.mark.parametrize("value", [0, -5, 1.5, True])

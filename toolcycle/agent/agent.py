@@ -26,6 +26,7 @@ from ..messages import Message
 from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import Output, as_output
 from ..result import RunResult
+from ..run.compaction import starting_from
 from ..run.loop import run as run_loop
 from ..run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
 from ..run.toolsets import (
@@ -270,10 +271,11 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         if conversation is not None:
             check_run_conversation(conversation, message_history)
             run_id = run_id or uuid.uuid4().hex
-            return await conversation.run(run_id, lambda history: run_loop(listed.started(
-                self._new_state(user_prompt, deps, history, limits, cancel_token, callbacks,
-                                run_id, sink=None, core=listed.core, settings=listed.settings,
-                                task_input=input))))
+            return await conversation.run(run_id, lambda history, summary: run_loop(
+                listed.started(starting_from(self._new_state(
+                    user_prompt, deps, history, limits, cancel_token, callbacks, run_id,
+                    sink=None, core=listed.core, settings=listed.settings, task_input=input),
+                    summary))))
         state = self._new_state(user_prompt, deps, message_history, limits, cancel_token,
                                 callbacks, run_id, sink=None, core=listed.core,
                                 settings=listed.settings, task_input=input)

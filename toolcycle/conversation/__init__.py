@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, ConversationConflict
 from ..messages import Message
-from ..result import RunResult
-from .store import ConversationStore, fit_budget
+from ..result import ContextSummary, RunResult
+from .store import ConversationStore, SummaryStore, fit_budget, usable_summary
 
 if TYPE_CHECKING:
     from .postgres import PostgresConversationStore
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Conversation", "ConversationStore", "PostgresConversationStore", "SQLiteConversationStore",
-    "check_run_conversation", "fit_budget",
+    "SummaryStore", "check_run_conversation", "fit_budget",
 ]
 
 #: How long a run may hold a conversation before another run may take it (seconds).
@@ -87,14 +87,17 @@ class Conversation:
         """The whole stored history (no budget applied)."""
         return self.store.load(self.id)[0]
 
-    async def run(self, run_id: str, start: Callable[[list[Message]], Awaitable[RunResult[Any]]],
+    async def run(self, run_id: str, start: Callable[[list[Message], ContextSummary | None],
+                                                     Awaitable[RunResult[Any]]],
                   ) -> RunResult[Any]:
-        """Claim, load, ``start(history)``, append the run's new messages; release on failure.
+        """Claim, load, ``start(history, summary)``, append the run's new messages (and keep
+        the summary its compaction ended with); release on failure. ``summary`` is the stored
+        summary the run starts from (indices into ``history``), or ``None``.
 
         The store is called in a worker thread: a busy SQLite file or a remote database must
         not stall the event loop's other runs.
         """
-        return await self._held(run_id, lambda stored: start(fit_budget(stored, self.max_tokens)))
+        return await self._held(run_id, start)
 
     async def resume(self, run_id: str, history: Sequence[Message],
                      start: Callable[[], Awaitable[RunResult[Any]]]) -> RunResult[Any]:
@@ -103,8 +106,9 @@ class Conversation:
         a conversation that moved on meanwhile (another run appended to it while this one was
         paused) refuses the resume with :class:`ConversationConflict` rather than interleave.
         """
-        def check(stored: list[Message]) -> Awaitable[RunResult[Any]]:
-            if _dicts(fit_budget(stored, self.max_tokens)) != _dicts(history):
+        def check(given: list[Message], summary: ContextSummary | None
+                  ) -> Awaitable[RunResult[Any]]:
+            if _dicts(given) != _dicts(history):
                 raise ConversationConflict(
                     f"conversation {self.id!r} changed while run {run_id!r} was paused (another "
                     "run added to it): the paused run cannot continue it without interleaving")
@@ -112,12 +116,28 @@ class Conversation:
 
         return await self._held(run_id, check)
 
-    async def _held(self, run_id: str,
-                    body: Callable[[list[Message]], Awaitable[RunResult[Any]]]) -> RunResult[Any]:
+    def history_for_run(self, stored: Sequence[Message], summary: ContextSummary | None
+                        ) -> tuple[list[Message], ContextSummary | None]:
+        """What a run is given: with a usable stored summary, the history from the user
+        message it merges into (the run starts from the summary and the turns after it, not
+        from the whole history compacted again; ``max_tokens`` then applies to nothing: the
+        summary is the bound), else the newest whole turns within ``max_tokens``."""
+        usable = usable_summary(summary, stored)
+        if usable is None:
+            return fit_budget(stored, self.max_tokens), None
+        return list(stored[usable.start:]), ContextSummary(usable.text, 0,
+                                                           usable.upto - usable.start)
+
+    async def _held(self, run_id: str, body: Callable[[list[Message], ContextSummary | None],
+                                                      Awaitable[RunResult[Any]]]
+                    ) -> RunResult[Any]:
         version = await asyncio.to_thread(self.store.claim, self.id, run_id, self.lease_s)
         try:
             stored, version = await asyncio.to_thread(self.store.load, self.id)
-            result = await body(stored)
+            summary = (await asyncio.to_thread(self.store.load_summary, self.id)
+                       if isinstance(self.store, SummaryStore) else None)
+            given, starting = self.history_for_run(stored, summary)
+            result = await body(given, starting)
         except BaseException:
             await asyncio.shield(asyncio.to_thread(self.store.release, self.id, run_id))
             raise
@@ -130,6 +150,9 @@ class Conversation:
         except ConversationConflict as exc:
             exc.result = result  # the run's work is not lost with its messages
             raise
+        kept = _in_store(result, len(stored) - len(given), len(given))
+        if kept is not None and isinstance(self.store, SummaryStore):
+            await asyncio.to_thread(self.store.save_summary, self.id, kept)
         return result
 
     def __repr__(self) -> str:
@@ -156,6 +179,18 @@ def __getattr__(name: str) -> Any:
 
         return PostgresConversationStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _in_store(result: RunResult[Any], first: int, given: int) -> ContextSummary | None:
+    """The run's summary in the stored messages' indices (``first``: where the ``given``
+    messages of history start in the store), or ``None``: none, or one that merges into a
+    message before the history (not the conversation's to keep)."""
+    summary = result.context_summary
+    offset = result.new_message_index - given  # where the history starts in the run's messages
+    if summary is None or summary.start < offset:
+        return None
+    return ContextSummary(summary.text, first + summary.start - offset,
+                          first + summary.upto - offset)
 
 
 def _dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:

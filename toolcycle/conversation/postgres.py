@@ -14,10 +14,11 @@ import threading
 from collections.abc import Sequence
 
 from ..messages import Message
+from ..result import ContextSummary
 from ..stores.postgres import PostgresConnection, connect, safe_url
 from ..tracing.redaction import Redactor
 from . import sql
-from .store import busy, message_text
+from .store import busy, message_text, summary_text
 
 _NOW = "extract(epoch FROM clock_timestamp())::double precision"
 
@@ -66,6 +67,15 @@ class PostgresConversationStore:
         with self._lock, self._conn as conn:
             return sql.append(conn, conversation_id, holder, texts, expected_version,
                               lock=" FOR UPDATE")
+
+    def load_summary(self, conversation_id: str) -> ContextSummary | None:
+        with self._lock, self._conn as conn:
+            return sql.load_summary(conn, conversation_id)
+
+    def save_summary(self, conversation_id: str, summary: ContextSummary) -> None:
+        text = summary_text(summary, self.redactor)
+        with self._lock, self._conn as conn:
+            sql.save_summary(conn, conversation_id, text, summary.start, summary.upto)
 
     def release(self, conversation_id: str, holder: str) -> None:
         with self._lock:

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 
 from ..messages import Message
+from ..result import ContextSummary
 from ..stores.connection import SQLConnection
 from .store import conflict
 
@@ -30,6 +31,12 @@ CREATE TABLE IF NOT EXISTS conversation_messages (
     seq INTEGER NOT NULL,
     message TEXT NOT NULL,
     PRIMARY KEY (conversation_id, seq)
+);
+CREATE TABLE IF NOT EXISTS conversation_summaries (
+    conversation_id TEXT PRIMARY KEY REFERENCES conversations(id),
+    summary TEXT NOT NULL,
+    start_seq INTEGER NOT NULL,
+    upto_seq INTEGER NOT NULL
 );
 """
 
@@ -63,6 +70,24 @@ def append(conn: SQLConnection, conversation_id: str, holder: str, texts: Sequen
     conn.execute("UPDATE conversations SET version = version + 1, holder = NULL, "
                  "held_until = NULL WHERE id = ?", (conversation_id,))
     return expected_version + 1
+
+
+def load_summary(conn: SQLConnection, conversation_id: str) -> ContextSummary | None:
+    row = conn.execute("SELECT summary, start_seq, upto_seq FROM conversation_summaries "
+                       "WHERE conversation_id = ?", (conversation_id,)).fetchone()
+    return None if row is None else ContextSummary(str(row[0]), int(row[1]), int(row[2]))
+
+
+def save_summary(conn: SQLConnection, conversation_id: str, text: str, start: int,
+                 upto: int) -> None:
+    """Keep the summary that covers the most (a later one replaces it only when it reaches
+    further), in one statement both engines run atomically."""
+    conn.execute(
+        "INSERT INTO conversation_summaries (conversation_id, summary, start_seq, upto_seq) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET "
+        "summary = excluded.summary, start_seq = excluded.start_seq, "
+        "upto_seq = excluded.upto_seq WHERE excluded.upto_seq > conversation_summaries.upto_seq",
+        (conversation_id, text, start, upto))
 
 
 def release(conn: SQLConnection, conversation_id: str, holder: str) -> None:

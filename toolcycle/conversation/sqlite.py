@@ -17,12 +17,13 @@ from pathlib import Path
 
 from ..errors import ConfigurationError
 from ..messages import Message
+from ..result import ContextSummary
 from ..stores.connection import open_sqlite
 from ..stores.location import store_location
 from ..stores.sqlite import write_once
 from ..tracing.redaction import Redactor
 from . import sql
-from .store import busy, message_text
+from .store import busy, message_text, summary_text
 
 DEFAULT_PATH = Path("~/.toolcycle/conversations.db")
 
@@ -79,6 +80,19 @@ class SQLiteConversationStore:
 
         with self._lock:
             return write_once(self._conn, write)
+
+    def load_summary(self, conversation_id: str) -> ContextSummary | None:
+        with self._lock:
+            return sql.load_summary(self._conn, conversation_id)
+
+    def save_summary(self, conversation_id: str, summary: ContextSummary) -> None:
+        text = summary_text(summary, self.redactor)
+
+        def write(conn: sqlite3.Connection) -> None:
+            sql.save_summary(conn, conversation_id, text, summary.start, summary.upto)
+
+        with self._lock:
+            write_once(self._conn, write)
 
     def release(self, conversation_id: str, holder: str) -> None:
         def drop(conn: sqlite3.Connection) -> None:

@@ -23,6 +23,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ConversationBusy, ConversationConflict
 from ..messages import Message
+from ..result import ContextSummary
 from ..run.state import message_chars
 from ..tracing.redaction import Redactor
 
@@ -52,6 +53,42 @@ class ConversationStore(Protocol):
                expected_version: int) -> int: ...
     def release(self, conversation_id: str, holder: str) -> None: ...
     def list_conversations(self) -> list[str]: ...
+
+
+@runtime_checkable
+class SummaryStore(Protocol):
+    """A conversation store that also keeps the conversation's summary (both built-in
+    backends do; a store of your own without these methods keeps working, its runs compacting
+    the loaded history again, as before).
+
+    - ``load_summary(conversation_id)``: the stored :class:`~toolcycle.result.ContextSummary`
+      (indices into the stored messages), or ``None``.
+    - ``save_summary(conversation_id, summary)``: keep ``summary`` unless the stored one
+      already reaches as far (``upto``); atomic. The text is redacted as messages are.
+    """
+
+    def load_summary(self, conversation_id: str) -> ContextSummary | None: ...
+    def save_summary(self, conversation_id: str, summary: ContextSummary) -> None: ...
+
+
+def summary_text(summary: ContextSummary, redactor: Redactor | None) -> str:
+    """How a backend stores a summary's text: redacted like the messages it stands for."""
+    return summary.text if redactor is None else redactor.text(summary.text)
+
+
+def usable_summary(summary: ContextSummary | None, stored: Sequence[Message]
+                   ) -> ContextSummary | None:
+    """``summary`` if it still fits the stored history, else ``None`` (read from a store, it
+    is untrusted: a damaged or foreign one is ignored, never a crash): it merges into a user
+    message and ends before an assistant message, so no call is cut from its result."""
+    if summary is None or not summary.text:
+        return None
+    start, upto = summary.start, summary.upto
+    if not (0 <= start < upto < len(stored)):
+        return None
+    if stored[start].role != "user" or stored[upto].role != "assistant":
+        return None
+    return summary
 
 
 def message_text(message: Message, redactor: Redactor | None) -> str:

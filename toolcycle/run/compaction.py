@@ -35,6 +35,7 @@ from typing import Any
 from ..messages import Message, TextPart, ToolResult, Usage
 from ..models.base import Model, ModelSettings, usage_of
 from ..pricing import cost_of
+from ..result import ContextSummary
 from .context_view import ContextView
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, message_chars
@@ -108,6 +109,42 @@ async def compact(state: RunState) -> None:
         "tokens_before": before, "tokens_after": after, "tokens_saved": before - after,
         "budget": budget,
     })
+
+
+def summary_of(state: RunState) -> ContextSummary | None:
+    """The summary the run's view ended with (``None``: no summary was written or given)."""
+    view = state.view
+    if view is None or not view.summary:
+        return None
+    return ContextSummary(view.summary, _head_end(state.messages) - 1, view.summary_upto)
+
+
+def starting_from(state: RunState, summary: ContextSummary | None) -> RunState:
+    """A run on a conversation that starts from the summary stored with it: its view is the
+    first user message with the summary merged in, then the turns after the summary, as if
+    the run had compacted its history itself (later compactions roll the summary forward);
+    the record (``state.messages``) stays whole. ``summary``'s indices are into the history
+    the run was given, whose first message is that user message. The trace says so: a
+    compaction of step ``"stored summary"``."""
+    if summary is None:
+        return state
+    if not state.counts_tokens:  # the view's size is tracked, with a budget or without
+        state.counts_tokens = True
+        state.history_chars = sum(message_chars(m) for m in state.messages)
+    offset = _head_end(state.messages) - 1  # where the given history starts: after the system
+    before = state.upcoming_input_tokens
+    head, upto = offset + 1, offset + summary.upto
+    view = ContextView(summary=summary.text, summary_upto=upto)
+    merged = _with_summary(state.messages, head, upto, state.new_message_index, summary.text)
+    _set_prefix(state, view, [*state.messages[:offset], merged], upto)
+    after = state.upcoming_input_tokens
+    state.trace.trace.compactions.append({
+        "attempt": state.attempt, "iteration": state.iteration, "step": "stored summary",
+        "stubbed_results": 0, "summarised_messages": upto - head, "kept_from": upto,
+        "tokens_before": before, "tokens_after": after, "tokens_saved": before - after,
+        "budget": context_budget(state),
+    })
+    return state
 
 
 def take_paid(state: RunState) -> Usage:

@@ -60,7 +60,7 @@ from ..status import RunStatus
 from . import modes
 from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
-from .compaction import compact, request_messages, start_compaction, take_paid
+from .compaction import compact, request_messages, start_compaction, summary_of, take_paid
 from .costs import priced
 from .endings import (
     Answered,
@@ -206,7 +206,8 @@ def _result(state: RunState, output: Any) -> RunResult[Any]:
         output=output, messages=state.messages, new_message_index=state.new_message_index,
         usage=state.usage, trace=state.trace.trace,
         termination=state.termination or Termination("error", "raised", "run did not finish"),
-        run_id=state.setup.run_id, callback_errors=state.emitter.errors, runs=state.runs)
+        run_id=state.setup.run_id, callback_errors=state.emitter.errors, runs=state.runs,
+        context_summary=summary_of(state))
 
 
 def _finish(state: RunState, status: RunStatus, output: Any, error: AgentError | None) -> None:
