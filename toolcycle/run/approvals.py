@@ -29,6 +29,7 @@ from ..result import RunResult, Termination
 from ..tracing.trace import Trace
 from . import snapshot as snapshots
 from .answers import bind_team
+from .outcome import result_of
 from .paused import PausedRun
 from .scope import CancelledByToken, LimitHit
 from .state import AgentCore, RunSetup, RunState, ToolSelector, Turn, assemble, new_context
@@ -123,12 +124,7 @@ async def pause(state: RunState) -> RunResult[Any]:
     event = RunPaused(run_id, state.attempt, state.iteration, pending)
     state.trace.apply(event)
     state.trace.finish("paused", state.usage, None, state.termination.to_dict(), None)
-    result: RunResult[Any] = RunResult(
-        output=None, messages=state.messages, new_message_index=state.new_message_index,
-        usage=state.usage, trace=state.trace.trace, termination=state.termination,
-        run_id=run_id, callback_errors=state.emitter.errors, runs=state.runs,
-        pending_approvals=pending, snapshot=snapshots.capture(state, own),
-    )
+    result = result_of(state, None, pending, snapshots.capture(state, own))
     event.result = result
     await state.emitter.notify(event)
     return result

@@ -60,7 +60,7 @@ from ..status import RunStatus
 from . import modes
 from .approvals import PauseRun, claim_pause, pause
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
-from .compaction import compact, request_messages, start_compaction, summary_of, take_paid
+from .compaction import compact, request_messages, start_compaction, take_paid
 from .costs import priced
 from .endings import (
     Answered,
@@ -77,6 +77,7 @@ from .grounding import check as grounding_check
 from .grounding import run_status
 from .guards import await_beside, check_input, check_output, start_beside, stop_beside
 from .head_start import make_head_start
+from .outcome import result_of
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .team import describe_limit, hand_off, team_limit
@@ -132,7 +133,7 @@ async def run(state: RunState) -> RunResult[Any]:
         state.interrupts.close()
         if state.input_check is not None:
             stop_beside(state)
-    result = state.result = _result(state, output)  # returned is not succeeded: docs/status.md
+    result = state.result = result_of(state, output)  # returned is not succeeded: docs/status.md
     _finish(state, run_status(state, result.termination.action, output), output, None)
     await _deliver(state, [FinalResult(output), RunSuccess(result, result.status)])
     return result
@@ -156,7 +157,7 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
         end = AttemptEnd(state.attempt, False, error.message, error.code)
         state.trace.apply(end)
         events.append(end)
-    error.result = state.result = _result(state, None)
+    error.result = state.result = result_of(state, None)
     _finish(state, "cancelled" if cancelled else "failure", None, error)
     events.append(RunFailure(error, error.result, error.result.status))
     await _deliver(state, events)
@@ -199,15 +200,6 @@ def _end_cancelled(state: RunState, detail: str) -> None:
         return
     state.termination.reason, state.termination.action = cancelled.reason, cancelled.action
     state.termination.detail, state.termination.limit = cancelled.detail, None
-
-
-def _result(state: RunState, output: Any) -> RunResult[Any]:
-    return RunResult(
-        output=output, messages=state.messages, new_message_index=state.new_message_index,
-        usage=state.usage, trace=state.trace.trace,
-        termination=state.termination or Termination("error", "raised", "run did not finish"),
-        run_id=state.setup.run_id, callback_errors=state.emitter.errors, runs=state.runs,
-        context_summary=summary_of(state))
 
 
 def _finish(state: RunState, status: RunStatus, output: Any, error: AgentError | None) -> None:
