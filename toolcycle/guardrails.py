@@ -127,7 +127,8 @@ def tool_guardrail(*, on: Literal["arguments", "result"] = "arguments",
     """A guardrail on tool calls: ``@tool_guardrail(on="arguments", tools=["refund"])``. Its
     value is a :class:`~toolcycle.messages.ToolCall` (``on="arguments"``: ``.name``,
     ``.arguments``) or, ``on="result"``, the call's :class:`~toolcycle.messages.ToolResult`
-    (``.content``, ``.is_error``; the call's name is ``ctx.tool_name``)."""
+    (``.content``, ``.is_error``, ``.media``: images or documents the tool returned; the
+    call's name is ``ctx.tool_name``). A result it withholds is withheld with its media."""
     kind: GuardrailKind = "tool_arguments" if on == "arguments" else "tool_result"
     return lambda f: _make(f, kind, name, tools)
 

@@ -313,3 +313,21 @@ async def test_the_trace_store_keeps_digests_and_sampling_not_bytes(tmp_path: An
     raw = sqlite3.connect(tmp_path / "traces.db").execute(
         "select group_concat(cast(data as text)) from steps").fetchone()
     assert raw[0] is not None and base64.b64encode(PNG).decode() not in raw[0]
+
+
+async def test_a_result_guardrail_sees_the_media_and_withholds_them() -> None:
+    from toolcycle import tool_guardrail
+
+    seen: list[tuple[MediaPart, ...]] = []
+
+    @tool_guardrail(on="result")
+    def no_pictures(ctx: RunContext[Any], result: ToolResult) -> str | None:
+        seen.append(result.media)
+        return "pictures are not shown here" if result.media else None
+
+    model = ScriptedModel([call("chart"), "ok"])
+    result = await Agent(model, tools=[chart], guardrails=[no_pictures]).run("Draw")
+    assert seen == [(IMAGE,)]
+    (answer,) = result.messages[-2].results
+    assert answer.media == () and answer.is_error and "pictures are not shown" in answer.content
+    assert result.trace.tool_calls[0].media is None
