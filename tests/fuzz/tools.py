@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolcycle import Cancelled, MaxIterationsExceeded, RunContext, Tool, tool
+from toolcycle.media import MediaPart
 
 MAX_SLEEP_S = 0.02
 
@@ -63,6 +64,9 @@ def _nested(depth: int) -> Any:
     return value
 
 
+_PICTURE = MediaPart(b"\x89PNG\r\n\x1a\n fuzz", "image/png", "chart.png")
+
+
 def _weird_value(kind: str) -> Any:
     values: dict[str, Any] = {
         "object": object(),
@@ -77,6 +81,10 @@ def _weird_value(kind: str) -> Any:
         "none": None,
         "huge_text": "x" * 30_000,
         "dict_obj_keys": {(1, 2): "tuple key"},
+        # what the model sees of an image (docs/media.md): sent, and named in the text
+        "media": _PICTURE,
+        "media_list": ["a chart:", _PICTURE, {"rows": 2}, _PICTURE],
+        "nested_media": {"chart": _PICTURE},
     }
     return values.get(kind, kind)
 
@@ -242,7 +250,7 @@ ALL_TOOLS: dict[str, Tool[Any]] = {
 
 #: Valid arguments per tool, as a function of a random integer (deterministic per seed).
 WEIRD_KINDS = ["object", "badrepr", "bigint", "int400", "deep", "shallow", "set", "bytes", "nan",
-               "none", "huge_text", "dict_obj_keys"]
+               "none", "huge_text", "dict_obj_keys", "media", "media_list", "nested_media"]
 BOOM_KINDS = ["value", "key", "stop", "recursion", "inner_cancelled", "inner_agent_error",
               "runtime"]
 
