@@ -39,6 +39,7 @@ from .applicability import name_phrases
 from .evidence import CallEvidence
 from .routine import properties, typed
 from .strategy import Strategy
+from .words import PHRASE_ENDS
 
 #: Runs a sequence must have learned the head start from before one is made.
 MIN_HEAD_RUNS = 2
@@ -56,15 +57,6 @@ NO_HEAD = ""
 PHRASE = "+"
 #: The most words a phrase adds to the name it begins with.
 MAX_PHRASE_WORDS = 3
-# words that end a phrase: what stands between a thing's name and the rest of a question
-_PHRASE_ENDS = frozenset("""
-    a an the and or but nor if so than then that this these those there here which who whom
-    whose what when where why how is are was were be been being am do does did done have has
-    had having can could may might must shall should will would in on at to for from of off
-    by with without about into onto over under up down out as per via we you he she it they
-    i me us him her them my our your his its their mine ours yours theirs right now today
-    currently still yet please left
-""".split())  # noqa: SIM905 (a word list reads better so)
 _NEXT_WORD = re.compile(r" ([a-z][a-z-]*)(?=[\s,.;:?!)]|$)")
 
 # ids written with a hyphen ("C-3019", "AT-42015": letters, a hyphen, digits), and numbers of
@@ -105,7 +97,7 @@ def named_phrase(task: str, name: str) -> str:
     end = at + len(name)
     for _ in range(MAX_PHRASE_WORDS):
         word = _NEXT_WORD.match(task, end)
-        if word is None or word.group(1) in _PHRASE_ENDS:
+        if word is None or word.group(1) in PHRASE_ENDS:
             break
         end = word.end()
     return task[at:end]

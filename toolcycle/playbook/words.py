@@ -87,3 +87,14 @@ OPTIONS_JOINERS = ("or", "and")
 
 #: The word an error uses to ask for a country (its ISO 3166 code, ``formats.country_code``).
 COUNTRY_WORDS = ("country",)
+
+#: Words that end a phrase a task names a thing with: what stands between a thing's name and
+#: the rest of a question ("the Vessel caulk gun *from* ..."; ``head_start.named_phrase``).
+PHRASE_ENDS = frozenset("""
+    a an the and or but nor if so than then that this these those there here which who whom
+    whose what when where why how is are was were be been being am do does did done have has
+    had having can could may might must shall should will would in on at to for from of off
+    by with without about into onto over under up down out as per via we you he she it they
+    i me us him her them my our your his its their mine ours yours theirs right now today
+    currently still yet please left
+""".split())  # noqa: SIM905 (a word list reads better so)
