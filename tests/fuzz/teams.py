@@ -25,7 +25,9 @@ token, and now and then replayed after its resume; for every pause and resume:
      that very call (run and call id); a denied or unanswered call never runs;
   T7 a replayed snapshot raises ``SnapshotConsumed`` and runs nothing;
   T8 a paused result waits on something: a pending request for each paused run of the team,
-     each naming its run (``run_id``) and, inside a member, the calls that lead to it.
+     each naming its run (``run_id``) and, inside a member, the calls that lead to it;
+  T9 ``result.runs`` lists every agent's run nested in the trace, once, a resumed run's
+     included (the members that ended before its pause too).
 """
 
 from __future__ import annotations
@@ -352,11 +354,24 @@ def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
                          f"{nested_usage(run.trace)}")
         if run.termination is None or run.trace.status == "running":
             found.append(f"T3 {run.agent_name} did not end")
+    listed = [run.run_id for run in result.runs]
+    if sorted(listed) != sorted(_nested_ids(result.trace)):
+        found.append(f"T9 result.runs {len(listed)} runs, the trace nests "
+                     f"{len(_nested_ids(result.trace))}")
     budget = team.limits.max_tool_calls
     used = len(team.ran) + len(team.members)
     if budget is not None and used > budget:
         found.append(f"T5 {used} tool runs under max_tool_calls={budget}: {team.ran}, "
                      f"{len(team.members)} members")
+    return found
+
+
+def _nested_ids(trace: Trace) -> list[str]:
+    """The run ids nested under a trace's calls, however deep (T9)."""
+    found = []
+    for record in trace.tool_calls:
+        if record.run is not None:
+            found += [record.run.run_id, *_nested_ids(record.run)]
     return found
 
 

@@ -433,3 +433,55 @@ async def test_a_runs_own_default_deferral_at_its_final_request_is_denied() -> N
     result = await agent.run("go")
     assert result.status != "paused" and desk.deleted == []
     assert "cannot be asked now" in (result.tool_calls[1].error or "")
+
+
+async def test_the_resumed_team_lists_every_agents_run_those_ended_before_the_pause_too(
+) -> None:
+    from .helpers import check_team
+
+    desk = Desk([call("delete", {"path": "/tmp/r"}), "deleted"], [])
+    scout = Agent(ScriptedModel([call("look", {"path": "/tmp"}), "one old file"]),
+                  tools=[desk.boss.tools["look"]], name="scout")
+    boss = Agent(ScriptedModel([call("scout", {"input": "look"}),
+                                call("janitor", {"input": "clean"}), "all clean"]),
+                 tools=[scout.as_tool(), desk.janitor.as_tool()], name="boss")
+    paused = await boss.run("go")
+    assert [r.agent_name for r in paused.runs] == ["scout", "janitor"]
+    snapshot = json.loads(json.dumps(paused.snapshot))
+    final = await boss.resume(snapshot, [paused.pending_approvals[0].approve()])
+    assert [(r.agent_name, r.status) for r in final.runs] == [("scout", "success"),
+                                                              ("janitor", "success")]
+    scouted = final.runs[0]
+    assert scouted.output == "one old file" and scouted.trace is final.tool_calls[0].run
+    assert scouted.run_id == paused.runs[0].run_id
+    check_team(final)  # each history well-formed; the team's usage is its agents' exactly
+
+    damaged = json.loads(json.dumps(paused.snapshot))
+    damaged["runs"][0]["termination"] = "fine"
+    from toolcycle.run.snapshot import seal
+    resealed = seal({k: v for k, v in damaged.items()
+                     if k not in ("format", "version", "integrity")}, None)
+    with pytest.raises(SnapshotError, match=r"runs\[0\]"):
+        await boss.resume(resealed, [paused.pending_approvals[0].approve()])
+
+
+async def test_a_resumed_members_call_is_not_checked_or_counted_again() -> None:
+    """Its arguments guardrail and the loop guard ran when the call started; on resume only
+    its result is checked (a trip the second time left the member's run never resumed)."""
+    from toolcycle import Limits, RunContext, ToolCall, tool_guardrail
+
+    checked: list[str] = []
+
+    @tool_guardrail(on="arguments")
+    def watch(ctx: RunContext[Any], call: ToolCall) -> str | None:
+        checked.append(call.name)
+        return "no second look" if checked.count(call.name) > 1 else None
+
+    desk = Desk([call("delete", {"path": "/tmp/g"}), "gone"], [])
+    boss = Agent(ScriptedModel([call("janitor", {"input": "clean"}), "ok"]),
+                 tools=[desk.janitor.as_tool()], name="boss", guardrails=[watch],
+                 limits=Limits(max_repeats=1))
+    paused = await boss.run("go")
+    final = await boss.resume(paused.snapshot, [paused.pending_approvals[0].approve()])
+    assert checked == ["janitor"] and desk.deleted == ["/tmp/g"]
+    assert final.tool_calls[0].result == "gone" and final.runs[0].status == "success"

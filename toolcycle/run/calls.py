@@ -66,7 +66,8 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
     for call in calls:
         if token.cancelled:  # a tool cancelled the run (its own token is not watched then)
             if resuming:  # or a resumed team's: its paused members end cancelled too
-                await close_members(state, turn)
+                await close_members(state, turn, "the calling run was cancelled "
+                                    f"({token.reason})")
             raise CancelledByToken
         if decisions is not None and call.id in decisions:
             decision = decisions[call.id]
@@ -100,6 +101,8 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         await _run_one(state, turn, call, tool)
     if batch:
         await _run_batch(state, turn, batch)
+    if turn.resuming:  # a paused member whose call was answered without it: closed
+        await close_members(state, turn, "its call was answered without it")
 
 
 async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] | None) -> None:
@@ -356,7 +359,10 @@ def _run_tool(state: RunState, tool: Tool[Any], call: ToolCall) -> Awaitable[Ans
     (:mod:`.guards`); plain otherwise (no coroutine more on the hot path)."""
     if state.repeats is None and state.setup.core.guardrails is None:
         return _invoke(state, tool, call)
-    return guarded_call(state, tool, call, _invoke, lambda: call_context(state, tool, call))
+    turn = state.turn  # a paused member's call goes on: checked and counted when it started
+    resumed = turn is not None and turn.resuming is not None and call.id in turn.resuming
+    return guarded_call(state, tool, call, _invoke, lambda: call_context(state, tool, call),
+                        resumed)
 
 
 async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:

@@ -189,17 +189,21 @@ async def _check_call(state: RunState, guardrails: tuple[Guardrail, ...], call: 
 
 async def guarded_call(state: RunState, tool: Tool[Any], call: ToolCall,
                        invoke: Callable[[RunState, Tool[Any], ToolCall], Awaitable[Answer]],
-                       context: Callable[[], RunContext[Any]]) -> Answer:
+                       context: Callable[[], RunContext[Any]], resumed: bool = False
+                       ) -> Answer:
     """A call through its guards: the arguments guardrails (a trip blocks it), the loop guard
     (a call that keeps returning the same result is nudged, refused, then ends the run), the
-    call itself (``invoke``), and the result guardrails (a trip withholds the result)."""
+    call itself (``invoke``), and the result guardrails (a trip withholds the result). A
+    ``resumed`` call (a team member's, going on after a pause) passed the first two when it
+    started: only its result is checked."""
     guards = state.setup.core.guardrails
     ctx = context() if guards is not None else state.ctx
-    if guards is not None and guards.arguments:
+    if guards is not None and guards.arguments and not resumed:
         blocked = await check_arguments(state, guards.arguments, call, ctx)
         if blocked is not None:
             return blocked, "guardrail"
-    answer = await _repeat_guarded(state, tool, call, invoke)
+    answer = await (invoke(state, tool, call) if resumed
+                    else _repeat_guarded(state, tool, call, invoke))
     if guards is not None and guards.results:
         withheld = await check_result(state, guards.results, call, answer_result(call, answer),
                                       ctx)

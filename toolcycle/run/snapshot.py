@@ -36,6 +36,8 @@ key                       content
                           the run is the snapshot's ``run_id``); each must be the call of that
                           id in the last message, so what a person approves is what runs;
                           empty only when ``members`` is not
+``runs``                  the member runs that ended before the pause (``member_runs``), or
+                          absent when none
 ``members``               version 2: call id -> the snapshot of the team member's run that
                           paused inside that call (an agent called as a tool), nested: the call
                           is open (neither answered nor pending) and resumes the member's run
@@ -91,6 +93,7 @@ from ..messages import Message, ToolResult, Usage, media_from_dict, media_to_dic
 from ..models.base import Model
 from ..output import HeldAnswer, OutputSchemaError
 from .context_view import ContextView
+from .member_runs import ended_runs, revived_runs
 from .snapshot_shape import shape_problems
 from .state import AgentCore, RunState, Turn
 
@@ -316,6 +319,7 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
         "pending": [request.to_dict() for request in pending],
         **({"members": {call_id: result.snapshot for call_id, result in
                         turn.paused_members.items()}} if turn.paused_members else {}),
+        **({"runs": ended_runs(state)} if state.runs else {}),
         "held": None if held is None else {"call_id": held.call.id,
                                            "arguments": held.arguments},
         "last_preview_args": state.last_preview_args,
@@ -399,6 +403,7 @@ def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision
     for call_id in data.get("members", {}):  # started before the pause; they go on
         turn.started[call_id] = now
     state.turn = turn
+    state.runs = revived_runs(data.get("runs") or [], state.trace.trace)
     held = data.get("held")
     if held is not None:
         state.held = HeldAnswer(by_id[held["call_id"]], held["arguments"], now)

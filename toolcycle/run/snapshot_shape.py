@@ -18,6 +18,7 @@ from ..limits import Limits
 from ..messages import Message, Usage, media_from_dict
 from ..output_modes import OUTPUT_MODES
 from ..tracing.trace import Trace
+from . import member_runs
 
 #: What a damaged nested record raises when it is rebuilt (a wrong type or a missing key).
 _DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -47,6 +48,7 @@ def shape_problems(data: dict[str, Any]) -> list[str]:
     trace = _rebuilt(problems, "trace", data["trace"], Trace.from_dict)
     if trace is not None and not trace.pauses:
         problems.append("trace: records no pause")
+    problems.extend(member_runs.problems(data.get("runs"), trace))
     _rebuilt(problems, "limits", data["limits"], lambda d: Limits(**d))
     problems.extend(_counter_problems(data["counters"]))
     problems.extend(_turn_problems(data["turn"], list(calls), messages is not None))

@@ -160,13 +160,13 @@ def pause_for_members(turn: Turn, paused: dict[str, RunResult[Any]]) -> None:
     turn.resume_from = min(i for i, c in enumerate(turn.calls) if c.id in turn.paused_members)
 
 
-async def close_members(state: RunState, turn: Turn) -> None:
-    """A resumed run stops (cancelled) before it resumed the paused members of its turn: each
-    is resumed under a cancelled token, so that its run ends cancelled with every call of its
-    history answered (as a single paused run resumed cancelled does), and joins ``runs``. The
-    calls that run them are then answered by the run's stop, as calls that were running."""
+async def close_members(state: RunState, turn: Turn, why: str) -> None:
+    """A resumed run goes on without resuming paused members of its turn (it was cancelled,
+    or their calls were answered otherwise): each is resumed under a cancelled token, so that
+    its run ends cancelled with every call of its history answered (as a single paused run
+    resumed cancelled does), and joins ``runs``. A call still open is then answered by the
+    run's stop, as a call that was running."""
     resuming, turn.resuming = turn.resuming or {}, None
-    why = f"the calling run was cancelled ({state.ctx.cancel_token.reason})"
     by_id = {c.id: c for c in turn.calls}
     for call_id, paused in resuming.items():
         tool = state.setup.core.tools[by_id[call_id].name]
