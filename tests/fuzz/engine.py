@@ -6,7 +6,10 @@ Drives only the public API (``Agent``, ``Limits``, ``CancelToken``, ``Output``, 
 ``toolcycle.testing``), the way a user would, and prints what the runs exercised (scenario
 features, termination reasons, error codes) and every violation with its seed. Reproduce one
 with ``--seed S --runs 1 --show``. Scenarios are drawn in :mod:`tests.fuzz.scenario`, tools
-live in :mod:`tests.fuzz.tools`, the checks in :mod:`tests.fuzz.invariants`.
+live in :mod:`tests.fuzz.tools`, the checks in :mod:`tests.fuzz.invariants`. A fifth of the
+seeds give the agent a team (:mod:`tests.fuzz.members`): other agents among its tools, a
+handoff target, priced models and now and then a ``max_cost`` budget; every member's run is
+checked too (M1-M3), and usage, cost included, adds up exactly across them.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from toolcycle import (
 )
 from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
+from . import members
 from .approvals import MAX_RESUMES, approval_setup
 from .invariants import Observation, check
 from .offers import FuzzOffer, first_call_drawn, head_start_drawn, offers_drawn
@@ -78,11 +82,23 @@ def run_seed(seed: int, offer_focus: bool = False) -> Report:
     """Generate, run and check the scenario of ``seed`` (scenario.generate)."""
     started = time.perf_counter()
     scenario = generate(seed, offer_focus)
+    if (team := members.drawn(seed)) is not None:
+        count, handoff, budget = team
+        scenario.members = tuple(f"helper_{i}" for i in range(count))
+        if budget is not None:
+            scenario.run_limits["max_cost"] = budget
+            scenario.features.add("limit:max_cost")
+        scenario.handoff = handoff
+        scenario.parallel = False  # members' events must not interleave (members.own_events)
+        scenario.features |= {"team", *(["handoff"] if handoff else [])}
     try:
         obs = asyncio.run(_drive(scenario))
         violations = check(obs)
         final, error = obs.final, obs.error
         resumed = {"approval:resumed"} if obs.answers else set()
+        if final is not None:  # what the team did, not only what was drawn
+            resumed |= {"team:member_ran"} if final.runs else set()
+            resumed |= {"team:handed_off"} if final.trace.handoffs else set()
         del obs
         if scenario.streaming or scenario.cancel is not None:
             gc.collect()  # a task dropped with its exception unread logs it now
@@ -125,6 +141,8 @@ async def _drive(s: Scenario) -> Observation:
     STOPPED.update(by=None, token=None)
     behaviour = ModelBehaviour(s)
     model = FuzzModel(behaviour, wire="both")
+    if s.members:
+        model.price = members.LEAD_PRICE
     model.latency_s = s.latency_ms / 1000.0
     history = await _prior_history(s, model, behaviour)
     ENTERED.clear()  # the earlier conversation's calls are not this run's
@@ -161,6 +179,12 @@ async def _drive(s: Scenario) -> Observation:
 
     store_path = _store_path(s.seed) if s.trace_store else None
     tools, policy = approval_setup(s)
+    output = _output(s, obs)
+    handoffs = []
+    if s.members or s.handoff:  # a team (tests/fuzz/members.py)
+        tools += members.build(s.seed, len(s.members)).tools
+        if s.handoff:
+            handoffs.append(members.handoff_target(model, tools, output, policy))
     # the library's own stand-ins refuse tools that need approval: offers only without it
     # the answer request: with the first call (as before the offers campaign), or in it
     first_call = first_call_drawn(s.seed)
@@ -169,9 +193,12 @@ async def _drive(s: Scenario) -> Observation:
              if s.approval is None and offers_drawn(s.seed) else None)
     agent = Agent(
         model, "You are being fuzzed.", tools,
-        output=_output(s, obs), limits=Limits(**s.agent_limits) if s.agent_limits else None,
+        output=output, limits=Limits(**s.agent_limits) if s.agent_limits else None,
         parallel_tools=s.parallel, trace_store=store_path or False, approval=policy,
-        tool_selection=offer,
+        tool_selection=offer, handoffs=handoffs,
+        # this invocation's own ledger of consumed snapshots: run ids repeat across
+        # invocations (fuzz-<seed>), and the shared one would refuse a seed run before
+        snapshot_ledger=_store_path(s.seed, "ledger") if s.approval else None,
     )
     callbacks = _callbacks(s, obs, cancel_task, cancel_token)
     options: dict[str, Any] = {
@@ -341,7 +368,8 @@ def _callbacks(s: Scenario, obs: Observation, cancel_task: Any, cancel_token: An
         return callback
 
     make = async_callback if s.async_callbacks else sync_callback
-    return {hook: make(hook) for hook in (*HOOKS, "on_pause", "on_resume")}
+    # (on_handoff outside HOOKS: drawn from, that list keeps every seed's scenario as it was)
+    return {hook: make(hook) for hook in (*HOOKS, "on_pause", "on_resume", "on_handoff")}
 
 
 async def _prior_history(s: Scenario, model: FuzzModel,
@@ -379,10 +407,10 @@ async def _prior_history(s: Scenario, model: FuzzModel,
 _STORE_DIR: list[str] = []
 
 
-def _store_path(seed: int) -> str:
+def _store_path(seed: int, what: str = "traces") -> str:
     if not _STORE_DIR:
         _STORE_DIR.append(tempfile.mkdtemp(prefix="toolcycle-fuzz-"))
-    return os.path.join(_STORE_DIR[0], f"traces-{os.getpid()}.sqlite")
+    return os.path.join(_STORE_DIR[0], f"{what}-{os.getpid()}.sqlite")
 
 
 def _stored_status(path: str, run_id: str) -> str:

@@ -29,20 +29,21 @@ from toolcycle.run.head_start import HEAD_START_ID
 from toolcycle.testing import HistoryChecker, ProtocolViolation
 
 from .approvals import check_approval
+from .members import check_members, member_usage, own_events
 from .scenario import Answer, Scenario
 
 REASONS = {"completed", "max_iterations", "max_tool_calls", "token_budget", "timeout",
-           "max_attempts", "cancelled", "model_error", "error", "repeated_calls"}
+           "max_attempts", "cancelled", "model_error", "error", "repeated_calls", "max_cost"}
 ACTIONS = {"answered", "final_answer", "partial", "raised"}
 #: Error code -> the termination reasons it may carry.
 CODE_REASONS = {
     "CANCELLED": {"cancelled"}, "MAX_ITERATIONS": {"max_iterations"}, "TIMEOUT": {"timeout"},
-    "USAGE_LIMIT": {"max_tool_calls", "token_budget"}, "MAX_ATTEMPTS": {"max_attempts"},
+    "USAGE_LIMIT": {"max_tool_calls", "token_budget", "max_cost"}, "MAX_ATTEMPTS": {"max_attempts"},
     "INVALID_RESPONSE": {"max_attempts"}, "SUBMIT_BEFORE_OUTPUT": {"max_attempts"},
     "MODEL_ERROR": {"model_error"}, "RATE_LIMITED": {"model_error"}, "AGENT_ERROR": {"error"},
     "REPEATED_CALLS": {"repeated_calls"},
 }
-LIMIT_REASONS = {"max_iterations", "max_tool_calls", "token_budget", "timeout",
+LIMIT_REASONS = {"max_iterations", "max_tool_calls", "token_budget", "timeout", "max_cost",
                  "repeated_calls"}
 
 
@@ -85,6 +86,11 @@ class Observation:
 
 def check(obs: Observation) -> list[str]:
     found = _check_outcome(obs) + _check_leftovers(obs)
+    if obs.scenario.members:  # a team: members' events are checked with their runs
+        obs.events, unclosed = own_events(obs.events)
+        if obs.stream_events is not None:
+            obs.stream_events = own_events(obs.stream_events)[0]
+        found += unclosed
     result = obs.final
     if result is None:
         if not obs.hung:
@@ -95,6 +101,7 @@ def check(obs: Observation) -> list[str]:
         return found if obs.task_cancelled else [*found, still]
     if obs.scenario.approval is not None:
         found += check_approval(obs.events, obs.answers, result)
+    found += check_members(result, _check_history)
     return (found + _check_history(result) + _check_agreement(obs, result) + _check_budgets(obs)
             + _check_termination(obs, result) + _check_trace_status(obs, result)
             + _check_cancel(obs) + _check_stream(obs) + _check_store(obs))
@@ -239,12 +246,13 @@ def _clip(text: str | None) -> str:
 def _check_steps(obs: Observation, result: RunResult[Any], msg_calls: list[Any]) -> list[str]:
     found: list[str] = []
     steps = result.trace.steps
-    usage = result.usage
     total = Usage()
     for step in steps:
         total.add(step.usage)
-    if total != usage:
-        found.append(f"2 usage {usage.to_dict()} is not the sum of the steps' {total.to_dict()}")
+    if total + member_usage(result) != result.usage:  # a team's: its members' too
+        found.append(f"2 usage {result.usage.to_dict()} is not the sum of the steps' "
+                     f"{total.to_dict()} and the members' {member_usage(result).to_dict()}")
+    usage = total  # what the run's own requests and calls used
     # a head start's step (toolcycle.run.head_start) comes first: iteration 0, no request
     if any(s.iteration == 0 for s in steps[1:]) or (steps and steps[0].iteration == 0 and (
             steps[0].attempt != 1 or steps[0].usage.requests

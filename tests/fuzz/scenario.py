@@ -84,6 +84,10 @@ class Scenario:
     #: run's budgets (invariant 11). Only with offers (tests/fuzz/offers.py); off in the main
     #: campaign.
     offer_focus: bool = False
+    #: A team (tests/fuzz/members.py): the agents offered as tools, and whether the model may
+    #: hand the conversation to a twin; some of the model's valid calls go to them.
+    members: tuple[str, ...] = ()
+    handoff: bool = False
 
     @property
     def structured(self) -> bool:
@@ -300,6 +304,13 @@ class ModelBehaviour:
             kind = self.s.forced[(self.forced_requests - 1) % len(self.s.forced)]
             return self._forced(kind, settings.tool_choice, rng, messages)
         index = self.requests - 1
+        # a team: the handoff (the twin goes on with this model), then each member, once each
+        team = [*(["transfer_to_specialist"] if self.s.handoff else []), *self.s.members]
+        if index < len(team):
+            from .members import member_call
+
+            return [member_call(team[index], index)]
+        index -= len(team)
         if index < len(self.s.plan):
             return self._turn(self.s.plan[index], rng, messages)
         if self.s.tail == "loop":
@@ -365,7 +376,13 @@ class ModelBehaviour:
         if self.s.offer_focus and kind == "valid":
             wrapped = [t for t in WRAPPED if t in self.s.tool_names]
             name = wrapped[n % len(wrapped)] if wrapped else name
-        made = _make_call(kind, name, n, self.s.output_mode == "reflect")
+        team = [*self.s.members, *(["transfer_to_specialist"] if self.s.handoff else [])]
+        if team and kind in ("valid", "schema", "unknown") and n % 2 == 0:
+            from .members import member_call
+
+            made = member_call(team[n % len(team)], n)
+        else:
+            made = _make_call(kind, name, n, self.s.output_mode == "reflect")
         mode = spec["id"]
         if mode == "dup":
             made.id = "dup-id"

@@ -290,3 +290,27 @@ async def test_the_spans_carry_each_replys_cost_and_the_runs() -> None:
     [run_span] = [s for s in spans if s.name == "invoke_agent lead"]
     assert run_span.attributes.get("toolcycle.usage.cost_unknown") is True  # the team's
     assert "toolcycle.usage.cost_usd" not in run_span.attributes  # never a made-up 0
+
+
+async def test_trace_show_and_the_viewer_state_the_cost_or_why_it_is_unknown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolcycle.cli import main
+    from toolcycle.tracing.html import render_html
+
+    db = str(tmp_path / "traces.db")
+    priced = Agent(ScriptedModel([call("lookup", {"q": "x"}), "done"], price=LEAD),
+                   tools=[fresh_lookup()], trace_store=db)
+    paid = await priced.run("go", run_id="paid-run")
+    helper = Agent(_Unpriced([call("lookup", {"q": "x"}), "x is 42"], name="mystery-model"),
+                   tools=[fresh_lookup()], name="researcher")
+    lead = Agent(ScriptedModel([call("researcher", {"input": "x?"}), "42"], price=LEAD),
+                 tools=[helper.as_tool()], trace_store=db)
+    await lead.run("go", run_id="team-run")
+
+    assert main(["trace", "show", "paid-run", "--db", db, "--no-color"]) == 0
+    shown = capsys.readouterr().out
+    assert f"cost: ${paid.usage.cost}" in shown.replace("\n", " ")
+    assert main(["trace", "show", "team-run", "--db", db, "--no-color"]) == 0
+    assert "cost: unknown (no price for mystery-model)" in capsys.readouterr().out
+    page = render_html(paid.trace)
+    assert f"<b>${paid.usage.cost}</b><span>cost</span>" in page  # the summary card

@@ -18,11 +18,13 @@ from .state import RunState
 def priced(state: RunState, usage: Usage, answered_by: str | None) -> Usage:
     """``usage`` (one reply's, served by ``answered_by``: its ``model_name``) with its cost at
     the run's model's price. A model of unknown price is named in the trace
-    (``metadata["unpriced_models"]``), so a result whose cost is unknown says why."""
+    (``metadata["unpriced_models"]``) of this run and of every run it sits inside (their
+    cost is unknown too), so a result whose cost is unknown says why."""
     usage.cost = cost_of(usage, state.setup.model, answered_by)
     if usage.cost is None:
-        unpriced = state.trace.trace.metadata.setdefault("unpriced_models", [])
         name = answered_by or state.setup.model.name
-        if isinstance(unpriced, list) and name not in unpriced:
-            unpriced.append(name)
+        for run in (state, *state.ancestors):
+            unpriced = run.trace.trace.metadata.setdefault("unpriced_models", [])
+            if isinstance(unpriced, list) and name not in unpriced:
+                unpriced.append(name)
     return usage
