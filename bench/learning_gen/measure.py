@@ -96,11 +96,29 @@ def _change(comparison: Comparison, metric: str, both: bool) -> tuple[float, flo
     return m.a, m.b, 100 * (m.b / m.a - 1)
 
 
+def _logged(folder: Path) -> dict[str, Any] | None:
+    """A seed's result: its ``result.json``, else what its two arms' logs hold so far (an
+    unfinished measurement: the cases both arms ran are compared; learning figures unknown)."""
+    if (folder / "result.json").exists():
+        data: dict[str, Any] = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        return data
+    arms = {}
+    for arm, log in (("baseline", "baseline.jsonl"), ("with_playbook", "playbook.jsonl")):
+        lines = (folder / log).read_text(encoding="utf-8").splitlines()[1:] if (
+            folder / log).exists() else []
+        arms[arm] = {"records": [json.loads(line) for line in lines if line.strip()]}
+    if not arms["with_playbook"]["records"]:
+        return None
+    seed = int(folder.name.removeprefix("seed-"))
+    return {**arms, "strategies": "?", "train_pass_rate": float("nan"),
+            "suite": {"seed": seed, "domain": generate(seed).domain.key + " (unfinished)"}}
+
+
 def report(args: argparse.Namespace) -> str:
-    folders = sorted((args.out / args.label / args.protocol).glob("seed-*/result.json"))
-    results = [json.loads(f.read_text(encoding="utf-8")) for f in folders]
+    folders = sorted((args.out / args.label / args.protocol).glob("seed-*"))
+    results = [data for f in folders if (data := _logged(f)) is not None]
     if not results:
-        return f"no result.json under {args.out / args.label / args.protocol}"
+        return f"no results under {args.out / args.label / args.protocol}"
     a = [r for data in results for r in _arm(data, "baseline")]
     b = [r for data in results for r in _arm(data, "with_playbook")]
     base = ExperimentReport.from_records("baseline", ["answer"], a)
