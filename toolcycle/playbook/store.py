@@ -144,23 +144,31 @@ class PlaybookStore(abc.ABC):
         """Release connections."""
 
 
-_SCHEMA = """
+def shared_schema(real: str, big: str) -> str:
+    """The tables both backends create alike, in a dialect's names for a float (``real``) and
+    a 64-bit integer (``big``); each adds its own tool-call and meta tables
+    (:data:`_SCHEMA`, :data:`toolcycle.playbook.postgres.SCHEMA`)."""
+    return f"""
 CREATE TABLE IF NOT EXISTS strategies (
     id TEXT PRIMARY KEY, domain TEXT NOT NULL, status TEXT NOT NULL,
-    updated_at REAL NOT NULL, version INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL);
+    updated_at {real} NOT NULL, version {big} NOT NULL DEFAULT 0, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS strategies_domain ON strategies(domain, status);
 CREATE INDEX IF NOT EXISTS strategies_version ON strategies(version);
 CREATE TABLE IF NOT EXISTS candidates (
     key TEXT PRIMARY KEY, domain TEXT NOT NULL, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS candidates_domain ON candidates(domain);
+CREATE TABLE IF NOT EXISTS observed_runs (run_id TEXT PRIMARY KEY, at {real} NOT NULL);
+CREATE TABLE IF NOT EXISTS learn_progress (
+    session TEXT NOT NULL, task_id TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (session, task_id));
+"""
+
+
+_SCHEMA = shared_schema("REAL", "INTEGER") + """
 CREATE TABLE IF NOT EXISTS tool_calls (
     id INTEGER PRIMARY KEY, domain TEXT NOT NULL, tool TEXT NOT NULL, duration_ms REAL NOT NULL,
     error INTEGER NOT NULL, timeout INTEGER NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS tool_calls_tool ON tool_calls(tool, id);
-CREATE TABLE IF NOT EXISTS observed_runs (run_id TEXT PRIMARY KEY, at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS learn_progress (
-    session TEXT NOT NULL, task_id TEXT NOT NULL, data TEXT NOT NULL,
-    PRIMARY KEY (session, task_id));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('version', 0);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('deleted', 0);
