@@ -78,9 +78,8 @@ class Report:
 # -- one run -------------------------------------------------------------------------------
 
 
-def run_seed(seed: int, offer_focus: bool = False) -> Report:
-    """Generate, run and check the scenario of ``seed`` (scenario.generate)."""
-    started = time.perf_counter()
+def scenario_of(seed: int, offer_focus: bool = False) -> Scenario:
+    """The scenario of ``seed`` (scenario.generate), with its team where one is drawn."""
     scenario = generate(seed, offer_focus)
     if (team := members.drawn(seed)) is not None:
         count, handoff, budget = team
@@ -91,6 +90,13 @@ def run_seed(seed: int, offer_focus: bool = False) -> Report:
         scenario.handoff = handoff
         scenario.parallel = False  # members' events must not interleave (members.own_events)
         scenario.features |= {"team", *(["handoff"] if handoff else [])}
+    return scenario
+
+
+def run_seed(seed: int, offer_focus: bool = False) -> Report:
+    """Generate, run and check the scenario of ``seed`` (:func:`scenario_of`)."""
+    started = time.perf_counter()
+    scenario = scenario_of(seed, offer_focus)
     try:
         obs = asyncio.run(_drive(scenario))
         violations = check(obs)
@@ -484,7 +490,7 @@ def summary(reports: list[Report], elapsed: float, show_all: bool = True) -> str
 
 def explain(seed: int, offer_focus: bool = False) -> str:
     """One seed in full: its scenario, outcome, history, events and trace, then violations."""
-    scenario = generate(seed, offer_focus)
+    scenario = scenario_of(seed, offer_focus)
     obs = asyncio.run(_drive(scenario))
     lines = [f"scenario: {asdict(scenario)}", f"error: {obs.error!r}",
              f"playbook offers: {scenario.approval is None and offers_drawn(seed)}",
@@ -536,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.seed, args.seed + args.runs)
     if args.show:
         for seed in seeds:
-            print(f"seed {seed}: {asdict(generate(seed, args.offer_focus))}")
+            print(f"seed {seed}: {asdict(scenario_of(seed, args.offer_focus))}")
     started = time.perf_counter()
     reports = run_many(seeds, 1 if args.runs < 200 else args.workers, args.offer_focus)
     print(summary(reports, time.perf_counter() - started, not args.classes_only))
