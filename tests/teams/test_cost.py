@@ -312,5 +312,6 @@ async def test_trace_show_and_the_viewer_state_the_cost_or_why_it_is_unknown(
     assert f"cost: ${paid.usage.cost}" in shown.replace("\n", " ")
     assert main(["trace", "show", "team-run", "--db", db, "--no-color"]) == 0
     assert "cost: unknown (no price for mystery-model)" in capsys.readouterr().out
+    assert f"· cost ${paid.usage.cost}" in paid.trace.render()  # the plain-text timeline
     page = render_html(paid.trace)
     assert f"<b>${paid.usage.cost}</b><span>cost</span>" in page  # the summary card

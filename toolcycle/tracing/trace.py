@@ -14,7 +14,7 @@ from typing import Any
 
 from .._safe_text import terminal_safe
 from ..messages import Usage
-from .values import approval_text, pause_rows
+from .values import approval_text, money, pause_rows, recorded_cost
 
 #: Kinds of calls whose error observations are the run's own feedback (output validation).
 #: A tuple: a kind read from a stored trace may be unhashable.
@@ -388,7 +388,7 @@ class Trace:
         lines.append(
             f"usage: requests {u.requests} · tool calls {u.tool_calls} · input {u.input_tokens}"
             f" (cache read {u.cache_read_tokens}, write {u.cache_write_tokens}) · "
-            f"output {u.output_tokens}"
+            f"output {u.output_tokens} · cost {money(recorded_cost(u.cost, self.metadata))}"
         )
         if self.status != "running" and self.output is not None:
             lines.append(f"output: {_clip(str(self.output), max_chars)}")
