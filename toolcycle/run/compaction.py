@@ -21,9 +21,11 @@ call is never separated from its result.
 
 The run's own record (``state.messages``: the result's messages, a conversation's store, the
 trace) stays whole and append-only: compaction changes the *view* each request sends, a prefix
-that stands in for ``messages[:view_from]``. A conversation's next run loads the whole history
-and compacts it the same way at its first request. Each compaction is recorded in
-``trace.compactions`` with the tokens it saved.
+that stands in for ``messages[:view_from]``. A conversation keeps the summary its run ended
+with (:attr:`~toolcycle.result.RunResult.context_summary`), and its next run starts from it
+(:func:`starting_from`) instead of summarising the whole history again; a conversation whose
+store keeps no summary has its loaded history compacted the same way at the first request.
+Each compaction is recorded in ``trace.compactions`` with the tokens it saved.
 """
 
 from __future__ import annotations
