@@ -70,9 +70,9 @@ from .streaming import json_answer_so_far, new_text
 
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
 #: The JSON protocol's output modes over a grammar-decoding model, best first. Measured on
-#: Qwen2.5-Coder-0.5B (bench/output_modes_local.py; docs/structured-output.md): native gave
-#: the right output most often and in the fewest tokens; the output tool costs several
-#: requests a run (the 0.5B answers in text, is asked again, then forced).
+#: Qwen2.5-Coder 0.5B and 1.5B (bench/output_modes_local.py; docs/local-model.md): native
+#: gave the right output most often, in fewer tokens than the output tool, which costs the
+#: 0.5B several requests a run (it answers in text, is asked again, then forced).
 LOCAL_OUTPUT_MODES: tuple[OutputMode, ...] = ("native", "tool", "prompted")
 
 
