@@ -10,9 +10,10 @@ in a user turn. A model asked in the words it was trained on needs no instructio
 :class:`HermesToolsModel` writes the conversation in that layout through any text chat model
 (llama.cpp applies the rest of the ChatML template), so the result is token for token what
 the template would render for the same conversation. With ``constrained=True`` (the default)
-each reply is decoded under a GBNF grammar (:func:`reply_grammar`): either one or more
-``<tool_call>`` blocks whose JSON is a call to an offered tool with arguments of the right
-shape, or free text that does not start a tag (the answer). Unlike the JSON protocol's
+each reply is decoded under a GBNF grammar (:func:`reply_grammar`): either calls, each JSON
+naming an offered tool with arguments of the right shape (in ``<tool_call>`` blocks, or bare
+or fenced as the Qwen2.5-Coder models write them), or free text that opens with none of those
+forms (the answer). Unlike the JSON protocol's
 ``{"answer": ...}`` branch, the answer is what the model writes by itself: whether to call
 stays the model's trained decision, and only the calls are shaped. Replies are parsed
 tolerantly (:func:`~.calls.parse_tool_calls`); an unknown tool or undecodable arguments become
