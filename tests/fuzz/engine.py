@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 import traceback
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -183,6 +184,10 @@ async def _drive(s: Scenario) -> Observation:
             holder["by"] = holder["by"] or by
             token.cancel(f"fuzz cancel ({by})")
 
+    # Each run has an id of its own, as real runs do: a seed runs in both campaigns and in
+    # every invocation, and a reused id would find its pause already claimed in the ledger of
+    # consumed snapshots (a member's pause uses the shared one) or another run's stored trace.
+    run_id = f"fuzz-{s.seed}-{uuid.uuid4().hex[:12]}"
     store_path = _store_path(s.seed) if s.trace_store else None
     tools, policy = approval_setup(s)
     output = _output(s, obs)
@@ -202,14 +207,13 @@ async def _drive(s: Scenario) -> Observation:
         output=output, limits=Limits(**s.agent_limits) if s.agent_limits else None,
         parallel_tools=s.parallel, trace_store=store_path or False, approval=policy,
         tool_selection=offer, handoffs=handoffs,
-        # this invocation's own ledger of consumed snapshots: run ids repeat across
-        # invocations (fuzz-<seed>), and the shared one would refuse a seed run before
-        snapshot_ledger=_store_path(s.seed, "ledger") if s.approval else None,
+        # this process's own ledger of consumed snapshots, not the user's
+        snapshot_ledger=_store_path(s.seed, "ledger"),
     )
     callbacks = _callbacks(s, obs, cancel_task, cancel_token)
     options: dict[str, Any] = {
         "message_history": history, "limits": Limits(**s.run_limits), "cancel_token": token,
-        "callbacks": callbacks, "run_id": f"fuzz-{s.seed}",
+        "callbacks": callbacks, "run_id": run_id,
     }
     if s.cancel is not None and s.cancel.how == "token_before":
         cancel_token("loop")
@@ -277,7 +281,7 @@ async def _drive(s: Scenario) -> Observation:
     obs.entered = dict(ENTERED)
     obs.pool_busy_after = max(0, idle_threads_busy() - busy_before)
     if store_path is not None:
-        obs.stored_status = _stored_status(store_path, f"fuzz-{s.seed}")
+        obs.stored_status = _stored_status(store_path, run_id)
     return obs
 
 
