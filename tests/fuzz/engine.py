@@ -82,7 +82,9 @@ class Report:
 def scenario_of(seed: int, offer_focus: bool = False) -> Scenario:
     """The scenario of ``seed`` (scenario.generate), with its team where one is drawn."""
     scenario = generate(seed, offer_focus)
-    if (team := members.drawn(seed)) is not None:
+    # approvals inside a team have their own campaign (tests/fuzz/teams.py, T6-T8): the
+    # checks of invariant 10 read one run's pauses
+    if scenario.approval is None and (team := members.drawn(seed)) is not None:
         count, handoff, budget = team
         scenario.members = tuple(f"helper_{i}" for i in range(count))
         if budget is not None:

@@ -87,9 +87,10 @@ class Observation:
 def check(obs: Observation) -> list[str]:
     found = _check_outcome(obs) + _check_leftovers(obs)
     if obs.scenario.members:  # a team: members' events are checked with their runs
-        obs.events, unclosed = own_events(obs.events)
+        run_id = f"fuzz-{obs.scenario.seed}"
+        obs.events, unclosed = own_events(obs.events, run_id)
         if obs.stream_events is not None:
-            obs.stream_events = own_events(obs.stream_events)[0]
+            obs.stream_events = own_events(obs.stream_events, run_id)[0]
         found += unclosed
     result = obs.final
     if result is None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolcycle import Agent, Limits, Message, Price, RunResult, Usage
-from toolcycle.events import Event, RunFailure, RunPaused, RunStart, RunSuccess
+from toolcycle.events import Event, RunFailure, RunPaused, RunResumed, RunStart, RunSuccess
 from toolcycle.models.base import ModelSettings
 from toolcycle.testing import ScriptedModel, call
 
@@ -120,20 +120,31 @@ def member_call(name: str, n: int) -> Any:
 # -- checks ---------------------------------------------------------------------------------
 
 
-def own_events(events: list[Event]) -> tuple[list[Event], list[str]]:
-    """The events of the fuzzed run itself (those between a member's ``RunStart`` and its
-    end event left out), and what did not bracket (a member's run that never ended)."""
+def own_events(events: list[Event], run_id: str) -> tuple[list[Event], list[str]]:
+    """The events of the fuzzed run ``run_id`` itself (those between a member's ``RunStart``,
+    or its ``RunResumed`` when a paused team goes on, and its end event left out), and what
+    did not bracket (a member's run that never ended). A member's end events are told by
+    run: a cancel landing while its ``on_success`` is told adds a ``RunFailure`` after its
+    ``RunSuccess`` (docs/loop.md, r2-16)."""
     own: list[Event] = []
-    depth = 0
+    open_runs: set[str] = set()
     for event in events:
-        if isinstance(event, RunStart) and event.parent_run_id is not None:
-            depth += 1
-        elif depth and isinstance(event, RunSuccess | RunFailure | RunPaused):
-            depth -= 1
-        elif not depth:
+        if (isinstance(event, RunStart) and event.parent_run_id is not None) or (
+                isinstance(event, RunResumed) and event.run_id != run_id):
+            open_runs.add(event.run_id)
+        elif isinstance(event, RunSuccess | RunFailure | RunPaused) and (
+                (ended := _run_of(event)) is not None and ended != run_id):
+            open_runs.discard(ended)
+        elif not open_runs:
             own.append(event)
-    problems = [f"M3 {depth} member run(s) told RunStart and never an end event"] if depth else []
+    problems = [f"M3 {len(open_runs)} member run(s) told RunStart and never an end event"
+                ] if open_runs else []
     return own, problems
+
+
+def _run_of(event: RunSuccess | RunFailure | RunPaused) -> str | None:
+    result = event.result
+    return result.run_id if result is not None else None
 
 
 def member_usage(result: RunResult[Any]) -> Usage:
