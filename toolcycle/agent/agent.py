@@ -27,6 +27,7 @@ from ..models.base import Model, ModelSettings, ToolDefinition
 from ..output import Output, as_output
 from ..result import RunResult
 from ..run.compaction import starting_from
+from ..run.grounding import grounds_by_default
 from ..run.loop import run as run_loop
 from ..run.state import AgentCore, PlaybookHook, RunSetup, RunState, ToolSelector, prepare
 from ..run.toolsets import (
@@ -96,7 +97,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
     to its prompt (:mod:`toolcycle.tool_selection`). ``guardrails`` check the input, the
     output and tool calls (:mod:`toolcycle.guardrails`). ``handoffs`` are agents the model may
     hand the conversation to (``transfer_to_<name>``; docs/teams.md). ``grounding`` re-asks
-    once when the answer's figures or names come from no source (:mod:`toolcycle.run.grounding`).
+    once when the answer's figures or names come from no source, and an answer that still has
+    none is ``"ungrounded"`` (:mod:`toolcycle.run.grounding`); ``None`` (the default) turns it on
+    for in-process local models (``model.system == "local"``) and off for the others.
     ``compaction_model`` writes the summaries of context compaction (docs/compaction.md;
     default: ``model``).
     """
@@ -124,7 +127,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         guardrails: Sequence[Guardrail] = (),
         handoffs: Sequence[Agent[Any, Any, Any]] = (),
         snapshot_ledger: SnapshotLedger | str | os.PathLike[str] | None = None,
-        grounding: bool = False,
+        grounding: bool | None = None,
         compaction_model: Model | str | None = None,
     ) -> None:
         problems: list[str] = []
@@ -162,8 +165,9 @@ class Agent(Generic[DepsT, OutputT, InputT]):
         guards, guard_problems = Guardrails.collect(guardrails)
         problems.extend(guard_problems)
         problems.extend(check_snapshot_ledger(snapshot_ledger))
-        if not isinstance(grounding, bool):
-            problems.append(f"grounding must be True or False, got {type(grounding).__name__}")
+        if grounding is not None and not isinstance(grounding, bool):
+            problems.append("grounding must be True, False or None (on for local models), "
+                            f"got {type(grounding).__name__}")
         if problems:
             raise ConfigurationError(problems, subject=f"agent {name!r}")
         assert resolved_model is not None and resolved_output is not None
@@ -208,7 +212,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             snapshot_key=snapshot_key.encode() if isinstance(snapshot_key, str) else snapshot_key,
             snapshot_ledger=snapshot_ledger,
             guardrails=guards,
-            grounding=grounding,
+            grounding=grounds_by_default(resolved_model) if grounding is None else grounding,
             compaction_model=summariser,
         )
         # The callbacks' hook routes, built here once rather than by the agent's first run

@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from ..messages import ToolResult
+from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
 from .state import RunState
@@ -43,6 +44,15 @@ _FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _TOKEN = re.compile(r"\w+(?:-\w+)*")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
+
+
+def grounds_by_default(model: Model) -> bool:
+    """Whether an agent that says nothing about grounding checks it: for in-process local
+    models, the small ones the first-hour agents were measured on (docs/benchmarks.md,
+    "First-hour agents"), where a wrong figure reported as a success was the common failure;
+    a provider's large model rarely invents figures, and its users did not ask for the
+    re-ask's cost."""
+    return model.system == "local"
 
 
 def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | None:

@@ -310,7 +310,7 @@ async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, Validatio
     state.phase = "validation"
     rejection: ValidationProblem | None = await state.interrupts.guard(
         state.output.validate(output, state.ctx))
-    if rejection is None:  # opt-in: Agent(grounding=True)
+    if rejection is None:  # Agent(grounding=...): on for local models
         rejection = grounding_check(state, claimed)
     guards = state.setup.core.guardrails
     if rejection is None and guards is not None and guards.output:
