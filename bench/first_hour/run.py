@@ -102,6 +102,27 @@ def summary(report: ExperimentReport) -> dict[str, Any]:
     }
 
 
+def both_ran(report: ExperimentReport, other: ExperimentReport) -> ExperimentReport:
+    """``report`` restricted to the (question, repeat) keys ``other`` also has."""
+    keys = {r.key for r in other.records}
+    return ExperimentReport.from_records(report.name, report.evaluators,
+                                         [r for r in report.records if r.key in keys])
+
+
+def paired_table(a: ExperimentReport, b: ExperimentReport) -> str:
+    """Per agent: right and wrong-reported-success in each arm."""
+    lines = [f"| agent | right {a.name} | right {b.name} | wrong+success {a.name} | "
+             f"wrong+success {b.name} | statuses {b.name} |", "|---|---|---|---|---|---|"]
+    for kind in dict.fromkeys(r.kind for r in a.records):
+        sa, sb = (summary(ExperimentReport.from_records(x.name, ["right"], [
+            r for r in x.records if r.kind == kind])) for x in (a, b))
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(sb["statuses"].items()))
+        lines.append(f"| {kind} | {sa['right']['count']}/{sa['runs']} | "
+                     f"{sb['right']['count']}/{sb['runs']} | {sa['wrong_reported_success']} | "
+                     f"{sb['wrong_reported_success']} | {statuses} |")
+    return "\n".join(lines)
+
+
 def table(reports: dict[str, ExperimentReport]) -> str:
     lines = ["| agent | right | statuses | wrong+success | iter | tokens |",
              "|---|---|---|---|---|---|"]
@@ -145,9 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     out = root / f"{args.set}-{args.arm}{'-' + args.tag if args.tag else ''}"
     if args.compare:  # another folder's name under the same set: an arm, or arm-tag
         a = pooled(load_reports(agents, root / f"{args.set}-{args.compare}"), args.compare)
-        b = pooled(load_reports(agents, out), args.arm)
+        b = pooled(load_reports(agents, out), out.name.removeprefix(f"{args.set}-"))
+        a, b = both_ran(a, b), both_ran(b, a)  # an arm cut short: the questions both ran
         change = compare(a, b)
         print(json.dumps({args.compare: summary(a), args.arm: summary(b)}, indent=1))
+        print(paired_table(a, b))
         print(f"{args.compare} -> {args.arm}: better {change.better}, worse {change.worse}, "
               f"sign test p={change.p_value:.3f}")
         return 0
