@@ -1,6 +1,7 @@
-"""Two ways a small model writes a call that failed to run, read as the call it meant (issue 68,
+"""Ways a small model writes a call that failed to run, read as the call it meant (issue 68,
 seen on the first-hour agents with Qwen2.5-Coder-1.5B): a call nested in another call's
-argument runs first, and ``//`` comments inside the JSON are dropped. Through the real loop
+argument runs first, ``//`` comments inside the JSON are dropped, and a bare value for a
+one-parameter tool is that parameter's. Through the real loop
 and the JSON text protocol, with a scripted inner text model."""
 
 from __future__ import annotations
@@ -90,3 +91,34 @@ def test_comments_inside_the_json_are_dropped_not_string_content() -> None:
     assert call.arguments == {"numbers": [10000, 12000], "note": "http://x.org // kept"}
     assert without_comments('{"a": "// no comment here"}') is None
     assert without_comments("{'a': 1} // it's fine") == "{'a': 1} "
+
+
+def find_farm(name: str) -> str:
+    """Find a solar farm's id by its name."""
+    return {"Mesa Panels": "SF-1", "Lark Park": "SF-2"}[name]
+
+
+def add(numbers: list[float]) -> float:
+    """Add a list of numbers."""
+    return sum(numbers)
+
+
+@pytest.mark.parametrize(("written", "tool", "args"), [
+    ('{"name": "add", "arguments": [1000, 1500]}', "add", {"numbers": [1000, 1500]}),
+    ('{"name": "find_farm", "arguments": "Mesa Panels"}', "find_farm", {"name": "Mesa Panels"}),
+    ('{"name": "find_farm", "arguments": "\\"Lark Park\\""}', "find_farm", {"name": "Lark Park"}),
+])
+def test_a_bare_value_for_a_one_parameter_tool_is_that_parameter(
+        written: str, tool: str, args: dict[str, Any]) -> None:
+    """Refused as "arguments must be a JSON object, got list", the 1.5B wrote the same call
+    until the run failed (held-out agent h03, 33 iterations)."""
+    inner = ScriptedModel([written, '{"answer": "done"}'])
+    result = Agent(JsonToolsModel(inner), "", [find_farm, add]).run_sync("go")
+    (record,) = result.tool_calls
+    assert (record.name, record.args, record.error) == (tool, args, None)
+
+
+def test_a_bare_value_is_not_guessed_for_a_tool_of_several_parameters() -> None:
+    inner = ScriptedModel(['{"name": "gross_pay", "arguments": "E-204"}', '{"answer": "x"}'])
+    result = Agent(JsonToolsModel(inner), "", [gross_pay]).run_sync("go")
+    assert "Could not parse the arguments" in (result.tool_calls[0].error or "")

@@ -63,9 +63,9 @@ from .choice import (
 from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools as describe_tools  # importable from here, as before
 from .describe import json_tool_instructions
+from .meant import as_meant
 from .native import answer_form, answer_only_instructions, rendered_answer
 from .native import reply_format as native_reply_format
-from .nested import unnest_calls
 from .streaming import json_answer_so_far, new_text
 
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
@@ -465,7 +465,7 @@ class JsonToolsModel(TextProtocolModel):
         if parsed.calls:
             if parsed.thought:
                 parts.append(TextPart(parsed.thought))
-            parts.extend(calls_before_placeholder(unnest_calls(parsed.calls, tools)))
+            parts.extend(calls_before_placeholder(as_meant(parsed.calls, tools)))
         elif parsed.answer is not None:
             if parsed.thought:
                 parts.append(ThinkingPart(parsed.thought))
