@@ -118,7 +118,12 @@ def test_a_bare_value_for_a_one_parameter_tool_is_that_parameter(
     assert (record.name, record.args, record.error) == (tool, args, None)
 
 
-def test_a_bare_value_is_not_guessed_for_a_tool_of_several_parameters() -> None:
-    inner = ScriptedModel(['{"name": "gross_pay", "arguments": "E-204"}', '{"answer": "x"}'])
-    result = Agent(JsonToolsModel(inner), "", [gross_pay]).run_sync("go")
+@pytest.mark.parametrize(("written", "tools"), [
+    ('{"name": "gross_pay", "arguments": "E-204"}', [gross_pay]),       # several parameters
+    ('{"name": "find_farm", "arguments": "{\\"name\\": \\"Ada\\",, }"}', [find_farm]),
+])
+def test_no_value_is_guessed_for_several_parameters_or_from_broken_json(
+        written: str, tools: list[Any]) -> None:
+    inner = ScriptedModel([written, '{"answer": "x"}'])
+    result = Agent(JsonToolsModel(inner), "", tools).run_sync("go")
     assert "Could not parse the arguments" in (result.tool_calls[0].error or "")

@@ -39,9 +39,10 @@ def _bare_value(call: ToolCall, tool: ToolDefinition | None) -> ToolCall:
     try:
         value: Any = json.loads(call.raw_arguments)
     except (ValueError, RecursionError):
-        if not (isinstance(schema, dict) and schema.get("type") == "string"):
-            return call
-        value = call.raw_arguments.strip()  # bare text for a string parameter
+        text = call.raw_arguments.strip()
+        if text[:1] in "{[" or not (isinstance(schema, dict) and schema.get("type") == "string"):
+            return call  # broken JSON stays broken: the model hears its arguments were unread
+        value = text  # bare text for a string parameter
     if isinstance(value, dict):
         return call
     arguments = {name: value}
