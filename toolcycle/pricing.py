@@ -17,8 +17,11 @@ An unknown price is never a zero: a reply from a model this module has no price 
 unknown cost (``None``), and so has every total it is part of (``usage.cost is None``, shown
 as "unknown"). Local models and the test models cost nothing (:data:`FREE`).
 
-The table below was read from each provider's official pricing page, on the date in its
-``source``; prices change, so a model may carry its own (``OpenAIModel(..., price=...)``,
+Where each figure came from is in its ``source``, honestly: the Anthropic figures were read
+from Anthropic's own pricing page; the OpenAI and Gemini figures were taken from pages quoting
+those providers' official price lists (the official pages themselves could not be read from
+here), so check them against the live pages before you rely on them. Prices change, so a
+model may carry its own (``OpenAIModel(..., price=...)``,
 ``model.price = Price(...)``), and :data:`PRICES` may be edited or extended in place
 (``PRICES["my-finetune"] = Price(...)``): a model's own price wins over the table. The table
 holds the standard (on-demand) tier; batch discounts, long-prompt tiers (Gemini 2.5 Pro above
@@ -129,10 +132,12 @@ class Price:
 #: What local models and the test models cost: nothing.
 FREE = Price(0, 0, source="runs on this machine")
 
-_OPENAI = "https://platform.openai.com/docs/pricing (standard tier), read 2026-12-05"
+_OPENAI = ("OpenAI's standard tier as quoted from https://platform.openai.com/docs/pricing by "
+           "third-party pages, 2026-12-05; not checked against the live page")
 _ANTHROPIC = "https://platform.claude.com/docs/en/about-claude/pricing, read 2026-12-05"
-_GEMINI = ("https://ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up to 200k "
-           "tokens), read 2026-12-05")
+_GEMINI = ("Gemini API paid tier, prompts up to 200k tokens, as quoted from "
+           "https://ai.google.dev/gemini-api/docs/pricing by third-party pages, 2026-12-05; "
+           "not checked against the live page")
 
 #: Known prices by model id. A dated snapshot (``gpt-4o-2024-08-06``,
 #: ``claude-haiku-4-5-20251001``) or ``-latest`` takes its model's price; any other variant
