@@ -33,7 +33,10 @@ from toolcycle.evals import Experiment, ExperimentReport, RunRecord, compare, re
 
 from .suite import RIGHT, FirstHourAgent
 
-ARMS: dict[str, dict[str, Any]] = {"default": {}, "grounding": {"grounding": True}}
+#: ``default`` leaves every option at the library's default (grounding on for local models
+#: since issue 68; the 2026-12-05 default arms ran before that, with it off).
+ARMS: dict[str, dict[str, Any]] = {"default": {}, "grounding": {"grounding": True},
+                                   "no-grounding": {"grounding": False}}
 
 
 def agents_of(which: str, seed: int) -> tuple[FirstHourAgent, ...]:

@@ -64,10 +64,13 @@ class FirstHourAgent:
     output: type[BaseModel] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def build(self, model: Any, *, grounding: bool = False,
+    def build(self, model: Any, *, grounding: bool | None = None,
               limits: Limits | None = None, model_settings: Any = None) -> Agent[Any, Any]:
-        """The agent as the docs teach it: a model string, instructions, the tools."""
-        kwargs: dict[str, Any] = {"name": self.name, "grounding": grounding}
+        """The agent as the docs teach it: a model string, instructions, the tools.
+        ``grounding=None`` leaves the library's default (on for local models)."""
+        kwargs: dict[str, Any] = {"name": self.name}
+        if grounding is not None:
+            kwargs["grounding"] = grounding
         if self.output is not None:
             kwargs["output"] = self.output
         if limits is not None:
