@@ -69,14 +69,10 @@ from .native import reply_format as native_reply_format
 from .streaming import json_answer_so_far, new_text
 
 _WRAPPER_KEYS = frozenset({CONSTRAINED})
-#: The JSON protocol's output modes over a grammar-decoding model, best first. The output
-#: tool stays first, native (the answer decoded under the output's grammar) is the first
-#: fallback: on the 1.5B, the default pack, native tied the tool on seven structured tasks
-#: (bench/output_modes_local.py) and lost on held-out first-hour agents (recipes: 0 of 3
-#: right under native, 3 of 3 under the tool; bench/first_hour/), and only the tool mode has
-#: the one-string-field repair. On the 0.5B native won (4/4 against 2/4): a tool-mode attempt
-#: that brings no output falls back to native within the run's attempts, and
-#: ``Output(..., mode="native")`` starts there (docs/local-model.md).
+#: The JSON protocol's output modes over a grammar-decoding model, best first: the output tool,
+#: then native. Native first tied on the 1.5B (the default pack) and lost on its held-out
+#: first-hour agents, and only tool mode has the string-field repair; it won on the 0.5B, which
+#: falls back to it within its attempts (measurements: docs/local-model.md).
 LOCAL_OUTPUT_MODES: tuple[OutputMode, ...] = ("tool", "native", "prompted")
 
 
