@@ -4,9 +4,9 @@ The principle: a tool that says which values a parameter takes, and a task that 
 exactly one of them, together settle the value; a model's other value for it (made up, or
 copied from elsewhere) is a guess. So a failed or empty call made with a text value the task
 does not write is made again with the one option the task names (:mod:`.respell` makes the
-call; this module only reads). Seen first on a held-out suite: a tool described ``team`` as
-"The team handling it (network, desktop, security, ...)", the task asked about "a desktop
-ticket", and the 1.5B passed "IT", "Support", "Finance" until the iteration limit.
+call; this module only reads). For example, a parameter described as "the team handling it
+(network, desktop, security, ...)" and a task about "a desktop ticket": a small model that
+passes "IT" or "Support" instead is guessing, and may do so until a limit ends the run.
 
 Where the options come from, most certain first: the schema's own ``enum`` (typed, any
 language); else a list the description spells out, in parentheses with commas ("(network,
