@@ -1,12 +1,13 @@
 """What the team tests check on every run: each agent's history is well-formed (every call
-id answered once, in order) and the team's usage adds up exactly."""
+id answered once, in order) and the team's usage adds up exactly; and the desk the pause tests
+share (a janitor whose ``delete`` waits for a person, called by a boss)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from toolcycle import RunResult, Trace, Usage
-from toolcycle.testing import HistoryChecker
+from toolcycle import Agent, RunResult, Trace, Usage, tool
+from toolcycle.testing import HistoryChecker, ScriptedModel
 
 
 def nested_usage(trace: Trace) -> Usage:
@@ -29,3 +30,38 @@ def check_team(result: RunResult[Any]) -> None:
         if any(record.run is run.trace for record in result.trace.tool_calls):
             own.add(run.usage)
     assert own == result.usage
+
+
+class Desk:
+    """A janitor (whose ``delete`` needs a person's yes) called as a tool by a boss; built
+    afresh per process, as a service would, with each model scripted from ``start``."""
+
+    def __init__(self, janitor_script: list[Any], boss_script: list[Any],
+                 **boss_options: Any) -> None:
+        self.deleted: list[str] = []
+        self.looked: list[str] = []
+
+        @tool(requires_approval=True)
+        def delete(path: str) -> str:
+            """Delete a file."""
+            self.deleted.append(path)
+            return f"deleted {path}"
+
+        @tool(concurrent=True)
+        def look(path: str) -> str:
+            """Look at a file."""
+            self.looked.append(path)
+            return f"{path}: 3 lines"
+
+        self.janitor = Agent(ScriptedModel(janitor_script), "You clean.", [delete, look],
+                             name="janitor")
+        self.boss = Agent(ScriptedModel(boss_script), "You lead.",
+                          [self.janitor.as_tool(), look], name="boss", **boss_options)
+
+
+def check_histories(result: RunResult[Any]) -> None:
+    """Every history of the team is one a provider accepts; usage adds up from the trace."""
+    for run in (result, *result.runs):
+        if run.status != "paused":
+            HistoryChecker("both").check(run.messages)
+        assert nested_usage(run.trace) == run.usage, run.agent_name

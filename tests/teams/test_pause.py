@@ -22,7 +22,6 @@ from toolcycle import (
     CancelToken,
     ConfigurationError,
     Defer,
-    RunResult,
     SnapshotConsumed,
     SnapshotError,
     tool,
@@ -30,44 +29,9 @@ from toolcycle import (
 from toolcycle.approval import Via
 from toolcycle.testing import HistoryChecker, ScriptedModel, call
 
-from .helpers import nested_usage
+from .helpers import Desk, check_histories, nested_usage
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Desk:
-    """A janitor (whose ``delete`` needs a person's yes) called as a tool by a boss; built
-    afresh per process, as a service would, with each model scripted from ``start``."""
-
-    def __init__(self, janitor_script: list[Any], boss_script: list[Any],
-                 **boss_options: Any) -> None:
-        self.deleted: list[str] = []
-        self.looked: list[str] = []
-
-        @tool(requires_approval=True)
-        def delete(path: str) -> str:
-            """Delete a file."""
-            self.deleted.append(path)
-            return f"deleted {path}"
-
-        @tool(concurrent=True)
-        def look(path: str) -> str:
-            """Look at a file."""
-            self.looked.append(path)
-            return f"{path}: 3 lines"
-
-        self.janitor = Agent(ScriptedModel(janitor_script), "You clean.", [delete, look],
-                             name="janitor")
-        self.boss = Agent(ScriptedModel(boss_script), "You lead.",
-                          [self.janitor.as_tool(), look], name="boss", **boss_options)
-
-
-def check_histories(result: RunResult[Any]) -> None:
-    """Every history of the team is one a provider accepts; usage adds up from the trace."""
-    for run in (result, *result.runs):
-        if run.status != "paused":
-            HistoryChecker("both").check(run.messages)
-        assert nested_usage(run.trace) == run.usage, run.agent_name
 
 
 async def test_a_members_call_pauses_the_team_and_one_snapshot_resumes_it() -> None:

@@ -65,10 +65,7 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         c for c in turn.calls[turn.resume_from:] if c.id not in turn.answers]  # (resumed)
     for call in calls:
         if token.cancelled:  # a tool cancelled the run (its own token is not watched then)
-            if resuming:  # or a resumed team's: its paused members end cancelled too
-                await close_members(state, turn, "the calling run was cancelled "
-                                    f"({token.reason})")
-            raise CancelledByToken
+            raise CancelledByToken  # (a resumed team's paused members are closed as it ends)
         if decisions is not None and call.id in decisions:
             decision = decisions[call.id]
             if not isinstance(decision, Approve):
@@ -101,8 +98,10 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         await _run_one(state, turn, call, tool)
     if batch:
         await _run_batch(state, turn, batch)
-    if turn.resuming:  # a paused member whose call was answered without it: closed
-        await close_members(state, turn, "its call was answered without it")
+    # a paused member whose call was answered without it: closed
+    if turn.resuming and (interrupted := await close_members(
+            state, "its call was answered without it")):
+        raise interrupted
 
 
 async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] | None) -> None:

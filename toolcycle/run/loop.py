@@ -80,7 +80,7 @@ from .head_start import make_head_start
 from .outcome import result_of
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
-from .team import describe_limit, hand_off, team_limit
+from .team import close_members, describe_limit, hand_off, team_limit
 from .toolsets import note_toolset_problems, refresh_tools, request_settings
 
 # -- the run -------------------------------------------------------------------------------------
@@ -143,10 +143,13 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
                 ) -> None:
     """Answer what is still open, finish the trace, attach the partial result to the error.
 
-    The books are closed synchronously first (history, trace, store, playbook), so that a
-    second cancellation cannot leave them half written; then the callbacks are told.
+    Paused members of a resumed turn are closed first (their runs end cancelled); then the
+    books are closed synchronously (history, trace, store, playbook), so that a second
+    cancellation cannot leave them half written; then the callbacks are told.
     """
-    cancelled = isinstance(error, Cancelled)
+    cancelled = isinstance(error, Cancelled)  # (a cancel while members close: raised at the end)
+    interrupted = await close_members(state, f"the calling run ended ({error.code}: "
+                                             f"{error.message})")
     if state.termination is None:
         state.termination = termination or Termination(
             reason_of(error), "raised", error.message, error.context.get("limit"))
@@ -160,18 +163,19 @@ async def _fail(state: RunState, error: AgentError, termination: Termination | N
     error.result = state.result = result_of(state, None)
     _finish(state, "cancelled" if cancelled else "failure", None, error)
     events.append(RunFailure(error, error.result, error.result.status))
-    await _deliver(state, events)
+    await _deliver(state, events, interrupted)
 
 
-async def _deliver(state: RunState, events: list[Event]) -> None:
+async def _deliver(state: RunState, events: list[Event],
+                   interrupted: asyncio.CancelledError | None = None) -> None:
     """Tell the callbacks about the run's last events, all of them even when the caller
     cancels meanwhile (the cancellation is raised once they are told): ``on_failure`` and
     ``on_success`` are how a caller that cancelled gets the result. A cancel that lands while
     ``on_success`` is told leaves the caller with no result, so the run ends cancelled: trace,
     termination and ``on_failure`` say so (r2-16). One that lands while ``on_failure`` is told
     about a failure leaves the caller with ``CancelledError``, not the error: the stored trace
-    says cancelled too, and keeps the failure it had as its error."""
-    interrupted: asyncio.CancelledError | None = None
+    says cancelled too, and keeps the failure it had as its error (as it does when the caller
+    cancelled before the callbacks were told: ``interrupted``)."""
     for event in events:
         try:
             await state.emitter.notify(event)  # recorded into the trace already

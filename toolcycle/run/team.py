@@ -36,6 +36,7 @@ arguments is the agent's side (:class:`Member`, :class:`HandoffTarget`, implemen
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -122,11 +123,11 @@ async def run_member(state: RunState, tool: MemberTool, call: ToolCall,
     cancellation of the parent propagates, the child closed first."""
     parent_token = state.ctx.cancel_token
     token = CancelToken()
-    turn = state.turn
-    paused = None if turn is None or not turn.resuming else turn.resuming.pop(call.id, None)
     if parent_token.cancelled:  # (add_callback would cancel at once; say why first)
         raise MemberFailed(f"Agent `{tool.member.name}` was not started: the run is "
-                           "cancelled", "cancelled")
+                           "cancelled", "cancelled")  # (a paused one is closed: close_members)
+    turn = state.turn
+    paused = None if turn is None or not turn.resuming else turn.resuming.pop(call.id, None)
     link = parent_token.add_callback(
         lambda: token.cancel(f"the calling run was cancelled ({parent_token.reason})"))
     try:
@@ -160,14 +161,23 @@ def pause_for_members(turn: Turn, paused: dict[str, RunResult[Any]]) -> None:
     turn.resume_from = min(i for i, c in enumerate(turn.calls) if c.id in turn.paused_members)
 
 
-async def close_members(state: RunState, turn: Turn, why: str) -> None:
-    """A resumed run goes on without resuming paused members of its turn (it was cancelled,
-    or their calls were answered otherwise): each is resumed under a cancelled token, so that
-    its run ends cancelled with every call of its history answered (as a single paused run
-    resumed cancelled does), and joins ``runs``. A call still open is then answered by the
-    run's stop, as a call that was running."""
-    resuming, turn.resuming = turn.resuming or {}, None
+async def close_members(state: RunState, why: str) -> asyncio.CancelledError | None:
+    """The run's resumed turn goes on, or the run ends, without resuming paused members of
+    the turn (it was cancelled, it failed, or their calls were answered otherwise): each is
+    resumed under a cancelled token, so that its run ends cancelled with every call of its
+    history answered (as a single paused run resumed cancelled does), and joins ``runs``. A
+    call still open is then answered by the run's stop, as a call that was running.
+
+    Every member is closed even if the caller cancels the run's task meanwhile (each member's
+    run closes its own books on that cancellation, as any run does); that cancellation is
+    returned, for the caller to raise once its own books are closed too."""
+    turn = state.turn
+    resuming = turn.resuming if turn is not None else None
+    if turn is None or not resuming:
+        return None
+    turn.resuming = None
     by_id = {c.id: c for c in turn.calls}
+    interrupted = None
     for call_id, paused in resuming.items():
         tool = state.setup.core.tools[by_id[call_id].name]
         assert isinstance(tool, MemberTool)  # (open_paused checked it)
@@ -181,8 +191,11 @@ async def close_members(state: RunState, turn: Turn, why: str) -> None:
             await tool.member.run(child)
         except AgentError:
             pass  # (Cancelled: its books are closed)
+        except asyncio.CancelledError as exc:  # (its books are closed too)
+            interrupted = exc
         finally:
             _join(state, child)
+    return interrupted
 
 
 def member_requests(state: RunState, turn: Turn) -> dict[str, list[ApprovalRequest]]:
