@@ -86,8 +86,8 @@ async def test_a_result_nested_deeper_than_python_recurses_is_learned_from_quiet
     from toolcycle.models.base import ModelSettings
     from toolcycle.models.scripted import ScriptedModel, call
     from toolcycle.playbook import Playbook
+    from toolcycle.playbook.carry import typed
     from toolcycle.playbook.evidence import is_empty_result
-    from toolcycle.playbook.routine import typed
 
     deep = '{"lead_time_days": ' * 3000 + "9" + "}" * 3000
     assert answer_labels(deep, "9", "What is the lead time?") == set()

@@ -12,6 +12,7 @@ from toolcycle import Agent, Limits, Message, tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
+from toolcycle.playbook.carry import typed
 from toolcycle.playbook.evidence import classify
 from toolcycle.playbook.flow import chain_feeds
 from toolcycle.playbook.reflector import reflect
@@ -22,7 +23,6 @@ from toolcycle.playbook.routine import (
     routine_name,
     routine_tool,
     stand_in,
-    typed,
 )
 from toolcycle.playbook.stats import UNTIMED
 from toolcycle.playbook.strategy import Strategy

@@ -33,9 +33,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..tools import Tool
-from .routine import properties
+from .carry import properties
 
-#: In every mended call's first line: how the learner tells the call from the model's own.
+#: In every mended call's first line: the model reads that its names were mended (the learner
+#: reads the call's typed note, :class:`~.routine_result.StandIn`; :func:`renamed_call` reads
+#: a stored trace's text, for analyses after the fact).
 RENAMED = "under the names it takes"
 
 

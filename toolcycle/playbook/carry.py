@@ -1,4 +1,5 @@
-"""Carried arguments: a failed call's arguments as another tool takes them.
+"""Calling a tool for the model: a failed call's arguments as another tool takes them, typed
+as its schema asks, and the call made as the loop would make it.
 
 A fallback (:mod:`.fallback`) and a probe (:mod:`.probe`) ask a second tool what the model
 asked the first, with no model to write the second call. The arguments carry over by name.
@@ -14,13 +15,16 @@ missing). A learned pitfall keeps it in its repair's signature (``Repair.argumen
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..context import RunContext
+from ..run.calls import on_thread
 from ..tools import Tool
-from .routine import properties
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,3 +137,53 @@ def _text(schema: Any) -> bool:
         return any(_text(o) for o in options)
     kind = schema.get("type", "string")
     return kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+
+# -- the call, made as the loop makes it -----------------------------------------------------
+
+
+class CallRefused(Exception):
+    """A step the run's budgets refused (``RunContext.admit_call``): it was not called."""
+
+
+async def invoke_step(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
+    """One tool called as the loop would call it: counted against the run's budgets, with its
+    timeout, on its thread (or none). Raises :class:`CallRefused` when a budget is spent."""
+    admit = getattr(ctx, "admit_call", None)  # None: called outside a run (no ctx)
+    refusal = admit(step) if admit is not None else None
+    if refusal is not None:
+        raise CallRefused(refusal)
+    if step.is_async:
+        pending = step.invoke(ctx, arguments)
+        return await (asyncio.wait_for(pending, step.timeout) if step.timeout else pending)
+    if step.inline:
+        return step.invoke(ctx, arguments)
+    return await on_thread(step, ctx, arguments)  # the loop's own worker threads and timeout
+
+
+def typed(value: str, schema: Any) -> Any:
+    """``value``, taken out of a result as text, as the parameter's schema types it: a
+    number, boolean, array or object read as JSON where the schema asks for one and the text
+    is one ("8" for an integer ``ms``); the text itself otherwise (the tool's own validation
+    then says what is wrong). Found by the engine fuzzer: a fed integer was rejected as
+    ``"8" is not of type "integer"``."""
+    if not isinstance(schema, dict):
+        return value
+    options = [schema, *(o for o in schema.get("anyOf", []) if isinstance(o, dict))]
+    wanted: set[Any] = set()
+    for option in options:  # {"type": "integer"}, {"type": ["integer", "null"]}, anyOf
+        kinds = option.get("type")
+        wanted.update(kinds if isinstance(kinds, list) else [kinds])
+    if not wanted - {"string", None}:
+        return value
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
+        return value
+    return value if isinstance(parsed, str) else parsed
+
+
+def properties(tool: Tool[Any]) -> dict[str, Any]:
+    """A tool's parameters as its JSON Schema names them."""
+    props = tool.spec.parameters.get("properties")
+    return dict(props) if isinstance(props, dict) else {}

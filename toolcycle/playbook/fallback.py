@@ -40,16 +40,17 @@ from typing import Any
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
-from .carry import Rename, can_carry, carried, respelled
+from .carry import CallRefused, Rename, can_carry, carried, invoke_step, properties, respelled
 from .dead_end import FOUND_NOTHING
 from .evidence import is_empty_result
 from .pitfall import normalise_error
-from .routine import CallRefused, invoke_step, properties
+from .routine_result import StandIn, StepOutcome, note
 from .stats import is_timeout
 from .strategy import Strategy
 
-#: In every result a fallback gives after the failing tool failed: how the learner tells such a
-#: call from the tool's own (it is neither the tool's success nor a sequence to learn).
+#: In every result a fallback gives after the failing tool failed: the model reads where the
+#: answer came from. The learner reads the call's typed note (:class:`~.routine_result.
+#: StandIn`); :func:`fell_back` reads a stored trace's text, for analyses after the fact.
 FELL_BACK = "answered such tasks in earlier runs"
 _WORDS = re.compile(r"[A-Za-z]{3}")
 
@@ -129,24 +130,31 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
                 raise
             failure = f"{primary.name} timed out" + (
                 f" after {primary.timeout} s" if primary.timeout else "")
+            failed = StepOutcome(primary.name, {}, "timeout", "")
         except ToolArgumentsError:
             raise  # the model's arguments: its to fix, not the alternative's
         except Exception as exc:  # the failure the pitfall was learned from
             if only is not None and normalise_error(f"{type(exc).__name__}: {exc}") != only:
                 raise
             failure = f"{primary.name} failed: {type(exc).__name__}: {exc}"
+            failed = StepOutcome(primary.name, {}, "error", "")
         else:
             text, _ = serialize_result(value)
             if only is not None or not is_empty_result(text):
                 return value
             failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
+            failed = StepOutcome(primary.name, {}, "empty", "")
         spellings = [args]  # the model's spelling first, then the task's where it differs
         if (spelled := respelled(args, getattr(ctx, "prompt", None) or "")) != args:
             spellings.append(spelled)
         for call_args in spellings:
-            answer, final = await _ask(alternative, ctx, call_args, failure)
+            answer, final, asked = await _ask(alternative, ctx, call_args, failure)
             if final:
                 break
+        if asked is not None:  # the alternative was called: the answer is the fallback's
+            note(ctx, StandIn("fallback", primary.name, asked.status != "error",
+                              alternative.name, () if asked.status == "error"
+                              else (failed, asked)))
         return answer  # the last spelling's, where none found anything
 
     # the primary keeps its own timeout inside; the pair has none (as a routine's steps)
@@ -156,19 +164,22 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
 
 
 async def _ask(alternative: Tool[Any], ctx: RunContext[Any], args: dict[str, Any],
-               failure: str) -> tuple[str, bool]:
+               failure: str) -> tuple[str, bool, StepOutcome | None]:
     """What the fallback answers after ``failure`` when it calls ``alternative`` with ``args``,
-    and whether that is final (an answer was found, or a budget refused the call) rather than
-    a failure or an empty result that another spelling of the arguments might mend."""
+    whether that is final (an answer was found, or a budget refused the call) rather than
+    a failure or an empty result that another spelling of the arguments might mend, and the
+    alternative's call (None: a budget refused it)."""
     shown = json.dumps(args, ensure_ascii=False, default=str)
     try:
         other = await invoke_step(alternative, ctx, alternative.validate(args))
     except CallRefused as exc:
-        return f"{failure}; {exc}", True
+        return f"{failure}; {exc}", True, None
     except Exception as exc:
+        failed = f"{type(exc).__name__}: {exc}"
         return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, failed too: "
-                f"{type(exc).__name__}: {exc}"), False
+                f"{failed}"), False, StepOutcome(alternative.name, args, "error", failed)
     result, _ = serialize_result(other)
+    empty = is_empty_result(result)
     return (f"Ran {alternative.name} for you, since {failure} (already called; it {FELL_BACK}; "
             f"answer from its result):\n{alternative.name}({shown}) -> {result}",
-            not is_empty_result(result))
+            not empty, StepOutcome(alternative.name, args, "empty" if empty else "ok", result))

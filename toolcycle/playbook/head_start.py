@@ -36,8 +36,8 @@ from typing import Any
 
 from ..tools import Tool
 from .applicability import name_phrases
+from .carry import properties, typed
 from .evidence import CallEvidence
-from .routine import properties, typed
 from .strategy import Strategy
 from .words import PHRASE_ENDS
 

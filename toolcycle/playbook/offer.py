@@ -28,7 +28,7 @@ from .fallback import Fallback, alternative_of, fallback_for
 from .head_start import head_call
 from .reshape import argument_lesson, reshaping_tool
 from .routine import induce, repair, routine_name, routine_tool, stand_in
-from .routine_result import ran_whole
+from .routine_result import noted, stand_in_of
 from .strategy import Strategy, covers, shows_how_to_call, skipped
 
 
@@ -369,14 +369,15 @@ def any_done(checks: Sequence[Callable[[Trace], bool]], trace: Trace) -> bool:
 def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) -> bool:
     """Whether ``trace``'s calls did ``sequence``: a successful call (not an error, an empty
     result or a repeat: :func:`~toolcycle.playbook.evidence.classify`) of each of its tools
-    in order, or one of a tool in ``whole`` (that runs the sequence: its routine) whose
-    result says every step ran."""
+    in order, or one of a tool in ``whole`` (that runs the sequence: its routine) that ran
+    every step (as it noted: :class:`~toolcycle.playbook.routine_result.StandIn`)."""
     position = 0
+    acts = noted(trace.run_id) if whole else {}
     for evidence in classify(trace):
         if not evidence.ok:
             continue
         name = evidence.call.name
-        if name in whole and ran_whole(evidence.call.result):
+        if name in whole and (act := stand_in_of(acts, evidence.call)) is not None and act.ran:
             return True
         if name == sequence[position]:
             position += 1

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..tools import Tool
-from .routine import properties
+from .carry import properties
 from .words import OPTIONS_INTRO, OPTIONS_JOINERS
 
 #: A parenthesised list: "(network, desktop, security, ...)", "(email | sms)".

@@ -33,7 +33,6 @@ from .applicability import description_words
 from .checks import check_playbook
 from .curator import Curator, Delta
 from .evidence import CallEvidence
-from .fallback import fell_back
 from .location import open_store
 from .no_call import NO_CALL
 from .offer import RoutineOffer
@@ -42,9 +41,7 @@ from .probe import Probe, current_probe
 from .probe_chain import probe_failed_run
 from .read_only import tell_once
 from .reflector import LLMReflector, analyse, reflect
-from .reshape import reshaped
-from .respell import respelled_call
-from .routine import repaired
+from .routine_result import CallKey, StandIn, forget, noted, stand_in_of
 from .sequence import shaped_values
 from .stats import (
     ToolStats,
@@ -391,7 +388,8 @@ class Playbook:
                     if self.rule_lessons else [])
         if probed is not None and probed.sequence is not None:
             insights.append(probed.sequence)
-        stood_in = self._stood_in(trace, analysis.calls)
+        acts = noted(trace.run_id)  # what the stand-ins did in this run (typed)
+        stood_in = self._stood_in(trace, analysis.calls, acts)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
             insights = [i for i in insights if i.kind != "sequence" or not (
                 self._routine_names.intersection(i.tools) or stood_in.intersection(i.tools))]
@@ -410,7 +408,7 @@ class Playbook:
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
-            calls=self._as_run(trace.agent_name, analysis.calls, stood_in),
+            calls=self._as_run(trace.agent_name, analysis.calls, stood_in, acts),
             shaped=shaped_values(trace, analysis.calls, [
                 c for c in analysis.calls if c.ok and c.call.name not in stood_in]),
             domain=domain,
@@ -423,35 +421,34 @@ class Playbook:
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
             made_for = [c for c in analysis.calls  # calls a routine made: its steps count too
                         if c.call.name in stood_in or c.call.name in self._routine_names]
-            known = set(self._agents.get(trace.agent_name, AgentTools()).listed)
             self.store.add_tool_observations(  # (a step of a tool the agent lacks is text)
                 tool_observations(calls, analysis.repairs, domain)
-                + step_observations(made_for, domain, known | set(descriptions or ())))
+                + step_observations(made_for, acts, domain))
             deltas = self.curator.apply(self.store, insights, outcome)
+        forget(trace.run_id)
         if self.routines and trace.agent_name in self._agents and any(
                 d.op != "candidate" for d in deltas):
             learned = self._agents[trace.agent_name].relearn(self.store.strategies(domain))
             self._routine_names.update(r.name for r in learned)
         return deltas
 
-    def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence]) -> set[str]:
+    def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence],
+                  acts: Mapping[CallKey, StandIn]) -> set[str]:
         """The tools whose calls a stand-in answered in this run: the first tools of the
         routines it was offered, and each tool a fallback answered for (its results are not
         the tool's alone, so neither a sequence nor a statistic of it), and each tool a
-        routine repaired a call of, or called again with a reshaped argument (its value is
-        not the model's)."""
+        routine repaired a call of, or called again with a reshaped, respelled or renamed
+        argument (its value is not the model's). ``acts``: what the stand-ins noted."""
         offered = trace.tools_offered
         if not offered:
             return set()
         stand_ins = self._agents.get(trace.agent_name, AgentTools()).stand_ins
         return ({stand_ins[name].name for name in offered if name in stand_ins}
-                | {c.call.name for c in calls if fell_back(c.call.name, c.call.result)
-                   or repaired(c.call.name, c.call.result)
-                   or reshaped(c.call.name, c.call.result)
-                   or respelled_call(c.call.name, c.call.result)})
+                | {c.call.name for c in calls
+                   if (act := stand_in_of(acts, c.call)) is not None and act.kind != "routine"})
 
-    def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str]
-                ) -> list[tuple[str, str]]:
+    def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str],
+                acts: Mapping[CallKey, StandIn]) -> list[tuple[str, str]]:
         """The run's calls as the strategies it was shown judge them: a call a routine stood
         in for is a call of the routine; one a fallback answered is the failed call, then the
         alternative's (so the pitfall counts as followed); one a routine repaired is a call
@@ -463,11 +460,12 @@ class Playbook:
         alternatives = {f.tool.name: f.pitfall.tools[1] for f in list(agent.fallbacks.values())}
         made: list[tuple[str, str]] = []
         for c in calls:
-            name, result = c.call.name, c.call.result or ""
-            if name in stood_in and fell_back(name, result) and name in alternatives:
-                fine = result.startswith("Ran ")
+            name, act = c.call.name, stand_in_of(acts, c.call)
+            kind = None if act is None or name not in stood_in else act.kind
+            if kind == "fallback" and name in alternatives:
+                fine = act is not None and act.ok
                 made += [(name, "error"), (alternatives[name], "ok" if fine else "error")]
-            elif name in stood_in and name in repaired_by and repaired(name, result):
+            elif kind == "repair" and name in repaired_by:
                 made.append((repaired_by[name], c.status))
             elif name in stood_in and name in routine_of:
                 made.append((routine_of[name], c.status))

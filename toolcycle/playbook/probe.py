@@ -48,9 +48,8 @@ from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
 from .applicability import json_leaves, names, sequence_words
-from .carry import Rename, carried, guess_rename, respelled
+from .carry import Rename, carried, guess_rename, invoke_step, respelled
 from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
-from .routine import invoke_step
 from .sequence import sequence_advice
 from .strategy import PROBED, Insight
 

@@ -26,11 +26,11 @@ from typing import Any
 
 from ..tracing.trace import Trace
 from .applicability import json_leaves, name_phrases, row_pick, sequence_words
-from .carry import carried, required_params
+from .carry import carried, properties, required_params, typed
 from .evidence import CallEvidence, Repair, arg_values
 from .lesson import TraceAnalysis
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
-from .routine import feed_example, properties, typed
+from .routine import feed_example
 from .sequence import sequence_advice
 from .strategy import PROBED, Insight
 

@@ -38,6 +38,7 @@ from typing import Any
 from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
+from .carry import invoke_step, properties
 from .evidence import value_shape
 from .formats import (
     clock_readings,
@@ -48,10 +49,11 @@ from .formats import (
     time_format,
 )
 from .pitfall import normalise_error
-from .routine import invoke_step, properties
+from .routine_result import StandIn, note
 from .strategy import Strategy
 
-#: In every result a reshaped call gives: how the learner tells it from the tool's own.
+#: In every result a reshaped call gives (the learner reads the call's typed note instead,
+#: :class:`~.routine_result.StandIn`; :func:`reshaped` reads a stored trace's text).
 RESHAPED = "in the format earlier runs learned"
 
 _ADVICE = re.compile(r'\. Pass (?P<arg>[A-Za-z_][\w-]*) like "(?P<example>[^"\n]+)"\.$')
@@ -179,6 +181,7 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
         except Exception:
             raise failure from None  # the model's own call and its own failure stand
         result, _ = serialize_result(value)
+        note(ctx, StandIn("reshape", name))
         return (f'{name} rejected {argument} "{given}" ({lesson.error_class}); called it '
                 f'again with {argument} "{fixed}", {RESHAPED} (already called; answer from '
                 f"its result):\n{result}")

@@ -39,13 +39,14 @@ from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError, ToolPolicy
 from .arg_names import mended_names, renamed_call
-from .carry import respelled
+from .carry import invoke_step, respelled
 from .evidence import is_empty_result
 from .options import named_options
-from .routine import invoke_step
+from .routine_result import StandIn, note
 from .strategy import Strategy
 
-#: In every result a respelled call gives: how the learner tells it from the tool's own.
+#: In every result a respelled call gives (the learner reads the call's typed note instead,
+#: :class:`~.routine_result.StandIn`; :func:`respelled_call` reads a stored trace's text).
 RESPELLED = "as the task wrote it"
 
 
@@ -91,6 +92,7 @@ def respelling_tool(tool: Tool[Any], via: Tool[Any] | None = None) -> Tool[Any] 
         checked, renamed = _checked(tool, arguments)
         if renamed:  # the model's values under the tool's names: the result says so
             text, _ = serialize_result(await respell(ctx, checked))
+            note(ctx, StandIn("rename", name))
             return f"{renamed} (already called; answer from its result):\n{text}"
         return await respell(ctx, checked)
 
@@ -124,6 +126,7 @@ def respelling_tool(tool: Tool[Any], via: Tool[Any] | None = None) -> Tool[Any] 
         fixed = ", ".join(f'{key} "{spelled[key]}"' for key in keys)
         missed = "found nothing" if failure is None else (
             f"failed ({type(failure).__name__}: {str(failure)[:120]})")
+        note(ctx, StandIn("respell", name))
         return (f"{name} {missed} for {given}; called it again with {fixed} {RESPELLED} "
                 f"(already called; answer from its result):\n{found}")
 

@@ -24,21 +24,20 @@ person's decision about that call, not the routine's). Offered only with
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .._observation import serialize_result
 from ..context import RunContext
-from ..run.calls import on_thread
 from ..tools import Tool, ToolArgumentsError, ToolSpec
 from .applicability import row_named
+from .carry import CallRefused, invoke_step, properties, typed
 from .evidence import is_empty_result
-from .routine_result import completed
+from .routine_result import StandIn, StepOutcome, completed, note
 from .strategy import Strategy
 
 #: Context kept on each side of a fed value (characters): enough for a label such as
@@ -258,8 +257,6 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
     parameters = _parameters(chain, routine.feeds)
     if parameters is None:
         return None
-    own = {i: set(properties(t)) - ({routine.feeds[i - 1].arg} if i else set())
-           for i, t in enumerate(chain)}
     # Short: it is read on every request of every run of the agent.
     description = (
         f"Runs {chain[0].name}, then " + ", then ".join(
@@ -268,8 +265,36 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
             for i, f in enumerate(routine.feeds))
         + f"; returns every result. Learned from {routine.support} runs.")
 
+    run = _runner(routine, chain)
+
     async def run_routine(ctx: RunContext[Any], **arguments: Any) -> str:
+        text, ran = await run(ctx, arguments)
+        note(ctx, ran)  # what ran, for the learner (typed)
+        return text
+
+    spec = ToolSpec(routine.name, description, parameters)
+    return Tool(spec, run_routine, context_param="ctx")
+
+
+_Run = Callable[[RunContext[Any], dict[str, Any]], Awaitable[tuple[str, StandIn]]]
+
+
+def _runner(routine: Routine, chain: Sequence[Tool[Any]]) -> _Run:
+    """What runs ``routine``'s ``chain`` of tools: the text the model reads, and what ran,
+    typed, for the learner (:class:`StandIn`). A step takes the caller's arguments that are
+    its own (not the one fed from the previous result)."""
+    own = {i: set(properties(t)) - ({routine.feeds[i - 1].arg} if i else set())
+           for i, t in enumerate(chain)}
+
+    async def run(ctx: RunContext[Any], arguments: dict[str, Any]) -> tuple[str, StandIn]:
         lines: list[str] = []
+        steps: list[StepOutcome] = []
+
+        def answer(ok: bool) -> tuple[str, StandIn]:
+            name = routine.name if ctx is None else ctx.tool_name or routine.name
+            return (completed([t.name for t in chain], lines) if ok else "\n".join(lines),
+                    StandIn("routine", name, ok, steps=tuple(steps)))
+
         carried: str | None = None
         for i, step in enumerate(chain):
             args = {k: v for k, v in arguments.items() if k in own[i]}
@@ -279,7 +304,7 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
                 if is_empty_result(carried):  # nothing to pass on: the chain ends here
                     lines.append(f"(stopped: {chain[i - 1].name} found nothing, so "
                                  f"{step.name} was not called)")
-                    return "\n".join(lines)
+                    return answer(False)
                 value = feed.extract(carried, getattr(ctx, "prompt", None) or "")
                 if value is None:
                     where = (f"in one row whose {feed.by} the task names" if feed.by else
@@ -287,7 +312,7 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
                     lines.append(f"(stopped: no {feed.arg} for {step.name} {where} in the "
                                  f"result above; call {step.name} yourself if the result has "
                                  "it)")
-                    return "\n".join(lines)
+                    return answer(False)
                 args[feed.arg] = typed(value, properties(step).get(feed.arg))
             shown = json.dumps(args, ensure_ascii=False, default=str)
             try:
@@ -295,22 +320,28 @@ def routine_tool(routine: Routine, tools: Mapping[str, Tool[Any]]) -> Tool[Any] 
                 value_out = await invoke_step(step, ctx, checked)
             except ToolArgumentsError as exc:
                 lines.append(f"{step.name}({shown}) rejected its arguments: {exc}")
-                return "\n".join(lines)
+                steps.append(StepOutcome(step.name, args, "error", str(exc)))
+                return answer(False)
             except CallRefused as exc:
                 lines.append(f"(stopped: {exc})")
-                return "\n".join(lines)
+                return answer(False)
             except TimeoutError:
                 lines.append(f"{step.name}({shown}) timed out after {step.timeout} s")
-                return "\n".join(lines)
+                steps.append(StepOutcome(step.name, args, "timeout", f"{step.timeout} s",
+                                         step.timeout))
+                return answer(False)
             except Exception as exc:  # a step's failure is what the model must hear
-                lines.append(f"{step.name}({shown}) failed: {type(exc).__name__}: {exc}")
-                return "\n".join(lines)
+                failure = f"{type(exc).__name__}: {exc}"
+                lines.append(f"{step.name}({shown}) failed: {failure}")
+                steps.append(StepOutcome(step.name, args, "error", failure))
+                return answer(False)
             carried, _ = serialize_result(value_out)
             lines.append(f"{step.name}({shown}) -> {carried}")
-        return completed([t.name for t in chain], lines)
+            steps.append(StepOutcome(step.name, args, "empty" if is_empty_result(carried)
+                                     else "ok", carried))
+        return answer(True)
 
-    spec = ToolSpec(routine.name, description, parameters)
-    return Tool(spec, run_routine, context_param="ctx")
+    return run
 
 
 def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
@@ -341,8 +372,8 @@ def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
                 check_schema=False)
 
 
-#: In every result a repair gives (see :func:`repair`): how the learner tells such a call
-#: from the tool's own.
+#: In every result a repair gives (see :func:`repair`). The learner reads the call's typed
+#: note (:class:`~.routine_result.StandIn`); :func:`repaired` reads a stored trace's text.
 REPAIRED = "needs the result of"
 
 
@@ -374,7 +405,9 @@ def repair(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
     params, fed = list(properties(built)), routine.feeds[-1].arg
     if len(params) != 1 or list(properties(last)) != [fed]:
         return None
-    run_routine, param = built.function, params[0]
+    chain = [t for name in routine.tools if (t := tools.get(name)) is not None]
+    run = _runner(routine, chain)
+    param = params[0]
     lookups = ", ".join(routine.tools[:-1])
 
     async def call_or_repair(ctx: RunContext[Any], **arguments: Any) -> Any:
@@ -389,11 +422,13 @@ def repair(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
             if not is_empty_result(serialize_result(value)[0]):
                 return value
         given = arguments.get(fed)
-        chained = await run_routine(ctx, **{param: given}) if isinstance(given, str) else ""
-        if not isinstance(chained, str) or not chained.startswith("Ran "):  # not through
+        chained, ran = (await run(ctx, {param: given}) if isinstance(given, str)
+                        else ("", None))
+        if ran is None or not ran.ok:  # not through
             if failure is not None:
                 raise failure
             return value
+        note(ctx, StandIn("repair", last.name, steps=ran.steps))
         body = chained.split("\n", 1)[1]
         return (f"Ran {', then '.join(routine.tools)} for you, since {last.name} {REPAIRED} "
                 f"{lookups} first (already called; answer from these results):\n{body}")
@@ -408,53 +443,6 @@ def repaired(tool: str, result: str | None) -> bool:
     if result is None or not result.startswith("Ran "):
         return False
     return f", since {tool} {REPAIRED} " in result.split("\n", 1)[0]
-
-
-class CallRefused(Exception):
-    """A step the run's budgets refused (``RunContext.admit_call``): it was not called."""
-
-
-async def invoke_step(step: Tool[Any], ctx: RunContext[Any], arguments: dict[str, Any]) -> Any:
-    """One tool called as the loop would call it: counted against the run's budgets, with its
-    timeout, on its thread (or none). Raises :class:`CallRefused` when a budget is spent."""
-    admit = getattr(ctx, "admit_call", None)  # None: called outside a run (no ctx)
-    refusal = admit(step) if admit is not None else None
-    if refusal is not None:
-        raise CallRefused(refusal)
-    if step.is_async:
-        pending = step.invoke(ctx, arguments)
-        return await (asyncio.wait_for(pending, step.timeout) if step.timeout else pending)
-    if step.inline:
-        return step.invoke(ctx, arguments)
-    return await on_thread(step, ctx, arguments)  # the loop's own worker threads and timeout
-
-
-def typed(value: str, schema: Any) -> Any:
-    """``value``, taken out of a result as text, as the parameter's schema types it: a
-    number, boolean, array or object read as JSON where the schema asks for one and the text
-    is one ("8" for an integer ``ms``); the text itself otherwise (the tool's own validation
-    then says what is wrong). Found by the engine fuzzer: a fed integer was rejected as
-    ``"8" is not of type "integer"``."""
-    if not isinstance(schema, dict):
-        return value
-    options = [schema, *(o for o in schema.get("anyOf", []) if isinstance(o, dict))]
-    wanted: set[Any] = set()
-    for option in options:  # {"type": "integer"}, {"type": ["integer", "null"]}, anyOf
-        kinds = option.get("type")
-        wanted.update(kinds if isinstance(kinds, list) else [kinds])
-    if not wanted - {"string", None}:
-        return value
-    try:
-        parsed = json.loads(value)
-    except (ValueError, RecursionError):
-        return value
-    return value if isinstance(parsed, str) else parsed
-
-
-def properties(tool: Tool[Any]) -> dict[str, Any]:
-    """A tool's parameters as its JSON Schema names them."""
-    props = tool.spec.parameters.get("properties")
-    return dict(props) if isinstance(props, dict) else {}
 
 
 def _parameters(chain: list[Tool[Any]], feeds: tuple[Feed, ...]) -> dict[str, Any] | None:

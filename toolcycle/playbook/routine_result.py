@@ -1,23 +1,35 @@
-"""The text a routine answers with, written and read back in one place.
+"""What a stand-in did for one call: a typed record, and the text a routine answers with.
 
 A routine (and a stand-in, repair or fallback built on one) calls tools for the model and
 answers with one text: a header saying what ran, then one line per step, ``name(arguments) ->
-result`` or how the step failed. The model reads that text; the learner reads it back too,
-since a trace records the routine's call, not the calls it made. Without reading it back, a
-tool called mostly inside routines looked unreliable in the tool statistics: on `hotel` (JSON,
-2026-12-02f) only the model's own calls of ``folio``, all with a made-up id, were counted, so
-the tool a learned sequence recommends showed 100 % misses (62 % with the routine's calls
-counted, 2026-12-03c). Writer and reader live here so the format cannot drift apart.
+result`` or how the step failed. The model reads that text. The learner reads a typed
+:class:`StandIn` instead, which the stand-in notes (:func:`note`) for the call it answered and
+the learner takes once the run is over (:func:`taken`): which kind of stand-in answered, whether
+it got through, and each call it made (:class:`StepOutcome`), since a trace records the
+stand-in's call, not the calls it made. Without the steps, a tool called mostly inside routines
+looked unreliable in the tool statistics: on `hotel` (JSON, 2026-12-02f) only the model's own
+calls of ``folio``, all with a made-up id, were counted, so the tool a learned sequence
+recommends showed 100 % misses (62 % with the routine's calls counted, 2026-12-03c).
+
+Why typed: the learner used to read these facts back out of the stand-ins' own answer texts
+(a marker phrase per stand-in, a regex per header); any change of wording, a truncated
+observation or a tool result that looked like a step line changed what was learned.
+:func:`steps_of` still reads a stored trace's text for what analyses traces after the fact
+(``bench/learning.py``), where no record of this process is left.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..context import RunContext
+from ..tracing.trace import ToolCallRecord
 from .evidence import is_empty_result
 
 StepStatus = Literal["ok", "empty", "error", "timeout"]
@@ -50,6 +62,78 @@ class StepOutcome:
     status: StepStatus
     #: the step's result, or its failure after the tool's name and arguments
     text: str
+    #: a timed-out step: the timeout it was given, in seconds (``None``: none stated)
+    timeout_s: float | None = None
+
+
+#: Which stand-in answered a call: a learned routine (called by name, or answering its first
+#: tool's call), a pitfall's fallback, a routine repairing its last tool's failed call, a call
+#: made again with an argument reshaped or respelled, or with its argument names mended.
+StandInKind = Literal["routine", "fallback", "repair", "reshape", "respell", "rename"]
+
+
+@dataclass(frozen=True, slots=True)
+class StandIn:
+    """What a stand-in did for one call of ``tool`` (the name the trace records).
+
+    ``ok``: a routine ran every step; a repair's routine got through; a fallback's
+    alternative answered (rather than failing too). ``alternative``: the tool a fallback
+    called. ``steps``: the calls it made, in order (a fallback's starts with the failed call
+    of ``tool``); a call made again with mended arguments makes no steps of its own.
+    """
+
+    kind: StandInKind
+    tool: str
+    ok: bool = True
+    alternative: str = ""
+    steps: tuple[StepOutcome, ...] = ()
+
+    @property
+    def ran(self) -> bool:
+        """Whether its answer says what ran for the model: a routine's every step, a
+        repair's chain or a fallback's alternative (the answer then starts with "Ran ...")."""
+        return self.ok and self.kind in ("routine", "repair", "fallback")
+
+
+#: A call within its run: its attempt and its id (an id is unique within one attempt).
+CallKey = tuple[int, str]
+
+#: Runs whose records are kept until learned from: a playbook that does not learn (or a run
+#: no playbook observes) leaves its records behind, and the oldest go past this many runs.
+MAX_RUNS = 256
+_records: OrderedDict[str, dict[CallKey, StandIn]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def note(ctx: RunContext[Any] | None, record: StandIn) -> None:
+    """Record what the stand-in answering ``ctx``'s call did (the last note of a call wins:
+    a respelled call's note replaces its reshaped call's). Outside a run (no call id)
+    there is nothing to key it by, and nothing learns from it."""
+    if ctx is None or not ctx.tool_call_id or not ctx.run_id:
+        return
+    with _lock:
+        calls = _records.setdefault(ctx.run_id, {})
+        _records.move_to_end(ctx.run_id)
+        calls[(ctx.attempt, ctx.tool_call_id)] = record
+        while len(_records) > MAX_RUNS:
+            _records.popitem(last=False)
+
+
+def noted(run_id: str) -> Mapping[CallKey, StandIn]:
+    """The records of a run so far, by call (read while it runs or learned from: a copy)."""
+    with _lock:
+        return dict(_records.get(run_id, {}))
+
+
+def forget(run_id: str) -> None:
+    """Drop the records of a run learned from."""
+    with _lock:
+        _records.pop(run_id, None)
+
+
+def stand_in_of(records: Mapping[CallKey, StandIn], call: ToolCallRecord) -> StandIn | None:
+    """What answered ``call`` in its run, if a stand-in did (``records``: :func:`noted`)."""
+    return records.get((call.attempt, call.call_id))
 
 
 def completed(names: list[str], lines: list[str]) -> str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
 from .evidence import CallEvidence, Repair
-from .routine_result import steps_of
+from .routine_result import CallKey, StandIn, stand_in_of
 from .store import ToolObservation
 from .words import TIMEOUT_WORDS
 
@@ -108,22 +108,23 @@ def tool_observations(calls: Iterable[CallEvidence], repairs: Mapping[int, Repai
     return rows
 
 
-def step_observations(calls: Iterable[CallEvidence], domain: str = "",
-                      tools: Collection[str] | None = None) -> list[ToolObservation]:
-    """The calls routines made inside ``calls`` (a routine's, a stand-in's, a repair's or a
-    fallback's), read back from their results (:func:`~.routine_result.steps_of`).
+def step_observations(calls: Iterable[CallEvidence], acts: Mapping[CallKey, StandIn],
+                      domain: str = "") -> list[ToolObservation]:
+    """The calls stand-ins made inside ``calls`` (a routine's, a repair's or a fallback's), as
+    they noted them (``acts``: :func:`~.routine_result.noted`).
 
-    A trace times the routine's call, not its steps: a step counts in its tool's calls and
-    misses but not in its latency (:data:`UNTIMED`), except a timed-out step, whose
-    text states how long it was given. A failed step whose next step answered names it as the
-    alternative (a fallback's header and its alternative's line)."""
+    A trace times the stand-in's call, not its steps: a step counts in its tool's calls and
+    misses but not in its latency (:data:`UNTIMED`), except a timed-out step, which was given
+    its timeout. A failed step whose next step answered names it as the alternative (a
+    fallback's failed call and its alternative's)."""
     rows: list[ToolObservation] = []
     for c in calls:
-        steps = steps_of(c.call.result, tools)
+        act = stand_in_of(acts, c.call)
+        steps = act.steps if act is not None else ()
         for i, step in enumerate(steps):
             after = steps[i + 1] if i + 1 < len(steps) else None
             missed = step.status != "ok"
-            timed = _timed_out_ms(step.text) if step.status == "timeout" else 0.0
+            timed = (step.timeout_s or 0.0) * 1000 if step.status == "timeout" else 0.0
             rows.append(ToolObservation(
                 tool=step.tool, duration_ms=timed or UNTIMED,
                 error=step.status in ("error", "timeout"), timeout=step.status == "timeout",
@@ -132,15 +133,6 @@ def step_observations(calls: Iterable[CallEvidence], domain: str = "",
                 and after.tool != step.tool else "",
             ))
     return rows
-
-
-def _timed_out_ms(text: str) -> float:
-    """The timeout a timed-out step's text states ("2.5 s"), in ms; 0 when none."""
-    number = text.split(" ", 1)[0]
-    try:
-        return float(number) * 1000 if text.endswith(" s") else 0.0
-    except ValueError:
-        return 0.0
 
 
 def compute_stats(observations: Iterable[ToolObservation]) -> dict[str, ToolStats]:
