@@ -9,7 +9,9 @@ with ``--seed S --runs 1 --show``. Scenarios are drawn in :mod:`tests.fuzz.scena
 live in :mod:`tests.fuzz.tools`, the checks in :mod:`tests.fuzz.invariants`. A fifth of the
 seeds give the agent a team (:mod:`tests.fuzz.members`): other agents among its tools, a
 handoff target, priced models and now and then a ``max_cost`` budget; every member's run is
-checked too (M1-M3), and usage, cost included, adds up exactly across them.
+checked too (M1-M3), and usage, cost included, adds up exactly across them. A team drawn with
+approvals pauses inside its members too, and is resumed with answers bound to the run that
+asked, now and then cancelled as it resumes, now and then replayed (M4, invariant 10).
 """
 
 from __future__ import annotations
@@ -46,7 +48,15 @@ from toolcycle import (
 from toolcycle.events import AttemptEnd, FinalResult, RunFailure, RunSuccess
 
 from . import members
-from .approvals import MAX_RESUMES, approval_setup
+from .approvals import (
+    MAX_RESUMES,
+    approval_setup,
+    claimed,
+    person_decisions,
+    replay,
+    replay_drawn,
+    resume_cancel_drawn,
+)
 from .invariants import Observation, check
 from .offers import FuzzOffer, first_call_drawn, head_start_drawn, offers_drawn
 from .scenario import (
@@ -56,7 +66,6 @@ from .scenario import (
     ModelBehaviour,
     Scenario,
     generate,
-    person_answers,
 )
 from .tools import ACTIVE, ENTERED, STOPPED, idle_threads_busy
 
@@ -82,9 +91,7 @@ class Report:
 def scenario_of(seed: int, offer_focus: bool = False) -> Scenario:
     """The scenario of ``seed`` (scenario.generate), with its team where one is drawn."""
     scenario = generate(seed, offer_focus)
-    # approvals inside a team have their own campaign (tests/fuzz/teams.py, T6-T8): the
-    # checks of invariant 10 read one run's pauses
-    if scenario.approval is None and (team := members.drawn(seed)) is not None:
+    if (team := members.drawn(seed)) is not None:  # with approvals too: they pause in members
         count, handoff, budget = team
         scenario.members = tuple(f"helper_{i}" for i in range(count))
         if budget is not None:
@@ -93,6 +100,9 @@ def scenario_of(seed: int, offer_focus: bool = False) -> Scenario:
         scenario.handoff = handoff
         scenario.parallel = False  # members' events must not interleave (members.own_events)
         scenario.features |= {"team", *(["handoff"] if handoff else [])}
+        if scenario.approval is not None:
+            scenario.resume_cancel = resume_cancel_drawn(seed)
+            scenario.features.add("team:approval")
     return scenario
 
 
@@ -105,6 +115,10 @@ def run_seed(seed: int, offer_focus: bool = False) -> Report:
         violations = check(obs)
         final, error = obs.final, obs.error
         resumed = {"approval:resumed"} if obs.answers else set()
+        resumed |= {"approval:replayed"} if obs.replayed else set()
+        resumed |= obs.seen
+        if obs.answers and scenario.resume_cancel is not None:
+            resumed.add(f"team:resume_cancel:{scenario.resume_cancel}")
         if final is not None:  # what the team did, not only what was drawn
             resumed |= {"team:member_ran"} if final.runs else set()
             resumed |= {"team:handed_off"} if final.trace.handoffs else set()
@@ -189,13 +203,14 @@ async def _drive(s: Scenario) -> Observation:
     # Each run has an id of its own, as real runs do: a seed runs in both campaigns and in
     # every invocation, and a reused id would find its pause already claimed in the ledger of
     # consumed snapshots (a member's pause uses the shared one) or another run's stored trace.
-    run_id = f"fuzz-{s.seed}-{uuid.uuid4().hex[:12]}"
+    run_id = obs.run_id = f"fuzz-{s.seed}-{uuid.uuid4().hex[:12]}"
     store_path = _store_path(s.seed) if s.trace_store else None
-    tools, policy = approval_setup(s)
+    tools, policy = approval_setup(s, obs.approved)
     output = _output(s, obs)
     handoffs = []
+    members.STAMPED.clear()
     if s.members or s.handoff:  # a team (tests/fuzz/members.py)
-        tools += members.build(s.seed, len(s.members)).tools
+        tools += members.build(s.seed, len(s.members), s.approval is not None).tools
         if s.handoff:
             handoffs.append(members.handoff_target(model, tools, output, policy))
     # the library's own stand-ins refuse tools that need approval: offers only without it
@@ -213,6 +228,24 @@ async def _drive(s: Scenario) -> Observation:
         snapshot_ledger=_store_path(s.seed, "ledger"),
     )
     callbacks = _callbacks(s, obs, cancel_task, cancel_token)
+
+    def resume_token() -> CancelToken | None:
+        """A team drawn to resume cancelled ("token") resumes the first time so."""
+        if s.resume_cancel != "token" or len(obs.answers) != 1:
+            return token
+        if token is not None:
+            cancel_token("resume")
+            return token
+        holder["by"] = "resume"
+        cancelled = CancelToken()
+        cancelled.cancel("fuzz cancel (resume)")
+        return cancelled
+
+    async def replayed(snapshot: Any, answers: Any, error: BaseException | None) -> None:
+        if replay_drawn(s.seed, len(obs.answers)) and claimed(error):
+            obs.replayed += 1
+            obs.replays += await replay(agent, snapshot, answers, members.STAMPED)
+
     options: dict[str, Any] = {
         "message_history": history, "limits": Limits(**s.run_limits), "cancel_token": token,
         "callbacks": callbacks, "run_id": run_id,
@@ -228,16 +261,24 @@ async def _drive(s: Scenario) -> Observation:
             result = await _streamed(agent.stream("fuzz the loop", **options), obs)
         # a paused run is resumed with the fuzzed person's answers, as often as it pauses
         while result is not None and result.paused and len(obs.answers) < MAX_RESUMES:
-            answers = person_answers(s.seed, len(obs.answers),
-                                     [r.call_id for r in result.pending_approvals])
-            obs.answers.append(answers)
+            answers, keyed = person_decisions(s.seed, len(obs.answers),
+                                              result.pending_approvals)
+            if any(r.via for r in result.pending_approvals):
+                obs.seen.add("team:paused_in_member")
+            obs.answers.append(keyed)
             # the snapshot goes through JSON every other time, as it would between processes
             snapshot = result.snapshot if len(obs.answers) % 2 else json.dumps(result.snapshot)
-            extra = {"cancel_token": token, "callbacks": callbacks}
-            if s.streaming:
-                result = await _streamed(agent.resume_stream(snapshot, answers, **extra), obs)
-            else:
-                result = await agent.resume(snapshot, answers, **extra)
+            extra = {"cancel_token": resume_token(), "callbacks": callbacks}
+            try:
+                if s.streaming:
+                    result = await _streamed(agent.resume_stream(snapshot, answers, **extra),
+                                             obs)
+                else:
+                    result = await agent.resume(snapshot, answers, **extra)
+            except AgentError as error:  # (a replay after a resume, however it ended)
+                await replayed(snapshot, answers, error)
+                raise
+            await replayed(snapshot, answers, None)
         return result
 
     loop = asyncio.get_running_loop()
@@ -281,6 +322,7 @@ async def _drive(s: Scenario) -> Observation:
         await asyncio.sleep(0.002)
     obs.sync_bodies_after = ACTIVE["sync"]
     obs.entered = dict(ENTERED)
+    obs.stamped = list(members.STAMPED)
     obs.pool_busy_after = max(0, idle_threads_busy() - busy_before)
     if store_path is not None:
         obs.stored_status = _stored_status(store_path, run_id)
@@ -366,6 +408,9 @@ def _callbacks(s: Scenario, obs: Observation, cancel_task: Any, cancel_token: An
                 cancel_token("loop")
             elif plan.how == "task_event":
                 cancel_task(True)
+        if (hook == "on_resume" and s.resume_cancel == "task" and seen[hook] == 1
+                and event.run_id == obs.run_id):  # before a paused member goes on
+            cancel_task(True)
         if hook == s.failing_hook and seen[hook] == 1:
             obs.callback_raises += 1
             raise RuntimeError(f"callback {hook} failed on purpose")

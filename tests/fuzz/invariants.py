@@ -29,7 +29,7 @@ from toolcycle.run.head_start import HEAD_START_ID
 from toolcycle.testing import HistoryChecker, ProtocolViolation
 
 from .approvals import check_approval
-from .members import check_members, member_usage, own_events
+from .members import check_members, check_stamps, member_usage, own_events
 from .scenario import Answer, Scenario
 
 REASONS = {"completed", "max_iterations", "max_tool_calls", "token_budget", "timeout",
@@ -73,6 +73,16 @@ class Observation:
     answers: list[dict[str, bool | str]] = field(default_factory=list)
     #: Tool bodies entered in the run, per tool (tests/fuzz/tools.ENTERED).
     entered: dict[str, int] = field(default_factory=dict)
+    #: The fuzzed run's id (a member's events are told apart by theirs).
+    run_id: str = ""
+    #: (run id, call id) of the calls the policy approved, and of the members' ``stamp`` calls
+    #: that ran (M4); what the replays of resumed snapshots found (10), and how many ran.
+    approved: set[tuple[str, str]] = field(default_factory=set)
+    stamped: list[tuple[str, str]] = field(default_factory=list)
+    replays: list[str] = field(default_factory=list)
+    replayed: int = 0
+    #: What the run did, beyond what was drawn (for the feature counts).
+    seen: set[str] = field(default_factory=set)
 
     @property
     def final(self) -> RunResult[Any] | None:
@@ -85,13 +95,15 @@ class Observation:
 
 
 def check(obs: Observation) -> list[str]:
-    found = _check_outcome(obs) + _check_leftovers(obs)
+    found = _check_outcome(obs) + _check_leftovers(obs) + obs.replays
     if obs.scenario.members:  # a team: members' events are checked with their runs
-        run_id = f"fuzz-{obs.scenario.seed}"
-        obs.events, unclosed = own_events(obs.events, run_id)
+        obs.events, unclosed = own_events(obs.events, obs.run_id)
         if obs.stream_events is not None:
-            obs.stream_events = own_events(obs.stream_events, run_id)[0]
+            obs.stream_events = own_events(obs.stream_events, obs.run_id)[0]
         found += unclosed
+        if obs.scenario.approval is not None:  # M4 (side effects), whatever the outcome
+            person = {key for given in obs.answers for key, yes in given.items() if yes is True}
+            found += check_stamps(obs.stamped, obs.approved | person)
     result = obs.final
     if result is None:
         if not obs.hung:

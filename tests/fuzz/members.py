@@ -15,24 +15,33 @@ What a member's run must keep, for every run in ``result.runs`` (:func:`check_me
   M2 its usage adds up exactly: its steps' plus the runs nested under its calls, and the
      root's own steps plus its direct members' make the root's usage (checked in
      invariants 2);
-  M3 it ended: a termination, a finished trace status, the trace's usage its own.
+  M3 it ended: a termination, a finished trace status, the trace's usage its own;
+  M5 ``result.runs`` lists every run nested in the trace, once (a member's run that paused
+     and was closed on a cancelled resume included).
 A member's events reach the fuzzed agent's callbacks between its ``RunStart`` and its end
 event; :func:`own_events` takes them out before the single-run checks (so members never run
 concurrently here: a drawn team turns ``parallel`` off).
+
+Teams are drawn with approvals too (tests/fuzz/approvals.py): then each member also has
+``stamp``, a side effect that requires approval, and no policy of its own (the fuzzed agent's
+governs it), so the team pauses deep inside a member and is resumed with the person's answers:
+  M4 a ``stamp`` call ran at most once, and only if the policy or the person approved that
+     very call (its run and call id).
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolcycle import Agent, Limits, Message, Price, RunResult, Usage
+from toolcycle import Agent, Limits, Message, Price, RunContext, RunResult, Usage, tool
 from toolcycle.events import Event, RunFailure, RunPaused, RunResumed, RunStart, RunSuccess
 from toolcycle.models.base import ModelSettings
 from toolcycle.testing import ScriptedModel, call
 
-from .teams import nested_usage
+from .teams import nested_ids, nested_usage
 from .tools import ALL_TOOLS, valid_arguments
 
 MEMBER_ODDS = 0.2
@@ -41,6 +50,15 @@ MEMBER_ODDS = 0.2
 LEAD_PRICE = Price("2.50", "10")
 HANDOFF_TARGET = "specialist"
 _MEMBER_TOOLS = ("add", "echo", "nap", "boom")
+#: (run id, call id) of every ``stamp`` that ran (M4), cleared by the runner per run.
+STAMPED: list[tuple[str, str]] = []
+
+
+@tool(requires_approval=True)
+def stamp(ctx: RunContext[Any], mark: str) -> str:
+    """Stamp a document: a side effect that needs a person's yes."""
+    STAMPED.append((ctx.run_id, str(ctx.tool_call_id)))
+    return f"stamped {mark}"
 
 
 @dataclass
@@ -62,15 +80,17 @@ def drawn(seed: int) -> tuple[int, bool, str | None] | None:
             rng.choice([None, None, "0.0005", "0.01", "0.5"]))
 
 
-def build(seed: int, count: int) -> Crew:
-    """``count`` members (``helper_0``...), the first one with a member of its own at times."""
+def build(seed: int, count: int, gated: bool = False) -> Crew:
+    """``count`` members (``helper_0``...), the first one with a member of its own at times;
+    ``gated`` (the scenario has approvals): each with ``stamp`` too (M4)."""
     rng = random.Random(f"crew:{seed}")
     crew = Crew()
+    own = [stamp] if gated else []
     for index in range(count):
-        inner = [_member(rng, f"{seed}:{index}:inner", f"deputy_{index}", [])] if (
+        inner = [_member(rng, f"{seed}:{index}:inner", f"deputy_{index}", own)] if (
             rng.random() < 0.3) else []
         agent = _member(rng, f"{seed}:{index}", f"helper_{index}",
-                        [a.as_tool(description="Ask the deputy.") for a in inner])
+                        [*own, *(a.as_tool(description="Ask the deputy.") for a in inner)])
         crew.tools.append(agent.as_tool(description=f"Ask helper {index} to do a task."))
     crew.names = tuple(t.name for t in crew.tools)
     return crew
@@ -109,6 +129,8 @@ def _script(rng: random.Random) -> Any:
 def _arguments(name: str, n: int) -> dict[str, Any]:
     if name in ALL_TOOLS:
         return valid_arguments(name, n)
+    if name == "stamp":
+        return {"mark": f"form {n}"}
     return {"input": f"sub-task {n}"}
 
 
@@ -157,8 +179,12 @@ def member_usage(result: RunResult[Any]) -> Usage:
 
 
 def check_members(result: RunResult[Any], history: Any) -> list[str]:
-    """M1-M3 for every member run of ``result`` (``history``: invariant 1's check)."""
+    """M1-M3 and M5 for every member run of ``result`` (``history``: invariant 1's check)."""
     found: list[str] = []
+    nested = sorted(nested_ids(result.trace))
+    if sorted(run.run_id for run in result.runs) != nested:
+        found.append(f"M5 result.runs lists {len(result.runs)} runs, the trace nests "
+                     f"{len(nested)}")
     for run in result.runs:
         who = f"member {run.agent_name}"
         found += [f"M1 {who}: {line}" for line in history(run)]
@@ -170,4 +196,12 @@ def check_members(result: RunResult[Any], history: Any) -> list[str]:
         if run.termination is None or run.trace.status in ("running", "crashed"):
             found.append(f"M3 {who}: ended without a termination (status "
                          f"{run.trace.status!r})")
+    return found
+
+
+def check_stamps(stamped: list[tuple[str, str]], approved: set[tuple[str, str]]) -> list[str]:
+    """M4: each ``stamp`` ran at most once, and only where its very call was approved."""
+    found = [f"M4 stamp {key} ran {n} times" for key, n in Counter(stamped).items() if n > 1]
+    found += [f"M4 stamp {key} ran without an approval" for key in dict.fromkeys(stamped)
+              if key not in approved]
     return found

@@ -88,6 +88,9 @@ class Scenario:
     #: hand the conversation to a twin; some of the model's valid calls go to them.
     members: tuple[str, ...] = ()
     handoff: bool = False
+    #: A team with approvals (tests/fuzz/approvals.py): how its first resume is cancelled,
+    #: if at all ("token": under a cancelled token; "task": as the resume is announced).
+    resume_cancel: str | None = None
 
     @property
     def structured(self) -> bool:
@@ -158,12 +161,6 @@ def approval_decision(seed: int, call_id: str, name: str) -> str:
     """What the fuzzed policy (or a tool's requirement, mode "tools") decides for one call."""
     return random.Random(f"{seed}:{call_id}:{name}").choice(
         ["approve", "approve", "deny", "defer"])
-
-
-def person_answers(seed: int, round_: int, call_ids: list[str]) -> dict[str, bool | str]:
-    """What the fuzzed person answers to a paused run's pending calls."""
-    rng = random.Random(f"person:{seed}:{round_}")
-    return {c: True if rng.random() < 0.6 else f"fuzz person says no to {c}" for c in call_ids}
 
 
 def generate(seed: int, offer_focus: bool = False) -> Scenario:

@@ -28,6 +28,11 @@ token, and now and then replayed after its resume; for every pause and resume:
      each naming its run (``run_id``) and, inside a member, the calls that lead to it;
   T9 ``result.runs`` lists every agent's run nested in the trace, once, a resumed run's
      included (the members that ended before its pause too).
+
+Now and then the task of a run or of a resume is cancelled: at once or a little later, or,
+for a resume, as the resumed run is announced (``on_resume``), before any paused member goes
+on. The result the root's ``on_failure`` was handed is then checked like any other (T1-T3,
+T9: every paused member's run closed, cancelled, and listed).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import asyncio
 import json
 import random
 import sys
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +89,16 @@ class Team:
     dangers: list[tuple[str, str]] = field(default_factory=list)
     approved: set[tuple[str, str]] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+    #: The root's run id; the results its ``on_failure`` was handed (the last is checked when
+    #: the test cancelled a task, T4); how many resumes ran, and whether one was cancelled.
+    run_id: str = field(default_factory=lambda: f"team-{uuid.uuid4().hex[:12]}")
+    failures: list[RunResult[Any]] = field(default_factory=list)
+    resumes: int = 0
+    resume_cancelled: bool = False
+
+    def failed(self, event: Any) -> None:
+        if event.result is not None and event.result.run_id == self.run_id:
+            self.failures.append(event.result)
 
 
 def _script(rng: random.Random, team: Team, tools: list[str], handoffs: list[str],
@@ -243,7 +259,8 @@ def _count(team: Team, event: Any) -> None:
 async def run_team(team: Team) -> tuple[RunResult[Any] | None, BaseException | None]:
     """The team's run, then its resumes while it pauses (at most four)."""
     task = asyncio.ensure_future(team.root.run("fuzz the team", cancel_token=team.token,
-                                               limits=team.limits))
+                                               limits=team.limits, run_id=team.run_id,
+                                               callbacks={"on_failure": team.failed}))
     if team.cancel_task_after is not None:
         team.features.add("task_cancel")
         await asyncio.sleep(team.cancel_task_after)
@@ -283,11 +300,28 @@ async def _resume(team: Team, paused: RunResult[Any]) -> RunResult[Any]:
         team.features.add("resume_cancelled")
         token = CancelToken()
         token.cancel("the person walked away")
+    announced = asyncio.Event()  # the root's on_resume: the snapshot is claimed
+    drawn = random.Random(f"resume-task:{team.seed}:{team.resumes}")  # (team.rng's draws stay)
+    cancel = drawn.choice([None] * 8 + ["announced", "soon"])
+    team.resumes += 1
+
+    async def on_resume(event: Any) -> None:
+        if event.run_id == paused.run_id and not announced.is_set():
+            announced.set()
+            if cancel == "announced":  # held: the test cancels the task here
+                await asyncio.sleep(3600)
+
+    task = asyncio.ensure_future(team.root.resume(
+        snapshot, answers, cancel_token=token,
+        callbacks={"on_resume": on_resume, "on_failure": team.failed}))
     try:
-        return await asyncio.wait_for(team.root.resume(snapshot, answers, cancel_token=token),
-                                      20)
+        if cancel is not None:
+            await _cancel_resume(team, task, announced, cancel, drawn.choice([0, 0.002, 0.01]))
+        return await asyncio.wait_for(task, 20)
     finally:
-        if rng.random() < 0.2:  # a replay, after the resume (however it ended)
+        # a replay, after the resume (once it claimed the snapshot: a resume cancelled before
+        # it did leaves the snapshot to be resumed)
+        if rng.random() < 0.2 and announced.is_set():
             team.features.add("replay")
             ran = list(team.ran)
             try:
@@ -299,6 +333,21 @@ async def _resume(team: Team, paused: RunResult[Any]) -> RunResult[Any]:
                 team.problems.append(f"T7 a replay raised {type(exc).__name__}: {exc}")
             if team.ran != ran:
                 team.problems.append(f"T7 a replay ran {team.ran[len(ran):]}")
+
+
+async def _cancel_resume(team: Team, task: asyncio.Future[Any], announced: asyncio.Event,
+                         when: str, delay: float) -> None:
+    """Cancel the resume's task as it is announced (before any paused member goes on), or
+    soon after it started (anywhere in the resumed team)."""
+    if when == "announced":
+        waiting = asyncio.ensure_future(announced.wait())
+        await asyncio.wait({task, waiting}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()
+    else:
+        await asyncio.sleep(delay)
+    if task.cancel():
+        team.resume_cancelled = True
+        team.features.add(f"resume_task_cancel_{when}")
 
 
 def _check_paused(team: Team, paused: RunResult[Any]) -> None:
@@ -335,10 +384,12 @@ def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
     if error is not None and not isinstance(error, AgentError | asyncio.CancelledError):
         return [*found, f"T4 undocumented exception {type(error).__name__}: {error}"]
     if isinstance(error, asyncio.CancelledError):
-        if team.cancel_task_after is None:
+        if team.cancel_task_after is None and not team.resume_cancelled:
             found.append("T4 CancelledError although nobody cancelled the task")
-        return found
-    if isinstance(error, AgentError):
+        if not team.failures:  # cancelled before the run began (or once it had ended)
+            return found
+        result = team.failures[-1]  # what the root's on_failure was handed
+    elif isinstance(error, AgentError):
         if error.result is None:
             return [f"T4 {error.code} carries no result"]
         result = error.result
@@ -355,9 +406,9 @@ def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
         if run.termination is None or run.trace.status == "running":
             found.append(f"T3 {run.agent_name} did not end")
     listed = [run.run_id for run in result.runs]
-    if sorted(listed) != sorted(_nested_ids(result.trace)):
+    if sorted(listed) != sorted(nested_ids(result.trace)):
         found.append(f"T9 result.runs {len(listed)} runs, the trace nests "
-                     f"{len(_nested_ids(result.trace))}")
+                     f"{len(nested_ids(result.trace))}")
     budget = team.limits.max_tool_calls
     used = len(team.ran) + len(team.members)
     if budget is not None and used > budget:
@@ -366,12 +417,12 @@ def check(team: Team, result: RunResult[Any] | None, error: BaseException | None
     return found
 
 
-def _nested_ids(trace: Trace) -> list[str]:
+def nested_ids(trace: Trace) -> list[str]:
     """The run ids nested under a trace's calls, however deep (T9)."""
     found = []
     for record in trace.tool_calls:
         if record.run is not None:
-            found += [record.run.run_id, *_nested_ids(record.run)]
+            found += [record.run.run_id, *nested_ids(record.run)]
     return found
 
 

@@ -24,8 +24,9 @@ DEFAULT_OFFER_RUNS = 800
 #: inside the run's own task (38838), a failing async callback that cancels (43215), a tool
 #: that cancels the run as a limit is reached (no forced final request after it: 4628, 5139), a
 #: tool of a concurrent batch that cancels the run just before a deferred call (cancelled, not
-#: paused: 5585).
-REGRESSION_SEEDS = (4628, 5139, 5585, 5898, 19908, 21630, 30007, 38838, 43215,
+#: paused: 5585), a team with approvals whose resume was cancelled before its paused member
+#: went on (the member's run was never closed nor listed: 4131, 4649).
+REGRESSION_SEEDS = (4131, 4628, 4649, 5139, 5585, 5898, 19908, 21630, 30007, 38838, 43215,
                     210780, 216482, 218774)
 
 
@@ -34,6 +35,8 @@ def test_engine_invariants_hold_on_fuzzed_runs() -> None:
     started = time.perf_counter()
     reports = run_many([*range(runs), *REGRESSION_SEEDS])
     _fail_on_violations(reports, runs, time.perf_counter() - started, "")
+    seen = {feature for report in reports for feature in report.features}
+    assert {"team:approval", "team:paused_in_member", "approval:replayed"} <= seen
 
 
 def test_budgets_bound_the_playbook_offers_on_fuzzed_runs() -> None:
