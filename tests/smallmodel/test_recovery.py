@@ -120,3 +120,41 @@ def test_many_bad_arguments_stay_bounded() -> None:
                          tools=[pick])
     assert "`choice` takes a string, not 1" in seen[0]
     assert len(seen[0].partition("What would work:")[2]) <= MAX_ADVICE
+
+
+PRODUCTS = {"yoga mat": "SKU-3310"}
+
+
+def find_product(name: str) -> str:
+    """Find a product by its name and return its SKU."""
+    sku = PRODUCTS.get(name.lower())
+    if sku is None:
+        raise LookupError(f"no product called {name}")
+    return sku
+
+
+def _product_observations(script: list[Any], question: str) -> list[str]:
+    agent = Agent(ScriptedModel([*script, "done"]), tools=[find_product],
+                  limits=Limits(max_iterations=10))
+    result = agent.run_sync(question)
+    return [record.result or record.error or ""
+            for step in result.trace.steps for record in step.tool_calls]
+
+
+def test_a_name_rewritten_from_the_request_gets_the_requests_spelling() -> None:
+    """Seen on the 1.5B (issue 68, shop agent): ``find_product(name="YOGA-MAT")`` for "the
+    yoga mat", told only ``no product called YOGA-MAT``, answered "the yoga mat is not in
+    stock". The request's own words are the best guess at the stored name; with them the
+    next call succeeds."""
+    seen = _product_observations(
+        [call("find_product", {"name": "YOGA-MAT"}), call("find_product", {"name": "yoga mat"})],
+        "In which warehouse is the Yoga mat stocked?")
+    assert "`name` 'YOGA-MAT' is not how the request writes it: try 'Yoga mat'" in seen[0]
+    assert seen[1] == "SKU-3310"
+
+
+@pytest.mark.parametrize("value", ["Yoga mat", "rowing machine", "", "x" * 100_000])
+def test_no_spelling_advice_for_a_value_written_as_asked_or_not_asked(value: str) -> None:
+    seen = _product_observations([call("find_product", {"name": value})],
+                                 "Is the Yoga mat in stock?")
+    assert "is not how the request writes it" not in seen[0]

@@ -32,6 +32,7 @@ MAX_ADVICE = 600
 _PRODUCERS = 2
 _QUOTED = 120
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PLAIN = re.compile(r"[^\W_]+")
 
 
 def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id: str,
@@ -79,7 +80,8 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
 def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
                         arguments: dict[str, Any]) -> Iterator[str]:
     """After a tool raised: each string argument whose value no tool returned, where another
-    tool can give that parameter (an id looked up first).
+    tool can give that parameter (an id looked up first); where none can, an argument the
+    model rewrote from the request's words gets the request's own spelling.
 
     A value the request holds counts too: the commonest first-hour mistake is passing the
     name the user wrote where an id is wanted (``latest_reading(station_id="Tromso")`` before
@@ -90,13 +92,17 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
     for name, value in arguments.items():
         if name not in properties or not isinstance(value, str | int) or isinstance(value, bool):
             continue
-        producers = _producers(state, own, name)
-        if not producers:
-            continue
         if known is None:
             known = _known_text(state)
         request, results = known
         if str(value) in results:
+            continue
+        producers = _producers(state, own, name)
+        if not producers:
+            spelled = _request_spelling(value, request) if isinstance(value, str) else None
+            if spelled is not None:
+                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is not how the request "
+                       f"writes it: try {bounded_repr(spelled)[:_QUOTED]}")
             continue
         where = ("is taken from the request, not from a tool result" if str(value) in request
                  else "appears in no tool result or in the request")
@@ -121,6 +127,27 @@ def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_
     if latest is None or not example:
         return None
     return f"`{own}` worked earlier with {bounded_repr(latest.args)[:_QUOTED * 2]}"
+
+
+def _request_spelling(value: str, request: str) -> str | None:
+    """The request's own spelling of ``value`` where the model rewrote it: the same words in
+    the same order, in another case or with other separators (``YOGA-MAT`` for "the yoga
+    mat", ``aiko_tanaka`` for "Aiko Tanaka"). ``None`` when the value is written as the
+    request writes it, or the request does not hold its words.
+
+    Why: a lookup by name matches the name as stored, and the words the user wrote are the
+    best guess at it; told only ``no product called YOGA-MAT``, the 1.5B concluded "the yoga
+    mat is not in stock" (issue 68, the first-hour agents)."""
+    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    if not wanted or value in request:
+        return None
+    tokens = list(_PLAIN.finditer(request))
+    lowered = [t.group().lower() for t in tokens]
+    size = len(wanted)
+    for start in range(len(tokens) - size + 1):
+        if lowered[start:start + size] == wanted:
+            return request[tokens[start].start():tokens[start + size - 1].end()]
+    return None
 
 
 def _fits(field: dict[str, Any], value: Any) -> bool:
