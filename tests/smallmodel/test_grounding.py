@@ -140,3 +140,12 @@ def test_a_quoted_or_possessive_name_is_the_name_the_sources_hold() -> None:
     assert unsupported_claims("The station is 'Bergen', and Maria Lopez's books: 3.",
                               sources) == []
     assert unsupported_claims("Ask 'Oslo' about Dubois's loans.", sources) == ["Oslo", "Dubois's"]
+
+
+def test_a_unit_on_a_figure_is_no_name() -> None:
+    """The 1.5B answered "The temperature in Bergen is 45.32°F", the converter's own figure,
+    and the run ended ``ungrounded``: ``F`` read as a name no source held."""
+    sources = 'What is the temperature in Bergen in Fahrenheit? 45.32'
+    assert unsupported_claims("It is 45.32°F in Bergen, 45.32 ° F, grade A.", sources) == []
+    assert unsupported_claims("It is 45.32°F in Oslo.", sources) == ["Oslo"]
+    assert unsupported_claims("It is 7.4°Celsius.", sources) == ["7.4"]

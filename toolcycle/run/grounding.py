@@ -75,6 +75,28 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
         "grounding", "UNGROUNDED")
 
 
+def look_first(state: RunState) -> bool:
+    """Whether this request must call a tool (``tool_choice="required"``): grounding rejected
+    the previous attempt's text answer, the run has no tool result to answer from (no call
+    yet, or only failed ones), and this attempt has not called yet.
+
+    Why: told its figure had no source and asked to call a tool or answer from what it had,
+    the 1.5B wrote the same invented answer again in every such re-ask measured on the
+    first-hour agents ("The late fee for Tom Reed is 10 EUR.", twice, without a call). With
+    nothing looked up there is nothing to answer from, so the one re-ask is a turn that must
+    look; the request after that call is free again."""
+    if not state.setup.core.grounding or not state.setup.settings.tools:
+        return False
+    trace = state.trace.trace
+    if not any(a.attempt == state.attempt - 1 and a.validator == "grounding"
+               for a in trace.attempts):
+        return False
+    if any(step.attempt == state.attempt and step.tool_calls for step in trace.steps):
+        return False
+    return not any(isinstance(part, ToolResult) and not part.is_error
+                   for message in state.messages for part in message.parts)
+
+
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     """The status of a run that returned ``output``: the vocabulary's rule
     (:func:`toolcycle.status.returned_status`), then, with grounding on, ``"ungrounded"`` for
@@ -110,10 +132,19 @@ def unsupported_claims(answer: str, sources: str) -> list[str]:
             found[value] = None
     for match in _WORD.finditer(text):
         word = match.group()
-        if (word[0].isupper() and _bare(word) not in words
+        if (word[0].isupper() and _bare(word) not in words and not _unit_letter(text, match)
                 and not _SENTENCE_END.search(text[:match.start()] or ".")):
             found[word.rstrip("'")] = None
     return list(found)
+
+
+def _unit_letter(text: str, match: re.Match[str]) -> bool:
+    """Whether the capitalised word is a lone letter or follows a degree sign: a unit or a
+    symbol (``45.32°F``, ``20 °C``, "grade B"), not a name. A name the model invented is a
+    word; the figure a unit qualifies is checked on its own. Seen on the 1.5B: "45.32°F",
+    the converter's right figure, read as the unsupported name ``F`` (issue 68)."""
+    before = text[max(0, match.start() - 2):match.start()].rstrip()
+    return len(match.group()) == 1 or before.endswith("°")
 
 
 def _bare(word: str) -> str:

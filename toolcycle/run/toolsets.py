@@ -22,6 +22,7 @@ from ..context import CancelToken
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
 from ..tracing.trace import Trace
+from .grounding import look_first
 from .plan import NO_PLAN, RunPlan
 from .state import (
     AgentCore,
@@ -341,6 +342,8 @@ def request_settings(state: RunState) -> ModelSettings:
     the figure, then called other tools for four more turns (sources test split, JSON).
     """
     settings = state.setup.settings
+    if state.output.is_text and look_first(state):  # grounding's re-ask with nothing looked up
+        return replace(settings, tool_choice="required")
     if not state.output.is_text or not state.tool_counts:
         return settings
     if settings.tool_choice not in ("auto", "none"):

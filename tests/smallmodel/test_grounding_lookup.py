@@ -1,0 +1,69 @@
+"""Grounding's re-ask where nothing was looked up: the turn after the rejection must call a
+tool (issue 68). Measured on the first-hour agents with the 1.5B: told its figure had no
+source, it wrote the same invented answer again in every such re-ask ("The late fee for Tom
+Reed is 10 EUR.", twice, no call). Through the real loop and the JSON text protocol, with a
+scripted inner text model that does what the 1.5B did."""
+
+from __future__ import annotations
+
+from toolcycle import Agent
+from toolcycle.models.scripted import ScriptedModel
+from toolcycle.models.text.protocol import JsonToolsModel
+
+FEES = {"M-5603": 1.75}
+
+
+def find_member(name: str) -> str:
+    """Look up a library member's number by their full name."""
+    return {"tom reed": "M-5603"}[name.lower()]
+
+
+def late_fee(member_number: str) -> float:
+    """The late fee in EUR a member owes today."""
+    return FEES[member_number]
+
+
+INVENTED = '{"answer": "The late fee for Tom Reed is 10 EUR."}'
+LOOKED_UP = [
+    '{"name": "find_member", "arguments": {"name": "Tom Reed"}}',
+    '{"name": "late_fee", "arguments": {"member_number": "M-5603"}}',
+    '{"answer": "Tom Reed owes 1.75 EUR."}']
+
+
+def _run(script: list[str], grounding: bool = True) -> tuple[object, ScriptedModel]:
+    inner = ScriptedModel(script)
+    agent = Agent(JsonToolsModel(inner), "You are the library assistant.",
+                  [find_member, late_fee], grounding=grounding)
+    return agent.run_sync("How much does Tom Reed owe in late fees?"), inner
+
+
+def test_the_re_ask_after_an_answer_with_nothing_looked_up_must_call() -> None:
+    """The model repeats its answer once more (as the 1.5B did); the turn must call, so the
+    repeat is refused by the protocol and the model looks the figure up."""
+    result, inner = _run([INVENTED, INVENTED, *LOOKED_UP])
+    assert [c.name for c in result.tool_calls] == ["find_member", "late_fee"]
+    assert (result.status, result.output) == ("success", "Tom Reed owes 1.75 EUR.")
+    assert "Call one of the tools now." in inner.requests[1].last_message.text
+    assert "Call one of the tools now." not in inner.requests[-1].last_message.text
+
+
+def test_after_a_failed_call_too_the_re_ask_must_call() -> None:
+    """A call that failed gave nothing to answer from (the 1.5B: ``KeyError: 'Tromso'``,
+    then "The wind in Tromso is currently 10 km/h.", twice)."""
+    failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
+    result, inner = _run([failed, INVENTED, INVENTED, *LOOKED_UP])
+    assert result.status == "success" and result.output == "Tom Reed owes 1.75 EUR."
+    assert "Call one of the tools now." in inner.requests[2].last_message.text
+
+
+def test_with_a_tool_result_in_hand_the_re_ask_stays_free() -> None:
+    """Something was looked up: the model may answer from it, so no call is forced, and an
+    answer that still asserts what no source holds says so in its status."""
+    result, inner = _run([LOOKED_UP[0], INVENTED, INVENTED])
+    assert not any("Call one of the tools now." in r.last_message.text for r in inner.requests)
+    assert result.status == "ungrounded"
+
+
+def test_without_grounding_nothing_is_forced() -> None:
+    result, inner = _run([INVENTED], grounding=False)
+    assert result.status == "success" and len(inner.requests) == 1
