@@ -9,6 +9,7 @@ from __future__ import annotations
 from toolcycle import Agent
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import JsonToolsModel
+from toolcycle.testing import call
 
 FEES = {"M-5603": 1.75}
 
@@ -67,3 +68,56 @@ def test_with_a_tool_result_in_hand_the_re_ask_stays_free() -> None:
 def test_without_grounding_nothing_is_forced() -> None:
     result, inner = _run([INVENTED], grounding=False)
     assert result.status == "success" and len(inner.requests) == 1
+
+
+BEDS = {"Oak Ward": 17, "Rose Ward": 21}
+
+
+def beds(ward: str) -> int:
+    """The number of beds of a hospital ward."""
+    return BEDS[ward]
+
+
+def add(numbers: list[float]) -> float:
+    """Add a list of numbers."""
+    return round(sum(numbers), 2)
+
+
+def _beds(script: list[object]) -> object:
+    agent = Agent(ScriptedModel(script), tools=[beds, add], grounding=True)
+    return agent.run_sync("How many beds do Oak Ward and Rose Ward have together?")
+
+
+SUMMED = [call("beds", {"ward": "Oak Ward"}), call("beds", {"ward": "Rose Ward"}),
+          call("add", {"numbers": [17, 21]}), "They have 38 beds together."]
+
+
+def test_a_tool_result_over_invented_figures_is_no_source() -> None:
+    """Seen on the 1.5B (held-out first-hour agent "ward", seed 68): it called only ``add``
+    with two counts it made up and answered their sum; the sum was in a tool result, so the
+    run said ``success``. The re-ask now names the call, and the model looks the figures up."""
+    result = _beds([call("add", {"numbers": [20, 22]}), "They have 42 beds together.",
+                    *SUMMED])
+    first = result.trace.attempts[0]
+    assert first.validator == "grounding"
+    assert "'42'" in first.errors[0]
+    assert first.errors[1].startswith("`add` was given 20, 22, which no tool result")
+    assert (result.status, result.output) == ("success", "They have 38 beds together.")
+
+
+def test_an_answer_from_figures_added_up_from_nowhere_is_ungrounded() -> None:
+    result = _beds([call("add", {"numbers": [20, 22]}), "They have 42 beds together.",
+                    "Still 42 beds."])
+    assert (result.status, result.output) == ("ungrounded", "Still 42 beds.")
+
+
+def test_a_tool_result_over_looked_up_figures_is_a_source() -> None:
+    result = _beds(SUMMED)
+    assert result.status == "success" and result.attempts == 1
+
+
+def test_figures_from_the_request_ground_a_call() -> None:
+    agent = Agent(ScriptedModel([call("add", {"numbers": [17.50, 21]}), "38.5 in all."]),
+                  tools=[add], grounding=True)
+    result = agent.run_sync("What is 17.5 plus 21?")
+    assert result.status == "success" and result.attempts == 1

@@ -17,18 +17,20 @@ returns still asserts what no source holds, the run's status is ``"ungrounded"``
 ``"success"`` (:func:`run_status`): the issue's other demand is that a run says so when its
 answer is not right, and an unsupported figure is the one case the run can tell.
 
-Off by default: it is a heuristic (a figure the model rightly derives, such as a sum, reads as
-unsupported, and so does a capitalised word of the model's own phrasing), and it was not
-measured on held-out agents. Single-digit integers are not checked: counts a model may get by
-counting what a tool returned.
+On by default for in-process local models only (:func:`grounds_by_default`): it is a
+heuristic (a figure the model rightly derives, such as a sum, reads as unsupported, and so
+does a capitalised word of the model's own phrasing). Single-digit integers are not checked:
+counts a model may get by counting what a tool returned. A tool result counts as a source
+only when the figures its call was given do (:func:`_sources`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from ..messages import ToolResult
+from ..messages import ToolCall, ToolResult
 from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
@@ -64,21 +66,27 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     spent = sum(1 for a in state.trace.trace.attempts if a.validator == "grounding")
     if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
         return None
-    unsupported = unsupported_claims(answer_text(answer), _sources(state))
+    sources = _sources(state)
+    unsupported = unsupported_claims(answer_text(answer), sources.text)
     if not unsupported:
         return None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
-    return ValidationProblem(
-        [f"your answer asserts {shown}{more}, which appear in no tool result and not in the "
-         "request: call a tool that gives them, or answer only from what you have"],
-        "grounding", "UNGROUNDED")
+    errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
+              "the request: call a tool that gives them, or answer only from what you have"]
+    for tool, inputs, result in sources.unfounded:
+        if any(item in result for item in unsupported) and len(errors) <= _SHOWN:
+            errors.append(f"`{tool}` was given {', '.join(inputs[:_SHOWN])}, which no tool "
+                          "result and not the request hold, so its result is no source: "
+                          "first call the tools that give those figures")
+    return ValidationProblem(errors, "grounding", "UNGROUNDED")
 
 
 def look_first(state: RunState) -> bool:
     """Whether this request must call a tool (``tool_choice="required"``): grounding rejected
     the previous attempt's text answer, the run has no tool result to answer from (no call
-    yet, or only failed ones), and this attempt has not called yet.
+    yet, only failed ones, or only calls over figures from nowhere), and this attempt has not
+    called yet.
 
     Why: told its figure had no source and asked to call a tool or answer from what it had,
     the 1.5B wrote the same invented answer again in every such re-ask measured on the
@@ -93,8 +101,7 @@ def look_first(state: RunState) -> bool:
         return False
     if any(step.attempt == state.attempt and step.tool_calls for step in trace.steps):
         return False
-    return not any(isinstance(part, ToolResult) and not part.is_error
-                   for message in state.messages for part in message.parts)
+    return _sources(state).results == 0
 
 
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:
@@ -110,7 +117,8 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
         data = to_jsonable_python(output, fallback=str)
     except ValueError:  # a structure that refers to itself: its text form is the answer
         data = str(output)
-    return "ungrounded" if unsupported_claims(answer_text(data), _sources(state)) else status
+    return ("ungrounded" if unsupported_claims(answer_text(data), _sources(state).text)
+            else status)
 
 
 def unsupported_claims(answer: str, sources: str) -> list[str]:
@@ -189,21 +197,76 @@ def answer_text(answer: Any) -> str:
     return "\n".join(leaves)
 
 
-def _sources(state: RunState) -> str:
+@dataclass(frozen=True, slots=True)
+class _Sources:
+    """What an answer may draw on (:func:`_sources`): ``text``, every source in one text;
+    ``results``, how many tool results count as sources; ``unfounded``, per tool result left
+    out, the tool's name, the figures of its arguments that no earlier source held, and the
+    result's text."""
+
+    text: str
+    results: int
+    unfounded: tuple[tuple[str, tuple[str, ...], str], ...]
+
+
+def _sources(state: RunState) -> _Sources:
     """The request, the instructions, the offered tools' descriptions (what the model was
-    told: "the total, in EUR") and every successful tool result so far.
+    told: "the total, in EUR") and every successful tool result so far whose call's figures
+    came from those sources.
 
     The request is the conversation up to the run's prompt: user messages the loop writes
     later (a rejected attempt's feedback, which quotes the unsupported figure back) are not
-    sources, or an answer repeated after the re-ask would find its own figure there."""
+    sources, or an answer repeated after the re-ask would find its own figure there.
+
+    A result is a source only when the figures the call was given (its arguments' numbers)
+    are: ``add(numbers=[20, 22])`` over figures the model made up returns 42, and 42 in a
+    tool result would vouch for an invented answer. Seen on the 1.5B (issue 68, held-out
+    first-hour agents): asked for two wards' beds together, it called only ``add`` with two
+    invented counts and answered the sum, a ``success``."""
     found = [state.setup.core.instructions]
     found.extend(d.description for d in state.setup.settings.tools)
+    known = {_figure(f) for text in found for f in _FIGURE.findall(text)}
+    given: dict[str, tuple[str, ...]] = {}
+    unfounded: list[tuple[str, tuple[str, ...], str]] = []
+    results = 0
     prompted = False
     for index, message in enumerate(state.messages):
+        texts = []
         if message.role in ("user", "system") and not prompted:
-            found.append(message.text)
+            texts.append(message.text)
             prompted = index >= state.new_message_index and message.role == "user"
         for part in message.parts:
-            if isinstance(part, ToolResult) and not part.is_error:
-                found.append(part.content)
-    return "\n".join(found)
+            if isinstance(part, ToolCall):
+                given[part.id] = tuple(dict.fromkeys(_argument_figures(part.arguments)))
+            elif isinstance(part, ToolResult) and not part.is_error:
+                missing = tuple(f for f in given.get(part.call_id, ()) if f not in known)
+                if missing:
+                    unfounded.append((part.name, missing, part.content))
+                    continue
+                results += 1
+                texts.append(part.content)
+        for text in texts:
+            found.append(text)
+            known.update(_figure(f) for f in _FIGURE.findall(text))
+    return _Sources("\n".join(found), results, tuple(unfounded))
+
+
+def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
+    """The numbers a call was given (JSON numbers at any depth; strings are names and ids,
+    and single digits are counts a model may get by counting), as :func:`_figure` writes
+    them."""
+    figures: list[str] = []
+    stack: list[Any] = [arguments]
+    while stack and len(figures) < 1000:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))  # (in the order written)
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            number = abs(value)
+            text = str(int(number)) if float(number).is_integer() and number < 1e15 else str(
+                number)
+            if not _small(text):
+                figures.append(_figure(text))
+    return figures
