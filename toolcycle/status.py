@@ -19,7 +19,8 @@ status          meaning                                                         
 ``tool_error``  the answer is a tool's error text passed through (see                    no
                 :func:`passes_tool_error`)
 ``ungrounded``  with grounding on (``Agent(grounding=True)``), the answer still asserts   no
-                figures or names that no source holds after the one re-ask
+                figures or names that no source holds after the one re-ask, or every
+                tool call the run made failed
 ``paused``      calls wait for a person's decision (``agent.resume(result.snapshot)``)    no
 ``failure``     the run raised (``error.result`` carries this status)                    no
 ``cancelled``   the run was cancelled (``error.result``)                                 no
@@ -68,7 +69,8 @@ RETURNED_MEANINGS: dict[str, str] = {
     "partial": "a limit stopped the run: the output is only what existed then",
     "tool_error": "the answer is a tool's error text, passed through by the model",
     "ungrounded": "the answer asserts figures or names that no tool result, the request or "
-    "the instructions hold (grounding), so do not trust it as a success",
+    "the instructions hold, or every tool call failed (grounding), so do not trust it as a "
+    "success",
 }
 
 #: A stretch cut out of an error shorter than this is too common in real answers (a name, a

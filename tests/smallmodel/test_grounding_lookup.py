@@ -121,3 +121,42 @@ def test_figures_from_the_request_ground_a_call() -> None:
                   tools=[add], grounding=True)
     result = agent.run_sync("What is 17.5 plus 21?")
     assert result.status == "success" and result.attempts == 1
+
+
+def find_product(name: str) -> str:
+    """Find a product by its name and return its SKU."""
+    return {"yoga mat": "SKU-3310"}[name.lower()]
+
+
+def warehouse(sku: str) -> str:
+    """The warehouse a product (by SKU) is stocked in."""
+    return {"SKU-3310": "Leeds"}[sku]
+
+
+def _yoga(script: list[object]) -> object:
+    agent = Agent(ScriptedModel(script), tools=[find_product, warehouse], grounding=True)
+    return agent.run_sync("In which warehouse is the yoga mat stocked?")
+
+
+GAVE_UP = [call("find_product", {"name": "YOGA-MAT"}), "The yoga mat is not in stock."]
+
+
+def test_an_answer_after_every_call_failed_is_asked_again_and_must_call() -> None:
+    """Seen on the 1.5B (first-hour dev set, shop): ``find_product`` failed on ``YOGA-MAT``
+    and it answered "The yoga mat is not in stock.": nothing to check, and a ``success``."""
+    result = _yoga([*GAVE_UP, call("find_product", {"name": "yoga mat"}),
+                    call("warehouse", {"sku": "SKU-3310"}), "In Leeds."])
+    assert result.trace.attempts[0].errors[0].startswith("every tool call of this run failed")
+    assert (result.status, result.output) == ("success", "In Leeds.")
+
+
+def test_an_answer_that_rests_on_failed_calls_only_is_ungrounded() -> None:
+    result = _yoga([*GAVE_UP, call("find_product", {"name": "Yoga-Mat"}),
+                    "I could not find the yoga mat."])
+    assert (result.status, result.output) == ("ungrounded", "I could not find the yoga mat.")
+
+
+def test_one_call_that_worked_is_something_to_answer_from() -> None:
+    result = _yoga([call("find_product", {"name": "YOGA-MAT"}),
+                    call("find_product", {"name": "yoga mat"}), "It is in stock."])
+    assert result.status == "success" and result.attempts == 1

@@ -38,6 +38,10 @@ from .state import RunState
 
 #: Checks that may reject per run: one re-ask, then the answer stands.
 MAX_CHECKS = 1
+#: The re-ask after an answer when every tool call of the run failed.
+NOTHING_FOUND = ("every tool call of this run failed, so no tool result supports your answer: "
+                 "call the tool again the way its error says would work, or say that you "
+                 "could not find the answer")
 #: Unsupported items named to the model, at most.
 _SHOWN = 5
 #: How much of the answer is read (a huge answer is checked on its start).
@@ -68,6 +72,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
         return None
     sources = _sources(state)
     unsupported = unsupported_claims(answer_text(answer), sources.text)
+    if not unsupported and _nothing_found(state, sources):
+        return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
     if not unsupported:
         return None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
@@ -117,8 +123,19 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
         data = to_jsonable_python(output, fallback=str)
     except ValueError:  # a structure that refers to itself: its text form is the answer
         data = str(output)
-    return ("ungrounded" if unsupported_claims(answer_text(data), _sources(state).text)
-            else status)
+    sources = _sources(state)
+    if unsupported_claims(answer_text(data), sources.text) or _nothing_found(state, sources):
+        return "ungrounded"
+    return status
+
+
+def _nothing_found(state: RunState, sources: _Sources) -> bool:
+    """Whether the run called tools and every call failed: then no tool result supports the
+    answer, whatever it says. Seen on the 1.5B (first-hour dev set): ``find_product`` failed
+    on ``YOGA-MAT`` and it answered "The yoga mat is not in stock.", no figure or name to
+    check, a ``success``. A question about what does not exist ends ``ungrounded`` too: the
+    run cannot tell "not found" from "looked up wrong", and says so."""
+    return sources.results == 0 and bool(state.trace.trace.error_observations())
 
 
 def unsupported_claims(answer: str, sources: str) -> list[str]:
@@ -225,6 +242,7 @@ def _sources(state: RunState) -> _Sources:
     invented counts and answered the sum, a ``success``."""
     found = [state.setup.core.instructions]
     found.extend(d.description for d in state.setup.settings.tools)
+    ending = {d.name for d in state.output.tool_definitions}  # ("Output accepted." is no data)
     known = {_figure(f) for text in found for f in _FIGURE.findall(text)}
     given: dict[str, tuple[str, ...]] = {}
     unfounded: list[tuple[str, tuple[str, ...], str]] = []
@@ -238,7 +256,7 @@ def _sources(state: RunState) -> _Sources:
         for part in message.parts:
             if isinstance(part, ToolCall):
                 given[part.id] = tuple(dict.fromkeys(_argument_figures(part.arguments)))
-            elif isinstance(part, ToolResult) and not part.is_error:
+            elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
                 missing = tuple(f for f in given.get(part.call_id, ()) if f not in known)
                 if missing:
                     unfounded.append((part.name, missing, part.content))
