@@ -1,6 +1,7 @@
 """What the team tests check on every run: each agent's history is well-formed (every call
 id answered once, in order) and the team's usage adds up exactly; and the desk the pause tests
-share (a janitor whose ``delete`` waits for a person, called by a boss)."""
+share (a janitor whose ``delete`` waits for a person, called by a boss), and the support
+desk's tools the handoff tests share."""
 
 from __future__ import annotations
 
@@ -30,6 +31,18 @@ def check_team(result: RunResult[Any]) -> None:
         if any(record.run is run.trace for record in result.trace.tool_calls):
             own.add(run.usage)
     assert own == result.usage
+
+
+@tool
+def refund(order: str) -> str:
+    """Refund an order."""
+    return f"refunded {order}"
+
+
+@tool
+def reset_password(user: str) -> str:
+    """Reset a password."""
+    return f"reset link sent to {user}"
 
 
 class Desk:

@@ -12,19 +12,7 @@ from toolcycle import Agent, ConfigurationError, Limits, Message, tool
 from toolcycle.events import HandoffEvent
 from toolcycle.testing import HistoryChecker, ScriptedModel, call
 
-from .helpers import check_team
-
-
-@tool
-def refund(order: str) -> str:
-    """Refund an order."""
-    return f"refunded {order}"
-
-
-@tool
-def reset_password(user: str) -> str:
-    """Reset a password."""
-    return f"reset link sent to {user}"
+from .helpers import check_team, refund, reset_password
 
 
 class Refund(BaseModel):
@@ -171,3 +159,26 @@ async def test_a_handoff_from_an_agent_with_toolsets_keeps_the_target_s_tools() 
     result = await triage.run("refund A1")
     assert result.output == "billing here"
     assert offered == [["refund"], ["refund"]]  # not the first agent's toolset again
+
+
+async def test_handoffs_go_one_way_along_the_chain_that_was_built() -> None:
+    """A target offers only its own handoffs (docs/teams.md, "Handoffs go one way"): billing,
+    which lists refunds alone, cannot hand back to triage (its model's try is an unknown
+    tool), and each link of the chain is one handoff."""
+    refunds = Agent(ScriptedModel(["refund done"]), name="refunds")
+    offered: list[list[str]] = []
+
+    def billing_reply(messages: list[Message], settings: Any) -> Any:
+        offered.append([t.name for t in settings.tools])
+        return call("transfer_to_triage" if len(offered) == 1 else "transfer_to_refunds")
+
+    billing = Agent(ScriptedModel(billing_reply), name="billing", handoffs=[refunds])
+    triage = Agent(ScriptedModel([call("transfer_to_billing")]), name="triage",
+                   handoffs=[billing])
+    result = await triage.run("refund A1")
+    assert offered[0] == ["transfer_to_refunds"]
+    assert "Unknown tool `transfer_to_triage`" in (result.tool_calls[1].error or "")
+    assert [(h["from"], h["to"]) for h in result.trace.handoffs] == [
+        ("triage", "billing"), ("billing", "refunds")]
+    assert result.output == "refund done" and result.agent_name == "refunds"
+    check_team(result)

@@ -35,9 +35,9 @@ from ..run.toolsets import (
     LearnedRoutines,
     Listed,
     close_toolsets,
+    for_task,
     listed_within,
     refresher,
-    selected,
     with_toolsets,
 )
 from ..tools import Tool, ToolFunction, ToolOptions, ToolPolicy, Toolset
@@ -396,8 +396,7 @@ class Agent(Generic[DepsT, OutputT, InputT]):
             self._task, self.instructions, task_input, user_prompt)
         settings = settings or self.model_settings
         selection = self.tool_selection
-        if (selection is not None or core.playbook is not None) and user_prompt is not None:
-            core, settings = selected(core, settings, selection, user_prompt)  # (and its plan)
+        core, settings = for_task(core, settings, selection, user_prompt)  # (and its plan)
         setup = RunSetup(
             core=core,
             model=self.model,

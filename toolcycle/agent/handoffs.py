@@ -3,7 +3,15 @@
 The engine switches the run to the other agent (:func:`toolcycle.run.team.hand_off`); this
 module offers the model a ``transfer_to_<name>`` tool per agent and says what the run becomes
 once handed over: the target's core, model and settings, and how its toolsets (MCP servers)
-are listed before each request from then on.
+are listed before each request from then on. The target's own ``tool_selection`` (and its
+playbook's plan) choose its tools for the run's prompt, as in a run of its own: an agent
+built to be offered a few of its many tools must not be offered all of them because another
+agent handed it the conversation. What the starting agent was offered stays the trace's
+``tools_offered`` (the playbook learns from it under that agent's name).
+
+Handoffs go one way: a target offers only its own handoffs, fixed when it was built, so the
+agents form a chain or a tree and a conversation cannot bounce between two of them until a
+limit ends it; a round trip (ask a specialist, then go on) is an agent called as a tool.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from ..models.base import Model, ModelSettings
 from ..run.state import AgentCore
 from ..run.team import HandoffTool
+from ..run.toolsets import for_task, selecting_for
 from ..tools import TOOL_NAME_PATTERN, ToolSpec
 from .team_agent import TeamAgent
 
@@ -29,13 +38,18 @@ class AgentHandoff:
     def name(self) -> str:
         return self.agent.name
 
-    def handoff_core(self) -> tuple[AgentCore, Model, ModelSettings]:
-        core, settings = self.agent._own_core()
-        return core, self.agent.model, settings
+    def handoff_core(self, task: str | None) -> tuple[AgentCore, Model, ModelSettings]:
+        agent = self.agent
+        core, settings = for_task(*agent._own_core(), agent.tool_selection, task)
+        return core, agent.model, settings
 
-    @property
-    def refresher(self) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
-        return self.agent._run_core if self.agent._toolsets else None
+    def refresher(self, task: str | None
+                  ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
+        agent = self.agent
+        if not agent._toolsets:
+            return None
+        return selecting_for(agent._run_core, agent.tool_selection,
+                             agent._own_core()[0].playbook, task)
 
 
 def handoff_tools[A: TeamAgent](targets: object, agent_type: type[A], problems: list[str]

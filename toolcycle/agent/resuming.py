@@ -54,24 +54,28 @@ def paused_core(agent: TeamAgent, active: TeamAgent, snapshot: dict[str, Any] | 
     """The core that resumes a paused run of ``agent`` (``listed``: with the toolsets' tools;
     else as they were last listed, :class:`ResumeListing`):
     ``agent``'s with the tools its selection offered the run, or the core of the agent the run
-    was handed to (``active``) sealed as ``agent`` seals (its snapshot key and ledger)."""
+    was handed to (``active``) with the tools its own selection offered, sealed as ``agent``
+    seals (its snapshot key and ledger)."""
     core, settings = listed or active._listed_core()
-    if active is agent:
-        return reselected(core, settings, snapshot, agent.tool_selection)
-    first = agent._own_core()[0]
-    return replace(core, snapshot_key=first.snapshot_key,
-                   snapshot_ledger=first.snapshot_ledger), settings
+    if active is not agent:  # sealed as the starting agent, selected as the target selects
+        first = agent._own_core()[0]
+        core = replace(core, snapshot_key=first.snapshot_key,
+                       snapshot_ledger=first.snapshot_ledger)
+    return reselected(core, settings, snapshot, active.tool_selection)
 
 
 def listing(agent: TeamAgent, active: TeamAgent, state: RunState
             ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
     """How a resumed run lists the toolsets of the agent it goes on as (``None``: it has
-    none): ``agent``'s with its tool selection, or a handoff target's sealed as ``agent``."""
+    none): ``agent``'s with its tool selection, or a handoff target's with its own, sealed
+    as ``agent``."""
     if not active._toolsets:
         return None
     if active is agent:
         return refresher(agent._run_core, agent.tool_selection, state, state.setup.user_prompt)
-    return sealed_as(active._run_core, agent._own_core()[0])
+    target = AgentHandoff(active).refresher(state.setup.user_prompt)
+    assert target is not None  # (it has toolsets)
+    return sealed_as(target, agent._own_core()[0])
 
 
 def resume_as(agent: TeamAgent, snapshot: dict[str, Any] | str | bytes, approvals: object,

@@ -145,14 +145,16 @@ class HandoffTarget(Protocol):
     @property
     def name(self) -> str: ...
 
-    def handoff_core(self) -> tuple[AgentCore, Model, ModelSettings]:
-        """The agent's core (tools, output, instructions), model and request settings."""
+    def handoff_core(self, task: str | None) -> tuple[AgentCore, Model, ModelSettings]:
+        """The agent's core (tools, output, instructions), model and request settings for the
+        run of ``task`` (its prompt) handed to it: its tools as its own tool selection (and
+        playbook) offer them for that task, as in a run of its own."""
         ...
 
-    @property
-    def refresher(self) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
-        """How the run lists the agent's toolsets before each request once handed to it
-        (``None`` for an agent without toolsets)."""
+    def refresher(self, task: str | None
+                  ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]] | None:
+        """How the run lists the agent's toolsets before each request once handed to it, its
+        selection applied to what they list (``None`` for an agent without toolsets)."""
         ...
 
 

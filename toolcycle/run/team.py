@@ -25,7 +25,8 @@ limits and result, started by a tool call of its *parent*. What makes the team o
 A **handoff** (``Agent(handoffs=[billing])``) is a tool ``transfer_to_billing`` whose call
 ends the turn (the calls after it are not executed) and switches the run to the other agent:
 its instructions (the system message), model, tools (its toolsets' listed before the next
-request) and output type; limits, usage, trace and history stay the run's, and its snapshots
+request, all of them as its own tool selection keeps them for the run's prompt) and output
+type; limits, usage, trace and history stay the run's, and its snapshots
 are sealed and consumed as the agent that started it says (:func:`hand_off`, :func:`sealed_as`).
 ``result.agent_name`` says who answered.
 
@@ -237,13 +238,14 @@ async def hand_off(state: RunState) -> None:
     assert target is not None
     first = state.setup.core
     before = first.name
-    core, model, settings = target.handoff_core()
+    task = state.setup.user_prompt  # (what the target's own tool selection selects for)
+    core, model, settings = target.handoff_core(task)
     core = replace(core, snapshot_key=first.snapshot_key, snapshot_ledger=first.snapshot_ledger)
     state.setup = replace(state.setup, core=core, model=model, settings=settings,
                           instructions=None)
     state.output = core.output
     state.ctx.agent_name = core.name
-    refresh = target.refresher  # its toolsets' tools join before the next request
+    refresh = target.refresher(task)  # its toolsets' tools join before the next request
     state.refresh_tools = None if refresh is None else sealed_as(refresh, first)
     system = Message.system(core.instructions) if core.instructions else None
     messages = state.messages

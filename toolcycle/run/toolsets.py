@@ -182,13 +182,10 @@ def refresher(list_core: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]
     """How a run lists its toolsets again before a request: with the run's tool selection
     and its playbook's plan applied when the agent has either (and the run a prompt to
     select for), what it offers recorded in the run's trace."""
-    if (selection is None and state.setup.core.playbook is None) or prompt is None:
-        return list_core
-
     def offered(core: AgentCore) -> None:
         if selection is not None or core.plan is not None:
             state.trace.trace.tools_offered = [d.name for d in core.definitions]
-    return selecting(list_core, selection, prompt, offered)
+    return selecting_for(list_core, selection, state.setup.core.playbook, prompt, offered)
 
 
 class LearnedRoutines:
@@ -277,6 +274,28 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector | 
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
     return _with_tools(core, tools, chosen), replace(settings, tools=chosen)
+
+
+def for_task(core: AgentCore, settings: ModelSettings, selector: ToolSelector | None,
+             task: str | None) -> tuple[AgentCore, ModelSettings]:
+    """:func:`selected` where an agent selects (a tool selection, or a playbook to plan
+    with) and the run has a task to select for; ``core`` and ``settings`` as they are
+    otherwise. One rule for every way a run gets an agent's tools: its start, a resume, a
+    handoff to it."""
+    if task is None or (selector is None and core.playbook is None):
+        return core, settings
+    return selected(core, settings, selector, task)
+
+
+def selecting_for(refresh: Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]],
+                  selector: ToolSelector | None, playbook: object, task: str | None,
+                  offered: Callable[[AgentCore], None] | None = None,
+                  ) -> Callable[[], Awaitable[tuple[AgentCore, ModelSettings]]]:
+    """:func:`selecting` where an agent selects (``selector``, or its ``playbook``) and the
+    run has a task; ``refresh`` itself otherwise (the rule of :func:`for_task`)."""
+    if task is None or (selector is None and playbook is None):
+        return refresh
+    return selecting(refresh, selector, task, offered)
 
 
 def selection_plan(selector: ToolSelector, task: str, offered: frozenset[str],
