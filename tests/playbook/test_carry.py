@@ -114,9 +114,10 @@ async def test_a_probe_learns_the_rename_and_the_fallback_uses_it(tmp_path: Any)
     result = await _agent(frozen).run("When is Dr. Castillo's next free slot?")
     assert result.output == "Next slot: 15:45" and len(result.trace.steps) == 2
     assert 'rota_board({"clinician": "Castillo"})' in result.trace.tool_calls[0].result
-    # worded apart, not shown the pitfall: its quota error proves it, and the rename carries
+    # worded apart: the pitfall is with its tool (tool_lessons.py), its quota error proves
+    # it applies, and the rename carries
     apart = await _agent(frozen).run("Could Dr. Castillo's earliest time be found?")
-    assert apart.trace.strategies_shown == []
+    assert apart.trace.strategies_shown == [pitfall.id]
     assert apart.output == "Next slot: 15:45"
 
 

@@ -22,6 +22,7 @@ from toolcycle.playbook.outcome import use_verdict
 from toolcycle.playbook.playbook import HEADER
 from toolcycle.playbook.stats import tool_observations
 from toolcycle.playbook.strategy import Insight, covers, estimate_tokens
+from toolcycle.playbook.tool_lessons import in_play
 from toolcycle.tracing.trace import Trace
 
 from .conftest import Call, make_trace
@@ -337,7 +338,8 @@ def test_a_pitfall_the_shown_sequence_already_carries_is_left_out() -> None:
                         tools=["booking_detail"], support=3)
     alternative = Strategy(id="p3", domain="d", kind="pitfall", applies_when=["seat"],
                            advice="seat_map times out. Call find_booking(ref) instead.",
-                           tools=["seat_map", "find_booking"], support=3)
+                           tools=["seat_map", "find_booking"], support=3,
+                           about_tool=False)  # a lesson of seat tasks, not of seat_map
     backwards = Strategy(id="p4", domain="d", kind="pitfall", applies_when=["seat"],
                          advice="find_booking needs x from booking_detail.",
                          tools=["find_booking", "booking_detail"], support=3)
@@ -352,7 +354,9 @@ def test_a_pitfall_the_shown_sequence_already_carries_is_left_out() -> None:
     pb.store.put([seq, prerequisite, argument, alternative])
     tools = ["find_booking", "booking_detail", "seat_map"]
     text, shown = pb.instructions_for("which seat has booking 7?", "d", tools)
-    assert sorted(shown) == ["p1", "p2", "q"] and "seat_map times out" not in text
+    assert shown == ["q"] and "seat_map times out" not in text
+    # the prerequisite and the argument format go with booking_detail (tool_lessons.py)
+    assert sorted(s.id for s in in_play(pb.store, "d", tools)) == ["p1", "p2"]
     # without room for the sequence, the pitfall it would have carried is shown instead
     assert estimate_tokens(seq.render()) > estimate_tokens(alternative.render()) + 2
     pb = Playbook(":memory:", token_budget=estimate_tokens(HEADER)

@@ -33,7 +33,8 @@ def service_history(service: str) -> str:
 
 PITFALL = Strategy(id="p", domain="rail", kind="pitfall", applies_when=["delay", "service"],
                    advice="delay_feed times out. Call service_history(service) instead.",
-                   tools=["delay_feed", "service_history"], support=3)
+                   tools=["delay_feed", "service_history"], support=3,
+                   detail="delay_feed timed out after … s")  # (the failure it was learned from)
 
 
 def feed_first(messages: list[Message], settings: ModelSettings) -> Any:
@@ -90,10 +91,13 @@ async def test_a_call_that_works_is_the_tools_own() -> None:
     assert not fell_back("delay_feed", result.trace.tool_calls[0].result)
 
 
-async def test_a_run_not_shown_the_pitfall_gets_the_tools_failure() -> None:
-    pb = _playbook()
-    result = await _agent(pb).run("Which platform for RX1?")  # no word of the pitfall's
-    assert result.trace.strategies_shown == []
+async def test_a_pitfall_without_the_failure_it_was_learned_from_falls_back_on_none() -> None:
+    """A pitfall is a lesson about its tool, shown with the tool to every run offered it
+    (toolcycle/playbook/tool_lessons.py), whatever the task's words: so it falls back on the
+    failure it was learned from alone, never on any failure of the tool."""
+    bare = Strategy(**{**PITFALL.to_dict(), "detail": ""})  # no failure to tell it by
+    result = await _agent(_playbook(bare)).run("Which platform for RX1?")
+    assert result.trace.strategies_shown == ["p"]  # in delay_feed's description
     first = result.trace.tool_calls[0]
     assert first.error is not None and "timed out" in first.error
     assert [c.name for c in result.trace.tool_calls] == ["delay_feed", "service_history"]
@@ -105,7 +109,8 @@ async def test_a_pitfall_held_back_beside_its_sequence_still_falls_back() -> Non
                                "delay_feed for this kind of task.",
                         tools=["service_history"], support=3)
     result = await _agent(_playbook(sequence, PITFALL)).run("What is the delay of service RX1?")
-    assert result.trace.strategies_shown == ["q"]  # the pitfall waits beside the sequence
+    assert result.trace.strategies_shown == ["q", "p"]  # the pitfall is with its tool
+    assert "delay_feed times out" not in result.messages[0].text  # not with the task's
     assert len(result.trace.steps) == 2 and result.output == "Delay: delay 12 min"
 
 
@@ -230,9 +235,11 @@ async def test_the_alternative_counts_against_its_own_call_limit() -> None:
     assert not fell_back("delay_feed", second)
 
 
-async def test_the_answer_is_asked_for_once_the_alternative_answered() -> None:
-    """Shown no sequence, a pitfall's alternative is the run's sequence (RoutineOffer.
-    answer_when): after the fallback ran it, or the model called it, the answer is asked for."""
+async def test_a_pitfalls_alternative_asks_for_no_answer() -> None:
+    """How a run ends is a lesson about its task (a sequence retrieved by its words); a
+    pitfall is about its tool, shown to runs of any task that offer the tool, so its
+    alternative is no run's sequence: the answer is not asked for once it answered (a task
+    that calls it as a first step would be cut short)."""
     choices: list[Any] = []
 
     def wandering(messages: list[Message], settings: ModelSettings) -> Any:
@@ -246,7 +253,7 @@ async def test_the_answer_is_asked_for_once_the_alternative_answered() -> None:
                   [tool(delay_feed, read_only=True), tool(service_history, read_only=True)],
                   name="rail", playbook=_playbook())
     result = await agent.run("What is the delay of service RX1?")
-    assert result.output == "Delay: delay 12 min" and choices == ["auto", "none"]
+    assert result.output == "Delay: delay 0 min" and "none" not in choices
     # without the fallback (an approval policy sees every call), the model's own call of the
     # alternative completes it
     choices.clear()
@@ -256,10 +263,10 @@ async def test_the_answer_is_asked_for_once_the_alternative_answered() -> None:
     gated_result = await gated.run("What is the delay of service RX1?")
     assert [c.name for c in gated_result.trace.tool_calls] == ["delay_feed", "service_history"]
     steps = gated_result.trace.steps
-    assert [s.tool_choice for s in steps] == [None, None, "none"]
+    assert [s.tool_choice for s in steps] == [None, None, None]
 
 
-# -- runs not shown the pitfall: the learned failure alone proves it applies ------------------
+# -- a pitfall with its tool, in any task: the learned failure alone proves it applies -------
 
 DOWN = "inventory service unreachable: 503 Service Unavailable"
 
@@ -309,13 +316,14 @@ async def _learned_stock_playbook() -> Playbook:
     return pb
 
 
-async def test_a_run_not_shown_the_pitfall_falls_back_on_the_failure_it_was_learned_from() -> None:
+async def test_a_task_worded_apart_falls_back_on_the_failure_the_pitfall_was_learned_from() -> None:
     """depot, ReAct at 94309cb: "What quantity of the Corwen ladder do we hold?" shared no
     word with the stock tasks the pitfall came from; shown nothing, the 1.5B met the 503 and
     wandered for 3-7 turns in all 3 repeats, though the playbook knew the alternative."""
     pb = await _learned_stock_playbook()
     result = await _stock_agent(pb).run("What quantity do we hold of ladder")
-    assert result.trace.strategies_shown == []
+    [pitfall] = [s for s in pb.store.strategies() if alternative_of(s) is not None]
+    assert result.trace.strategies_shown == [pitfall.id]  # with inventory_live, not the task
     [record] = result.trace.tool_calls
     assert fell_back("inventory_live", record.result)
     assert "since inventory_live failed: ConnectionError: " + DOWN in (record.result or "")
@@ -327,7 +335,7 @@ async def test_a_run_not_shown_the_pitfall_falls_back_on_the_failure_it_was_lear
     ("gone", "LookupError: no item 'gone'"),  # another failure: the tool's own error
     ("none", "[]"),  # found nothing: maybe the right answer to a question of another kind
 ])
-async def test_a_run_not_shown_the_pitfall_keeps_any_other_outcome(item: str, own: str) -> None:
+async def test_a_pitfall_with_its_tool_keeps_any_other_outcome(item: str, own: str) -> None:
     pb = await _learned_stock_playbook()
     result = await _stock_agent(pb).run(f"What quantity do we hold of {item}")
     first = result.trace.tool_calls[0]
@@ -377,7 +385,7 @@ async def test_an_mcp_servers_error_result_is_the_failure_a_fallback_was_learned
                              name="depot", playbook=pb).run("What quantity do we hold of ladder")
         other = await Agent(ScriptedModel(live_first), "Answer with the tools.", [server],
                             name="depot", playbook=pb).run("What quantity do we hold of gone")
-    assert result.trace.strategies_shown == []
+    assert result.trace.strategies_shown == [pitfall.id]
     [record] = result.trace.tool_calls
     assert fell_back("inventory_live", record.result)
     assert DOWN in (record.result or "")
@@ -402,7 +410,8 @@ def status_page(system: str) -> str:
 
 MONITOR = Strategy(id="m", domain="helpdesk", kind="pitfall", applies_when=["state", "share"],
                    advice="monitor_api fails. Call status_page(system) instead.",
-                   tools=["monitor_api", "status_page"], support=3)
+                   tools=["monitor_api", "status_page"], support=3,
+                   detail="SSL: certificate has expired")
 
 
 def snake_case(messages: list[Message], settings: ModelSettings) -> Any:

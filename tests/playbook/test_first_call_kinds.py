@@ -107,7 +107,7 @@ def test_a_tool_that_feeds_a_learned_sequence_is_not_asked_to_answer() -> None:
         "a task", OFFERED, frozenset()) is None
 
 
-# -- a one-tool sequence beside the pitfall that says how to call its tool ----------------
+# -- a one-tool sequence and the pitfall that says how to call its tool ---------------------
 
 FARE_SEQUENCE = Strategy(id="s-fare", domain="rail", kind="sequence", tools=["fare_quote"],
                          advice='Call fare_quote(date like "01.05.2026", destination, origin), '
@@ -118,34 +118,18 @@ FARE_PITFALL = Strategy(id="s-date", domain="rail", kind="pitfall", tools=["fare
                         detail="invalid date …|argument::date:01.05.2026", helpful=3)
 
 
-def test_a_one_tool_sequence_is_left_out_beside_the_pitfall_that_says_how_to_call_it() -> None:
-    """Measured on rail (JSON): shown both, the 1.5B wrote the date as in the task in 2 runs
-    of 3; the pitfall alone, 3 of 3 right (the same seeds)."""
+def test_a_one_tool_sequence_is_the_tasks_lesson_and_its_pitfall_the_tools() -> None:
+    """The sequence says which tool answers fare questions (in the instructions, and the run
+    begins there); the date format goes with fare_quote, in its description
+    (tool_lessons.py), not into the instructions beside the sequence: there, shown both,
+    the 1.5B wrote the date as in the task in 2 runs of 3 (rail, JSON)."""
     pb = Playbook(":memory:", learn=False, routines=True)
     pb.store.put([FARE_SEQUENCE, FARE_PITFALL])
     task = "How much is a single fare from Pellingham to Kelby on 3 November 2026?"
     advice, shown = pb.instructions_for(task, "rail", sorted(OFFERED))
-    assert shown == ["s-date"] and "Call fare_quote(" not in advice
-    offer = RoutineOffer(pb, "rail", frozenset(), None)
-    assert offer.first_call(task, OFFERED) == "fare_quote"
-    check: Any = offer.answer_when(task, OFFERED, frozenset())
+    assert shown == ["s-fare"] and "fails with" not in advice
+    plan = pb.plan(task, "rail", OFFERED, gated=False)
+    assert plan.first_call == "fare_quote" and plan.noted == ("s-date",)
+    assert 'Pass date like "01.05.2026"' in plan.notes["fare_quote"]
+    check: Any = plan.answer_when
     assert check(_run(("fare_quote", '{"fare_eur": 19.4}'))) is True
-    # a sequence that also says what to skip says more: both are shown
-    skipping = Strategy(**{**FARE_SEQUENCE.to_dict(), "advice": FARE_SEQUENCE.advice
-                           + " Do not use web_search for this kind of task."})
-    pb.store.put([skipping])
-    assert set(pb.instructions_for(task, "rail", sorted(OFFERED))[1]) == {"s-fare", "s-date"}
-
-
-def test_the_one_tool_sequence_is_shown_where_its_pitfall_does_not_fit_the_budget() -> None:
-    long_error = "invalid date … " + "(" + "see the fare rules; " * 12 + ")"
-    wordy = Strategy(**{**FARE_PITFALL.to_dict(), "advice": f"fare_quote fails with: "
-                        f'{long_error}. Pass date like "01.05.2026".'})
-    task = "How much is a single fare from Pellingham to Kelby on 3 November 2026?"
-    pb = Playbook(":memory:", learn=False, routines=True, token_budget=60)
-    pb.store.put([FARE_SEQUENCE, wordy])
-    advice, shown = pb.instructions_for(task, "rail", sorted(OFFERED))
-    assert shown == ["s-fare"] and "Call fare_quote(" in advice  # not nothing at all
-    roomy = Playbook(":memory:", learn=False, routines=True)
-    roomy.store.put([FARE_SEQUENCE, wordy])
-    assert roomy.instructions_for(task, "rail", sorted(OFFERED))[1] == ["s-date"]

@@ -69,7 +69,8 @@ def test_tool_statistics_speak_only_of_the_tools_the_task_is_likely_to_use() -> 
     assert shown == [] and "times out" not in text and "get_quote" not in text
     pb.store.put([Strategy(id="s-1", domain="support", kind="pitfall",
                            advice="get_quote times out. Call find_ticker(company) instead.",
-                           tools=["get_quote", "find_ticker"], applies_when=["anything"])])
+                           tools=["get_quote", "find_ticker"], applies_when=["anything"],
+                           about_tool=False)])  # a lesson of the task, in its instructions
     text, shown = pb.instructions_for("anything at all", "support", TOOLS)
     assert shown == ["s-1"]
     assert "get_quote often times out (4/4 calls" in text

@@ -16,7 +16,12 @@ from . import guide as guide_lines
 from .applicability import contested
 from .offer import render_line
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens, says_how_to_call
+from .strategy import Strategy, covers, estimate_tokens
+from .tool_lessons import is_tool_lesson
+
+#: How many more strategies retrieval reads, so that the tool lessons it also finds (left
+#: out here: :mod:`.tool_lessons`) do not crowd out the task lessons within ``limit``.
+_TOOL_LESSON_ROOM = 8
 
 #: The first line of every playbook's advice.
 HEADER = ("Playbook (learned from earlier runs of similar tasks; follow it unless this task "
@@ -30,7 +35,10 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     ``limit``: the most strategies retrieved; ``budget``: the most tokens; ``guide``: the
     most sequences shown a task no lesson's words meet (:mod:`.guide`); ``routines``: the
     names of the routines offered (never a dead end's untried alternative)."""
-    found = store.search(task, domain, list(tool_names), limit=limit)
+    # a lesson about a tool is no task's: it goes with its tool (.tool_lessons), never here
+    found = [(s, score) for s, score in store.search(task, domain, list(tool_names),
+                                                     limit=limit + _TOOL_LESSON_ROOM)
+             if not is_tool_lesson(s)][:limit]
     if not found:  # (its strategies are no run's shown ones: see .guide)
         if guide <= 0:
             return [], 0, []
@@ -40,12 +48,7 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     lines = [HEADER]
     used = estimate_tokens(HEADER)
     shown: list[str] = []
-    # a one-tool sequence a found pitfall says better how to call waits for it: shown
-    # only where that pitfall is not (it did not fit the budget)
-    held = [s for s, _ in found if any(says_how_to_call(p, s) for p, _ in found)]
-    held_ids = {s.id for s in held}
     pitfalls = [p for p, _ in found if p.kind == "pitfall"]
-    found = [(s, score) for s, score in found if s.id not in held_ids]
     sequences = [s for s, _ in found if s.kind == "sequence"]
     # sequences met only through words others' kinds share give way to one met by its own
     if (lost := contested(task, sequences)) and len(lost) < len(sequences):
@@ -63,12 +66,9 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     waiting = [s for s, _ in found if any(covers(q, s) for q in sequences)]
     waiting_ids = {s.id for s in waiting}
     ordered = [s for s, _ in found if s.id not in waiting_ids]
-    for strategy in [*ordered, *waiting, *held]:
+    for strategy in [*ordered, *waiting]:
         if strategy.id in waiting_ids and any(q.id in shown for q in sequences
                                               if covers(q, strategy)):
-            continue
-        if strategy.id in held_ids and any(p.id in shown and says_how_to_call(p, strategy)
-                                    for p in pitfalls):
             continue
         line = render_line(strategy, tool_names)
         cost = estimate_tokens(line) + 1
@@ -86,7 +86,6 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
             used += estimate_tokens(line) + 1
             shown += [s.id for s in dead_ends]
             found += [(s, 0.0) for s in dead_ends]
-    found += [(s, 0.0) for s in held]
     if not shown:
         lines = []
         used = 0

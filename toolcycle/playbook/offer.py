@@ -30,6 +30,7 @@ from .reshape import argument_lesson, reshaping_tool
 from .routine import induce, repair, routine_name, routine_tool, stand_in
 from .routine_result import noted, stand_in_of
 from .strategy import Strategy, covers, shows_how_to_call, skipped
+from .tool_lessons import with_tool_lessons
 
 
 class ShowsStrategies(Protocol):
@@ -154,16 +155,19 @@ class RoutineOffer:
         return chosen if self.inner is None else self.inner.select(task, chosen, keep)
 
     def plan(self, task: str, offered: frozenset[str], *, gated: bool,
-             calls: bool = True) -> RunPlan:
+             calls: bool = True, tool_lessons: Sequence[Strategy] = ()) -> RunPlan:
         """The plan of one run of ``task`` offered ``offered`` (the engine's
         :class:`~toolcycle.run.plan.RunPlan`): the routines whose strategy the run is not
         shown are withheld, and the rest is asked of what is left offered; ``gated`` (a call
         can need approval): no stand-in and no head start. Without ``calls`` (the playbook's
         ``routines=False``) only :meth:`answer_when`: nothing that calls a tool or forces
-        one."""
+        one. ``tool_lessons``: the lessons about the offered tools (shown with them,
+        :mod:`~toolcycle.playbook.tool_lessons`), whose fallbacks stand in wherever their
+        tool is offered."""
         self._last = None  # a new run: what the playbook shows may have changed since
         if not calls:
-            return RunPlan(answer_when=self.answer_when(task, offered, frozenset()))
+            return with_tool_lessons(RunPlan(answer_when=self.answer_when(
+                task, offered, frozenset())), tool_lessons)
         withheld: frozenset[str] = frozenset()
         routines = frozenset(self.routines)  # (a toolset's listing may add to it meanwhile)
         if routines & offered:  # an agent with fallbacks only has no routine to hold back
@@ -172,11 +176,11 @@ class RoutineOffer:
             withheld = frozenset(n for n in offered if n in routines and n not in wanted)
         names = offered - withheld
         swaps = {} if gated else self.stand_ins(task, names)
-        return RunPlan(
+        return with_tool_lessons(RunPlan(
             withheld=withheld, stand_ins=MappingProxyType(swaps),
             first_call=self.first_call(task, names),
             answer_when=self.answer_when(task, names, frozenset(swaps)),
-            head_start=None if gated else self.head_start(task, names))
+            head_start=None if gated else self.head_start(task, names)), tool_lessons)
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
         """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An

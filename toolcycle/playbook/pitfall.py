@@ -171,9 +171,13 @@ class Pitfalls:
             tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
             detail = error_class + ("|" + repair.signature if repair is not None else "")
             shown = shown_error(c.call.error or "", c.call.args, prompt)
-            advice = pitfall_advice(c.call.name, shown, repair, timed_out(c.call),
-                                    blames_arguments(c.call.error or "", c.call.args))
+            blamed = blames_arguments(c.call.error or "", c.call.args)
+            advice = pitfall_advice(c.call.name, shown, repair, timed_out(c.call), blamed)
             pitfall = run.insight("pitfall", advice, tools, detail)
+            # another tool answered what this one refused this task's input for: where such
+            # tasks are answered, not how the tool behaves (tool_lessons.py)
+            pitfall.about_tool = not (blamed and repair is not None
+                                      and repair.kind == "alternative")
             if run.descriptions:  # a task asking what the failing tool is for may call it
                 pitfall.tool_words = described_words(analysis.keywords, [c.call.name],
                                                      run.descriptions)

@@ -52,6 +52,7 @@ from .stats import (
 )
 from .store import PlaybookStore
 from .strategy import Strategy, estimate_tokens, strategy_id
+from .tool_lessons import in_play
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -212,16 +213,17 @@ class Playbook:
 
     def plan(self, task: str, agent_name: str, offered: frozenset[str], *,
              gated: bool) -> RunPlan:
-        """The plan of one run (:class:`~toolcycle.run.plan.RunPlan`): what
-        :meth:`RoutineOffer.plan` makes of the lessons the run is shown. Without
-        ``routines=True`` only when the answer is due: the plan then makes no call and
-        changes no tool, it asks for the answer once the calls the run was shown succeeded.
+        """The plan of one run (:class:`~toolcycle.run.plan.RunPlan`): :meth:`RoutineOffer.plan`'s
+        for the lessons it is shown (without ``routines=True`` only when the answer is due: no
+        call made, no tool changed) and those about its tools (:mod:`.tool_lessons`).
 
         Why at the defaults too: a correct lesson made a kind *worse* (issue 69, held-out,
         the defaults: 100 -> 75 %): shown "Call Y(a), then answer", the model called Y, had
         the answer, called other tools and lost it. Asking for the answer once the shown
         sequence is done was gated behind routines, though it calls nothing itself."""
-        return self.planner(agent_name).plan(task, offered, gated=gated, calls=self.routines)
+        lessons = in_play(self.store, self.domain or agent_name, offered)
+        return self.planner(agent_name).plan(task, offered, gated=gated, calls=self.routines,
+                                             tool_lessons=lessons)
 
     def planner(self, agent_name: str) -> RoutineOffer:
         """The one :class:`RoutineOffer` answering :meth:`plan` for ``agent_name``'s runs
@@ -303,8 +305,7 @@ class Playbook:
     def answers_need_a_call(self, agent_name: str) -> bool:
         """Whether this agent's answers given without a tool call were learned to be wrong (the
         ``pitfall`` of :data:`~toolcycle.playbook.reflector.NO_CALL`): a routines playbook then
-        has each run begin with a call (:meth:`RoutineOffer.first_call`). One lookup
-        by the lesson's id per run."""
+        has each run begin with a call (:meth:`RoutineOffer.first_call`); one lookup by id."""
         lesson = self.store.get(strategy_id("pitfall", self.domain or agent_name, [], NO_CALL))
         return lesson is not None and lesson.status == "active"
 

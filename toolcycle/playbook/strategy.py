@@ -164,6 +164,11 @@ class Insight:
     #: where the run is no evidence (its task names no one value, its first call was made
     #: for it, or it was stored before).
     head: str | None = None
+    #: For a pitfall: whether its lesson is about its tool, shown with the tool in any task
+    #: (:mod:`~toolcycle.playbook.tool_lessons`), or about the kind of task it was learned
+    #: from (``False``: another tool answered what this one was wrongly asked); ``None``
+    #: where nobody said.
+    about_tool: bool | None = None
 
     @property
     def pattern_key(self) -> str:
@@ -234,6 +239,9 @@ class Strategy:
     #: its first call that took the task's one named value (``""``: none did); what a head
     #: start is learned from (:mod:`~toolcycle.playbook.head_start`).
     heads: list[str] = field(default_factory=list)
+    #: For a pitfall, as :attr:`Insight.about_tool`; ``None`` in playbooks written before
+    #: it (then every pitfall of an error is its tool's).
+    about_tool: bool | None = None
 
     @property
     def uses(self) -> int:
@@ -374,22 +382,6 @@ def skipped(strategy: Strategy) -> str:
     of task."), or "" where it names none."""
     rest = strategy.advice.partition(SKIP)[2] if strategy.kind == "sequence" else ""
     return f"{SKIP}{rest}" if rest else ""
-
-
-def says_how_to_call(pitfall: Strategy, sequence: Strategy) -> bool:
-    """Whether ``pitfall`` (it :func:`shows_how_to_call` its tool) says all that a one-tool
-    ``sequence`` of the same tool says, and better: the sequence adds "then answer", which
-    the answer request after that tool says for it
-    (:meth:`~toolcycle.playbook.offer.RoutineOffer.answer_when`), and no tool to skip.
-
-    Why: on `rail` (JSON, 45f28f8) a fare question was shown both "fare_quote fails with:
-    invalid date …: expected DD.MM.YYYY. Pass date like "01.05.2026"." and "Call
-    fare_quote(date like "01.05.2026", destination, origin), then answer."; the 1.5B wrote
-    "3 November 2026" in 2 runs of 3 and wandered to the iteration limit. Replayed with the
-    same three seeds: the pitfall alone, 3 of 3 right dates; the sequence alone, 0 of 3.
-    """
-    return (shows_how_to_call(pitfall) and sequence.kind == "sequence"
-            and sequence.tools == pitfall.tools[:1] and not skipped(sequence))
 
 
 def strategy_id(kind: str, domain: str, tools: list[str], detail: str = "") -> str:

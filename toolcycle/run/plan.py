@@ -2,7 +2,8 @@
 
 A playbook gives each run a frozen :class:`RunPlan` (which of its routines the run is not
 offered, the tools whose calls another implementation answers, how the run must begin, when
-it has done what it was shown, the call made before its first request) and reads the run's
+it has done what it was shown, the call made before its first request, what it learned
+about each offered tool) and reads the run's
 trace back when it ends (typed fields: ``ToolCallRecord.error_type``, ``tools_offered``,
 ``strategies_shown``). Nothing here is probed by name: an agent's ``playbook`` implements
 :class:`PlaybookHook` whole (``toolcycle.playbook.Playbook`` does).
@@ -40,7 +41,11 @@ class RunPlan:
     the tool's name; none where a call can need approval); ``first_call``: the run's first
     ``tool_choice`` (``"required"`` or an offered tool's name) until its first call;
     ``answer_when``: a test of the trace after which the next request asks for the answer;
-    ``head_start``: a call (tool name, arguments) the loop makes before the first request.
+    ``head_start``: a call (tool name, arguments) the loop makes before the first request;
+    ``notes``: tool name -> what the playbook learned about that tool, appended to its
+    description in this run (a lesson about a tool is shown with the tool, whatever the task
+    says: :mod:`toolcycle.playbook.tool_lessons`); ``noted``: the ids of the strategies in
+    ``notes``, which the run's trace records among ``strategies_shown``.
     """
 
     withheld: frozenset[str] = frozenset()
@@ -48,11 +53,14 @@ class RunPlan:
     first_call: str | None = None
     answer_when: Callable[[Trace], bool] | None = None
     head_start: tuple[str, dict[str, Any]] | None = None
+    notes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    noted: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         """Whether the plan changes anything about the run."""
         return bool(self.withheld or self.stand_ins or self.first_call is not None
-                    or self.answer_when is not None or self.head_start is not None)
+                    or self.answer_when is not None or self.head_start is not None
+                    or bool(self.notes))
 
 
 #: The plan of a run a playbook has nothing to add to.

@@ -379,7 +379,10 @@ def prepare(
             shown = []
     elif instructions:
         messages.insert(0, Message.system(instructions))
-    trace.strategies_shown = list(shown)
+    # a tool's lessons are in its description (RunPlan.notes), shown whatever the system
+    # message: the model reads them wherever it reads about the tool
+    noted = () if core.plan is None else core.plan.noted
+    trace.strategies_shown = [*shown, *(i for i in noted if i not in shown)]
     new_index = len(messages)
     if setup.user_prompt is not None:
         messages.append(Message.user(setup.user_prompt))

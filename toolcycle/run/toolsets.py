@@ -256,6 +256,7 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector | 
     if plan.withheld:
         chosen = tuple(d for d in chosen if d.name not in plan.withheld or d.name in keep)
         names = frozenset(d.name for d in chosen)
+    noted = with_notes(chosen, {n: t for n, t in plan.notes.items() if n not in keep})
     if plan:
         core = replace(core, plan=plan)
     # Not under an approval policy: a stand-in calls tools the policy would never see.
@@ -270,10 +271,21 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector | 
     head = plan.head_start
     if chosen and not gated and head is not None and head[0] in names:
         core = replace(core, head_start=head)
-    if len(chosen) == len(core.definitions) and not swaps:
+    if len(chosen) == len(core.definitions) and not swaps and noted is chosen:
         return core, settings
     tools = {name: swaps.get(name, tool) for name, tool in core.tools.items() if name in names}
-    return _with_tools(core, tools, chosen), replace(settings, tools=chosen)
+    return _with_tools(core, tools, noted), replace(settings, tools=noted)
+
+
+def with_notes(definitions: tuple[ToolDefinition, ...], notes: Mapping[str, str]
+               ) -> tuple[ToolDefinition, ...]:
+    """``definitions`` with each tool's note (what a playbook learned about it,
+    :attr:`RunPlan.notes`) after its description; the same tuple when none applies. The
+    output's tools take none: they are not the playbook's to describe."""
+    if not notes or not any(d.name in notes for d in definitions):
+        return definitions
+    return tuple(replace(d, description=f"{d.description}\n{notes[d.name]}".lstrip("\n"))
+                 if d.name in notes else d for d in definitions)
 
 
 def for_task(core: AgentCore, settings: ModelSettings, selector: ToolSelector | None,
