@@ -281,10 +281,11 @@ def with_notes(definitions: tuple[ToolDefinition, ...], notes: Mapping[str, str]
                ) -> tuple[ToolDefinition, ...]:
     """``definitions`` with each tool's note (what a playbook learned about it,
     :attr:`RunPlan.notes`) after its description; the same tuple when none applies. The
-    output's tools take none: they are not the playbook's to describe."""
+    output's tools take none: they are not the playbook's to describe. On the same line:
+    the text protocols list one tool a line (``- name(args): description``)."""
     if not notes or not any(d.name in notes for d in definitions):
         return definitions
-    return tuple(replace(d, description=f"{d.description}\n{notes[d.name]}".lstrip("\n"))
+    return tuple(replace(d, description=f"{d.description.rstrip()} {notes[d.name]}".lstrip())
                  if d.name in notes else d for d in definitions)
 
 
