@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 
-from toolcycle.playbook.applicability import names, task_words
 from toolcycle.playbook.curator import Curator
 from toolcycle.playbook.dead_end import FOUND_NOTHING
 from toolcycle.playbook.reflector import reflect
 from toolcycle.playbook.store import SQLitePlaybookStore
-from toolcycle.playbook.strategy import keywords
+from toolcycle.playbook.words import keywords, names, task_words
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 

@@ -13,7 +13,8 @@ from toolcycle.playbook.applicability import (
     described_words,
     description_words,
 )
-from toolcycle.playbook.strategy import Insight, _stem, root
+from toolcycle.playbook.strategy import Insight
+from toolcycle.playbook.words import _stem, root
 
 
 def test_forms_of_a_word_share_a_root_and_other_words_keep_theirs() -> None:

@@ -17,7 +17,8 @@ from .postgres import PostgresPlaybookStore
 from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
 from .stats import ToolStats, compute_stats, render_stats
 from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation
-from .strategy import Insight, Strategy, estimate_tokens, keywords
+from .strategy import Insight, Strategy, estimate_tokens
+from .words import keywords
 
 __all__ = [
     "Curator",

@@ -6,7 +6,7 @@ tasks' content words without names (:func:`task_words`), the ones the tasks shar
 (:func:`described_words`), name the field its answer came from (:func:`answer_labels`) or
 stand in the column of a list its run picked a row by (:func:`picked_words`); each
 confirmation narrows them to what the new task shares (:func:`confirmed`). Retrieval itself
-matches a task's full keywords (:func:`~toolcycle.playbook.strategy.keywords`).
+matches a task's full keywords (:func:`~toolcycle.playbook.words.keywords`).
 """
 
 from __future__ import annotations
@@ -16,19 +16,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from .evidence import arg_values
-from .strategy import (
-    LONGEST_STEMMED,
-    TEMPLATE_WORDS,
-    Insight,
-    Strategy,
-    index_terms,
-    keywords,
-    root,
-    roots,
-)
+from .strategy import Insight, Strategy, index_terms
+from .words import LONGEST_STEMMED, TEMPLATE_WORDS, keywords, root, roots
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
-_SENTENCE_END = re.compile(r"[.?!:;\n]")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 #: The parts of a key: snake_case, camelCase, kebab-case.
 _KEY_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -36,68 +26,8 @@ _KEY_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _LABEL_START = re.compile(r"[,;:.!?()\[\]{}\n|]")
 
 
-def names(text: str) -> set[str]:
-    """The words of a text written as names or ids, lower-cased: a capitalised word that
-    does not begin a sentence ("Kelby", "GitHub"), and a word mixing upper case and digits
-    anywhere ("KL318"). All-capital words without digits ("PDF", "USD") are acronyms and
-    stay content words. A word also used in lower case elsewhere in the text is no name.
-
-    Why: a name says which thing a task is about, not what kind of task it is. Three failed
-    fare runs on `rail` (ReAct) shared the station "Kelby", the dead end they taught came out
-    applying to ['kelby', 'standard'], and a test task about another fare *to* Kelby was shown
-    it. English capitalisation: in German, where every noun is capitalised, nouns inside a
-    sentence would count as names too (see :func:`task_words`).
-    """
-    found: set[str] = set()
-    plain: set[str] = set()
-    end = -1  # where the previous word ended; -1: none yet, the next word begins the text
-    for match in _TOKEN.finditer(text):
-        word = match.group()
-        has_upper = any(c.isupper() for c in word)
-        initial = end < 0 or _SENTENCE_END.search(text, end, match.start()) is not None
-        end = match.end()
-        is_id = has_upper and any(c.isdigit() for c in word)
-        mixed = has_upper and any(c.islower() for c in word)
-        is_name = is_id or (mixed and (not initial or any(c.isupper() for c in word[1:])))
-        (found if is_name else plain).add(word.lower())
-    return found - plain
-
-
-def name_phrases(text: str) -> list[str]:
-    """The names ``text`` gives, each as written: runs of :func:`names` words with only
-    spaces between them ("Leila Farouk" in "What OS version does Leila Farouk's phone
-    have?"), in order, once each."""
-    named = names(text)
-    phrases: list[str] = []
-    run: list[str] = []
-    end = 0
-    for match in _TOKEN.finditer(text):
-        word = match.group()
-        if word.lower() in named and run and not text[end:match.start()].strip():
-            run.append(word)
-        else:
-            if run:
-                phrases.append(" ".join(run))
-            run = [word] if word.lower() in named else []
-        end = match.end()
-    if run:
-        phrases.append(" ".join(run))
-    return list(dict.fromkeys(phrases))
-
-
-def task_words(prompt: str) -> list[str]:
-    """What a task is about, for learning where a lesson applies: its :func:`keywords`
-    without :func:`names`. Retrieval still matches a task's full keywords, names included,
-    against strategies; only the applicability learned from tasks leaves names out. A prompt
-    whose every content word looks like a name keeps them all (better a name than nothing
-    to apply to)."""
-    named = names(prompt)
-    words = keywords(prompt)
-    return [w for w in words if w not in named] or words
-
-
 def description_words(descriptions: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    """Per tool, the :func:`~toolcycle.playbook.strategy.root` of each content word of its
+    """Per tool, the :func:`~toolcycle.playbook.words.root` of each content word of its
     description (worked out once per agent, when the agent is built:
     :meth:`~toolcycle.playbook.Playbook.describe_tools`)."""
     return {tool: frozenset(root(w) for w in keywords(text) if w not in TEMPLATE_WORDS)
@@ -315,7 +245,7 @@ def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None =
                  keep: int = 32, more: Mapping[str, int] | None = None) -> dict[str, int]:
     """How many of the tasks of ``evidence`` said each word, added to ``counts`` (and to
     ``more``'s, another strategy's being folded in): keyed by the word as first written,
-    counted by its :func:`~toolcycle.playbook.strategy.root`; the ``keep`` most said, the
+    counted by its :func:`~toolcycle.playbook.words.root`; the ``keep`` most said, the
     newest first among words said as often (a word one old task said makes way for one the
     latest said, which the next may say again)."""
     support = dict(counts or {})

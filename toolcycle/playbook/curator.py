@@ -37,7 +37,8 @@ from .no_call import NO_CALL
 from .outcome import RunOutcome, use_verdict
 from .pitfall_repair import best_repaired, repair_from_use, same_failure, take_repair
 from .store import PlaybookStore
-from .strategy import PROBED, Insight, Strategy, keywords, roots, strategy_id
+from .strategy import PROBED, Insight, Strategy, strategy_id
+from .words import keywords, roots
 
 DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
 

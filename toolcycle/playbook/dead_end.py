@@ -29,7 +29,6 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .evidence import CallEvidence, Repair
 from .lesson import RunEvidence
-from .store import PlaybookStore
 from .strategy import Insight, Strategy, UseVerdict
 
 #: The ``detail`` of a dead-end pitfall (its one tool found nothing for this kind of task).
@@ -66,7 +65,8 @@ def repaired(calls: Sequence[CallEvidence], repairs: Mapping[int, Repair]) -> di
 
 def found_elsewhere(calls: Sequence[CallEvidence], repairs: Mapping[int, Repair],
                     dead: Collection[str]) -> dict[str, Repair]:
-    """In a run that got its answer, the known dead ends (``dead``: :func:`known`) whose
+    """In a run that got its answer, the known dead ends (``dead``:
+    :meth:`~.store.PlaybookStore.pitfall_tools`) whose
     every call came back empty while another tool's result held the answer (the
     ``alternative`` repair :func:`~toolcycle.playbook.reflector.analyse` found: the tool
     whose result the answer's figures and words came from), each with its first such repair.
@@ -80,20 +80,6 @@ def found_elsewhere(calls: Sequence[CallEvidence], repairs: Mapping[int, Repair]
     good = {c.call.name for c in calls if c.ok}
     return {tool: repair for tool, repair in repaired(calls, repairs).items()
             if tool not in good and tool in dead}
-
-
-def known(store: PlaybookStore, domain: str) -> set[str]:
-    """The tools ``domain``'s dead ends name, learned (strategies) or on their way
-    (candidates): what a successful run may show the repair of."""
-    tools = {s.tools[0] for s in store.strategies(domain) if says_found_nothing(s)}
-    for candidate in store.candidates(domain):
-        first = (candidate.get("insights") or [{}])[0]
-        named = first.get("tools") if isinstance(first, dict) else None
-        if (isinstance(named, list) and named and isinstance(named[0], str)
-                and first.get("kind") == "pitfall"
-                and str(first.get("detail", "")).partition("|")[0] == FOUND_NOTHING):
-            tools.add(named[0])
-    return tools
 
 
 def advice(tool: str, repair: Repair | None = None) -> str:

@@ -24,8 +24,16 @@ from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import in_stated_format, legend_code
-from .strategy import keywords, roots
-from .words import COLLECTIONS, EMPTY_TEXT, ENVELOPE, EXAMPLE_INTRO, PAGING, WENT_THROUGH
+from .words import (
+    COLLECTIONS,
+    EMPTY_TEXT,
+    ENVELOPE,
+    EXAMPLE_INTRO,
+    PAGING,
+    WENT_THROUGH,
+    keywords,
+    roots,
+)
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
 RepairKind = Literal["argument", "prerequisite", "alternative", "schema"]
@@ -403,3 +411,29 @@ def value_shape(value: str) -> str:
     shape = re.sub(r"[A-Z]", "A", shape)
     shape = re.sub(r"[a-z]", "a", shape)
     return re.sub(r"([aA])\1+", r"\1\1", shape)[:40]
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvidence] | None = None,
+                  ) -> dict[str, dict[str, str]]:
+    """Per tool, the argument values of its good calls the model had to shape itself.
+
+    A value with digits that is neither in the prompt nor in a result before the call (a date
+    the model reformatted, a code it built) is the format the tool accepted: worth showing.
+    One that carries the task's own words is not (:func:`~toolcycle.playbook.evidence.
+    says_task_words`): it is the task's content, and other tasks would copy it.
+    The call's own result and later ones do not count: tools often echo their arguments
+    (`rail`'s fare_quote does). ``among`` limits the calls looked at (default: every good one).
+    """
+    prompt = (trace.user_prompt or "").lower()
+    formats: dict[str, dict[str, str]] = {}
+    for c in (among if among is not None else [c for c in calls if c.ok]):
+        earlier = " ".join((e.call.result or "") for e in calls[:c.index] if e.ok).lower()
+        for key, value in sorted((c.call.args or {}).items()):
+            text = str(value)
+            if (_DIGIT.search(text) and text.lower() not in prompt
+                    and text.lower() not in earlier and not says_task_words(text, prompt)):
+                formats.setdefault(c.call.name, {})[key] = text
+    return formats

@@ -35,11 +35,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..tools import Tool
-from .applicability import name_phrases
 from .carry import properties, typed
 from .evidence import CallEvidence
 from .strategy import Strategy
-from .words import PHRASE_ENDS
+from .words import PHRASE_ENDS, name_phrases
 
 #: Runs a sequence must have learned the head start from before one is made.
 MIN_HEAD_RUNS = 2
@@ -69,7 +68,7 @@ _NUMBER = re.compile(r"(?<![\w.:/-])\d{3,}(?![\w:/-]|\.\d)")
 
 def named_values(task: str) -> list[str]:
     """The values ``task`` names, as written, in order, once each: its names
-    (:func:`~toolcycle.playbook.applicability.name_phrases`, "Ingrid Halvorsen", "KL644"),
+    (:func:`~toolcycle.playbook.words.name_phrases`, "Ingrid Halvorsen", "KL644"),
     its hyphenated ids ("C-3019") and its numbers of three digits or more ("1126")."""
     found = [(m.start(), m.group()) for m in (*_CODE.finditer(task), *_NUMBER.finditer(task))]
     at = 0

@@ -40,7 +40,7 @@ class TraceAnalysis:
     ``sequence`` is the tools of the answering chain (see :mod:`.evidence`), ``wasted`` the
     calls that missed, ``repairs`` what worked after each missed call that the run recovered
     from (keyed by the index of the missed call). ``keywords`` and ``task`` are the prompt's
-    (:func:`~toolcycle.playbook.applicability.task_words`, so no names; :func:`task_fingerprint`),
+    (:func:`~toolcycle.playbook.words.task_words`, so no names; :func:`task_fingerprint`),
     worked out once for the insights and the run's outcome.
     """
 
@@ -67,8 +67,8 @@ class RunEvidence:
     """Everything a lesson type may read of one finished run: its trace, its analysis
     (:func:`~toolcycle.playbook.reflector.analyse`), whether it succeeded, the domain, and
     what the playbook knows of the agent's tools: their description words and parameter
-    schemas by name, and the tools its dead ends name (:func:`~toolcycle.playbook.dead_end.
-    known`)."""
+    schemas by name, and the tools its dead ends name (:meth:`~toolcycle.playbook.store.
+    PlaybookStore.pitfall_tools`)."""
 
     trace: Trace
     analysis: TraceAnalysis
@@ -110,4 +110,26 @@ class LessonType(Protocol):
 
     def owns(self, strategy: Strategy) -> bool:
         """Whether ``strategy`` is one this type made."""
+        ...
+
+
+@dataclass(slots=True)
+class Findings:
+    """What probing a failed run found: repairs of its calls (by index), and the sequence
+    the call or chain that held the answer teaches (None where none did, or its values were
+    not the task's)."""
+
+    repairs: dict[int, Repair]
+    sequence: Insight | None = None
+
+
+class Prober(Protocol):
+    """What asks the agent's other tools what a failed run missed, in offline learning, where
+    the task's expected answer tells a repair (:class:`~toolcycle.playbook.probe_chain.
+    FailedRunProbe`). The learner runs no tool itself: probing is this one step, before the
+    lessons are proposed from the run's evidence."""
+
+    def findings(self, trace: Trace, analysis: TraceAnalysis, *, domain: str,
+                 descriptions: Mapping[str, frozenset[str]] | None = None) -> Findings:
+        """Repairs of the run's misses and the sequence they teach (it calls tools)."""
         ...

@@ -17,7 +17,8 @@ from .evidence import Repair
 from .outcome import RunOutcome
 from .pitfall import pitfall_advice
 from .stats import is_timeout
-from .strategy import Insight, Strategy, root, roots
+from .strategy import Insight, Strategy
+from .words import root, roots
 
 
 def best_repaired(evidence: Sequence[Insight]) -> Insight:

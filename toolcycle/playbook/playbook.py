@@ -32,17 +32,18 @@ from .agent_tools import AgentTools
 from .applicability import description_words
 from .checks import check_playbook
 from .curator import Curator, Delta
-from .evidence import CallEvidence
+from .dead_end import FOUND_NOTHING
+from .evidence import shaped_values
+from .lesson import Prober
 from .location import open_store
 from .no_call import NO_CALL
 from .offer import RoutineOffer
 from .outcome import Grader, RunOutcome, judge
-from .probe import Probe, current_probe
-from .probe_chain import probe_failed_run
+from .probe import current_probe
+from .probe_chain import FailedRunProbe
 from .read_only import tell_once
 from .reflector import LLMReflector, analyse, reflect
-from .routine_result import CallKey, StandIn, forget, noted, stand_in_of
-from .sequence import shaped_values
+from .routine_result import StandIns, forget, noted
 from .stats import (
     ToolStats,
     compute_stats,
@@ -69,7 +70,7 @@ class _Job:
     trace: Trace
     outcome: Any
     grader: Grader | None
-    probe: Probe | None = None
+    prober: Prober | None = None
 
 
 class Playbook:
@@ -347,7 +348,9 @@ class Playbook:
         """
         if not self.learning:
             return
-        job = _Job(trace, outcome, current_grader.get() or self.evaluator, current_probe.get())
+        probe = current_probe.get()  # offline learning: a failed run's misses are probed
+        job = _Job(trace, outcome, current_grader.get() or self.evaluator,
+                   None if probe is None else FailedRunProbe(probe))
         with self._idle:
             self._pending += 1
         self._ensure_worker()
@@ -367,30 +370,35 @@ class Playbook:
             self._worker = None
         self.store.close()
 
-    def learn_from(self, trace: Trace, success: bool, probe: Probe | None = None
+    def learn_from(self, trace: Trace, success: bool, prober: Prober | None = None
                    ) -> list[Delta]:
         """Reflect on one run and curate its insights now (the worker calls this).
 
-        ``probe``: in offline learning, a failed run's misses are asked of the other tools
-        (:mod:`~toolcycle.playbook.probe`), and what holds the expected answer repairs them."""
+        The trace is read once, into its analysis (:func:`~toolcycle.playbook.reflector.
+        analyse`); ``prober``: in offline learning, a failed run's misses are then asked of
+        the other tools (one step, behind :class:`~toolcycle.playbook.lesson.Prober`), and
+        what holds the expected answer repairs them; each lesson type proposes from that
+        evidence; the store is written once, at the end."""
         domain = self.domain or trace.agent_name
         analysis = analyse(trace, success)
         descriptions = self._descriptions.get(trace.agent_name)
-        probed = asyncio.run(probe_failed_run(trace, analysis, probe, domain=domain,
-                                              descriptions=descriptions)) if (
-            probe is not None and not success and self.rule_lessons) else None
+        probed = prober.findings(trace, analysis, domain=domain, descriptions=descriptions) if (
+            prober is not None and not success and self.rule_lessons) else None
         if probed is not None:
             analysis.repairs.update(probed.repairs)
+        # a success that found nothing somewhere may show where a known dead end's answer is
+        dead_ends = self.store.pitfall_tools(domain, FOUND_NOTHING) if (
+            self.rule_lessons and success and any(c.status == "empty" for c in analysis.calls)
+        ) else ()
         insights = (reflect(trace, success=success, domain=domain, analysis=analysis,
                             descriptions=descriptions,
-                            schemas=self._schemas.get(trace.agent_name),
-                            dead_ends=dead_end.known(self.store, domain) if success and any(
-                                c.status == "empty" for c in analysis.calls) else ())
+                            schemas=self._schemas.get(trace.agent_name), dead_ends=dead_ends)
                     if self.rule_lessons else [])
         if probed is not None and probed.sequence is not None:
             insights.append(probed.sequence)
         acts = noted(trace.run_id)  # what the stand-ins did in this run (typed)
-        stood_in = self._stood_in(trace, analysis.calls, acts)
+        stand_ins = self._stand_ins(trace.agent_name)
+        stood_in = stand_ins.stood_in(trace.tools_offered, analysis.calls, acts)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
             insights = [i for i in insights if i.kind != "sequence" or not (
                 self._routine_names.intersection(i.tools) or stood_in.intersection(i.tools))]
@@ -409,7 +417,7 @@ class Playbook:
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
-            calls=self._as_run(trace.agent_name, analysis.calls, stood_in, acts),
+            calls=stand_ins.as_judged(analysis.calls, stood_in, acts),
             shaped=shaped_values(trace, analysis.calls, [
                 c for c in analysis.calls if c.ok and c.call.name not in stood_in]),
             domain=domain,
@@ -433,46 +441,13 @@ class Playbook:
             self._routine_names.update(r.name for r in learned)
         return deltas
 
-    def _stood_in(self, trace: Trace, calls: Sequence[CallEvidence],
-                  acts: Mapping[CallKey, StandIn]) -> set[str]:
-        """The tools whose calls a stand-in answered in this run: the first tools of the
-        routines it was offered, and each tool a fallback answered for (its results are not
-        the tool's alone, so neither a sequence nor a statistic of it), and each tool a
-        routine repaired a call of, or called again with a reshaped, respelled or renamed
-        argument (its value is not the model's). ``acts``: what the stand-ins noted."""
-        offered = trace.tools_offered
-        if not offered:
-            return set()
-        stand_ins = self._agents.get(trace.agent_name, AgentTools()).stand_ins
-        return ({stand_ins[name].name for name in offered if name in stand_ins}
-                | {c.call.name for c in calls
-                   if (act := stand_in_of(acts, c.call)) is not None and act.kind != "routine"})
-
-    def _as_run(self, agent_name: str, calls: Sequence[CallEvidence], stood_in: set[str],
-                acts: Mapping[CallKey, StandIn]) -> list[tuple[str, str]]:
-        """The run's calls as the strategies it was shown judge them: a call a routine stood
-        in for is a call of the routine; one a fallback answered is the failed call, then the
-        alternative's (so the pitfall counts as followed); one a routine repaired is a call
-        of the routine. One called again with a reshaped argument stays a call of its tool:
-        the pitfall whose format it took was followed, for the model."""
+    def _stand_ins(self, agent_name: str) -> StandIns:
+        """Which stand-ins ``agent_name``'s runs are given, by the tool each answers for."""
         agent = self._agents.get(agent_name, AgentTools())
-        routine_of = {tool.name: name for name, tool in list(agent.stand_ins.items())}
-        repaired_by = {tool.name: name for name, tool in list(agent.repairs.items())}
-        alternatives = {f.tool.name: f.pitfall.tools[1] for f in list(agent.fallbacks.values())}
-        made: list[tuple[str, str]] = []
-        for c in calls:
-            name, act = c.call.name, stand_in_of(acts, c.call)
-            kind = None if act is None or name not in stood_in else act.kind
-            if kind == "fallback" and name in alternatives:
-                fine = act is not None and act.ok
-                made += [(name, "error"), (alternatives[name], "ok" if fine else "error")]
-            elif kind == "repair" and name in repaired_by:
-                made.append((repaired_by[name], c.status))
-            elif name in stood_in and name in routine_of:
-                made.append((routine_of[name], c.status))
-            else:
-                made.append((name, c.status))
-        return made
+        return StandIns(
+            {name: tool.name for name, tool in list(agent.stand_ins.items())},
+            {tool.name: name for name, tool in list(agent.repairs.items())},
+            {f.tool.name: f.pitfall.tools[1] for f in list(agent.fallbacks.values())})
 
     # -- the background worker ---------------------------------------------------------------
 
@@ -487,7 +462,7 @@ class Playbook:
         while (job := self._queue.get()) is not None:
             try:
                 success = judge(job.trace, job.outcome, job.grader)
-                self.deltas.extend(self.learn_from(job.trace, success, job.probe))
+                self.deltas.extend(self.learn_from(job.trace, success, job.prober))
             except Exception as exc:  # learning must never break the caller's runs
                 log.warning("playbook: learning from run %s failed: %s", job.trace.run_id, exc)
                 self.errors.append(exc)

@@ -47,11 +47,12 @@ from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
-from .applicability import json_leaves, names, sequence_words
+from .applicability import json_leaves, sequence_words
 from .carry import Rename, carried, guess_rename, invoke_step, respelled
 from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
 from .sequence import sequence_advice
 from .strategy import PROBED, Insight
+from .words import names
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -234,7 +235,7 @@ def named(args: Mapping[str, Any], result: str | None, prompt: str) -> dict[str,
     """``args`` with each text value the ``prompt`` does not hold narrowed to the longest text
     of ``result`` (a JSON leaf) that both the value and the prompt hold as whole words: the
     name of the thing the tool found, as the task said it. A leaf of one word counts only as
-    a name the prompt gives (:func:`~toolcycle.playbook.applicability.names`): "heat" in
+    a name the prompt gives (:func:`~toolcycle.playbook.words.names`): "heat" in
     "Ember heat gun" names no thing.
 
     Why: on `depot` (JSON, a86805f) the 1.5B searched the web for "Ember heat gun delivery

@@ -19,20 +19,22 @@ at most :data:`MAX_CHAIN_CALLS` calls beyond its single probes', each bounded as
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..tracing.trace import Trace
-from .applicability import json_leaves, name_phrases, row_pick, sequence_words
+from .applicability import json_leaves, row_pick, sequence_words
 from .carry import carried, properties, required_params, typed
 from .evidence import CallEvidence, Repair, arg_values
-from .lesson import TraceAnalysis
+from .lesson import Findings, TraceAnalysis
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
 from .routine import feed_example
 from .sequence import sequence_advice
 from .strategy import PROBED, Insight
+from .words import name_phrases
 
 #: At most this many calls for the chains of one run (first steps and second steps).
 MAX_CHAIN_CALLS = 12
@@ -160,14 +162,18 @@ def _signature(tool: str, args: Mapping[str, Any]) -> str:
     return f"{tool}:{json.dumps(args, sort_keys=True, default=str)}"
 
 
-@dataclass(slots=True)
-class Findings:
-    """What probing a failed run found: repairs of its calls (by index), and the sequence
-    the call or chain that held the answer teaches (None where none did, or its values were
-    not the task's)."""
+@dataclass(frozen=True, slots=True)
+class FailedRunProbe:
+    """The :class:`~toolcycle.playbook.lesson.Prober` of offline learning: ``probe``'s single
+    probes of a failed run's misses, then a chain (:func:`probe_failed_run`), in an event loop
+    of their own on the learning thread."""
 
-    repairs: dict[int, Repair]
-    sequence: Insight | None = None
+    probe: Probe
+
+    def findings(self, trace: Trace, analysis: TraceAnalysis, *, domain: str,
+                 descriptions: Mapping[str, frozenset[str]] | None = None) -> Findings:
+        return asyncio.run(probe_failed_run(trace, analysis, self.probe, domain=domain,
+                                            descriptions=descriptions))
 
 
 async def probe_failed_run(trace: Trace, analysis: TraceAnalysis, probe: Probe, *,

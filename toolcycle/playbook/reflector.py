@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..tracing.trace import Trace
-from .applicability import task_words
 from .evidence import answer_chain, classify, repair_of
+from .evidence import shaped_values as shaped_values
 from .lesson import RunEvidence, TraceAnalysis, WastedCall
 from .lessons import LESSON_TYPES
 from .no_call import NO_CALL as NO_CALL  # (moved there; imported from here before)
@@ -28,8 +28,8 @@ from .pitfall import normalise_error as normalise_error
 from .pitfall import pitfall_advice as pitfall_advice
 from .pitfall import shown_error as shown_error
 from .sequence import sequence_advice as sequence_advice
-from .sequence import shaped_values as shaped_values
-from .strategy import Insight, keywords, task_fingerprint
+from .strategy import Insight
+from .words import keywords, task_fingerprint, task_words
 
 __all__ = ["NO_CALL", "NO_CALL_ADVICE", "LLMReflector", "TraceAnalysis", "WastedCall", "analyse",
            "answered_without_a_call", "expected_arguments", "normalise_error", "pitfall_advice",
@@ -80,7 +80,7 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     ``descriptions``: the words of the agent's tool descriptions by tool
     (:func:`~toolcycle.playbook.applicability.description_words`); ``schemas``: the tools'
     parameter schemas, by tool (what a refused call takes); ``dead_ends``: the tools the
-    domain's dead ends name (:func:`~toolcycle.playbook.dead_end.known`).
+    domain's dead ends name (:meth:`~toolcycle.playbook.store.PlaybookStore.pitfall_tools`).
     """
     run = RunEvidence(trace, analysis if analysis is not None else analyse(trace, success),
                       success, domain, descriptions, schemas, dead_ends)

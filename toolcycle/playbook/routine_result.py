@@ -24,13 +24,13 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..context import RunContext
 from ..tracing.trace import ToolCallRecord
-from .evidence import is_empty_result
+from .evidence import CallEvidence, is_empty_result
 
 StepStatus = Literal["ok", "empty", "error", "timeout"]
 
@@ -134,6 +134,54 @@ def forget(run_id: str) -> None:
 def stand_in_of(records: Mapping[CallKey, StandIn], call: ToolCallRecord) -> StandIn | None:
     """What answered ``call`` in its run, if a stand-in did (``records``: :func:`noted`)."""
     return records.get((call.attempt, call.call_id))
+
+
+@dataclass(frozen=True, slots=True)
+class StandIns:
+    """An agent's stand-ins, by the tool whose calls each answers: ``firsts``, routine ->
+    its first tool (the routine answers that tool's calls); ``repairs``, a tool -> the
+    routine repairing its failed calls; ``alternatives``, a tool -> the tool its fallback
+    calls."""
+
+    firsts: Mapping[str, str]
+    repairs: Mapping[str, str]
+    alternatives: Mapping[str, str]
+
+    def stood_in(self, offered: Collection[str] | None, calls: Sequence[CallEvidence],
+                 acts: Mapping[CallKey, StandIn]) -> set[str]:
+        """The tools whose calls a stand-in answered in a run offered ``offered``: the first
+        tools of the routines it was offered, and each tool a fallback answered for (its
+        results are not the tool's alone, so neither a sequence nor a statistic of it), and
+        each tool a routine repaired a call of, or called again with a reshaped, respelled
+        or renamed argument (its value is not the model's). ``acts``: what they noted."""
+        if not offered:
+            return set()
+        return ({self.firsts[name] for name in offered if name in self.firsts}
+                | {c.call.name for c in calls
+                   if (act := stand_in_of(acts, c.call)) is not None and act.kind != "routine"})
+
+    def as_judged(self, calls: Sequence[CallEvidence], stood_in: Collection[str],
+                  acts: Mapping[CallKey, StandIn]) -> list[tuple[str, str]]:
+        """The run's calls as the strategies it was shown judge them: a call a routine stood
+        in for is a call of the routine; one a fallback answered is the failed call, then the
+        alternative's (so the pitfall counts as followed); one a routine repaired is a call
+        of the routine. One called again with a reshaped argument stays a call of its tool:
+        the pitfall whose format it took was followed, for the model."""
+        routine_of = {tool: routine for routine, tool in self.firsts.items()}
+        made: list[tuple[str, str]] = []
+        for c in calls:
+            name, act = c.call.name, stand_in_of(acts, c.call)
+            kind = None if act is None or name not in stood_in else act.kind
+            if kind == "fallback" and name in self.alternatives:
+                fine = act is not None and act.ok
+                made += [(name, "error"), (self.alternatives[name], "ok" if fine else "error")]
+            elif kind == "repair" and name in self.repairs:
+                made.append((self.repairs[name], c.status))
+            elif name in stood_in and name in routine_of:
+                made.append((routine_of[name], c.status))
+            else:
+                made.append((name, c.status))
+        return made
 
 
 def completed(names: list[str], lines: list[str]) -> str:

@@ -4,47 +4,20 @@ routines, as one tool (:mod:`.routine`).
 
 The chain is the evidence of the trace (:mod:`.evidence`), not the order the model tried
 things in; the advice shows argument names and, where the model had to shape a value itself,
-its format, never the task's own words (:func:`shaped_values`).
+its format, never the task's own words (:func:`~.evidence.shaped_values`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..tracing.trace import Trace
 from .applicability import sequence_words
-from .evidence import CallEvidence, says_task_words
+from .evidence import CallEvidence, shaped_values
 from .flow import chain_feeds, data_flow
 from .head_start import run_head
 from .lesson import RunEvidence
 from .strategy import SKIP, Insight, Strategy, UseVerdict
-
-_DIGIT = re.compile(r"\d")
-
-
-def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvidence] | None = None,
-                  ) -> dict[str, dict[str, str]]:
-    """Per tool, the argument values of its good calls the model had to shape itself.
-
-    A value with digits that is neither in the prompt nor in a result before the call (a date
-    the model reformatted, a code it built) is the format the tool accepted: worth showing.
-    One that carries the task's own words is not (:func:`~toolcycle.playbook.evidence.
-    says_task_words`): it is the task's content, and other tasks would copy it.
-    The call's own result and later ones do not count: tools often echo their arguments
-    (`rail`'s fare_quote does). ``among`` limits the calls looked at (default: every good one).
-    """
-    prompt = (trace.user_prompt or "").lower()
-    formats: dict[str, dict[str, str]] = {}
-    for c in (among if among is not None else [c for c in calls if c.ok]):
-        earlier = " ".join((e.call.result or "") for e in calls[:c.index] if e.ok).lower()
-        for key, value in sorted((c.call.args or {}).items()):
-            text = str(value)
-            if (_DIGIT.search(text) and text.lower() not in prompt
-                    and text.lower() not in earlier and not says_task_words(text, prompt)):
-                formats.setdefault(c.call.name, {})[key] = text
-    return formats
 
 
 def sequence_advice(

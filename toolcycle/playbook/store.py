@@ -139,6 +139,22 @@ class PlaybookStore(abc.ABC):
                 and (available is None or available.issuperset(s.tools))]
         return sorted(fits, key=lambda s: -s.score())[:limit]
 
+    def pitfall_tools(self, domain: str, error_class: str) -> set[str]:
+        """The tools whose pitfalls of ``domain`` were learned from ``error_class`` (a
+        pitfall's detail before its repair's signature), learned (strategies) or on their way
+        (candidates). Read by the learner before a run's lessons are proposed: the tools the
+        domain's dead ends name, whose repair a successful run may show."""
+        tools = {s.tools[0] for s in self.strategies(domain) if s.kind == "pitfall"
+                 and s.tools and s.detail.partition("|")[0] == error_class}
+        for candidate in self.candidates(domain):
+            first = (candidate.get("insights") or [{}])[0]
+            named = first.get("tools") if isinstance(first, dict) else None
+            if (isinstance(named, list) and named and isinstance(named[0], str)
+                    and first.get("kind") == "pitfall"
+                    and str(first.get("detail", "")).partition("|")[0] == error_class):
+                tools.add(named[0])
+        return tools
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release connections."""

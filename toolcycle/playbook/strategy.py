@@ -10,18 +10,13 @@ JSON, so the store can keep them in any database.
 from __future__ import annotations
 
 import hashlib
-import re
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from typing import Any, Literal
 
-import snowballstemmer
-
-from .words import STEMMER_LANGUAGE, STOPWORDS
 from .words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
+from .words import keywords
 
 StrategyStatus = Literal["active", "retired"]
 #: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;
@@ -40,59 +35,6 @@ MAX_FEED_RUNS = 6
 #: The runs a sequence's :attr:`Strategy.heads` count (the latest weigh most).
 MAX_HEAD_RUNS = 12
 
-_WORD = re.compile(r"[a-z][a-z0-9_]+")
-
-
-def keywords(text: str) -> list[str]:
-    """The content words of a text, lower-cased, in order, without stopwords or duplicates.
-
-    Lexical relevance and applicability are both computed on these, so retrieval and learning
-    agree on what a task "is about".
-    """
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if word not in STOPWORDS and len(word) > 2:
-            seen.setdefault(word, None)
-    return list(seen)
-
-
-_STEMMER = snowballstemmer.stemmer(STEMMER_LANGUAGE)
-_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between words
-
-
-#: Longer "words" (an id, a hash, a hostile prompt's run of letters) are matched as written:
-#: no English word needs stemming at that length, and each cached root keeps its word.
-LONGEST_STEMMED = 32
-
-
-def root(word: str) -> str:
-    """What a word is matched by: its Porter2 (Snowball English) stem, and an agent noun's
-    "-ier" as its verb's ("supplier", "supplies", "supplied", "supply" -> ``suppli``;
-    "carrier", "carry" -> ``carri``). Words are kept as written; only comparisons use roots.
-
-    Why: the tasks of one kind are worded apart, and a lesson learned from "Who supplies the
-    Vessel caulk gun?" met no word of "Who is the supplier of the Fenby staple gun?" (`depot`);
-    "booking"/"book", "shipped"/"shipping", "sources"/"sourcing" were as far apart. Snowball
-    leaves "-er" alone (order, number, weather keep theirs), so only "-ier", whose stem the
-    verb also has, is taken off.
-    """
-    return word if len(word) > LONGEST_STEMMED else _stem(word)
-
-
-@lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    with _STEMMER_LOCK:
-        stem: str = _STEMMER.stemWord(word)
-    if len(stem) > 5 and stem.endswith("ier"):
-        stem = stem[:-3] + "i"
-    return stem
-
-
-def roots(words: Iterable[str]) -> set[str]:
-    """The :func:`root` of each of ``words``."""
-    return {root(w) for w in words}
-
-
 def index_terms(strategy: Strategy) -> list[str]:
     """What retrieval matches a task against besides ``applies_when``.
 
@@ -105,17 +47,6 @@ def index_terms(strategy: Strategy) -> list[str]:
     if strategy.kind == "advice":
         words += keywords(strategy.advice)
     return [w for w in dict.fromkeys(words) if w not in TEMPLATE_WORDS]
-
-
-def task_fingerprint(prompt: str) -> str:
-    """What tells two tasks apart: their prompt with case and spacing normalised.
-
-    Not the keywords: "Where is the parcel of order A-1042?" and "... order B-2210?" have
-    the same ones (ids are not words), and the curator took three different parcel questions
-    for one task asked three times, so the parcel lesson was never learned.
-    """
-    text = " ".join(prompt.lower().split())
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def estimate_tokens(text: str) -> int:

@@ -1,4 +1,10 @@
-"""Every language-specific word list the playbook reads text with, in one place.
+"""The playbook's vocabulary: how it reads the words of a task, and every language-specific
+word list it reads text with, in one place.
+
+What a task is about is read here once, for learning and retrieval alike: its content words
+(:func:`keywords`), their roots (:func:`root`), the names it gives (:func:`names`,
+:func:`name_phrases`), the words a lesson learned from it applies to (:func:`task_words`) and
+what tells it from another task (:func:`task_fingerprint`).
 
 Why one module: the playbook's rules are meant to hold in any domain, but some evidence is
 only text written for people: a tool's "No results." instead of ``[]``, an HTTP client's
@@ -13,10 +19,16 @@ refused argument) is read from the trace's typed fields (``ToolCallRecord.error_
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+
+import snowballstemmer
 
 #: Function words of a task or result, left out of the content words retrieval and
-#: applicability compare (``strategy.keywords``).
+#: applicability compare (:func:`keywords`).
 _STOPWORD_TEXT = (
     "a an and are as at be by can could did do does for from has have how i in is it its me "
     "my of on or our please should tell than that the their them then there these this to "
@@ -98,3 +110,133 @@ PHRASE_ENDS = frozenset("""
     i me us him her them my our your his its their mine ours yours theirs right now today
     currently still yet please left
 """.split())  # noqa: SIM905 (a word list reads better so)
+
+
+# -- reading a task's words ---------------------------------------------------------------
+
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+
+
+def keywords(text: str) -> list[str]:
+    """The content words of a text, lower-cased, in order, without stopwords or duplicates.
+
+    Lexical relevance and applicability are both computed on these, so retrieval and learning
+    agree on what a task "is about".
+    """
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word not in STOPWORDS and len(word) > 2:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+_STEMMER = snowballstemmer.stemmer(STEMMER_LANGUAGE)
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between words
+
+
+#: Longer "words" (an id, a hash, a hostile prompt's run of letters) are matched as written:
+#: no English word needs stemming at that length, and each cached root keeps its word.
+LONGEST_STEMMED = 32
+
+
+def root(word: str) -> str:
+    """What a word is matched by: its Porter2 (Snowball English) stem, and an agent noun's
+    "-ier" as its verb's ("supplier", "supplies", "supplied", "supply" -> ``suppli``;
+    "carrier", "carry" -> ``carri``). Words are kept as written; only comparisons use roots.
+
+    Why: the tasks of one kind are worded apart, and a lesson learned from "Who supplies the
+    Vessel caulk gun?" met no word of "Who is the supplier of the Fenby staple gun?" (`depot`);
+    "booking"/"book", "shipped"/"shipping", "sources"/"sourcing" were as far apart. Snowball
+    leaves "-er" alone (order, number, weather keep theirs), so only "-ier", whose stem the
+    verb also has, is taken off.
+    """
+    return word if len(word) > LONGEST_STEMMED else _stem(word)
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    with _STEMMER_LOCK:
+        stem: str = _STEMMER.stemWord(word)
+    if len(stem) > 5 and stem.endswith("ier"):
+        stem = stem[:-3] + "i"
+    return stem
+
+
+def roots(words: Iterable[str]) -> set[str]:
+    """The :func:`root` of each of ``words``."""
+    return {root(w) for w in words}
+
+
+def task_fingerprint(prompt: str) -> str:
+    """What tells two tasks apart: their prompt with case and spacing normalised.
+
+    Not the keywords: "Where is the parcel of order A-1042?" and "... order B-2210?" have
+    the same ones (ids are not words), and the curator took three different parcel questions
+    for one task asked three times, so the parcel lesson was never learned.
+    """
+    text = " ".join(prompt.lower().split())
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+_SENTENCE_END = re.compile(r"[.?!:;\n]")
+
+
+def names(text: str) -> set[str]:
+    """The words of a text written as names or ids, lower-cased: a capitalised word that
+    does not begin a sentence ("Kelby", "GitHub"), and a word mixing upper case and digits
+    anywhere ("KL318"). All-capital words without digits ("PDF", "USD") are acronyms and
+    stay content words. A word also used in lower case elsewhere in the text is no name.
+
+    Why: a name says which thing a task is about, not what kind of task it is. Three failed
+    fare runs on `rail` (ReAct) shared the station "Kelby", the dead end they taught came out
+    applying to ['kelby', 'standard'], and a test task about another fare *to* Kelby was shown
+    it. English capitalisation: in German, where every noun is capitalised, nouns inside a
+    sentence would count as names too (see :func:`task_words`).
+    """
+    found: set[str] = set()
+    plain: set[str] = set()
+    end = -1  # where the previous word ended; -1: none yet, the next word begins the text
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        has_upper = any(c.isupper() for c in word)
+        initial = end < 0 or _SENTENCE_END.search(text, end, match.start()) is not None
+        end = match.end()
+        is_id = has_upper and any(c.isdigit() for c in word)
+        mixed = has_upper and any(c.islower() for c in word)
+        is_name = is_id or (mixed and (not initial or any(c.isupper() for c in word[1:])))
+        (found if is_name else plain).add(word.lower())
+    return found - plain
+
+
+def name_phrases(text: str) -> list[str]:
+    """The names ``text`` gives, each as written: runs of :func:`names` words with only
+    spaces between them ("Leila Farouk" in "What OS version does Leila Farouk's phone
+    have?"), in order, once each."""
+    named = names(text)
+    phrases: list[str] = []
+    run: list[str] = []
+    end = 0
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        if word.lower() in named and run and not text[end:match.start()].strip():
+            run.append(word)
+        else:
+            if run:
+                phrases.append(" ".join(run))
+            run = [word] if word.lower() in named else []
+        end = match.end()
+    if run:
+        phrases.append(" ".join(run))
+    return list(dict.fromkeys(phrases))
+
+
+def task_words(prompt: str) -> list[str]:
+    """What a task is about, for learning where a lesson applies: its :func:`keywords`
+    without :func:`names`. Retrieval still matches a task's full keywords, names included,
+    against strategies; only the applicability learned from tasks leaves names out. A prompt
+    whose every content word looks like a name keeps them all (better a name than nothing
+    to apply to)."""
+    named = names(prompt)
+    words = keywords(prompt)
+    return [w for w in words if w not in named] or words
