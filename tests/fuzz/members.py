@@ -147,21 +147,34 @@ def own_events(events: list[Event], run_id: str) -> tuple[list[Event], list[str]
     or its ``RunResumed`` when a paused team goes on, and its end event left out), and what
     did not bracket (a member's run that never ended). A member's end events are told by
     run: a cancel landing while its ``on_success`` is told adds a ``RunFailure`` after its
-    ``RunSuccess`` (docs/loop.md, r2-16)."""
+    ``RunSuccess`` (docs/loop.md, r2-16), and one landing while its ``on_pause`` is told ends
+    it cancelled after its ``RunPaused`` (its closing events, then its ``RunFailure``)."""
     own: list[Event] = []
     open_runs: set[str] = set()
-    for event in events:
+    for index, event in enumerate(events):
         if (isinstance(event, RunStart) and event.parent_run_id is not None) or (
                 isinstance(event, RunResumed) and event.run_id != run_id):
             open_runs.add(event.run_id)
         elif isinstance(event, RunSuccess | RunFailure | RunPaused) and (
                 (ended := _run_of(event)) is not None and ended != run_id):
-            open_runs.discard(ended)
+            if not (isinstance(event, RunPaused) and _fails_next(events, index, ended)):
+                open_runs.discard(ended)
         elif not open_runs:
             own.append(event)
     problems = [f"M3 {len(open_runs)} member run(s) told RunStart and never an end event"
                 ] if open_runs else []
     return own, problems
+
+
+def _fails_next(events: list[Event], index: int, run: str) -> bool:
+    """Whether the next event of member ``run`` after ``events[index]`` that starts or ends
+    it is its ``RunFailure`` (a pause cut by a cancel), not a ``RunResumed``."""
+    for event in events[index + 1:]:
+        if isinstance(event, RunResumed) and event.run_id == run:
+            return False
+        if isinstance(event, RunFailure) and _run_of(event) == run:
+            return True
+    return False
 
 
 def _run_of(event: RunSuccess | RunFailure | RunPaused) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolcycle import Agent, CancelToken, RunResult, SnapshotConsumed
+from toolcycle import Agent, CancelToken, Limits, RunResult, SnapshotConsumed
 from toolcycle.events import RunFailure, RunResumed
 from toolcycle.testing import ScriptedModel, call
 
@@ -127,3 +127,29 @@ async def test_a_token_cancelled_beside_a_resumed_member_closes_its_paused_sibli
     assert left.deleted == [] and right.deleted == []
     with pytest.raises(SnapshotConsumed):
         await boss.resume(paused.snapshot, approve)
+
+
+async def test_a_members_call_answered_at_the_deadline_hangs_the_closed_run_under_it() -> None:
+    """The team's deadline passes before the resumed member goes on: its call is answered
+    "not completed" and its paused run closed after that answer; the call's record must then
+    hold the closed run (it held the paused one: a trace nesting a run still "paused", whose
+    deferred call had no record)."""
+    desk = Desk([call("delete", {"path": "/tmp/t"}), "done"],
+                [call("janitor", {"input": "clean"}), "ok"], limits=Limits(timeout=0.05))
+    paused = await desk.boss.run("go")
+
+    async def late(event: RunResumed) -> None:  # callbacks are not raced: the deadline passes
+        await asyncio.sleep(0.1)
+
+    result = await desk.boss.resume(json.loads(json.dumps(paused.snapshot)),
+                                    [paused.pending_approvals[0].approve()],
+                                    callbacks={"on_resume": late})
+    assert result.termination.reason == "timeout" and desk.deleted == []
+    record = result.tool_calls[0]
+    assert (record.error or "").startswith("not completed: the run's timeout")
+    [member] = result.runs
+    assert member.status == "cancelled" and record.run is member.trace
+    assert member.trace.status == "cancelled"
+    assert [(c.name, c.error) for c in member.trace.tool_calls] == [
+        ("delete", "not executed: the run ended (CANCELLED)")]
+    check_team(result)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
 from ..approval import ApprovalRequest, Approve, Decision, Defer, Deny
 from ..context import CancelToken
-from ..errors import SnapshotError
+from ..errors import AgentError, Cancelled, SnapshotError
 from ..events import CallbackError, Callbacks, Event, RunPaused, RunResumed
 from ..messages import Message, Usage
 from ..models.base import Model, ModelSettings
@@ -103,11 +103,17 @@ async def _ask(state: RunState, policy: Callable[..., Any], request: ApprovalReq
     return Deny(f"not run: the approval policy failed ({type(problem).__name__}: {problem})")
 
 
-async def pause(state: RunState) -> RunResult[Any]:
+async def pause(state: RunState, fail: Callable[[RunState, AgentError], Awaitable[None]]
+                ) -> RunResult[Any]:
     """The run waits for a person: finish the trace as paused, snapshot, tell the callbacks.
     It waits on its own deferred calls and on those of the team members that paused in its
     turn: ``pending_approvals`` lists them all, in call order (a member's by the calls that lead
-    to it, ``via``); the snapshot holds the members' under their calls."""
+    to it, ``via``); the snapshot holds the members' under their calls.
+
+    A cancel that lands while ``on_pause`` is told leaves the run you started paused (its
+    callbacks hold the snapshot, which a person may resume). A team member's pause is the
+    team's business (no person holds its snapshot): cancelled there, the member's run ends
+    cancelled instead (``fail``: the loop's way to end a run, every call answered)."""
     turn = state.turn
     assert turn is not None
     core, run_id = state.setup.core, state.setup.run_id
@@ -126,7 +132,14 @@ async def pause(state: RunState) -> RunResult[Any]:
     state.trace.finish("paused", state.usage, None, state.termination.to_dict(), None)
     result = result_of(state, None, pending, snapshots.capture(state, own))
     event.result = result
-    await state.emitter.notify(event)
+    try:
+        await state.emitter.notify(event)
+    except asyncio.CancelledError:
+        if state.ancestors:
+            state.termination = None
+            await fail(state, Cancelled("the run's task was cancelled while its pause was "
+                                        "reported", phase=state.phase))
+        raise
     return result
 
 

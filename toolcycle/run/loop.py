@@ -109,7 +109,7 @@ async def run(state: RunState) -> RunResult[Any]:
                 state.input_check = start_beside(state, guards.beside)
         output = await _run_attempts(state)
     except PauseRun:  # a call waits for a person's approval: toolcycle.run.approvals
-        state.result = await pause(state)
+        state.result = await pause(state, _fail)
         return state.result
     except AgentError as error:
         await _fail(state, error)

@@ -167,25 +167,36 @@ async def close_members(state: RunState, why: str) -> asyncio.CancelledError | N
     the turn (it was cancelled, it failed, or their calls were answered otherwise): each is
     resumed under a cancelled token, so that its run ends cancelled with every call of its
     history answered (as a single paused run resumed cancelled does), and joins ``runs``. A
-    call still open is then answered by the run's stop, as a call that was running.
+    call still open is then answered by the run's stop, as a call that was running. Members
+    that paused in this run's turn, when the run ends instead of pausing (a cancel landed as a
+    member's pause was reported: :func:`~.approvals.pause`), are closed the same way, from
+    their snapshots, in place of their paused runs in ``runs``.
 
     Every member is closed even if the caller cancels the run's task meanwhile (each member's
     run closes its own books on that cancellation, as any run does); that cancellation is
     returned, for the caller to raise once its own books are closed too."""
     turn = state.turn
-    resuming = turn.resuming if turn is not None else None
-    if turn is None or not resuming:
+    if turn is None or not (turn.resuming or turn.paused_members):
         return None
-    turn.resuming = None
     by_id = {c.id: c for c in turn.calls}
+    tools = {call_id: state.setup.core.tools[by_id[call_id].name] for call_id in
+             (*(turn.resuming or ()), *(turn.paused_members or ()))}
+    closing = dict(turn.resuming or {})
+    for call_id, result in (turn.paused_members or {}).items():
+        member = tools[call_id]
+        if isinstance(member, MemberTool) and result.snapshot is not None:
+            closing[call_id] = member.member.open_paused(result.snapshot)
+            gone = {id(run) for run in (result, *result.runs)}
+            state.runs = [run for run in state.runs if id(run) not in gone]
+    turn.resuming = turn.paused_members = None
     interrupted = None
-    for call_id, paused in resuming.items():
-        tool = state.setup.core.tools[by_id[call_id].name]
+    for call_id, paused in closing.items():
+        tool = tools[call_id]
         assert isinstance(tool, MemberTool)  # (open_paused checked it)
         token = CancelToken()
         token.cancel(why)
         child = tool.member.resumed_state(paused, state, by_id[call_id], token)
-        record = state.trace.open_record(call_id)
+        record = state.trace.turn_record(call_id)  # (its call may be answered already)
         if record is not None:
             record.run = child.trace.trace
         try:

@@ -149,6 +149,15 @@ class TraceBuilder:
         trace under it: toolcycle.run.team)."""
         return self._open.get(call_id)
 
+    def turn_record(self, call_id: str) -> ToolCallRecord | None:
+        """The record of a call of the current step, running or answered: a team member's
+        paused run that is closed after its call was answered without it (the run's deadline
+        passed first) hangs its closed trace there, in place of the paused one."""
+        record = self._open.get(call_id)
+        if record is None and self._now is not None:
+            record = next((r for r in self._now.tool_calls if r.call_id == call_id), None)
+        return record
+
     def head_start(self, attempt: int, usage: Usage) -> None:
         """Open the step of a head start's turn (toolcycle.run.head_start): iteration 0, no
         model request, ``usage`` its call; its call is recorded into it, on every path."""
