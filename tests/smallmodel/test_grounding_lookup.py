@@ -9,6 +9,7 @@ from __future__ import annotations
 from toolcycle import Agent
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import JsonToolsModel
+from toolcycle.run.grounding import LOOK_TURNS
 from toolcycle.testing import call
 
 FEES = {"M-5603": 1.75}
@@ -160,3 +161,20 @@ def test_one_call_that_worked_is_something_to_answer_from() -> None:
     result = _yoga([call("find_product", {"name": "YOGA-MAT"}),
                     call("find_product", {"name": "yoga mat"}), "It is in stock."])
     assert result.status == "success" and result.attempts == 1
+
+
+def test_the_re_ask_keeps_calling_while_every_call_fails_then_is_free() -> None:
+    """Forced once, the 1.5B called the detail tool with the name, read that ``find_member``
+    gives the id, and wrote its invented answer again (dev set, shop, at 1e33ffd)."""
+    failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
+    result, inner = _run([INVENTED, failed, INVENTED, *LOOKED_UP])
+    assert "Call one of the tools now." in inner.requests[2].last_message.text
+    assert result.status == "success" and result.output == "Tom Reed owes 1.75 EUR."
+
+
+def test_the_forced_turns_are_bounded() -> None:
+    failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
+    result, inner = _run([INVENTED, failed, failed, failed, INVENTED])
+    forced = [r for r in inner.requests if "Call one of the tools now." in r.last_message.text]
+    assert len(forced) == LOOK_TURNS
+    assert (result.status, result.output) == ("ungrounded", "The late fee for Tom Reed is 10 EUR.")

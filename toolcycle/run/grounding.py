@@ -38,6 +38,8 @@ from .state import RunState
 
 #: Checks that may reject per run: one re-ask, then the answer stands.
 MAX_CHECKS = 1
+#: Turns of the re-ask that must call while nothing was found (see :func:`look_first`).
+LOOK_TURNS = 3
 #: The re-ask after an answer when every tool call of the run failed.
 NOTHING_FOUND = ("every tool call of this run failed, so no tool result supports your answer: "
                  "call the tool again the way its error says would work, or say that you "
@@ -91,23 +93,24 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
 def look_first(state: RunState) -> bool:
     """Whether this request must call a tool (``tool_choice="required"``): grounding rejected
     the previous attempt's text answer, the run has no tool result to answer from (no call
-    yet, only failed ones, or only calls over figures from nowhere), and this attempt has not
-    called yet.
+    yet, only failed ones, or only calls over figures from nowhere), and this attempt has
+    called in fewer than :data:`LOOK_TURNS` turns.
 
     Why: told its figure had no source and asked to call a tool or answer from what it had,
     the 1.5B wrote the same invented answer again in every such re-ask measured on the
     first-hour agents ("The late fee for Tom Reed is 10 EUR.", twice, without a call). With
     nothing looked up there is nothing to answer from, so the one re-ask is a turn that must
-    look; the request after that call is free again."""
+    look, and its next turns too while every call fails (forced once, the 1.5B called the
+    detail tool with the product's name, read that ``find_product`` gives the id, and wrote
+    its invented answer again); the request after a call that worked is free again."""
     if not state.setup.core.grounding or not state.setup.settings.tools:
         return False
     trace = state.trace.trace
     if not any(a.attempt == state.attempt - 1 and a.validator == "grounding"
                for a in trace.attempts):
         return False
-    if any(step.attempt == state.attempt and step.tool_calls for step in trace.steps):
-        return False
-    return _sources(state).results == 0
+    turns = sum(1 for step in trace.steps if step.attempt == state.attempt and step.tool_calls)
+    return turns < LOOK_TURNS and _sources(state).results == 0
 
 
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:
