@@ -6,6 +6,7 @@ module plus its line in the registration."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +68,31 @@ def test_a_new_lesson_type_is_one_class_and_its_registration(
     monkeypatch.setattr(reflector_module, "LESSON_TYPES", (*LESSON_TYPES, Unit()))
     after = reflect(trace, success=True, domain="d")
     assert after[:-1] == before and after[-1].advice == "parcel answers in kg."
+
+
+def test_no_module_but_the_registration_names_a_lesson_type() -> None:
+    """A new lesson type is its module and its line in lessons.py (docs/playbook.md): no
+    other module of the package imports a registered type's class."""
+    import ast
+
+    package = Path(reflector_module.__file__).parent
+    classes = {type(t).__name__ for t in LESSON_TYPES}
+    importers = {
+        path.name for path in package.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and classes & {a.name for a in node.names}}
+    assert importers == {"lessons.py"}
+
+
+def test_the_docs_sample_of_a_new_lesson_type_runs_as_pasted(tmp_path: Path) -> None:
+    """docs/playbook.md "Adding a lesson type" (its page runs in the real-model tier as a
+    whole; this sample needs no model, so it runs here too)."""
+    import re
+
+    from doc_scripts import ROOT, run_script
+
+    page = (ROOT / "docs" / "playbook.md").read_text(encoding="utf-8")
+    section = page[page.index("### Adding a lesson type"):]
+    sample = re.search(r"```python\n(.*?)```", section, re.S)
+    assert sample is not None
+    assert run_script(sample.group(1), tmp_path).strip() == "['parcel answers in kg.']"

@@ -1,7 +1,9 @@
 """The registration of the playbook's lesson types, in the order their insights are curated.
 
-A new lesson type is a module implementing :class:`~toolcycle.playbook.lesson.LessonType`
-and one line here (and its test).
+A new lesson type is two files: a module implementing :class:`~toolcycle.playbook.lesson.
+LessonType`, and its line here (docs/playbook.md, "Adding a lesson type"). Nothing else names
+a lesson type: the reflector asks each registered one, the outcome asks the one that owns a
+strategy.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ LESSON_TYPES: tuple[LessonType, ...] = (Sequences(), Pitfalls(), DeadEnds(), NoC
 
 
 def lesson_type_of(strategy: Strategy) -> LessonType | None:
-    """The registered type that made ``strategy`` (the most specific first: a dead end and
-    the no-call lesson are pitfalls too)."""
-    for lesson_type in (*LESSON_TYPES[2:], *LESSON_TYPES[:2]):
+    """The registered type that made ``strategy``: the last registered that owns it, so a type
+    registered later refines an earlier one (a dead end and the no-call lesson are pitfalls
+    too)."""
+    for lesson_type in reversed(LESSON_TYPES):
         if lesson_type.owns(strategy):
             return lesson_type
     return None
