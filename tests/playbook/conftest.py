@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
@@ -23,7 +24,8 @@ def loop_error_type(error: str | None) -> str | None:
         return "timeout"
     if error.startswith("Invalid arguments for "):
         return "invalid_arguments"
-    return "RuntimeError"
+    wrapped = re.match(r"Tool `[^`]+` failed: (\w+): ", error)  # an exception, as wrapped
+    return wrapped.group(1) if wrapped else "RuntimeError"
 
 
 def make_trace(

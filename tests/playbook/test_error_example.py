@@ -8,8 +8,8 @@ from toolcycle.playbook.reflector import normalise_error, reflect, shown_error
 
 from .conftest import make_trace
 
-FREIGHT_ERROR = ("Tool `freight_quote` failed: ValueError: unknown destination 'Portugal': "
-                 "give the two-letter country code, e.g. 'FR'")
+FREIGHT_ERROR = ("unknown destination 'Portugal': give the two-letter country code, "
+                 "e.g. 'FR'")
 
 
 def test_the_example_an_error_gives_is_kept_and_the_calls_value_masked() -> None:

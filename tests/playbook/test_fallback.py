@@ -361,6 +361,30 @@ async def test_a_learned_failure_with_no_words_proves_nothing() -> None:
     assert fell_back("delay_feed", text)
 
 
+@pytest.mark.parametrize(("detail", "timed_out", "falls_back"), [
+    ("upstream slow", True, True),  # a client's own ReadTimeout: no timeout words in it
+    ("invalid timeout value", False, False),  # words about a timeout, which is no timeout
+])
+async def test_the_lesson_says_whether_it_was_learned_from_a_timeout(
+        detail: str, timed_out: bool, falls_back: bool) -> None:
+    """Issue 69: a stored lesson's timeout is its typed ``timed_out`` (read from the trace's
+    ``error_type`` when it was learned), not recognised by the words of its error class."""
+    from toolcycle.playbook.fallback import fallback_for
+
+    tools = {"delay_feed": tool(delay_feed, read_only=True),
+             "service_history": tool(service_history, read_only=True)}
+    lesson = Strategy(id="t", domain="rail", kind="pitfall", advice=PITFALL.advice,
+                      tools=list(PITFALL.tools), detail=detail, timed_out=timed_out)
+    learned = fallback_for(lesson, tools)
+    assert learned is not None and learned.proven is not None
+    if falls_back:
+        text = await learned.proven.invoke(None, {"service": "RX1"})  # type: ignore[arg-type]
+        assert fell_back("delay_feed", text)
+    else:
+        with pytest.raises(TimeoutError):
+            await learned.proven.invoke(None, {"service": "RX1"})  # type: ignore[arg-type]
+
+
 async def test_an_mcp_servers_error_result_is_the_failure_a_fallback_was_learned_from() -> None:
     """A stranger's MCP server reports a failure as an ``isError`` result, not an exception
     of ours: the pitfall is learned from those runs, and a run not shown it falls back on the

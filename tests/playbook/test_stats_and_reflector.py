@@ -97,9 +97,17 @@ def test_error_classes_ignore_the_values_in_them() -> None:
 
 
 def test_the_loops_wrapping_is_not_part_of_the_error_class() -> None:
-    assert normalise_error("Tool `get_quote` failed: ValueError: unknown ticker 'X'") == (
-        "unknown ticker …"
-    )
+    """Taken off by the call's typed ``error_type`` (issue 69: no regex guessing where the
+    loop's words end), and only the loop's: a tool's own text keeps whatever it says."""
+    raised = ToolCallRecord("c1", "get_quote", {}, 1, error_type="ValueError",
+                            error="Tool `get_quote` failed: ValueError: unknown ticker 'X'")
+    assert normalise_error(raised.tool_error()) == "unknown ticker …"
+    own = ToolCallRecord("c2", "get_quote", {}, 1, error_type="McpToolError",
+                         error="ValueError: unknown ticker 'X'")  # a server's own words
+    assert own.tool_error() == "ValueError: unknown ticker 'X'"
+    late = ToolCallRecord("c3", "get_quote", {}, 1, error_type="timeout",
+                          error="Tool `get_quote` timed out after 2 s.")
+    assert late.tool_error() == late.error  # the loop's own kind: all its words
 
 
 def test_a_refusal_of_arguments_is_classed_by_its_first_problem() -> None:

@@ -395,7 +395,8 @@ def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advic
     strategy = Strategy(id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
                         section=" ".join(words[:3]), tools=list(insight.tools),
                         applies_when=words, support=len(evidence), created_at=now,
-                        updated_at=now, detail=insight.detail, about_tool=insight.about_tool)
+                        updated_at=now, detail=insight.detail, about_tool=insight.about_tool,
+                        timed_out=insight.timed_out)
     if insight.kind == "sequence":
         strategy.word_support = word_support(evidence if where is None else where)
     strategy.add_provenance(*(i.run_id for i in evidence))

@@ -97,20 +97,22 @@ def fallback_for(pitfall: Strategy, tools: Mapping[str, Tool[Any]]) -> Fallback 
     tool = fallback_tool(primary, alternative, rename=rename)
     if tool is None:
         return None
+    late = pitfall.timed_out if pitfall.timed_out is not None else is_timeout(learned)
     # "KeyError: '…'" masks to "…": a class with no words would match any such error; an
     # empty result proves nothing (a database empty for some kinds of question)
-    proven = (fallback_tool(primary, alternative, learned, rename=rename)
+    proven = (fallback_tool(primary, alternative, learned, rename=rename, timed_out=late)
               if _WORDS.search(learned) and learned != FOUND_NOTHING else None)
     return Fallback(pitfall, tool, proven)
 
 
 def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None = None, *,
-                  rename: Rename | None = None) -> Tool[Any] | None:
+                  rename: Rename | None = None, timed_out: bool = False) -> Tool[Any] | None:
     """``primary`` that calls ``alternative`` when it fails or finds nothing, or None where
     that is not safe or not a whole call (see the module docstring). ``only``: an error class
     (:func:`~toolcycle.playbook.reflector.normalise_error`); then it calls the alternative for
-    that failure alone, and every other outcome is the primary's own. ``rename``: the
-    parameter the learned repair passed under another name (:mod:`.carry`)."""
+    that failure alone (``timed_out``: the failure was a timeout, as the lesson recorded
+    it), and every other outcome is the primary's own. ``rename``: the parameter the learned
+    repair passed under another name (:mod:`.carry`)."""
     if (primary.function is None or alternative.function is None
             or primary.requires_approval or alternative.requires_approval
             or not alternative.policy.read_only):
@@ -126,7 +128,7 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
         try:
             value = await invoke_step(primary, ctx, checked)
         except TimeoutError:
-            if only is not None and not is_timeout(only):
+            if only is not None and not timed_out:
                 raise
             failure = f"{primary.name} timed out" + (
                 f" after {primary.timeout} s" if primary.timeout else "")
@@ -134,7 +136,7 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
         except ToolArgumentsError:
             raise  # the model's arguments: its to fix, not the alternative's
         except Exception as exc:  # the failure the pitfall was learned from
-            if only is not None and normalise_error(f"{type(exc).__name__}: {exc}") != only:
+            if only is not None and normalise_error(str(exc)) != only:
                 raise
             failure = f"{primary.name} failed: {type(exc).__name__}: {exc}"
             failed = StepOutcome(primary.name, {}, "error", "")

@@ -20,8 +20,6 @@ from .stats import timed_out
 from .strategy import Insight, Strategy, UseVerdict
 from .words import OUTAGE, REFUSING
 
-#: "Tool `x` failed: ValueError: " — the loop's wrapping, which says nothing about the cause.
-_WRAPPER = re.compile(r"^(tool `?[\w-]+`? failed:\s*)?([A-Z]\w*(Error|Exception):\s*)?", re.I)
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _NAMED = re.compile(r" for `[^`]+`")
 #: An argument name worth repeating to the model (a schema quoted in an error is text a
@@ -33,6 +31,9 @@ _MAX_ARGUMENTS = 12
 
 def normalise_error(error: str) -> str:
     """An error's class: first line, quoted values and numbers masked, at most 90 characters.
+    ``error`` is the tool's own words (a trace's :meth:`~toolcycle.tracing.trace.
+    ToolCallRecord.tool_error`, an exception's message): the loop's wrapping says nothing
+    about the cause, and is never part of it.
 
     "unknown ticker 'ACME'" and "unknown ticker 'GLOBEX'" are the same pitfall. A first line
     that only announces a list ("Invalid arguments for `x`:", then "- (root): Additional
@@ -40,7 +41,7 @@ def normalise_error(error: str) -> str:
     header alone made "amenities_register fails with: Invalid arguments for
     `amenities_register`:." on `rail`, a lesson with nothing in it.
     """
-    return _VOLATILE.sub("…", _WRAPPER.sub("", _first_line(error)))[:90]
+    return _VOLATILE.sub("…", _first_line(error))[:90]
 
 
 def _first_line(error: str) -> str:
@@ -78,7 +79,7 @@ def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
         kept.append(match.group(0))
         return chr(_HOLD + len(kept) - 1)  # no digit: _VOLATILE must not see it
 
-    first = QUOTED.sub(mask, _WRAPPER.sub("", _PRIVATE.sub("", _first_line(error))))
+    first = QUOTED.sub(mask, _PRIVATE.sub("", _first_line(error)))
     text = _VOLATILE.sub("…", first)
     for i, value in enumerate(kept):
         text = text.replace(chr(_HOLD + i), value)
@@ -163,17 +164,20 @@ class Pitfalls:
                     c.call.name == INVALID_TOOL_NAME):
                 continue
             seen.add((c.call.name, c.call.error or ""))
-            error_class = normalise_error(c.call.error or "")
+            said = c.call.tool_error()  # the tool's words, not the loop's wrapping
+            error_class = normalise_error(said)
             repair = analysis.repairs.get(c.index) or stated_repair(c, prompt)
             if repair is None and c.call.error_type == "invalid_arguments" and (
                     takes := expected_arguments((run.schemas or {}).get(c.call.name))):
                 repair = Repair("schema", c.call.name, via_args=tuple(takes))
             tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
             detail = error_class + ("|" + repair.signature if repair is not None else "")
-            shown = shown_error(c.call.error or "", c.call.args, prompt)
+            shown = shown_error(said, c.call.args, prompt)
             blamed = blames_arguments(c.call.error or "", c.call.args)
-            advice = pitfall_advice(c.call.name, shown, repair, timed_out(c.call), blamed)
+            late = timed_out(c.call)
+            advice = pitfall_advice(c.call.name, shown, repair, late, blamed)
             pitfall = run.insight("pitfall", advice, tools, detail)
+            pitfall.timed_out = late
             # another tool answered what this one refused this task's input for: where such
             # tasks are answered, not how the tool behaves (tool_lessons.py)
             pitfall.about_tool = not (blamed and repair is not None

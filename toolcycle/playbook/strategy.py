@@ -100,6 +100,9 @@ class Insight:
     #: from (``False``: another tool answered what this one was wrongly asked); ``None``
     #: where nobody said.
     about_tool: bool | None = None
+    #: For a pitfall: whether the call timed out (the trace's typed ``error_type``:
+    #: :func:`~toolcycle.playbook.stats.timed_out`); ``None`` where nobody said.
+    timed_out: bool | None = None
 
     @property
     def pattern_key(self) -> str:
@@ -173,6 +176,10 @@ class Strategy:
     #: For a pitfall, as :attr:`Insight.about_tool`; ``None`` in playbooks written before
     #: it (then every pitfall of an error is its tool's).
     about_tool: bool | None = None
+    #: For a pitfall, as :attr:`Insight.timed_out`: a fallback learned from a timeout falls
+    #: back on a timeout (:mod:`~toolcycle.playbook.fallback`). ``None`` in playbooks written
+    #: before it (then the words of the stored error class say, as they did).
+    timed_out: bool | None = None
 
     @property
     def uses(self) -> int:

@@ -29,6 +29,7 @@ from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, names_an_answer
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer, answer_result
 from ..tools import Tool, ToolArgumentsError, serialize_result
+from ..tracing.trace import TOOL_FAILED
 from .approvals import PauseRun, decide_turn
 from .call_scope import admit, call_context
 from .guards import guarded_call
@@ -401,7 +402,7 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
     except MemberPaused:
         raise
     except Exception as exc:
-        return (f"Tool `{tool.name}` failed: {type(exc).__name__}: {exc}"
+        return (f"{TOOL_FAILED.format(name=tool.name, kind=type(exc).__name__)}{exc}"
                 f"{advice(state, tool, call.arguments, call.id, False)}", type(exc).__name__)
     if holds_media(value):  # an image or a document for the model to see
         observed, ok = observe_media(value)

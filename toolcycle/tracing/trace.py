@@ -27,6 +27,11 @@ _OWN_KINDS = ("output", "submit")
 LOOP_ERROR_TYPES = frozenset({
     "timeout", "invalid_arguments", "unknown_tool", "call_limit", "unserializable_result",
     "tools_disabled", "output_rejected", "cancelled", "run_stopped", "denied", "error"})
+#: How the loop words an exception a tool raised, before the exception's message
+#: (``kind``: its class, the call's ``error_type``): written by :mod:`toolcycle.run.calls`,
+#: taken off by :meth:`ToolCallRecord.tool_error`, so what learns from a trace reads the
+#: tool's own words without guessing where the loop's end.
+TOOL_FAILED = "Tool `{name}` failed: {kind}: "
 
 
 @dataclass(slots=True)
@@ -61,6 +66,17 @@ class ToolCallRecord:
     #: counted in the usage of the step this call belongs to), ``model``, ``model_ms``.
     #: A tuple: nearly every call has none (an empty tuple is shared, a list is not).
     sampling: tuple[Step, ...] = ()
+
+    def tool_error(self) -> str:
+        """The failed call's error in its tool's own words: without the wrapping the loop
+        puts before an exception's message (:data:`TOOL_FAILED`, known from ``error_type``).
+        An error of the loop's own kinds (:data:`LOOP_ERROR_TYPES`: a timeout, a refusal of
+        the arguments ...) is all the loop's words and stays whole; ``""`` for a call that
+        did not fail."""
+        error, kind = self.error or "", self.error_type
+        if kind is None or kind in LOOP_ERROR_TYPES:
+            return error
+        return error.removeprefix(TOOL_FAILED.format(name=self.name, kind=kind))
 
     def to_dict(self) -> dict[str, Any]:
         nested, sampled = self.run, self.sampling
