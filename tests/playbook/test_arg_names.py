@@ -1,4 +1,4 @@
-"""Misnamed arguments (toolcycle.playbook.arg_names): a call of a tool a learned sequence
+"""Misnamed arguments (toolcycle.playbook.respell): a call of a tool a learned sequence
 uses, refused by the schema only for its arguments' names, is made with the names the tool
 takes where they allow one reading, and the result says so; otherwise the refusal stands."""
 
@@ -16,8 +16,7 @@ from toolcycle.messages import Usage
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
-from toolcycle.playbook.arg_names import mended_names, renamed_call
-from toolcycle.playbook.respell import respelled_call, respelling_tool
+from toolcycle.playbook.respell import mended_names, renamed_call, respelled_call, respelling_tool
 from toolcycle.playbook.strategy import Strategy
 from toolcycle.tools import Tool, ToolArgumentsError
 

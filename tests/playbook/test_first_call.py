@@ -64,7 +64,7 @@ async def test_without_routines_the_playbook_forces_nothing() -> None:
 
 async def test_a_head_start_makes_that_call_before_the_first_turn() -> None:
     """The task names one value, and the sequence learned that its first call takes it
-    (toolcycle.playbook.head_start): the call is made before the model's first request, and
+    (toolcycle.playbook.sequence): the call is made before the model's first request, and
     that request asks for the answer. One model turn instead of two."""
     pb = await _learned()
     CHOICES.clear()

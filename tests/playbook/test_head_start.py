@@ -1,4 +1,4 @@
-"""Head starts (toolcycle.playbook.head_start): every rule, with the odd values a run can hold."""
+"""Head starts (toolcycle.playbook.sequence): every rule, with the odd values a run can hold."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from toolcycle import Tool, ToolSpec, tool
 from toolcycle.messages import Usage
 from toolcycle.playbook.evidence import CallEvidence
-from toolcycle.playbook.head_start import (
+from toolcycle.playbook.sequence import (
     MIN_HEAD_RUNS,
     NO_HEAD,
     head_call,

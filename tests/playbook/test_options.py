@@ -1,5 +1,5 @@
 """Options a parameter's description lists, and the one a task names: a failed call with a
-value the task never wrote is made again with that option (toolcycle.playbook.options, used
+value the task never wrote is made again with that option (toolcycle.playbook.respell, used
 by the respelling stand-in of toolcycle.playbook.respell)."""
 
 from __future__ import annotations
@@ -16,9 +16,14 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
 from toolcycle.playbook.evidence import Repair
-from toolcycle.playbook.options import described_options, named_options
 from toolcycle.playbook.reflector import pitfall_advice
-from toolcycle.playbook.respell import respelled_call, respelling_tool, respelling_tools
+from toolcycle.playbook.respell import (
+    described_options,
+    named_options,
+    respelled_call,
+    respelling_tool,
+    respelling_tools,
+)
 from toolcycle.playbook.strategy import Strategy
 
 MINUTES = {"network": [15, 60, 240, 1440], "desktop": [30, 120, 480, 1440]}

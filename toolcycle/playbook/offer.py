@@ -25,10 +25,10 @@ from . import dead_end
 from .applicability import contested
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
-from .head_start import head_call
 from .reshape import argument_lesson, reshaping_tool
 from .routine import induce, repair, routine_name, routine_tool, stand_in
 from .routine_result import noted, stand_in_of
+from .sequence import head_call
 from .strategy import Strategy, covers, shows_how_to_call, skipped
 from .tool_lessons import with_tool_lessons
 
@@ -307,7 +307,7 @@ class RoutineOffer:
 
     def head_start(self, task: str, offered: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
         """The call a run of ``task`` begins with before the model's first turn
-        (:mod:`~toolcycle.playbook.head_start`): the first call of the sequence the run is
+        (:mod:`~toolcycle.playbook.sequence`): the first call of the sequence the run is
         made to begin with (:meth:`first_call`), with the one value the task names, where
         the sequence learned that its first call takes it. A sequence of several tools is
         made whole by its routine's stand-in for its first tool, or not at all (its first

@@ -92,7 +92,7 @@ class Playbook:
     by default: a routine calls tools on the model's behalf with values a learned rule took
     out of a result. ``head_start`` (with ``routines``): make a learned sequence's first call
     before the model's first turn where it takes the one value the task names
-    (:mod:`toolcycle.playbook.head_start`).
+    (:mod:`toolcycle.playbook.sequence`).
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
     they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`;
     4 by default, measured in docs/benchmarks.md, nineteenth session); 0 shows such a task

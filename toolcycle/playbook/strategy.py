@@ -91,7 +91,7 @@ class Insight:
     #: task's words the failing tool's description contains. Empty in insights stored before.
     tool_words: list[str] = field(default_factory=list)
     #: For a sequence: the argument of its first call that took the task's one named value
-    #: (:func:`toolcycle.playbook.head_start.head_param`), ``""`` where none did; ``None``
+    #: (:func:`toolcycle.playbook.sequence.head_param`), ``""`` where none did; ``None``
     #: where the run is no evidence (its task names no one value, its first call was made
     #: for it, or it was stored before).
     head: str | None = None
@@ -171,7 +171,7 @@ class Strategy:
     probed: int = 0
     #: For a sequence: per run behind it (the latest :data:`MAX_HEAD_RUNS`), the argument of
     #: its first call that took the task's one named value (``""``: none did); what a head
-    #: start is learned from (:mod:`~toolcycle.playbook.head_start`).
+    #: start is learned from (:mod:`~toolcycle.playbook.sequence`).
     heads: list[str] = field(default_factory=list)
     #: For a pitfall, as :attr:`Insight.about_tool`; ``None`` in playbooks written before
     #: it (then every pitfall of an error is its tool's).

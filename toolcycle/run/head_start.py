@@ -10,7 +10,7 @@ is no model request, so ``RunResult.iterations``, ``Trace.iterations`` and the u
 history (a call, its result, then the request); the model may call the tool again.
 
 Who asks for one: a selection that is a :class:`~toolcycle.run.state.HeadStart` (the
-playbook's, :mod:`toolcycle.playbook.head_start`), once per run, never for a resumed run, nor
+playbook's, :mod:`toolcycle.playbook.sequence`), once per run, never for a resumed run, nor
 where a call can need approval (the approval is a person's decision about a call the model
 asked for).
 """

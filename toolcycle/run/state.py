@@ -84,7 +84,7 @@ class AnswerWhenDone(Protocol):
 class HeadStart(Protocol):
     """A tool selection that may make a run's first tool call itself, before the first model
     request: the playbook, where a learned sequence's first call takes the one value the task
-    names (:mod:`toolcycle.playbook.head_start`). ``head_start`` returns the call (an offered
+    names (:mod:`toolcycle.playbook.sequence`). ``head_start`` returns the call (an offered
     tool's name and its arguments), or ``None``; the loop makes it as a turn of its own
     (:mod:`toolcycle.run.head_start`)."""
 
