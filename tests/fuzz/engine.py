@@ -1,6 +1,6 @@
 """The run engine's invariant fuzzer: generate a scenario per seed, run it, check invariants.
 
-    python -m tests.fuzz.engine --runs 100000 [--seed 0] [--workers 2] [--show]
+    python -m tests.fuzz.engine --runs 100000 [--seed 0] [--workers 2] [--show] [--team-approvals]
 
 Drives only the public API (``Agent``, ``Limits``, ``CancelToken``, ``Output``, ``tool``,
 ``toolcycle.testing``), the way a user would, and prints what the runs exercised (scenario
@@ -65,6 +65,7 @@ from .scenario import (
     FuzzModel,
     ModelBehaviour,
     Scenario,
+    approval_of,
     generate,
 )
 from .tools import ACTIVE, ENTERED, STOPPED, idle_threads_busy
@@ -104,6 +105,11 @@ def scenario_of(seed: int, offer_focus: bool = False) -> Scenario:
             scenario.resume_cancel = resume_cancel_drawn(seed)
             scenario.features.add("team:approval")
     return scenario
+
+
+def team_with_approvals(seed: int) -> bool:
+    """Whether ``seed``'s scenario gives the agent a team and approvals (``--team-approvals``)."""
+    return approval_of(seed) is not None and members.drawn(seed) is not None
 
 
 def run_seed(seed: int, offer_focus: bool = False) -> Report:
@@ -583,6 +589,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="list violation classes, not every violation")
     parser.add_argument("--explain", type=int, metavar="SEED",
                         help="run one seed and print its history, events and trace")
+    parser.add_argument("--team-approvals", action="store_true",
+                        help="run only the seeds of the range that draw a team with approvals "
+                        "(pauses inside members, cancelled resumes, replays)")
     parser.add_argument("--offer-focus", action="store_true",
                         help="the offers campaign: where the agent gets the playbook's offers, "
                         "the model calls them under a tool-call budget")
@@ -590,12 +599,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.explain is not None:
         print(explain(args.explain, args.offer_focus))
         return 0
-    seeds = range(args.seed, args.seed + args.runs)
+    seeds: Any = range(args.seed, args.seed + args.runs)
+    if args.team_approvals:
+        seeds = [seed for seed in seeds if team_with_approvals(seed)]
     if args.show:
         for seed in seeds:
             print(f"seed {seed}: {asdict(scenario_of(seed, args.offer_focus))}")
     started = time.perf_counter()
-    reports = run_many(seeds, 1 if args.runs < 200 else args.workers, args.offer_focus)
+    reports = run_many(seeds, 1 if len(seeds) < 200 else args.workers, args.offer_focus)
     print(summary(reports, time.perf_counter() - started, not args.classes_only))
     return 1 if any(r.violations for r in reports) else 0
 

@@ -157,6 +157,10 @@ def _approval(seed: int) -> str | None:
     return rng.choice(["policy", "policy_async", "tools"])
 
 
+#: The approval mode ``seed`` draws (None, "policy", "policy_async" or "tools").
+approval_of = _approval
+
+
 def approval_decision(seed: int, call_id: str, name: str) -> str:
     """What the fuzzed policy (or a tool's requirement, mode "tools") decides for one call."""
     return random.Random(f"{seed}:{call_id}:{name}").choice(
