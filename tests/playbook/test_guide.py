@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from toolcycle.playbook import Playbook, Strategy, estimate_tokens
-from toolcycle.playbook.guide import GUIDE_HEADER, WORDS_SHOWN, guide_line, render
+from toolcycle.playbook.advice import GUIDE_HEADER, WORDS_SHOWN, guide_line
+from toolcycle.playbook.advice import render_guide as render
 from toolcycle.playbook.store import PlaybookStore
 
 TOOLS = ["warehouse_ledger", "purchasing_records", "customer_lookup", "open_invoice",

@@ -4,6 +4,8 @@ Apart from :mod:`toolcycle.playbook.playbook` (which owns the store, the worker 
 engine's interface) because choosing is one concept with rules of its own: which lesson
 waits for another that says it better, which gives way to one met by its own words, and
 how dead ends share one line.
+
+A task whose words meet no lesson is shown the guide instead of nothing (below, "the guide").
 """
 
 from __future__ import annotations
@@ -12,11 +14,10 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from . import dead_end
-from . import guide as guide_lines
 from .applicability import contested
 from .offer import render_line
 from .store import PlaybookStore
-from .strategy import Strategy, covers, estimate_tokens
+from .strategy import SKIP, Strategy, covers, estimate_tokens
 from .tool_lessons import is_tool_lesson
 
 #: How many more strategies retrieval reads, so that the tool lessons it also finds (left
@@ -33,7 +34,7 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
            ) -> tuple[list[str], int, list[Strategy]]:
     """What to show a run of ``task``: lines (header first), their tokens, the strategies.
     ``limit``: the most strategies retrieved; ``budget``: the most tokens; ``guide``: the
-    most sequences shown a task no lesson's words meet (:mod:`.guide`); ``routines``: the
+    most sequences shown a task no lesson's words meet (the guide, below); ``routines``: the
     names of the routines offered (never a dead end's untried alternative)."""
     # a lesson about a tool is no task's: it goes with its tool (.tool_lessons), never here
     found = [(s, score) for s, score in store.search(task, domain, list(tool_names),
@@ -42,7 +43,7 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     if not found:  # (its strategies are no run's shown ones: see .guide)
         if guide <= 0:
             return [], 0, []
-        lines, used = guide_lines.render(store.leading(
+        lines, used = render_guide(store.leading(
             domain, "sequence", list(tool_names), guide), budget)
         return lines, used, []
     lines = [HEADER]
@@ -90,3 +91,55 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
         lines = []
         used = 0
     return lines, used, [s for s, _ in found if s.id in shown]
+
+
+# -- the guide ----------------------------------------------------------------------------------
+# The guide: what a task whose words meet no lesson is shown instead of nothing.
+#
+# Retrieval matches a task's words (:mod:`toolcycle.playbook.index`), and a task of a known kind
+# asked in words no train task used meets no lesson: on the held-out `depot` suite (JSON,
+# a86805f) "From which company do we source the Lindqvist chisel set?" met none of the supplier
+# lessons, learned from "supplier", "vendor", "lead time", and the 1.5B answered from nothing in
+# 3 of 3 runs; on `clinic`, "Who insures Sana Qureshi?" met no lesson of the billing sequence
+# learned from "pay" and "copay". The model reads meaning where the index reads words, so such a
+# task is shown the domain's best sequences (:meth:`~toolcycle.playbook.store.PlaybookStore.
+# leading`), each with the words its tasks were asked in, and told to follow one only where it
+# asks what this task asks.
+#
+# A guide's strategies are not among the run's ``strategies_shown``: no routine is offered for
+# them and no verdict is given them (a task of another kind that rightly ignored them says
+# nothing against them). A run that follows one is reflected on like any other, so its wording
+# joins the lesson's words and the next task asked so is shown the lesson itself.
+
+GUIDE_HEADER = ("Playbook (no lesson learned from earlier runs names this task's words; these "
+                "were learned from tasks asked in the words shown: follow one only if this task "
+                "asks for the same thing in other words):")
+
+#: The most of a lesson's words a guide line names.
+WORDS_SHOWN = 5
+
+
+def guide_line(strategy: Strategy) -> str:
+    """``strategy``'s line in the guide: the words its tasks said, then its advice without
+    the tools it skips (which tools to skip is its kind's lesson, and this task may be of
+    none of them)."""
+    advice = strategy.advice.split(SKIP, 1)[0]
+    return f"- Asked about {', '.join(strategy.applies_when[:WORDS_SHOWN])}: {advice}"
+
+
+def render_guide(sequences: Sequence[Strategy], token_budget: int) -> tuple[list[str], int]:
+    """The guide's lines (header first) for ``sequences``, best first, within
+    ``token_budget``, and the tokens they take; nothing when no line fits or no sequence has
+    words to name (a lesson "for other tasks" tells the model nothing)."""
+    lines = [GUIDE_HEADER]
+    used = estimate_tokens(GUIDE_HEADER)
+    for strategy in sequences:
+        if not strategy.applies_when:
+            continue
+        line = guide_line(strategy)
+        cost = estimate_tokens(line) + 1
+        if used + cost > token_budget:
+            continue
+        lines.append(line)
+        used += cost
+    return (lines, used) if len(lines) > 1 else ([], 0)

@@ -94,7 +94,7 @@ class Playbook:
     before the model's first turn where it takes the one value the task names
     (:mod:`toolcycle.playbook.sequence`).
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
-    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.guide`;
+    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.advice`;
     4 by default, measured in docs/benchmarks.md, nineteenth session); 0 shows such a task
     nothing.
     """
