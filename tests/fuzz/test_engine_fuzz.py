@@ -36,7 +36,8 @@ def test_engine_invariants_hold_on_fuzzed_runs() -> None:
     reports = run_many([*range(runs), *REGRESSION_SEEDS])
     _fail_on_violations(reports, runs, time.perf_counter() - started, "")
     seen = {feature for report in reports for feature in report.features}
-    assert {"team:approval", "team:paused_in_member", "approval:replayed"} <= seen
+    if runs >= DEFAULT_RUNS:  # (a smaller $TOOLCYCLE_FUZZ_RUNS may draw none of them)
+        assert {"team:approval", "team:paused_in_member", "approval:replayed"} <= seen
 
 
 def test_budgets_bound_the_playbook_offers_on_fuzzed_runs() -> None:
