@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .curator import Curator, Delta
 from .learning import LearningReport, LearningTask, contains_expected, learn
+from .lesson import LessonType, RunEvidence
 from .location import open_store
 from .outcome import RunOutcome, judge
 from .playbook import Playbook
@@ -17,7 +18,7 @@ from .postgres import PostgresPlaybookStore
 from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
 from .stats import ToolStats, compute_stats, render_stats
 from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation
-from .strategy import Insight, Strategy, estimate_tokens
+from .strategy import Insight, Strategy, UseVerdict, estimate_tokens
 from .words import keywords
 
 __all__ = [
@@ -27,15 +28,18 @@ __all__ = [
     "LLMReflector",
     "LearningReport",
     "LearningTask",
+    "LessonType",
     "Playbook",
     "PlaybookStore",
     "PostgresPlaybookStore",
+    "RunEvidence",
     "RunOutcome",
     "SQLitePlaybookStore",
     "Strategy",
     "ToolObservation",
     "ToolStats",
     "TraceAnalysis",
+    "UseVerdict",
     "analyse",
     "compute_stats",
     "contains_expected",
