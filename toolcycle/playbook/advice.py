@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from . import dead_end
-from .applicability import contested
+from .applicability import asks_what_it_answered, contested, given_words
 from .offer import render_line
 from .store import PlaybookStore
 from .strategy import SKIP, Strategy, covers, estimate_tokens
 from .tool_lessons import is_tool_lesson
+from .words import root
 
 #: How many more strategies retrieval reads, so that the tool lessons it also finds (left
 #: out here: :mod:`.tool_lessons`) do not crowd out the task lessons within ``limit``.
@@ -40,6 +41,9 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     found = [(s, score) for s, score in store.search(task, domain, list(tool_names),
                                                      limit=limit + _TOOL_LESSON_ROOM)
              if not is_tool_lesson(s)][:limit]
+    # a sequence met only through what it is given (a student, a course) is another kind's
+    found = [(s, score) for s, score in found
+             if s.kind != "sequence" or asks_what_it_answered(task, s)]
     if not found:  # (its strategies are no run's shown ones: see .guide)
         if guide <= 0:
             return [], 0, []
@@ -122,9 +126,13 @@ WORDS_SHOWN = 5
 def guide_line(strategy: Strategy) -> str:
     """``strategy``'s line in the guide: the words its tasks said, then its advice without
     the tools it skips (which tools to skip is its kind's lesson, and this task may be of
-    none of them)."""
+    none of them). Not the words naming what it is given (:func:`~.applicability.
+    given_words`: "student" in "Asked about average, grade, student"), which tasks of
+    other kinds about the same things say too (all of them where it has no other)."""
     advice = strategy.advice.split(SKIP, 1)[0]
-    return f"- Asked about {', '.join(strategy.applies_when[:WORDS_SHOWN])}: {advice}"
+    given = given_words(strategy)
+    words = [w for w in strategy.applies_when if root(w) not in given] or strategy.applies_when
+    return f"- Asked about {', '.join(words[:WORDS_SHOWN])}: {advice}"
 
 
 def render_guide(sequences: Sequence[Strategy], token_budget: int) -> tuple[list[str], int]:

@@ -361,3 +361,34 @@ def contested(task: str, sequences: Sequence[Strategy]) -> set[str]:
         if others and met and met <= set().union(*others):
             out.add(s.id)
     return out
+
+
+def given_words(strategy: Strategy) -> set[str]:
+    """The roots naming what a sequence is *given*, not what its tasks asked: the words of
+    the arguments its calls took a value in (the first call's argument for the task's named
+    value, :attr:`~Strategy.heads`, and each argument fed from the step before,
+    :attr:`~Strategy.feeds`). Not its tools' names, which name what they return as often
+    ("open_invoice") as what they take ("student_lookup")."""
+    names = [*strategy.heads,
+             *(str(feed.get("arg", "")) for run in strategy.feeds for feed in run)]
+    return roots(keywords(" ".join(n.replace("_", " ").replace("-", " ") for n in names)))
+
+
+def asks_what_it_answered(task: str, sequence: Strategy) -> bool:
+    """Whether ``task`` meets ``sequence`` through a word of what its tasks asked, not only
+    through the names of what it is given (:func:`given_words`): the thing a task is about
+    (a student, a course, a service) is what several kinds of task in one domain share; what
+    it asks of it (an average grade, an enrolment count, a delay) tells the kinds apart.
+    A sequence met only so is not shown as the task's lesson; where no other lesson is
+    found, the guide still offers it with the words its tasks were asked in, for the model
+    to judge by meaning.
+
+    Why: on a generated suite (bench/learning_gen seed 1001, ReAct, at b277a2c) "Course
+    BI8151: what is its enrolled students?" met "Call student_lookup(student), then
+    student_file(enrolment_ref), then answer", learned from average-grade and advisor
+    questions, through "students" alone; the run looked the course code up as a student
+    and answered that it had none, where without a playbook it had found the figure.
+    """
+    said = roots(keywords(task))
+    met = said & (roots(sequence.applies_when) | roots(index_terms(sequence)))
+    return bool(met - given_words(sequence))
