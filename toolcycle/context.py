@@ -13,10 +13,13 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .messages import Message, Usage
 from .pricing import Price
+
+if TYPE_CHECKING:  # the trace's types import nothing of the run's context
+    from .tracing.stand_in import StandIn
 
 _log = logging.getLogger(__name__)
 _handles = itertools.count(1)  # callback handles, unique per process (next() is atomic in CPython)
@@ -206,3 +209,8 @@ class RunContext[DepsT]:
     #: ``record_sampling(request)`` counts the request's usage in the run once and records
     #: it in the trace under the call. Set by the loop for each call; ``None`` outside a run.
     record_sampling: Callable[[SampledRequest], None] | None = None
+    #: For a tool that calls other tools of the run for the model (a learned routine, a
+    #: fallback): ``record_stand_in(what)`` keeps what it did, typed, on this call's record in
+    #: the trace (``ToolCallRecord.stand_in``; the last record of a call wins). Set by the
+    #: loop for each call; ``None`` outside a run.
+    record_stand_in: Callable[[StandIn], None] | None = None

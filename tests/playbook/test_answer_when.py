@@ -9,13 +9,11 @@ import pytest
 
 from toolcycle import Agent, Message, tool
 from toolcycle.approval import Approve
-from toolcycle.context import CancelToken, RunContext
-from toolcycle.messages import Usage
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
 from toolcycle.playbook.offer import RoutineOffer, sequence_done
-from toolcycle.playbook.routine_result import StandIn, forget, note
+from toolcycle.playbook.routine_result import StandIn
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 from .test_repair import _country, _learned, country_info, exchange_rate
@@ -127,18 +125,12 @@ def test_the_routine_did_the_sequence_when_it_noted_every_step_ran(ran: bool | N
                                                                    done: bool) -> None:
     """Read from the routine's typed note of what ran (issue 69: not from its answer's text,
     which here says the opposite of the note, so the test tells which was read)."""
-    run_id = f"answer-when-{ran}"
     trace = _trace(("find_booking_then_booking_detail",
                     "find_booking(...) -> []" if ran else "Ran find_booking, then ...", None))
-    trace.run_id = run_id
     if ran is not None:
-        ctx = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(), run_id=run_id,
-                         tool_call_id="c0")
-        note(ctx, StandIn("routine", "find_booking_then_booking_detail", ran))
-    try:
-        assert sequence_done(SEQUENCE, WHOLE, trace) is done
-    finally:
-        forget(run_id)
+        trace.steps[0].tool_calls[0].stand_in = StandIn(
+            "routine", "find_booking_then_booking_detail", ran)
+    assert sequence_done(SEQUENCE, WHOLE, trace) is done
 
 
 async def test_at_the_defaults_a_followed_sequence_is_answered_not_lost() -> None:

@@ -7,6 +7,8 @@ tool's statistics, and the lines inside it counted as calls of other tools."""
 
 from __future__ import annotations
 
+import json
+
 from toolcycle import Agent, tool
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
@@ -53,10 +55,10 @@ def detail(id: str) -> str:
 
 
 async def test_a_routine_run_by_the_model_notes_its_steps_for_its_run() -> None:
-    """The routine's note is keyed by its run and call, and holds each call it made; it
-    outlives the run until the run is learned from."""
+    """The routine's note is kept on its call's record in the trace, holding each call it
+    made; it survives the trace's round trip through JSON (a stored trace, another
+    process)."""
     from toolcycle.playbook.routine import Feed, Routine, routine_tool
-    from toolcycle.playbook.routine_result import forget
 
     routine = Routine("find_id_then_detail", ("find_id", "detail"), (Feed("id", "", ""),),
                       "s1", 2)
@@ -64,9 +66,9 @@ async def test_a_routine_run_by_the_model_notes_its_steps_for_its_run() -> None:
     assert made is not None
     agent = Agent(ScriptedModel([call(made.name, {"name": "Ann"}), "done"]), tools=[made])
     result = await agent.run("Which desk is Ann at?")
-    [act] = noted(result.trace.run_id).values()
+    [act] = noted(result.trace).values()
     assert (act.kind, act.tool, act.ok) == ("routine", made.name, True)
     assert [(s.tool, s.arguments, s.status) for s in act.steps] == [
         ("find_id", {"name": "Ann"}, "ok"), ("detail", {"id": "P-7"}, "ok")]
-    forget(result.trace.run_id)
-    assert noted(result.trace.run_id) == {}
+    stored = Trace.from_dict(json.loads(json.dumps(result.trace.to_dict())))
+    assert noted(stored) == noted(result.trace)

@@ -212,3 +212,38 @@ def test_delete(store: TraceStore) -> None:
     assert store.delete("d1") is True
     assert store.get("d1") is None
     assert store.delete("d1") is False
+
+
+def test_a_stand_ins_record_is_stored_typed_and_redacted(db_location: str) -> None:
+    """What a routine did for the model (``ToolCallRecord.stand_in``) is part of the trace: it
+    reads back typed from the store, where a learner in another process finds it, and the
+    calls it made are redacted like the model's own (their arguments carry the same data)."""
+    from toolcycle.tracing.stand_in import StandIn, StepOutcome
+
+    trace = weather_trace("r-stand-in")
+    trace.steps[0].tool_calls[0].stand_in = StandIn("routine", "find_then_weather", steps=(
+        StepOutcome("find", {"city": "Paris", "api_key": "step-secret-value"}, "ok", "id 7"),
+        StepOutcome("weather", {"id": 7}, "timeout", "timed out after 2 s", 2.0)))
+    store = TraceStore(db_location)
+    store.save(trace)
+    loaded = store.get("r-stand-in")
+    assert loaded is not None
+    got = loaded.steps[0].tool_calls[0].stand_in
+    assert got is not None and (got.kind, got.tool, got.ok) == ("routine", "find_then_weather",
+                                                                True)
+    assert [(s.tool, s.status, s.timeout_s) for s in got.steps] == [
+        ("find", "ok", None), ("weather", "timeout", 2.0)]
+    assert got.steps[0].arguments == {"city": "Paris", "api_key": REDACTED}
+    assert b"step-secret-value" not in stored_bytes(db_location)
+
+
+def test_a_damaged_stand_in_record_loses_itself_not_the_trace() -> None:
+    data = weather_trace("r-bad").to_dict()
+    data["steps"][0]["tool_calls"][0]["stand_in"] = {"kind": "wizard", "tool": 3}
+    assert Trace.from_dict(data).steps[0].tool_calls[0].stand_in is None
+    data["steps"][0]["tool_calls"][0]["stand_in"] = {
+        "kind": "fallback", "tool": "a", "ok": False, "alternative": "b",
+        "steps": [{"tool": "a", "arguments": {}, "status": "error", "text": ""}, "junk",
+                  {"tool": "b", "arguments": [], "status": "ok", "text": ""}]}
+    record = Trace.from_dict(data).steps[0].tool_calls[0].stand_in
+    assert record is not None and [s.tool for s in record.steps] == ["a"]

@@ -376,7 +376,7 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
     in order, or one of a tool in ``whole`` (that runs the sequence: its routine) that ran
     every step (as it noted: :class:`~toolcycle.playbook.routine_result.StandIn`)."""
     position = 0
-    acts = noted(trace.run_id) if whole else {}
+    acts = noted(trace) if whole else {}
     for evidence in classify(trace):
         if not evidence.ok:
             continue

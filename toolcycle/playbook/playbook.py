@@ -43,7 +43,7 @@ from .probe import current_probe
 from .probe_chain import FailedRunProbe
 from .read_only import tell_once
 from .reflector import LLMReflector, analyse, reflect
-from .routine_result import StandIns, forget, noted
+from .routine_result import StandIns, noted
 from .stats import (
     ToolStats,
     compute_stats,
@@ -396,7 +396,7 @@ class Playbook:
                     if self.rule_lessons else [])
         if probed is not None and probed.sequence is not None:
             insights.append(probed.sequence)
-        acts = noted(trace.run_id)  # what the stand-ins did in this run (typed)
+        acts = noted(trace)  # what the stand-ins did in this run (typed, in its trace)
         stand_ins = self._stand_ins(trace.agent_name)
         stood_in = stand_ins.stood_in(trace.tools_offered, analysis.calls, acts)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
@@ -434,7 +434,6 @@ class Playbook:
                 tool_observations(calls, analysis.repairs, domain)
                 + step_observations(made_for, acts, domain))
             deltas = self.curator.apply(self.store, insights, outcome)
-        forget(trace.run_id)
         if self.routines and trace.agent_name in self._agents and any(
                 d.op != "candidate" for d in deltas):
             learned = self._agents[trace.agent_name].relearn(self.store.strategies(domain))

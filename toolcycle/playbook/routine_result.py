@@ -3,9 +3,10 @@
 A routine (and a stand-in, repair or fallback built on one) calls tools for the model and
 answers with one text: a header saying what ran, then one line per step, ``name(arguments) ->
 result`` or how the step failed. The model reads that text. The learner reads a typed
-:class:`StandIn` instead, which the stand-in notes (:func:`note`) for the call it answered and
-the learner takes once the run is over (:func:`taken`): which kind of stand-in answered, whether
-it got through, and each call it made (:class:`StepOutcome`), since a trace records the
+:class:`~toolcycle.tracing.stand_in.StandIn` instead, which the stand-in notes (:func:`note`)
+on the record of the call it answered, in the trace (``ToolCallRecord.stand_in``), and the
+learner reads back (:func:`noted`): which kind of stand-in answered, whether it got through,
+and each call it made (:class:`StepOutcome`), since the trace's own records are the
 stand-in's call, not the calls it made. Without the steps, a tool called mostly inside routines
 looked unreliable in the tool statistics: on `hotel` (JSON, 2026-12-02f) only the model's own
 calls of ``folio``, all with a made-up id, were counted, so the tool a learned sequence
@@ -14,25 +15,27 @@ recommends showed 100 % misses (62 % with the routine's calls counted, 2026-12-0
 Why typed: the learner used to read these facts back out of the stand-ins' own answer texts
 (a marker phrase per stand-in, a regex per header); any change of wording, a truncated
 observation or a tool result that looked like a step line changed what was learned.
-:func:`steps_of` still reads a stored trace's text for what analyses traces after the fact
-(``bench/learning.py``), where no record of this process is left.
+:func:`steps_of` still reads a result's text, for what analyses traces stored before the
+record was kept (``bench/learning.py``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ..context import RunContext
-from ..tracing.trace import ToolCallRecord
+from ..tracing.stand_in import StandIn, StandInKind, StepOutcome, StepStatus
+from ..tracing.trace import ToolCallRecord, Trace
 from .evidence import CallEvidence, is_empty_result
 
-StepStatus = Literal["ok", "empty", "error", "timeout"]
+#: The stand-in record's types are the trace's (:mod:`toolcycle.tracing.stand_in`); the
+#: playbook's modules name them from here, beside what writes and reads them.
+__all__ = ["MAX_STEPS", "CallKey", "StandIn", "StandInKind", "StandIns", "StepOutcome",
+           "StepStatus", "completed", "note", "noted", "ran_whole", "stand_in_of", "steps_of"]
 
 #: How a step's line says it ended, after ``name(arguments)``.
 _ENDINGS: tuple[tuple[str, StepStatus], ...] = (
@@ -53,82 +56,23 @@ _DECODER = json.JSONDecoder()
 MAX_STEPS = 16
 
 
-@dataclass(frozen=True, slots=True)
-class StepOutcome:
-    """One call a routine made for the model, as its result text tells it."""
-
-    tool: str
-    arguments: dict[str, Any]
-    status: StepStatus
-    #: the step's result, or its failure after the tool's name and arguments
-    text: str
-    #: a timed-out step: the timeout it was given, in seconds (``None``: none stated)
-    timeout_s: float | None = None
-
-
-#: Which stand-in answered a call: a learned routine (called by name, or answering its first
-#: tool's call), a pitfall's fallback, a routine repairing its last tool's failed call, a call
-#: made again with an argument reshaped or respelled, or with its argument names mended.
-StandInKind = Literal["routine", "fallback", "repair", "reshape", "respell", "rename"]
-
-
-@dataclass(frozen=True, slots=True)
-class StandIn:
-    """What a stand-in did for one call of ``tool`` (the name the trace records).
-
-    ``ok``: a routine ran every step; a repair's routine got through; a fallback's
-    alternative answered (rather than failing too). ``alternative``: the tool a fallback
-    called. ``steps``: the calls it made, in order (a fallback's starts with the failed call
-    of ``tool``); a call made again with mended arguments makes no steps of its own.
-    """
-
-    kind: StandInKind
-    tool: str
-    ok: bool = True
-    alternative: str = ""
-    steps: tuple[StepOutcome, ...] = ()
-
-    @property
-    def ran(self) -> bool:
-        """Whether its answer says what ran for the model: a routine's every step, a
-        repair's chain or a fallback's alternative (the answer then starts with "Ran ...")."""
-        return self.ok and self.kind in ("routine", "repair", "fallback")
-
-
 #: A call within its run: its attempt and its id (an id is unique within one attempt).
 CallKey = tuple[int, str]
 
-#: Runs whose records are kept until learned from: a playbook that does not learn (or a run
-#: no playbook observes) leaves its records behind, and the oldest go past this many runs.
-MAX_RUNS = 256
-_records: OrderedDict[str, dict[CallKey, StandIn]] = OrderedDict()
-_lock = threading.Lock()
-
-
 def note(ctx: RunContext[Any] | None, record: StandIn) -> None:
-    """Record what the stand-in answering ``ctx``'s call did (the last note of a call wins:
-    a respelled call's note replaces its reshaped call's). Outside a run (no call id)
-    there is nothing to key it by, and nothing learns from it."""
-    if ctx is None or not ctx.tool_call_id or not ctx.run_id:
-        return
-    with _lock:
-        calls = _records.setdefault(ctx.run_id, {})
-        _records.move_to_end(ctx.run_id)
-        calls[(ctx.attempt, ctx.tool_call_id)] = record
-        while len(_records) > MAX_RUNS:
-            _records.popitem(last=False)
+    """Record what the stand-in answering ``ctx``'s call did, on that call's record in the
+    trace (the last note of a call wins: a respelled call's note replaces its reshaped
+    call's). Outside a run there is no call to keep it on, and nothing learns from it."""
+    if ctx is not None and ctx.record_stand_in is not None:
+        ctx.record_stand_in(record)
 
 
-def noted(run_id: str) -> Mapping[CallKey, StandIn]:
-    """The records of a run so far, by call (read while it runs or learned from: a copy)."""
-    with _lock:
-        return dict(_records.get(run_id, {}))
-
-
-def forget(run_id: str) -> None:
-    """Drop the records of a run learned from."""
-    with _lock:
-        _records.pop(run_id, None)
+def noted(trace: Trace) -> Mapping[CallKey, StandIn]:
+    """What stand-ins did in a run, by call (read while it runs or once it is over, in this
+    process or from a stored trace)."""
+    return {(call.attempt, call.call_id): call.stand_in
+            for step in trace.steps for call in step.tool_calls
+            if call.stand_in is not None}
 
 
 def stand_in_of(records: Mapping[CallKey, StandIn], call: ToolCallRecord) -> StandIn | None:

@@ -4,6 +4,8 @@
   and tool name;
 - the calls it makes itself (a routine, a fallback) counted against the run's budgets
   (``RunContext.admit_call``, :func:`admit`);
+- what it did for the model when it stands in for it (a routine, a fallback: the calls it
+  made, ``RunContext.record_stand_in``), kept typed on the call's record in the trace;
 - the model requests it causes (an MCP server's sampling request served by the run's model)
   recorded (``RunContext.record_sampling``): a step nested under the call in the trace, its
   usage counted once, in the run's total and in the step of the call's iteration, so a run's
@@ -32,6 +34,7 @@ def call_context(state: RunState, tool: Tool[Any], call: ToolCall) -> RunContext
         tool_call_id=call.id, tool_name=call.name, input=base.input, prompt=base.prompt,
         admit_call=_nested_admission(state, call.name), model=base.model,
         record_sampling=_sampling_recorder(state, call),
+        record_stand_in=lambda what: state.trace.stood_in(call.id, what),
     )
 
 

@@ -43,6 +43,7 @@ from ..events import (
 from ..messages import TextPart, ThinkingPart, Usage
 from ..models.paid import ONE_REQUEST, Paid
 from ..status import RunStatus
+from .stand_in import StandIn
 from .trace import AttemptRecord, Step, ToolCallRecord, Trace
 
 
@@ -255,6 +256,19 @@ class TraceBuilder:
             record.iteration, record.attempt, thought=request.text, usage=request.usage,
             model_ms=request.duration_ms, started_at=time.time(),
             finish_reason=request.finish_reason, model=request.model))
+        if self.sink is not None:
+            self._persist("record_step")
+
+    def stood_in(self, call_id: str, what: StandIn) -> None:
+        """What a tool acting for the model did in the call ``call_id`` (a routine's
+        steps, a fallback's alternative: :mod:`toolcycle.tracing.stand_in`), kept on the
+        call's record; a later record of the same call replaces an earlier one."""
+        record = self._open.get(call_id) or next(
+            (r for step in reversed(self.trace.steps) for r in step.tool_calls
+             if r.call_id == call_id), None)
+        if record is None:
+            return
+        record.stand_in = what
         if self.sink is not None:
             self._persist("record_step")
 

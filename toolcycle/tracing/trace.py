@@ -14,6 +14,7 @@ from typing import Any
 
 from .._safe_text import terminal_safe
 from ..messages import Usage
+from .stand_in import StandIn
 from .values import approval_text, money, pause_rows, recorded_cost
 
 #: Kinds of calls whose error observations are the run's own feedback (output validation).
@@ -66,6 +67,10 @@ class ToolCallRecord:
     #: counted in the usage of the step this call belongs to), ``model``, ``model_ms``.
     #: A tuple: nearly every call has none (an empty tuple is shared, a list is not).
     sampling: tuple[Step, ...] = ()
+    #: What a tool acting for the model did in this call (a learned routine, a fallback, a
+    #: repair: :mod:`toolcycle.tracing.stand_in`), as it recorded through
+    #: ``RunContext.record_stand_in``; ``None`` for a tool's own call.
+    stand_in: StandIn | None = None
 
     def tool_error(self) -> str:
         """The failed call's error in its tool's own words: without the wrapping the loop
@@ -79,14 +84,16 @@ class ToolCallRecord:
         return error.removeprefix(TOOL_FAILED.format(name=self.name, kind=kind))
 
     def to_dict(self) -> dict[str, Any]:
-        nested, sampled = self.run, self.sampling
-        self.run, self.sampling = None, ()  # (asdict would copy the whole nested run)
+        nested, sampled, stood_in = self.run, self.sampling, self.stand_in
+        # (asdict would copy the whole nested run, and turn the stand-in's steps to tuples)
+        self.run, self.sampling, self.stand_in = None, (), None
         try:
             data = asdict(self)
         finally:
-            self.run, self.sampling = nested, sampled
+            self.run, self.sampling, self.stand_in = nested, sampled, stood_in
         data["run"] = None if nested is None else nested.to_dict()
         data["sampling"] = [step.to_dict() for step in sampled]
+        data["stand_in"] = None if stood_in is None else stood_in.to_dict()
         return data
 
     @classmethod
@@ -94,6 +101,7 @@ class ToolCallRecord:
         data = dict(data)
         nested = data.pop("run", None)
         data["sampling"] = tuple(Step.from_dict(s) for s in data.get("sampling") or ())
+        data["stand_in"] = StandIn.from_dict(data.get("stand_in"))
         record = cls(**data)
         if isinstance(nested, dict):
             record.run = Trace.from_dict(nested)
