@@ -114,16 +114,22 @@ def both_ran(report: ExperimentReport, other: ExperimentReport) -> ExperimentRep
 
 
 def paired_table(a: ExperimentReport, b: ExperimentReport) -> str:
-    """Per agent: right and wrong-reported-success in each arm."""
+    """Per agent, in each arm: right, wrong reported as ``success``, wrong with a status that
+    says so (the issue's two figures: the share right, and an honest status when not)."""
     lines = [f"| agent | right {a.name} | right {b.name} | wrong+success {a.name} | "
-             f"wrong+success {b.name} | statuses {b.name} |", "|---|---|---|---|---|---|"]
+             f"wrong+success {b.name} | wrong, honest status {a.name} | "
+             f"wrong, honest status {b.name} | statuses {b.name} |",
+             "|---|---|---|---|---|---|---|---|"]
     for kind in dict.fromkeys(r.kind for r in a.records):
         sa, sb = (summary(ExperimentReport.from_records(x.name, ["right"], [
             r for r in x.records if r.kind == kind])) for x in (a, b))
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(sb["statuses"].items()))
+        honest = [s["runs"] - s["right"]["count"] - s["wrong_reported_success"]
+                  for s in (sa, sb)]
         lines.append(f"| {kind} | {sa['right']['count']}/{sa['runs']} | "
                      f"{sb['right']['count']}/{sb['runs']} | {sa['wrong_reported_success']} | "
-                     f"{sb['wrong_reported_success']} | {statuses} |")
+                     f"{sb['wrong_reported_success']} | {honest[0]} | {honest[1]} | "
+                     f"{statuses} |")
     return "\n".join(lines)
 
 
@@ -175,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         b = pooled(load_reports(agents, out), out.name.removeprefix(f"{args.set}-"))
         a, b = both_ran(a, b), both_ran(b, a)  # an arm cut short: the questions both ran
         change = compare(a, b)
-        print(json.dumps({args.compare: summary(a), args.arm: summary(b)}, indent=1))
+        print(json.dumps({a.name: summary(a), b.name: summary(b)}, indent=1))
         print(paired_table(a, b))
-        print(f"{args.compare} -> {args.arm}: better {change.better}, worse {change.worse}, "
+        print(f"{a.name} -> {b.name}: better {change.better}, worse {change.worse}, "
               f"sign test p={change.p_value:.3f}")
         return 0
     from toolcycle.models import resolve_model
