@@ -35,6 +35,7 @@ from toolcycle.cli import main as cli_main
 from toolcycle.messages import Usage
 from toolcycle.tracing import html as viewer
 from toolcycle.tracing.html import render_comparison_html, render_html
+from toolcycle.tracing.stand_in import StandIn, StepOutcome
 from toolcycle.tracing.store import TraceStore
 from toolcycle.tracing.trace import AttemptRecord, Step, ToolCallRecord, Trace
 
@@ -101,6 +102,8 @@ def hostile_trace(value: Any, *, run_id: Any = None) -> Trace:
                        error_type=value,
                        sampling=(Step(value, value, thought=value, model=value, usage=usage(),
                                       model_ms=value), value),
+                       stand_in=StandIn(value, value, ok=value, alternative=value, steps=(
+                           StepOutcome(value, args, value, value, value), value)),
                        run=Trace(run_id=value, agent_name=value, user_prompt=value,
                                  status=value, output=value)),
         ToolCallRecord(value, value, args, value, value, result=value, duration_ms=value,
