@@ -212,5 +212,6 @@ class RunContext[DepsT]:
     #: For a tool that calls other tools of the run for the model (a learned routine, a
     #: fallback): ``record_stand_in(what)`` keeps what it did, typed, on this call's record in
     #: the trace (``ToolCallRecord.stand_in``; the last record of a call wins). Set by the
-    #: loop for each call; ``None`` outside a run.
+    #: loop for each call; ``None`` outside a run. Call it on the event loop (the trace is
+    #: the loop's; the playbook's stand-ins are async tools).
     record_stand_in: Callable[[StandIn], None] | None = None

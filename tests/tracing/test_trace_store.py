@@ -247,3 +247,7 @@ def test_a_damaged_stand_in_record_loses_itself_not_the_trace() -> None:
                   {"tool": "b", "arguments": [], "status": "ok", "text": ""}]}
     record = Trace.from_dict(data).steps[0].tool_calls[0].stand_in
     assert record is not None and [s.tool for s in record.steps] == ["a"]
+    data["steps"][0]["tool_calls"][0]["stand_in"]["steps"] = [
+        {"tool": "a", "arguments": {}, "status": "timeout", "text": "", "timeout_s": True}]
+    record = Trace.from_dict(data).steps[0].tool_calls[0].stand_in
+    assert record is not None and record.steps == ()  # a flag is no timeout in seconds

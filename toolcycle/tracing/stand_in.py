@@ -51,7 +51,8 @@ class StepOutcome:
         text, timeout = data.get("text", ""), data.get("timeout_s")
         if (not isinstance(tool, str) or not isinstance(arguments, dict)
                 or status not in _STATUSES or not isinstance(text, str)
-                or not (timeout is None or isinstance(timeout, (int, float)))):
+                or not (timeout is None or (isinstance(timeout, (int, float))
+                                            and not isinstance(timeout, bool)))):
             return None
         return cls(tool, arguments, cast(StepStatus, status), text,
                    None if timeout is None else float(timeout))
