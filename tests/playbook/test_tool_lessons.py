@@ -155,3 +155,14 @@ async def test_a_format_learned_from_runs_reaches_a_task_in_other_words_with_its
                          playbook=frozen).run("How busy was the gym on 3 June 2026?")
     assert 'Pass day like "20260516"' in seen.tools[0]["faculty_daily"]
     assert result.trace.strategies_shown == [lesson.id]
+
+
+def test_a_note_quoting_a_multi_line_error_stays_on_its_tools_line() -> None:
+    from toolcycle.models.base import ToolDefinition
+    from toolcycle.run.toolsets import with_notes
+
+    tool = ToolDefinition("daily", "Daily figures.", {"type": "object", "properties": {}})
+    note = "Learned: daily fails with: bad day\n  expected\r\nYYYYMMDD"
+    [noted] = with_notes((tool,), {"daily": note})
+    assert noted.description == (
+        "Daily figures. Learned: daily fails with: bad day expected YYYYMMDD")

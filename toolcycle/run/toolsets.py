@@ -285,8 +285,14 @@ def with_notes(definitions: tuple[ToolDefinition, ...], notes: Mapping[str, str]
     the text protocols list one tool a line (``- name(args): description``)."""
     if not notes or not any(d.name in notes for d in definitions):
         return definitions
-    return tuple(replace(d, description=f"{d.description.rstrip()} {notes[d.name]}".lstrip())
-                 if d.name in notes else d for d in definitions)
+    return tuple(replace(d, description=f"{d.description.rstrip()} {_one_line(notes[d.name])}"
+                         .lstrip()) if d.name in notes else d for d in definitions)
+
+
+def _one_line(note: str) -> str:
+    """A note on one line: a learned lesson quotes a tool's error, which may span lines, and
+    a line break would start a new entry in the text protocols' tool list."""
+    return " ".join(note.split())
 
 
 def for_task(core: AgentCore, settings: ModelSettings, selector: ToolSelector | None,
