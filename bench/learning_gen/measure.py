@@ -70,14 +70,17 @@ async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
         return Agent(model, suite.instructions, list(suite.tools), name=suite.agent_name,
                      playbook=playbook)
 
+    options = {} if args.guide is None else {"guide": args.guide}
     result = await playbook_ab(make_agent, suite.dataset, [ExactAnswer()],
                                playbook=folder / "playbook.db", log_dir=folder,
-                               name=f"gen{args.seed}-{args.protocol}", progress=False)
+                               name=f"gen{args.seed}-{args.protocol}", progress=False,
+                               playbook_options=options)
     data = json.loads(result.to_json())
     data["suite"] = {"seed": args.seed, "domain": suite.domain.key, "model":
                      model_string(args.protocol), "read_only": args.read_only,
                      "variants": {p.kind: p.variant for p in suite.parts},
-                     "train": args.train, "test": args.test, "kinds": args.kinds or "all"}
+                     "train": args.train, "test": args.test, "kinds": args.kinds or "all",
+                     "playbook_options": options}
     (folder / "result.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     print(result.render(), flush=True)
     return data
@@ -168,6 +171,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--kinds", default="", help="comma-separated kinds (default: all)")
     parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads")
     parser.add_argument("--read-only", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--guide", type=int, default=None,
+                        help="Playbook(guide=N) in both playbook runs (default: its default)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if args.command == "run":
