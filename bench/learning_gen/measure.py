@@ -117,9 +117,22 @@ def _logged(folder: Path) -> dict[str, Any] | None:
             "suite": {"seed": seed, "domain": generate(seed).domain.key + " (unfinished)"}}
 
 
+def _with_b_log(folder: Path, data: dict[str, Any], b_log: str) -> dict[str, Any] | None:
+    """``data`` with its playbook arm read from ``b_log`` in ``folder`` (an ablation's log,
+    ablate.py), None where the seed has none."""
+    path = folder / b_log
+    if not path.exists():
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines()[1:]
+    return {**data, "with_playbook": {"records": [json.loads(x) for x in lines if x.strip()]}}
+
+
 def report(args: argparse.Namespace) -> str:
     folders = sorted((args.out / args.label / args.protocol).glob("seed-*"))
     results = [data for f in folders if (data := _logged(f)) is not None]
+    if args.b_log:
+        results = [d for f in folders if (data := _logged(f)) is not None
+                   and (d := _with_b_log(f, data, args.b_log)) is not None]
     if not results:
         return f"no results under {args.out / args.label / args.protocol}"
     a = [r for data in results for r in _arm(data, "baseline")]
@@ -173,6 +186,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--read-only", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--guide", type=int, default=None,
                         help="Playbook(guide=N) in both playbook runs (default: its default)")
+    parser.add_argument("--b-log", default="",
+                        help="report: the playbook arm from this log of each seed (ablate.py)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if args.command == "run":
