@@ -9,6 +9,7 @@ of another kind, which then failed; a task using the tool in other words was nev
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toolcycle import Agent, Message
@@ -158,11 +159,16 @@ async def test_a_format_learned_from_runs_reaches_a_task_in_other_words_with_its
 
 
 def test_a_note_quoting_a_multi_line_error_stays_on_its_tools_line() -> None:
-    from toolcycle.models.base import ToolDefinition
+    """The note joins the description as learned; every text protocol's tool list shows
+    the two on the tool's one line (the shared rule, models/text/describe.one_line)."""
+    from toolcycle.models.text.describe import describe_tools
+    from toolcycle.models.text.hermes import tool_line
     from toolcycle.run.toolsets import with_notes
 
     tool = ToolDefinition("daily", "Daily figures.", {"type": "object", "properties": {}})
     note = "Learned: daily fails with: bad day\n  expected\r\nYYYYMMDD"
     [noted] = with_notes((tool,), {"daily": note})
-    assert noted.description == (
-        "Daily figures. Learned: daily fails with: bad day expected YYYYMMDD")
+    assert noted.description == f"Daily figures. {note}"
+    shown = "Daily figures. Learned: daily fails with: bad day expected YYYYMMDD"
+    assert describe_tools([noted]) == f"- daily(): {shown}"
+    assert json.loads(tool_line(noted))["function"]["description"] == shown

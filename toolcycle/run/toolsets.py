@@ -281,18 +281,13 @@ def with_notes(definitions: tuple[ToolDefinition, ...], notes: Mapping[str, str]
                ) -> tuple[ToolDefinition, ...]:
     """``definitions`` with each tool's note (what a playbook learned about it,
     :attr:`RunPlan.notes`) after its description; the same tuple when none applies. The
-    output's tools take none: they are not the playbook's to describe. On the same line:
-    the text protocols list one tool a line (``- name(args): description``)."""
+    output's tools take none: they are not the playbook's to describe. A note quoting a
+    tool's error may span lines: the text protocols show every description on its tool's
+    line (:func:`~toolcycle.models.text.describe.one_line`), the note's too."""
     if not notes or not any(d.name in notes for d in definitions):
         return definitions
-    return tuple(replace(d, description=f"{d.description.rstrip()} {_one_line(notes[d.name])}"
-                         .lstrip()) if d.name in notes else d for d in definitions)
-
-
-def _one_line(note: str) -> str:
-    """A note on one line: a learned lesson quotes a tool's error, which may span lines, and
-    a line break would start a new entry in the text protocols' tool list."""
-    return " ".join(note.split())
+    return tuple(replace(d, description=f"{d.description.rstrip()} {notes[d.name]}".lstrip())
+                 if d.name in notes else d for d in definitions)
 
 
 def for_task(core: AgentCore, settings: ModelSettings, selector: ToolSelector | None,

@@ -4,6 +4,9 @@ Prompt processing dominates the cost of a small local model, so a tool is shown 
 ``- name(arg: type, opt?: type = default): description`` rather than as its JSON Schema;
 sub-models are expanded from their local ``$ref`` (the prompt holds no ``$defs``), recursive
 ones named. Every text protocol (:mod:`.protocol`'s JSON, :mod:`.react`) describes tools so.
+
+A description is one entry of that list, whatever its author wrote: :func:`one_line` is the
+rule every text protocol's tool list applies to it (:mod:`.hermes`'s JSON lines too).
 """
 
 from __future__ import annotations
@@ -16,13 +19,32 @@ from ..base import ModelSettings, ToolDefinition
 from .choice import answer_allowed
 
 
+def one_line(text: str) -> str:
+    """``text`` with every line break, and the indentation around it, made one space.
+
+    A model reads each line of its prompt as what it looks like. A tool's description is
+    written by whoever wrote the tool (a docstring of several paragraphs, an MCP server's),
+    and in a list of one tool a line its second line would start a line of the prompt: one
+    that opens ``- other_tool(x):`` reads as another tool, ``Action:`` or ``Final Answer:`` as
+    a step of the ReAct protocol, ``<tool_call>`` as a call. Folded, the description is one
+    entry, and nothing in it starts a line. Its words are all kept (an ``Args:`` section
+    included: the compact signature names the arguments, not what they mean). Every break
+    :meth:`str.splitlines` knows counts (``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``,
+    ``\\x85``, ``\\u2028``, ``\\u2029``), not only ``\\n``.
+    """
+    return " ".join(part for line in text.splitlines() if (part := line.strip()))
+
+
 def describe_tools(tools: Sequence[ToolDefinition]) -> str:
     """One short line per tool: ``- name(arg: type, opt?: type = default): description``.
 
     Prompt processing dominates the cost of a small local model, so tools are described as
     compact signatures instead of full JSON Schemas; nested types fall back to their schema.
+    Each entry is one line (:func:`one_line`): its description, and any argument name a
+    schema spells with a line break.
     """
-    return "\n".join(f"- {_signature(t)}: {t.description.strip() or t.name}" for t in tools)
+    return "\n".join(f"- {one_line(_signature(t))}: {one_line(t.description) or t.name}"
+                     for t in tools)
 
 
 def json_tool_instructions(tools: Sequence[ToolDefinition], settings: ModelSettings,

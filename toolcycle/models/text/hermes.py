@@ -30,6 +30,7 @@ from typing import Any, Literal
 from ...messages import Message, ToolCall, ToolResult
 from ..base import Model, ModelSettings, OutputMode, ResponseFormat, ToolDefinition
 from .constrained import reply_schema
+from .describe import one_line
 from .protocol import JsonToolsModel
 
 #: The system prompt Qwen2.5's template uses when tools are offered and the conversation has
@@ -49,14 +50,27 @@ _TOOLS_CLOSE = (
 GRAMMAR = "grammar"
 _RULE_PREFIX = "toolcycle-"
 _ROOT_RULE = re.compile(r"^root ::=", re.MULTILINE)
+#: What a tool's JSON line writes as a ``\\uXXXX`` escape although ``json.dumps`` keeps it:
+#: the ``<`` that would open one of the layout's own tags, and the line breaks beyond ASCII.
+_UNSPOKEN = re.compile(r"<(?=/?(?:tools|tool_call|tool_response)>)|[\x85\u2028\u2029]")
 
 
 def tool_line(tool: ToolDefinition) -> str:
     """One tool as the template writes it: ``{"type": "function", "function": {...}}``,
-    JSON with the template's separators and non-ASCII kept (Hugging Face's ``tojson``)."""
-    function = {"name": tool.name, "description": tool.description,
+    JSON with the template's separators and non-ASCII kept (Hugging Face's ``tojson``).
+
+    The description is one line, as in every text protocol (:func:`~.describe.one_line`).
+    And text its author wrote cannot close the tools block, open a call or break the line:
+    a ``<`` that starts one of the layout's tags (``</tools>``, ``<tool_call>`` ...) and a
+    line break ``json.dumps`` leaves raw (``\\u2028`` ...), in a description or a schema,
+    are written as JSON escapes: the same string, in a spelling that is neither. A tool
+    with none of them is the template's line, token for token.
+    """
+    function = {"name": tool.name, "description": one_line(tool.description),
                 "parameters": tool.parameters or {"type": "object", "properties": {}}}
-    return json.dumps({"type": "function", "function": function}, ensure_ascii=False)
+    line = json.dumps({"type": "function", "function": function}, ensure_ascii=False)
+    # JSON has neither outside its strings, where an escape spells the same character
+    return _UNSPOKEN.sub(lambda found: f"\\u{ord(found[0]):04x}", line)
 
 
 def call_block(call: ToolCall) -> str:
