@@ -226,13 +226,16 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     """The toolcycle arm an arm name spells: ``json``, ``hermes`` (the model's own format,
     :class:`HermesToolsModel`) or ``react``, then any of ``+grammar``
     (every reply under the grammar), ``+lazy`` (the grammar only once a free reply called a
-    tool), ``+parallel`` (list replies), ``+select`` (tool selection)."""
+    tool), ``+parallel`` (list replies), ``+select`` (tool selection), ``+further`` (a list
+    that leaves request values out is asked once for the further calls:
+    ``JsonToolsModel(further_calls=True)``)."""
     protocol, *features = arm.split("+")
-    unknown = set(features) - {"grammar", "lazy", "parallel", "select"}
+    unknown = set(features) - {"grammar", "lazy", "parallel", "select", "further"}
     if unknown or protocol not in PROTOCOLS or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
     constrained: bool | Literal["lazy"] = "lazy" if "lazy" in features else "grammar" in features
-    model: Model = (JsonToolsModel(chat, constrained=constrained) if protocol == "json"
+    model: Model = (JsonToolsModel(chat, constrained=constrained,
+                                   further_calls="further" in features) if protocol == "json"
                     else HermesToolsModel(chat, constrained=constrained) if protocol == "hermes"
                     else ReActModel(chat))
     return toolcycle_arm(model, parallel="parallel" in features,

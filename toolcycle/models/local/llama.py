@@ -47,6 +47,7 @@ from ..base import (
     TextDelta,
 )
 from ..text.constrained import constrained_option
+from ..text.further import FURTHER_CALLS
 from ..text.hermes import GRAMMAR, HermesToolsModel
 from ..text.protocol import JsonToolsModel, TextProtocolModel
 from .packs import PACKS, model_dir, pack_path
@@ -58,6 +59,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 DEFAULT_SEED = 42
 DEFAULT_MAX_TOKENS = 384
 DEFAULT_CONTEXT = 4096
+#: Whether :func:`local_model`'s JSON protocol asks once for the further calls a list reply
+#: left out (:mod:`~..text.further`; measured on BFCL entries outside the graded selection:
+#: docs/local-model.md, "Further calls").
+FURTHER_CALLS_BY_DEFAULT = False
 
 Protocol = Literal["json", "react", "hermes"]
 PROTOCOLS: tuple[Protocol, ...] = ("json", "react", "hermes")
@@ -386,6 +391,7 @@ def local_model(
     n_ctx: int = DEFAULT_CONTEXT,
     n_threads: int | None = None,
     seed: int = DEFAULT_SEED,
+    further_calls: bool = FURTHER_CALLS_BY_DEFAULT,
 ) -> TextProtocolModel:
     """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
 
@@ -398,6 +404,10 @@ def local_model(
     (SmolLM2-135M) and off otherwise; ``"lazy"`` constrains only the calls (the model first
     decides freely whether to call: see :class:`JsonToolsModel`); agents can override it per
     run with ``ModelSettings(extra={"constrained": True})``.
+
+    ``further_calls`` (JSON protocol): with ``parallel_tool_calls``, a reply of calls that
+    leaves some of the request's values out is asked once for the further calls
+    (:mod:`~..text.further`; per run ``ModelSettings(extra={"further_calls": False})``).
     """
     pack = PACKS.get(name_or_path)
     if pack is not None:  # assembled on the first load, not here (see LlamaChatModel.pack)
@@ -416,12 +426,13 @@ def local_model(
         return HermesToolsModel(chat, constrained=True if constrained is None else constrained)
     if constrained is None:
         constrained = pack.constrained_by_default if pack else False
-    return JsonToolsModel(chat, constrained=constrained)
+    return JsonToolsModel(chat, constrained=constrained, further_calls=further_calls)
 
 
 def model_from_string(text: str) -> TextProtocolModel:
-    """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react|hermes|json`` or
-    ``?constrained=true|false|lazy`` (the part after ``local:`` in a model string)."""
+    """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react|hermes|json``,
+    ``?constrained=true|false|lazy`` or ``?further_calls=true|false`` (the part after
+    ``local:`` in a model string)."""
     target, _, query = text.partition("?")
     options = dict(parse_qsl(query))
     written = options.get("protocol")
@@ -430,4 +441,8 @@ def model_from_string(text: str) -> TextProtocolModel:
         raise ValueError(f"unknown protocol {written!r} in {text!r}: use "
                          f"{', '.join(PROTOCOLS)}")
     constrained = constrained_option(options.get("constrained"), text)
-    return local_model(target, protocol=protocol, constrained=constrained)
+    further = options.get(FURTHER_CALLS, str(FURTHER_CALLS_BY_DEFAULT)).strip().lower()
+    if further not in ("1", "true", "yes", "0", "false", "no"):
+        raise ValueError(f"{FURTHER_CALLS}={further!r} in {text!r}: use true or false")
+    return local_model(target, protocol=protocol, constrained=constrained,
+                       further_calls=further in ("1", "true", "yes"))

@@ -34,8 +34,8 @@ CONSTRAINED = "constrained"
 
 
 def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
-                 parallel: bool = False, answer: dict[str, Any] | None = None
-                 ) -> dict[str, Any] | None:
+                 parallel: bool = False, answer: dict[str, Any] | None = None,
+                 further: bool = False) -> dict[str, Any] | None:
     """The union schema for one request, or ``None`` when no tools are involved at all.
 
     ``tool_choice="none"`` keeps only the answer branch; ``"required"`` drops it; a tool name
@@ -43,6 +43,8 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
     every reply a list: of one or more calls, so one reply can hold several independent calls,
     or of the one answer. ``answer`` (native output mode) is the schema the answer's value
     must follow instead of a string; with it, a request without tools still has a schema.
+    ``further`` (a request for the calls a reply left out, :mod:`.further`): a list of zero
+    or more calls, and nothing else.
     """
     definitions: dict[str, Any] = {}
     answer_branch = _answer_branch(_hoisted(answer, _ANSWER_OWNER, definitions)
@@ -57,6 +59,9 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
     if tool_choice not in ("auto", "required"):
         offered = [t for t in tools if t.name == tool_choice] or offered
     branches = [_call_branch(t, definitions) for t in offered]
+    if further:
+        items = branches[0] if len(branches) == 1 else {"anyOf": branches}
+        return _with_definitions({"type": "array", "items": items}, definitions)
     if parallel and tool_choice in ("auto", "required"):
         # A list from the first token, the answer too. Measured on BFCL with Qwen2.5-Coder
         # 0.5B: free to write one object or a list, it wrote one object every time (0 of 24

@@ -18,9 +18,7 @@ in-process model and ``llama_cpp.server`` understand.
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
@@ -28,7 +26,7 @@ from typing import Any, Literal
 
 from ...errors import ModelError
 from ...media import refuse_media
-from ...messages import Message, Part, Role, TextPart, ThinkingPart, ToolCall, ToolResult, Usage
+from ...messages import Message, Part, Role, TextPart, ToolCall, ToolResult, Usage
 from ..base import (
     Model,
     ModelResponse,
@@ -42,12 +40,7 @@ from ..base import (
     usage_of,
 )
 from ..paid import paying
-from .calls import (
-    calls_before_placeholder,
-    parse_tool_calls,
-    render_observation_text,
-    render_tool_call,
-)
+from .calls import render_observation_text, render_tool_call
 from .choice import (
     CALL_MADE,
     after_observation,
@@ -63,12 +56,13 @@ from .choice import (
 from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools as describe_tools  # importable from here, as before
 from .describe import json_tool_instructions
-from .meant import as_meant
+from .further import FURTHER_CALLS, ONLY_FURTHER, covered, covered_stream
+from .json_reply import json_reply_parts
 from .native import answer_form, answer_only_instructions, rendered_answer
 from .native import reply_format as native_reply_format
 from .streaming import json_answer_so_far, new_text
 
-_WRAPPER_KEYS = frozenset({CONSTRAINED})
+_WRAPPER_KEYS = frozenset({CONSTRAINED, FURTHER_CALLS, ONLY_FURTHER})
 #: The JSON protocol's output modes over a grammar-decoding model, best first: the output tool,
 #: then native. Native first tied on the 1.5B (the default pack) and lost on its held-out
 #: first-hour agents, and only tool mode has the string-field repair; it won on the 0.5B, which
@@ -357,7 +351,6 @@ class TextProtocolModel(Model):
         return rendered
 
 
-_ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
 class JsonToolsModel(TextProtocolModel):
     """Calls written as JSON objects ``{"name": ..., "arguments": {...}}``.
 
@@ -374,11 +367,16 @@ class JsonToolsModel(TextProtocolModel):
     question, fitting or not; free, it declines as llama.cpp's own handlers let it, and the
     grammar still shapes the calls it makes (BFCL, Qwen2.5-Coder-0.5B: docs/benchmarks.md).
     This is llama.cpp's "lazy grammar" idea, done with two requests where that is not exposed.
+
+    ``further_calls=True``: with ``parallel_tool_calls``, a reply of calls that leaves some
+    of the request's values out is asked once for the further calls (:mod:`.further`).
     """
 
-    def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False) -> None:
+    def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False,
+                 further_calls: bool = False) -> None:
         super().__init__(inner)
         self.constrained = constrained
+        self.further_calls = further_calls
 
     def is_constrained(self, settings: ModelSettings) -> bool:
         return bool(settings.extra.get(CONSTRAINED, self.constrained))
@@ -391,6 +389,10 @@ class JsonToolsModel(TextProtocolModel):
                 and settings.response_format is None)
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
+        reply = await self._reply(messages, settings)
+        return await covered(self._ask, messages, settings, reply, self.further_calls)
+
+    async def _reply(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         if not self._decides_freely(settings):
             return await super().request(messages, settings)
         reply, parts = await self._ask(messages, with_constrained(settings, False))
@@ -403,7 +405,13 @@ class JsonToolsModel(TextProtocolModel):
         message.usage = paid
         return message
 
-    async def stream(
+    def stream(
+        self, messages: Sequence[Message], settings: ModelSettings
+    ) -> AsyncIterator[StreamItem]:
+        return covered_stream(self._ask, messages, settings,
+                              self._stream_reply(messages, settings), self.further_calls)
+
+    async def _stream_reply(
         self, messages: Sequence[Message], settings: ModelSettings
     ) -> AsyncIterator[StreamItem]:
         if not self._decides_freely(settings):
@@ -453,26 +461,7 @@ class JsonToolsModel(TextProtocolModel):
         self, text: str, tools: Sequence[ToolDefinition], id_prefix: str,
         *, truncated: bool = False,
     ) -> list[Part]:
-        if _ESCAPED_JSON.search(text):
-            # llama_cpp.server's chatml-function-calling template HTML-escapes the history,
-            # and the model then writes its calls the way it sees them: {&#34;name&#34;: ...
-            text = html.unescape(text)
-        parsed = parse_tool_calls(text, id_prefix, {t.name for t in tools}, truncated=truncated)
-        parts: list[Part] = []
-        if parsed.calls and not tools:
-            # Tools were withdrawn; whatever was written is the answer.
-            return [TextPart(parsed.answer if parsed.answer is not None else text.strip())]
-        if parsed.calls:
-            if parsed.thought:
-                parts.append(TextPart(parsed.thought))
-            parts.extend(calls_before_placeholder(as_meant(parsed.calls, tools)))
-        elif parsed.answer is not None:
-            if parsed.thought:
-                parts.append(ThinkingPart(parsed.thought))
-            parts.append(TextPart(parsed.answer))
-        elif text.strip():
-            parts.append(TextPart(text.strip()))
-        return parts
+        return json_reply_parts(text, tools, id_prefix, truncated=truncated)
 
     def answer_so_far(self, written: str) -> str:
         return json_answer_so_far(written)
@@ -491,7 +480,8 @@ class JsonToolsModel(TextProtocolModel):
         if not self.is_constrained(settings) or settings.response_format is not None:
             return {}
         schema = reply_schema(settings.tools, settings.tool_choice,
-                              parallel=bool(settings.parallel_tool_calls))
+                              parallel=bool(settings.parallel_tool_calls),
+                              further=bool(settings.extra.get(ONLY_FURTHER)))
         if schema is None:
             return {}
         return {"response_format": {"type": "json_object", "schema": schema}}

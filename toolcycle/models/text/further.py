@@ -1,0 +1,152 @@
+"""Further calls: a reply of calls that leaves part of the request out is asked once for the rest.
+
+With ``parallel_tool_calls`` one reply may hold every call a request needs ("the weather in
+Paris and Rome": two calls), and a small model often closes its list after the first. On
+BFCL's spread selection Qwen2.5-Coder-1.5B wrote too few calls on about 28 of its 36 misses in
+the two parallel categories: one call with radius 5 for "circles of radius 5, 10, 15 and 20
+cm". In an agent loop the calls left out may come in later iterations, or never: the model
+reads the first result and answers from it.
+
+What a reply left out shows in the request's literal values (:mod:`.coverage`): 10, 15 and 20
+are written there and carried by no call. When a reply of calls leaves such values out, the
+model is shown its calls and the values, and asked once, under a grammar that admits only a
+list of calls (the empty list included), for the further calls the request asks for, or
+``[]``. A further call is kept only when it carries a value that was left out and is not a
+call already made, so a model that answers the question with more of the same adds nothing.
+
+Bounded: one more request per turn at most, and only when values were left out (on BFCL's
+``simple_python`` entries outside the graded selection, the right single call leaves a value
+out on 14 % of them; the first call of a parallel entry on 90 %: bench/runs/2026-12-05/
+bfcl-count/). Its tokens are in the turn's usage (two requests). The setting is
+:class:`~.protocol.JsonToolsModel`'s ``further_calls`` (``?further_calls=`` in a model string,
+``ModelSettings(extra={"further_calls": False})`` per agent); docs/local-model.md has the
+measurement behind its default.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import replace
+
+from ...errors import ModelError
+from ...messages import Message, Part, ToolCall
+from ..base import ModelResponse, ModelSettings, StreamItem, ToolCallDelta, usage_of
+from .choice import call_prefix
+from .coverage import RequestValue, unused_values
+
+#: The ``ModelSettings.extra`` key that turns the further-calls request on or off per request.
+FURTHER_CALLS = "further_calls"
+#: The ``ModelSettings.extra`` key the protocol sets on the further-calls request itself: its
+#: grammar admits only a list of calls, the empty list included (no answer).
+ONLY_FURTHER = "only_further_calls"
+
+Ask = Callable[[Sequence[Message], ModelSettings], Awaitable[tuple[Message, list[Part]]]]
+"""One request to the inner model: the reply and its parsed parts (a protocol's ``_ask``)."""
+
+
+def left_out(messages: Sequence[Message], settings: ModelSettings, reply: Message,
+             default: bool) -> tuple[RequestValue, ...]:
+    """The request's values that the calls made for it so far (``reply``'s included) leave
+    out, where a further-calls request is due; ``()`` where it is not: the setting is off
+    (``default``, or the request's own ``extra``), replies are not lists
+    (``parallel_tool_calls``), a tool is forced by name, or ``reply`` makes no call or calls
+    the tool that ends the attempt (``settings.on_repeat`` names it: structured output's
+    output tool, reflection's submit), which asks for nothing further."""
+    calls = reply.tool_calls
+    if (not settings.extra.get(FURTHER_CALLS, default) or not settings.parallel_tool_calls
+            or settings.tool_choice not in ("auto", "required") or not calls
+            or any(c.name == settings.on_repeat for c in calls)):
+        return ()
+    request, made = _request(messages)
+    return unused_values(request, [*made, *calls], settings.tools)
+
+
+def further_history(messages: Sequence[Message], reply: Message,
+                    left: Sequence[RequestValue]) -> list[Message]:
+    """The conversation the further calls are asked with: the reply's calls, then what they
+    leave out and the two ways on (more calls, or the empty list)."""
+    values = ", ".join(v.text for v in left)
+    return [*messages, Message("assistant", list(reply.tool_calls)), Message.user(
+        f"These calls leave out {values} from the request. If the request asks for more "
+        "calls, reply with a JSON list of only the further calls; if it does not, reply [].")]
+
+
+def further_settings(settings: ModelSettings) -> ModelSettings:
+    """The further-calls request's settings: calls or nothing (no answer, no forced tool)."""
+    return replace(settings, tool_choice="auto", extra={**settings.extra, ONLY_FURTHER: True})
+
+
+def with_further(messages: Sequence[Message], settings: ModelSettings, reply: Message,
+                 further: Message, parts: Sequence[Part], left: Sequence[RequestValue]
+                 ) -> Message:
+    """``reply`` with the further calls kept from ``parts`` (each carries a left-out value,
+    repeats no call made, is not the attempt's last tool), numbered on from its calls; both
+    requests' usage."""
+    request, made = _request(messages)
+    done = {_key(c) for c in [*made, *reply.tool_calls]}
+    taken = {c.id for c in reply.tool_calls}
+    prefix, number = call_prefix(messages), len(reply.tool_calls)
+    kept: list[ToolCall] = []
+    for call in (p for p in parts if isinstance(p, ToolCall)):
+        if (call.arguments is None or call.name == settings.on_repeat or _key(call) in done
+                or set(left) <= set(unused_values(request, [call], settings.tools))):
+            continue
+        number += 1
+        while f"{prefix}_{number}" in taken:
+            number += 1
+        kept.append(replace(call, id=f"{prefix}_{number}"))
+        done.add(_key(call))
+    usage = usage_of(reply).copy()
+    usage.add(usage_of(further))
+    return replace(reply, parts=[*reply.parts, *kept], usage=usage,
+                   finish_reason="tool_calls")
+
+
+async def covered(ask: Ask, messages: Sequence[Message], settings: ModelSettings,
+                  reply: Message, default: bool) -> Message:
+    """``reply``, with the further calls it left out where :func:`left_out` finds values."""
+    left = left_out(messages, settings, reply, default)
+    if not left:
+        return reply
+    further, parts = await ask(further_history(messages, reply, left),
+                               further_settings(settings))
+    return with_further(messages, settings, reply, further, parts, left)
+
+
+async def covered_stream(ask: Ask, messages: Sequence[Message], settings: ModelSettings,
+                         items: AsyncIterator[StreamItem], default: bool
+                         ) -> AsyncIterator[StreamItem]:
+    """A protocol's stream, with :func:`covered` applied: answer text as it comes, the
+    calls (whole, as ever) once the further ones are known, then the final message."""
+    held: list[ToolCallDelta] = []
+    final: Message | None = None
+    async for item in items:
+        if isinstance(item, ToolCallDelta):
+            held.append(item)
+        elif isinstance(item, ModelResponse):
+            final = item.message
+        else:
+            yield item
+    if final is None:
+        raise ModelError("the stream ended without a final response")
+    message = await covered(ask, messages, settings, final, default)
+    if message is not final:
+        held = [ToolCallDelta(n, c.id, c.name, c.raw_arguments)
+                for n, c in enumerate(message.tool_calls)]
+    for delta in held:
+        yield delta
+    yield ModelResponse(message)
+
+
+def _request(messages: Sequence[Message]) -> tuple[str, list[ToolCall]]:
+    """The user's latest request, and the calls made for it since (earlier turns')."""
+    last = max((n for n, m in enumerate(messages) if m.role == "user"), default=-1)
+    if last < 0:
+        return "", []
+    made = [c for m in messages[last + 1:] if m.role == "assistant" for c in m.tool_calls]
+    return messages[last].text, made
+
+
+def _key(call: ToolCall) -> tuple[str, str]:
+    return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
