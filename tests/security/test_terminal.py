@@ -26,6 +26,7 @@ from toolcycle.messages import Usage
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, Strategy
 from toolcycle.playbook.store import ToolObservation
+from toolcycle.tracing.stand_in import StandIn, StepOutcome
 from toolcycle.tracing.store import TraceStore
 from toolcycle.tracing.trace import AttemptRecord, Step, ToolCallRecord, Trace
 
@@ -74,7 +75,10 @@ def hostile_trace(payload: str, run_id: str = "run-hostile") -> Trace:
     """A trace with the payload in every text field."""
     calls = [
         ToolCallRecord("c1", payload, {payload: payload, "n": 1}, 1, 1, result=payload,
-                       approval={"decision": payload, "by": payload, "reason": payload}),
+                       approval={"decision": payload, "by": payload, "reason": payload},
+                       stand_in=StandIn("fallback", payload, ok=False, alternative=payload,
+                                        steps=(StepOutcome(payload, {payload: payload},
+                                                           "timeout", payload, 2.0),))),
         ToolCallRecord("c2", "fetch", {"url": payload}, 1, 1, error=payload, kind=payload),
     ]
     pause = {"attempt": 1, "iteration": payload, "paused_at": 1.0, "resumed_at": payload,

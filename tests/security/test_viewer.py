@@ -273,6 +273,8 @@ def test_hostile_value_in_every_field_stays_text(visit: Visit, tmp_path: Path,
             shown = value.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
             assert page.locator(".thought").last.text_content() == shown
             assert page.locator("details.call.error pre.error").last.text_content() == shown
+            # the steps a stand-in made for the call (their tool, arguments, status, text)
+            assert shown in (page.locator("pre.stand-in").last.text_content() or "")
         page.locator("button[data-target]").first.dispatch_event("click")  # its script works
         assert page.locator("details.call[open]").count() == page.locator("details.call").count()
 

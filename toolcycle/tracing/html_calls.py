@@ -1,4 +1,5 @@
-"""The HTML trace viewer's tool calls: arguments, observation, approval, and the run of an
+"""The HTML trace viewer's tool calls: arguments, observation, approval, what a stand-in did
+in place of the call (a playbook's routine, fallback or repair: its steps), and the run of an
 agent called as a tool (``Agent.as_tool``), nested under its call with its own timeline.
 
 Recorded values are escaped like everything else on the page (:func:`~.values.esc`).
@@ -10,7 +11,16 @@ from collections.abc import Callable
 
 from .html_approval import approval_badge
 from .trace import Step, ToolCallRecord, Trace
-from .values import esc, format_ms, media_lines, money, recorded_cost, tally, to_json
+from .values import (
+    esc,
+    format_ms,
+    media_lines,
+    money,
+    recorded_cost,
+    stand_in_text,
+    tally,
+    to_json,
+)
 
 #: How deep nested runs are drawn; a deeper one (a crafted file) is named, not drawn.
 MAX_NESTING = 12
@@ -25,13 +35,15 @@ def call_block(call: ToolCallRecord, timeline: Callable[[Trace, int], str], dept
         status += approval_badge(call.approval)
     if isinstance(call.run, Trace):
         status += f'<span class="badge">agent {esc(call.run.agent_name)}</span>'
+    if call.stand_in is not None:
+        status += f'<span class="badge">stand-in {esc(call.stand_in.kind)}</span>'
     if failed:
         observation = (
             f'<div class="label err">Error</div><pre class="error">{esc(call.error or "")}</pre>'
         )
     else:
         observation = f'<div class="label">Observation</div><pre>{esc(call.result or "")}</pre>'
-    observation += _sampling(call.sampling)
+    observation += _sampling(call.sampling) + _stand_in(call.stand_in)
     if returned := media_lines(call.media):
         observation += (f'<div class="label">Media returned</div>'
                         f'<pre>{esc(chr(10).join(returned))}</pre>')
@@ -58,6 +70,16 @@ def _sampling(sampled: object) -> str:
                     f"{tally(usage.input_tokens)} / out {tally(usage.output_tokens)} · "
                     f"{esc(format_ms(step.model_ms))}</div><pre>{esc(step.thought)}</pre>")
     return "".join(rows)
+
+
+def _stand_in(stand_in: object) -> str:
+    """The calls a stand-in made for the model, one line each with its status and text (the
+    observation above is its answer; :mod:`~toolcycle.tracing.stand_in`)."""
+    if stand_in is None:
+        return ""
+    head, steps = stand_in_text(stand_in)
+    shown = f'<pre class="stand-in">{esc(chr(10).join(steps))}</pre>' if steps else ""
+    return f'<div class="label">{esc(head[:1].upper() + head[1:])}</div>{shown}'
 
 
 def _member_run(run: object, timeline: Callable[[Trace, int], str], depth: int) -> str:

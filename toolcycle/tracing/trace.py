@@ -15,7 +15,7 @@ from typing import Any
 from .._safe_text import terminal_safe
 from ..messages import Usage
 from .stand_in import StandIn
-from .values import approval_text, money, pause_rows, recorded_cost
+from .values import approval_text, money, pause_rows, recorded_cost, stand_in_text
 
 #: Kinds of calls whose error observations are the run's own feedback (output validation).
 #: A tuple: a kind read from a stored trace may be unhashable.
@@ -382,6 +382,9 @@ class Trace:
                 for sampled in call.sampling:
                     lines.append(f"     sampling by {sampled.model}: "
                                  f"{_clip(sampled.thought, max_chars)}")
+                if call.stand_in is not None:
+                    head, steps = stand_in_text(call.stand_in)
+                    lines += [f"     {head}", *(f"       {_clip(s, max_chars)}" for s in steps)]
                 if isinstance(call.run, Trace):
                     lines.extend(f"     | {line}" for line in call.run._lines(max_chars))
         for pause in self.pauses:

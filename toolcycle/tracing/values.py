@@ -12,6 +12,8 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from .stand_in import StandIn, StepOutcome
+
 
 def esc(value: object) -> str:
     """Any recorded value as escaped HTML text (quotes too, so it is safe in an attribute).
@@ -150,6 +152,40 @@ def media_lines(media: object) -> list[str]:
             fields.append(item["name"])
         lines.append(", ".join(fields))
     return lines
+
+
+def stand_in_text(stand_in: object) -> tuple[str, list[str]]:
+    """What a stand-in did in place of a call, in words: a head and one line per step.
+
+    ``("stand-in fallback for daily → weekly · failed", ["1. daily({"day": "x"}) error: bad
+    day", "2. weekly({}) timeout after 5 s: ..."])``. The HTML page, ``toolcycle trace show``
+    and ``Trace.render`` say the same words, each escaping them its own way. A stored trace is
+    read defensively: a field of the wrong type is shown as its text, a step that is not one
+    is left out.
+    """
+    if not isinstance(stand_in, StandIn):
+        return f"stand-in {stand_in}", []
+    head = f"stand-in {stand_in.kind} for {stand_in.tool}"
+    if stand_in.alternative:
+        head += f" → {stand_in.alternative}"
+    ok = stand_in.ok
+    head += " · " + ("ok" if ok is True else "failed" if ok is False else str(ok))
+    steps = stand_in.steps if isinstance(stand_in.steps, tuple | list) else ()
+    return head, [f"{n}. {_step_text(step)}" for n, step in
+                  enumerate((s for s in steps if isinstance(s, StepOutcome)), 1)]
+
+
+def _step_text(step: StepOutcome) -> str:
+    """``tool(arguments) status``, the timeout a timed-out step was given, then its text."""
+    try:
+        arguments = json.dumps(step.arguments, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # non-string keys, circular references
+        arguments = repr(step.arguments)
+    line = f"{step.tool}({arguments}) {step.status}"
+    timeout = finite(step.timeout_s)
+    if timeout is not None:
+        line += f" after {timeout:g} s"
+    return f"{line}: {step.text}" if step.text else line
 
 
 def recorded_cost(usage_cost: object, metadata: object) -> Decimal | None:
