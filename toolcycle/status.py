@@ -21,6 +21,10 @@ status          meaning                                                         
 ``ungrounded``  with grounding on (``Agent(grounding=True)``), the answer still asserts   no
                 figures or names that no source holds after the one re-ask, or every
                 tool call the run made failed
+``mismatched``  with grounding on, the answer still answers another question than the       no
+                request after the one re-ask: a unit or a conversion it did not ask
+                for, figures of different units added up, a thing it names left
+                unlooked-up (:mod:`toolcycle.run.asked`)
 ``paused``      calls wait for a person's decision (``agent.resume(result.snapshot)``)    no
 ``failure``     the run raised (``error.result`` carries this status)                    no
 ``cancelled``   the run was cancelled (``error.result``)                                 no
@@ -51,13 +55,13 @@ __all__ = [
 
 #: Every value ``status`` takes on a result, an event, a trace or a store row (a batch record
 #: adds ``error`` for a run that raised and ``malformed`` for a line it could not read).
-RunStatus = Literal["success", "forced", "partial", "tool_error", "ungrounded", "paused",
-                    "failure", "cancelled", "running", "crashed"]
+RunStatus = Literal["success", "forced", "partial", "tool_error", "ungrounded", "mismatched",
+                    "paused", "failure", "cancelled", "running", "crashed"]
 
 #: The vocabulary in the order the docs and ``trace list --status`` show it.
 RUN_STATUSES: tuple[RunStatus, ...] = ("success", "forced", "partial", "tool_error",
-                                       "ungrounded", "paused", "failure", "cancelled",
-                                       "running", "crashed")
+                                       "ungrounded", "mismatched", "paused", "failure",
+                                       "cancelled", "running", "crashed")
 #: The statuses of a run that ended without doing what was asked (all but success, running).
 NOT_SUCCESS: frozenset[RunStatus] = frozenset(RUN_STATUSES) - {"success", "running"}
 
@@ -71,6 +75,9 @@ RETURNED_MEANINGS: dict[str, str] = {
     "ungrounded": "the answer asserts figures or names that no tool result, the request or "
     "the instructions hold, or every tool call failed (grounding), so do not trust it as a "
     "success",
+    "mismatched": "the answer answers another question than the request (a unit or a "
+    "conversion it did not ask for, figures of different units added up, a thing it names "
+    "never looked up), so do not trust it as a success",
 }
 
 #: A stretch cut out of an error shorter than this is too common in real answers (a name, a

@@ -50,6 +50,17 @@ def agents_of(which: str, seed: int) -> tuple[FirstHourAgent, ...]:
     return heldout_agents(seed)
 
 
+def only(agents: tuple[FirstHourAgent, ...], keys: list[str]) -> tuple[FirstHourAgent, ...]:
+    """The agents with only the questions ``keys`` name (``agent/question``); an unknown key
+    is an error, not a silent empty run."""
+    wanted = {tuple(key.split("/", 1)) for key in keys if key}
+    known = {(a.name, q.name) for a in agents for q in a.questions}
+    if unknown := sorted("/".join(k) for k in wanted - known):
+        raise SystemExit(f"--only: no such agent/question: {', '.join(unknown)}")
+    return tuple(replace(a, questions=[q for q in a.questions if (a.name, q.name) in wanted])
+                 for a in agents if any(name == a.name for name, _ in wanted))
+
+
 def commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -165,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--agents", default="", help="comma-separated agent names (all)")
+    parser.add_argument("--only", default="", help="comma-separated agent/question keys "
+                        "(shop/value,h01-exhibit/sum): only these questions run")
     parser.add_argument("--log-dir", default="bench/runs/2026-12-05/firsthour")
     parser.add_argument("--compare", default="", help="another arm to compare with (no runs)")
     parser.add_argument("--tag", default="", help="suffix of the arm's folder: the same arm "
@@ -174,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.agents:
         wanted = set(args.agents.split(","))
         agents = tuple(a for a in agents if a.name in wanted)
+    if args.only:
+        agents = only(agents, args.only.split(","))
     root = Path(args.log_dir)
     out = root / f"{args.set}-{args.arm}{'-' + args.tag if args.tag else ''}"
     if args.compare:  # another folder's name under the same set: an arm, or arm-tag
@@ -200,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"set": args.set, "arm": args.arm, "model": args.model, "commit": commit(),
               "all": summary(everything),
               "agents": {name: summary(report) for name, report in reports.items()}}
-    if len(agents) == len(agents_of(args.set, args.seed)):
+    if len(agents) == len(agents_of(args.set, args.seed)) and not args.only:
         (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(table(reports))
     print(json.dumps(result["all"], indent=1))

@@ -356,7 +356,8 @@ def _returned_statuses(action: str) -> set[str]:
     """The statuses a run that returned may have, by how it ended (docs/status.md): a forced
     or partial answer is never a success; an answer may pass a tool's error through."""
     return ({"forced"} if action == "final_answer" else {"partial"} if action == "partial"
-            else {"paused"} if action == "paused" else {"success", "tool_error", "ungrounded"})
+            else {"paused"} if action == "paused"
+            else {"success", "tool_error", "ungrounded", "mismatched"})
 
 
 def _check_trace_status(obs: Observation, result: RunResult[Any]) -> list[str]:

@@ -117,3 +117,14 @@ async def test_a_structured_output_is_graded_on_its_field(tmp_path: Path) -> Non
 def _only(agent: FirstHourAgent, question: str) -> Dataset:
     full = agent.dataset()
     return Dataset.of([c for c in full if c.name == question], name=full.name)
+
+
+def test_only_runs_the_questions_named_and_refuses_an_unknown_one() -> None:
+    """``run.py --only agent/question``: a rerun of the questions a change is about."""
+    from bench.first_hour.run import only
+
+    chosen = only(agents_of("dev", 0), ["bank/marc_balance", "shop/value", "shop/units"])
+    assert [(a.name, [q.name for q in a.questions]) for a in chosen] == [
+        ("shop", ["units", "value"]), ("bank", ["marc_balance"])]
+    with pytest.raises(SystemExit, match="no such agent/question: shop/nothing"):
+        only(agents_of("dev", 0), ["shop/nothing"])

@@ -38,6 +38,7 @@ STATUS_STYLES = {
     "forced": "bold yellow",
     "partial": "bold yellow",
     "ungrounded": "bold yellow",
+    "mismatched": "bold yellow",
     "tool_error": "bold red",
     "failure": "bold red",
     "crashed": "bold red",

@@ -120,16 +120,22 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     status = returned_status(action, output, state.trace.trace.error_observations())
     if status != "success" or not state.setup.core.grounding:
         return status
+    sources = _sources(state)
+    if unsupported_claims(answer_text(as_data(output)), sources.text) or _nothing_found(
+            state, sources):
+        return "ungrounded"
+    return status
+
+
+def as_data(output: Any) -> Any:
+    """A returned output as the model's arguments were (its JSON form), for the checks that
+    read a structured answer the way they read the output tool's arguments."""
     from pydantic_core import to_jsonable_python
 
     try:
-        data = to_jsonable_python(output, fallback=str)
+        return to_jsonable_python(output, fallback=str)
     except ValueError:  # a structure that refers to itself: its text form is the answer
-        data = str(output)
-    sources = _sources(state)
-    if unsupported_claims(answer_text(data), sources.text) or _nothing_found(state, sources):
-        return "ungrounded"
-    return status
+        return str(output)
 
 
 def _nothing_found(state: RunState, sources: _Sources) -> bool:

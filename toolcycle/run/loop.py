@@ -59,6 +59,8 @@ from ..result import RunResult, Termination
 from ..status import RunStatus
 from . import modes
 from .approvals import PauseRun, claim_pause, pause
+from .asked import check as asked_check
+from .asked import run_status
 from .calls import answer_held, close_turn, execute_turn, refuse_calls, stop_turn
 from .compaction import compact, request_messages, start_compaction, take_paid
 from .costs import priced
@@ -74,7 +76,6 @@ from .endings import (
     termination_of,
 )
 from .grounding import check as grounding_check
-from .grounding import run_status
 from .guards import await_beside, check_input, check_output, start_beside, stop_beside
 from .head_start import make_head_start
 from .outcome import result_of
@@ -315,7 +316,7 @@ async def _judge(state: RunState, ending: AttemptEnding) -> tuple[Any, Validatio
     rejection: ValidationProblem | None = await state.interrupts.guard(
         state.output.validate(output, state.ctx))
     if rejection is None:  # Agent(grounding=...): on for local models
-        rejection = grounding_check(state, claimed)
+        rejection = grounding_check(state, claimed) or asked_check(state, claimed)
     guards = state.setup.core.guardrails
     if rejection is None and guards is not None and guards.output:
         state.phase = "output_guardrails"

@@ -19,7 +19,7 @@ from .values import as_dict, esc
 _STATUSES = frozenset(RUN_STATUSES)
 
 #: Statuses whose panel is drawn as a warning, and as an error.
-_WARN = frozenset({"forced", "partial", "ungrounded"})
+_WARN = frozenset({"forced", "partial", "ungrounded", "mismatched"})
 _ERROR = frozenset({"tool_error", "failure", "crashed"})
 
 _UNFINISHED = {

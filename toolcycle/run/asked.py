@@ -1,0 +1,349 @@
+"""Does the answer answer what was asked? Units, conversions, sums and the things named.
+
+Grounding (:mod:`.grounding`) checks that an answer's figures come from a source. A small
+model also answers *another* question with a figure a tool did return (issue 68, first-hour
+agents, 1.5B): "How many km" answered in miles, a balance in a currency nobody asked for, a
+weight in pounds where the record holds kilograms, one exhibit's value added to its own
+weight, the area of one vineyard given as two vineyards' sum. Each leaves evidence in the
+run, read here from typed parts (the request, the calls and their results), never from the
+model's prose about them:
+
+- **unit**: the answer states a figure in one unit where the request asks for another of the
+  same kind (km and miles, USD and EUR);
+- **conversion**: the answer's figure is a conversion tool's result (a call that turned one
+  figure into one figure, its name or arguments naming two units) into a unit the request
+  does not name;
+- **unlike sum**: the answer's figure is a call that added figures up (its result is their
+  sum) over figures in different units;
+- **not looked up**: the request names two things side by side ("Les Pins and Clos
+  Bellet"), the run looked one up by name, and the other went to no call and is in no result.
+
+Like grounding (the same ``Agent(grounding=...)`` switch, on for local models), a mismatch
+rejects the answer once (:data:`MAX_CHECKS`, never on the last attempt; validator
+``"asked"``, code ``MISMATCHED`` in the trace) with what is off and what the tools said, and
+an answer that still shows one ends with status ``"mismatched"``, not ``"success"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..output import ValidationProblem
+from ..status import RunStatus
+from . import grounding
+from .provenance import (
+    Call,
+    Figure,
+    added_up,
+    calls_of,
+    conversion_of,
+    converts_to,
+    figures_of,
+    input_unit,
+    made_by,
+    norm,
+    numbers_in,
+    recorded_unit,
+    request_of,
+    result_strings,
+    strings,
+)
+from .state import RunState
+from .units import Unit, field_unit, named_units, read_unit, stated_units
+
+#: Checks that may reject per run (the re-ask), then the answer stands with its status.
+MAX_CHECKS = 1
+#: Mismatches named to the model, at most.
+_SHOWN = 3
+_FIGURE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")  # (as provenance reads figures)
+_SPAN = re.compile(r"[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:\n])\s*$")
+#: What joins two names in a list ("A and B", "A or B"; signs aside). Why words: a list's
+#: names are things of one kind, so one looked up by name says the other is looked up so too;
+#: the words are English, as the requests measured are (another language: no list is seen,
+#: and the check stays silent).
+_LIST_WORDS = frozenset({"", "and", "or", "vs", "vs.", "versus"})
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One way the answer answers another question: ``kind`` (``"unit"``, ``"conversion"``,
+    ``"unlike_sum"``, ``"not_looked_up"``) and what to tell the model."""
+
+    kind: str
+    message: str
+
+
+def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | None:
+    """The verdict on ``answer``: a problem naming each mismatch, or ``None`` (it answers
+    what was asked as far as the run can tell, or the check is spent)."""
+    if not state.setup.core.grounding:
+        return None
+    spent = sum(1 for a in state.trace.trace.attempts if a.validator == "asked")
+    if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
+        return None
+    found = mismatches_in(state, answer)
+    if not found:
+        return None
+    return ValidationProblem([m.message for m in found[:_SHOWN]], "asked", "MISMATCHED")
+
+
+def run_status(state: RunState, action: str, output: Any) -> RunStatus:
+    """The run's status: grounding's (:func:`.grounding.run_status`), then ``"mismatched"``
+    for a successful answer that still answers another question."""
+    status = grounding.run_status(state, action, output)
+    if status != "success" or not state.setup.core.grounding:
+        return status
+    return "mismatched" if mismatches_in(state, grounding.as_data(output)) else status
+
+
+def mismatches_in(state: RunState, answer: Any) -> list[Mismatch]:
+    """What the run's request, calls and results say about ``answer``."""
+    request = request_of(state)
+    asked = named_units(request)
+    for definition in state.output.tool_definitions:  # an output field ``total_usd`` asks
+        asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
+    calls = calls_of(state)
+    return mismatches(request, asked, calls, answer, [
+        (d.name, d.description) for d in state.setup.settings.tools])
+
+
+def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answer: Any,
+               offered: Sequence[tuple[str, str]] = ()) -> list[Mismatch]:
+    """The mismatches of ``answer`` (text, or a structured output's JSON form) with a request
+    that names the units ``asked``, given the run's successful ``calls`` in order.
+
+    A figure beside the one asked for does not make the answer another's: the unit and
+    conversion checks speak only when no figure of the answer is in a unit the request asks
+    for (the unit check), or none is a tool's figure as it gave it (the conversion check):
+    "3.0 mm of rain, 35.78°F" answers the rain question with an extra conversion."""
+    figures = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
+    text = grounding.answer_text(answer)
+    stated = {v: unit for written, unit in stated_units(text)
+              if (v := norm(written)) is not None}
+    if isinstance(answer, dict):
+        stated.update(_keyed_units(answer))
+    read: dict[float, _Read] = {}
+    for match in _FIGURE.finditer(text[:20_000]):
+        value = norm(match.group())
+        if value is not None and value not in read:
+            read[value] = _read(match.group(), value, stated.get(value), calls, figures)
+    names = {u.name for u in asked}
+    found: list[Mismatch] = []
+    for figure in read.values():
+        unit = figure.unit
+        if unit is None or not unit.dimension or unit.name in names:
+            continue
+        wanted = [u for u in asked if u.dimension == unit.dimension]
+        if wanted and not any(f.unit and f.unit.name in names for f in read.values()):
+            found.append(Mismatch("unit", _unit_message(figure, wanted, calls, figures,
+                                                        offered)))
+    plain = _answers_plainly(text, request, calls, figures, read, names)
+    for figure in read.values():
+        if figure.conversion is None or figure.made is None or plain or any(
+                m.kind == "unit" for m in found):
+            continue
+        target = figure.conversion[1]
+        if target.name not in names and not re.search(
+                rf"(?<!\w){re.escape(target.word)}(?!\w)", request, re.IGNORECASE):
+            found.append(Mismatch("conversion", (
+                f"the request does not ask for {_say(target)}; your answer's {figure.written} "
+                f"is `{calls[figure.made].name}`'s result, in {_say(target)}, converted from "
+                f"{_origin(calls[figure.made], figure.made, figures)}: answer with the figure "
+                "as the tools gave it, unless the request asks for another unit")))
+    for figure in read.values():
+        if figure.made is not None and (inputs := added_up(calls[figure.made])) is not None:
+            units = [(x, input_unit(x, figure.made, calls, figures)) for x in inputs]
+            if len({u.name for _, u in units if u is not None}) > 1:
+                parts = " and ".join(f"{_written(x)} ({_say(u) if u else 'unit unknown'})"
+                                     for x, u in units)
+                found.append(Mismatch("unlike_sum", (
+                    f"your answer's {figure.written} is `{calls[figure.made].name}` over "
+                    f"{parts}: figures in different units do not add up; add only figures of "
+                    "the quantity the request asks for, each read from the record the "
+                    "request names")))
+    found.extend(_unvisited(request, calls))
+    return found
+
+
+def _answers_plainly(text: str, request: str, calls: Sequence[Call], figures: list[Figure],
+                     read: dict[float, _Read], names: set[str]) -> bool:
+    """Whether the answer holds something a tool gave as it gave it, beside any converted
+    figure: a figure of a result that no conversion made, a figure in a unit the request
+    asks for, or a name a result holds that the request does not ("the operator is Hana
+    Kovac, and the lift is 4530.84 ft long" answers the name question, with an extra)."""
+    given = {g.value for g in figures}
+    if any((f.value in given and f.conversion is None) or (f.unit and f.unit.name in names)
+           for f in read.values()):
+        return True
+    lowered, asked = text.lower(), request.lower()
+    return any(len(value) >= 3 and value.lower() in lowered and value.lower() not in asked
+               for call in calls for value in result_strings(call.result))
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """An answer's figure as the run explains it: as written, its value, its unit (stated
+    beside it, else the unit of the call that made it or the field it was read from), the
+    call whose whole result it is (``made``) and, when that call converts, its units."""
+
+    written: str
+    value: float
+    unit: Unit | None
+    made: int | None
+    conversion: tuple[Unit, Unit] | None
+
+
+def _read(written: str, value: float, stated: Unit | None, calls: Sequence[Call],
+          figures: list[Figure]) -> _Read:
+    made = made_by(value, calls)
+    conversion = conversion_of(calls[made]) if made is not None else None
+    unit = stated or (conversion[1] if conversion else recorded_unit(value, figures))
+    return _Read(written, value, unit, made, conversion)
+
+
+def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
+                  figures: list[Figure], offered: Sequence[tuple[str, str]]) -> str:
+    asked = " or ".join(dict.fromkeys(u.word for u in wanted))
+    assert figure.unit is not None
+    message = (f"the request asks for {asked}; your answer gives {figure.written} in "
+               f"{_say(figure.unit)}")
+    made, conversion = figure.made, figure.conversion
+    names = {u.name for u in wanted}
+    if made is not None and conversion is not None:
+        message += (f" (`{calls[made].name}` converted "
+                    f"{_origin(calls[made], made, figures)} into {_say(conversion[1])})")
+        if conversion[0].name in names:  # the figure before it is the one asked for
+            return message + f": answer in {asked}, with the figure it was given"
+    said = next((f for f in reversed(figures) if f.unit is not None and f.unit.name in names),
+                None)
+    if said is not None and said.unit is not None:
+        where = f"{said.key} in " if said.key else ""
+        message += (f"; {where}the result of `{said.tool}` says "
+                    f"{_written(said.value)} {_said(said.unit)}")
+    else:
+        converters = [name for name, description in offered
+                      if (target := converts_to(name, description)) and target.name in names]
+        if converters:
+            message += f"; `{converters[0]}` converts to {asked}"
+    return message + f": answer in {asked}"
+
+
+def _unvisited(request: str, calls: Sequence[Call]) -> list[Mismatch]:
+    """Things the request names side by side with one the run looked up by name, that went
+    to no call and are in no result: the answer speaks of one where the request asks about
+    both ("the planted area of Les Pins and Clos Bellet" answered with Les Pins' area)."""
+    given = [(c.name, str(v)) for c in calls for v in strings(c.arguments)]
+    seen = "\n".join([c.result for c in calls] + [c.description for c in calls]).lower()
+    spans = _spans(request)
+    looked = {span: tool for span in spans for tool, value in given
+              if _same_thing(span, value)}
+    found = []
+    for index, span in enumerate(spans):
+        if span in looked or span.lower() in seen or any(
+                span.lower() in value.lower() for _, value in given):
+            continue
+        kin = next((other for other in spans[:index] + spans[index + 1:]
+                    if other in looked and _side_by_side(request, other, span)), None)
+        if kin is not None:
+            found.append(Mismatch("not_looked_up", (
+                f"the request names {span!r}, which no tool was given and no tool result "
+                f"holds; you looked {kin!r} up with `{looked[kin]}`: look {span!r} up the "
+                "same way and answer about what the request names")))
+    return found
+
+
+def _spans(request: str) -> list[str]:
+    """Runs of capitalised words: names ("Silk Atlas", "Tom Reed"), not units ("EUR") and
+    not a single word opening a sentence ("What")."""
+    found: dict[str, None] = {}
+    for match in _SPAN.finditer(request):
+        words = [w.removesuffix("'s").removesuffix("’s") for w in match.group().split()]
+        start = _SENTENCE_START.search(request[:match.start()]) is not None
+        if start and len(words) == 1:
+            continue
+        if start and len(words) > 1 and words[0].lower() in ("what", "which", "who", "how"):
+            words = words[1:]
+        if all(read_unit(w, in_sentence=True) for w in words):
+            continue
+        found[" ".join(words)] = None
+    return list(found)
+
+
+def _side_by_side(request: str, first: str, second: str) -> bool:
+    """Whether two names are listed as things of one kind: a sign or a list word between
+    them ("A and B", "A, B", "A & B"), or the same word before each ("the ward A and the
+    ward B"). Not any short word: "12 Harbour Street in November" names a meter and a
+    month."""
+    a, b = request.find(first), request.find(second)
+    if a < 0 or b < 0:
+        return False
+    left = first if a < b else second
+    start, end = min(a, b) + len(left), max(a, b)
+    between = request[start:end].strip(" ,;&/+")
+    if between.lower() in _LIST_WORDS:
+        return True
+    before = [request[:i].split()[-1:] for i in (a, b)]
+    return bool(before[0]) and before[0] == before[1] and before[0][0].islower()
+
+
+def _same_thing(span: str, value: str) -> bool:
+    value = value.strip().lower()
+    return len(value) >= 3 and (value == span.lower() or value in span.lower().split()
+                                or span.lower() in value)
+
+
+def _origin(call: Call, index: int, figures: list[Figure]) -> str:
+    given = list(numbers_in(call.arguments))
+    if not given:
+        return "its input"
+    value = given[0]
+    source = next((f for f in reversed(figures) if f.call < index and f.value == value), None)
+    if source is None:
+        return _written(value)
+    unit = f" {_said(source.unit)}" if source.unit else ""
+    field = f"{source.key} in " if source.key else ""
+    return f"{_written(value)}{unit} ({field}the result of `{source.tool}`)"
+
+
+def _keyed_units(answer: dict[str, Any]) -> dict[float, Unit]:
+    """A structured answer's figures whose field names their unit (``total_usd``), and the
+    figure beside a field that is a unit on its own (``{"amount": 5, "currency": "USD"}``)."""
+    found: dict[float, Unit] = {}
+    values = list(answer.items())
+    loose = [u for _, v in values if isinstance(v, str) and (u := read_unit(v))]
+    for key, value in values:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            unit = field_unit(key) or (loose[0] if len(loose) == 1 else None)
+            if unit is not None:
+                found[float(value)] = unit
+    return found
+
+
+def _property_names(schema: dict[str, Any]) -> list[str]:
+    properties = schema.get("properties")
+    return [str(k) for k in properties] if isinstance(properties, dict) else []
+
+
+def _said(unit: Unit) -> str:
+    """A unit as the tool wrote it beside its figure (``93.1 kg``; ``197 USD``)."""
+    return unit.name if unit.dimension == "[currency]" else unit.word
+
+
+def _say(unit: Unit) -> str:
+    """A unit for the model to read: as written, with its name where the writing is an
+    abbreviation (``lb (pound)``, ``mi (mile)``; ``EUR``, ``miles`` as they are)."""
+    if unit.dimension == "[currency]":
+        return unit.name if len(unit.word) <= 3 else unit.word  # "eur" -> EUR; "euros"
+    name = unit.name.replace("_", " ")
+    word = unit.word.lower().rstrip("s")
+    if word == name.lower() or unit.word.upper() == unit.name or len(unit.word) > 4:
+        return unit.word
+    return f"{unit.word} ({name})"
+
+
+def _written(value: float) -> str:
+    return f"{value:g}" if abs(value) < 1e15 else str(value)
