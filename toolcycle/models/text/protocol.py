@@ -40,6 +40,7 @@ from ..base import (
     usage_of,
 )
 from ..paid import paying
+from .calls import calls_before_placeholder as calls_before_placeholder  # (old public path)
 from .calls import render_observation_text, render_tool_call
 from .choice import (
     CALL_MADE,
