@@ -175,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arm", choices=tuple(ARMS), default="default")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads of a "
+                        "local: model (0: the library's default)")
     parser.add_argument("--agents", default="", help="comma-separated agent names (all)")
     parser.add_argument("--only", default="", help="comma-separated agent/question keys "
                         "(shop/value,h01-exhibit/sum): only these questions run")
@@ -203,12 +205,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from toolcycle.models import resolve_model
 
-    model = resolve_model(args.model)
+    if args.threads and args.model.startswith("local:"):
+        from toolcycle.models.local.llama import local_model
+
+        model = local_model(args.model.removeprefix("local:"), n_threads=args.threads)
+    else:
+        model = resolve_model(args.model)
     out.mkdir(parents=True, exist_ok=True)
     with (out / "meta.jsonl").open("a", encoding="utf-8") as meta:
         meta.write(json.dumps({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                "commit": commit(), "model": args.model, "arm": args.arm,
-                               "set": args.set, "seed": args.seed,
+                               "set": args.set, "seed": args.seed, "threads": args.threads,
+                               "only": args.only,
                                "agents": [a.name for a in agents]}) + "\n")
     reports = asyncio.run(run_arm(agents, args.arm, model, out, args.repeats))
     everything = pooled(reports, f"{args.set}-{args.arm}")
