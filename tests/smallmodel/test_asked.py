@@ -176,11 +176,22 @@ def test_an_answer_in_another_unit_than_the_request_asks_for() -> None:
         "Nina Holm ran 14.11 miles this week.", "Nina Holm ran 22.7 km this week."],
         "How many km did Nina Holm run this week?", [runs_this_week, total_km, km_to_mi])
     error = result.trace.attempts[0].errors[0]
-    assert error.startswith("the request asks for km; your answer gives 14.11 in miles "
-                            "(`km_to_mi` converted 22.7 (the result of `total_km`) into mi "
-                            "(mile))")
+    assert error == ("the request asks for km; your answer gives 14.11 in miles (`km_to_mi` "
+                     "converted 22.7 (the result of `total_km`) into mi (mile)); the figure in "
+                     "km is 22.7 (the result of `total_km`): answer with it")
     assert error in model.requests[4].last_message.text
     assert (result.status, result.output) == ("success", "Nina Holm ran 22.7 km this week.")
+
+
+def test_a_converted_figure_relabelled_is_still_in_the_unit_it_was_converted_to() -> None:
+    """The 1.5B, told its 14.11 miles were not the km asked for, wrote "14.11 km" (dev,
+    firsthour3 run): the label changed, the figure did not; the run says so."""
+    result, _ = _text([
+        call("runs_this_week", {"name": "Nina Holm"}),
+        call("total_km", {"distances": [5.2, 10.0, 7.5]}), call("km_to_mi", {"km": 22.7}),
+        "Nina Holm ran 14.11 miles this week.", "Nina Holm ran 14.11 km this week."],
+        "How many km did Nina Holm run this week?", [runs_this_week, total_km, km_to_mi])
+    assert result.status == "mismatched"
 
 
 def test_a_conversion_asked_for_and_not_made_names_the_converter() -> None:

@@ -94,8 +94,8 @@ def test_a_unit_the_request_asks_for_and_the_figure_the_tools_gave_in_it() -> No
                        "The total for Lea Roux's stay in USD is 181.24 euros.")
     assert [m.message for m in found] == [
         "the request asks for USD; your answer gives 181.24 in euros (`usd_to_eur` converted "
-        "197 USD (total_usd in the result of `booking`) into EUR): answer in USD, with the "
-        "figure it was given"]
+        "197 USD (total_usd in the result of `booking`) into EUR); the figure in USD is 197 "
+        "USD (total_usd in the result of `booking`): answer with it"]
 
 
 def test_the_figure_in_the_asked_unit_the_tools_gave() -> None:

@@ -152,8 +152,9 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
             found.append(Mismatch("conversion", (
                 f"the request does not ask for {_say(target)}; your answer's {figure.written} "
                 f"is `{calls[figure.made].name}`'s result, in {_say(target)}, converted from "
-                f"{_origin(calls[figure.made], figure.made, figures)}: answer with the figure "
-                "as the tools gave it, unless the request asks for another unit")))
+                f"{_origin(calls[figure.made], figure.made, figures)}: answer with "
+                f"{_first_input(calls[figure.made])} as the tools gave it, unless the request "
+                "asks for another unit")))
     for figure in read.values():
         if figure.made is not None and (inputs := added_up(calls[figure.made])) is not None:
             units = [(x, input_unit(x, figure.made, calls, figures)) for x in inputs]
@@ -195,14 +196,22 @@ class _Read:
     unit: Unit | None
     made: int | None
     conversion: tuple[Unit, Unit] | None
+    stated: Unit | None
 
 
 def _read(written: str, value: float, stated: Unit | None, calls: Sequence[Call],
           figures: list[Figure]) -> _Read:
+    """Where the unit written beside a figure and the unit its source gives it are of one
+    kind and differ, the source's counts: relabelling a converted figure does not convert it
+    back (the 1.5B, told its 14.11 miles were not the km asked for, wrote "14.11 km")."""
     made = made_by(value, calls)
     conversion = conversion_of(calls[made]) if made is not None else None
-    unit = stated or (conversion[1] if conversion else recorded_unit(value, figures))
-    return _Read(written, value, unit, made, conversion)
+    source = conversion[1] if conversion else recorded_unit(value, figures)
+    unit = stated or source
+    if stated is not None and source is not None and stated.dimension == source.dimension \
+            and stated.name != source.name:
+        unit = source
+    return _Read(written, value, unit, made, conversion, stated)
 
 
 def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
@@ -211,13 +220,17 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
     assert figure.unit is not None
     message = (f"the request asks for {asked}; your answer gives {figure.written} in "
                f"{_say(figure.unit)}")
+    if figure.stated is not None and figure.stated.name != figure.unit.name:
+        message = (f"the request asks for {asked}; your answer writes {figure.written} "
+                   f"{figure.stated.word}, but {figure.written} is in {_say(figure.unit)}")
     made, conversion = figure.made, figure.conversion
     names = {u.name for u in wanted}
     if made is not None and conversion is not None:
-        message += (f" (`{calls[made].name}` converted "
-                    f"{_origin(calls[made], made, figures)} into {_say(conversion[1])})")
+        origin = _origin(calls[made], made, figures)
+        message += (f" (`{calls[made].name}` converted {origin} into "
+                    f"{_say(conversion[1])})")
         if conversion[0].name in names:  # the figure before it is the one asked for
-            return message + f": answer in {asked}, with the figure it was given"
+            return message + f"; the figure in {asked} is {origin}: answer with it"
     said = next((f for f in reversed(figures) if f.unit is not None and f.unit.name in names),
                 None)
     if said is not None and said.unit is not None:
@@ -294,6 +307,11 @@ def _same_thing(span: str, value: str) -> bool:
     value = value.strip().lower()
     return len(value) >= 3 and (value == span.lower() or value in span.lower().split()
                                 or span.lower() in value)
+
+
+def _first_input(call: Call) -> str:
+    given = list(numbers_in(call.arguments))
+    return _written(given[0]) if given else "the figure it was given"
 
 
 def _origin(call: Call, index: int, figures: list[Figure]) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 __all__ = ["Unit", "field_unit", "named_units", "read_unit", "stated_units", "units_available"]
@@ -110,6 +110,7 @@ def _registry() -> Any:
     return pint.UnitRegistry()
 
 
+@lru_cache(maxsize=4096)  # a request's and the results' words repeat; pint's parse does not
 def read_unit(word: str, *, in_sentence: bool = False) -> Unit | None:
     """The unit ``word`` names, or ``None``. ``in_sentence``: the word stands in running
     text, not after a figure, so the English words of :data:`_NOT_UNITS` are words."""
