@@ -129,17 +129,17 @@ def test_no_fallback_to_a_parameter_named_apart_without_a_learned_rename() -> No
                          rename=Rename("doctor", "clinician")) is not None
 
 
-def test_a_repairs_signature_keeps_its_rename() -> None:
+def test_a_repair_keeps_its_rename() -> None:
     from toolcycle.playbook.evidence import Repair
 
     repair = Repair("alternative", "schedule_api", via="rota_board", argument="doctor>clinician",
                     via_args=("clinician",))
-    assert Rename.of_repair(repair.signature) == Rename("doctor", "clinician")
+    assert Rename.of_repair(repair) == Rename("doctor", "clinician")
     plain = Repair("alternative", "inventory_live", via="warehouse_ledger", via_args=("item",))
-    assert Rename.of_repair(plain.signature) is None
+    assert Rename.of_repair(plain) is None
     shaped = Repair("argument", "fare_quote", argument="date", example="05.03.2026")
-    assert Rename.of_repair(shaped.signature) is None
-    assert Rename.of_repair("") is None
+    assert Rename.of_repair(shaped) is None
+    assert Rename.of_repair(None) is None
 
 
 def test_a_probe_asks_with_a_name_spelled_as_the_task_spelled_it() -> None:

@@ -162,7 +162,7 @@ def test_three_failed_runs_of_different_tasks_make_a_dead_end_per_tool(tmp_path:
 def _dead_end(tool_name: str, support: int = 3) -> Strategy:
     return Strategy(id=f"s-{tool_name}", domain="records", kind="pitfall", tools=[tool_name],
                     advice=f"{tool_name} found nothing for this kind of task.",
-                    detail=FOUND_NOTHING, support=support)
+                    detail=FOUND_NOTHING, error_class=FOUND_NOTHING, support=support)
 
 
 def test_the_line_names_the_tools_that_found_nothing_and_what_is_left() -> None:

@@ -14,7 +14,7 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
 from toolcycle.playbook.fallback import alternative_of, fallback_tool, fell_back
-from toolcycle.playbook.strategy import Strategy
+from toolcycle.playbook.strategy import Repair, Strategy
 
 HISTORY = {"RX1": 12, "RX2": 0, "RX3": 7}
 
@@ -31,10 +31,15 @@ def service_history(service: str) -> str:
     return f"{service}: delay {HISTORY[service]} min"
 
 
+#: The repair the pitfalls below say (typed: what the fallback acts on).
+HISTORY_INSTEAD = Repair("alternative", "delay_feed", via="service_history",
+                         via_args=("service",))
+
 PITFALL = Strategy(id="p", domain="rail", kind="pitfall", applies_when=["delay", "service"],
                    advice="delay_feed times out. Call service_history(service) instead.",
                    tools=["delay_feed", "service_history"], support=3,
-                   detail="delay_feed timed out after … s")  # (the failure it was learned from)
+                   detail="delay_feed timed out after … s",  # (the failure it was learned from)
+                   error_class="delay_feed timed out after … s", repair=HISTORY_INSTEAD)
 
 
 def feed_first(messages: list[Message], settings: ModelSettings) -> Any:
@@ -95,7 +100,7 @@ async def test_a_pitfall_without_the_failure_it_was_learned_from_falls_back_on_n
     """A pitfall is a lesson about its tool, shown with the tool to every run offered it
     (toolcycle/playbook/tool_lessons.py), whatever the task's words: so it falls back on the
     failure it was learned from alone, never on any failure of the tool."""
-    bare = Strategy(**{**PITFALL.to_dict(), "detail": ""})  # no failure to tell it by
+    bare = Strategy(**{**PITFALL.to_dict(), "detail": "", "error_class": ""})  # no failure
     result = await _agent(_playbook(bare)).run("Which platform for RX1?")
     assert result.trace.strategies_shown == ["p"]  # in delay_feed's description
     first = result.trace.tool_calls[0]
@@ -127,21 +132,26 @@ async def test_without_routines_nothing_falls_back() -> None:
     assert result.trace.tool_calls[0].error is not None
 
 
-@pytest.mark.parametrize(("advice", "tools", "pair"), [
+@pytest.mark.parametrize(("advice", "tools", "repair", "pair"), [
     ("delay_feed times out. Call service_history(service) instead.",
-     ["delay_feed", "service_history"], ("delay_feed", "service_history")),
+     ["delay_feed", "service_history"], HISTORY_INSTEAD, ("delay_feed", "service_history")),
     ("find_ticker fails with: unknown company …. Call staff_directory(name), then "
-     "weather(city) instead.", ["find_ticker", "staff_directory", "weather"], None),
+     "weather(city) instead.", ["find_ticker", "staff_directory", "weather"],
+     Repair("alternative", "find_ticker", via="staff_directory", via_args=("name",),
+            then=("weather(city)",)), None),
     ("get_quote needs ticker from find_ticker: call find_ticker(company) first and pass its "
-     "result as ticker.", ["get_quote", "find_ticker"], None),
+     "result as ticker.", ["get_quote", "find_ticker"],
+     Repair("prerequisite", "get_quote", via="find_ticker", argument="ticker"), None),
     ('fare_quote fails with: invalid date …. Pass date like "05.03.2026".', ["fare_quote"],
-     None),
+     Repair("argument", "fare_quote", argument="date", example="05.03.2026"), None),
     ("delay_feed times out. Do not wait on it: try another tool that can answer.",
-     ["delay_feed"], None),
+     ["delay_feed"], None, None),
 ])
 def test_only_a_pitfall_whose_repair_is_one_other_tool_is_an_alternative(
-        advice: str, tools: list[str], pair: tuple[str, str] | None) -> None:
-    strategy = Strategy(id="s", domain="d", kind="pitfall", advice=advice, tools=tools)
+        advice: str, tools: list[str], repair: Repair | None,
+        pair: tuple[str, str] | None) -> None:
+    strategy = Strategy(id="s", domain="d", kind="pitfall", advice=advice, tools=tools,
+                        repair=repair)
     assert alternative_of(strategy) == pair
 
 
@@ -351,9 +361,11 @@ async def test_a_learned_failure_with_no_words_proves_nothing() -> None:
     tools = {"delay_feed": tool(delay_feed, read_only=True),
              "service_history": tool(service_history, read_only=True)}
     masked = Strategy(id="m", domain="rail", kind="pitfall", advice=PITFALL.advice,
-                      tools=list(PITFALL.tools), detail="…|alternative:service_history")
+                      tools=list(PITFALL.tools), detail="…|alternative:service_history",
+                      error_class="…", repair=HISTORY_INSTEAD)
     timed = Strategy(id="t", domain="rail", kind="pitfall", advice=PITFALL.advice,
-                     tools=list(PITFALL.tools), detail="delay_feed timed out after … s")
+                     tools=list(PITFALL.tools), detail="delay_feed timed out after … s",
+                     error_class="delay_feed timed out after … s", repair=HISTORY_INSTEAD)
     fallback, learned = fallback_for(masked, tools), fallback_for(timed, tools)
     assert fallback is not None and fallback.proven is None
     assert learned is not None and learned.proven is not None
@@ -374,7 +386,8 @@ async def test_the_lesson_says_whether_it_was_learned_from_a_timeout(
     tools = {"delay_feed": tool(delay_feed, read_only=True),
              "service_history": tool(service_history, read_only=True)}
     lesson = Strategy(id="t", domain="rail", kind="pitfall", advice=PITFALL.advice,
-                      tools=list(PITFALL.tools), detail=detail, timed_out=timed_out)
+                      tools=list(PITFALL.tools), detail=detail, timed_out=timed_out,
+                      error_class=detail, repair=HISTORY_INSTEAD)
     learned = fallback_for(lesson, tools)
     assert learned is not None and learned.proven is not None
     if falls_back:
@@ -435,7 +448,10 @@ def status_page(system: str) -> str:
 MONITOR = Strategy(id="m", domain="helpdesk", kind="pitfall", applies_when=["state", "share"],
                    advice="monitor_api fails. Call status_page(system) instead.",
                    tools=["monitor_api", "status_page"], support=3,
-                   detail="SSL: certificate has expired")
+                   detail="SSL: certificate has expired",
+                   error_class="SSL: certificate has expired",
+                   repair=Repair("alternative", "monitor_api", via="status_page",
+                                 via_args=("system",)))
 
 
 def snake_case(messages: list[Message], settings: ModelSettings) -> Any:

@@ -13,7 +13,7 @@ import pytest
 from toolcycle.playbook import Playbook
 from toolcycle.playbook.dead_end import FOUND_NOTHING
 from toolcycle.playbook.offer import RoutineOffer
-from toolcycle.playbook.strategy import Strategy
+from toolcycle.playbook.strategy import Repair, Strategy, pitfall_detail
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
 OFFERED = frozenset({"fare_quote", "find_booking", "station_info", "amenities_register",
@@ -35,17 +35,21 @@ class Shows:
         return tool == "find_booking"  # the seat sequence: find_booking > booking_detail
 
 
-def _pitfall(tools: list[str], detail: str) -> Strategy:
+def _pitfall(tools: list[str], error_class: str, repair: Repair | None = None) -> Strategy:
+    detail = pitfall_detail(error_class, repair)
     return Strategy(id=f"s-{detail}", domain="rail", advice="", kind="pitfall", tools=tools,
-                    detail=detail)
+                    detail=detail, error_class=error_class, repair=repair)
 
 
-DATE = _pitfall(["fare_quote"], "invalid date …|argument::date:99.99.9999")
-REFUSED = _pitfall(["amenities_register"], "Invalid arguments: (root): …|schema:::")
-ALTERNATIVE = _pitfall(["station_info", "amenities_register"],
-                       "times out|alternative:amenities_register::")
-PREREQUISITE = _pitfall(["fare_quote", "find_booking"],
-                        "unknown booking|prerequisite:find_booking:ref:AA-99999")
+DATE = _pitfall(["fare_quote"], "invalid date …",
+                Repair("argument", "fare_quote", argument="date", example="01.05.2026"))
+REFUSED = _pitfall(["amenities_register"], "Invalid arguments: (root): …",
+                   Repair("schema", "amenities_register"))
+ALTERNATIVE = _pitfall(["station_info", "amenities_register"], "times out",
+                       Repair("alternative", "station_info", via="amenities_register"))
+PREREQUISITE = _pitfall(["fare_quote", "find_booking"], "unknown booking",
+                        Repair("prerequisite", "fare_quote", via="find_booking", argument="ref",
+                               example="AB-12345"))
 BARE = _pitfall(["fare_quote"], "invalid date …")
 SEQUENCE = Strategy(id="s-seq", domain="rail", advice="", kind="sequence",
                     tools=["find_booking", "fare_quote"])
@@ -99,7 +103,9 @@ def test_a_pitfalls_own_tool_that_answered_asks_for_the_answer(
 
 
 def test_a_tool_that_feeds_a_learned_sequence_is_not_asked_to_answer() -> None:
-    booking = _pitfall(["find_booking"], "unknown passenger|argument::passenger:Aa Aa")
+    booking = _pitfall(["find_booking"], "unknown passenger",
+                       Repair("argument", "find_booking", argument="passenger",
+                              example="Ann Lee"))
     offer = RoutineOffer(Shows([booking]), "rail", frozenset(), None)
     assert offer.first_call("a task", OFFERED) == "find_booking"  # still the place to start
     assert offer.answer_when("a task", OFFERED, frozenset()) is None
@@ -115,7 +121,10 @@ FARE_SEQUENCE = Strategy(id="s-fare", domain="rail", kind="sequence", tools=["fa
 FARE_PITFALL = Strategy(id="s-date", domain="rail", kind="pitfall", tools=["fare_quote"],
                         advice='fare_quote fails with: invalid date …: expected DD.MM.YYYY. '
                                'Pass date like "01.05.2026".', applies_when=["fare", "single"],
-                        detail="invalid date …|argument::date:01.05.2026", helpful=3)
+                        detail="invalid date …|argument::date:99.99.9999", helpful=3,
+                        error_class="invalid date …",
+                        repair=Repair("argument", "fare_quote", argument="date",
+                                      example="01.05.2026"))
 
 
 def test_a_one_tool_sequence_is_the_tasks_lesson_and_its_pitfall_the_tools() -> None:

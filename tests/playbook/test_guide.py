@@ -21,7 +21,8 @@ def _sequence(sid: str, tools: list[str], words: list[str], helpful: int = 3,
     calls = ", then ".join(f"{t}(x)" for t in tools)
     return Strategy(id=sid, domain="depot", kind="sequence", tools=tools, applies_when=words,
                     advice=f"Call {calls}, then answer. Do not use web_search for this kind "
-                           "of task.", helpful=helpful, support=helpful, **kwargs)
+                           "of task.", helpful=helpful, support=helpful, skips=["web_search"],
+                    **kwargs)
 
 
 def _depot(**kwargs: Any) -> Playbook:

@@ -49,12 +49,15 @@ def test_the_store_names_the_tools_of_a_domains_dead_ends_learned_or_pending() -
     pb = Playbook(":memory:")
     try:
         dead = Strategy(id="d1", domain="shop", advice="crm found nothing for this kind of task.",
-                        kind="pitfall", tools=["crm"], detail=FOUND_NOTHING)
+                        kind="pitfall", tools=["crm"], detail=FOUND_NOTHING,
+                        error_class=FOUND_NOTHING)
         other = Strategy(id="p1", domain="shop", advice="x fails.", kind="pitfall",
-                         tools=["x"], detail="boom")
+                         tools=["x"], detail="boom", error_class="boom")
         pb.store.put([dead, other])
         pb.store.put_candidate("k", "shop", {"key": "k", "insights": [
-            {"kind": "pitfall", "tools": ["files"], "detail": FOUND_NOTHING + "|alt:y"}]})
+            {"kind": "pitfall", "tools": ["files", "y"], "detail": FOUND_NOTHING + "|alt:y",
+             "error_class": FOUND_NOTHING, "repair": {"kind": "alternative", "tool": "files",
+                                                      "via": "y"}}]})
         assert pb.store.pitfall_tools("shop", FOUND_NOTHING) == {"crm", "files"}
         assert pb.store.pitfall_tools("elsewhere", FOUND_NOTHING) == set()
     finally:

@@ -26,7 +26,7 @@ from .conftest import make_trace
 
 def _strategy(kind: str, tools: list[str], detail: str = "") -> Strategy:
     return Strategy(id="s", kind=kind, domain="d", advice="a", tools=tools,  # type: ignore[arg-type]
-                    detail=detail)
+                    detail=detail, error_class=detail if kind == "pitfall" else "")
 
 
 def test_each_strategy_is_owned_by_its_most_specific_type() -> None:

@@ -120,10 +120,11 @@ def _pitfall(legend: bool) -> Strategy:
         repair = Repair("argument", "sla_target", argument="priority", example="P4")
         return Strategy(id="p", domain="helpdesk", kind="pitfall", applies_when=["priority"],
                         advice=pitfall_advice("sla_target", LEGEND, repair, timeout=False),
-                        tools=["sla_target"], support=3, detail=f"{LEGEND}|{repair.signature}")
+                        tools=["sla_target"], support=3, detail=f"{LEGEND}|{repair.signature}",
+                    error_class=LEGEND, repair=repair)
     return Strategy(id="q", domain="helpdesk", kind="pitfall", applies_when=["ticket"],
                     advice="sla_target fails with: no team …. Check the arguments.",
-                    tools=["sla_target"], support=3, detail="no team …")
+                    tools=["sla_target"], support=3, detail="no team …", error_class="no team …")
 
 
 def _run_with(strategy: Strategy, arguments: dict[str, Any]) -> Agent[Any, str]:

@@ -15,7 +15,7 @@ from toolcycle.playbook import Playbook
 from toolcycle.playbook.evidence import Repair
 from toolcycle.playbook.reflector import pitfall_advice
 from toolcycle.playbook.reshape import argument_lesson, reshape, reshaped
-from toolcycle.playbook.strategy import Strategy
+from toolcycle.playbook.strategy import Argument, Strategy
 
 ERROR = "invalid date …: expected DD.MM.YYYY"
 LEGEND = "unknown priority …: give a P-code, P1 (critical), P2 (high), P3 (medium) or P4 (low)"
@@ -36,7 +36,8 @@ def _pitfall(example: str = "01.05.2026", status: str = "active") -> Strategy:
     return Strategy(id="p", domain="rail", kind="pitfall", applies_when=["fare", "single"],
                     advice=pitfall_advice("fare_quote", ERROR, repair, timeout=False),
                     tools=["fare_quote"], support=3, status=status,
-                    detail=f"{ERROR}|{repair.signature}")
+                    detail=f"{ERROR}|{repair.signature}",
+                    error_class=ERROR, repair=repair)
 
 
 def _writes(date: str) -> Any:
@@ -140,14 +141,21 @@ def test_the_lesson_of_an_argument_pitfall() -> None:
     _pitfall(status="retired"),
     Strategy(id="t", domain="rail", kind="pitfall", tools=["delay_feed"],
              advice="delay_feed times out. Do not wait on it: try another tool that can "
-                    "answer.", detail="timed out"),
+                    "answer.", detail="timed out", error_class="timed out"),
     Strategy(id="a", domain="rail", kind="pitfall", tools=["find_ticker", "get_quote"],
              advice="find_ticker fails with: unknown …. Call get_quote(company) instead.",
-             detail="unknown …|alternative:get_quote::"),
+             detail="unknown …|alternative:get_quote::", error_class="unknown …",
+             repair=Repair("alternative", "find_ticker", via="get_quote",
+                           via_args=("company",))),
     Strategy(id="s", domain="rail", kind="sequence", tools=["fare_quote"],
-             advice='Call fare_quote(date like "01.05.2026", origin), then answer.'),
-    Strategy(id="x", domain="rail", kind="pitfall", tools=["fare_quote"],  # advice edited
-             advice='fare_quote fails with: invalid date …. Pass date like "1 May".',
+             advice='Call fare_quote(date like "01.05.2026", origin), then answer.',
+             first_args=[Argument("date", "01.05.2026"), Argument("origin")]),
+    Strategy(id="x", domain="rail", kind="pitfall", tools=["fare_quote"],  # no example
+             advice="fare_quote fails with: invalid date …. Pass date as the task itself "
+                    "words it.", detail=f"{ERROR}|argument::date:", error_class=ERROR,
+             repair=Repair("argument", "fare_quote", argument="date")),
+    Strategy(id="y", domain="rail", kind="pitfall", tools=["fare_quote"],  # text alone
+             advice='fare_quote fails with: invalid date …. Pass date like "01.05.2026".',
              detail=f"{ERROR}|argument::date:99.99.9999"),
 ])
 def test_no_lesson_from_anything_else(strategy: Strategy) -> None:
@@ -267,7 +275,8 @@ async def _run_with_lesson(function: Any, error: str, argument: str, example: st
     repair = Repair("argument", name, argument=argument, example=example)
     pitfall = Strategy(id="p", domain="test", kind="pitfall", applies_when=[argument],
                        advice=pitfall_advice(name, error, repair, timeout=False),
-                       tools=[name], support=3, detail=f"{error}|{repair.signature}")
+                       tools=[name], support=3, detail=f"{error}|{repair.signature}",
+                    error_class=error, repair=repair)
     pb = Playbook(":memory:", routines=True)
     pb.store.put([pitfall])
 
@@ -306,7 +315,8 @@ async def test_a_bare_time_is_reshaped_by_the_pm_of_the_runs_own_task() -> None:
     pb = _playbook(Strategy(
         id="p", domain="hotel", kind="pitfall", applies_when=["table"],
         advice=pitfall_advice("table_finder", clock_error, repair, timeout=False),
-        tools=["table_finder"], support=3, detail=f"{clock_error}|{repair.signature}"))
+        tools=["table_finder"], support=3, detail=f"{clock_error}|{repair.signature}",
+                    error_class=clock_error, repair=repair))
     agent = Agent(ScriptedModel(reply), "Answer with the tools.",
                   [tool(table_finder, read_only=True)], name="hotel", playbook=pb)
     result = await agent.run("Which table is free for six at 6 pm?")

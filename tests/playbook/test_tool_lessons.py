@@ -16,6 +16,7 @@ from toolcycle import Agent, Message
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, Strategy
+from toolcycle.playbook.strategy import Repair
 from toolcycle.playbook.tool_lessons import NOTE_HEADER, in_play, is_tool_lesson
 from toolcycle.tools import ToolDefinition
 
@@ -23,7 +24,9 @@ DATE_LESSON = Strategy(
     id="s-daily-date", domain="campus", kind="pitfall", tools=["faculty_daily"],
     advice='faculty_daily fails with: invalid day …: expected YYYYMMDD. Pass day like '
            '"20260516".', applies_when=["attendance", "count", "course"],
-    detail="invalid day …: expected YYYYMMDD|argument::day:99999999", support=3)
+    detail="invalid day …: expected YYYYMMDD|argument::day:99999999", support=3,
+    error_class="invalid day …: expected YYYYMMDD",
+    repair=Repair("argument", "faculty_daily", argument="day", example="20260516"))
 ENROLMENT_SEQUENCE = Strategy(
     id="s-enrolled", domain="campus", kind="sequence", tools=["faculty_history"],
     advice="Call faculty_history(course), then answer.",
@@ -116,11 +119,14 @@ def test_which_lessons_are_about_a_tool() -> None:
     where that tool is offered too."""
     dead = Strategy(id="s-dead", domain="campus", kind="pitfall", tools=["faculty_info"],
                     advice="faculty_info found nothing for this kind of task.",
-                    detail="found nothing", support=3)
+                    detail="found nothing", error_class="found nothing", support=3)
     timeout = Strategy(id="s-live", domain="campus", kind="pitfall",
                        tools=["faculty_live", "faculty_history"], support=3,
                        advice="faculty_live times out. Call faculty_history(course) instead.",
-                       detail="timed out|alternative:faculty_history:course")
+                       detail="timed out|alternative:faculty_history:course",
+                       error_class="timed out",
+                       repair=Repair("alternative", "faculty_live", via="faculty_history",
+                                     argument="course", via_args=("course",)))
     assert is_tool_lesson(DATE_LESSON) and is_tool_lesson(timeout)
     assert not is_tool_lesson(dead) and not is_tool_lesson(ENROLMENT_SEQUENCE)
     pb = _playbook(DATE_LESSON, dead, timeout, ENROLMENT_SEQUENCE)

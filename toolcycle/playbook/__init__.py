@@ -18,10 +18,11 @@ from .postgres import PostgresPlaybookStore
 from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
 from .stats import ToolStats, compute_stats, render_stats
 from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation
-from .strategy import Insight, Strategy, UseVerdict, estimate_tokens
+from .strategy import Argument, Insight, Repair, Strategy, UseVerdict, estimate_tokens
 from .words import keywords
 
 __all__ = [
+    "Argument",
     "Curator",
     "Delta",
     "Insight",
@@ -32,6 +33,7 @@ __all__ = [
     "Playbook",
     "PlaybookStore",
     "PostgresPlaybookStore",
+    "Repair",
     "RunEvidence",
     "RunOutcome",
     "SQLitePlaybookStore",

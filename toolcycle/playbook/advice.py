@@ -17,7 +17,7 @@ from . import dead_end
 from .applicability import asks_what_it_answered, contested, given_words
 from .offer import render_line
 from .store import PlaybookStore
-from .strategy import SKIP, Strategy, covers, estimate_tokens
+from .strategy import Strategy, covers, estimate_tokens, skipped
 from .tool_lessons import is_tool_lesson
 from .words import root
 
@@ -129,7 +129,7 @@ def guide_line(strategy: Strategy) -> str:
     none of them). Not the words naming what it is given (:func:`~.applicability.
     given_words`: "student" in "Asked about average, grade, student"), which tasks of
     other kinds about the same things say too (all of them where it has no other)."""
-    advice = strategy.advice.split(SKIP, 1)[0]
+    advice = strategy.advice.removesuffix(skipped(strategy))  # the clause it ends with
     given = given_words(strategy)
     words = [w for w in strategy.applies_when if root(w) not in given] or strategy.applies_when
     return f"- Asked about {', '.join(words[:WORDS_SHOWN])}: {advice}"

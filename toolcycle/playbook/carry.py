@@ -10,7 +10,7 @@ apart carries only where that was seen to work: a :class:`Rename` ``doctor>clini
 a run showed (the alternative called with the failed call's value under its own name,
 :func:`~toolcycle.playbook.evidence.repair_of`) or a probe checked against the expected
 answer (:func:`guess_rename`: the one text argument left over for the one text parameter
-missing). A learned pitfall keeps it in its repair's signature (``Repair.argument``).
+missing). A learned pitfall keeps it in its typed repair (``Repair.argument``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 from ..context import RunContext
 from ..run.calls import on_thread
 from ..tools import Tool
+from .strategy import Repair
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +39,12 @@ class Rename:
         return f"{self.source}>{self.target}"
 
     @classmethod
-    def of_repair(cls, signature: str) -> Rename | None:
-        """The rename a repair's signature keeps (``Repair.signature``:
-        ``"alternative:rota_board:doctor>clinician:..."``); None for any other repair."""
-        kind, via, argument, *_ = [*signature.split(":", 3), "", "", ""]
-        return cls.parse(argument) if kind == "alternative" and via else None
+    def of_repair(cls, repair: Repair | None) -> Rename | None:
+        """The rename an alternative ``repair`` keeps (its ``argument``,
+        ``"doctor>clinician"``); None for any other repair."""
+        if repair is None or repair.kind != "alternative" or not repair.via:
+            return None
+        return cls.parse(repair.argument)
 
     @classmethod
     def parse(cls, text: str) -> Rename | None:

@@ -141,7 +141,7 @@ class Curator:
             return [Delta("update", existing.id, f"seen again in run {insight.run_id}"
                           + (", with its repair" if took else ""))]
         if insight.kind == "advice":
-            touched[sid] = _new_strategy(sid, insight, [insight], insight.advice)
+            touched[sid] = _new_strategy(sid, insight, [insight], insight)
             return [Delta("add", sid, "advice from the LLM reflector")]
         return self._count_candidate(store, sid, insight, touched)
 
@@ -264,13 +264,13 @@ class Curator:
             # hit the error, and on `chains` "find_ticker fails ... Call staff_directory(name)
             # instead", repaired by a weather question, took the words of the currency
             # questions that had hit the same error and was shown to those
-            if "|" in insight.detail:
+            if insight.repair is not None:
                 where = [i for i in evidence if i.detail == insight.detail]
         flows = [Insight.from_dict(d) for d in data.get("flows", [])]
         if flows:  # the words its kind of task shares, over the failed runs' tasks too
             where = [*where, *flows]
         sid = strategy_id(insight.kind, insight.domain, insight.tools, insight.detail)
-        touched[sid] = _new_strategy(sid, insight, evidence, _advice_for(insight, evidence), where)
+        touched[sid] = _new_strategy(sid, insight, evidence, _shown_of(insight, evidence), where)
         for flow in flows:
             touched[sid].add_run(flow.feeds, flow.head)
         earlier = store.get(sid)
@@ -378,25 +378,28 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def _advice_for(insight: Insight, evidence: Sequence[Insight]) -> str:
-    """A pitfall's error class and repair (the same in all evidence); for a sequence, the
-    advice of the run that wasted most, which names every tool worth skipping."""
+def _shown_of(insight: Insight, evidence: Sequence[Insight]) -> Insight:
+    """The insight whose advice a promoted strategy shows: a pitfall's own (its error class
+    and repair, the same in all evidence); for a sequence, the run that wasted most, whose
+    advice names every tool worth skipping."""
     if insight.kind == "pitfall":
-        return insight.advice
-    return max(evidence, key=lambda i: (len(i.advice), i.run_id)).advice
+        return insight
+    return max(evidence, key=lambda i: (len(i.advice), i.run_id))
 
 
-def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], advice: str,
+def _new_strategy(sid: str, insight: Insight, evidence: Sequence[Insight], shown: Insight,
                   where: Sequence[Insight] | None = None) -> Strategy:
-    """A promoted strategy; its applicability comes from the tasks of ``where`` (default:
-    all the evidence)."""
+    """A promoted strategy, with ``shown``'s advice and the typed values written with it;
+    its applicability comes from the tasks of ``where`` (default: all the evidence)."""
     now = time.time()
     words = applicability(evidence if where is None else where)
-    strategy = Strategy(id=sid, domain=insight.domain, advice=advice, kind=insight.kind,
+    strategy = Strategy(id=sid, domain=insight.domain, advice=shown.advice, kind=insight.kind,
                         section=" ".join(words[:3]), tools=list(insight.tools),
                         applies_when=words, support=len(evidence), created_at=now,
                         updated_at=now, detail=insight.detail, about_tool=insight.about_tool,
-                        timed_out=insight.timed_out)
+                        timed_out=insight.timed_out, error_class=insight.error_class,
+                        repair=insight.repair, first_args=list(shown.first_args),
+                        skips=list(shown.skips))
     if insight.kind == "sequence":
         strategy.word_support = word_support(evidence if where is None else where)
     strategy.add_provenance(*(i.run_id for i in evidence))

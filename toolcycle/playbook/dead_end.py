@@ -26,6 +26,7 @@ answer there teaches the sequence itself.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from .evidence import CallEvidence, Repair
 from .lesson import RunEvidence
@@ -100,7 +101,7 @@ def is_dead_end(strategy: Strategy) -> bool:
 def says_found_nothing(strategy: Strategy) -> bool:
     """A dead end, or one a probe repaired ("X found nothing ... Call Y(a) instead.")."""
     return strategy.kind == "pitfall" and bool(strategy.tools) and (
-        strategy.detail.partition("|")[0] == FOUND_NOTHING)
+        strategy.error_class == FOUND_NOTHING)
 
 
 def dead_tools(shown: Iterable[Strategy]) -> set[str]:
@@ -167,10 +168,12 @@ class DeadEnds:
         for tool in dict.fromkeys([*empty, *found]):
             repair = found.get(tool)
             if repair is None:
-                lessons.append(run.insight("pitfall", advice(tool), [tool], FOUND_NOTHING))
-            else:
-                lessons.append(run.insight("pitfall", advice(tool, repair), [tool, repair.via],
-                                           f"{FOUND_NOTHING}|{repair.signature}"))
+                lessons.append(run.pitfall(advice(tool), [tool], FOUND_NOTHING))
+                continue
+            # the advice names the one call (no chain after it): so does the stored repair
+            taught = replace(repair, then=())
+            lessons.append(run.pitfall(advice(tool, taught), [tool, repair.via], FOUND_NOTHING,
+                                       taught))
         return lessons
 
     def judge(self, strategy: Strategy, calls: Sequence[tuple[str, str]],

@@ -24,6 +24,9 @@ from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import in_stated_format, legend_code
+from .formats import value_shape as value_shape  # (moved there; imported from here before)
+from .strategy import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
+from .strategy import RepairKind as RepairKind
 from .words import (
     COLLECTIONS,
     EMPTY_TEXT,
@@ -36,7 +39,6 @@ from .words import (
 )
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
-RepairKind = Literal["argument", "prerequisite", "alternative", "schema"]
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -126,34 +128,6 @@ class CallEvidence:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-
-@dataclass(slots=True, frozen=True)
-class Repair:
-    """What the run did after a missed call that worked.
-
-    ``argument``: the same tool succeeded with ``argument`` shaped like ``example``;
-    ``prerequisite``: the retry's ``argument`` came from the result of ``via`` (call it first);
-    ``alternative``: another tool, ``via``, answered instead (``argument``: the failed call's
-    argument it took under another name, ``"doctor>clinician"``, or ``""``);
-    ``schema``: no run showed a fix, but the loop refused the call's arguments and quoted the
-    tool's schema: it takes ``via_args`` (required ones first) and nothing else.
-    """
-
-    kind: RepairKind
-    tool: str
-    via: str = ""
-    argument: str = ""
-    example: str = ""
-    via_args: tuple[str, ...] = ()
-    #: For an alternative that starts a chain: the calls after it that reached the answer,
-    #: each as ``name(arg, ...)`` (``weather(city)`` after ``staff_directory``).
-    then: tuple[str, ...] = ()
-
-    @property
-    def signature(self) -> str:
-        """What makes two repairs the same lesson (values vary, shapes and tools do not)."""
-        return f"{self.kind}:{self.via}:{self.argument}:{value_shape(self.example)}"
 
 
 def classify(trace: Trace) -> list[CallEvidence]:
@@ -403,14 +377,6 @@ def _changed_args(before: Any, after: Any) -> list[tuple[str, str]]:
     old = before if isinstance(before, dict) else {}
     new = after if isinstance(after, dict) else {}
     return [(k, str(v)) for k, v in sorted(new.items()) if str(old.get(k)) != str(v)]
-
-
-def value_shape(value: str) -> str:
-    """A value's format with its content masked: ``05.03.2026`` -> ``99.99.9999``."""
-    shape = re.sub(r"\d", "9", value)
-    shape = re.sub(r"[A-Z]", "A", shape)
-    shape = re.sub(r"[a-z]", "a", shape)
-    return re.sub(r"([aA])\1+", r"\1\1", shape)[:40]
 
 
 _DIGIT = re.compile(r"\d")

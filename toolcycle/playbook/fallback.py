@@ -66,12 +66,14 @@ def fell_back(tool: str, result: str | None) -> bool:
 
 def alternative_of(strategy: Strategy) -> tuple[str, str] | None:
     """``(failing tool, alternative)`` when ``strategy`` is a pitfall whose repair is one other
-    tool ("X times out. Call Y(a) instead."), else None."""
-    if strategy.kind != "pitfall" or len(strategy.tools) != 2:
+    tool ("X times out. Call Y(a) instead."), else None: read from its typed
+    :attr:`~toolcycle.playbook.strategy.Strategy.repair`, never from the advice's words."""
+    repair = strategy.repair
+    if (strategy.kind != "pitfall" or len(strategy.tools) != 2 or repair is None
+            or repair.kind != "alternative" or repair.then):
         return None
     tool, via = strategy.tools
-    if tool == via or not re.search(rf"\. Call {re.escape(via)}\([^()]*\) instead\.$",
-                                    strategy.advice):
+    if tool == via or via != repair.via:
         return None
     return tool, via
 
@@ -92,8 +94,8 @@ def fallback_for(pitfall: Strategy, tools: Mapping[str, Tool[Any]]) -> Fallback 
     if pair is None or pair[0] not in tools or pair[1] not in tools:
         return None
     primary, alternative = tools[pair[0]], tools[pair[1]]
-    learned, _, repair = pitfall.detail.partition("|")  # the error class it was learned from
-    rename = Rename.of_repair(repair)
+    learned = pitfall.error_class  # the failure it was learned from
+    rename = Rename.of_repair(pitfall.repair)
     tool = fallback_tool(primary, alternative, rename=rename)
     if tool is None:
         return None

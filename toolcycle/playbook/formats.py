@@ -266,3 +266,11 @@ def country_code(value: str, example: str, error: str) -> str | None:
     except LookupError:
         return None
     return code.upper() if example.isupper() else code.lower() if example.islower() else None
+
+
+def value_shape(value: str) -> str:
+    """A value's format with its content masked: ``05.03.2026`` -> ``99.99.9999``."""
+    shape = re.sub(r"\d", "9", value)
+    shape = re.sub(r"[A-Z]", "A", shape)
+    shape = re.sub(r"[a-z]", "a", shape)
+    return re.sub(r"([aA])\1+", r"\1\1", shape)[:40]

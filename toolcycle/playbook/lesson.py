@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..tracing.trace import ToolCallRecord, Trace
-from .evidence import CallEvidence, Repair
-from .strategy import Insight, Strategy, StrategyKind, UseVerdict
+from .evidence import CallEvidence
+from .strategy import Insight, Repair, Strategy, StrategyKind, UseVerdict, pitfall_detail
 
 
 @dataclass(slots=True)
@@ -83,7 +83,7 @@ class RunEvidence:
         return self.trace.user_prompt or ""
 
     def insight(self, kind: StrategyKind, advice: str, tools: list[str],
-                detail: str) -> Insight:
+                detail: str = "") -> Insight:
         """An insight of this run (its task, words, outcome and cost filled in)."""
         analysis = self.analysis
         return Insight(
@@ -92,6 +92,15 @@ class RunEvidence:
             run_id=self.trace.run_id, success=self.success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, detail=detail,
         )
+
+    def pitfall(self, advice: str, tools: list[str], error_class: str,
+                repair: Repair | None = None) -> Insight:
+        """A pitfall insight of this run: ``advice`` for the model, and what the code acts on
+        typed beside it (its error class and repair; its detail made of both,
+        :func:`~toolcycle.playbook.strategy.pitfall_detail`)."""
+        found = self.insight("pitfall", advice, tools, pitfall_detail(error_class, repair))
+        found.error_class, found.repair = error_class, repair
+        return found
 
 
 class LessonType(Protocol):

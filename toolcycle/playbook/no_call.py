@@ -38,7 +38,7 @@ class NoCall:
     def propose(self, run: RunEvidence) -> list[Insight]:
         if not answered_without_a_call(run.trace):
             return []
-        return [run.insight("pitfall", NO_CALL_ADVICE, [], NO_CALL)]
+        return [run.pitfall(NO_CALL_ADVICE, [], NO_CALL)]
 
     def judge(self, strategy: Strategy, calls: Sequence[tuple[str, str]],
               success: bool) -> UseVerdict | None:

@@ -8,7 +8,6 @@ frozen :class:`~toolcycle.run.plan.RunPlan`), while the playbook itself learns a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -402,13 +401,9 @@ def render_line(strategy: Strategy, tool_names: Sequence[str]) -> str:
     if strategy.kind == "sequence" and len(strategy.tools) > 1:
         name = routine_name(strategy.tools)
         if name in tool_names:
-            first = _FIRST_CALL.match(strategy.advice)
-            args = first.group(1) if first else ""
+            args = ", ".join(map(str, strategy.first_args))
             return (f"- Call {name}({args}) to look the answer up, then "
                     f"answer with what it returns.{skipped(strategy)}"
                     + f" (seen in {strategy.support} successful runs)")
     return strategy.render(with_id=False)
 
-
-#: The first call of generated sequence advice: "Call staff_directory(name), then ...".
-_FIRST_CALL = re.compile(r"^Call [\w.-]+\(([^()]*)\)")

@@ -171,12 +171,11 @@ class Pitfalls:
                     takes := expected_arguments((run.schemas or {}).get(c.call.name))):
                 repair = Repair("schema", c.call.name, via_args=tuple(takes))
             tools = [c.call.name] + ([repair.via] if repair is not None and repair.via else [])
-            detail = error_class + ("|" + repair.signature if repair is not None else "")
             shown = shown_error(said, c.call.args, prompt)
             blamed = blames_arguments(c.call.error or "", c.call.args)
             late = timed_out(c.call)
             advice = pitfall_advice(c.call.name, shown, repair, late, blamed)
-            pitfall = run.insight("pitfall", advice, tools, detail)
+            pitfall = run.pitfall(advice, tools, error_class, repair)
             pitfall.timed_out = late
             # another tool answered what this one refused this task's input for: where such
             # tasks are answered, not how the tool behaves (tool_lessons.py)

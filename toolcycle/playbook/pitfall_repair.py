@@ -13,26 +13,24 @@ from collections.abc import Sequence
 
 from .applicability import applicability
 from .dead_end import FOUND_NOTHING
-from .evidence import Repair
 from .outcome import RunOutcome
 from .pitfall import pitfall_advice
 from .stats import is_timeout
-from .strategy import Insight, Strategy
+from .strategy import Insight, Repair, Strategy, pitfall_detail
 from .words import root, roots
 
 
 def best_repaired(evidence: Sequence[Insight]) -> Insight:
     """The pitfall insight to promote: one with the repair the evidence shows most often
     (the latest such), or the latest one when no run showed a repair."""
-    counts: dict[str, int] = {}
+    counts: dict[str, int] = {}  # by detail: one error class, so one per repair
     for i in evidence:
-        repair = i.detail.partition("|")[2]
-        if repair:
-            counts[repair] = counts.get(repair, 0) + 1
+        if i.repair is not None:
+            counts[i.detail] = counts.get(i.detail, 0) + 1
     if not counts:
         return evidence[-1]
     best = max(counts, key=lambda r: counts[r])
-    return [i for i in evidence if i.detail.partition("|")[2] == best][-1]
+    return [i for i in evidence if i.repair is not None and i.detail == best][-1]
 
 
 def same_failure(pitfalls: Sequence[Strategy], insight: Insight,
@@ -45,12 +43,11 @@ def same_failure(pitfalls: Sequence[Strategy], insight: Insight,
     A pitfall's id includes its repair, so without this a failure seen again with a repair
     (or without one) would start a new candidate beside the strategy it repeats.
     """
-    error_class, _, repair = insight.detail.partition("|")
     for strategy in pitfalls:
         strategy = touched.get(strategy.id, strategy)
-        known, _, known_repair = strategy.detail.partition("|")
-        if (strategy.tools[:1] == insight.tools[:1] and known == error_class
-                and not (repair and known_repair)):
+        if (strategy.tools[:1] == insight.tools[:1]
+                and strategy.error_class == insight.error_class
+                and (strategy.repair is None or insight.repair is None)):
             return strategy
     return None
 
@@ -59,10 +56,10 @@ def take_repair(strategy: Strategy, insight: Insight) -> bool:
     """Give a pitfall learned without a repair the repair ``insight``'s run showed, and with
     it the words of that run's task unless the two share the kind's words (the repair applies
     where it was seen; see :meth:`Curator._count_candidate`)."""
-    if "|" in strategy.detail or "|" not in insight.detail:
+    if strategy.repair is not None or insight.repair is None:
         return False
     strategy.advice, strategy.tools = insight.advice, list(insight.tools)
-    strategy.detail = insight.detail
+    strategy.detail, strategy.repair = insight.detail, insight.repair
     said = roots(insight.keywords)
     shared = [w for w in strategy.applies_when if root(w) in said]
     strategy.applies_when = (shared if len(shared) >= 2 else applicability([insight]))
@@ -78,11 +75,12 @@ def repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
     fails with: invalid date …: expected DD.MM.YYYY" alone left the 1.5B writing 30/09/2026;
     an example shows it the format. Returns what was learned, or "".
     """
-    if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or not strategy.detail
-            or "|" in strategy.detail or is_timeout(strategy.detail)
-            or strategy.detail == FOUND_NOTHING):
+    error_class = strategy.error_class
+    if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or not error_class
+            or strategy.repair is not None or is_timeout(error_class)
+            or error_class == FOUND_NOTHING):
         return ""
-    tool, error_class = strategy.tools[0], strategy.detail
+    tool = strategy.tools[0]
     shaped = outcome.shaped.get(tool, {})
     named = [k for k in shaped if re.search(rf"\b{re.escape(k)}\b", error_class, re.I)]
     keys = named or list(shaped)
@@ -90,5 +88,5 @@ def repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
         return ""
     repair = Repair("argument", tool, argument=keys[0], example=shaped[keys[0]])
     strategy.advice = pitfall_advice(tool, error_class, repair, timeout=False)
-    strategy.detail = f"{error_class}|{repair.signature}"
+    strategy.detail, strategy.repair = pitfall_detail(error_class, repair), repair
     return f'{keys[0]} like "{shaped[keys[0]]}"'

@@ -61,6 +61,7 @@ class PostgresPlaybookStore(SQLitePlaybookStore):
         self._index = None
         self._connections = []
         self._conn()  # creates the schema, and fails now if the server cannot be reached
+        self.upgrade_legacy()
 
     def _connect(self) -> Any:
         # typed loosely: the parent's statements see it as the sqlite3 connection it stands in for

@@ -50,7 +50,7 @@ from ..tools import Tool, ToolArgumentsError
 from .applicability import json_leaves, sequence_words
 from .carry import Rename, carried, guess_rename, invoke_step, respelled
 from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
-from .sequence import sequence_advice
+from .sequence import advised
 from .strategy import PROBED, Insight
 from .words import names
 
@@ -221,13 +221,12 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
                                arg_values(named(args, (results or {}).get(index), prompt))):
             continue
         skipped = sorted({c.call.name for c in calls} - {tool.name})
-        return Insight(
+        return advised(Insight(
             kind="sequence", domain=domain, tools=[tool.name], keywords=list(keywords),
-            advice=sequence_advice([tool.name], {tool.name: sorted(args)}, skipped),
-            run_id=run_id + PROBED, success=True, iterations=0, task=task,
+            advice="", run_id=run_id + PROBED, success=True, iterations=0, task=task,
             tool_words=sequence_words(keywords, [tool.name], descriptions,
                                       (results or {}).get(index), probe.expected, prompt),
-        )
+        ), [tool.name], {tool.name: sorted(args)}, skipped)
     return None
 
 

@@ -32,7 +32,7 @@ from .evidence import CallEvidence, Repair, arg_values
 from .lesson import Findings, TraceAnalysis
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
 from .routine import feed_example
-from .sequence import sequence_advice
+from .sequence import advised
 from .strategy import PROBED, Insight
 from .words import name_phrases
 
@@ -220,13 +220,11 @@ def chain_sequence(chain: ProbedChain, calls: Sequence[CallEvidence], prompt: st
     tools = [chain.first, chain.then]
     skipped = sorted({c.call.name for c in calls} - set(tools))
     pick = row_pick(chain.first_result, chain.value, chain.first_args, prompt)
-    return Insight(
-        kind="sequence", domain=domain, tools=tools, keywords=list(keywords),
-        advice=sequence_advice(tools, {chain.first: sorted(chain.first_args),
-                                       chain.then: [chain.arg]}, skipped, None,
-                               {chain.first: pick[1]} if pick else None),
+    return advised(Insight(
+        kind="sequence", domain=domain, tools=tools, keywords=list(keywords), advice="",
         run_id=run_id + PROBED, success=True, iterations=0, task=task,
         feeds=[{"arg": chain.arg, **example, "pick": pick}],
         tool_words=sequence_words(keywords, tools, descriptions, chain.answer, expected,
                                   prompt, [(chain.first_result, chain.value, chain.first_args)]),
-    )
+    ), tools, {chain.first: sorted(chain.first_args), chain.then: [chain.arg]}, skipped, None,
+        {chain.first: pick[1]} if pick else None)

@@ -39,7 +39,6 @@ from .._observation import serialize_result
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError
 from .carry import invoke_step, properties
-from .evidence import value_shape
 from .formats import (
     clock_readings,
     country_code,
@@ -47,6 +46,7 @@ from .formats import (
     legend,
     read_date,
     time_format,
+    value_shape,
 )
 from .pitfall import normalise_error
 from .routine_result import StandIn, note
@@ -55,8 +55,6 @@ from .strategy import Strategy
 #: In every result a reshaped call gives (the learner reads the call's typed note instead,
 #: :class:`~.routine_result.StandIn`; :func:`reshaped` reads a stored trace's text).
 RESHAPED = "in the format earlier runs learned"
-
-_ADVICE = re.compile(r'\. Pass (?P<arg>[A-Za-z_][\w-]*) like "(?P<example>[^"\n]+)"\.$')
 
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
 
@@ -73,21 +71,16 @@ class ArgumentLesson:
 
 
 def argument_lesson(strategy: Strategy) -> ArgumentLesson | None:
-    """The lesson of a pitfall whose repair is an argument's shape
+    """The lesson of a pitfall whose repair is an argument's shape with an example
     (:func:`~toolcycle.playbook.reflector.pitfall_advice`: "X fails with: E. Pass a like
-    "v"."), else None."""
-    if strategy.kind != "pitfall" or len(strategy.tools) != 1 or strategy.status != "active":
+    "v"."), else None: read from its typed error class and repair, not from its advice."""
+    repair = strategy.repair
+    if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or strategy.status != "active"
+            or repair is None or repair.kind != "argument" or not repair.argument
+            or not repair.example or not strategy.error_class):
         return None
-    error_class, _, repair = strategy.detail.partition("|")
-    kind, _, rest = repair.partition(":")
-    found = _ADVICE.search(strategy.advice)
-    if kind != "argument" or found is None or not error_class:
-        return None
-    _via, _, rest = rest.partition(":")
-    argument, _, shape = rest.partition(":")
-    if argument != found["arg"] or shape != value_shape(found["example"]):
-        return None
-    return ArgumentLesson(strategy.tools[0], error_class, argument, found["example"])
+    return ArgumentLesson(strategy.tools[0], strategy.error_class, repair.argument,
+                          repair.example)
 
 
 def reshape(value: str, example: str, error_class: str = "", prompt: str = "") -> str | None:

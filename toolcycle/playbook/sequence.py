@@ -24,7 +24,7 @@ from .carry import properties, typed
 from .evidence import CallEvidence, shaped_values
 from .flow import chain_feeds, data_flow
 from .lesson import RunEvidence
-from .strategy import SKIP, Insight, Strategy, UseVerdict
+from .strategy import Argument, Insight, Strategy, UseVerdict, skip_clause
 from .words import PHRASE_ENDS, name_phrases
 
 
@@ -34,22 +34,35 @@ def sequence_advice(
 ) -> str:
     """Plain advice a small model can follow: the calls in order, with their argument names;
     ``picks``: tool -> the field its result's row was picked by, a word of the task's."""
-    formats = formats or {}
-
-    def arg(name: str, tool: str) -> str:
-        example = formats.get(tool, {}).get(name)
-        return f'{name} like "{example}"' if example else name
-
-    steps = [f"{t}({', '.join(arg(a, t) for a in arg_names.get(t, []))})" for t in sequence]
+    steps = [f"{t}({', '.join(map(str, call_arguments(t, arg_names, formats)))})"
+             for t in sequence]
     text = "Call " + ", then ".join(steps) + ", then answer"
     if len(sequence) > 1:
         rows = [f"the {t} row whose {by} the task names" for t, by in (picks or {}).items()]
         text += " (feed each result into the next call" + (
             f"; pick {' and '.join(rows)}" if rows else "") + ")"
-    text += "."
-    if skipped:
-        text += f"{SKIP}{', '.join(skipped)} for this kind of task."
-    return text
+    return text + "." + skip_clause(skipped)
+
+
+def call_arguments(tool: str, arg_names: dict[str, list[str]],
+                   formats: dict[str, dict[str, str]] | None = None) -> list[Argument]:
+    """The arguments of ``tool``'s call as a sequence's advice names them: by name, with the
+    format the run shaped a value in where it did (``formats``: tool -> argument -> example)."""
+    shaped = (formats or {}).get(tool, {})
+    return [Argument(name, shaped.get(name, "")) for name in arg_names.get(tool, [])]
+
+
+def advised(lesson: Insight, sequence: list[str], arg_names: dict[str, list[str]],
+            skipped: list[str], formats: dict[str, dict[str, str]] | None = None,
+            picks: dict[str, str] | None = None) -> Insight:
+    """``lesson`` (a sequence insight) with its advice (:func:`sequence_advice`) and,
+    typed beside it, what the code acts on: its first call's arguments and the tools it
+    says to skip (its routine's line shows both: :func:`~toolcycle.playbook.offer.
+    render_line`)."""
+    lesson.advice = sequence_advice(sequence, arg_names, skipped, formats, picks)
+    lesson.first_args = call_arguments(sequence[0], arg_names, formats) if sequence else []
+    lesson.skips = list(skipped)
+    return lesson
 
 
 class Sequences:
@@ -65,11 +78,11 @@ class Sequences:
             feeds = chain_feeds(analysis.chain, run.prompt)
             picks = {analysis.chain[i].call.name: str(f["pick"][1])
                      for i, f in enumerate(feeds) if f.get("pick")}
-            advice = sequence_advice(analysis.sequence, analysis.arg_names, skipped,
-                                     shaped_values(trace, analysis.calls, analysis.chain), picks)
-            return [_chain_lesson(run, analysis.chain, list(analysis.sequence), advice, feeds)]
+            lesson = _chain_lesson(run, analysis.chain, list(analysis.sequence), feeds)
+            return [advised(lesson, analysis.sequence, analysis.arg_names, skipped,
+                            shaped_values(trace, analysis.calls, analysis.chain), picks)]
         if not run.success and (flow := data_flow(trace, analysis.calls)) is not None:
-            return [_chain_lesson(run, flow[0], [c.call.name for c in flow[0]], "", flow[1])]
+            return [_chain_lesson(run, flow[0], [c.call.name for c in flow[0]], flow[1])]
         return []
 
     def judge(self, strategy: Strategy, calls: Sequence[tuple[str, str]],
@@ -80,9 +93,11 @@ class Sequences:
         return strategy.kind == "sequence"
 
 
-def _chain_lesson(run: RunEvidence, chain: list[CallEvidence], tools: list[str], advice: str,
+def _chain_lesson(run: RunEvidence, chain: list[CallEvidence], tools: list[str],
                   feeds: list[dict[str, Any]]) -> Insight:
-    lesson = run.insight("sequence", advice, tools, "")
+    """A sequence insight of ``run``'s ``chain``, without advice (a failed run's data flow
+    lends none; :func:`advised` writes a success's)."""
+    lesson = run.insight("sequence", "", tools)
     trace = run.trace
     lesson.feeds, lesson.head = feeds, run_head(chain, run.prompt)
     lesson.tool_words = sequence_words(

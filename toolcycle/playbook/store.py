@@ -32,6 +32,7 @@ from typing import Any
 
 from ..stores.sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
+from . import legacy
 from .index import StrategyIndex
 from .strategy import Strategy
 
@@ -141,17 +142,17 @@ class PlaybookStore(abc.ABC):
 
     def pitfall_tools(self, domain: str, error_class: str) -> set[str]:
         """The tools whose pitfalls of ``domain`` were learned from ``error_class`` (a
-        pitfall's detail before its repair's signature), learned (strategies) or on their way
-        (candidates). Read by the learner before a run's lessons are proposed: the tools the
-        domain's dead ends name, whose repair a successful run may show."""
+        pitfall's typed ``error_class``), learned (strategies) or on their way (candidates).
+        Read by the learner before a run's lessons are proposed: the tools the domain's dead
+        ends name, whose repair a successful run may show."""
         tools = {s.tools[0] for s in self.strategies(domain) if s.kind == "pitfall"
-                 and s.tools and s.detail.partition("|")[0] == error_class}
+                 and s.tools and s.error_class == error_class}
         for candidate in self.candidates(domain):
             first = (candidate.get("insights") or [{}])[0]
             named = first.get("tools") if isinstance(first, dict) else None
             if (isinstance(named, list) and named and isinstance(named[0], str)
                     and first.get("kind") == "pitfall"
-                    and str(first.get("detail", "")).partition("|")[0] == error_class):
+                    and first.get("error_class") == error_class):
                 tools.add(named[0])
         return tools
 
@@ -212,6 +213,7 @@ class SQLitePlaybookStore(PlaybookStore):
         self._connections: list[sqlite3.Connection] = []
         create_schema(self._conn(), _SCHEMA)  # safe against other processes opening it too
         write_once(self._conn(), _add_miss_columns)
+        self.upgrade_legacy()
 
     # -- connections and transactions ---------------------------------------------------
 
@@ -277,6 +279,23 @@ class SQLitePlaybookStore(PlaybookStore):
         """(last write, last delete): the index catches up on the first, rebuilds on the second."""
         rows = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
         return int(rows["version"]), int(rows["deleted"])
+
+    def upgrade_legacy(self) -> int:
+        """Give the lessons of a playbook written before typed repairs their typed parts,
+        derived once from their text (:mod:`~toolcycle.playbook.legacy`), so that they act
+        as they did; returns how many rows changed. Run when the store opens: a cheap read
+        finds nothing to do in a playbook written since (or already upgraded)."""
+        if not any(legacy.rows_to_upgrade(self._conn())):
+            return 0
+        with self.transaction() as conn:  # read again under the write lock: one upgrader
+            strategies, candidates = legacy.rows_to_upgrade(conn)
+            if strategies:
+                version = self._bump(conn)
+                conn.executemany("UPDATE strategies SET data = ?, version = ? WHERE id = ?",
+                                 [(_REDACTOR.dumps(d), version, i) for i, d in strategies])
+            conn.executemany("UPDATE candidates SET data = ? WHERE key = ?",
+                             [(_REDACTOR.dumps(d), k) for k, d in candidates])
+        return len(strategies) + len(candidates)
 
     # -- strategies ---------------------------------------------------------------------
 
