@@ -25,7 +25,7 @@ from typing import Any
 from ..context import RunContext
 from ..run.calls import on_thread
 from ..tools import Tool
-from .strategy import Repair
+from .parts import Repair
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,8 @@ from typing import Any, Literal
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import in_stated_format, legend_code
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
-from .strategy import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
-from .strategy import RepairKind as RepairKind
+from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
+from .parts import RepairKind as RepairKind
 from .words import (
     COLLECTIONS,
     EMPTY_TEXT,

@@ -27,7 +27,8 @@ import re
 from typing import Any, Protocol
 
 from .formats import value_shape
-from .strategy import SKIP, Argument, Repair, skip_clause
+from .parts import Argument, Repair
+from .strategy import SKIP, skip_clause
 
 #: The key every insight and strategy written since has (``None`` where it has no repair).
 MARK = "repair"

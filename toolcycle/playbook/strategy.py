@@ -6,13 +6,9 @@ runs that were shown it, provenance). An :class:`Insight` is what the reflector 
 trace; the curator turns insights into strategies. Both are plain data that round-trip through
 JSON, so the store can keep them in any database.
 
-What the code acts on is typed, beside the advice the model reads: a pitfall's
-:attr:`Strategy.error_class` and :class:`Repair`, a sequence's first call
-(:attr:`Strategy.first_args`) and the tools it says to skip (:attr:`Strategy.skips`). The
-lesson that writes the advice fills them from the same values, and nothing reads the advice
-text back (a tool name, an argument or an example holding a character the text's wording
-uses would read back as something else). A stored part that is damaged drops only itself
-(:func:`typed_parts`).
+What the code acts on of a lesson is typed beside the advice the model reads, and never read
+back out of its text (:mod:`~toolcycle.playbook.parts`: a pitfall's error class and
+:class:`Repair`, a sequence's first call and the tools it says to skip).
 """
 
 from __future__ import annotations
@@ -20,10 +16,15 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast, get_args
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from .formats import value_shape
+from .parts import Argument as Argument  # (defined there; imported from here)
+from .parts import LessonParts, plain
+from .parts import Repair as Repair
+from .parts import RepairKind as RepairKind
+from .parts import pitfall_detail as pitfall_detail
+from .parts import typed_parts as typed_parts
 from .words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
 from .words import keywords
 
@@ -36,10 +37,6 @@ StrategyKind = Literal["sequence", "pitfall", "advice"]
 #: the run still failed), ``misfit`` (followed, but its tools had nothing for this task: it
 #: was retrieved for the wrong task, which is no evidence against the advice) and ``ignored``.
 UseVerdict = Literal["helpful", "harmful", "misfit", "ignored"]
-
-#: What repaired a failed call (see :class:`Repair`).
-RepairKind = Literal["argument", "prerequisite", "alternative", "schema"]
-_REPAIR_KINDS: frozenset[str] = frozenset(get_args(RepairKind))
 
 #: How many run ids a strategy keeps as provenance (the oldest drop out first).
 MAX_PROVENANCE = 20
@@ -69,143 +66,6 @@ def estimate_tokens(text: str) -> int:
 
 #: The end of the run id of an insight a probe made (not a run): :attr:`Strategy.probed`.
 PROBED = "#probe"
-
-
-@dataclass(slots=True, frozen=True)
-class Repair:
-    """What the run did after a missed call that worked.
-
-    ``argument``: the same tool succeeded with ``argument`` shaped like ``example``
-    (``""``: as the task worded it, no example); ``prerequisite``: the retry's ``argument``
-    came from the result of ``via`` (call it first); ``alternative``: another tool, ``via``,
-    answered instead (``argument``: the failed call's argument it took under another name,
-    ``"doctor>clinician"``, or ``""``); ``schema``: no run showed a fix, but the loop refused
-    the call's arguments and quoted the tool's schema: it takes ``via_args`` (required ones
-    first) and nothing else.
-    """
-
-    kind: RepairKind
-    tool: str
-    via: str = ""
-    argument: str = ""
-    example: str = ""
-    via_args: tuple[str, ...] = ()
-    #: For an alternative that starts a chain: the calls after it that reached the answer,
-    #: each as ``name(arg, ...)`` (``weather(city)`` after ``staff_directory``).
-    then: tuple[str, ...] = ()
-
-    @property
-    def signature(self) -> str:
-        """What makes two repairs the same lesson (values vary, shapes and tools do not)."""
-        return f"{self.kind}:{self.via}:{self.argument}:{value_shape(self.example)}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "tool": self.tool, "via": self.via,
-                "argument": self.argument, "example": self.example,
-                "via_args": list(self.via_args), "then": list(self.then)}
-
-    @classmethod
-    def from_dict(cls, data: object) -> Repair | None:
-        """A stored repair, or ``None`` when the stored value is not one (a hand-edited or
-        damaged playbook loses the repair, not the lesson)."""
-        if not isinstance(data, dict):
-            return None
-        kind, tool = data.get("kind"), data.get("tool")
-        texts = [data.get(k, "") for k in ("via", "argument", "example")]
-        lists = [data.get(k) or [] for k in ("via_args", "then")]
-        if (kind not in _REPAIR_KINDS or not isinstance(tool, str)
-                or not all(isinstance(t, str) for t in texts)
-                or not all(isinstance(v, list | tuple) and all(isinstance(i, str) for i in v)
-                           for v in lists)):
-            return None
-        via, argument, example = (cast(str, t) for t in texts)
-        return cls(cast(RepairKind, kind), tool, via, argument, example, tuple(lists[0]),
-                   tuple(lists[1]))
-
-
-@dataclass(slots=True, frozen=True)
-class Argument:
-    """One argument of a sequence's first call as its advice names it: its ``name`` and, where
-    the run had to shape the value itself, the format it passed (``example``)."""
-
-    name: str
-    example: str = ""
-
-    def __str__(self) -> str:
-        return f'{self.name} like "{self.example}"' if self.example else self.name
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "example": self.example}
-
-    @classmethod
-    def from_dict(cls, data: object) -> Argument | None:
-        """A stored argument, or ``None`` when the stored value is not one."""
-        if not isinstance(data, dict):
-            return None
-        name, example = data.get("name"), data.get("example", "")
-        if not isinstance(name, str) or not name or not isinstance(example, str):
-            return None
-        return cls(name, example)
-
-
-def pitfall_detail(error_class: str, repair: Repair | None) -> str:
-    """A pitfall's :attr:`Insight.detail`: its error class, then ``|`` and its repair's
-    signature when it has one. Part of its id (:func:`strategy_id`): compared, never read
-    apart (the typed :attr:`Insight.error_class` and :attr:`Insight.repair` say those)."""
-    return error_class + (f"|{repair.signature}" if repair is not None else "")
-
-
-def _plain(lesson: LessonParts) -> dict[str, Any]:
-    """``lesson`` as JSON-ready data (its repair's tuples as lists, as stored)."""
-    data = asdict(lesson)
-    data["repair"] = None if lesson.repair is None else lesson.repair.to_dict()
-    return data
-
-
-def typed_parts(lesson: LessonParts) -> None:
-    """Read ``lesson``'s typed parts as given (a stored row's JSON values, or a caller's
-    ``Strategy(**data)``), each on its own: a damaged one (a hand-edited or corrupted row) is
-    dropped, read as the lesson having none (no repair, no first call, no tools to skip),
-    and the rest of the lesson stands."""
-    repair: object = lesson.repair
-    if not isinstance(repair, Repair):
-        lesson.repair = Repair.from_dict(repair)
-    error_class: object = lesson.error_class
-    if not isinstance(error_class, str):
-        lesson.error_class = ""
-    given: object = lesson.first_args
-    read = ([a if isinstance(a, Argument) else Argument.from_dict(a) for a in given]
-            if isinstance(given, list | tuple) else [None])
-    lesson.first_args = [a for a in read if a is not None] if None not in read else []
-    skips: object = lesson.skips
-    lesson.skips = (list(skips) if isinstance(skips, list | tuple)
-                    and all(isinstance(t, str) and t for t in skips) else [])
-
-
-@dataclass(slots=True, kw_only=True)
-class LessonParts:
-    """What the code acts on of a lesson (an :class:`Insight` or a :class:`Strategy`), typed
-    beside the advice the model reads: written by the lesson type that writes the advice,
-    from the same values, and never read back out of its text. Keyword-only. Playbooks
-    written before they were stored get them once, when a store opens them
-    (:mod:`~toolcycle.playbook.legacy`)."""
-
-    #: For a pitfall: the class of the failure (:func:`~toolcycle.playbook.pitfall.
-    #: normalise_error`, or a lesson's own mark such as ``found nothing``): what a fallback
-    #: or a reshaped call tells its failure by (:mod:`~toolcycle.playbook.reshape`).
-    error_class: str = ""
-    #: For a pitfall: what its run showed fixes the failure (its advice says it to the
-    #: model): what a fallback, a reshaped call or a first call acts on
-    #: (:mod:`~toolcycle.playbook.offer`).
-    repair: Repair | None = None
-    #: For a sequence: the arguments of its first call, as its advice names them (its
-    #: routine's line names them too).
-    first_args: list[Argument] = field(default_factory=list)
-    #: For a sequence: the tools its advice says not to use for this kind of task.
-    skips: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        typed_parts(self)
 
 
 @dataclass(slots=True)
@@ -265,7 +125,7 @@ class Insight(LessonParts):
         return hashlib.sha1(basis.encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return plain(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Insight:
@@ -421,7 +281,7 @@ class Strategy(LessonParts):
         del self.heads[:-MAX_HEAD_RUNS]
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return plain(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Strategy:
