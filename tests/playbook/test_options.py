@@ -121,7 +121,7 @@ def _pitfall(legend: bool) -> Strategy:
         return Strategy(id="p", domain="helpdesk", kind="pitfall", applies_when=["priority"],
                         advice=pitfall_advice("sla_target", LEGEND, repair, timeout=False),
                         tools=["sla_target"], support=3, detail=f"{LEGEND}|{repair.signature}",
-                    error_class=LEGEND, repair=repair)
+                        error_class=LEGEND, repair=repair)
     return Strategy(id="q", domain="helpdesk", kind="pitfall", applies_when=["ticket"],
                     advice="sla_target fails with: no team …. Check the arguments.",
                     tools=["sla_target"], support=3, detail="no team …", error_class="no team …")

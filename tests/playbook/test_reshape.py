@@ -276,7 +276,7 @@ async def _run_with_lesson(function: Any, error: str, argument: str, example: st
     pitfall = Strategy(id="p", domain="test", kind="pitfall", applies_when=[argument],
                        advice=pitfall_advice(name, error, repair, timeout=False),
                        tools=[name], support=3, detail=f"{error}|{repair.signature}",
-                    error_class=error, repair=repair)
+                       error_class=error, repair=repair)
     pb = Playbook(":memory:", routines=True)
     pb.store.put([pitfall])
 
@@ -316,7 +316,7 @@ async def test_a_bare_time_is_reshaped_by_the_pm_of_the_runs_own_task() -> None:
         id="p", domain="hotel", kind="pitfall", applies_when=["table"],
         advice=pitfall_advice("table_finder", clock_error, repair, timeout=False),
         tools=["table_finder"], support=3, detail=f"{clock_error}|{repair.signature}",
-                    error_class=clock_error, repair=repair))
+        error_class=clock_error, repair=repair))
     agent = Agent(ScriptedModel(reply), "Answer with the tools.",
                   [tool(table_finder, read_only=True)], name="hotel", playbook=pb)
     result = await agent.run("Which table is free for six at 6 pm?")
