@@ -23,7 +23,7 @@ from pathlib import Path
 from routine_wording import _bench  # bench/ is the script's own directory on sys.path
 
 from toolcycle.models import resolve_model
-from toolcycle.playbook import Playbook
+from toolcycle.playbook import Playbook, legacy
 from toolcycle.playbook.strategy import Strategy
 
 
@@ -61,7 +61,9 @@ def from_result(results: str, db: str) -> None:
     pb = Playbook(db, learn=False)
     for result in results.split(","):
         data = json.loads(Path(result).read_text())
-        pb.store.put([Strategy.from_dict(s) for s in data["strategies"]])
+        # results written before typed repairs: their parts derived as a store's upgrade does
+        pb.store.put([Strategy.from_dict(legacy.upgrade(s) if legacy.is_legacy(s) else s)
+                      for s in data["strategies"]])
     pb.close()
 
 
