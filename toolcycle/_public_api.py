@@ -34,6 +34,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.models.anthropic",
     "toolcycle.models.base",
     "toolcycle.models.google",
+    "toolcycle.models.local.control",
     "toolcycle.models.local.llama",
     "toolcycle.models.local.packs",
     "toolcycle.models.openai",

@@ -14,6 +14,9 @@ Measured on a 2-core machine shared with other work (see docs/local-model.md):
   conversation about twice as fast); a lock serializes use, since a context is not
   thread-safe, and inference runs in a worker thread so the event loop stays responsive.
 - Replies are deterministic by default: temperature 0 and a fixed seed.
+- Message text is text: a control token's text inside a message (``<|im_end|>`` in a tool
+  result) is neutralised before llama.cpp's template and tokenizer see it (:mod:`.control`),
+  on every request path, and :meth:`LlamaChatModel.count_tokens` counts text as text.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from ..text.constrained import constrained_option
 from ..text.further import FURTHER_CALLS
 from ..text.hermes import GRAMMAR, HermesToolsModel
 from ..text.protocol import JsonToolsModel, TextProtocolModel
+from .control import ControlText
 from .packs import PACKS, model_dir, pack_path
 
 # OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
@@ -81,6 +85,8 @@ class _Loaded:
     llama: Any
     lock: threading.Lock
     load_seconds: float
+    #: Its vocabulary's control tokens, which no message text may become (:mod:`.control`).
+    control: ControlText
 
 
 _LOADED: dict[tuple[str, int, int], _Loaded] = {}
@@ -123,7 +129,9 @@ def _loaded(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                 seed=DEFAULT_SEED,
                 verbose=False,
             )
-            entry = _Loaded(llama, threading.Lock(), time.perf_counter() - started)
+            load_seconds = time.perf_counter() - started
+            entry = _Loaded(llama, threading.Lock(), load_seconds,
+                            ControlText.of_model(llama, path.name))
             _SETUP.info("loaded %s in %.1f s", path.name, entry.load_seconds)
             _LOADED[key] = entry
         return entry
@@ -198,9 +206,8 @@ class LlamaChatModel(Model):
                 f"{self.name} has no native tool calling; wrap it in a text protocol "
                 "(toolcycle.models.local.llama.local_model does)"
             )
-        payload = [{"role": m.role, "content": m.text} for m in messages]
         kwargs = self._completion_kwargs(settings)
-        return await asyncio.to_thread(self._complete, payload, kwargs)
+        return await asyncio.to_thread(self._complete, messages, kwargs)
 
     async def stream(
         self, messages: Sequence[Message], settings: ModelSettings
@@ -211,7 +218,6 @@ class LlamaChatModel(Model):
         refuse_media(messages, self.name)
         if settings.tools and settings.tool_choice != "none":
             raise ModelError(f"{self.name} has no native tool calling; wrap it in a text protocol")
-        payload = [{"role": m.role, "content": m.text} for m in messages]
         kwargs = self._completion_kwargs(settings)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[str | Message | BaseException] = asyncio.Queue()
@@ -220,8 +226,8 @@ class LlamaChatModel(Model):
         def produce() -> None:
             try:
                 message = self._complete_streaming(
-                    payload, kwargs, lambda text: loop.call_soon_threadsafe(queue.put_nowait, text),
-                    stop)
+                    messages, kwargs,
+                    lambda text: loop.call_soon_threadsafe(queue.put_nowait, text), stop)
                 loop.call_soon_threadsafe(queue.put_nowait, message)
             except BaseException as exc:  # handed to the consumer, raised there
                 loop.call_soon_threadsafe(queue.put_nowait, exc)
@@ -241,10 +247,11 @@ class LlamaChatModel(Model):
             await asyncio.shield(worker)
 
     def _complete_streaming(
-        self, payload: list[dict[str, str]], kwargs: dict[str, Any],
+        self, messages: Sequence[Message], kwargs: dict[str, Any],
         emit: Callable[[str], object], stop: threading.Event,
     ) -> Message:
         entry = self._entry()
+        payload = entry.control.chat_payload(messages)
         pieces: list[str] = []
         finish_reason: str | None = None
         with entry.lock:
@@ -323,8 +330,9 @@ class LlamaChatModel(Model):
         grammar-constrained answer, or failing that a prompted one."""
         return ("native", "prompted")
 
-    def _complete(self, payload: list[dict[str, str]], kwargs: dict[str, Any]) -> Message:
+    def _complete(self, messages: Sequence[Message], kwargs: dict[str, Any]) -> Message:
         entry = self._entry()
+        payload = entry.control.chat_payload(messages)
         with entry.lock:
             evaluated_before = _prompt_tokens_evaluated(entry.llama)
             try:
@@ -350,9 +358,11 @@ class LlamaChatModel(Model):
         )
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` with this model's tokenizer."""
+        """Tokens of ``text`` with this model's tokenizer, read as text: a control token's
+        text in it counts as the text it is (what a message holding it is sent as, give or
+        take the separator :mod:`.control` inserts), not as one control token."""
         llama = self._entry().llama
-        return len(llama.tokenize(text.encode(), add_bos=False, special=True))
+        return len(llama.tokenize(text.encode(), add_bos=False, special=False))
 
 
 @functools.lru_cache(maxsize=32)
