@@ -132,9 +132,10 @@ def test_no_fallback_to_a_parameter_named_apart_without_a_learned_rename() -> No
 def test_a_repair_keeps_its_rename() -> None:
     from toolcycle.playbook.evidence import Repair
 
-    repair = Repair("alternative", "schedule_api", via="rota_board", argument="doctor>clinician",
-                    via_args=("clinician",))
+    repair = Repair("alternative", "schedule_api", via="rota_board", via_args=("clinician",),
+                    rename=Rename("doctor", "clinician"))
     assert Rename.of_repair(repair) == Rename("doctor", "clinician")
+    assert repair.signature == "alternative:rota_board:doctor>clinician:"  # as stored before
     plain = Repair("alternative", "inventory_live", via="warehouse_ledger", via_args=("item",))
     assert Rename.of_repair(plain) is None
     shaped = Repair("argument", "fare_quote", argument="date", example="05.03.2026")

@@ -14,12 +14,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolcycle.playbook import Playbook, Strategy
+import pytest
+
+from toolcycle.playbook import Argument, Playbook, Repair, Strategy, legacy
 from toolcycle.playbook.advice import guide_line
 from toolcycle.playbook.dead_end import says_found_nothing
 from toolcycle.playbook.fallback import alternative_of
 from toolcycle.playbook.location import open_store
 from toolcycle.playbook.offer import render_line
+from toolcycle.playbook.parts import Rename, pitfall_detail
+from toolcycle.playbook.pitfall import pitfall_advice
 from toolcycle.playbook.reshape import argument_lesson
 from toolcycle.playbook.routine import routine_name
 from toolcycle.playbook.store import PlaybookStore
@@ -106,3 +110,44 @@ def test_a_second_open_finds_nothing_to_upgrade(db_location: str) -> None:
         assert all(s.error_class for s in store.strategies() if s.kind == "pitfall")
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("repair", [
+    Repair("alternative", "schedule_api", via="rota_board", via_args=("clinician",),
+           rename=Rename("doctor", "clinician")),
+    Repair("alternative", "find_ticker", via="staff_directory", via_args=("name",),
+           then=("weather(city)",)),
+    Repair("prerequisite", "get_quote", via="find_ticker", argument="ticker",
+           via_args=("company",)),
+    Repair("schema", "amenities_register", via_args=("station", "facility")),
+    Repair("argument", "fare_quote", argument="date", example="01.05.2026"),
+    Repair("argument", "fare_quote", argument="date"),  # the task's own words: no example
+])
+def test_the_legacy_reader_reads_each_repair_the_old_rows_said(repair: Repair) -> None:
+    """Every kind of repair, as the old code stored it (its advice, and its detail ending in
+    the repair's signature), reads back as the repair it was written from."""
+    error_class = "unknown value …"
+    tools = [repair.tool, *([repair.via] if repair.via else [])]
+    old = {"kind": "pitfall", "tools": tools, "detail": pitfall_detail(error_class, repair),
+           "advice": pitfall_advice(repair.tool, error_class, repair, timeout=False)}
+    assert legacy.is_legacy(old)
+    upgraded = legacy.upgrade(old)
+    assert upgraded["error_class"] == error_class
+    assert Repair.from_dict(upgraded["repair"]) == repair
+    assert not legacy.is_legacy(upgraded)
+
+
+@pytest.mark.parametrize(("advice", "first_args", "skips"), [
+    ('Call fare_quote(date like "01.05.2026", origin), then answer. Do not use web_search, '
+     "station_info for this kind of task.",
+     [Argument("date", "01.05.2026"), Argument("origin")], ["web_search", "station_info"]),
+    ("Call find_ticker(company), then get_quote(ticker), then answer (feed each result into "
+     "the next call).", [Argument("company")], []),
+    ("Call ping(), then answer.", [], []),
+])
+def test_the_legacy_reader_reads_a_sequences_first_call_and_skipped_tools(
+        advice: str, first_args: list[Argument], skips: list[str]) -> None:
+    upgraded = Strategy.from_dict(legacy.upgrade({
+        "id": "s", "domain": "d", "kind": "sequence", "advice": advice,
+        "tools": ["fare_quote"]}))
+    assert (upgraded.first_args, upgraded.skips) == (first_args, skips)

@@ -16,6 +16,7 @@ from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Curator, Playbook, learn
 from toolcycle.playbook.evidence import CallEvidence
 from toolcycle.playbook.fallback import alternative_of, fell_back
+from toolcycle.playbook.parts import Rename
 from toolcycle.playbook.probe import Probe, probe_repairs, probe_targets
 from toolcycle.tools import Tool
 from toolcycle.tracing.trace import ToolCallRecord
@@ -323,7 +324,7 @@ def test_a_query_counts_as_said_where_the_result_names_what_the_task_named() -> 
     miss = _miss("web_search", {"query": "Ember heat gun delivery time"},
                  result="No results found.")
     found = {0: Repair("alternative", "web_search", via="purchasing_records",
-                       argument="query>item", via_args=("item",))}
+                       via_args=("item",), rename=Rename("query", "item"))}
     prompt = "How many days does it take for an Ember heat gun order to arrive?"
     kwargs: dict[str, Any] = {"domain": "depot", "run_id": "r", "task": "t",
                               "keywords": ["days", "take", "order", "arrive"]}
@@ -373,7 +374,7 @@ async def test_a_probe_asks_with_the_name_as_the_task_wrote_it() -> None:
     assert await probe_repairs([miss], {}, probe) == {}  # (as the model wrote it: nothing)
     found = await probe_repairs([miss], {}, probe,
                                 prompt="What state is the payroll portal in?")
-    assert found[0].via == "status_page" and found[0].argument == "item>system"
+    assert found[0].via == "status_page" and found[0].rename == Rename("item", "system")
 
 
 async def test_a_value_a_tool_rejected_is_not_passed_as_another_tools_other_parameter() -> None:
@@ -398,4 +399,4 @@ async def test_a_value_a_tool_rejected_is_not_passed_as_another_tools_other_para
     broken = _miss("device_details", {"device_id": "vpn_gateway"},
                    error="RuntimeError: TLS handshake failed")
     found = await probe_repairs([broken], {}, probe)
-    assert found[0].via == "status_page" and found[0].argument == "device_id>system"
+    assert found[0].via == "status_page" and found[0].rename == Rename("device_id", "system")

@@ -10,7 +10,7 @@ apart carries only where that was seen to work: a :class:`Rename` ``doctor>clini
 a run showed (the alternative called with the failed call's value under its own name,
 :func:`~toolcycle.playbook.evidence.repair_of`) or a probe checked against the expected
 answer (:func:`guess_rename`: the one text argument left over for the one text parameter
-missing). A learned pitfall keeps it in its typed repair (``Repair.argument``).
+missing). A learned pitfall keeps it in its typed repair (``Repair.rename``).
 """
 
 from __future__ import annotations
@@ -19,40 +19,12 @@ import asyncio
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..context import RunContext
 from ..run.calls import on_thread
 from ..tools import Tool
-from .parts import Repair
-
-
-@dataclass(frozen=True, slots=True)
-class Rename:
-    """The failed call's argument ``source`` is the other tool's parameter ``target``."""
-
-    source: str
-    target: str
-
-    def __str__(self) -> str:
-        return f"{self.source}>{self.target}"
-
-    @classmethod
-    def of_repair(cls, repair: Repair | None) -> Rename | None:
-        """The rename an alternative ``repair`` keeps (its ``argument``,
-        ``"doctor>clinician"``); None for any other repair."""
-        if repair is None or repair.kind != "alternative" or not repair.via:
-            return None
-        return cls.parse(repair.argument)
-
-    @classmethod
-    def parse(cls, text: str) -> Rename | None:
-        """``"doctor>clinician"`` as a :class:`Rename`; None for anything else."""
-        source, sep, target = text.partition(">")
-        if not sep or not source or not target or ">" in target:
-            return None
-        return cls(source, target)
+from .parts import Rename as Rename  # (defined there: a repair keeps one; imported from here)
 
 
 def carried(arguments: Mapping[str, Any], tool: Tool[Any], rename: Rename | None = None

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import in_stated_format, legend_code
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
+from .parts import Rename
 from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
 from .parts import RepairKind as RepairKind
 from .words import (
@@ -272,9 +273,9 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
         f"{c.call.name}({', '.join(sorted(c.call.args or {}))})" for c in later
         if c.index > other.index and c.ok and c.call.name in answered
         and c.call.name not in (name, other.call.name)))
-    rename = _renamed(miss.call.args, other.call.args)
-    return Repair("alternative", name, via=other.call.name, argument=rename,
-                  via_args=tuple(sorted(other.call.args or {})), then=tuple(then))
+    return Repair("alternative", name, via=other.call.name,
+                  via_args=tuple(sorted(other.call.args or {})), then=tuple(then),
+                  rename=_renamed(miss.call.args, other.call.args))
 
 
 def says_task_words(value: str, prompt: str) -> bool:
@@ -346,15 +347,15 @@ def _stated_example(args: dict[str, Any], line: str, low: str) -> dict[str, str]
     return named if example and len(named) == 1 else {}
 
 
-def _renamed(before: Any, after: Any) -> str:
-    """``"doctor>clinician"`` when ``after`` passed one value of ``before`` under a name
+def _renamed(before: Any, after: Any) -> Rename | None:
+    """``doctor`` as ``clinician`` when ``after`` passed one value of ``before`` under a name
     ``before`` does not have (and that alone): the alternative's name for the same argument
-    (:class:`~toolcycle.playbook.carry.Rename`); else ``""``."""
+    (:mod:`~toolcycle.playbook.carry`); else None."""
     old = before if isinstance(before, dict) else {}
     new = after if isinstance(after, dict) else {}
     pairs = [(k, p) for p, v in new.items() if p not in old
              for k, w in old.items() if k not in new and str(w).strip() and str(w) == str(v)]
-    return f"{pairs[0][0]}>{pairs[0][1]}" if len(pairs) == 1 else ""
+    return Rename(pairs[0][0], pairs[0][1]) if len(pairs) == 1 else None
 
 
 def _grounded(call: CallEvidence, calls: list[CallEvidence], prompt: str) -> bool:

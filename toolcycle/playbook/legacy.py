@@ -27,7 +27,7 @@ import re
 from typing import Any, Protocol
 
 from .formats import value_shape
-from .parts import Argument, Repair
+from .parts import Argument, Rename, Repair
 from .strategy import SKIP, skip_clause
 
 #: The key every insight and strategy written since has (``None`` where it has no repair).
@@ -118,15 +118,19 @@ def _repair(tools: list[str], advice: str, signature: str) -> Repair | None:
         single = re.search(rf"\. Call {re.escape(via)}\(([^()]*)\) instead\.$", advice)
         chain = re.search(rf"\. Call {re.escape(via)}\(([^()]*)\)((?:, then [^()]*\([^()]*\))+)"
                           r" instead\.$", advice)
+        rename = Rename.parse(argument)  # "doctor>clinician", as the signature kept it
+        argument = "" if rename is not None else argument
         if single is not None:
             return Repair("alternative", tool, via=via, argument=argument,
-                          via_args=_names(single[1]))
+                          via_args=_names(single[1]), rename=rename)
         if chain is not None:
             return Repair("alternative", tool, via=via, argument=argument,
-                          via_args=_names(chain[1]), then=tuple(_THEN.findall(chain[2])))
+                          via_args=_names(chain[1]), then=tuple(_THEN.findall(chain[2])),
+                          rename=rename)
         # no call of ``via`` the old reader knew: a lesson from before signatures had none;
         # a signature says the repair, if not (hand-edited advice) its arguments
-        return Repair("alternative", tool, via=via, argument=argument) if signature else None
+        return Repair("alternative", tool, via=via, argument=argument,
+                      rename=rename) if signature else None
     if kind == "prerequisite" and via:
         found = re.search(rf"call {re.escape(via)}\(([^()]*)\) first", advice)
         return Repair("prerequisite", tool, via=via, argument=argument,

@@ -23,6 +23,35 @@ from .formats import value_shape
 RepairKind = Literal["argument", "prerequisite", "alternative", "schema"]
 _REPAIR_KINDS: frozenset[str] = frozenset(get_args(RepairKind))
 
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """The failed call's argument ``source`` is the other tool's parameter ``target``
+    (:mod:`~toolcycle.playbook.carry`)."""
+
+    source: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"{self.source}>{self.target}"
+
+    @classmethod
+    def of_repair(cls, repair: Repair | None) -> Rename | None:
+        """The rename an alternative ``repair`` keeps; None for any other repair."""
+        if repair is None or repair.kind != "alternative" or not repair.via:
+            return None
+        return repair.rename
+
+    @classmethod
+    def parse(cls, text: str) -> Rename | None:
+        """``"doctor>clinician"`` (as :meth:`__str__` writes it) as a :class:`Rename`; None
+        for anything else. For text from outside: the playbook keeps renames typed."""
+        source, sep, target = text.partition(">")
+        if not sep or not source or not target or ">" in target:
+            return None
+        return cls(source, target)
+
+
 @dataclass(slots=True, frozen=True)
 class Repair:
     """What the run did after a missed call that worked.
@@ -30,8 +59,8 @@ class Repair:
     ``argument``: the same tool succeeded with ``argument`` shaped like ``example``
     (``""``: as the task worded it, no example); ``prerequisite``: the retry's ``argument``
     came from the result of ``via`` (call it first); ``alternative``: another tool, ``via``,
-    answered instead (``argument``: the failed call's argument it took under another name,
-    ``"doctor>clinician"``, or ``""``); ``schema``: no run showed a fix, but the loop refused
+    answered instead (``rename``: where it took the failed call's argument under another
+    name, ``doctor`` as ``clinician``); ``schema``: no run showed a fix, but the loop refused
     the call's arguments and quoted the tool's schema: it takes ``via_args`` (required ones
     first) and nothing else.
     """
@@ -45,16 +74,23 @@ class Repair:
     #: For an alternative that starts a chain: the calls after it that reached the answer,
     #: each as ``name(arg, ...)`` (``weather(city)`` after ``staff_directory``).
     then: tuple[str, ...] = ()
+    #: For an alternative: the failed call's argument it took under another name.
+    rename: Rename | None = None
 
     @property
     def signature(self) -> str:
-        """What makes two repairs the same lesson (values vary, shapes and tools do not)."""
-        return f"{self.kind}:{self.via}:{self.argument}:{value_shape(self.example)}"
+        """What makes two repairs the same lesson (values vary, shapes and tools do not); a
+        rename stands where the argument does (``alternative:rota_board:doctor>clinician:``,
+        as stored before it was typed: ids stay the same)."""
+        argument = str(self.rename) if self.rename is not None else self.argument
+        return f"{self.kind}:{self.via}:{argument}:{value_shape(self.example)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "tool": self.tool, "via": self.via,
                 "argument": self.argument, "example": self.example,
-                "via_args": list(self.via_args), "then": list(self.then)}
+                "via_args": list(self.via_args), "then": list(self.then),
+                "rename": None if self.rename is None else [self.rename.source,
+                                                             self.rename.target]}
 
     @classmethod
     def from_dict(cls, data: object) -> Repair | None:
@@ -65,14 +101,19 @@ class Repair:
         kind, tool = data.get("kind"), data.get("tool")
         texts = [data.get(k, "") for k in ("via", "argument", "example")]
         lists = [data.get(k) or [] for k in ("via_args", "then")]
+        renamed = data.get("rename")
         if (kind not in _REPAIR_KINDS or not isinstance(tool, str)
                 or not all(isinstance(t, str) for t in texts)
                 or not all(isinstance(v, list | tuple) and all(isinstance(i, str) for i in v)
-                           for v in lists)):
+                           for v in lists)
+                or not (renamed is None or (isinstance(renamed, list | tuple)
+                                            and len(renamed) == 2
+                                            and all(isinstance(n, str) and n
+                                                    for n in renamed)))):
             return None
         via, argument, example = (cast(str, t) for t in texts)
         return cls(cast(RepairKind, kind), tool, via, argument, example, tuple(lists[0]),
-                   tuple(lists[1]))
+                   tuple(lists[1]), None if renamed is None else Rename(*renamed))
 
 
 @dataclass(slots=True, frozen=True)

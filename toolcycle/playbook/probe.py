@@ -152,8 +152,7 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
                 asked[signature] = text if text is not None and answers(text, probe) else None
             if (held := asked[signature]) is not None:
                 found[miss.index] = Repair("alternative", miss.call.name, via=tool.name,
-                                           argument=str(rename) if rename else "",
-                                           via_args=tuple(sorted(given)))
+                                           via_args=tuple(sorted(given)), rename=rename)
                 if results is not None:
                     results[miss.index] = held
                 break
@@ -216,7 +215,7 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
         tool = probe.tools.get(repair.via)
         if miss is None or tool is None or not isinstance(miss.call.args, dict):
             continue
-        args = carried(respelled(miss.call.args, prompt), tool, Rename.parse(repair.argument))
+        args = carried(respelled(miss.call.args, prompt), tool, repair.rename)
         if not args or not all(v.lower() in lowered for v in
                                arg_values(named(args, (results or {}).get(index), prompt))):
             continue
