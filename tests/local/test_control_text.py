@@ -11,7 +11,7 @@ the ones llama.cpp evaluated. Each conversation must hold exactly the ``<|im_sta
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -81,15 +81,6 @@ def test_a_separator_inside_a_marker_is_not_used() -> None:
 
 
 # -- the 0.5B pack's vocabulary and template -------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def vocabulary() -> Iterator[Any]:
-    from llama_cpp import Llama
-
-    llama = Llama(model_path=str(pack_path(PACK)), vocab_only=True, verbose=False)
-    yield llama
-    llama.close()
 
 
 def token_id(llama: Any, text: str) -> int:

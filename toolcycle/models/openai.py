@@ -44,6 +44,7 @@ from .base import (
     StreamItem,
     ToolDefinition,
 )
+from .local.control import ControlText
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
 from .sdk_client import LoopBoundClient, SDKModel
 from .wire_cache import MessageCache
@@ -83,8 +84,11 @@ class OpenAIModel(SDKModel):
         stream_usage: bool = True,
         provider: str = "openai",
         price: Price | None = None,
+        control_text: ControlText | None = None,
     ) -> None:
         self.name = model_name
+        #: A served GGUF model's control tokens, kept out of what is sent (:mod:`.local.control`).
+        self.control_text = control_text
         self.price = price
         self.provider = provider
         self.retry = retry if retry is not None else RetryPolicy()
@@ -200,6 +204,10 @@ class OpenAIModel(SDKModel):
                 "type": "json_schema", "json_schema": {"name": form.name, "schema": form.schema}}
         if settings.extra:
             kwargs["extra_body"] = dict(settings.extra)
+        if self.control_text is not None:
+            for key in ("messages", "tools"):
+                if key in kwargs:
+                    kwargs[key] = self.control_text.neutralise_json(kwargs[key])
         return kwargs
 
     def add_tools(self, kwargs: Wire, settings: ModelSettings) -> None:
@@ -425,8 +433,9 @@ def compatible_model_from_string(text: str) -> Model:
     protocol, for servers whose chat format has no native tool calls (``llama_cpp.server``
     with plain chatml returns a call as text, which native tool calling would take for the
     answer); ``&constrained=true`` (or ``lazy``: calls only) adds grammar-constrained replies
-    through ``response_format``. ``?tools=native`` is the default. Other query parameters stay
-    in the URL.
+    through ``response_format``. ``?tools=native`` is the default. ``&control_tokens=<pack or
+    .gguf path>`` reads the served model's vocabulary and keeps its control tokens' text out
+    of what is sent (:mod:`.local.control`). Other query parameters stay in the URL.
     """
     name, url = _split_url(text)
     if url is None:
@@ -446,6 +455,7 @@ def compatible_model_from_string(text: str) -> Model:
         tool_call_content="",
         max_tokens_field="max_tokens",
         provider="openai-compatible",
+        control_text=_control_text(options.get("control_tokens")),
     )
     if tools == "native":
         return model
@@ -461,7 +471,16 @@ def compatible_model_from_string(text: str) -> Model:
 
 
 _TOOL_PROTOCOLS = ("native", "text", "json", "react")
-_WRAPPER_OPTIONS = frozenset({"tools", "constrained"})
+_WRAPPER_OPTIONS = frozenset({"tools", "constrained", "control_tokens"})
+
+
+def _control_text(weights: str | None) -> ControlText | None:
+    """The control tokens of the served model's pack or GGUF file, when the string names one."""
+    if weights is None:
+        return None
+    from .local.llama import resolve_weights
+
+    return ControlText.of_gguf(resolve_weights(weights)[0])
 
 
 def _wrapper_options(url: str) -> tuple[str, dict[str, str]]:

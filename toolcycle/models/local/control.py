@@ -27,6 +27,12 @@ token's text can only be formed inside one; a message ending in a piece of one
 (``...<|im_``) is followed by a whole marker and stays text (tests/local/test_control_text.py).
 
 Only what is sent to llama.cpp changes: the messages, and so the trace, keep what was written.
+
+A model behind ``llama_cpp.server`` (or another server that renders a GGUF's template) is
+exposed the same way on the server's side, and the OpenAI API does not say what its
+vocabulary is. ``openai-compatible:...?control_tokens=<pack or .gguf>`` names the model's file
+(:meth:`ControlText.of_gguf`), and the adapter then neutralises every string of the request
+body's messages and tool definitions (:meth:`ControlText.neutralise_json`) before sending.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...errors import ModelError
@@ -42,6 +49,8 @@ from ...messages import Message
 #: Invisible characters that break a marker's text, first choice first: one no control token
 #: of the vocabulary contains is used (a marker that contained it could be formed by the break).
 SEPARATORS = ("\u2060", "\u200b", "\ufeff")
+#: Keys whose string is media data (a data URL, base64), not text a template writes out.
+MEDIA_KEYS = frozenset({"url", "image_url", "file_data", "data"})
 #: What a one-character control token's text becomes, nothing can be inserted inside it (unless
 #: a control token contains it: then the separator alone).
 REPLACEMENT = "\ufffd"
@@ -92,6 +101,17 @@ class ControlText:
                     continue
         return cls.of_texts(texts, model_name)
 
+    @classmethod
+    def of_gguf(cls, path: str | Path) -> ControlText:
+        """From a GGUF file's vocabulary (read without its weights)."""
+        from llama_cpp import Llama
+
+        llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
+        try:
+            return cls.of_model(llama, Path(path).name)
+        finally:
+            llama.close()
+
     def neutralise(self, text: str) -> str:
         """``text`` with no control token's text left in it; the same text when it had none.
 
@@ -113,6 +133,18 @@ class ControlText:
         if len(marker) == 1:
             return self.replacement
         return marker[0] + self.separator + marker[1:]
+
+    def neutralise_json(self, value: Any) -> Any:
+        """A JSON value (a request body's messages or tools) with every string neutralised,
+        keys and media data (:data:`MEDIA_KEYS`) left as they are; ``value`` is not changed."""
+        if isinstance(value, str):
+            return self.neutralise(value)
+        if isinstance(value, list):
+            return [self.neutralise_json(item) for item in value]
+        if isinstance(value, dict):
+            return {key: item if key in MEDIA_KEYS and isinstance(item, str)
+                    else self.neutralise_json(item) for key, item in value.items()}
+        return value
 
     def chat_payload(self, messages: Sequence[Message]) -> list[dict[str, str]]:
         """The messages as ``create_chat_completion`` takes them, their text neutralised."""
