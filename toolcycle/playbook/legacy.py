@@ -8,7 +8,7 @@ find_booking(name), then ... Do not use web_search for this kind of task."). The
 the reshaped call and the routine's line read them back out of that text, which broke
 wherever a value held a character the wording uses (an error class with a ``|``, an argument
 named ``trip.date``, an example in parentheses). Lessons now carry them typed
-(:class:`~toolcycle.playbook.strategy.Repair`, ``error_class``, ``first_args``, ``skips``).
+(:mod:`~toolcycle.playbook.parts`: ``repair``, ``error_class``, ``first_args``, ``skips``).
 
 A playbook written before is upgraded once, when a store opens it (:func:`upgrade`, called
 by :class:`~toolcycle.playbook.store.SQLitePlaybookStore` and the PostgreSQL store): each

@@ -5,11 +5,11 @@ the tools it says to skip: the lesson type that writes the advice fills them fro
 values (:meth:`~toolcycle.playbook.lesson.RunEvidence.pitfall`,
 :func:`~toolcycle.playbook.sequence.advised`), the store keeps them as JSON, and the fallback,
 the reshaped call, the first call and the routine's line read them. Nothing reads the advice
-text back: a tool name, an argument or an example holding a character the text's wording
-uses (a ``|`` in an error, a dot in an argument's name, a parenthesis in an example) read back
-as something else, or as nothing. A stored part that is damaged drops only itself
-(:func:`typed_parts`); playbooks written before the parts were stored get them once, when a
-store opens them (:mod:`~toolcycle.playbook.legacy`).
+text back: a value holding a character the text's wording uses (a ``|`` in an error, a dot
+in an argument's name, a parenthesis in an example) was read back as something else, or as
+nothing, while the text was what the code read (issue 69). A stored part that is damaged
+drops only itself (:func:`typed_parts`); playbooks written before the parts were stored get
+them once, when a store opens them (:mod:`~toolcycle.playbook.legacy`).
 """
 
 from __future__ import annotations
