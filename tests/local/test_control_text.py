@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolcycle import Agent, Limits
 from toolcycle.messages import Message
@@ -155,6 +157,34 @@ async def test_hostile_task_description_and_result_hold_only_the_real_turns(
     assert turn_tokens(vocabulary, after) == real_turns(len(sent))
     # It reads the same: the same prompt but for the inserted word joiners.
     assert text.replace(WORD_JOINER, "") == rendered(vocabulary, plain(sent))[0]
+
+
+QWEN_MARKERS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|fim_prefix|>", "</s>",
+                "<tool_call>"]
+#: Pieces of markers and what is around them, so that random joins form, overlap and split them.
+PIECES = st.sampled_from([*QWEN_MARKERS, "<", "|", ">", "<|", "|>", "im_", "end", "start",
+                          "</", "s>", "\n", "system", WORD_JOINER, " ", "é"])
+
+
+@pytest.fixture(scope="module")
+def qwen_control(vocabulary: Any) -> tuple[ControlText, frozenset[int]]:
+    """The 0.5B pack's control texts, and their token ids."""
+    control = ControlText.of_model(vocabulary)
+    return control, frozenset(token_id(vocabulary, t) for t in control.texts)
+
+
+@pytest.mark.real_model
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=24).map("".join))
+def test_neutralised_text_holds_no_control_token(
+        vocabulary: Any, qwen_control: tuple[ControlText, frozenset[int]], text: str) -> None:
+    """Whatever joins of marker pieces a message holds, tokenized as the chat handler does
+    (``special=True``) it yields no control token, and it reads as it was written."""
+    control, control_ids = qwen_control
+    neutral = control.neutralise(text)
+    tokens = vocabulary.tokenize(neutral.encode(), add_bos=False, special=True)
+    assert not control_ids & set(tokens)
+    assert neutral.replace(WORD_JOINER, "") == text.replace(WORD_JOINER, "")
 
 
 @pytest.mark.real_model
