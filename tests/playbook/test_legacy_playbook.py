@@ -11,6 +11,7 @@ must act the same, and the upgrade happens once.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,35 @@ def test_the_legacy_reader_reads_a_sequences_first_call_and_skipped_tools(
         "id": "s", "domain": "d", "kind": "sequence", "advice": advice,
         "tools": ["fare_quote"]}))
     assert (upgraded.first_args, upgraded.skips) == (first_args, skips)
+
+
+def test_stores_opening_an_old_playbook_at_once_upgrade_it_once(db_location: str) -> None:
+    """Workers of a fleet open the same old playbook together: each waits for the write lock
+    and reads the rows again under it, so one upgrades them and the others find nothing."""
+    _old_store(db_location)
+    barrier = threading.Barrier(4)
+    opened: list[PlaybookStore] = []
+    failures: list[BaseException] = []
+
+    def open_it() -> None:
+        barrier.wait(timeout=60)
+        try:
+            opened.append(open_store(db_location))
+        except BaseException as exc:  # the test reports it
+            failures.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    try:
+        assert failures == [] and len(opened) == 4
+        with opened[0].transaction() as conn:
+            (version,) = conn.execute(
+                "SELECT value FROM meta WHERE key = 'version'").fetchone()
+        assert version == 2  # the old rows' write, then one upgrade
+        assert all(s.error_class for s in opened[0].strategies() if s.kind == "pitfall")
+    finally:
+        for store in opened:
+            store.close()
