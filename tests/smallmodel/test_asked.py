@@ -7,11 +7,13 @@ tools said, and an answer that stays off ends ``mismatched``."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pydantic
 
 from toolcycle import Agent, Limits
+from toolcycle.models.text.protocol import JsonToolsModel
 from toolcycle.testing import ScriptedModel, call
 
 RECORDS = {"EX-576": {"weight_kg": 189.8, "insured_value_eur": 43062, "curator": "Pieter"},
@@ -214,3 +216,50 @@ def test_an_extra_converted_figure_beside_the_asked_one_passes() -> None:
         "It is -3.5 C in Tromso, wind 9.72 knots."], "How cold is it in Tromso?",
         [latest_reading, kmh_to_knots])
     assert (result.status, result.attempts) == ("success", 1)
+
+
+# -- a thing the request names, never looked up ---------------------------------------------
+
+VINEYARDS = {"les pins": "VY-971", "clos bellet": "VY-204"}
+AREAS = {"VY-971": {"area_ha": 3.6, "winemaker": "Grace Obi"},
+         "VY-204": {"area_ha": 58.1, "winemaker": "Noor Aziz"}}
+
+
+def lookup_vineyard(name: str) -> str:
+    """Look up the id of a vineyard from its name."""
+    return VINEYARDS[name.lower()]
+
+
+def get_vineyard(vineyard_id: str) -> dict[str, Any]:
+    """Get the record of a vineyard (by id) with the planted area (hectares)."""
+    return AREAS[vineyard_id]
+
+
+def _json_call(name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def test_a_named_thing_not_looked_up_makes_the_re_ask_call_first() -> None:
+    """h04 on held-out seed 6801: "the planted area of Les Pins and Clos Bellet added
+    together" answered with Les Pins' area; told to look Clos Bellet up, the 1.5B answered
+    in words instead (firsthour3 run). Through the JSON text protocol, as the 1.5B runs: the
+    re-ask's first turn must call, so the words are refused; after that call it is free."""
+    words = '{"answer": "The names were not found in any tool results."}'
+    inner = ScriptedModel([
+        _json_call("lookup_vineyard", {"name": "Les Pins"}),
+        _json_call("get_vineyard", {"vineyard_id": "VY-971"}),
+        '{"answer": "The planted area of Les Pins and Clos Bellet is 3.6 hectares."}',
+        words, _json_call("lookup_vineyard", {"name": "Clos Bellet"}),
+        _json_call("get_vineyard", {"vineyard_id": "VY-204"}),
+        _json_call("add", {"numbers": [3.6, 58.1]}),
+        '{"answer": "Together they have 61.7 hectares."}'])
+    agent = Agent(JsonToolsModel(inner), "Answer using the tools.",
+                  [lookup_vineyard, get_vineyard, add], grounding=True)
+    result = agent.run_sync(
+        "What is the planted area of Les Pins and Clos Bellet added together?")
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code) == ("asked", "NOT_LOOKED_UP")
+    assert "Call one of the tools now." in inner.requests[3].last_message.text
+    assert "Call one of the tools now." not in inner.requests[-1].last_message.text
+    assert [c.name for c in result.tool_calls][2:] == ["lookup_vineyard", "get_vineyard", "add"]
+    assert (result.status, result.output) == ("success", "Together they have 61.7 hectares.")

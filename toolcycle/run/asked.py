@@ -56,6 +56,9 @@ from .units import Unit, field_unit, named_units, read_unit, stated_units
 
 #: Checks that may reject per run (the re-ask), then the answer stands with its status.
 MAX_CHECKS = 1
+#: The rejection's code when a thing the request names was not looked up: the re-ask's
+#: first turn must call (:func:`look_again`); ``MISMATCHED`` otherwise.
+LOOK_UP = "NOT_LOOKED_UP"
 #: Mismatches named to the model, at most.
 _SHOWN = 3
 _FIGURE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")  # (as provenance reads figures)
@@ -88,7 +91,24 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     found = mismatches_in(state, answer)
     if not found:
         return None
-    return ValidationProblem([m.message for m in found[:_SHOWN]], "asked", "MISMATCHED")
+    code = LOOK_UP if any(m.kind == "not_looked_up" for m in found) else "MISMATCHED"
+    return ValidationProblem([m.message for m in found[:_SHOWN]], "asked", code)
+
+
+def look_again(state: RunState) -> bool:
+    """Whether this request must call a tool (``tool_choice="required"``): the previous
+    attempt was rejected because a thing the request names was never looked up
+    (:data:`LOOK_UP`), and this attempt has not called yet. Why: told "look 'Clos Bellet' up
+    the same way", the 1.5B answered in words that the names were not found (held-out h04,
+    firsthour3 run), without a call; the fix is a lookup, so the re-ask's first turn is one.
+    Text answers only, as grounding's :func:`~.grounding.look_first`."""
+    if not state.setup.core.grounding or not state.setup.settings.tools:
+        return False
+    trace = state.trace.trace
+    if not any(a.attempt == state.attempt - 1 and a.validator == "asked" and a.code == LOOK_UP
+               for a in trace.attempts):
+        return False
+    return not any(step.attempt == state.attempt and step.tool_calls for step in trace.steps)
 
 
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:

@@ -22,6 +22,7 @@ from ..context import CancelToken
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
 from ..tracing.trace import Trace
+from .asked import look_again
 from .grounding import look_first
 from .plan import NO_PLAN, RunPlan
 from .state import (
@@ -368,6 +369,10 @@ def request_settings(state: RunState) -> ModelSettings:
     end at a limit. Structured output keeps it: there the answer is itself a call. The run's
     settings are changed once, so later requests take the first test and return.
 
+    Grounding's re-asks whose fix is a call force one: nothing to answer from
+    (:func:`~.grounding.look_first`), or a thing the request names never looked up
+    (:func:`~.asked.look_again`).
+
     And where the run's tool selection says when its calls are done
     (:class:`~toolcycle.run.state.AnswerWhenDone`: the playbook, once a learned sequence
     succeeded), the request after the turn of calls that did it asks for the answer
@@ -375,7 +380,7 @@ def request_settings(state: RunState) -> ModelSettings:
     the figure, then called other tools for four more turns (sources test split, JSON).
     """
     settings = state.setup.settings
-    if state.output.is_text and look_first(state):  # grounding's re-ask with nothing looked up
+    if state.output.is_text and (look_first(state) or look_again(state)):  # grounding's re-asks
         return replace(settings, tool_choice="required")
     if not state.output.is_text or not state.tool_counts:
         return settings
