@@ -176,7 +176,8 @@ async def test_measure_runs_the_playbook_ab_and_reports_per_kind(tmp_path: Path)
         data = json.loads(result.to_json())
         data["suite"] = {"seed": seed, "domain": suite.domain.key}
         (folder / "result.json").write_text(json.dumps(data))
-    args = type("Args", (), {"out": tmp_path, "label": "t", "protocol": "json"})()
+    args = type("Args", (), {"out": tmp_path, "label": "t", "protocol": "json",
+                         "b_log": ""})()
     text = measure.report(args)
     assert "seeds [3, 4]" in text and "| unreliable | 100% → 100% |" in text
     assert "| id_first |" in text and "0 of 2 |" in text and "over seeds" in text
