@@ -263,3 +263,25 @@ def test_a_named_thing_not_looked_up_makes_the_re_ask_call_first() -> None:
     assert "Call one of the tools now." not in inner.requests[-1].last_message.text
     assert [c.name for c in result.tool_calls][2:] == ["lookup_vineyard", "get_vineyard", "add"]
     assert (result.status, result.output) == ("success", "Together they have 61.7 hectares.")
+
+
+def test_hostile_tool_output_and_arguments_do_not_break_the_check() -> None:
+    """Tool output and model arguments are untrusted: JSON nested past what the parser
+    takes, integers too big for a float, a huge answer. The check reads what it can and the
+    run ends as it would without it."""
+    def deep(code: str) -> str:
+        """A record by code."""
+        return "[" * 100_000 + "]" * 100_000
+
+    def big(code: str) -> dict[str, Any]:
+        """A record by code, in kg."""
+        return {"weight_kg": 10**400, "value_eur": 12.5}
+
+    huge = 10**500
+    model = ScriptedModel([call("deep", {"code": "A-1"}), call("big", {"code": "A-1"}),
+                           call("add", {"numbers": [huge, 1]}),
+                           "It weighs 12.5 kg. " + "x " * 30_000, "It weighs 12.5 kg."])
+    agent = Agent(model, "Use the tools.", [deep, big, add], grounding=True)
+    result = agent.run_sync("What does A-1 weigh in pounds?")
+    assert result.status in ("success", "ungrounded", "mismatched")
+    assert result.output == "It weighs 12.5 kg."

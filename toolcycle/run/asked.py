@@ -45,6 +45,7 @@ from .provenance import (
     input_unit,
     made_by,
     norm,
+    number,
     numbers_in,
     recorded_unit,
     request_of,
@@ -59,6 +60,8 @@ MAX_CHECKS = 1
 #: The rejection's code when a thing the request names was not looked up: the re-ask's
 #: first turn must call (:func:`look_again`); ``MISMATCHED`` otherwise.
 LOOK_UP = "NOT_LOOKED_UP"
+#: How much of the answer and of the request is read (a huge one on its end or start).
+_READ = 20_000
 #: Mismatches named to the model, at most.
 _SHOWN = 3
 _FIGURE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")  # (as provenance reads figures)
@@ -122,7 +125,7 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
 
 def mismatches_in(state: RunState, answer: Any) -> list[Mismatch]:
     """What the run's request, calls and results say about ``answer``."""
-    request = request_of(state)
+    request = request_of(state)[-_READ:]  # (the question ends it; instructions come first)
     asked = named_units(request)
     for definition in state.output.tool_definitions:  # an output field ``total_usd`` asks
         asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
@@ -141,13 +144,13 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
     for (the unit check), or none is a tool's figure as it gave it (the conversion check):
     "3.0 mm of rain, 35.78°F" answers the rain question with an extra conversion."""
     figures = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
-    text = grounding.answer_text(answer)
+    text = grounding.answer_text(answer)[:_READ]
     stated = {v: unit for written, unit in stated_units(text)
               if (v := norm(written)) is not None}
     if isinstance(answer, dict):
         stated.update(_keyed_units(answer))
     read: dict[float, _Read] = {}
-    for match in _FIGURE.finditer(text[:20_000]):
+    for match in _FIGURE.finditer(text):
         value = norm(match.group())
         if value is not None and value not in read:
             read[value] = _read(match.group(), value, stated.get(value), calls, figures)
@@ -354,10 +357,10 @@ def _keyed_units(answer: dict[str, Any]) -> dict[float, Unit]:
     values = list(answer.items())
     loose = [u for _, v in values if isinstance(v, str) and (u := read_unit(v))]
     for key, value in values:
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        if (figure := number(value)) is not None:
             unit = field_unit(key) or (loose[0] if len(loose) == 1 else None)
             if unit is not None:
-                found[float(value)] = unit
+                found[round(figure, 6)] = unit
     return found
 
 

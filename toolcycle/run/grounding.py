@@ -291,9 +291,9 @@ def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
         elif isinstance(value, list):
             stack.extend(reversed(value))
         elif isinstance(value, int | float) and not isinstance(value, bool):
-            number = abs(value)
-            text = str(int(number)) if float(number).is_integer() and number < 1e15 else str(
-                number)
+            number = abs(value)  # (an int stays one: a huge one has no float, so no float())
+            text = str(int(number)) if isinstance(number, int) or (
+                number.is_integer() and number < 1e15) else str(number)
             if not _small(text):
                 figures.append(_figure(text))
     return figures

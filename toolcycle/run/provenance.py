@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..messages import ToolCall, ToolResult
@@ -105,9 +106,8 @@ def recorded_unit(value: float, figures: list[Figure]) -> Unit | None:
 def figures_of(call: Call, index: int) -> list[Figure]:
     """The figures a call's result holds: JSON numbers with their field (and the unit its
     name ends with), or the figures of a text result with the unit beside each."""
-    try:
-        data = json.loads(call.result)
-    except ValueError:
+    data = _json(call.result)
+    if data is None:
         return [Figure(v, index, call.name, "", unit)
                 for written, unit in stated_units(call.result)
                 if (v := norm(written)) is not None]
@@ -119,19 +119,35 @@ def figures_of(call: Call, index: int) -> list[Figure]:
             stack.extend((str(k), v) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((key, v) for v in value)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            found.append(Figure(round(float(value), 6), index, call.name, key,
-                                 field_unit(key) if key else None))
+        elif (figure := number(value)) is not None:
+            found.append(Figure(round(figure, 6), index, call.name, key,
+                                field_unit(key) if key else None))
     return found
 
 
 def result_strings(result: str) -> list[str]:
     """The string values of a JSON result (names, places): what a text result is, too."""
+    data = _json(result)
+    return [] if data is None else list(strings(data))[:1000]
+
+
+def _json(text: str) -> Any:
+    """A tool result's JSON value, or ``None`` for text (or JSON nested past what the
+    parser takes: tool output is untrusted, and a check must not fail the run)."""
     try:
-        data = json.loads(result)
-    except ValueError:
-        return []
-    return list(strings(data))[:1000]
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def number(value: Any) -> float | None:
+    """A JSON number as a float (an integer too big for one is no figure to compare)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def calls_of(state: RunState) -> list[Call]:
@@ -164,8 +180,7 @@ def request_of(state: RunState) -> str:
 
 def numbers_in(arguments: Any) -> Iterator[float]:
     """The numbers of a call's arguments (or any JSON value), in the order written."""
-    return (float(v) for v in _leaves(arguments)
-            if isinstance(v, int | float) and not isinstance(v, bool))
+    return (n for v in _leaves(arguments) if (n := number(v)) is not None)
 
 
 def strings(arguments: Any) -> Iterator[str]:
@@ -185,6 +200,7 @@ def _leaves(value: Any) -> Iterator[Any]:
             yield item
 
 
+@lru_cache(maxsize=1024)  # asked for each figure of an answer, over every call of the run
 def single(result: str) -> float | None:
     """The figure a result is, when it is one figure and nothing else."""
     text = result.strip().strip('"')
