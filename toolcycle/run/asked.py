@@ -10,9 +10,9 @@ model's prose about them:
 
 - **unit**: the answer states a figure in one unit where the request asks for another of the
   same kind (km and miles, USD and EUR);
-- **conversion**: the answer's figure is a conversion tool's result (a call that turned one
-  figure into one figure, its name or arguments naming two units) into a unit the request
-  does not name;
+- **conversion**: the answer's only figure is a conversion tool's result (a call that turned
+  one figure into one figure, its name, arguments or description naming two units of one
+  kind) into a unit the request does not name; an extra one beside the figure asked passes;
 - **unlike sum**: the answer's figure is a call that added figures up (its result is their
   sum) over figures in different units;
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
@@ -20,8 +20,9 @@ model's prose about them:
 
 Like grounding (the same ``Agent(grounding=...)`` switch, on for local models), a mismatch
 rejects the answer once (:data:`MAX_CHECKS`, never on the last attempt; validator
-``"asked"``, code ``MISMATCHED`` in the trace) with what is off and what the tools said, and
-an answer that still shows one ends with status ``"mismatched"``, not ``"success"``.
+``"asked"``, code ``MISMATCHED`` or :data:`LOOK_UP` in the trace) with what is off and what
+the tools said, and an answer that still shows one ends with status ``"mismatched"``, not
+``"success"``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..output import ValidationProblem
 from ..status import RunStatus
@@ -74,12 +75,15 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:\n])\s*$")
 _LIST_WORDS = frozenset({"", "and", "or", "vs", "vs.", "versus"})
 
 
+#: The ways an answer answers another question (the module's docstring says each).
+MismatchKind = Literal["unit", "conversion", "unlike_sum", "not_looked_up"]
+
+
 @dataclass(frozen=True, slots=True)
 class Mismatch:
-    """One way the answer answers another question: ``kind`` (``"unit"``, ``"conversion"``,
-    ``"unlike_sum"``, ``"not_looked_up"``) and what to tell the model."""
+    """One way the answer answers another question, and what to tell the model."""
 
-    kind: str
+    kind: MismatchKind
     message: str
 
 
