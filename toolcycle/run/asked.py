@@ -176,11 +176,12 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
         target = figure.conversion[1]
         if target.name not in names and not re.search(
                 rf"(?<!\w){re.escape(target.word)}(?!\w)", request, re.IGNORECASE):
-            made = calls[figure.made]
             found.append(Mismatch("conversion", (
-                f"answer {_origin(made, figure.made, figures)}, as the tools gave it: the "
-                f"request does not ask for {_say(target)}, and your answer's {figure.written} "
-                f"is `{made.name}`'s result, converted into {_say(target)}")))
+                f"the request does not ask for {_say(target)}; your answer's {figure.written} "
+                f"is `{calls[figure.made].name}`'s result, in {_say(target)}, converted from "
+                f"{_origin(calls[figure.made], figure.made, figures)}: answer with "
+                f"{_first_input(calls[figure.made])} as the tools gave it, unless the request "
+                "asks for another unit")))
     for figure in read.values():
         if figure.made is not None and (inputs := added_up(calls[figure.made])) is not None:
             units = [(x, input_unit(x, figure.made, calls, figures)) for x in inputs]
@@ -333,6 +334,11 @@ def _same_thing(span: str, value: str) -> bool:
     value = value.strip().lower()
     return len(value) >= 3 and (value == span.lower() or value in span.lower().split()
                                 or span.lower() in value)
+
+
+def _first_input(call: Call) -> str:
+    given = list(numbers_in(call.arguments))
+    return _written(given[0]) if given else "the figure it was given"
 
 
 def _origin(call: Call, index: int, figures: list[Figure]) -> str:
