@@ -50,7 +50,7 @@ from typing import Any, Literal
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from toolcycle.evals.stats import sign_test, wilson
-from toolcycle.messages import Message, TextPart
+from toolcycle.messages import Message, TextPart, ToolCall
 from toolcycle.models.base import Model, ModelSettings, ToolDefinition
 from toolcycle.models.local.llama import DEFAULT_SEED, LlamaChatModel, load_llama
 from toolcycle.models.local.packs import pack_path
@@ -186,6 +186,12 @@ class Outcome:
     tokens: int
     seconds: float
     raw: str = ""
+    #: With ``+further``: the calls of the first reply alone, which is the same arm's reply
+    #: without further calls (greedy decoding: the same first request), graded beside it so
+    #: one run pairs the two on every entry (logged as ``first_right``).
+    first_calls: list[dict[str, Any]] | None = None
+    #: Requests made to the inner model (2 where the further calls were asked for).
+    requests: int = 1
 
 
 # -- the arms ---------------------------------------------------------------------------------
@@ -216,9 +222,13 @@ def toolcycle_arm(model: Model, parallel: bool = False,
         reply = asyncio.run(model.request(messages, settings))
         seconds = time.perf_counter() - started
         calls = [{case.to_bfcl.get(c.name, c.name): c.arguments or {}} for c in reply.tool_calls]
+        first = None
+        if isinstance(model, JsonToolsModel) and model.further_calls and written:
+            first = [{case.to_bfcl.get(c.name, c.name): c.arguments or {}} for c in
+                     model.parse_reply(written[0], tools, "first") if isinstance(c, ToolCall)]
         usage = reply.usage
         return Outcome(calls, usage.output_tokens if usage else 0, seconds,
-                       " / ".join(written)[:600])
+                       " / ".join(written)[:600], first, max(1, len(written)))
     return run
 
 
@@ -551,7 +561,10 @@ def main() -> None:
                         "model": args.model, "arm": arm, "id": case.entry["id"],
                         "category": case.category, "right": not miss, "miss": miss,
                         "timed_out": outcome.raw.startswith("timed out"),
-                        "tokens": outcome.tokens, "seconds": round(outcome.seconds, 3)}) + "\n")
+                        "tokens": outcome.tokens, "seconds": round(outcome.seconds, 3),
+                        "requests": outcome.requests,
+                        **({} if outcome.first_calls is None else {"first_right": not verdict(
+                            checker, case, Outcome(outcome.first_calls, 0, 0.0))})}) + "\n")
                     log.flush()
             print(f"\r{number}/{len(selected)}", end="", file=sys.stderr, flush=True)
     finally:
