@@ -203,3 +203,18 @@ def test_the_local_model_takes_the_setting_from_a_model_string() -> None:
     assert further("qwen2.5-coder-0.5b?further_calls=true&constrained=true") is True
     with pytest.raises(ValueError, match="further_calls='maybe'"):
         model_from_string("qwen2.5-coder-0.5b?further_calls=maybe")
+
+
+async def test_a_further_request_that_fails_still_counts_the_first_replys_tokens() -> None:
+    from toolcycle.errors import ModelError
+    from toolcycle.models.paid import paid_before
+
+    def broken(messages: Sequence[Message], settings: ModelSettings) -> str:
+        raise ModelError("the server went away")
+
+    inner = ScriptedModel([Capture(FIRST), broken])
+    model = JsonToolsModel(inner, further_calls=True)
+    with pytest.raises(ModelError) as caught:
+        await model.request([Message.user(CIRCLES)], LIST)
+    paid = paid_before(caught.value).usage
+    assert paid.requests == 2 and paid.output_tokens == 3  # the first reply, and the failed one

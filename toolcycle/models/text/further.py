@@ -19,8 +19,9 @@ Bounded: one more request per turn at most, and only when values were left out (
 out on 14 % of them; the first call of a parallel entry on 90 %: bench/runs/2026-12-05/
 bfcl-count/). Its tokens are in the turn's usage (two requests). The setting is
 :class:`~.protocol.JsonToolsModel`'s ``further_calls`` (``?further_calls=`` in a model string,
-``ModelSettings(extra={"further_calls": False})`` per agent); docs/local-model.md has the
-measurement behind its default.
+``ModelSettings(extra={"further_calls": False})`` per agent), on by default for
+:func:`~toolcycle.models.local.llama.local_model`; docs/local-model.md has the measurement
+behind that default.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import replace
 from ...errors import ModelError
 from ...messages import Message, Part, ToolCall
 from ..base import ModelResponse, ModelSettings, StreamItem, ToolCallDelta, usage_of
+from ..paid import paying
 from .choice import call_prefix
 from .coverage import RequestValue, unused_values
 
@@ -113,8 +115,10 @@ async def covered(ask: Ask, messages: Sequence[Message], settings: ModelSettings
     left = left_out(messages, settings, reply, default)
     if not left:
         return reply
-    further, parts = await ask(further_history(messages, reply, left),
-                               further_settings(settings))
+    # A further request that fails or is cancelled still leaves the first reply's tokens spent.
+    with paying(usage_of(reply).copy(), []):
+        further, parts = await ask(further_history(messages, reply, left),
+                                   further_settings(settings))
     return with_further(messages, settings, reply, further, parts, left)
 
 
