@@ -65,5 +65,25 @@ def main() -> None:
               f"right only in the baseline {worse}")
 
 
+def second_slice() -> None:
+    """dev2.jsonl: 20 more parallel/parallel_multiple dev entries, the further-calls arm alone;
+    each line's ``first_right`` grades its first reply alone, which is the baseline arm's reply
+    (same greedy first request), so the pair comes from one run."""
+    lines = [r for r in rows(HERE / "dev2.jsonl") if r["arm"] == FURTHER]
+    if not lines:
+        return
+    print(f"\nsecond slice (dev2.jsonl), {len(lines)} entries:\n")
+    print("| category | entries | baseline (first reply) | further calls | second request on |")
+    print("|---|---|---|---|---|")
+    for category in ("parallel", "parallel_multiple"):
+        mine = [r for r in lines if r["category"] == category]
+        print(f"| {category} | {len(mine)} | {sum(r['first_right'] for r in mine)} | "
+              f"{sum(r['right'] for r in mine)} | {sum(r['requests'] > 1 for r in mine)} |")
+    better = [r["id"] for r in lines if r["right"] and not r["first_right"]]
+    worse = [r["id"] for r in lines if r["first_right"] and not r["right"]]
+    print(f"\nright only with further calls {better}, only without {worse}")
+
+
 if __name__ == "__main__":
     main()
+    second_slice()
