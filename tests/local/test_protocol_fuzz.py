@@ -121,10 +121,15 @@ async def _streamed(agent: Agent[None, str]) -> Any:
 def _run(protocol: str, replies: list[str], choice: str, limit: int,
          streamed: bool = False) -> None:
     inner = _served(replies)
-    wrapped = ReActModel(inner) if protocol == "react" else JsonToolsModel(inner)
+    # "json+further": list replies, and the further-calls request after a list that leaves
+    # the question's 1 or 2 out (every drawn list of calls does: their arguments are empty).
+    further = protocol == "json+further"
+    wrapped = (ReActModel(inner) if protocol == "react"
+               else JsonToolsModel(inner, further_calls=further))
     model = Checked(wrapped)
     agent: Agent[None, str] = Agent(model, "You add.", [add, boom],
-                                    model_settings=ModelSettings(tool_choice=choice),
+                                    model_settings=ModelSettings(
+                                        tool_choice=choice, parallel_tool_calls=further or None),
                                     limits=Limits(max_iterations=limit))
     try:
         result = asyncio.run(_streamed(agent) if streamed else agent.run("1 + 2?"))
@@ -144,7 +149,7 @@ def _run(protocol: str, replies: list[str], choice: str, limit: int,
     assert len(calls) <= served_calls
 
 
-_REPLIES = {"react": _react_reply(), "json": _json_reply()}
+_REPLIES = {"react": _react_reply(), "json": _json_reply(), "json+further": _json_reply()}
 
 
 @pytest.mark.parametrize("protocol", sorted(_REPLIES))
