@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
-from .formats import in_stated_format, legend_code
+from .formats import example_dates, example_kind, in_stated_format, legend_code, names_date
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
 from .parts import Rename
 from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
@@ -47,6 +47,50 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 #: A quoted value in an error's text (what :func:`~toolcycle.playbook.reflector.shown_error`
 #: keeps when the call did not supply it); numbers stay masked either way.
 QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+#: A value an error writes without quotes and with a digit: a run of letters, digits and
+#: ``./+-`` ("05.01.2026", "AB-00000"); the punctuation ending a sentence after it is no part.
+UNQUOTED = re.compile(r"[\w./+-]*\d[\w./+-]*")
+#: The words before a value that present it as an example of what a tool takes.
+_INTRODUCED = re.compile(rf"(?:^|\W)(?:{EXAMPLE_INTRO}|format)\s*[:,]?\s*$", re.IGNORECASE)
+#: The longest value kept as a tool's own example.
+_LONGEST_EXAMPLE = 24
+
+
+def supplied(value: str, args: Any, prompt: str) -> bool:
+    """Whether ``value`` in an error is this task's, not the tool's: the call's ``args``
+    gave it (a name or value, part of one or one's part; a number inside another only as a
+    whole word, so a weight of 20 is not in "20260105"), the task's ``prompt`` says it as a
+    word, or, for a date, either names the date it means in any writing
+    (:func:`~toolcycle.playbook.formats.names_date`: "16.05.2026" for "16 May 2026")."""
+    low = value.strip().lower()
+    given = [*arg_values(args), *([str(k) for k in args] if isinstance(args, dict) else [])]
+    if (any(low in a.lower() or (names_word(low, a) if _NUMBER.fullmatch(a) else
+                                 a.lower() in low) for a in given)
+            or names_word(prompt.lower(), low)):
+        return True
+    return any(names_date(text, day) for day in example_dates(value.strip())
+               for text in [*given, prompt])
+
+
+def unquoted_example(found: re.Match[str], args: Any, prompt: str) -> str | None:
+    """The tool's own example an :data:`UNQUOTED` match in an error's line is, or None.
+
+    Kept only where all three hold: the error presents it as an example ("dates look like
+    05.01.2026", "e.g. AB-00000", "format: 20260105"); the format reader reads a shape in it
+    (:func:`~toolcycle.playbook.formats.example_kind`: a numeric date, or a code of letters
+    and digits); and the task did not supply it (:func:`supplied`). Why each: a number an
+    error writes bare is most often this task's figure ("balance 1234.50 is too low", "only
+    17 left", a date the task asked about in the tool's writing), and advice is read by
+    other tasks; what a tool offers as an example is its own words, the one part of its
+    error that shows the format, whether it quoted it or not."""
+    value = found[0].rstrip("./+-")
+    if (len(value) > _LONGEST_EXAMPLE or example_kind(value) is None
+            or not _INTRODUCED.search(found.string[:found.start()])
+            or supplied(value, args, prompt)):
+        return None
+    return value
 
 
 def blames_arguments(error: str, args: Any) -> bool:
@@ -316,7 +360,7 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
                    and (v.lower() in low or names_word(low, str(k)))
                    and (code := legend_code(v, line)) is not None}
     if not written:
-        written = _stated_example(args, line, low)
+        written = _stated_example(args, line, low, prompt)
     if len(written) != 1:
         return None
     key, example = written.popitem()
@@ -328,7 +372,8 @@ _EXAMPLE = re.compile(rf"\b(?:{EXAMPLE_INTRO})\s*[:,]?\s*"
                       r"['\"`]([^'\"`\n]{1,40})['\"`]", re.IGNORECASE)
 
 
-def _stated_example(args: dict[str, Any], line: str, low: str) -> dict[str, str]:
+def _stated_example(args: dict[str, Any], line: str, low: str,
+                    prompt: str) -> dict[str, str]:
     """The one string argument an error quotes or names, with the example value the error
     itself gives for it where the model's value is in another shape; ``{}`` otherwise.
 
@@ -336,11 +381,12 @@ def _stated_example(args: dict[str, Any], line: str, low: str) -> dict[str, str]
     country code, e.g. 'FR'" was learned as "... Check the arguments against what earlier
     tools returned."; no earlier tool gives a country code, and shown that line the 1.5B
     called other tools after a right freight quote. The error's own example says the shape
-    (what the model's value means in it is the model's to write: no stand-in can)."""
+    (what the model's value means in it is the model's to write: no stand-in can). An
+    example the error writes unquoted counts where it shows a format
+    (:func:`unquoted_example`: "dates look like 05.01.2026")."""
     found = _EXAMPLE.search(line)
-    if found is None:
-        return {}
-    example = found.group(1).strip()
+    example = found.group(1).strip() if found is not None else next(
+        (v for m in UNQUOTED.finditer(line) if (v := unquoted_example(m, args, prompt))), "")
     named = {str(k): example for k, v in args.items() if isinstance(v, str) and v.strip()
              and (v.lower() in low or names_word(low, str(k)))
              and value_shape(v.strip()) != value_shape(example)}

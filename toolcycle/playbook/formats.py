@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time
+from typing import Literal
 
 from .words import COUNTRY_WORDS
 
@@ -52,12 +53,55 @@ _CLOCK_PARTS = {"HH": "%H", "MM": "%M", "SS": "%S"}
 def date_format(example: str, error_class: str = "") -> str | None:
     """The one date format that writes ``example`` exactly, or None (not a date, or day and
     month could be either way round and the error does not say which)."""
-    fits = [f for f in NUMERIC if (d := parse_date(example, f)) is not None
-            and d.strftime(f) == example]
+    fits = _writing(example)
     if len(fits) > 1:
         order = stated_order(error_class)
         fits = [f for f in fits if order is None or day_first(f) is order]
     return fits[0] if len(fits) == 1 else None
+
+
+def _writing(text: str) -> list[str]:
+    """The numeric date formats that write ``text`` exactly ("05.01.2026": two orders)."""
+    return [f for f in NUMERIC if (d := parse_date(text, f)) is not None and d.strftime(f) == text]
+
+
+#: What a value an error writes unquoted may show of a format (see :func:`example_kind`).
+ExampleKind = Literal["date", "code"]
+
+
+def example_kind(value: str) -> ExampleKind | None:
+    """What format ``value`` (one run of letters, digits and ``./+-``, as an error writes it
+    unquoted) is an example of: ``"date"`` where a numeric date format writes it exactly
+    ("05.01.2026", "01/05/2026", "2026/01/05", "20260105"), ``"code"`` where it mixes
+    letters and digits ("AB-00000", "HX-100"); None for anything else.
+
+    Why only these: a date's writing or a code's letters and digits are the shape a tool
+    wants, whatever the value; a plain number ("17", "1234.50", "+44"), a time, a phone
+    number split by spaces show no shape a number of another task lacks, and are as often
+    the task's own figures (a balance, a count), which advice must never carry."""
+    if _writing(value):
+        return "date"
+    has_letter = any(ch.isalpha() for ch in value)
+    return "code" if has_letter and any(ch.isdigit() for ch in value) else None
+
+
+def names_date(text: str, day: date) -> bool:
+    """Whether ``text`` may name ``day``: a numeric writing of it in any order (padded or
+    not), or its day and its month's name ("16 May 2026", "May 16th", "the 16th of May").
+    Loose on purpose: it guards what must not leak (a task's own date written the tool's
+    way), so it errs toward yes."""
+    low = _ORDINAL.sub("", text.lower())
+    words = {str(int(w)) if w.isdigit() else w for w in re.findall(r"[a-z]+|\d+", low)}
+    month = {day.strftime("%B").lower(), day.strftime("%b").lower()}
+    if str(day.day) in words and month & words:
+        return True
+    return any(parse_date(run.strip("./-"), f) == day for run in re.findall(r"[\d./-]+", low)
+               for f in NUMERIC)
+
+
+def example_dates(value: str) -> set[date]:
+    """Every date ``value`` may mean as a numeric date (both orders where both fit)."""
+    return {d for f in _writing(value) if (d := parse_date(value, f)) is not None}
 
 
 def read_date(text: str, target: str) -> date | None:

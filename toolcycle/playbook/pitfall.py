@@ -14,7 +14,15 @@ from typing import Any
 
 from ..models.repair import INVALID_TOOL_NAME
 from .applicability import described_words
-from .evidence import QUOTED, Repair, arg_values, blames_arguments, stated_repair
+from .evidence import (
+    QUOTED,
+    UNQUOTED,
+    Repair,
+    blames_arguments,
+    stated_repair,
+    supplied,
+    unquoted_example,
+)
 from .lesson import RunEvidence
 from .stats import timed_out
 from .strategy import Insight, Strategy, UseVerdict
@@ -54,33 +62,42 @@ def _first_line(error: str) -> str:
 
 
 def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
-    """An error as a pitfall's advice shows it: :func:`normalise_error`, but a quoted value
-    that neither the call's arguments (a name or value, part of one or one's part) nor the task
-    supplied is the tool's own words and is kept, so the advice carries the example the error
-    gave. Only a short plain value is kept (up to 24 letters, digits, spaces and ``.,:/+-``): the
-    text is a tool's, and goes into later runs' prompts.
+    """An error as a pitfall's advice shows it: :func:`normalise_error`, but a value that
+    neither the call's arguments nor the task supplied
+    (:func:`~toolcycle.playbook.evidence.supplied`) is the tool's own words and is kept, so
+    the advice carries the example the error gave: a quoted one when short and plain (up to
+    24 letters, digits, spaces and ``.,:/+-``: the text is a tool's, and goes into later
+    runs' prompts), an unquoted one when the error presents it as an example and it shows a
+    format, a date's writing or a code's letters and digits
+    (:func:`~toolcycle.playbook.evidence.unquoted_example`: "dates look like 05.01.2026").
+    Every other number stays masked: a bare figure is most often this task's own.
 
     Why: ``freight_quote`` on `depot` refused "Portugal" with "unknown destination
     'Portugal': give the two-letter country code, e.g. 'FR'"; the class masks both values
     (errors of different tasks are one pitfall), and the advice said "e.g. …", the one part
-    that showed the format. The class stays what identifies the pitfall; this is its text.
+    that showed the format; "dates look like 05.01.2026" became "dates look like ….….", all
+    of it masked as numbers. The class stays what identifies the pitfall; this is its text.
     """
-    supplied = {v.lower() for v in arg_values(args)} | (
-        {str(k).lower() for k in args} if isinstance(args, dict) else set())
-    lowered = prompt.lower()
     kept: list[str] = []
 
-    def mask(match: re.Match[str]) -> str:
-        value = match.group(1) if match.group(1) is not None else match.group(2)
-        low = value.strip().lower()
-        if (not _EXAMPLE.fullmatch(value) or any(low in a or a in low for a in supplied)
-                or re.search(rf"(?<!\w){re.escape(low)}(?!\w)", lowered)):
-            return "…"
-        kept.append(match.group(0))
+    def hold(value: str) -> str:
+        kept.append(value)
         return chr(_HOLD + len(kept) - 1)  # no digit: _VOLATILE must not see it
 
-    first = QUOTED.sub(mask, _PRIVATE.sub("", _first_line(error)))
-    text = _VOLATILE.sub("…", first)
+    def quoted(match: re.Match[str]) -> str:
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        if not _EXAMPLE.fullmatch(value) or supplied(value, args, prompt):
+            return "…"
+        return hold(match.group(0))
+
+    def unquoted(match: re.Match[str]) -> str:
+        value = unquoted_example(match, args, prompt)
+        if value is None:  # the task's own code ("ACME7") is masked whole, not its digits
+            return "…" if supplied(match[0].rstrip("./+-"), args, prompt) else match[0]
+        return hold(value) + match[0][len(value):]
+
+    first = QUOTED.sub(quoted, _PRIVATE.sub("", _first_line(error)))
+    text = _VOLATILE.sub("…", UNQUOTED.sub(unquoted, first))
     for i, value in enumerate(kept):
         text = text.replace(chr(_HOLD + i), value)
     return text[:90]
