@@ -55,6 +55,18 @@ def test_what_the_task_supplied_or_no_format_stays_masked(error: str, shown: str
     assert shown_error(error, ARGS, PROMPT) == shown
 
 
+def test_only_a_value_presented_as_an_example_and_within_reach_is_read() -> None:
+    assert shown_error("unlike 05.01.2026", {}) == "unlike ….…"  # "like" inside a word
+    assert shown_error("format: 20260105", {}) == "format: 20260105"
+    # a stranger's error line is read only as far as the advice can show it
+    far = "invalid on_date '16 May 2026': " + " ".join(["a1"] * 100) + " like 05.01.2026"
+    trace = make_trace(PROMPT, [[("stock_daily", {"on_date": "16 May 2026"}, None, far)]],
+                       status="error")
+    [pitfall] = [i for i in reflect(trace, success=False, domain="stock")
+                 if i.kind == "pitfall"]
+    assert pitfall.repair is None and "05.01.2026" not in pitfall.advice
+
+
 def test_a_code_is_the_tools_only_where_the_task_did_not_say_it() -> None:
     assert shown_error("unknown code, e.g. XQ-9", ARGS, PROMPT) == "unknown code, e.g. XQ-9"
     assert shown_error("unknown code, e.g. XQ-9", ARGS, "Stock of XQ-9?") == (

@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
@@ -49,29 +50,39 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
-#: A value an error writes without quotes and with a digit: a run of letters, digits and
-#: ``./+-`` ("05.01.2026", "AB-00000"); the punctuation ending a sentence after it is no part.
-UNQUOTED = re.compile(r"[\w./+-]*\d[\w./+-]*")
+#: A value an error writes without quotes: a run of letters, digits and ``./+-``
+#: ("05.01.2026", "AB-00000"; one with a digit is a value, :func:`unquoted_example`); the
+#: punctuation ending a sentence after it is no part. (No digit in the pattern itself: a
+#: stranger's error line is scanned once, with no backtracking over a long word.)
+UNQUOTED = re.compile(r"[\w./+-]+")
 #: The words before a value that present it as an example of what a tool takes.
 _INTRODUCED = re.compile(rf"(?:^|\W)(?:{EXAMPLE_INTRO}|format)\s*[:,]?\s*$", re.IGNORECASE)
+#: How far before a value its introduction is looked for (the longest words of
+#: :data:`_INTRODUCED` and their spacing; each value reads a bounded stretch of the line).
+_INTRO_REACH = 32
+#: The most values of an error's line read for an example: each takes at least one of the
+#: 90 characters the advice shows of the line, so one further on never reaches it.
+SCANNED = 90
 #: The longest value kept as a tool's own example.
 _LONGEST_EXAMPLE = 24
 
 
 def supplied(value: str, args: Any, prompt: str) -> bool:
     """Whether ``value`` in an error is this task's, not the tool's: the call's ``args``
-    gave it (a name or value, part of one or one's part; a number inside another only as a
-    whole word, so a weight of 20 is not in "20260105"), the task's ``prompt`` says it as a
-    word, or, for a date, either names the date it means in any writing
+    gave it (a name or value, part of one or one's part; a name, or a number, inside it
+    only as a whole word, so a weight of 20 is not in "20260105"), the task's ``prompt``
+    says it as a word, or, for a date, either names the date it means in any writing
     (:func:`~toolcycle.playbook.formats.names_date`: "16.05.2026" for "16 May 2026")."""
     low = value.strip().lower()
-    given = [*arg_values(args), *([str(k) for k in args] if isinstance(args, dict) else [])]
+    values = list(arg_values(args))
+    names = [str(k) for k in args] if isinstance(args, dict) else []
     if (any(low in a.lower() or (names_word(low, a) if _NUMBER.fullmatch(a) else
-                                 a.lower() in low) for a in given)
+                                 a.lower() in low) for a in values)
+            or any(low in n.lower() or names_word(low, n) for n in names)
             or names_word(prompt.lower(), low)):
         return True
     return any(names_date(text, day) for day in example_dates(value.strip())
-               for text in [*given, prompt])
+               for text in [*values, *names, prompt])
 
 
 def unquoted_example(found: re.Match[str], args: Any, prompt: str) -> str | None:
@@ -86,9 +97,10 @@ def unquoted_example(found: re.Match[str], args: Any, prompt: str) -> str | None
     other tasks; what a tool offers as an example is its own words, the one part of its
     error that shows the format, whether it quoted it or not."""
     value = found[0].rstrip("./+-")
-    if (len(value) > _LONGEST_EXAMPLE or example_kind(value) is None
-            or not _INTRODUCED.search(found.string[:found.start()])
-            or supplied(value, args, prompt)):
+    reach = max(0, found.start() - _INTRO_REACH)  # (``^`` is the line's start only)
+    if (len(value) > _LONGEST_EXAMPLE
+            or not _INTRODUCED.search(found.string, reach, found.start())
+            or example_kind(value) is None or supplied(value, args, prompt)):
         return None
     return value
 
@@ -386,7 +398,8 @@ def _stated_example(args: dict[str, Any], line: str, low: str,
     (:func:`unquoted_example`: "dates look like 05.01.2026")."""
     found = _EXAMPLE.search(line)
     example = found.group(1).strip() if found is not None else next(
-        (v for m in UNQUOTED.finditer(line) if (v := unquoted_example(m, args, prompt))), "")
+        (v for m in islice(UNQUOTED.finditer(line), SCANNED)
+         if (v := unquoted_example(m, args, prompt))), "")
     named = {str(k): example for k, v in args.items() if isinstance(v, str) and v.strip()
              and (v.lower() in low or names_word(low, str(k)))
              and value_shape(v.strip()) != value_shape(example)}

@@ -16,6 +16,7 @@ from ..models.repair import INVALID_TOOL_NAME
 from .applicability import described_words
 from .evidence import (
     QUOTED,
+    SCANNED,
     UNQUOTED,
     Repair,
     blames_arguments,
@@ -30,6 +31,7 @@ from .words import OUTAGE, REFUSING
 
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _NAMED = re.compile(r" for `[^`]+`")
+_DIGIT = re.compile(r"\d")
 #: An argument name worth repeating to the model (a schema quoted in an error is text a
 #: stranger's tool or server may have written: nothing but names goes into advice).
 _ARGUMENT_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
@@ -90,10 +92,17 @@ def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
             return "…"
         return hold(match.group(0))
 
+    scanned = 0
+
     def unquoted(match: re.Match[str]) -> str:
+        nonlocal scanned
+        scanned += 1
+        if scanned > SCANNED:  # past what the advice shows: left to _VOLATILE
+            return match[0]
         value = unquoted_example(match, args, prompt)
         if value is None:  # the task's own code ("ACME7") is masked whole, not its digits
-            return "…" if supplied(match[0].rstrip("./+-"), args, prompt) else match[0]
+            own = _DIGIT.search(match[0]) and supplied(match[0].rstrip("./+-"), args, prompt)
+            return "…" if own else match[0]
         return hold(value) + match[0][len(value):]
 
     first = QUOTED.sub(quoted, _PRIVATE.sub("", _first_line(error)))
