@@ -46,6 +46,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "toolcycle.models.text.hermes",
     "toolcycle.models.text.protocol",
     "toolcycle.playbook",
+    "toolcycle.playbook.legacy",
     "toolcycle.playbook.probe",
     "toolcycle.playbook.routine_result",
     "toolcycle.pricing",
