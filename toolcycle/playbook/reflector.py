@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..tracing.trace import Trace
-from .evidence import answer_chain, classify, repair_of
+from .evidence import answer_chain, blames_arguments, classify, repair_of
 from .evidence import shaped_values as shaped_values
 from .lesson import RunEvidence, TraceAnalysis, WastedCall
 from .lessons import LESSON_TYPES
@@ -62,6 +62,17 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
             # instead", and a currency run that tried staff_directory on the way taught
             # "find_ticker fails ... Call staff_directory(name) instead".
             if repair is not None and repair.kind == "alternative" and not success:
+                repair = None
+            # Nor where the tool refused what it was given: the run left a call it got wrong
+            # for a tool that answered, which says where this task is answered (its sequence
+            # says so) and nothing of the refusing tool. Learned as "X fails: call Y
+            # instead", such a detour reached every task sharing the task's words, also those
+            # X answers (issue 69, generated held-out suite, seed 1002: a daily-figure tool
+            # tried with a wrong date on the way to another kind's answer, and "call the
+            # ledger instead" was then shown to the daily-figure tasks). What the error says
+            # stays the lesson (a format it states: evidence.stated_repair).
+            if repair is not None and repair.kind == "alternative" and c.status == "error" and (
+                    blames_arguments(c.call.error or "", c.call.args)):
                 repair = None
             if repair is not None:
                 analysis.repairs[c.index] = repair
