@@ -23,7 +23,7 @@ GRADES = Strategy(
 
 
 def _playbook() -> Playbook:
-    pb = Playbook(":memory:", learn=False)
+    pb = Playbook(":memory:", learn=False, guide=4)
     pb.store.put([GRADES])
     return pb
 

@@ -78,7 +78,8 @@ def test_no_guide_without_a_sequence_this_agent_can_follow(strategies: list[Stra
 def test_guide_zero_shows_nothing_and_the_size_bounds_the_lines() -> None:
     pb = _depot()
     default, _ = Playbook(pb.store).instructions_for("Anything else?", "depot", TOOLS)
-    assert default.startswith(GUIDE_HEADER)  # on by default (guide=4), since 2026-12-03
+    # off by default since 2026-12-05 (on, guide=4, from 2026-12-03): docs/playbook.md
+    assert default == ""
     assert _depot(guide=0).instructions_for("Anything else?", "depot", TOOLS) == ("", [])
     text, _ = _depot(guide=1).instructions_for("Anything else?", "depot", TOOLS)
     assert text.splitlines()[1:] == [

@@ -94,9 +94,12 @@ class Playbook:
     before the model's first turn where it takes the one value the task names
     (:mod:`toolcycle.playbook.sequence`).
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
-    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.advice`;
-    4 by default, measured in docs/benchmarks.md, nineteenth session); 0 shows such a task
-    nothing.
+    they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.advice`).
+    0, the default, shows such a task nothing: a task no lesson names is, in a domain of
+    several kinds of task, most often of a kind no lesson is about, and shown another kind's
+    sequence "for tasks asked in other words" the 1.5B followed it (on the generated dev
+    seeds, docs/playbook.md "Choosing the guide": one task of eight worse with it, none
+    better; it helped two hand-written suites' paraphrased tasks, nineteenth session).
     """
 
     def __init__(
@@ -114,7 +117,7 @@ class Playbook:
         rule_lessons: bool = True,
         routines: bool = False,
         head_start: bool = True,
-        guide: int = 4,
+        guide: int = 0,
     ) -> None:
         check_playbook(dict(locals()))  # every bad argument, before the store is opened
         self.store = open_store(store)
