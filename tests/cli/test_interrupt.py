@@ -18,6 +18,10 @@ from .conftest import ROOT, cli_env, toolcycle_command
 TOOLS = str(Path(__file__).with_name("slow_tools.py"))
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_during_a_run_exits_130_and_keeps_the_trace(tmp_path: Path) -> None:
     marker, db = tmp_path / "started", tmp_path / "traces.db"
     process = subprocess.Popen(
@@ -25,7 +29,10 @@ def test_ctrl_c_during_a_run_exits_130_and_keeps_the_trace(tmp_path: Path) -> No
          "--model", "python:tests.cli.cli_models:greet_then_wait", "--trace-db", str(db),
          "bye"],
         cwd=ROOT, env=cli_env(TOOLCYCLE_TEST_MARKER=str(marker)),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # as a terminal's foreground command: a suite started as a background job of a
+        # non-interactive shell inherits SIGINT ignored, and so would the command
+        preexec_fn=_sigint_default)
     try:
         deadline = time.monotonic() + 120
         while not marker.exists():  # the second call has started: interrupt it
