@@ -98,8 +98,8 @@ class Playbook:
     0, the default, shows such a task nothing: a task no lesson names is, in a domain of
     several kinds of task, most often of a kind no lesson is about, and shown another kind's
     sequence "for tasks asked in other words" the 1.5B followed it (on the generated dev
-    seeds, docs/playbook.md "Choosing the guide": one task of eight worse with it, none
-    better; it helped two hand-written suites' paraphrased tasks, nineteenth session).
+    seeds, docs/playbook.md "Choosing the guide": one task of twelve worse with it,
+    none better; it helped two hand-written suites' paraphrased tasks, nineteenth session).
     """
 
     def __init__(

@@ -66,11 +66,9 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
             # Nor where the tool refused what it was given: the run left a call it got wrong
             # for a tool that answered, which says where this task is answered (its sequence
             # says so) and nothing of the refusing tool. Learned as "X fails: call Y
-            # instead", such a detour reached every task sharing the task's words, also those
-            # X answers (issue 69, generated held-out suite, seed 1002: a daily-figure tool
-            # tried with a wrong date on the way to another kind's answer, and "call the
-            # ledger instead" was then shown to the daily-figure tasks). What the error says
-            # stays the lesson (a format it states: evidence.stated_repair).
+            # instead", such a detour reaches every task sharing the task's words, also the
+            # tasks X is the right tool for. What the error says stays the lesson (a format
+            # it states: evidence.stated_repair). Where seen: docs/playbook.md, repairs.
             if repair is not None and repair.kind == "alternative" and c.status == "error" and (
                     blames_arguments(c.call.error or "", c.call.args)):
                 repair = None
