@@ -9,11 +9,12 @@ Measured on a 2-core machine shared with other work (see docs/local-model.md):
 
 - OpenMP's default busy-wait makes generation ~10x slower as soon as another process wants a
   core, so ``OMP_WAIT_POLICY=passive`` is set before the library is first imported.
-- One loaded model is shared by every request and every agent in the process (loading costs
-  a fraction of a second to seconds, and llama.cpp's prefix cache makes later turns of a
-  conversation about twice as fast); a lock serializes use, since a context is not
-  thread-safe, and inference runs in a worker thread so the event loop stays responsive.
-- Replies are deterministic by default: temperature 0 and a fixed seed.
+- One loaded model is shared by every request and every agent in the process (:mod:`.loaded`);
+  a lock serializes use, since a context is not thread-safe, and inference runs in a worker
+  thread so the event loop stays responsive.
+- Replies are deterministic by default: temperature 0, a fixed seed, and a context that
+  llama.cpp's prefix cache reuses only within one conversation (``prefix_cache``), so a run
+  gets the same replies whatever ran before it in the process.
 - Message text is text: a control token's text inside a message (``<|im_end|>`` in a tool
   result) is neutralised before llama.cpp's template and tokenizer see it (:mod:`.control`),
   on every request path, and :meth:`LlamaChatModel.count_tokens` counts text as text.
@@ -22,21 +23,16 @@ Measured on a 2-core machine shared with other work (see docs/local-model.md):
 from __future__ import annotations
 
 import asyncio
-import atexit
 import functools
 import json
-import logging
 import os
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
 from ...errors import ModelError
-from ...logs import SETUP_LOG
 from ...media import refuse_media
 from ...messages import Message, TextPart, Usage
 from ...pricing import FREE, Price
@@ -53,14 +49,20 @@ from ..text.constrained import constrained_option
 from ..text.further import FURTHER_CALLS
 from ..text.hermes import GRAMMAR, HermesToolsModel
 from ..text.protocol import JsonToolsModel, TextProtocolModel
-from .control import ControlText
+from .loaded import (
+    DEFAULT_SEED,
+    LoadedModel,
+    PrefixCache,
+    loaded,
+    prefix_cache_option,
+)
+from .loaded import unload_all as unload_all  # public here since it was first taught
 from .packs import PACKS, model_dir, pack_path
 
 # OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
 # first `import llama_cpp` anywhere in the process (importing this module is early enough).
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-DEFAULT_SEED = 42
 DEFAULT_MAX_TOKENS = 384
 DEFAULT_CONTEXT = 4096
 #: Whether :func:`local_model`'s JSON protocol asks once for the further calls a list reply
@@ -81,71 +83,9 @@ def default_threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-@dataclass(slots=True)
-class _Loaded:
-    llama: Any
-    lock: threading.Lock
-    load_seconds: float
-    #: Its vocabulary's control tokens, which no message text may become (:mod:`.control`).
-    control: ControlText
-
-
-_LOADED: dict[tuple[str, int, int], _Loaded] = {}
-_LOADING = threading.Lock()
-
-
-@atexit.register
-def unload_all() -> None:
-    """Free every loaded model (at exit, while the native library is still there to do it)."""
-    with _LOADING:
-        for entry in _LOADED.values():
-            with entry.lock:
-                entry.llama.close()
-        _LOADED.clear()
-
-
 def load_llama(path: Path, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> Any:
     """The process-wide ``llama_cpp.Llama`` for ``path`` (loaded on first use)."""
-    return _loaded(path, n_ctx, n_threads or default_threads()).llama
-
-
-def _loaded(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
-    key = (str(path), n_ctx, n_threads)
-    with _LOADING:
-        entry = _LOADED.get(key)
-        if entry is None:
-            try:
-                import llama_cpp
-            except ImportError as exc:
-                raise ImportError(
-                    "local models need llama-cpp-python: pip install 'toolcycle[local]'"
-                ) from exc
-            started = time.perf_counter()
-            _SETUP.info("loading %s (%.1f GiB) into memory...", path.name, _gib(path))
-            llama = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                seed=DEFAULT_SEED,
-                verbose=False,
-            )
-            load_seconds = time.perf_counter() - started
-            entry = _Loaded(llama, threading.Lock(), load_seconds,
-                            ControlText.of_model(llama, path.name))
-            _SETUP.info("loaded %s in %.1f s", path.name, entry.load_seconds)
-            _LOADED[key] = entry
-        return entry
-
-
-_SETUP = logging.getLogger(SETUP_LOG)
-
-
-def _gib(path: Path) -> float:
-    try:
-        return path.stat().st_size / 2**30
-    except OSError:
-        return 0.0
+    return loaded(path, n_ctx, n_threads or default_threads()).llama
 
 
 class LlamaChatModel(Model):
@@ -170,7 +110,11 @@ class LlamaChatModel(Model):
         seed: int = DEFAULT_SEED,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         pack: str | None = None,
+        prefix_cache: PrefixCache = "conversation",
     ) -> None:
+        #: What the context reuses from the request before (:mod:`.loaded`): ``"conversation"``
+        #: makes replies independent of what ran earlier in the process.
+        self.prefix_cache: PrefixCache = prefix_cache
         #: The model pack ``path`` is assembled from, on the first load rather than here: a
         #: model that is built but never asked (an MCP server of plain tools) needs no pack.
         self.pack = pack
@@ -195,10 +139,10 @@ class LlamaChatModel(Model):
         first request."""
         self._entry()
 
-    def _entry(self) -> _Loaded:
+    def _entry(self) -> LoadedModel:
         if self.pack is not None:
             pack_path(self.pack)  # a checksum marker's stat when already assembled
-        return _loaded(self.path, self.n_ctx, self.n_threads)
+        return loaded(self.path, self.n_ctx, self.n_threads)
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         refuse_media(messages, self.name)  # a text model: what it cannot see is not dropped
@@ -256,6 +200,7 @@ class LlamaChatModel(Model):
         pieces: list[str] = []
         finish_reason: str | None = None
         with entry.lock:
+            entry.begin(payload, self.prefix_cache)
             evaluated_before = _prompt_tokens_evaluated(entry.llama)
             try:
                 chunks = entry.llama.create_chat_completion(messages=payload, stream=True,
@@ -335,6 +280,7 @@ class LlamaChatModel(Model):
         entry = self._entry()
         payload = entry.control.chat_payload(messages)
         with entry.lock:
+            entry.begin(payload, self.prefix_cache)
             evaluated_before = _prompt_tokens_evaluated(entry.llama)
             try:
                 response = entry.llama.create_chat_completion(messages=payload, **kwargs)
@@ -403,6 +349,7 @@ def local_model(
     n_threads: int | None = None,
     seed: int = DEFAULT_SEED,
     further_calls: bool = FURTHER_CALLS_BY_DEFAULT,
+    prefix_cache: PrefixCache = "conversation",
 ) -> TextProtocolModel:
     """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
 
@@ -419,6 +366,10 @@ def local_model(
     ``further_calls`` (JSON protocol): with ``parallel_tool_calls``, a reply of calls that
     leaves some of the request's values out is asked once for the further calls
     (:mod:`~..text.further`; per run ``ModelSettings(extra={"further_calls": False})``).
+
+    ``prefix_cache="conversation"`` starts llama.cpp's context afresh for each conversation,
+    so a run's replies do not depend on what ran before it; ``"shared"`` also reuses the
+    system prompt across runs, faster and order-dependent (:mod:`.loaded`).
     """
     pack = PACKS.get(name_or_path)
     if pack is not None:  # assembled on the first load, not here (see LlamaChatModel.pack)
@@ -426,7 +377,7 @@ def local_model(
     else:
         path, name = resolve_weights(name_or_path)
     chat = LlamaChatModel(path, name=name, n_ctx=n_ctx, n_threads=n_threads, seed=seed,
-                          pack=None if pack is None else pack.name)
+                          pack=None if pack is None else pack.name, prefix_cache=prefix_cache)
     if protocol is None:
         protocol = pack.tool_format if pack else "json"
     if protocol == "react":
@@ -442,8 +393,8 @@ def local_model(
 
 def model_from_string(text: str) -> TextProtocolModel:
     """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react|hermes|json``,
-    ``?constrained=true|false|lazy`` or ``?further_calls=true|false`` (the part after
-    ``local:`` in a model string)."""
+    ``?constrained=true|false|lazy``, ``?further_calls=true|false`` or
+    ``?prefix_cache=conversation|shared`` (the part after ``local:`` in a model string)."""
     target, _, query = text.partition("?")
     options = dict(parse_qsl(query))
     written = options.get("protocol")
@@ -456,4 +407,5 @@ def model_from_string(text: str) -> TextProtocolModel:
     if further not in ("1", "true", "yes", "0", "false", "no"):
         raise ValueError(f"{FURTHER_CALLS}={further!r} in {text!r}: use true or false")
     return local_model(target, protocol=protocol, constrained=constrained,
-                       further_calls=further in ("1", "true", "yes"))
+                       further_calls=further in ("1", "true", "yes"),
+                       prefix_cache=prefix_cache_option(options.get("prefix_cache"), text))
