@@ -34,7 +34,7 @@ from urllib.parse import parse_qsl
 
 from ...errors import ModelError
 from ...media import refuse_media
-from ...messages import Message, TextPart, Usage
+from ...messages import Message, TextPart
 from ...pricing import FREE, Price
 from ..base import (
     Model,
@@ -58,6 +58,8 @@ from .loaded import (
 )
 from .loaded import unload_all as unload_all  # public here since it was first taught
 from .packs import PACKS, model_dir, pack_path
+from .stops import StopText, stop_strings
+from .usage import StreamedUsage, prompt_tokens_evaluated, start_counting, usage_of
 
 # OpenMP reads its settings when llama.cpp's shared library loads, so this must run before the
 # first `import llama_cpp` anywhere in the process (importing this module is early enough).
@@ -195,37 +197,42 @@ class LlamaChatModel(Model):
         self, messages: Sequence[Message], kwargs: dict[str, Any],
         emit: Callable[[str], object], stop: threading.Event,
     ) -> Message:
+        from llama_cpp import LogitsProcessorList
+
         entry = self._entry()
         payload = entry.control.chat_payload(messages)
-        pieces: list[str] = []
+        # Stop sequences are applied here, so that the usage knows what ended the reply (.stops).
+        options = {key: value for key, value in kwargs.items() if key != "stop"}
         finish_reason: str | None = None
+        counted = StreamedUsage()  # a stream reports no usage (.usage)
         with entry.lock:
             entry.begin(payload, self.prefix_cache)
-            evaluated_before = _prompt_tokens_evaluated(entry.llama)
+            start_counting(entry.llama)
             try:
-                chunks = entry.llama.create_chat_completion(messages=payload, stream=True,
-                                                            **kwargs)
+                reply = StopText(stop_strings(kwargs.get("stop")))
+                chunks = entry.llama.create_chat_completion(
+                    messages=payload, stream=True,
+                    logits_processor=LogitsProcessorList([counted]), **options)
                 for chunk in chunks:
                     choice = chunk["choices"][0]
-                    text = choice.get("delta", {}).get("content") or ""
-                    if text:
-                        pieces.append(text)
-                        emit(text)
+                    shown = reply.feed(choice.get("delta", {}).get("content") or "")
                     finish_reason = choice.get("finish_reason") or finish_reason
-                    if stop.is_set():
+                    if reply.stopped:
+                        finish_reason = "stop"
+                    elif finish_reason is not None:
+                        shown += reply.flush()
+                    if shown:
+                        emit(shown)
+                    if reply.stopped or stop.is_set():
                         chunks.close()
                         break
             except ValueError as exc:  # context overflow, bad grammar
                 raise ModelError(f"{self.name}: {exc}") from exc
-            evaluated = _prompt_tokens_evaluated(entry.llama) - evaluated_before
-            # A stream reports no usage: the context holds the prompt and what was generated.
-            output_tokens = len(pieces)
-            prompt_tokens = max(0, int(entry.llama.n_tokens) - output_tokens)
+            usage = counted.usage(entry.llama, finish_reason, reply.stopped)
         return Message(
             "assistant",
-            [TextPart("".join(pieces))],
-            usage=Usage(input_tokens=prompt_tokens, output_tokens=output_tokens,
-                        cache_read_tokens=max(0, prompt_tokens - evaluated), requests=1),
+            [TextPart(reply.text)],
+            usage=usage,
             finish_reason=finish_reason,
             model_name=self.name,
         )
@@ -281,25 +288,19 @@ class LlamaChatModel(Model):
         payload = entry.control.chat_payload(messages)
         with entry.lock:
             entry.begin(payload, self.prefix_cache)
-            evaluated_before = _prompt_tokens_evaluated(entry.llama)
+            start_counting(entry.llama)
             try:
                 response = entry.llama.create_chat_completion(messages=payload, **kwargs)
             except ValueError as exc:  # context overflow, bad grammar
                 raise ModelError(f"{self.name}: {exc}") from exc
-            evaluated = _prompt_tokens_evaluated(entry.llama) - evaluated_before
+            evaluated = prompt_tokens_evaluated(entry.llama)
         choice = response["choices"][0]
         usage = response.get("usage") or {}
-        prompt_tokens = usage.get("prompt_tokens", 0)
         return Message(
             "assistant",
             [TextPart(choice["message"].get("content") or "")],
-            usage=Usage(
-                input_tokens=prompt_tokens,
-                output_tokens=usage.get("completion_tokens", 0),
-                # Tokens llama.cpp took from its prefix cache instead of evaluating again.
-                cache_read_tokens=max(0, prompt_tokens - evaluated),
-                requests=1,
-            ),
+            usage=usage_of(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
+                           evaluated),
             finish_reason=choice.get("finish_reason"),
             model_name=self.name,
         )
@@ -318,13 +319,6 @@ def _gbnf(schema: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     return str(json_schema_to_gbnf(schema))
-
-
-def _prompt_tokens_evaluated(llama: Any) -> int:
-    """llama.cpp's running count of prompt tokens it actually evaluated in this context."""
-    import llama_cpp
-
-    return int(llama_cpp.llama_perf_context(llama.ctx).n_p_eval)
 
 
 def resolve_weights(name_or_path: str) -> tuple[Path, str]:
