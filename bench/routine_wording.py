@@ -2,7 +2,8 @@
 
 Runs the given kinds of a suite's train split with a learned playbook frozen (routines on),
 once per wording, and prints success and iterations. Used once, on 2026-11-27, to choose the
-wording in ``toolcycle/playbook/playbook.py`` (``_render``); the log is
+wording of the routine line (then ``_render`` in ``toolcycle/playbook/playbook.py``, now
+``render_line`` in ``toolcycle/playbook/offer.py``); the log is
 ``bench/learning_tasks/results/chains-routine-wording-dev-2026-11-27.log``::
 
     .venv/bin/python bench/routine_wording.py \
@@ -29,6 +30,19 @@ Wordings are format strings over ``name``, ``args``, ``tools``, ``skip`` (the se
 not use" list), ``advice_core`` (the sequence's advice before that list), ``skip_sentence``
 and ``n`` (its support); ``plain`` keeps the sequence's own advice (the routine
 is still offered) and ``off`` offers no routine.
+
+Since then (December 2026) a lesson carries its parts typed (``first_args``, ``skips``,
+``repair``: ``toolcycle/playbook/parts.py``), which is what a wording is filled from here,
+and a playbook with routines makes a sequence's first call before the model's first turn
+(``head_start``); ``--head-start`` turns that on, off by default as on 2026-11-27, so that
+only the wording differs between the lines. Figures measured since are not comparable with
+the logs above (other code, other playbook rules). The playbook is read from a copy: opening
+one written before typed parts upgrades it, and the file given is a committed log's.
+A smoke check (a minute on the 0.5B, one thread)::
+
+    .venv/bin/python bench/routine_wording.py --limit 1 --threads 1 --wordings D \
+        --playbook bench/learning_tasks/results/chains-react-2026-11-27-learned.playbook.db \
+        --model "local:qwen2.5-coder-0.5b?protocol=react"
 """
 
 from __future__ import annotations
@@ -36,8 +50,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
-import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +70,6 @@ WORDINGS = {
     "P1": "Call {via}({via_args}) first, then {tool}({argument}=its result), then answer "
           "({tool} fails when {argument} is anything else).",
 }
-#: The prerequisite pitfall's own advice (toolcycle/playbook/reflector.py, pitfall_advice).
-_PREREQUISITE = re.compile(r"^(\w+) needs (\w+) from (\w+): call \w+\(([^)]*)\) first")
 
 
 def _bench() -> Any:
@@ -77,43 +90,63 @@ async def main() -> None:
     parser.add_argument("--kinds", default="currency,office_weather")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--wordings", default=",".join(WORDINGS))
+    parser.add_argument("--limit", type=int, default=0, help="run only the first N tasks")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="llama.cpp threads per local model (default: the library's)")
+    parser.add_argument("--head-start", action="store_true",
+                        help="make a sequence's first call before the model's first turn")
     args = parser.parse_args()
+    unknown = [key for key in args.wordings.split(",") if key not in WORDINGS]
+    if unknown:
+        parser.error(f"unknown wordings {', '.join(unknown)}: use {', '.join(WORDINGS)}")
 
-    import toolcycle.playbook.playbook as playbook_module
+    import toolcycle.playbook.advice as advice_module
     from toolcycle.models import resolve_model
     from toolcycle.playbook import Playbook
     from toolcycle.playbook.routine import routine_name
+    from toolcycle.playbook.strategy import SKIP, skipped
 
     bench = _bench()
     suite = bench.load_suite(args.suite)
+    if args.threads:  # benchmarks sharing two cores: one llama.cpp thread each
+        from toolcycle.models.local import llama
+
+        llama.default_threads = lambda: int(args.threads)
     model = resolve_model(args.model)
     kinds = args.kinds.split(",")
     tasks = [t for t in suite.tasks("train") if any(k in t.id for k in kinds)]
-    own_render = playbook_module._render
+    tasks = tasks[:args.limit] if args.limit else tasks
+    if not tasks:
+        parser.error(f"no {args.suite} train task is of the kinds {args.kinds}")
+    frozen = Path(tempfile.mkdtemp(prefix="routine_wording-")) / "playbook.db"
+    shutil.copyfile(args.playbook, frozen)
+    own_render = advice_module.render_line
     for key in args.wordings.split(","):
         template = WORDINGS[key]
 
         def render(strategy: Any, names: Any, template: str = template, key: str = key) -> str:
             name = routine_name(strategy.tools)
-            prerequisite = _PREREQUISITE.match(strategy.advice)
-            if key.startswith("P") and strategy.kind == "pitfall" and prerequisite:
-                tool, argument, via, via_args = prerequisite.groups()
-                line = template.format(tool=tool, argument=argument, via=via, via_args=via_args)
+            repair = strategy.repair
+            if (key.startswith("P") and strategy.kind == "pitfall" and repair is not None
+                    and repair.kind == "prerequisite"):
+                line = template.format(tool=repair.tool, argument=repair.argument,
+                                       via=repair.via, via_args=", ".join(repair.via_args))
                 return f"- {line} (seen in {strategy.support} runs)"
             if (not template or key.startswith("P") or strategy.kind != "sequence"
                     or name not in names):
                 return str(own_render(strategy, names))
-            first = playbook_module._FIRST_CALL.match(strategy.advice)
-            core, _, skip = strategy.advice.partition(" Do not use ")
+            clause = skipped(strategy)  # " Do not use a, b for this kind of task." or ""
+            skip = clause.removeprefix(SKIP)
             return "- " + template.format(
-                name=name, args=first.group(1) if first else "",
+                name=name, args=", ".join(map(str, strategy.first_args)),
                 tools=", then ".join(strategy.tools), n=strategy.support, skip=skip,
-                advice_core=core, skip_sentence=f"Do not use {skip} " if skip else "")
+                advice_core=strategy.advice.removesuffix(clause),
+                skip_sentence=f"Do not use {skip} " if skip else "")
 
-        playbook_module._render = render  # type: ignore[assignment]
-        pb = Playbook(args.playbook, learn=False, routines=key != "off",
+        advice_module.render_line = render  # the one place a playbook's lines are rendered
+        pb = Playbook(str(frozen), learn=False, routines=key != "off",
                       max_strategies=0 if key == "none" else 4,
-                      include_tool_stats=key != "nostats")
+                      include_tool_stats=key != "nostats", head_start=args.head_start)
         agent = bench.make_agent(suite, model, args.seed, 0.3, 6, pb)
         rows = []
         print(f"== {key}: {template or key}", flush=True)
@@ -129,7 +162,7 @@ async def main() -> None:
               f"{sum(r[1] for r in rows) / len(rows):.2f} (successful runs "
               f"{sum(wins) / max(1, len(wins)):.2f}), routine used in {sum(r[2] for r in rows)}",
               flush=True)
-        playbook_module._render = own_render
+        advice_module.render_line = own_render
 
 
 if __name__ == "__main__":
