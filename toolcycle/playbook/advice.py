@@ -15,6 +15,7 @@ from collections.abc import Set as AbstractSet
 
 from . import dead_end
 from .applicability import asks_what_it_answered, contested, given_words
+from .neighbours import TaskMemory
 from .offer import render_line
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, skipped
@@ -44,6 +45,9 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     # a sequence met only through what it is given (a student, a course) is another kind's
     found = [(s, score) for s, score in found
              if s.kind != "sequence" or asks_what_it_answered(task, s)]
+    # a lesson learned from tasks this one is not like, though it shares a word with them
+    near = TaskMemory(store.observed_tasks(domain)).shown([s for s, _ in found], task)
+    found = [(s, score) for s, score in found if s.id in near]
     if not found:  # (its strategies are no run's shown ones: see .guide)
         if guide <= 0:
             return [], 0, []

@@ -36,6 +36,7 @@ from .dead_end import FOUND_NOTHING
 from .evidence import shaped_values
 from .lesson import Prober
 from .location import open_store
+from .neighbours import words_of
 from .no_call import NO_CALL
 from .offer import RoutineOffer
 from .outcome import Grader, RunOutcome, judge
@@ -428,7 +429,8 @@ class Playbook:
             answered=(trace.termination or {}).get("action") == "answered",
         )
         with self.store.transaction():
-            if not self.store.mark_observed(trace.run_id):
+            if not self.store.mark_observed(trace.run_id, domain,
+                                            sorted(words_of(trace.user_prompt or ""))):
                 return []
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
             made_for = [c for c in analysis.calls  # calls a routine made: its steps count too

@@ -59,6 +59,7 @@ class PostgresPlaybookStore(SQLitePlaybookStore):
         self._shared = None
         self._lock = threading.RLock()
         self._index = None
+        self._tasks = {}
         self._connections = []
         self._conn()  # creates the schema, and fails now if the server cannot be reached
         self.upgrade_legacy()

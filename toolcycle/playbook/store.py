@@ -19,14 +19,12 @@ are written (:mod:`toolcycle.tracing.redaction`).
 
 from __future__ import annotations
 
-import abc
 import json
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,151 +32,14 @@ from ..stores.sqlite import create_schema, use_wal, write_once
 from ..tracing.redaction import Redactor
 from . import legacy
 from .index import StrategyIndex
+from .storage import TASKS_KEPT as TASKS_KEPT
+from .storage import PlaybookStore as PlaybookStore
+from .storage import ToolObservation as ToolObservation
+from .storage import shared_schema as shared_schema
 from .strategy import Strategy
 
 #: Secrets out of what a playbook file keeps (the trace store's defaults).
 _REDACTOR = Redactor()
-
-
-@dataclass(slots=True, frozen=True)
-class ToolObservation:
-    """One tool call as the statistics see it."""
-
-    tool: str
-    duration_ms: float  # stats.UNTIMED (-1) for a call a routine made: the trace times its own
-    error: bool
-    timeout: bool
-    domain: str = ""
-    at: float = 0.0
-    #: the call returned nothing (``[]``, ``{}``, "No results."): a miss, though not an error
-    empty: bool = False
-    #: the other tool that answered after this call missed, if the run shows one
-    alternative: str = ""
-
-
-class PlaybookStore(abc.ABC):
-    """The storage interface of a playbook (SQLite today, a server database later)."""
-
-    @abc.abstractmethod
-    def transaction(self) -> AbstractContextManager[Any]:
-        """A context manager making the enclosed reads and writes atomic across processes."""
-
-    @abc.abstractmethod
-    def get(self, strategy_id: str) -> Strategy | None: ...
-
-    @abc.abstractmethod
-    def strategies(
-        self, domain: str | None = None, status: str | None = "active"
-    ) -> list[Strategy]:
-        """Strategies, newest first; ``status=None`` returns every status."""
-
-    @abc.abstractmethod
-    def put(self, strategies: Iterable[Strategy]) -> None: ...
-
-    @abc.abstractmethod
-    def delete(self, strategy_ids: Iterable[str]) -> None: ...
-
-    @abc.abstractmethod
-    def get_candidate(self, key: str) -> dict[str, Any] | None: ...
-
-    @abc.abstractmethod
-    def put_candidate(self, key: str, domain: str, data: dict[str, Any]) -> None: ...
-
-    @abc.abstractmethod
-    def delete_candidate(self, key: str) -> None: ...
-
-    @abc.abstractmethod
-    def candidates(self, domain: str | None = None) -> list[dict[str, Any]]: ...
-
-    def prune_candidates(self, domain: str, keep: int) -> int:
-        """Drop all but the ``keep`` most recently updated candidates of ``domain``; returns
-        how many went. Why: a pattern seen once and never again stays a candidate, and the
-        curator reads a domain's candidates after every failed run (a run that stopped short
-        of a sequence), so an unbounded table would make learning slower with every task."""
-        found = self.candidates(domain)
-        if len(found) <= keep:
-            return 0
-        found.sort(key=_recency, reverse=True)
-        for data in found[keep:]:
-            self.delete_candidate(str(data["key"]))
-        return len(found) - keep
-
-    @abc.abstractmethod
-    def add_tool_observations(self, rows: Sequence[ToolObservation]) -> None: ...
-
-    @abc.abstractmethod
-    def tool_observations(self, domain: str | None = None) -> list[ToolObservation]: ...
-
-    @abc.abstractmethod
-    def tool_observation_mark(self) -> int:
-        """A number that changes whenever tool observations are added (for caching)."""
-
-    @abc.abstractmethod
-    def mark_observed(self, run_id: str) -> bool:
-        """Remember a run as learned from; False when it already was (never learn twice)."""
-
-    @abc.abstractmethod
-    def progress(self, session: str) -> dict[str, dict[str, Any]]:
-        """Task id -> saved outcome, for resuming an offline learning session."""
-
-    @abc.abstractmethod
-    def save_progress(self, session: str, task_id: str, data: dict[str, Any]) -> None: ...
-
-    @abc.abstractmethod
-    def search(
-        self, task: str, domain: str | None, tool_names: Sequence[str] | None, limit: int = 8
-    ) -> list[tuple[Strategy, float]]:
-        """Active strategies relevant to ``task``, best first, with their relevance."""
-
-    def leading(self, domain: str | None, kind: str, tool_names: Sequence[str] | None,
-                limit: int = 4) -> list[Strategy]:
-        """The ``limit`` active strategies of ``kind`` with the best evidence
-        (:meth:`Strategy.score`), whatever a task says, among those whose tools are all in
-        ``tool_names``. This default reads every strategy; the SQLite store keeps them."""
-        available = None if tool_names is None else set(tool_names)
-        fits = [s for s in self.strategies(domain) if s.kind == kind
-                and (available is None or available.issuperset(s.tools))]
-        return sorted(fits, key=lambda s: -s.score())[:limit]
-
-    def pitfall_tools(self, domain: str, error_class: str) -> set[str]:
-        """The tools whose pitfalls of ``domain`` were learned from ``error_class`` (a
-        pitfall's typed ``error_class``), learned (strategies) or on their way (candidates).
-        Read by the learner before a run's lessons are proposed: the tools the domain's dead
-        ends name, whose repair a successful run may show."""
-        tools = {s.tools[0] for s in self.strategies(domain) if s.kind == "pitfall"
-                 and s.tools and s.error_class == error_class}
-        for candidate in self.candidates(domain):
-            first = (candidate.get("insights") or [{}])[0]
-            named = first.get("tools") if isinstance(first, dict) else None
-            if (isinstance(named, list) and named and isinstance(named[0], str)
-                    and first.get("kind") == "pitfall"
-                    and first.get("error_class") == error_class):
-                tools.add(named[0])
-        return tools
-
-    @abc.abstractmethod
-    def close(self) -> None:
-        """Release connections."""
-
-
-def shared_schema(real: str, big: str) -> str:
-    """The tables both backends create alike, in a dialect's names for a float (``real``) and
-    a 64-bit integer (``big``); each adds its own tool-call and meta tables
-    (:data:`_SCHEMA`, :data:`toolcycle.playbook.postgres.SCHEMA`)."""
-    return f"""
-CREATE TABLE IF NOT EXISTS strategies (
-    id TEXT PRIMARY KEY, domain TEXT NOT NULL, status TEXT NOT NULL,
-    updated_at {real} NOT NULL, version {big} NOT NULL DEFAULT 0, data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS strategies_domain ON strategies(domain, status);
-CREATE INDEX IF NOT EXISTS strategies_version ON strategies(version);
-CREATE TABLE IF NOT EXISTS candidates (
-    key TEXT PRIMARY KEY, domain TEXT NOT NULL, data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS candidates_domain ON candidates(domain);
-CREATE TABLE IF NOT EXISTS observed_runs (run_id TEXT PRIMARY KEY, at {real} NOT NULL);
-CREATE TABLE IF NOT EXISTS learn_progress (
-    session TEXT NOT NULL, task_id TEXT NOT NULL, data TEXT NOT NULL,
-    PRIMARY KEY (session, task_id));
-"""
 
 
 _SCHEMA = shared_schema("REAL", "INTEGER") + """
@@ -210,6 +71,8 @@ class SQLitePlaybookStore(PlaybookStore):
         self._shared: sqlite3.Connection | None = None
         self._lock = threading.RLock()
         self._index: StrategyIndex | None = None
+        #: :meth:`observed_tasks` by domain, with the (count, newest) they were read at.
+        self._tasks: dict[str, tuple[tuple[Any, ...], dict[str, frozenset[str]]]] = {}
         self._connections: list[sqlite3.Connection] = []
         create_schema(self._conn(), _SCHEMA)  # safe against other processes opening it too
         write_once(self._conn(), _add_miss_columns)
@@ -405,14 +268,49 @@ class SQLitePlaybookStore(PlaybookStore):
 
     # -- runs and learning progress -----------------------------------------------------
 
-    def mark_observed(self, run_id: str) -> bool:
+    def mark_observed(self, run_id: str, domain: str = "", words: Sequence[str] = ()) -> bool:
         with self.transaction() as conn:
+            now = time.time()
             cursor = conn.execute(
                 "INSERT INTO observed_runs(run_id, at) VALUES (?, ?) "
                 "ON CONFLICT(run_id) DO NOTHING",
-                (run_id, time.time()),
+                (run_id, now),
             )
-            return cursor.rowcount == 1
+            if cursor.rowcount != 1:
+                return False
+            if words:
+                conn.execute("INSERT INTO task_words(run_id, domain, at, words) "
+                             "VALUES (?, ?, ?, ?) ON CONFLICT(run_id) DO NOTHING",
+                             (run_id, domain, now, _REDACTOR.dumps(sorted(set(words)))))
+                conn.execute(  # bounded: only the newest are read
+                    "DELETE FROM task_words WHERE domain = ? AND run_id NOT IN (SELECT run_id "
+                    "FROM task_words WHERE domain = ? ORDER BY at DESC LIMIT ?)",
+                    (domain, domain, TASKS_KEPT))
+            return True
+
+    def observed_tasks(self, domain: str) -> dict[str, frozenset[str]]:
+        conn = self._conn()
+        # read for every run a playbook advises: parsed again only when a task was added
+        mark = tuple(conn.execute("SELECT COUNT(*), MAX(at) FROM task_words WHERE domain = ?",
+                                  (domain,)).fetchone())
+        with self._lock:
+            cached = self._tasks.get(domain)
+        if cached is not None and cached[0] == mark:
+            return dict(cached[1])
+        rows = conn.execute(
+            "SELECT run_id, words FROM task_words WHERE domain = ? ORDER BY at DESC LIMIT ?",
+            (domain, TASKS_KEPT)).fetchall()
+        tasks: dict[str, frozenset[str]] = {}
+        for run_id, text in rows:
+            try:
+                words = json.loads(text)
+            except ValueError:  # a damaged row teaches nothing; the rest still apply
+                continue
+            if isinstance(words, list):
+                tasks[str(run_id)] = frozenset(w for w in words if isinstance(w, str))
+        with self._lock:
+            self._tasks[domain] = (mark, tasks)
+        return dict(tasks)
 
     def progress(self, session: str) -> dict[str, dict[str, Any]]:
         rows = self._conn().execute(
@@ -478,9 +376,3 @@ class _NullLock:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-def _recency(candidate: dict[str, Any]) -> float:
-    """When a candidate last gained evidence (older rows: when it was made)."""
-    when = candidate.get("updated_at") or candidate.get("created_at") or 0.0
-    return float(when) if isinstance(when, int | float) else 0.0

@@ -220,10 +220,15 @@ class Strategy(LessonParts):
         self, run_id: str, success: bool, iterations: int, latency_ms: float,
         verdict: UseVerdict | None = None,
     ) -> None:
-        """Count one run that was shown this strategy (by default its success is the verdict)."""
+        """Count one run that was shown this strategy (by default its success is the verdict).
+
+        Only a run that followed it joins its provenance: the runs a lesson came from or was
+        borne out by are the tasks it applies to (:mod:`~toolcycle.playbook.neighbours`), and
+        a run that ignored it, or found its tools had nothing, was of another kind."""
         verdict = verdict or ("helpful" if success else "harmful")
-        self.add_provenance(run_id)
         self.updated_at = time.time()
+        if verdict in ("helpful", "harmful"):
+            self.add_provenance(run_id)
         if verdict == "ignored":
             self.ignored += 1
             return

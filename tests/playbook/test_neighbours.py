@@ -1,0 +1,164 @@
+"""A lesson is shown to tasks like the ones it came from, not to any task sharing a word
+(toolcycle.playbook.neighbours).
+
+Seen on generated suites (bench/learning_gen/shown.py): a hotel agent's playbook held one
+lesson, learned from bill questions, and every task saying "room" or "EUR" was shown it; a
+small model followed it to the wrong tool. Before this module, 29.9 % of the test tasks of 100
+dev seeds with two train tasks per kind were shown another kind's lesson; with it, 1.9 %.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolcycle import Agent, Message, tool
+from toolcycle.models.base import ModelSettings
+from toolcycle.models.scripted import ScriptedModel, call
+from toolcycle.playbook import LearningTask, Playbook, learn
+from toolcycle.playbook.neighbours import TaskMemory, words_of
+from toolcycle.playbook.store import TASKS_KEPT, SQLitePlaybookStore
+from toolcycle.playbook.strategy import Strategy
+
+GUESTS = {"Ada Moss": "F-100", "Bo Lind": "F-200", "Cy Roe": "F-300", "Di Park": "F-400"}
+BILLS = {"F-100": 310.5, "F-200": 99.0, "F-300": 120.25, "F-400": 64.0}
+RATES = {"RM1234": 180.0, "RM5678": 95.5, "RM9012": 140.0}
+
+
+def guest_search(name: str) -> str:
+    """Find a guest by name: their folio reference."""
+    return json.dumps({"name": name, "folio": GUESTS.get(name, "")})
+
+
+def guest_file(folio: str) -> str:
+    """A guest's file by folio reference: the bill total in EUR."""
+    if folio not in BILLS:
+        raise LookupError(f"unknown folio {folio!r}")
+    return json.dumps({"folio": folio, "bill_eur": BILLS[folio]})
+
+
+def room_rate(room: str) -> str:
+    """The nightly rate of a room in EUR."""
+    return json.dumps({"room": room, "rate_eur": RATES.get(room)})
+
+
+def newcomer(messages: list[Message], settings: ModelSettings) -> Any:
+    """Bill questions: the file first with the name (it fails), then the search and the file;
+    rate questions: the rate at once. Answers with the last figure it read."""
+    prompt = next(m.text for m in messages if m.role == "user")
+    results = [str(p.content) for m in messages if m.role == "tool" for p in m.parts]
+    if "bill" in prompt:
+        name = prompt.split("guest ")[-1].rstrip("?.")
+        steps = [("guest_file", {"folio": name}), ("guest_search", {"name": name})]
+        if len(results) < 2:
+            return call(*steps[len(results)])
+        if len(results) == 2:
+            return call("guest_file", {"folio": json.loads(results[1])["folio"]})
+        return str(json.loads(results[-1])["bill_eur"])
+    room = next(w.strip("?.") for w in prompt.split() if w.startswith("RM"))
+    if not results:
+        return call("room_rate", {"room": room})
+    return str(json.loads(results[-1])["rate_eur"])
+
+
+SYSTEM: list[str] = []
+
+
+def agent(pb: Playbook) -> Agent[Any, str]:
+    def reply(messages: list[Message], settings: ModelSettings) -> Any:
+        SYSTEM[:] = [m.text for m in messages if m.role == "system"]
+        return newcomer(messages, settings)
+
+    return Agent(ScriptedModel(reply), "Answer hotel questions with the tools.",
+                 [tool(guest_search, read_only=True), tool(guest_file, read_only=True),
+                  tool(room_rate, read_only=True)], name="hotel", playbook=pb)
+
+
+TRAIN = [("b1", "What is the bill total in EUR for the guest Ada Moss?", "310.5"),
+         ("b2", "Tell me the bill total in EUR of the guest Bo Lind?", "99.0"),
+         ("b3", "Which bill total in EUR is open for the guest Cy Roe?", "120.25"),
+         ("r1", "What is the nightly rate in EUR of room RM1234?", "180.0"),
+         ("r2", "Tell me the nightly rate in EUR of room RM5678.", "95.5")]
+
+
+async def learned() -> Playbook:
+    pb = Playbook(":memory:")
+    report = await learn([LearningTask(*t) for t in TRAIN], agent(pb), playbook=pb,
+                         progress=False)
+    assert report.success_rate == 1.0
+    pb.flush()
+    return Playbook(pb.store, learn=False)
+
+
+async def test_a_task_like_the_lessons_own_is_shown_it() -> None:
+    pb = await learned()
+    [sequence] = [s for s in pb.strategies("hotel") if s.kind == "sequence"]
+    assert sequence.tools == ["guest_search", "guest_file"]
+    result = await agent(pb).run("Give me the bill total in EUR for the guest Di Park.")
+    assert sequence.id in result.trace.strategies_shown
+    assert "Call guest_search(name), then guest_file(folio)" in "\n".join(SYSTEM)
+
+
+async def test_a_task_like_tasks_that_taught_nothing_is_not_shown_another_kinds_lesson() -> None:
+    pb = await learned()
+    # "EUR" is one of the sequence's words; the rate tasks, which taught no lesson, say it too
+    assert "eur" in {w.lower() for s in pb.strategies("hotel") for w in s.applies_when}
+    [sequence] = [s for s in pb.strategies("hotel") if s.kind == "sequence"]
+    result = await agent(pb).run("What is the nightly rate in EUR of room RM9012?")
+    assert sequence.id not in result.trace.strategies_shown
+    assert "guest_search" not in "\n".join(SYSTEM).split("Playbook")[-1]
+    assert result.output == "140.0"
+
+
+def test_each_task_learned_from_is_remembered_with_its_words(tmp_path: Any) -> None:
+    store = SQLitePlaybookStore(tmp_path / "p.db")
+    assert store.mark_observed("run-1", "hotel", sorted(words_of("Which bill is due?")))
+    assert not store.mark_observed("run-1", "hotel", ["other"])  # never learned from twice
+    assert store.mark_observed("run-2", "hotel")  # no words: nothing remembered
+    assert store.observed_tasks("hotel") == {"run-1": words_of("Which bill is due?")}
+    assert store.observed_tasks("clinic") == {}
+    with store.transaction() as conn:  # a damaged row teaches nothing; the rest still apply
+        conn.execute("INSERT INTO task_words VALUES ('bad', 'hotel', 0, 'not json')")
+    assert set(store.observed_tasks("hotel")) == {"run-1"}
+    store.close()
+
+
+def test_a_domain_keeps_only_its_newest_tasks(tmp_path: Any) -> None:
+    store = SQLitePlaybookStore(tmp_path / "p.db")
+    for i in range(TASKS_KEPT + 3):
+        store.mark_observed(f"run-{i}", "hotel", ["bill"])
+    kept = store.observed_tasks("hotel")
+    assert len(kept) == TASKS_KEPT and "run-0" not in kept
+    assert store._conn().execute("SELECT COUNT(*) FROM task_words").fetchone()[0] == TASKS_KEPT
+    store.close()
+
+
+def test_a_run_that_ignored_a_lesson_does_not_join_its_provenance() -> None:
+    strategy = Strategy(id="s", domain="hotel", advice="Call a, then b.", tools=["a", "b"])
+    strategy.record_use("ignored-run", True, 2, 1.0, verdict="ignored")
+    strategy.record_use("misfit-run", False, 2, 1.0, verdict="misfit")
+    strategy.record_use("followed-run", True, 2, 1.0, verdict="helpful")
+    assert strategy.provenance == ["followed-run"]
+
+
+def test_wording_does_not_make_a_neighbour() -> None:
+    """Tasks are compared in the words lessons apply to: "how large" and "nothing else",
+    which one earlier task said, do not make it the only neighbour of a task saying them."""
+    memory = TaskMemory({"a": words_of("How large is the balance due for Ann?"),
+                         "b": words_of("Tell me the balance due for Bo and nothing else."),
+                         "c": words_of("What is the phone extension of Cy?")})
+    lesson = Strategy(id="s", domain="d", advice="Call ledger(name).", tools=["ledger"],
+                      applies_when=["balance", "due"], provenance=["b"])
+    other = Strategy(id="t", domain="d", advice="Call roster(name).", tools=["roster"],
+                     applies_when=["phone", "extension"], provenance=["c"])
+    assert memory.shown([lesson, other], "How large is the balance due for Di?") == {"s"}
+    assert memory.shown([lesson, other], "Which phone extension has Di?") == {"t"}
+
+
+def test_a_lesson_whose_runs_left_no_words_is_judged_by_retrieval_alone() -> None:
+    memory = TaskMemory({"a": words_of("What is the bill total?"),
+                         "b": words_of("What is the nightly rate?")})
+    old = Strategy(id="old", domain="d", advice="x", tools=["t"], applies_when=["bill"],
+                   provenance=["written-before"])
+    assert memory.shown([old], "What is the nightly rate?") == {"old"}
+    assert TaskMemory({}).shown([old], "anything") == {"old"}  # nothing remembered yet
