@@ -20,13 +20,14 @@ Wire differences handled here:
 - ``finish_reason: "length"`` while the last call was being written: its arguments are cut
   off (even when what arrived happens to parse, or is empty), so that call gets a
   ``parse_error`` and the loop answers it with an error observation instead of running it.
+
+Reading a model string (``<model>@<url>``, an ``openai-compatible:`` string's options), the key
+and the SDK client are shared with the Responses adapter: :mod:`._openai_endpoint`.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import urllib.parse
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any
@@ -35,6 +36,8 @@ from ..errors import ModelError
 from ..messages import Message, ToolCall, Usage, bounded_repr
 from ..pricing import Price
 from ._media_wire import has_media, openai_chat_content, openai_chat_tool_media
+from ._openai_endpoint import CompatibleTarget, key_for, split_url
+from ._openai_endpoint import openai_client as openai_client  # public here, as before
 from ._openai_stream import ResponseAssembly, wire_usage
 from .base import (
     Model,
@@ -46,7 +49,7 @@ from .base import (
 )
 from .local.control import ControlText
 from .retry import RetryPolicy, StreamIncomplete, stream_with_retries, with_retries
-from .sdk_client import LoopBoundClient, SDKModel
+from .sdk_client import SDKModel
 from .wire_cache import MessageCache
 
 Wire = dict[str, Any]
@@ -54,8 +57,6 @@ Wire = dict[str, Any]
 #: Model name prefixes whose structured output goes better without the output tool.
 TOOL_SHY_MODELS = ("glm", "minimax")
 
-#: ``"<model>@<base url>"`` as used by the ``openai-compatible:`` model strings.
-_AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$")
 #: llama-cpp-python's chatml-function-calling syntax for a call, at the start of a reply.
 _CALL_AS_TEXT = re.compile(r"\s*functions\.([A-Za-z0-9_.\-]+):")
 
@@ -365,24 +366,6 @@ def _interleave(messages: list[Wire]) -> list[Wire]:
     return out
 
 
-def openai_client(
-    client: Any | None, api_key: str | None, base_url: str | None, timeout: float
-) -> LoopBoundClient:
-    """The caller's ``client``, or an ``AsyncOpenAI`` per event loop (see sdk_client.py) with
-    the SDK's own retries off: :mod:`toolcycle.models.retry` retries instead."""
-    if client is not None:
-        return LoopBoundClient(None, client)
-    import openai
-
-    def factory() -> Any:
-        return openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(),  # see sdk_client.py: no __del__
-        )
-
-    return LoopBoundClient(factory)
-
-
 def _raw(call: ToolCall) -> str:
     """The arguments string to send back. Arguments that did not parse go back as ``{}``:
     compatible servers (llama.cpp, vLLM) parse this field and fail on broken JSON, and the
@@ -394,32 +377,16 @@ def _raw(call: ToolCall) -> str:
     return ToolCall.from_args(call.id, call.name, call.arguments).raw_arguments
 
 
-def _split_url(text: str) -> tuple[str, str | None]:
-    match = _AT_URL.match(text)
-    if match is None:
-        return text, None
-    return match["model"], match["url"]
-
-
-def _key_for(url: str | None) -> str | None:
-    """The key from the environment; a placeholder for a custom server that needs none.
-
-    Without a URL the SDK's own "missing credentials" error is the clearest answer.
-    """
-    key = os.environ.get("OPENAI_API_KEY")
-    return key if key or url is None else "not-needed"
-
-
 def model_from_string(text: str) -> OpenAIModel:
     """``"openai:gpt-5.4-mini"`` (key from ``OPENAI_API_KEY``), or ``"openai:<model>@<url>"``."""
-    name, url = _split_url(text)
-    return OpenAIModel(name, base_url=url, api_key=_key_for(url))
+    name, url = split_url(text)
+    return OpenAIModel(name, base_url=url, api_key=key_for(url))
 
 
 def functions_model_from_string(text: str) -> OpenAIFunctionsModel:
     """``"openai-functions:<model>"`` or ``"openai-functions:<model>@<base url>"``."""
-    name, url = _split_url(text)
-    return OpenAIFunctionsModel(name, base_url=url, api_key=_key_for(url))
+    name, url = split_url(text)
+    return OpenAIFunctionsModel(name, base_url=url, api_key=key_for(url))
 
 
 def compatible_model_from_string(text: str) -> Model:
@@ -437,29 +404,19 @@ def compatible_model_from_string(text: str) -> Model:
     .gguf path>`` reads the served model's vocabulary and keeps its control tokens' text out
     of what is sent (:mod:`.local.control`). Other query parameters stay in the URL.
     """
-    name, url = _split_url(text)
-    if url is None:
-        raise ValueError(
-            f"openai-compatible model string needs a base URL: '<model>@http://host:port/v1', "
-            f"got {text!r}"
-        )
-    url, options = _wrapper_options(url)
-    tools = options.get("tools", "native")
-    if tools not in _TOOL_PROTOCOLS:
-        raise ValueError(f"unknown tools={tools!r} in {text!r}: use one of "
-                         f"{', '.join(_TOOL_PROTOCOLS)}")
+    target = CompatibleTarget.parse(text)
     model = OpenAIModel(
-        name,
-        base_url=url,
-        api_key=_key_for(url),
+        target.name,
+        base_url=target.url,
+        api_key=key_for(target.url),
         tool_call_content="",
         max_tokens_field="max_tokens",
         provider="openai-compatible",
-        control_text=_control_text(options.get("control_tokens")),
+        control_text=target.control_text(),
     )
-    if tools == "native":
+    if target.tools == "native":
         return model
-    if tools == "react":
+    if target.tools == "react":
         from .text.react import ReActModel
 
         return ReActModel(model)
@@ -467,26 +424,5 @@ def compatible_model_from_string(text: str) -> Model:
     from .text.protocol import JsonToolsModel
 
     return JsonToolsModel(model, constrained=constrained_option(
-        options.get("constrained"), "openai-compatible model string") or False)
+        target.constrained, "openai-compatible model string") or False)
 
-
-_TOOL_PROTOCOLS = ("native", "text", "json", "react")
-_WRAPPER_OPTIONS = frozenset({"tools", "constrained", "control_tokens"})
-
-
-def _control_text(weights: str | None) -> ControlText | None:
-    """The control tokens of the served model's pack or GGUF file, when the string names one."""
-    if weights is None:
-        return None
-    from .local.llama import resolve_weights
-
-    return ControlText.of_gguf(resolve_weights(weights)[0])
-
-
-def _wrapper_options(url: str) -> tuple[str, dict[str, str]]:
-    """The URL without toolcycle's own query options (``tools``, ``constrained``), and them."""
-    parts = urllib.parse.urlsplit(url)
-    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    options = {k: v for k, v in pairs if k in _WRAPPER_OPTIONS}
-    kept = urllib.parse.urlencode([(k, v) for k, v in pairs if k not in _WRAPPER_OPTIONS])
-    return urllib.parse.urlunsplit(parts._replace(query=kept)), options

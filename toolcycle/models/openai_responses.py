@@ -34,9 +34,10 @@ from typing import Any
 
 from ..messages import Message
 from ..pricing import Price
+from ._openai_endpoint import key_for, openai_client, split_url
 from ._responses_items import ItemAssembly, input_items
 from .base import ModelResponse, ModelSettings, StreamItem, ToolDefinition
-from .openai import _key_for, _raw, _split_url, openai_client
+from .openai import _raw
 from .retry import (
     Failure,
     RetryPolicy,
@@ -227,5 +228,5 @@ class OpenAIResponsesModel(SDKModel):
 def model_from_string(text: str) -> OpenAIResponsesModel:
     """``"openai-responses:gpt-5.4-mini"`` (key from ``OPENAI_API_KEY``), or
     ``"openai-responses:<model>@<base url>"`` for a gateway or a local test server."""
-    name, url = _split_url(text)
-    return OpenAIResponsesModel(name, base_url=url, api_key=_key_for(url))
+    name, url = split_url(text)
+    return OpenAIResponsesModel(name, base_url=url, api_key=key_for(url))
