@@ -149,3 +149,35 @@ def test_a_unit_on_a_figure_is_no_name() -> None:
     assert unsupported_claims("It is 45.32°F in Bergen, 45.32 ° F, grade A.", sources) == []
     assert unsupported_claims("It is 45.32°F in Oslo.", sources) == ["Oslo"]
     assert unsupported_claims("It is 7.4°Celsius.", sources) == ["7.4"]
+
+
+def property_rooms(name: str) -> dict[str, Any]:
+    """The rooms of a property; nothing for one it does not know."""
+    return {"status": "ok", "data": {"items": [{"room": "101"}, {"room": "102"}]}
+            if name == "Harbour View" else {"items": []}}
+
+
+def _rooms(script: list[Any]) -> Any:
+    agent = Agent(ScriptedModel(script), tools=[property_rooms], grounding=True,
+                  limits=Limits(max_attempts=3))
+    return agent.run_sync("How many rooms does the property Forkwath Cross have?")
+
+
+def test_a_count_with_nothing_to_count_is_no_count() -> None:
+    """Seen on the 1.5B (generated hotel suite, 2026-12-05): every tool returned an empty
+    list, it answered "1", and single digits were exempt as counts: a ``success``."""
+    result = _rooms([call("property_rooms", {"name": "Forkwath Cross"}), "1", "1"])
+    assert result.trace.attempts[0].validator == "grounding"
+    assert (result.status, result.output) == ("ungrounded", "1")
+
+
+def test_a_count_of_what_a_tool_returned_and_zero_of_nothing_still_pass() -> None:
+    counted = _rooms([call("property_rooms", {"name": "Harbour View"}), "It has 2 rooms."])
+    assert (counted.status, counted.attempts) == ("success", 1)
+    none = _rooms([call("property_rooms", {"name": "Forkwath Cross"}), "It has 0 rooms."])
+    assert (none.status, none.attempts) == ("success", 1)
+
+
+def test_single_digits_are_checked_only_without_something_to_count() -> None:
+    assert unsupported_claims("3 items", "", countable=True) == []
+    assert unsupported_claims("3 items, 0 left", "", countable=False) == ["3"]

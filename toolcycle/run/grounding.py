@@ -19,13 +19,16 @@ answer is not right, and an unsupported figure is the one case the run can tell.
 
 On by default for in-process local models only (:func:`grounds_by_default`): it is a
 heuristic (a figure the model rightly derives, such as a sum, reads as unsupported, and so
-does a capitalised word of the model's own phrasing). Single-digit integers are not checked:
-counts a model may get by counting what a tool returned. A tool result counts as a source
-only when the figures its call was given do (:func:`_sources`).
+does a capitalised word of the model's own phrasing). Single-digit integers are not checked
+where a tool returned something to count (a non-empty list, or text that is not JSON): counts
+a model may get by counting what a tool returned. Where every result was empty, a count of
+1 to 9 counted nothing and is checked like any figure (0 stays: the count of nothing). A tool
+result counts as a source only when the figures its call was given do (:func:`_sources`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -73,7 +76,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
         return None
     sources = _sources(state)
-    unsupported = unsupported_claims(answer_text(answer), sources.text)
+    unsupported = unsupported_claims(answer_text(answer), sources.text, sources.countable)
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
     if not unsupported:
@@ -121,7 +124,8 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     if status != "success" or not state.setup.core.grounding:
         return status
     sources = _sources(state)
-    if unsupported_claims(answer_text(as_data(output)), sources.text) or _nothing_found(
+    if unsupported_claims(answer_text(as_data(output)), sources.text,
+                          sources.countable) or _nothing_found(
             state, sources):
         return "ungrounded"
     return status
@@ -147,9 +151,14 @@ def _nothing_found(state: RunState, sources: _Sources) -> bool:
     return sources.results == 0 and bool(state.trace.trace.error_observations())
 
 
-def unsupported_claims(answer: str, sources: str) -> list[str]:
+def unsupported_claims(answer: str, sources: str, countable: bool = True) -> list[str]:
     """The figures, identifiers and names of ``answer`` that ``sources`` does not hold, in
-    order, each once."""
+    order, each once. ``countable``: a tool returned something a count of 1 to 9 may have
+    been counted from (:attr:`_Sources.countable`); without it such a count is checked too.
+
+    Why: on a generated hotel suite the 1.5B got an empty list from every tool it tried for
+    "What is the number of rooms at the property Forkwath Cross?" and answered "1", a
+    ``success``: single digits were exempt as counts, though there was nothing to count."""
     text = answer[:_READ]
     figures = {_figure(f) for f in _FIGURE.findall(sources)}
     lowered = sources.lower()
@@ -162,7 +171,8 @@ def unsupported_claims(answer: str, sources: str) -> list[str]:
             found[token] = None
     for match in _FIGURE.finditer(text):
         value = match.group().rstrip(",")
-        if _figure(value) not in figures and not _small(value) and not _inside(match, found):
+        exempt = _small(value) and (countable or value == "0")
+        if _figure(value) not in figures and not exempt and not _inside(match, found):
             found[value] = None
     for match in _WORD.finditer(text):
         word = match.group()
@@ -228,11 +238,13 @@ class _Sources:
     """What an answer may draw on (:func:`_sources`): ``text``, every source in one text;
     ``results``, how many tool results count as sources; ``unfounded``, per tool result left
     out, the tool's name, the figures of its arguments that no earlier source held, and the
-    result's text."""
+    result's text; ``countable``, whether one of the sources holds something to count (a
+    JSON list with an item, or text that is not JSON)."""
 
     text: str
     results: int
     unfounded: tuple[tuple[str, tuple[str, ...], str], ...]
+    countable: bool = True
 
 
 def _sources(state: RunState) -> _Sources:
@@ -256,6 +268,7 @@ def _sources(state: RunState) -> _Sources:
     given: dict[str, tuple[str, ...]] = {}
     unfounded: list[tuple[str, tuple[str, ...], str]] = []
     results = 0
+    countable = False
     prompted = False
     for index, message in enumerate(state.messages):
         texts = []
@@ -271,11 +284,30 @@ def _sources(state: RunState) -> _Sources:
                     unfounded.append((part.name, missing, part.content))
                     continue
                 results += 1
+                countable = countable or _countable(part.content)
                 texts.append(part.content)
         for text in texts:
             found.append(text)
             known.update(_figure(f) for f in _FIGURE.findall(text))
-    return _Sources("\n".join(found), results, tuple(unfounded))
+    return _Sources("\n".join(found), results, tuple(unfounded), countable)
+
+
+def _countable(result: str) -> bool:
+    """Whether a tool result holds something a count may come from: text that is not JSON,
+    or JSON with a non-empty list anywhere in it."""
+    try:
+        value = json.loads(result)
+    except (ValueError, RecursionError):  # text, or JSON nested past the parser: no count kept
+        return bool(result.strip())
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            if item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return False
 
 
 def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
