@@ -92,6 +92,9 @@ async def learned() -> Playbook:
 
 async def test_a_task_like_the_lessons_own_is_shown_it() -> None:
     pb = await learned()
+    # each run learned from left its task's words, as a new task's are read
+    remembered = set(pb.store.observed_tasks("hotel").values())
+    assert remembered == {words_of(prompt) for _, prompt, _ in TRAIN}
     [sequence] = [s for s in pb.strategies("hotel") if s.kind == "sequence"]
     assert sequence.tools == ["guest_search", "guest_file"]
     result = await agent(pb).run("Give me the bill total in EUR for the guest Di Park.")

@@ -36,7 +36,6 @@ from .dead_end import FOUND_NOTHING
 from .evidence import shaped_values
 from .lesson import Prober
 from .location import open_store
-from .neighbours import words_of
 from .no_call import NO_CALL
 from .offer import RoutineOffer
 from .outcome import Grader, RunOutcome, judge
@@ -55,6 +54,7 @@ from .stats import (
 from .store import PlaybookStore
 from .strategy import Strategy, estimate_tokens, strategy_id
 from .tool_lessons import in_play
+from .words import roots
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -429,8 +429,10 @@ class Playbook:
             answered=(trace.termination or {}).get("action") == "answered",
         )
         with self.store.transaction():
+            # the task's words, for the neighbours a later task is shown lessons by (the
+            # roots of analysis.keywords, which are :func:`~.neighbours.words_of` the prompt)
             if not self.store.mark_observed(trace.run_id, domain,
-                                            sorted(words_of(trace.user_prompt or ""))):
+                                            sorted(roots(analysis.keywords))):
                 return []
             calls = [c for c in analysis.calls if c.call.name not in stood_in]
             made_for = [c for c in analysis.calls  # calls a routine made: its steps count too
