@@ -67,8 +67,8 @@ def test_tool_statistics_speak_only_of_the_tools_the_task_is_likely_to_use() -> 
     text, shown = pb.instructions_for("anything at all", "support", TOOLS)
     # no strategy for the task: no tool is known to matter (the guide names no statistics)
     assert shown == [] and "times out" not in text and "get_quote" not in text
-    pb.store.put([Strategy(id="s-1", domain="support", kind="pitfall",
-                           advice="get_quote times out. Call find_ticker(company) instead.",
+    pb.store.put([Strategy(id="s-1", domain="support", kind="advice",
+                           advice="Quotes come from get_quote or find_ticker.",
                            tools=["get_quote", "find_ticker"], applies_when=["anything"],
                            about_tool=False)])  # a lesson of the task, in its instructions
     text, shown = pb.instructions_for("anything at all", "support", TOOLS)
@@ -77,6 +77,26 @@ def test_tool_statistics_speak_only_of_the_tools_the_task_is_likely_to_use() -> 
     assert "when it did, find_ticker answered: use find_ticker instead" in text
     assert "prefer find_ticker" in text
     assert "web_search" not in text  # not a tool of this task
+
+
+def test_a_tool_a_shown_pitfall_warns_of_is_not_warned_of_again() -> None:
+    """Said twice it costs tokens on every request, and names the tool once more to a model
+    that copies the names it reads (seen on a generated hotel suite: a dead end's tool named
+    by its lesson and again by the statistics was the 1.5B's first call)."""
+    pb = Playbook(":memory:")
+    for i in range(4):
+        pb.observe(make_trace(f"price {i}", [
+            [("get_quote", {"ticker": "X"}, None, "tool timed out after 5 s")],
+            [("find_ticker", {"company": "X"}, "XCO", None)],
+        ]))
+    assert pb.flush(30)
+    pb.store.put([Strategy(id="s-1", domain="support", kind="pitfall",
+                           advice="get_quote times out. Call find_ticker(company) instead.",
+                           tools=["get_quote", "find_ticker"], applies_when=["anything"],
+                           about_tool=False)])
+    text, shown = pb.instructions_for("anything at all", "support", TOOLS)
+    assert shown == ["s-1"] and text.count("get_quote") == 1
+    assert "Tool reliability" not in text
 
 
 def test_observe_returns_before_learning_is_done() -> None:

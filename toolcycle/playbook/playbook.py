@@ -172,6 +172,9 @@ class Playbook:
             # only the tools this task is likely to use: those of the strategies shown for it
             # (a dead end's tool is not likely: the line said it found nothing)
             relevant = {t for s in chosen if not dead_end.is_dead_end(s) for t in s.tools}
+            # nor a tool a shown pitfall already warns of: said twice, it costs tokens on
+            # every request, and a warning names the tool to a model that copies names
+            relevant -= {s.tools[0] for s in chosen if s.kind == "pitfall" and s.tools}
             recommended = {t for s in chosen if s.kind == "sequence" for t in s.tools}
             advice = render_stats(self.tool_stats(self.domain or agent_name), tool_names,
                                   relevant=relevant, recommended=recommended)
