@@ -10,9 +10,11 @@ local 1.5B (``local:qwen2.5-coder-1.5b``, the default JSON protocol, or ReAct wi
 other settings, ``Playbook(path)`` with its defaults, the lookups declared ``read_only`` (the
 docs' first example; ``--no-read-only`` for a user who declares nothing), and offline learning
 on the train split graded by the exact answer (:func:`toolcycle.evals.playbook_ab`: no
-playbook vs the learned playbook frozen, on the test split). Everything goes under
-``OUT/LABEL/PROTOCOL/seed-N/``: the two arms' experiment logs (JSONL, resumed when rerun),
-the playbook and its learning session (resumed), and ``result.json``.
+playbook vs the learned playbook frozen, on the test split). ``--reflector llm`` has the same
+local model write the lessons instead (:class:`toolcycle.playbook.LLMReflector`, rule lessons
+off; ``both`` keeps them too), the comparison issue 69 asks for; give it its own ``--label``.
+Everything goes under ``OUT/LABEL/PROTOCOL/seed-N/``: the two arms' experiment logs (JSONL,
+resumed when rerun), the playbook and its learning session (resumed), and ``result.json``.
 
 ``report`` pools the seeds measured under one label and protocol: per kind, success in both
 arms, iterations over all runs and over the pairs where both arms passed, tokens, and the
@@ -39,7 +41,7 @@ from toolcycle.evals.compare import Comparison, compare
 from toolcycle.evals.records import RunRecord
 from toolcycle.evals.report import ExperimentReport
 from toolcycle.evals.stats import mean_interval
-from toolcycle.playbook import Playbook
+from toolcycle.playbook import LLMReflector, Playbook
 
 OUT = Path(__file__).resolve().parents[1] / "runs" / "2026-12-05" / "learngen"
 MODEL = "local:qwen2.5-coder-1.5b"
@@ -70,7 +72,10 @@ async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
         return Agent(model, suite.instructions, list(suite.tools), name=suite.agent_name,
                      playbook=playbook)
 
-    options = {} if args.guide is None else {"guide": args.guide}
+    options: dict[str, Any] = {} if args.guide is None else {"guide": args.guide}
+    if args.reflector != "rules":  # the model writes lessons too ("both") or alone ("llm")
+        options["llm_reflector"] = LLMReflector(model)
+        options["rule_lessons"] = args.reflector == "both"
     result = await playbook_ab(make_agent, suite.dataset, [ExactAnswer()],
                                playbook=folder / "playbook.db", log_dir=folder,
                                name=f"gen{args.seed}-{args.protocol}", progress=False,
@@ -80,7 +85,9 @@ async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
                      model_string(args.protocol), "read_only": args.read_only,
                      "variants": {p.kind: p.variant for p in suite.parts},
                      "train": args.train, "test": args.test, "kinds": args.kinds or "all",
-                     "playbook_options": options}
+                     "playbook_options": {k: v for k, v in options.items()
+                                          if k != "llm_reflector"},
+                     "reflector": args.reflector}
     (folder / "result.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     print(result.render(), flush=True)
     return data
@@ -186,6 +193,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--read-only", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--guide", type=int, default=None,
                         help="Playbook(guide=N) in both playbook runs (default: its default)")
+    parser.add_argument("--reflector", choices=("rules", "llm", "both"), default="rules",
+                        help="who writes the lessons: the deterministic reflector (the "
+                             "default), the model itself (LLMReflector, same model), or both")
     parser.add_argument("--b-log", default="",
                         help="report: the playbook arm from this log of each seed (ablate.py)")
     parser.add_argument("--out", type=Path, default=OUT)
