@@ -14,7 +14,8 @@ playbook vs the learned playbook frozen, on the test split). ``--reflector llm``
 local model write the lessons instead (:class:`toolcycle.playbook.LLMReflector`, rule lessons
 off; ``both`` keeps them too), the comparison issue 69 asks for; give it its own ``--label``.
 Everything goes under ``OUT/LABEL/PROTOCOL/seed-N/``: the two arms' experiment logs (JSONL,
-resumed when rerun), the playbook and its learning session (resumed), and ``result.json``.
+resumed when rerun), the playbook and its learning session (resumed), ``traces.db`` (every
+run's trace, train and test, for ``toolcycle trace``), and ``result.json``.
 
 ``report`` pools the seeds measured under one label and protocol: per kind, success in both
 arms, iterations over all runs and over the pairs where both arms passed, tokens, and the
@@ -69,8 +70,9 @@ async def run_seed(args: argparse.Namespace) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
 
     def make_agent(playbook: Playbook | None) -> Agent[Any, Any]:
+        # every run's trace, to read why a task went the way it did (`toolcycle trace show`)
         return Agent(model, suite.instructions, list(suite.tools), name=suite.agent_name,
-                     playbook=playbook)
+                     playbook=playbook, trace_store=folder / "traces.db")
 
     options: dict[str, Any] = {} if args.guide is None else {"guide": args.guide}
     if args.reflector != "rules":  # the model writes lessons too ("both") or alone ("llm")
