@@ -105,14 +105,12 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
 # The guide: what a task whose words meet no lesson is shown instead of nothing.
 #
 # Retrieval matches a task's words (:mod:`toolcycle.playbook.index`), and a task of a known kind
-# asked in words no train task used meets no lesson: on the held-out `depot` suite (JSON,
-# a86805f) "From which company do we source the Lindqvist chisel set?" met none of the supplier
-# lessons, learned from "supplier", "vendor", "lead time", and the 1.5B answered from nothing in
-# 3 of 3 runs; on `clinic`, "Who insures Sana Qureshi?" met no lesson of the billing sequence
-# learned from "pay" and "copay". The model reads meaning where the index reads words, so such a
-# task is shown the domain's best sequences (:meth:`~toolcycle.playbook.store.PlaybookStore.
-# leading`), each with the words its tasks were asked in, and told to follow one only where it
-# asks what this task asks.
+# asked in words no earlier task used meets no lesson, though it asks what a lesson answers: one
+# learned from "supplier" and "vendor" questions is not met by "From which company do we source
+# the chisels?", and a small model that meets nothing answers from nothing. The model reads
+# meaning where the index reads words, so such a task is shown the domain's best sequences
+# (:meth:`~toolcycle.playbook.store.PlaybookStore.leading`), each with the words its tasks were
+# asked in, and told to follow one only where it asks what this task asks.
 #
 # A guide's strategies are not among the run's ``strategies_shown``: no routine is offered for
 # them and no verdict is given them (a task of another kind that rightly ignored them says

@@ -50,10 +50,10 @@ class AgentTools:
                          strategies: Sequence[Strategy]) -> None:
         """The fallbacks, reshaped and respelled calls of ``strategies`` over every tool the
         agent listed so far (``tools`` among them), in place; a retired lesson's stand-in
-        goes with it. Why: made only when the agent was built, bench/learning.py's train
-        runs (one agent per epoch) were offered none of the stand-ins of what the epoch had
-        taught (hotel JSON at a04950d, train-19: shown "Pass time like "21:00"", called
-        "7:15", not reshaped)."""
+        goes with it. Why: an agent lives through many runs, and what its runs taught is
+        worth most to its next runs; made only when the agent was built, an agent built
+        once would never have a call mended by what it learned (shown "Pass time like
+        "21:00"", it calls with "7:15" and nothing reshapes it)."""
         self.listed.update(tools)
         fallbacks, reshapes = pitfall_stand_ins(strategies, self.listed)
         # the respelling call calls the reshaped one (an argument lesson's) where there is
@@ -84,10 +84,9 @@ class AgentTools:
         (:attr:`learned`); returns those.
 
         Why: a routine learned mid-life was offered only once the agent was built again, and
-        bench/learning.py builds one agent per epoch (one in all, by default): no train run
-        was ever offered a routine its own learning had made (hotel JSON at 5954155: the
-        bill runs train-16, -20 and -24 called guest_folios and folio by hand, or folio
-        alone with a made-up id)."""
+        a user builds an agent once: no run would ever be offered a routine its own agent's
+        learning had made, and later runs kept calling the chain's tools by hand (or its
+        last tool alone, with a made-up id)."""
         self.remake_stand_ins({}, strategies)
         known = {name: tool for name, tool in self.listed.items() if name not in self.offered}
         new = self.make_routines(known, strategies, skip=self.offered)

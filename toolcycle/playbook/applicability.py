@@ -85,11 +85,11 @@ def picked_words(result: str, value: str, args: Mapping[str, object], prompt: st
     record says the same there (it tells no row apart), or where no one record holds
     ``value``.
 
-    Why: the lab tasks of `clinic` ("Tobias Renn's latest TSH value", "Ferritin level for
-    Mireille Fontaine?", "Kwame Asante's LDL from the lipid panel") share no word, nor one
-    with the tools' descriptions or the answer's field (``result``), and the lesson their
-    runs taught (``lab_orders``, then ``lab_result(order_id)``) applied to nothing (JSON) or
-    to "TSH" questions only (ReAct), though every test name was in the orders it picked from.
+    Why: tasks of one kind that differ only in which row they pick ("latest TSH value",
+    "Ferritin level", "LDL from the lipid panel") share no word with each other, with the
+    tools' descriptions or with the answer's field, so a lesson keyed on their words applies
+    to nothing, or only to the one row its task named; the names of every row it could
+    pick are what any task of that kind will say.
     """
     pick = picked_row(result, value, args, prompt)
     if pick is None:
@@ -184,9 +184,9 @@ def answer_labels(result: str | None, output: str, prompt: str) -> set[str]:
     Why: the tasks of one kind are worded apart ("Who supplies the Vessel caulk gun?", "What
     is the lead time for the Hadley work light?", "Name the supplier of the Tollin pipe
     cutter."), share no word, and the one tool that answers them is described in none of
-    theirs ("Purchasing records of an item."), so the lesson learned from them applied to
-    nothing and was shown to no task (`depot`, ReAct, at 94309cb). The field the answer
-    stood in says what such a task asks for.
+    theirs ("Purchasing records of an item."), so a lesson keyed on their words applies to
+    nothing and is shown to no task. The field the answer stood in says what such a task
+    asks for, whatever its wording.
     """
     if not result or not output:
         return set()
@@ -312,18 +312,16 @@ def confirmed_by(words: Sequence[str], support: Mapping[str, int], insight: Insi
     holds (``read``: the texts of its feed examples), then every word two of its tasks said.
 
     Why: the tasks of one kind are worded apart, and narrowing to what each new task shares
-    forgot the others' words: on `depot` (ReAct) the supplier sequence was promoted applying
-    to "supplies" (said by two of its three tasks) and "lead", "time", "days"; its next task,
-    "How long is the lead time for the Garrow tile saw, in days?", narrowed it to lead, time,
-    days, and no "Who is the supplier of ...?" was shown it. Only sequences: their tasks are
+    forgot the others' words: a sequence learned from "Who supplies ...?" and "What is the
+    lead time of ...?" that one more lead-time task narrows to "lead", "time", "days" is
+    never shown a supplier question again. Only sequences: their tasks are
     the runs their tools answered, one kind; a pitfall's are any runs that met its error.
 
     The words a result holds are those a picked column lent (:func:`picked_words`): what the
     chain picks among, not how one task was worded, so a task that picked another row does
-    not narrow them away. Why: on `clinic` (ReAct, 4aec202) the probe of the failed HbA1c
-    train run lent the lab sequence ``hba1c``, ``lipid``, ``panel`` (replayed from its trace),
-    and the TSH and ferritin runs that confirmed it later narrowed ``hba1c`` away: no HbA1c
-    or vitamin D test task was shown it.
+    not narrow them away. Why: the rows a chain picks among are the kind's whole range;
+    narrowed to the rows its later tasks happened to pick, a lesson is no longer shown a
+    task about the row an earlier one picked (or any row no task picked yet).
     """
     counts = word_support([insight], support)
     kept = confirmed(words, insight, limit)
@@ -343,14 +341,11 @@ def contested(task: str, sequences: Sequence[Strategy]) -> set[str]:
     applies to that word: it never brings a sequence to a task, it only tells apart those
     retrieval already found.
 
-    Why: on the held-out `hotel` suite (JSON, at 22c2091) the stay, housekeeping and bill
-    sequences all applied to "room" ("Which room is ... staying in?", "room 347", a folio
-    picked by its outlet, "room"); "How much is Elif Demir's room bill?" met each through
-    "room" alone, the housekeeping sequence ranked first, the run was made to begin with
-    ``housekeeping_log``, and it failed in 3 of 3 runs, as did one stay run. At 5954155 it
-    named no first call, and the run began with reservations_api and took 4 turns in 3 of 3
-    runs, though one bill task had said "bill" ("How much is Chiara Rossi's restaurant
-    bill?").
+    Why: a word every kind of task in a domain says tells no kind from another: a bill
+    question and a stay question and a housekeeping question all say "room", and a task met
+    through "room" alone is as likely sent down the wrong sequence (made to begin with its
+    first call) as the right one. A word one of a sequence's own tasks said ("bill") is
+    weak evidence for that sequence, but it is the only evidence that tells them apart.
     """
     said = roots(keywords(task))
     vocabulary = {s.id: roots(s.applies_when) | roots(index_terms(s)) for s in sequences}
@@ -383,11 +378,10 @@ def asks_what_it_answered(task: str, sequence: Strategy) -> bool:
     found, the guide still offers it with the words its tasks were asked in, for the model
     to judge by meaning.
 
-    Why: on a generated suite (bench/learning_gen seed 1001, ReAct, at b277a2c) "Course
-    BI8151: what is its enrolled students?" met "Call student_lookup(student), then
-    student_file(enrolment_ref), then answer", learned from average-grade and advisor
-    questions, through "students" alone; the run looked the course code up as a student
-    and answered that it had none, where without a playbook it had found the figure.
+    Why: a lesson met only through what it is given is a lesson of another kind about the
+    same thing: a course's enrolment question met "Call student_lookup(student), then ...",
+    learned from grade questions, through "students" alone, and a model that follows it
+    looks the course up as a student and answers that there is none.
     """
     said = roots(keywords(task))
     met = said & (roots(sequence.applies_when) | roots(index_terms(sequence)))

@@ -51,9 +51,10 @@ def respelled(arguments: Mapping[str, Any], prompt: str) -> dict[str, Any]:
     or ``Print-Server`` for "the print server") written as the prompt wrote them; for a
     probe, which asks what the model meant and checks it against the expected answer.
 
-    Why: the 1.5B writes names in snake case ("payroll_portal", "git_server") on `helpdesk`
-    (JSON, held out); the status page that had every answer knows "payroll portal", so each
-    probe of the failed monitor found nothing there, and no alternative was learned.
+    Why: a small model writes the names it passes in the style of the identifiers it reads
+    (snake case: "payroll_portal" for "the payroll portal"), while the data that holds the
+    answer knows them as the task wrote them; a probe that passes the model's spelling finds
+    nothing where the answer is, and no alternative is learned.
     """
     out = dict(arguments)
     lowered = prompt.lower()

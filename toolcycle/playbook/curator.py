@@ -239,8 +239,8 @@ class Curator:
     def _ready(self, data: dict[str, Any]) -> bool:
         """Whether a candidate has its runs: ``promote_after`` of them, where a run stopped
         short (:meth:`_count_short`) fills one place at most, and only while the words the
-        successes share are in its prompt: on `chains` (JSON) two successes worded apart made
-        a sequence with no applicability, which its confirmations never widen."""
+        successes share are in its prompt: two successes worded apart share no word, so the
+        sequence they made would apply to nothing, and its confirmations never widen it."""
         if data["insights"] and data["insights"][0].get("detail") == NO_CALL:
             return _no_call_shown(data["insights"], self.promote_after)
         found = len(data["insights"])
@@ -261,9 +261,9 @@ class Curator:
         elif insight.kind == "pitfall":
             insight = best_repaired(evidence)
             # the repair applies where it was seen: a pitfall is pooled over every task that
-            # hit the error, and on `chains` "find_ticker fails ... Call staff_directory(name)
-            # instead", repaired by a weather question, took the words of the currency
-            # questions that had hit the same error and was shown to those
+            # hit the error, and a repair one kind of task found ("X fails ... Call Y
+            # instead") would otherwise take the words of every other kind that hit the same
+            # error, and be shown to tasks Y cannot answer
             if insight.repair is not None:
                 where = [i for i in evidence if i.detail == insight.detail]
         flows = [Insight.from_dict(d) for d in data.get("flows", [])]

@@ -11,9 +11,9 @@ tasks share); a run shown them is told, in one line, which tools found nothing f
 it, and a routines playbook has it begin with the one offered tool nobody tried
 (:meth:`~toolcycle.playbook.offer.RoutineOffer.first_call`) when exactly one is left.
 
-Why: on the `sources` suite with the JSON protocol the 1.5B answered balance questions after
-trying helix, nimbus, vertex and web_search, never atlas (six train runs of six, 2026-11-28),
-so nothing about balances was ever learned and all three test tasks stayed failed.
+Why: a small model tends to try the same tools in the same order, so a kind of task whose
+answer is in the one tool it never tries fails run after run, and no lesson learned from a
+call that worked ever comes; what those runs do teach is which tools to stop trying.
 
 Only runs that found nothing at all count (a run with a good call may have failed after
 finding the right source), and only the tools whose every call there was empty (a tool that

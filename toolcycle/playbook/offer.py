@@ -220,26 +220,22 @@ class RoutineOffer:
         without a call are wrong (:meth:`Playbook.answers_need_a_call`); ``None``: free.
 
         Why: shown ``Call order_lookup(order_id), then track_parcel(...)`` (or its routine),
-        the 1.5B still answered parcel and stock questions from memory in its first turn,
-        with a made-up status or price (chains test split, JSON protocol, at ba05267: 6 of
-        the 15 parcel and stock runs shown a sequence; ReAct at 0d2d7ed: 3 of 9 parcel
-        runs). Why the tool by name: made to call *some* tool (``"required"``, which the
-        text protocols say as "Call one of the tools now."), it called the tempting
-        ``web_search`` or the wrong record system first in 8 of the 9 `sources` stock runs shown
-        "Call vertex(name), then answer" (JSON, at fcca3ca; 6 of 9 right unforced, at
-        d6df1db). Shown no sequence but dead ends (tools that found nothing for tasks like
-        this, :mod:`~toolcycle.playbook.dead_end`) that leave one offered tool untried, it
-        begins with that tool; else, shown a pitfall that says how to call its own tool
-        (the tool the runs of this kind reached for: an ``argument`` repair, "Pass date like
-        "01.05.2026"", or a ``schema`` one, the arguments the loop's refusal quoted), with
-        that tool. Why: made to call *some* tool, the 1.5B called the look-alike
-        station_info for `rail`'s facility questions, which finds nothing for them, and
-        answered that there was no parking (JSON, 9 of 9 test runs); a fare question worded
-        without "fare" was shown the date-format pitfall but not the fare sequence, and
-        wandered through find_booking and web_search for 4-6 turns. A pitfall whose repair is
-        another tool (an alternative, a prerequisite) names no first call here: its failing
-        tool is the one not to start with. The choice holds only until the run's first tool
-        call.
+        a small model may still answer from memory in its first turn, with a made-up status
+        or price: advice is read, not obeyed. Why the tool by name: made to call *some* tool
+        (``"required"``, which the text protocols say as "Call one of the tools now."), a
+        small model reaches for the most tempting one (a web search, a look-alike record
+        system) rather than the one the lesson named. Shown no sequence but dead ends (tools
+        that found nothing for tasks like this, :mod:`~toolcycle.playbook.dead_end`) that
+        leave one offered tool untried, it begins with that tool; else, shown a pitfall that
+        says how to call its own tool (the tool the runs of this kind reached for: an
+        ``argument`` repair, "Pass date like "01.05.2026"", or a ``schema`` one, the
+        arguments the loop's refusal quoted), with that tool. Why: made to call *some* tool,
+        a small model calls a look-alike that finds nothing for the task and answers that
+        there is nothing to find; and a task worded apart from a sequence's tasks may meet
+        only the pitfall of its tool, which then is the only pointer to where the answer is.
+        A pitfall whose repair is another tool (an alternative, a prerequisite) names no
+        first call here: its failing tool is the one not to start with. The choice holds
+        only until the run's first tool call.
         """
         if not self.first_call_enabled:
             return None
@@ -266,10 +262,11 @@ class RoutineOffer:
         of its routine that ran every step (offered, or standing in for its first tool:
         ``answered_for``). Shown sequences none of which is known to fit (all
         :func:`~toolcycle.playbook.applicability.contested`: :meth:`first_call` names none),
-        whichever the run did: the model's choice settles it. Why: "What room is Amara Nwosu
-        in?" (hotel, JSON, at 5954155) met the stay, housekeeping and bill sequences through
-        "room" alone; the run called guest_ledger and had "416", but was held to the
-        housekeeping sequence, ranked first, and called housekeeping_log too (3 of 3 runs).
+        whichever the run did: the model's choice settles it. Why: a task met by several
+        sequences through a word they all apply to ("What room is the guest in?" meeting a
+        stay, a housekeeping and a bill sequence through "room") would be held to whichever
+        ranked first, and a run that had its answer from another would go on calling tools
+        it does not need.
 
         Shown no sequence but a pitfall that says how to call its own tool, that tool is the
         sequence (:meth:`_own_tool_done`). Shown no sequence but a pitfall's alternative
@@ -279,9 +276,9 @@ class RoutineOffer:
         call, runs it whole.
 
         Why: a sequence is learned from the calls that fed successful runs' answers, and
-        ends "then answer"; shown "Call helix(name), then answer", the 1.5B called helix,
-        had the figure, then called nimbus with an argument it does not take, and helix
-        again, for six turns (sources test split, JSON, learning with routines). A call
+        ends "then answer"; shown "Call lookup(name), then answer", a small model may call
+        it, have the figure, and go on calling other tools (and the same one again) for
+        turns, losing the answer it had. A call
         whose result is an error, empty or a repeat does not count: a sequence that found
         nothing leaves the model free to look further.
         """
@@ -346,9 +343,10 @@ class RoutineOffer:
         of the domain feeds its result into another tool (then it is a first step, and the
         answer lies further on).
 
-        Why: made to begin with amenities_register, called right, a `rail` facility run (JSON)
-        had "parking_spaces": 260 in its result, called station_info and web_search, and
-        answered that there was no information (3 runs of 3 on that task, 4-7 turns)."""
+        Why: made to begin with the right tool, called right, a run may have the answer in
+        its result ("parking_spaces": 260) and still go on to other tools and answer that
+        there is no information; once the tool the pitfall taught answered, the run is asked
+        for its answer."""
         own = next((s.tools[0] for s in shown if shows_how_to_call(s)
                     and s.tools[0] in offered), None)
         if own is None or self.playbook.feeds_another(self.agent_name, own):
@@ -396,7 +394,7 @@ def render_line(strategy: Strategy, tool_names: Sequence[str]) -> str:
     "answer") and its "Do not use" list, and says the answer is still to be looked up:
     "Call country_info_then_exchange_rate (it runs country_info, then exchange_rate for you),
     then answer." made the 1.5B answer at once with made-up figures, as if the routine had
-    run. Wording chosen on the chains suite's train split (docs/benchmarks.md).
+    run. The wording was chosen on one suite's train split (docs/benchmarks.md).
     """
     if strategy.kind == "sequence" and len(strategy.tools) > 1:
         name = routine_name(strategy.tools)
