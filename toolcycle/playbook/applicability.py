@@ -41,10 +41,10 @@ def described_words(words: Sequence[str], tools: Sequence[str],
 
     Why: the tasks of one kind are worded apart ("How warm is it at the office of Tomasz
     Nowak?", "Is it freezing where Nadia Rahman works? What's the temperature there?") and
-    share no word, so a lesson learned from them had nothing to apply to and was not
-    promoted (`chains`, ReAct: office weather, two runs of the whole chain); the tools
-    describe what they are for ("Look up an employee in the staff directory (office city and
-    team)", "Current temperature in a city"), and each task shares a word with that.
+    share no word, so a lesson learned from them has nothing to apply to and is not
+    promoted; the tools describe what they are for ("Look up an employee in the staff
+    directory (office city and team)", "Current temperature in a city"), and each task shares
+    a word with that.
     """
     described: set[str] = set()
     for tool in tools:

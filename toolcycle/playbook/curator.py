@@ -175,8 +175,10 @@ class Curator:
         shown for once promoted (a word of its applicability in the prompt), is evidence the
         sequence is needed: the model stopped where the sequence goes on.
 
-        Found on ``rail``: the 1.5B answered seat questions with the booking reference
-        ``find_booking`` returned; two runs found the whole chain, promotion asked for three.
+        Why: a small model often stops at the first result that looks like an answer (the
+        booking reference a lookup returned, where the question asked for the seat a detail
+        call gives), so a kind of task may have too few runs of the whole chain to promote
+        it; the runs that stopped short show that the chain is needed there.
         """
         if not outcome.answered or outcome.calls is None or not outcome.task or any(
                 status != "ok" for _, status in outcome.calls):

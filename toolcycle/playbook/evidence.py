@@ -109,9 +109,9 @@ def blames_arguments(error: str, args: Any) -> bool:
     """Whether an error is about the call's arguments: it quotes a value (``'x'``, ``"x"``),
     or names one of the call's parameters or repeats one of its values.
 
-    Why: "TLS handshake failed: certificate verify failed: certificate has expired" (`helpdesk`,
-    held out, JSON) was learned as "… Check the arguments against what earlier tools
-    returned.": no argument was wrong, and the list of outage words (``words.OUTAGE``) cannot
+    Why: an error such as "TLS handshake failed: certificate verify failed: certificate has
+    expired" would be learned as "… Check the arguments against what earlier tools
+    returned.", though no argument was wrong, and the list of outage words (``words.OUTAGE``) cannot
     name every way a service breaks. An error that says nothing of what it was given is the
     tool's, whatever its words."""
     line = first_line(error)
@@ -322,9 +322,9 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
                   and (answered is None or c.call.name in answered)), None)
     if other is None or not _grounded(other, calls, prompt):
         return None
-    # the rest of the answering chain after the alternative: "Call staff_directory(name)
-    # instead" for a weather question sent the 1.5B to staff_directory and it answered from
-    # the office's city, without the weather call that held the answer
+    # the rest of the answering chain after the alternative: told only "Call Y(name)
+    # instead", a small model calls Y and answers from its result, without the later call
+    # that held the answer (a city looked up, the weather there never asked)
     then = [] if answered is None else list(dict.fromkeys(
         f"{c.call.name}({', '.join(sorted(c.call.args or {}))})" for c in later
         if c.index > other.index and c.ok and c.call.name in answered
@@ -339,8 +339,8 @@ def says_task_words(value: str, prompt: str) -> bool:
     "booking"): then it is this task's content, not a format another task can follow.
 
     Why: advice is read by runs of other tasks. Shown a sequence whose example was one train
-    task's query ("Call search(query like "<that task's words>")"), the 1.5B copied those
-    words into other tasks' calls (issue 69, JSON protocol). A value's format (digits,
+    task's query ("Call search(query like "<that task's words>")"), a small model copies
+    those words into other tasks' calls. A value's format (digits,
     separators, case) generalises; its words do not."""
     return bool(roots(keywords(value)) & roots(keywords(prompt)))
 
@@ -452,7 +452,8 @@ def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvide
     One that carries the task's own words is not (:func:`~toolcycle.playbook.evidence.
     says_task_words`): it is the task's content, and other tasks would copy it.
     The call's own result and later ones do not count: tools often echo their arguments
-    (`rail`'s fare_quote does). ``among`` limits the calls looked at (default: every good one).
+    (a quote that repeats the date it was asked for). ``among`` limits the calls looked at
+    (default: every good one).
     """
     prompt = (trace.user_prompt or "").lower()
     formats: dict[str, dict[str, str]] = {}

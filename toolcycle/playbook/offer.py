@@ -393,8 +393,8 @@ def render_line(strategy: Strategy, tool_names: Sequence[str]) -> str:
     The routine line keeps the shape of the sequence advice (a call with its arguments, then
     "answer") and its "Do not use" list, and says the answer is still to be looked up:
     "Call country_info_then_exchange_rate (it runs country_info, then exchange_rate for you),
-    then answer." made the 1.5B answer at once with made-up figures, as if the routine had
-    run. The wording was chosen on one suite's train split (docs/benchmarks.md).
+    then answer." makes a small model answer at once with made-up figures, as if the routine
+    had run. The wording was chosen by measurement (docs/benchmarks.md).
     """
     if strategy.kind == "sequence" and len(strategy.tools) > 1:
         name = routine_name(strategy.tools)

@@ -48,8 +48,8 @@ def normalise_error(error: str) -> str:
     "unknown ticker 'ACME'" and "unknown ticker 'GLOBEX'" are the same pitfall. A first line
     that only announces a list ("Invalid arguments for `x`:", then "- (root): Additional
     properties are not allowed ('topic' was unexpected)") takes the list's first item: the
-    header alone made "amenities_register fails with: Invalid arguments for
-    `amenities_register`:." on `rail`, a lesson with nothing in it.
+    header alone makes "x fails with: Invalid arguments for `x`:.", a lesson with nothing
+    in it.
     """
     return _VOLATILE.sub("…", _first_line(error))[:90]
 
@@ -74,11 +74,11 @@ def shown_error(error: str, args: Any = None, prompt: str = "") -> str:
     (:func:`~toolcycle.playbook.evidence.unquoted_example`: "dates look like 05.01.2026").
     Every other number stays masked: a bare figure is most often this task's own.
 
-    Why: ``freight_quote`` on `depot` refused "Portugal" with "unknown destination
-    'Portugal': give the two-letter country code, e.g. 'FR'"; the class masks both values
-    (errors of different tasks are one pitfall), and the advice said "e.g. …", the one part
-    that showed the format; "dates look like 05.01.2026" became "dates look like ….….", all
-    of it masked as numbers. The class stays what identifies the pitfall; this is its text.
+    Why: the class masks every value (errors of different tasks are one pitfall), but the
+    value an error gives as an example is the one part that shows the format: "unknown
+    destination 'Portugal': give the two-letter country code, e.g. 'FR'" shown as "e.g. …",
+    or "dates look like 05.01.2026" as "dates look like ….….", teaches nothing. The class
+    stays what identifies the pitfall; this is its text.
     """
     kept: list[str] = []
 
@@ -142,10 +142,10 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
     the error was, :func:`~toolcycle.playbook.evidence.blames_arguments`).
 
     A ``schema`` repair (the loop refused the arguments; no run showed a fix) leads with the
-    call to make: on `rail` (JSON) the 1.5B called amenities_register(station, topic), taking
-    ``topic`` from the look-alike station_info, three times in a row; the refusal's header was
-    all the lesson said, and shown it the model kept away from the tool that held every
-    facility answer (0 of 9 test runs right)."""
+    call to make: a small model copies argument names from a look-alike tool it read
+    (``topic`` where the tool takes none) and repeats the refused call; a lesson that says
+    only that the call was refused keeps the model away from the very tool that holds the
+    answer, where the call it should make is what it lacked."""
     failure = f"{tool} times out" if timeout else f"{tool} fails with: {error_class}"
     if repair is None:  # a timeout is no argument's fault: point away from the tool instead
         if timeout:

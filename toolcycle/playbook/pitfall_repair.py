@@ -71,9 +71,10 @@ def repair_from_use(strategy: Strategy, outcome: RunOutcome) -> str:
 
     The run called the pitfall's tool without the error and got the task right; the value it
     shaped itself (a date it reformatted, a code it built) for the argument the error names
-    (or its only shaped argument) is the format the tool accepts. Measured on `rail`: "fare_quote
-    fails with: invalid date …: expected DD.MM.YYYY" alone left the 1.5B writing 30/09/2026;
-    an example shows it the format. Returns what was learned, or "".
+    (or its only shaped argument) is the format the tool accepts. A small model copies an
+    example better than it follows a description: "expected DD.MM.YYYY" alone may leave it
+    writing 30/09/2026, where an example value shows it the format. Returns what was
+    learned, or "".
     """
     error_class = strategy.error_class
     if (strategy.kind != "pitfall" or len(strategy.tools) != 1 or not error_class

@@ -98,9 +98,8 @@ class Playbook:
     they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.advice`).
     0, the default, shows such a task nothing: a task no lesson names is, in a domain of
     several kinds of task, most often of a kind no lesson is about, and shown another kind's
-    sequence "for tasks asked in other words" the 1.5B followed it (on the generated dev
-    seeds, docs/playbook.md "Choosing the guide": one task of twelve worse with it,
-    none better; it helped two hand-written suites' paraphrased tasks, nineteenth session).
+    sequence "for tasks asked in other words" a small model follows it all the same, told
+    to judge or not (the measurements: docs/playbook.md "Choosing the guide").
     """
 
     def __init__(
@@ -225,10 +224,10 @@ class Playbook:
         for the lessons it is shown (without ``routines=True`` only when the answer is due: no
         call made, no tool changed) and those about its tools (:mod:`.tool_lessons`).
 
-        Why at the defaults too: a correct lesson made a kind *worse* (issue 69, held-out,
-        the defaults: 100 -> 75 %): shown "Call Y(a), then answer", the model called Y, had
-        the answer, called other tools and lost it. Asking for the answer once the shown
-        sequence is done was gated behind routines, though it calls nothing itself."""
+        Why at the defaults too: a correct lesson can make a kind *worse*: shown "Call Y(a),
+        then answer", a small model calls Y, has the answer, calls other tools and loses it.
+        Asking for the answer once the shown sequence is done calls nothing itself, so it
+        needs no opt-in as routines do."""
         lessons = in_play(self.store, self.domain or agent_name, offered)
         return self.planner(agent_name).plan(task, offered, gated=gated, calls=self.routines,
                                              tool_lessons=lessons)
@@ -295,8 +294,9 @@ class Playbook:
                           inner: ToolSelector | None) -> ToolSelector | None:
         """The tool selection of an agent offered ``routines``: each run is offered only the
         routines whose strategy the playbook shows that run, then ``inner`` (the agent's own
-        selection, if any) applies. Measured: offered to every run, the 1.5B called the
-        currency routine for weather questions. ``inner`` itself without ``routines=True``."""
+        selection, if any) applies. Why: a small model calls a routine it is offered for
+        tasks the routine does not answer (a currency routine for a weather question).
+        ``inner`` itself without ``routines=True``."""
         warnings.warn("Playbook.routine_selection is deprecated: an agent asks the playbook "
                       "for each run's plan (Playbook.plan, toolcycle.run.plan)",
                       DeprecationWarning, stacklevel=2)

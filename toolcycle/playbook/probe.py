@@ -2,12 +2,11 @@
 asked, and the tool whose result holds the expected answer is that call's repair.
 
 Why: every repair the reflector knows is one a run *showed* (a retry that worked, another tool
-that answered). A model that gives up after the first failure shows none. Measured on the
-held-out `depot` suite with the JSON protocol (2026-11-29): the 1.5B answered "the inventory
-service is unavailable" after ``inventory_live`` failed in 8 of 8 stock train runs, so the
-playbook learned "inventory_live ... is down: try another tool that can answer" and nothing
-about ``warehouse_ledger``, which held every count; served to the same model, the pitfall
-changed nothing (2 of 9 stock runs right). Learning with :func:`~toolcycle.playbook.learning.
+that answered). A model that gives up after the first failure shows none: a small model
+that reads "service unavailable" often answers that, run after run, so the playbook learns
+only "inventory_live ... is down: try another tool that can answer", nothing about the tool
+that held every answer, and served to the same model such a pitfall changes little.
+Learning with :func:`~toolcycle.playbook.learning.
 learn` knows what a run could not: the task's expected answer. So after a *failed* run, each
 call that failed or found nothing (and that the run did not repair) is asked again of the
 agent's other tools that can take its arguments as they are; the first whose result holds the
@@ -99,11 +98,11 @@ def probe_targets(miss: CallEvidence, tools: Mapping[str, Tool[Any]]) -> list[To
 def _may_rename(miss: CallEvidence) -> bool:
     """Whether a probe of ``miss`` may pass its value under another parameter name: not where
     the call's error was about its arguments (:func:`~toolcycle.playbook.evidence.
-    blames_arguments`). Why: on `helpdesk` (ReAct) the 1.5B called ``device_details("vpn
-    gateway")`` for a status question and was told "unknown device 'vpn_gateway'"; a probe
-    passed the name to ``status_page(system)``, which answered, and the lesson "device_details
-    fails with: unknown device …. Call status_page(system) instead." rerouted every device
-    question's failed detail call to the status page (device 89 → 0 %). A value a tool
+    blames_arguments`). Why: a probe that passes a rejected value to another tool's other
+    parameter may find an answer there, for this task, and teach "X fails ... Call Y
+    instead." for every task that meets X's error, most of which Y cannot answer (a status
+    question's system name refused by a device lookup, then answered by a status page,
+    would reroute every device question to the status page). A value a tool
     rejected is likely the wrong kind of thing, and the same value as another tool's other
     parameter a guess on a guess; a tool that failed whatever it was given (a quota, an
     outage, a certificate) says nothing against its arguments."""
@@ -236,11 +235,9 @@ def named(args: Mapping[str, Any], result: str | None, prompt: str) -> dict[str,
     a name the prompt gives (:func:`~toolcycle.playbook.words.names`): "heat" in
     "Ember heat gun" names no thing.
 
-    Why: on `depot` (JSON, a86805f) the 1.5B searched the web for "Ember heat gun delivery
-    time" and "lead time for Garrow tile saw"; a probe passed each query to
-    ``purchasing_records(item)``, which answered ``{"item": "ember heat gun", ...}``, but the
-    query was no text of the task, so neither probe taught the supplier sequence, which stayed
-    pending on two tasks, and no supplier task was shown it (0 of 9 right). The tool naming the
+    Why: a model's search query ("heat gun delivery time") is no text of the task, so a
+    probe that passes it on, though the tool answers (``{"item": "heat gun", ...}``), teaches
+    no sequence: a lesson's first call must take a value the task gives. The tool naming the
     item the task named is what a value from nowhere lacks.
     """
     given = names(prompt)

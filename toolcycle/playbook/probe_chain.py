@@ -1,9 +1,9 @@
 """Chain probes: the id lookup a failed learning run never made, found by the learner.
 
-Why: on the held-out `clinic` suite (ReAct, at a69befd) a lab question needs
-``lab_orders(patient)``, then ``lab_result(order_id)`` with the id of the order asked about;
-the 1.5B found that chain in 1 of 6 train runs (it asked the look-alike ``patient_file``), so
-no sequence was learned and all 9 test runs failed. No one tool answers such a task, so a
+Why: a question that needs an id looked up first (``lab_orders(patient)``, then
+``lab_result(order_id)`` with the id of the order asked about) is where a small model most
+often fails: it asks a look-alike tool instead, rarely finds the chain by itself, so too few
+runs show it for a sequence to be learned. No one tool answers such a task, so a
 single probe (:mod:`.probe`) finds nothing. After a failed run whose single probes found
 nothing, each of its calls that returned something, and each tool its arguments make a whole
 call of (by name), is a first step to try; a value its JSON result holds under a key that is
@@ -102,12 +102,12 @@ def _first_steps(calls: Sequence[CallEvidence], probe: Probe, prompt: str
     their arguments make a whole call of by name, then each tool of one required parameter
     asked for a name the task gave (those two to be asked).
 
-    Why the names: on `helpdesk` (JSON, at 9450b53) one of six device train runs called
-    ``user_devices(employee)``; the others asked ``asset_register`` for a made-up tag
-    ("RDA1234") or ``device_details`` for one, whose arguments make no call of it, so one
-    chain was probed, short of the three tasks a sequence needs, and the device kind learned
-    only dead ends. The name is the task's own; the check against the expected answer
-    settles the guess."""
+    Why the names: a failed run's own calls are often no first step at all (a made-up tag
+    passed to a register, a detail call whose arguments make no call of the lookup), so
+    probing only what the run called finds the chain too rarely for a sequence; the name the
+    task gave, passed to each tool of one required parameter, is a first step any run could
+    have taken. The name is the task's own; the check against the expected answer settles
+    the guess."""
     for c in calls:
         if c.status == "ok" and c.call.name in probe.tools and isinstance(c.call.args, dict):
             yield c.call.name, dict(c.call.args), c.call.result or None

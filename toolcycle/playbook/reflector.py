@@ -57,10 +57,9 @@ def analyse(trace: Trace, success: bool) -> TraceAnalysis:
         if c.status in ("error", "empty"):
             repair = repair_of(c, calls, trace.user_prompt or "", answered)
             # "another tool answered" is a repair only where the run got the answer right and
-            # that tool held it: on `chains`, failed runs that called find_ticker after
-            # get_quote's error and answered with the ticker taught "Call find_ticker(company)
-            # instead", and a currency run that tried staff_directory on the way taught
-            # "find_ticker fails ... Call staff_directory(name) instead".
+            # that tool held it: a failed run answers with whatever the next tool returned
+            # (an id, a code, a name found on the way), and such a repair would teach "X
+            # fails ... Call Y instead" for a Y that never held an answer.
             if repair is not None and repair.kind == "alternative" and not success:
                 repair = None
             # Nor where the tool refused what it was given: the run left a call it got wrong
@@ -134,10 +133,9 @@ class LLMReflector:
         """The model the lessons are asked of: ``model``, except that a model on the ReAct
         text protocol is asked through the JSON protocol over the same inner model.
 
-        Why: the lessons are structured output, and under ReAct the 1.5B gave none valid
-        (`rail`, 2026-11-28: failures logged for 17 of 18 train runs, none valid; it acted out
-        the trace's calls and never called the output tool, even asked again, and once failed
-        the schema); on the JSON protocol the reflections of 22 of 24 runs were valid. An
+        Why: the lessons are structured output, and a small model on a text protocol, asked
+        for them, tends to act out the trace's calls instead of calling the output tool;
+        the JSON protocol's native tool calls are what structured output is made of. An
         agent's model string can be passed as it is."""
         if self._writer is None:
             from ..models import resolve_model

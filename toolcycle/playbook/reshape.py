@@ -2,16 +2,14 @@
 earlier runs learned the tool accepts.
 
 Why: a pitfall such as "fare_quote fails with: invalid date …: expected DD.MM.YYYY. Pass date
-like "01.05.2026"." reaches a small model as advice, and the 1.5B still wrote the date as the
-task did ("3 November 2026") or left the day unpadded ("3.11.2026") in some runs shown it.
-Then it rarely mended the call: on `rail` (ReAct, 3f0b186) the one fare run of 36 that failed
-called fare_quote with "3.11.2026", read the error, and wandered through web_search,
-service_history and station_info to the iteration limit; replayed six times with the lesson
-appended to the error itself, three runs still wandered. The run already holds everything the
-repair needs: the value the model meant, the error the lesson was learned from, and the
-example that passed. So a call of the tool that fails with the lesson's error class, whose
-value can be written in the example's shape without guessing, is made again with that value,
-and answers with its result, saying so.
+like "01.05.2026"." reaches a small model as advice, and a small model still writes the date as
+the task did ("3 November 2026") or leaves the day unpadded ("3.11.2026") in some runs shown it.
+Then it rarely mends the call: read the error, it wanders through other tools to the iteration
+limit, even where the lesson is repeated in the error itself. The run already holds everything
+the repair needs: the value the model meant, the error the lesson was learned from, and the
+example that passed. So a call of the tool that fails with the lesson's error class, whose value
+can be written in the example's shape without guessing, is made again with that value, and
+answers with its result, saying so.
 
 Only where that is safe and certain: the tool is ``read_only`` (the model asked for one call;
 a second one that reads changes nothing) and needs no approval; the error is the lesson's own
@@ -111,9 +109,9 @@ def _from_legend(text: str, example: str, error_class: str) -> str | None:
     "high" where the error lists "P1 (critical), P2 (high), ..." (or "high (P2)"); None
     where it lists none, or ``text`` means no one code there.
 
-    Why: on `helpdesk` (ReAct, 9450b53) the 1.5B passed "high", "medium", "low" and
-    "critical" in turn to ``sla_target``, which answered each with its legend, and took the
-    first P-code that passed (P3 for a high-priority ticket: wrong)."""
+    Why: a small model that reads a legend in an error tries values in turn and takes the
+    first code that passes, right or not (P3 for a high-priority ticket); the legend itself
+    says which code a meaning has."""
     wanted = value_shape(example)
     codes = {code for code, meaning in legend(error_class)
              if value_shape(code) == wanted and meaning.lower() == text.lower()}

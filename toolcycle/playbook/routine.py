@@ -62,9 +62,10 @@ class Feed:
     where ``by`` is set, the ``key`` of the one record of the result's list whose ``by``
     field the task names (a picked row, :func:`~toolcycle.playbook.applicability.row_named`).
 
-    Why picked rows: on the held-out `hotel` suite (at 22c2091) a guest's folios are one per
-    outlet, the one asked about ("Tariq Aziz's spa total") any row; the 1.5B passed the first
-    row's id (JSON: 6 of 9 bill test runs), and no left-right rule finds a row that moves."""
+    Why picked rows: where a lookup lists one record per thing (a guest's bills, one per
+    outlet) and the task names which ("the spa total"), the record asked about may be any row;
+    a small model tends to pass the first row's id, and no left-right rule finds a row that
+    moves."""
 
     arg: str
     left: str
@@ -348,12 +349,11 @@ def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
              ) -> Tool[Any] | None:
     """The routine ``built`` (its tool) answering calls of its first tool, or None.
 
-    Why: offered ``find_booking_then_booking_detail`` beside ``find_booking``, the 1.5B called
-    ``find_booking`` itself and then the routine in 7 of 11 runs (``find_ticker_then_get_quote``:
-    10 of 10): three turns, as without the routine. Answering that first call with the whole
-    chain ends such runs a turn earlier: rail's seat train tasks, seeds 1-2, 10 of 12 right in
-    2.08 turns against 8 of 12 in 2.58 (bench/routine_first_tool.py); taking the first tool
-    away instead made the model answer without looking anything up (1 of 6 right).
+    Why: offered ``lookup_then_detail`` beside ``lookup``, a small model tends to call the
+    tool it knows first, ``lookup`` itself, and then the routine: three turns, as without
+    the routine. Answering that first call with the whole chain ends such runs a turn
+    earlier; taking the first tool away instead leaves a model that does not see the tool it
+    expects answering without looking anything up.
 
     Only when every later step is ``read_only`` (the model asked for the first call, not for
     the others) and the routine takes exactly the first tool's parameters (a call of it must
@@ -381,18 +381,14 @@ def repair(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
            ) -> Tool[Any] | None:
     """The routine ``built`` (its tool) answering failed calls of its last tool, or None.
 
-    Why: the 1.5B often calls the detail tool first with the name the question gives
-    (``exchange_rate("Zarovia")``, ``get_quote("Glenrock Mining")``, ``weather("Chloe
-    Martin")``): the lookup the routine runs first was skipped, and the tool rejects the name.
-    In the three `chains` runs of 2026-11-28 at 0d2d7ed (both arms, 216 test runs) a chain's
-    last tool was the first call of 58 runs, 24 of them right; of the 54 currency runs, 26
-    began with ``exchange_rate`` and 3 of those got the answer (the rest called
-    ``find_ticker`` or the same tool again, often to the iteration limit). The
-    routine already knows the repair: look the name up, take the value out of the result,
-    call the tool with it. So in a run offered the routine, a call of its last tool that
-    fails (or finds nothing) runs the routine with the call's value, and answers with every
-    result; if the routine does not get through (the lookup finds nothing too), the call's
-    own failure stands, unchanged.
+    Why: a small model often calls the detail tool first with the name the question gives
+    (``exchange_rate("Zarovia")`` where the tool takes a currency code): the lookup the routine
+    runs first was skipped, and the tool rejects the name; few such runs recover, and many call
+    the same tool again to the iteration limit. The routine already knows the repair: look the
+    name up, take the value out of the result, call the tool with it. So in a run offered the
+    routine, a call of its last tool that fails (or finds nothing) runs the routine with the
+    call's value, and answers with every result; if the routine does not get through (the lookup
+    finds nothing too), the call's own failure stands, unchanged.
 
     Only for a routine of one parameter whose last tool takes one parameter, the fed one (so
     the call's one value is the routine's one input), and only when every step is

@@ -8,9 +8,9 @@ on the record of the call it answered, in the trace (``ToolCallRecord.stand_in``
 learner reads back (:func:`noted`): which kind of stand-in answered, whether it got through,
 and each call it made (:class:`StepOutcome`), since the trace's own records are the
 stand-in's call, not the calls it made. Without the steps, a tool called mostly inside routines
-looked unreliable in the tool statistics: on `hotel` (JSON, 2026-12-02f) only the model's own
-calls of ``folio``, all with a made-up id, were counted, so the tool a learned sequence
-recommends showed 100 % misses (62 % with the routine's calls counted, 2026-12-03c).
+looks unreliable in the tool statistics: only the model's own calls of it are counted, and
+those are the ones the routine exists to replace (a detail call with a made-up id), so the
+tool a learned sequence recommends shows nothing but misses.
 
 Why typed: the learner used to read these facts back out of the stand-ins' own answer texts
 (a marker phrase per stand-in, a regex per header); any change of wording, a truncated
@@ -131,10 +131,9 @@ class StandIns:
 def completed(names: list[str], lines: list[str]) -> str:
     """What the model reads when every step ran: that they ran, then each call and result.
 
-    Given the calls and results alone, the 1.5B (ReAct) read the first result and called the
-    next step itself, a turn for nothing: in 4 of 21 routine runs on the `chains` train
-    tasks, and in none with this header (bench/learning_tasks/results/
-    chains-routine-result-dev-react-2026-11-27.log).
+    Given the calls and results alone, a small model may read the first result and call the
+    next step itself, a turn for nothing; a header that says the calls were made, and to
+    answer from their results, tells it what the list is.
     """
     return (f"Ran {', then '.join(names)} for you (already called; answer from these "
             "results):\n" + "\n".join(lines))

@@ -114,9 +114,8 @@ def _chain_lesson(run: RunEvidence, chain: list[CallEvidence], tools: list[str],
 # Why: a run shown "Call staff_directory(name), then answer" (or offered its routine) takes two
 # model turns at best: one to make the call, one to answer. Where the call's argument is
 # plainly the one thing the task names ("How warm is it at the office of Ingrid Halvorsen?"),
-# the first turn only copies it. Measured on every held-out suite with the JSON protocol
-# (2026-12-03, docs/benchmarks.md): the learned playbook already ran at that floor, two turns a
-# task, while the baseline's wrong answers ended after one or two; no advice can cut more. A
+# the first turn only copies it. Once a playbook has a run at that floor, two turns a task, no
+# advice can cut more, and a baseline whose wrong answers end after one turn looks as cheap. A
 # head start makes that call for the run, so the model's first turn reads the result and
 # answers: one request instead of two, and the whole history sent once less.
 #
@@ -204,9 +203,9 @@ def head_param(arguments: Mapping[str, Any] | None, task: str) -> str | None:
     without case or surrounding space), that value's :func:`named_phrase` where it is longer
     (the argument's name then ends with :data:`PHRASE`: "item+"), or :data:`NO_HEAD`: no
     argument took either, or two did; None where the task names no value or more than one
-    (then the run says nothing about head starts either way: sources JSON at f645126 had a
-    balance sequence learned from two runs passing the name and one whose task named none,
-    2 of 3, short of :data:`HEAD_SHARE`)."""
+    (then the run says nothing about head starts either way: a task that names no value
+    cannot show which argument takes it, and counted as "none did" it would hold a sequence
+    every naming task of which passed the name below :data:`HEAD_SHARE`)."""
     values = named_values(task)
     if len(values) != 1:
         return None

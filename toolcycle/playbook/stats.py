@@ -91,10 +91,9 @@ def tool_observations(calls: Iterable[CallEvidence], repairs: Mapping[int, Repai
     ``repairs`` are the run's repairs by the index of the missed call, as
     :func:`~.reflector.analyse` found them: "another tool answered" only in a run that got the
     answer right, and only a tool that held it. Taken from the next call that returned
-    something, the playbook the 1.5B learned on `chains` (ReAct, at 431f5ab) told share-price
-    questions "get_quote often fails (9/12 calls returned errors); when it did, find_ticker
-    answered: use find_ticker instead" and "find_ticker often fails ...: use country_info
-    instead": failed runs and detours, the defect the lessons had already been cured of.
+    something, the statistics would recommend whatever a failed run or a detour called next
+    ("X often fails; when it did, Y answered: use Y instead", Y being the lookup that
+    gave X's argument, not an alternative to X): the same defect the lessons are kept free of.
     """
     rows = []
     for c in calls:

@@ -301,13 +301,12 @@ def covers(sequence: Strategy, pitfall: Strategy) -> bool:
     service_history ... Do not use delay_feed") says it already. A prerequisite pitfall
     (``t`` needs a value from ``via``) is not covered by a sequence that calls ``via`` before
     ``t``: the sequence gives the order, the pitfall the way back when the model calls ``t``
-    first anyway and reads the error. Measured on `chains` with the JSON protocol: with the
-    prerequisite pitfall held back, share-price questions went from 67 % right to 0 % (the
-    model's recoveries were ``get_quote > find_ticker > get_quote``). Nor when the sequence is
-    offered as a routine: held back there (e0d460d), the 1.5B called the two tools by hand
-    instead of the routine (ReAct, chains train: a routine in 6 runs of 36, not 13; 3.38
-    iterations per successful run, not 2.96). A pitfall without a
-    repair (an argument format, an error nothing fixed) is never covered.
+    first anyway and reads the error: held back, a small model that called ``t`` first
+    loops between the two tools (``t > via > t``) instead of recovering. Nor when the
+    sequence is offered as a routine: held back there, a small model calls the two tools by
+    hand more often than it calls the routine, the pitfall being the line that names the
+    order its routine runs. A pitfall without a repair (an argument format, an error nothing
+    fixed) is never covered.
     """
     if sequence.kind != "sequence" or pitfall.kind != "pitfall" or len(pitfall.tools) != 2:
         return False

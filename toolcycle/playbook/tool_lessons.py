@@ -10,13 +10,12 @@ not call it. Such a lesson is therefore chosen by the tools a run is offered, ne
 words, and shown where the model reads about the tool: appended to that tool's description
 for the run (:attr:`~toolcycle.run.plan.RunPlan.notes`), not to the run's instructions.
 
-Why: on a generated suite (bench/learning_gen, seed 1001, ReAct, at 1c0a2c8) the date-format
-lesson of a daily-figures tool was learned applying to "attendance", "count", "course"; a
-task of another kind ("Course BI8151: what is its enrolled students?", answered by another
-tool) met it through "course", was told to follow it, and failed where it had succeeded
-without a playbook. And a task about the same tool worded without those words was never
-told the format. Chosen by the tool, the first run sees the lesson only beside a tool it
-does not need, the second beside the tool it calls.
+Why: the words of the tasks a tool's lesson was learned from are the words of a kind of task,
+not of the tool: a date-format lesson of a daily-figures tool learned from attendance questions
+reaches a task of another kind that says "course" too (answered by another tool), which is told
+to follow it and fails; and a task about the same tool worded without those words is never told
+the format. Chosen by the tool, the first run sees the lesson only beside a tool it does not
+need, the second beside the tool it calls.
 
 Which lessons are about a tool: the pitfalls learned from a call's error (an error says
 what the tool did with what it was given, in any task): its argument format, the schema it

@@ -11,7 +11,7 @@ only text written for people: a tool's "No results." instead of ``[]``, an HTTP 
 "connection refused", a task's function words. Each list below is English (the language of
 the tools, tasks and providers this project was measured on) and says what it is for; a
 deployment whose tools speak another language extends these lists here, and nowhere else.
-A rule that needs a word list and is not built on one of these is a rule for one suite.
+A rule that needs a word list and is not built on one of these holds only where it was written.
 
 Never listed here: the engine's own wording. What the loop says about a call (a timeout, a
 refused argument) is read from the trace's typed fields (``ToolCallRecord.error_type``).
@@ -145,7 +145,7 @@ def root(word: str) -> str:
     "carrier", "carry" -> ``carri``). Words are kept as written; only comparisons use roots.
 
     Why: the tasks of one kind are worded apart, and a lesson learned from "Who supplies the
-    Vessel caulk gun?" met no word of "Who is the supplier of the Fenby staple gun?" (`depot`);
+    Vessel caulk gun?" met no word of "Who is the supplier of the Fenby staple gun?";
     "booking"/"book", "shipped"/"shipping", "sources"/"sourcing" were as far apart. Snowball
     leaves "-er" alone (order, number, weather keep theirs), so only "-ier", whose stem the
     verb also has, is taken off.
@@ -188,11 +188,11 @@ def names(text: str) -> set[str]:
     anywhere ("KL318"). All-capital words without digits ("PDF", "USD") are acronyms and
     stay content words. A word also used in lower case elsewhere in the text is no name.
 
-    Why: a name says which thing a task is about, not what kind of task it is. Three failed
-    fare runs on `rail` (ReAct) shared the station "Kelby", the dead end they taught came out
-    applying to ['kelby', 'standard'], and a test task about another fare *to* Kelby was shown
-    it. English capitalisation: in German, where every noun is capitalised, nouns inside a
-    sentence would count as names too (see :func:`task_words`).
+    Why: a name says which thing a task is about, not what kind of task it is. Failed runs that
+    happen to share a name ("Kelby") would teach a lesson applying to that name, shown to any
+    later task about the same thing, whatever it asks. English capitalisation: in German, where
+    every noun is capitalised, nouns inside a sentence would count as names too (see
+    :func:`task_words`).
     """
     found: set[str] = set()
     plain: set[str] = set()
