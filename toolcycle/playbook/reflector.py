@@ -133,10 +133,10 @@ class LLMReflector:
         """The model the lessons are asked of: ``model``, except that a model on the ReAct
         text protocol is asked through the JSON protocol over the same inner model.
 
-        Why: the lessons are structured output, and a small model on a text protocol, asked
-        for them, tends to act out the trace's calls instead of calling the output tool;
-        the JSON protocol's native tool calls are what structured output is made of. An
-        agent's model string can be passed as it is."""
+        Why: the lessons are structured output, which a small model on a text protocol tends
+        not to give (it acts out the trace's calls instead of calling the output tool);
+        through the JSON protocol, whose tool call is the structured output, the same model
+        gives them. An agent's model string can be passed as it is."""
         if self._writer is None:
             from ..models import resolve_model
             from ..models.text.protocol import JsonToolsModel

@@ -352,8 +352,8 @@ def stand_in(routine: Routine, built: Tool[Any], tools: Mapping[str, Tool[Any]]
     Why: offered ``lookup_then_detail`` beside ``lookup``, a small model tends to call the
     tool it knows first, ``lookup`` itself, and then the routine: three turns, as without
     the routine. Answering that first call with the whole chain ends such runs a turn
-    earlier; taking the first tool away instead leaves a model that does not see the tool it
-    expects answering without looking anything up.
+    earlier; taking the first tool away instead makes a small model answer without looking
+    anything up.
 
     Only when every later step is ``read_only`` (the model asked for the first call, not for
     the others) and the routine takes exactly the first tool's parameters (a call of it must

@@ -114,8 +114,8 @@ def _chain_lesson(run: RunEvidence, chain: list[CallEvidence], tools: list[str],
 # Why: a run shown "Call staff_directory(name), then answer" (or offered its routine) takes two
 # model turns at best: one to make the call, one to answer. Where the call's argument is
 # plainly the one thing the task names ("How warm is it at the office of Ingrid Halvorsen?"),
-# the first turn only copies it. Once a playbook has a run at that floor, two turns a task, no
-# advice can cut more, and a baseline whose wrong answers end after one turn looks as cheap. A
+# the first turn only copies it. Once a playbook's runs are at that floor, two turns a task, no
+# advice can cut more (and a model that answers wrong without any call costs one turn). A
 # head start makes that call for the run, so the model's first turn reads the result and
 # answers: one request instead of two, and the whole history sent once less.
 #

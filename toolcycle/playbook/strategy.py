@@ -303,10 +303,9 @@ def covers(sequence: Strategy, pitfall: Strategy) -> bool:
     ``t``: the sequence gives the order, the pitfall the way back when the model calls ``t``
     first anyway and reads the error: held back, a small model that called ``t`` first
     loops between the two tools (``t > via > t``) instead of recovering. Nor when the
-    sequence is offered as a routine: held back there, a small model calls the two tools by
-    hand more often than it calls the routine, the pitfall being the line that names the
-    order its routine runs. A pitfall without a repair (an argument format, an error nothing
-    fixed) is never covered.
+    sequence is offered as a routine: held back there, a small model was seen to call the
+    two tools by hand more often than the routine, and to need more turns. A pitfall
+    without a repair (an argument format, an error nothing fixed) is never covered.
     """
     if sequence.kind != "sequence" or pitfall.kind != "pitfall" or len(pitfall.tools) != 2:
         return False
