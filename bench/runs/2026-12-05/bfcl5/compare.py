@@ -1,6 +1,11 @@
 """Issue 68, the graded selection's two parallel categories again, with further calls on.
 
-    .venv/bin/python bench/runs/2026-12-05/bfcl5/compare.py
+    .venv/bin/python bench/runs/2026-12-05/bfcl5/compare.py [--first N] [--skip M]
+
+``--first N`` (20 unless given): the first N of each category's run order; 20 is the set fixed
+before the run (``ids.txt``), 40 adds the next 20 of each (``ids-40.txt``), run after the
+first 40 were looked at, so reported beside them, never instead of them; ``--skip 20
+--first 40`` counts those 20 of each alone.
 
 Pairs, question by question, this directory's run (``further-1.5b.jsonl``: the arm
 ``json+grammar+parallel+select+further``, the current defaults of ``local_model``) with the
@@ -21,6 +26,7 @@ replaced by this run's. It is not a measurement of one code version.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -80,20 +86,29 @@ def paired(label: str, now: dict[str, dict], before: dict[str, dict], ids: list[
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--first", type=int, default=20,
+                        help="the first N of each category's run order (20: ids.txt)")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave the first M of each run order out (20 --first 40: the "
+                        "entries added after the first 40 were looked at)")
+    args = parser.parse_args()
+    first, skip = args.first, args.skip
     selection = json.loads(SELECTION.read_text(encoding="utf-8"))["categories"]
     graded = records(GRADED)
     before = {r["id"]: r for r in graded if r["arm"] == BEFORE}
     raw_before = {r["id"]: r for r in graded if r["arm"] == RAW}
     now = {r["id"]: r for r in records(HERE / "further-1.5b.jsonl") if r["arm"] == NOW}
     raw_now = {r["id"]: r for r in records(HERE / "raw-1.5b.jsonl") if r["arm"] == RAW}
-    order = {c: selection[c]["run_order"][:20] for c in CATEGORIES}
+    order = {c: selection[c]["run_order"][skip:first] for c in CATEGORIES}
     k = balanced(order, set(now))
     counted = {c: ids[:k] for c, ids in order.items()}
     ids = [i for c in counted.values() for i in c]
     if not ids:
         print("no balanced prefix in further-1.5b.jsonl yet")
         return
-    print(f"K = {k} of the first 20 per category counted (the first K of each run order), "
+    print(f"K = {k} of entries {skip + 1}-{first} per category counted (the first K of them "
+          "in each run order), "
           f"{len(ids)} entries; {len(set(now) - set(ids))} results beyond them left out\n")
     head = " | ".join(f"{c} ({k})" for c in CATEGORIES)
     print(f"| arm | {head} | overall | tokens/entry | s/entry (under load) | requests/entry |")
