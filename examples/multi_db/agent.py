@@ -28,8 +28,8 @@ INSTRUCTIONS = (
     "You answer questions about customers, products and orders from two read-only SQLite "
     "databases: crm (registered customers) and sales (products and all orders, guest "
     "checkouts included). Never guess: call query_crm or query_sales with SQL first, passing "
-    "values in `params`. If a query returns no rows, query the other database. Then answer "
-    "briefly with the facts you found."
+    "values in `params`. If a query returns no rows, query the other database. Once a query "
+    "has returned the rows the question asks about, answer briefly with the facts they hold."
 )
 
 
