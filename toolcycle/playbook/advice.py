@@ -46,8 +46,9 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     found = [(s, score) for s, score in found
              if s.kind != "sequence" or asks_what_it_answered(task, s)]
     # a lesson learned from tasks this one is not like, though it shares a word with them
-    near = TaskMemory(store.observed_tasks(domain)).shown([s for s, _ in found], task)
-    found = [(s, score) for s, score in found if s.id in near]
+    if found:  # (an empty playbook costs no read of the tasks either)
+        near = TaskMemory(store.observed_tasks(domain)).shown([s for s, _ in found], task)
+        found = [(s, score) for s, score in found if s.id in near]
     if not found:  # (its strategies are no run's shown ones: see .guide)
         if guide <= 0:
             return [], 0, []

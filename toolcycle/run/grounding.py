@@ -156,9 +156,9 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True) -> lis
     order, each once. ``countable``: a tool returned something a count of 1 to 9 may have
     been counted from (:attr:`_Sources.countable`); without it such a count is checked too.
 
-    Why: on a generated hotel suite the 1.5B got an empty list from every tool it tried for
-    "What is the number of rooms at the property Forkwath Cross?" and answered "1", a
-    ``success``: single digits were exempt as counts, though there was nothing to count."""
+    Why: a single digit is exempt as a count a model may take by counting a tool's rows, but
+    where every tool returned nothing there was nothing to count, and a small model that
+    found nothing answers "1" as readily as any other invented figure."""
     text = answer[:_READ]
     figures = {_figure(f) for f in _FIGURE.findall(sources)}
     lowered = sources.lower()
