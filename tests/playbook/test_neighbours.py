@@ -16,6 +16,7 @@ from toolcycle import Agent, Message, tool
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
+from toolcycle.playbook.location import open_store
 from toolcycle.playbook.neighbours import TaskMemory, words_of
 from toolcycle.playbook.store import TASKS_KEPT, SQLitePlaybookStore
 from toolcycle.playbook.strategy import Strategy
@@ -113,8 +114,9 @@ async def test_a_task_like_tasks_that_taught_nothing_is_not_shown_another_kinds_
     assert result.output == "140.0"
 
 
-def test_each_task_learned_from_is_remembered_with_its_words(tmp_path: Any) -> None:
-    store = SQLitePlaybookStore(tmp_path / "p.db")
+def test_each_task_learned_from_is_remembered_with_its_words(db_location: str) -> None:
+    """On SQLite and on a real PostgreSQL (the same statements, another dialect)."""
+    store = open_store(db_location)
     assert store.mark_observed("run-1", "hotel", sorted(words_of("Which bill is due?")))
     assert not store.mark_observed("run-1", "hotel", ["other"])  # never learned from twice
     assert store.mark_observed("run-2", "hotel")  # no words: nothing remembered
