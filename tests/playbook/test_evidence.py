@@ -145,10 +145,10 @@ def test_a_pitfall_carries_the_argument_shape_that_worked_next() -> None:
     insights = reflect(trace, success=True, domain="d")
     [pitfall] = [i for i in insights if i.kind == "pitfall"]
     assert pitfall.tools == ["fare_quote"]
-    assert pitfall.advice == 'fare_quote fails with: invalid date …. Pass date like "05.03.2026".'
+    assert pitfall.advice == 'fare_quote fails with: invalid date …. Pass date like "17.03.2026".'
     assert value_shape("05.03.2026") in pitfall.detail  # the shape, not the value, is the key
     [sequence] = [i for i in insights if i.kind == "sequence"]
-    assert 'fare_quote(date like "05.03.2026")' in sequence.advice
+    assert 'fare_quote(date like "17.03.2026")' in sequence.advice
 
 
 def test_a_timeout_pitfall_names_the_alternative_tool_that_answered() -> None:
@@ -410,7 +410,7 @@ def test_a_failure_seen_with_and_without_its_repair_is_one_pattern_promoted_with
     pb.learn_from(_fare(2, "30/09/2026"), False)
     [pitfall] = _pitfalls(pb)
     assert pitfall.support == 3 and pitfall.tools == ["fare_quote"]
-    assert pitfall.advice.endswith('Pass date like "05.03.2026".')
+    assert pitfall.advice.endswith('Pass date like "17.03.2026".')
 
 
 def test_a_pitfall_learned_without_a_repair_takes_it_from_a_later_run_that_shows_it(
@@ -423,7 +423,7 @@ def test_a_pitfall_learned_without_a_repair_takes_it_from_a_later_run_that_shows
     pb.learn_from(_fare(3, "2026-03-05", "05.03.2026", status="success"), True)
     [repaired] = _pitfalls(pb)
     assert repaired.id == pitfall.id and repaired.support == 4
-    assert repaired.advice.endswith('Pass date like "05.03.2026".')
+    assert repaired.advice.endswith('Pass date like "17.03.2026".')
     # a later run without the repair confirms it and keeps the repair
     pb.learn_from(_fare(4, "2026-03-05"), False)
     [kept] = _pitfalls(pb)
@@ -496,7 +496,8 @@ def test_a_pitfall_that_takes_its_repair_from_another_kind_of_task_takes_its_wor
 
 def test_a_run_that_followed_a_pitfall_and_succeeded_teaches_it_the_format_that_worked() -> None:
     """The run shown "fare_quote fails with: invalid date …" wrote the date right the first
-    time: the value it shaped itself is the example later runs see."""
+    time: the value it shaped itself is the example later runs see (its day moved above 12, so
+    that the example shows which number is the day: :func:`formats.unmistakable`)."""
     pb = Playbook(":memory:", learn=False)
     for n in range(3):
         pb.learn_from(_fare(n, "2026-03-05"), False)
@@ -506,9 +507,9 @@ def test_a_run_that_followed_a_pitfall_and_succeeded_teaches_it_the_format_that_
           '{"date": "01.05.2026", "fare_eur": 36.4}', None)],
     ], shown=[pitfall.id])
     deltas = pb.learn_from(ok, True)
-    assert any('date like "01.05.2026"' in d.detail for d in deltas)
+    assert any('date like "13.05.2026"' in d.detail for d in deltas)
     [taught] = _pitfalls(pb)
-    assert taught.advice.endswith('Pass date like "01.05.2026".')
+    assert taught.advice.endswith('Pass date like "13.05.2026".')
     assert taught.helpful == 1
 
 

@@ -62,7 +62,7 @@ async def test_an_error_holding_a_bar_keeps_its_format_lesson() -> None:
     lesson = argument_lesson(pitfall)
     assert lesson is not None
     assert lesson.error_class == "invalid date …: expected DD.MM.YYYY | YYYY-MM-DD"
-    assert (lesson.argument, lesson.example) == ("date", "03.11.2026")
+    assert (lesson.argument, lesson.example) == ("date", "15.11.2026")
 
     def writes_as_task(messages: list[Message], settings: ModelSettings) -> Any:
         results = [p for m in messages if m.role == "tool" for p in m.parts]
@@ -82,7 +82,7 @@ def test_an_argument_named_with_a_dot_keeps_its_format_lesson() -> None:
     pitfall = _fare_runs(Playbook(":memory:", learn=False), argument="trip.date")
     lesson = argument_lesson(pitfall)
     assert lesson is not None and (lesson.argument, lesson.example) == ("trip.date",
-                                                                         "03.11.2026")
+                                                                         "15.11.2026")
 
 
 async def test_an_alternative_learned_from_an_error_holding_a_bar_falls_back_on_it() -> None:
@@ -166,7 +166,7 @@ def test_the_typed_parts_round_trip_through_the_store(db_location: str) -> None:
         finally:
             again.close()
         assert stored is not None and stored == pitfall
-        assert stored.repair is not None and stored.repair.example == "03.11.2026"
+        assert stored.repair is not None and stored.repair.example == "15.11.2026"
     finally:
         pb.close()
 

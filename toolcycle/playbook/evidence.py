@@ -24,7 +24,14 @@ from itertools import islice
 from typing import Any, Literal
 
 from ..tracing.trace import ToolCallRecord, Trace
-from .formats import example_dates, example_kind, in_stated_format, legend_code, names_date
+from .formats import (
+    example_dates,
+    example_kind,
+    in_stated_format,
+    legend_code,
+    names_date,
+    unmistakable,
+)
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
 from .parts import Rename
 from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
@@ -315,7 +322,7 @@ def repair_of(miss: CallEvidence, calls: list[CallEvidence], prompt: str = "",
         changed = _changed_args(miss.call.args, retry.call.args)
         if changed and miss.status == "error":
             key, value = changed[0]  # (the task's own words are no example for another task)
-            example = "" if says_task_words(value, prompt) else value
+            example = "" if says_task_words(value, prompt) else unmistakable(value, prompt)
             return Repair("argument", name, argument=key, example=example)
         return None
     other = next((c for c in later if c.ok and c.call.name != name
@@ -463,5 +470,5 @@ def shaped_values(trace: Trace, calls: list[CallEvidence], among: list[CallEvide
             text = str(value)
             if (_DIGIT.search(text) and text.lower() not in prompt
                     and text.lower() not in earlier and not says_task_words(text, prompt)):
-                formats.setdefault(c.call.name, {})[key] = text
+                formats.setdefault(c.call.name, {})[key] = unmistakable(text, prompt)
     return formats

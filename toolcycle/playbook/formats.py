@@ -101,6 +101,29 @@ def names_date(text: str, day: date) -> bool:
                for f in NUMERIC)
 
 
+def unmistakable(example: str, prompt: str) -> str:
+    """``example``, a numeric date whose day and month could be read either way round
+    ("05.01.2026"), written as a date of the same format whose day is above 12 ("17.01.2026"),
+    where the task it came from settles the order: of the two readings, ``prompt`` names one
+    (:func:`names_date`: "on 5 January 2026"). Every other value is returned as it is.
+
+    Why: an example is shown so that another task writes its own date the same way, and a
+    reader of "05.01.2026" (a small model, or :func:`date_format` itself) cannot tell which
+    number is the day: a later task may write 1 August as 08.01.2026 and be refused, or worse,
+    answered for 8 January. The value the run passed was the task's own date; the one shown
+    to other tasks only has to show the format, and one whose day cannot be a month does.
+    """
+    fits = _writing(example)
+    meant = [f for f in fits if (d := parse_date(example, f)) is not None
+             and names_date(prompt, d)]
+    if len(fits) < 2 or len(meant) != 1:
+        return example
+    day = parse_date(example, meant[0])
+    if day is None or day.day > 12:
+        return example
+    return day.replace(day=day.day + 12).strftime(meant[0])
+
+
 def example_dates(value: str) -> set[date]:
     """Every date ``value`` may mean as a numeric date (both orders where both fit)."""
     return {d for f in _writing(value) if (d := parse_date(value, f)) is not None}
