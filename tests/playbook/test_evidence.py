@@ -497,7 +497,7 @@ def test_a_pitfall_that_takes_its_repair_from_another_kind_of_task_takes_its_wor
 def test_a_run_that_followed_a_pitfall_and_succeeded_teaches_it_the_format_that_worked() -> None:
     """The run shown "fare_quote fails with: invalid date …" wrote the date right the first
     time: the value it shaped itself is the example later runs see (its day moved above 12, so
-    that the example shows which number is the day: :func:`formats.unmistakable`)."""
+    that the example shows which number is the day: :func:`datetimes.unmistakable`)."""
     pb = Playbook(":memory:", learn=False)
     for n in range(3):
         pb.learn_from(_fare(n, "2026-03-05"), False)

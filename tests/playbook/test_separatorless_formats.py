@@ -1,14 +1,14 @@
 """Argument formats without separators (issue 69): an error that spells "YYYYMMDD" or "HHMM"
 teaches the format, and a value rejected for it is written in it where its meaning is
 certain; an accepted example of bare digits is a clock only beside a value that certainly
-means a time (formats.stated_formats, formats.time_format, reshape.reshape)."""
+means a time (datetimes.stated_formats, datetimes.time_format, reshape.reshape)."""
 
 from __future__ import annotations
 
 import pytest
 
+from toolcycle.datetimes import in_stated_format, stated_formats, time_format
 from toolcycle.playbook import reflect
-from toolcycle.playbook.formats import in_stated_format, stated_formats, time_format
 from toolcycle.playbook.reshape import reshape
 
 from .conftest import make_trace

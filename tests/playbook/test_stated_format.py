@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, Message, tool
+from toolcycle.datetimes import in_stated_format, stated_formats
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
 from toolcycle.playbook.evidence import CallEvidence, stated_repair
-from toolcycle.playbook.formats import in_stated_format, legend, legend_code, stated_formats
+from toolcycle.playbook.formats import legend, legend_code
 from toolcycle.playbook.reflector import reflect
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 

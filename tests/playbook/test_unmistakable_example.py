@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolcycle.playbook.formats import date_format, unmistakable
+from toolcycle.datetimes import date_format, unmistakable
 from toolcycle.playbook.reflector import reflect
 
 from .conftest import make_trace

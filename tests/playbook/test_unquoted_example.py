@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, Message, tool
+from toolcycle.datetimes import names_date
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import LearningTask, Playbook, learn
-from toolcycle.playbook.formats import example_kind, names_date
+from toolcycle.playbook.formats import example_kind
 from toolcycle.playbook.pitfall import normalise_error, shown_error
 from toolcycle.playbook.reflector import reflect
 

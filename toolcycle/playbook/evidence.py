@@ -23,15 +23,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
+from ..datetimes import example_dates, in_stated_format, names_date, unmistakable
 from ..tracing.trace import ToolCallRecord, Trace
-from .formats import (
-    example_dates,
-    example_kind,
-    in_stated_format,
-    legend_code,
-    names_date,
-    unmistakable,
-)
+from .formats import example_kind, legend_code
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
 from .parts import Rename
 from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
@@ -79,7 +73,7 @@ def supplied(value: str, args: Any, prompt: str) -> bool:
     gave it (a name or value, part of one or one's part; a name, or a number, inside it
     only as a whole word, so a weight of 20 is not in "20260105"), the task's ``prompt``
     says it as a word, or, for a date, either names the date it means in any writing
-    (:func:`~toolcycle.playbook.formats.names_date`: "16.05.2026" for "16 May 2026")."""
+    (:func:`~toolcycle.datetimes.names_date`: "16.05.2026" for "16 May 2026")."""
     low = value.strip().lower()
     values = list(arg_values(args))
     names = [str(k) for k in args] if isinstance(args, dict) else []
@@ -355,7 +349,7 @@ def says_task_words(value: str, prompt: str) -> bool:
 def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     """An argument repair read from the error itself, for a failed call the run never got
     past: the one string argument the error quotes or names, written in the one date or time
-    format the error spells out (:func:`~toolcycle.playbook.formats.in_stated_format`), where
+    format the error spells out (:func:`~toolcycle.datetimes.in_stated_format`), where
     what the value means is certain; else as the code the error's legend gives for it ("P4"
     for "low" in "P1 (critical), ... P4 (low)", :func:`~toolcycle.playbook.formats.
     legend_code`); else the example value the error itself gives (:func:`_stated_example`).

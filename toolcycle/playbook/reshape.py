@@ -35,17 +35,10 @@ from typing import Any
 
 from .._observation import serialize_result
 from ..context import RunContext
+from ..datetimes import clock_readings, date_format, read_date, time_format
 from ..tools import Tool, ToolArgumentsError
 from .carry import invoke_step, properties
-from .formats import (
-    clock_readings,
-    country_code,
-    date_format,
-    legend,
-    read_date,
-    time_format,
-    value_shape,
-)
+from .formats import country_code, legend, value_shape
 from .pitfall import normalise_error
 from .routine_result import StandIn, note
 from .strategy import Strategy
