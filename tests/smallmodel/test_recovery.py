@@ -158,3 +158,81 @@ def test_no_spelling_advice_for_a_value_written_as_asked_or_not_asked(value: str
     seen = _product_observations([call("find_product", {"name": value})],
                                  "Is the Yoga mat in stock?")
     assert "is not how the request writes it" not in seen[0]
+
+
+def shipped(code: str, date: str) -> int:
+    """Units shipped of an article on a day."""
+    import datetime as dt
+
+    try:
+        dt.datetime.strptime(date, "%Y/%m/%d")
+    except ValueError:
+        raise ValueError(f"invalid date {date!r}: expected YYYY/MM/DD") from None
+    return 12
+
+
+def booked(table: str, time: str) -> str:
+    """Book a table at a time."""
+    import datetime as dt
+
+    dt.datetime.strptime(time, "%H:%M")  # Python's own words: "does not match format '%H:%M'"
+    return "booked"
+
+
+def _asked(prompt: str, script: list[Any], tools: list[Any]) -> list[str]:
+    agent = Agent(ScriptedModel([*script, "done"]), tools=tools, limits=Limits(max_iterations=5))
+    result = agent.run_sync(prompt)
+    return [record.result or record.error or ""
+            for step in result.trace.steps for record in step.tool_calls]
+
+
+@pytest.mark.parametrize(("prompt", "args", "line"), [
+    # an ISO date against the slashes the error spells out: one reading, rewritten
+    ("Units of SK7902 on 23 September 2026?", {"code": "SK7902", "date": "2026-09-23"},
+     "- `date` written in the format the error asks for: '2026/09/23'"),
+    # the month named: as certain
+    ("Units of SK7902 on 23 September 2026?", {"code": "SK7902", "date": "23 September 2026"},
+     "- `date` written in the format the error asks for: '2026/09/23'"),
+])
+def test_a_value_is_written_in_the_format_the_tools_error_states(
+        prompt: str, args: dict[str, str], line: str) -> None:
+    [seen, *_] = _asked(prompt, [call("shipped", args)], [shipped])
+    assert "expected YYYY/MM/DD" in seen
+    assert line in seen
+
+
+def test_a_time_is_written_in_the_format_pythons_own_error_states() -> None:
+    [seen, *_] = _asked("Book table 4 at 7 pm.", [call("booked", {"table": "4",
+                                                                    "time": "7 pm"})],
+                        [booked])
+    assert "does not match format '%H:%M'" in seen
+    assert "- `time` written in the format the error asks for: '19:00'" in seen
+
+
+@pytest.mark.parametrize("value", [
+    "2026/9/23x",       # not a date
+    "03.04.2026",       # day and month either way round: nothing certain
+    "next Tuesday",     # a date, but none the run can read for certain
+])
+def test_no_format_line_where_the_meaning_is_not_certain(value: str) -> None:
+    [seen, *_] = _asked("Units of SK7902?", [call("shipped", {"code": "SK7902", "date": value})],
+                        [shipped])
+    assert "expected YYYY/MM/DD" in seen
+    assert "written in the format the error asks for" not in seen
+
+
+def test_a_date_with_one_reading_is_rewritten_whatever_its_order() -> None:
+    [seen, *_] = _asked("Units of SK7902?", [call("shipped", {"code": "SK7902",
+                                                              "date": "09/23/2026"})], [shipped])
+    assert "- `date` written in the format the error asks for: '2026/09/23'" in seen
+
+
+def test_no_format_line_where_the_error_names_no_argument_of_the_call() -> None:
+    def lookup(code: str, date: str) -> int:
+        """Look a figure up."""
+        raise ValueError("the archive keeps its records as YYYY/MM/DD and is closed today")
+
+    [seen, *_] = _asked("Units of SK7902 on 23 September 2026?",
+                        [call("lookup", {"code": "SK7902", "date": "2026-09-23"})], [lookup])
+    assert "closed today" in seen
+    assert "written in the format" not in seen  # neither the value nor `date` is named

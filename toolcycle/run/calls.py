@@ -403,7 +403,8 @@ async def _invoke(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer:
         raise
     except Exception as exc:
         return (f"{TOOL_FAILED.format(name=tool.name, kind=type(exc).__name__)}{exc}"
-                f"{advice(state, tool, call.arguments, call.id, False)}", type(exc).__name__)
+                f"{advice(state, tool, call.arguments, call.id, False, str(exc))}",
+                type(exc).__name__)
     if holds_media(value):  # an image or a document for the model to see
         observed, ok = observe_media(value)
         limit = state.limits.max_observation_chars

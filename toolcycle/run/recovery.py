@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._tool_schema import compile_validator
+from ..datetimes import in_stated_format, stated_formats
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
@@ -31,21 +32,25 @@ MAX_ADVICE = 600
 #: Tools named as producers of one parameter, at most.
 _PRODUCERS = 2
 _QUOTED = 120
+#: The most characters of a tool's error read for a format it states (its first lines).
+_ERROR_READ = 400
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _PLAIN = re.compile(r"[^\W_]+")
 
 
 def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id: str,
-           refused: bool) -> str:
+           refused: bool, error: str = "") -> str:
     """What would work after the call of ``tool`` with ``arguments`` failed: ``refused`` when
-    its arguments did not validate, else the tool raised. ``""`` when there is nothing to add
-    (the observation is then exactly what it was without this module)."""
+    its arguments did not validate, else the tool raised ``error`` (its message). ``""`` when
+    there is nothing to add (the observation is then exactly what it was without this
+    module)."""
     schema = tool.spec.parameters
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         properties = {}
     lines = (list(_argument_lines(state, tool.name, schema, properties, arguments)) if refused
-             else list(_unsupported_values(state, tool.name, properties, arguments)))
+             else [*_stated_format(state, properties, arguments, error),
+                   *_unsupported_values(state, tool.name, properties, arguments)])
     earlier = _earlier_success(state, tool.name, arguments, call_id, refused)
     if earlier:
         lines.append(earlier)
@@ -75,6 +80,42 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
             wanted = expected(sub)
             if wanted:
                 yield f"`{name}` takes {wanted}, not {bounded_repr(value)[:_QUOTED]}"
+
+
+def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[str, Any],
+                   error: str) -> Iterator[str]:
+    """After a tool raised an error that spells out the one date or time format it wants
+    ("invalid date '2026-09-23': expected YYYY/MM/DD", Python's "does not match format
+    '%d.%m.%Y'"): each string argument the error names (by its value or its name), written
+    in that format, where what the value means is certain
+    (:func:`~toolcycle.datetimes.in_stated_format`: an ISO date, a day above 12, a time with
+    its "pm" or the request's).
+
+    Why: a small model that reads the format tends to pass the same value again, or to
+    answer that the date is invalid, rather than rewrite it (the 1.5B repeated
+    ``2026-09-23`` against "expected YYYY/MM/DD" until the loop guard refused the call). The
+    error already said the format; the rewriting is the step it misses."""
+    text = error[:_ERROR_READ]
+    low = text.lower()
+    if not text or not stated_formats(text):
+        return
+    request: str | None = None
+    for name, value in arguments.items():
+        if (name not in properties or not isinstance(value, str) or not value.strip()
+                or (value.lower() not in low and not _names(low, name))):
+            continue
+        if request is None:
+            request = _known_text(state)[0]
+        written = in_stated_format(value, text, request)
+        if written is not None:
+            yield (f"`{name}` written in the format the error asks for: "
+                   f"{bounded_repr(written)[:_QUOTED]}")
+
+
+def _names(low: str, name: str) -> bool:
+    """Whether lower-cased ``low`` holds the parameter ``name`` as a whole word ("date" in
+    "invalid date", not in "update")."""
+    return re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", low) is not None
 
 
 def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
