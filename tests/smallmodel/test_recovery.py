@@ -236,3 +236,29 @@ def test_no_format_line_where_the_error_names_no_argument_of_the_call() -> None:
                         [call("lookup", {"code": "SK7902", "date": "2026-09-23"})], [lookup])
     assert "closed today" in seen
     assert "written in the format" not in seen  # neither the value nor `date` is named
+
+
+def test_an_error_about_the_tool_not_its_arguments_gets_no_argument_advice() -> None:
+    """After "401 Unauthorized: the API token was revoked" the line "`article` 'WT5237' is
+    taken from the request; `supply_daybook` can give it" sent the 1.5B to another tool with
+    the same value (JSON, generated depot suite): the error was never about the value."""
+    def order_status(order_id: str) -> str:
+        """The status of an order."""
+        raise PermissionError("401 Unauthorized: the API token was revoked")
+
+    seen = _observations([call("order_status", {"order_id": "Ada"})],
+                         tools=[find_order, order_status])
+    assert "401 Unauthorized" in seen[0]
+    assert "What would work" not in seen[0]
+
+
+@pytest.mark.parametrize("error", ["unknown order", "no order with id 'x1'",
+                                   "order_id not valid"])
+def test_an_error_naming_the_parameter_or_its_noun_keeps_the_advice(error: str) -> None:
+    def order_status(order_id: str) -> str:
+        """The status of an order."""
+        raise ValueError(error)
+
+    seen = _observations([call("order_status", {"order_id": "Ada"})],
+                         tools=[find_order, order_status])
+    assert "`find_order` can give it" in seen[0]

@@ -50,7 +50,7 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
         properties = {}
     lines = (list(_argument_lines(state, tool.name, schema, properties, arguments)) if refused
              else [*_stated_format(state, properties, arguments, error),
-                   *_unsupported_values(state, tool.name, properties, arguments)])
+                   *_unsupported_values(state, tool.name, properties, arguments, error)])
     earlier = _earlier_success(state, tool.name, arguments, call_id, refused)
     if earlier:
         lines.append(earlier)
@@ -112,6 +112,18 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
                    f"{bounded_repr(written)[:_QUOTED]}")
 
 
+def _about(low: str, name: str, value: str) -> bool:
+    """Whether an error (lower-cased ``low``) is about the argument ``name``: it repeats the
+    value (``KeyError: 'Tromso'``), names the parameter, or names its noun ("unknown
+    station" for ``station_id``). An error that says none of these ("the API token was
+    revoked", "service unavailable") is about the tool, not what it was given."""
+    if value.strip() and _names(low, value.strip()[:_QUOTED]):
+        return True
+    words = _words(name)
+    noun = words[:-1] if len(words) > 1 else words
+    return _names(low, name) or (bool(noun) and all(_names(low, w) for w in noun))
+
+
 def _names(low: str, name: str) -> bool:
     """Whether lower-cased ``low`` holds the parameter ``name`` as a whole word ("date" in
     "invalid date", not in "update")."""
@@ -119,10 +131,15 @@ def _names(low: str, name: str) -> bool:
 
 
 def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
-                        arguments: dict[str, Any]) -> Iterator[str]:
-    """After a tool raised: each string argument whose value no tool returned, where another
-    tool can give that parameter (an id looked up first); where none can, an argument the
-    model rewrote from the request's words gets the request's own spelling.
+                        arguments: dict[str, Any], error: str) -> Iterator[str]:
+    """After a tool raised ``error``: each string argument the error is about
+    (:func:`_about`) whose value no tool returned, where another tool can give that
+    parameter (an id looked up first); where none can, an argument the model rewrote from the
+    request's words gets the request's own spelling.
+
+    Only an argument the error is about: after "401 Unauthorized: the API token was
+    revoked" a line saying the id came from the request, and which tool gives ids, sent the
+    1.5B to that other tool with the same value, where nothing was wrong with the value.
 
     A value the request holds counts too: the commonest first-hour mistake is passing the
     name the user wrote where an id is wanted (``latest_reading(station_id="Tromso")`` before
@@ -130,8 +147,10 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
     its value in the question, concludes the station does not exist (issue 68, measured on
     the first-hour agents). The line says where the value came from either way."""
     known: tuple[str, str] | None = None
+    low = error[:_ERROR_READ].lower()
     for name, value in arguments.items():
-        if name not in properties or not isinstance(value, str | int) or isinstance(value, bool):
+        if (name not in properties or not isinstance(value, str | int)
+                or isinstance(value, bool) or not _about(low, name, str(value))):
             continue
         if known is None:
             known = _known_text(state)
