@@ -181,3 +181,67 @@ def test_a_count_of_what_a_tool_returned_and_zero_of_nothing_still_pass() -> Non
 def test_single_digits_are_checked_only_without_something_to_count() -> None:
     assert unsupported_claims("3 items", "", countable=True) == []
     assert unsupported_claims("3 items, 0 left", "", countable=False) == ["3"]
+
+
+class _Learned:
+    """A playbook of its own that shows every run one piece of advice and one tool note,
+    each holding another task's figure (as learned lessons do: "Pass date like ...")."""
+
+    def __init__(self, advice: str, notes: dict[str, str]) -> None:
+        self.advice, self.notes = advice, notes
+
+    def attach(self, agent_name: str, tools: Any, reserved: frozenset[str], *,
+               new_agent: bool) -> list[Any]:
+        return []
+
+    def routines_learned(self, agent_name: str) -> tuple[Any, ...]:
+        return ()
+
+    def plan(self, task: str, agent_name: str, offered: frozenset[str], *,
+             gated: bool) -> Any:
+        from types import MappingProxyType
+
+        from toolcycle.run.plan import RunPlan
+
+        return RunPlan(notes=MappingProxyType(dict(self.notes)), noted=("s-note",))
+
+    def instructions_for(self, task: str, agent_name: str, tool_names: list[str]
+                         ) -> tuple[str, list[str]]:
+        return self.advice, ["s-advice"]
+
+    def observe(self, trace: Any, termination: Any) -> None:
+        return None
+
+
+@pytest.mark.parametrize("answer", [
+    'order_total fails with: unknown order. Pass order_id like "B-9931".',  # the note itself
+    "It cost 4242 EUR.",                                                    # the advice's figure
+])
+def test_what_a_playbook_learned_from_other_tasks_is_no_source(answer: str) -> None:
+    """Seen on the 1.5B (JSON, a generated depot suite): a call came back empty, and it
+    answered with a tool's note ("... Pass date like "2026/09/23"."), a ``success``: the
+    note, learned from another task, counted as a source. Here the call succeeds, so only
+    the sources decide."""
+    hook = _Learned("For tasks like this, the total was 4242 EUR last time.",
+                    {"order_total": 'order_total fails with: unknown order. Pass order_id '
+                                    'like "B-9931".'})
+    model = ScriptedModel([call("order_total", {"order_id": "A-17"}), answer, answer])
+    agent = Agent(model, tools=[order_total], grounding=True, playbook=hook,
+                  limits=Limits(max_attempts=3))
+    result = agent.run_sync("What did order A-17 cost?")
+    assert "B-9931" in model.requests[0].settings.tools[0].description  # the note was shown
+    assert result.trace.attempts[0].validator == "grounding"
+    assert (result.status, result.succeeded) == ("ungrounded", False)
+
+
+def test_the_tools_own_description_stays_a_source_beside_a_note() -> None:
+    def order_total(order_id: str) -> dict[str, Any]:
+        """The total of an order; orders above 5000 EUR need approval."""
+        return {"total": 1200.5}
+
+    hook = _Learned("", {"order_total": 'Learned: Pass order_id like "B-9931".'})
+    model = ScriptedModel([call("order_total", {"order_id": "A-17"}),
+                           "1200.5 EUR; orders above 5000 EUR need approval."])
+    agent = Agent(model, tools=[order_total], grounding=True, playbook=hook)
+    result = agent.run_sync("What did order A-17 cost?")
+    assert (result.status, result.attempts) == ("success", 1)

@@ -37,6 +37,7 @@ from ..messages import ToolCall, ToolResult
 from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
+from ..tools import ToolDefinition
 from .state import RunState
 
 #: Checks that may reject per run: one re-ask, then the answer stands.
@@ -247,10 +248,23 @@ class _Sources:
     countable: bool = True
 
 
+def _own_description(state: RunState, definition: ToolDefinition) -> str:
+    """A tool's description as its author wrote it: without the note a playbook appended
+    (:attr:`~toolcycle.run.plan.RunPlan.notes`, learned from other runs' tasks)."""
+    plan = state.setup.core.plan
+    note = None if plan is None else plan.notes.get(definition.name)
+    return definition.description.replace(note, "") if note else definition.description
+
+
 def _sources(state: RunState) -> _Sources:
     """The request, the instructions, the offered tools' descriptions (what the model was
     told: "the total, in EUR") and every successful tool result so far whose call's figures
     came from those sources.
+
+    What a playbook added (its advice in the instructions, its notes on the tools) is no
+    source: it was learned from other runs' tasks, and an example in it ("Pass date like
+    "2026/09/23"") is another task's value. Seen on the 1.5B (JSON, a generated depot
+    suite): after every call failed, it answered with a tool's note itself, a ``success``.
 
     The request is the conversation up to the run's prompt: user messages the loop writes
     later (a rejected attempt's feedback, which quotes the unsupported figure back) are not
@@ -262,7 +276,7 @@ def _sources(state: RunState) -> _Sources:
     first-hour agents): asked for two wards' beds together, it called only ``add`` with two
     invented counts and answered the sum, a ``success``."""
     found = [state.setup.core.instructions]
-    found.extend(d.description for d in state.setup.settings.tools)
+    found.extend(_own_description(state, d) for d in state.setup.settings.tools)
     ending = {d.name for d in state.output.tool_definitions}  # ("Output accepted." is no data)
     known = {_figure(f) for text in found for f in _FIGURE.findall(text)}
     given: dict[str, tuple[str, ...]] = {}
@@ -273,7 +287,8 @@ def _sources(state: RunState) -> _Sources:
     for index, message in enumerate(state.messages):
         texts = []
         if message.role in ("user", "system") and not prompted:
-            texts.append(message.text)
+            texts.append(message.text.replace(state.learned_advice, "")
+                         if message.role == "system" and state.learned_advice else message.text)
             prompted = index >= state.new_message_index and message.role == "user"
         for part in message.parts:
             if isinstance(part, ToolCall):

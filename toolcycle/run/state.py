@@ -254,6 +254,9 @@ class RunState:
     #: The seconds the run has when it starts (``None``: no timeout): its timeout, less what
     #: its toolsets' listing took, or what a paused run had left at its snapshot.
     timeout_left: float | None = None
+    #: The playbook's advice appended to this run's instructions (learned from other runs'
+    #: tasks): grounding reads no figure or name of it as a source (:mod:`.grounding`).
+    learned_advice: str = ""
     #: A run of a team member (an agent called as a tool): the runs it sits inside, outermost
     #: first. Their limits bound this run too, and what it uses is counted in theirs as it
     #: happens (:mod:`toolcycle.run.team`). Empty for a run of its own (nearly all).
@@ -365,7 +368,7 @@ def prepare(
     if not isinstance(instructions, str):
         raise ConfigurationError([f"instructions(ctx) must return a string, got "
                                   f"{type(instructions).__name__}"], subject="run")
-    base, shown = instructions, list[str]()
+    base, shown, advice = instructions, list[str](), ""
     if core.playbook is not None:
         advice, shown = core.playbook.instructions_for(
             setup.user_prompt or "", core.name, [d.name for d in core.definitions]
@@ -391,7 +394,9 @@ def prepare(
             ["a run needs a user prompt (or a message history ending in a user message)"],
             subject="run",
         )
-    return assemble(setup, messages, new_index, trace, ctx, cancel_token, callbacks, sink)
+    state = assemble(setup, messages, new_index, trace, ctx, cancel_token, callbacks, sink)
+    state.learned_advice = advice if shown else ""
+    return state
 
 
 def _written_by_the_agent(text: str, base: str, instructions: str) -> bool:
