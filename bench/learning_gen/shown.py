@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/learning_gen/shown.py --seeds 0-39             # the summary
     .venv/bin/python bench/learning_gen/shown.py --seeds 500 --show       # every task's advice
+    .venv/bin/python bench/learning_gen/shown.py --seeds 0-39 --gives-up 0.5  # probes too
 
 A scripted newcomer (:func:`newcomer_reply`) runs each train task through a real
 :class:`toolcycle.Agent` and :func:`toolcycle.playbook.learn`, as a small model that knew no
@@ -28,6 +29,7 @@ import asyncio
 import json
 import sys
 import tempfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,15 +48,20 @@ from toolcycle.testing import ScriptedModel, call
 FOUR = ("unreliable", "empty_source", "arg_format", "id_first")
 
 
-def newcomer_reply(tasks: dict[str, Task]) -> Callable[[list[Message], ModelSettings], Message]:
+def newcomer_reply(tasks: dict[str, Task], gives_up: float = 0.0
+                   ) -> Callable[[list[Message], ModelSettings], Message]:
     """A reply for any task of ``tasks`` (found by its prompt): the naive call, the oracle
-    calls, then the answer the results hold."""
+    calls, then the answer the results hold. A share ``gives_up`` of the tasks (chosen by
+    their prompt, the same on every run) answer after the naive call instead, as a small
+    model often does when it finds nothing: a failed run, which the playbook probes, so the
+    lessons probes find are measured too."""
 
     def reply(messages: list[Message], settings: ModelSettings) -> Message:
         prompt = next(m.text for m in messages if m.role == "user")
         task = next(t for p, t in tasks.items() if p in prompt)
         results = [p.content for m in messages for p in m.parts if isinstance(p, ToolResult)]
-        steps = [task.naive, *task.oracle]
+        quits = zlib.crc32(task.prompt.encode()) % 1000 < gives_up * 1000
+        steps = [task.naive] if quits else [task.naive, *task.oracle]
         if len(results) < len(steps):
             step = steps[len(results)]
             return Message("assistant", [call(step.tool, dict(step.args))])
@@ -71,14 +78,14 @@ def kind_tools(suite: GeneratedSuite) -> dict[str, set[str]]:
 
 
 async def seed_shown(seed: int, kinds: tuple[str, ...], train: int, test: int,
-                     options: dict[str, Any]) -> list[dict[str, Any]]:
+                     options: dict[str, Any], gives_up: float = 0.0) -> list[dict[str, Any]]:
     """Per test task: its kind, and the kind of each lesson it is shown."""
     suite = generate(seed, train=train, test=test, kinds=kinds)
     by_prompt = {t.prompt: t for t in suite.tasks.values()}
     own = kind_tools(suite)
     with tempfile.TemporaryDirectory() as folder:
         pb = Playbook(Path(folder) / "playbook.db", **options)
-        agent = Agent(ScriptedModel(newcomer_reply(by_prompt)), suite.instructions,
+        agent = Agent(ScriptedModel(newcomer_reply(by_prompt, gives_up)), suite.instructions,
                       list(suite.tools), name=suite.agent_name, playbook=pb)
         train_cases = [c for c in suite.dataset.cases if c.metadata["split"] == "train"]
         await learn([LearningTask(c.name, str(c.inputs), c.expected_output, c.kind)
@@ -136,13 +143,16 @@ def main() -> None:
     parser.add_argument("--kinds", default=",".join(FOUR), help="comma-separated, or 'all'")
     parser.add_argument("--train", type=int, default=2)
     parser.add_argument("--test", type=int, default=2)
+    parser.add_argument("--gives-up", type=float, default=0.0,
+                        help="share of train tasks the newcomer answers after its naive call "
+                             "(failed runs, which the playbook probes)")
     parser.add_argument("--show", action="store_true", help="print each task's advice")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args()
     kinds = tuple(KINDS) if args.kinds == "all" else tuple(args.kinds.split(","))
     rows: list[dict[str, Any]] = []
     for seed in seeds_of(args.seeds):
-        rows += asyncio.run(seed_shown(seed, kinds, args.train, args.test, {}))
+        rows += asyncio.run(seed_shown(seed, kinds, args.train, args.test, {}, args.gives_up))
     if args.show:
         for r in rows:
             marks = " ".join(("own" if s["own"] else "OTHER:" + "/".join(s["kinds"]))

@@ -19,7 +19,7 @@ from toolcycle.playbook import LearningTask, Playbook, learn
 from toolcycle.playbook.location import open_store
 from toolcycle.playbook.neighbours import TaskMemory, words_of
 from toolcycle.playbook.store import TASKS_KEPT, SQLitePlaybookStore
-from toolcycle.playbook.strategy import Strategy
+from toolcycle.playbook.strategy import PROBED, Strategy
 
 GUESTS = {"Ada Moss": "F-100", "Bo Lind": "F-200", "Cy Roe": "F-300", "Di Park": "F-400"}
 BILLS = {"F-100": 310.5, "F-200": 99.0, "F-300": 120.25, "F-400": 64.0}
@@ -167,3 +167,22 @@ def test_a_lesson_whose_runs_left_no_words_is_judged_by_retrieval_alone() -> Non
                    provenance=["written-before"])
     assert memory.shown([old], "What is the nightly rate?") == {"old"}
     assert TaskMemory({}).shown([old], "anything") == {"old"}  # nothing remembered yet
+
+
+def test_a_lesson_a_probe_found_is_the_probed_runs_and_shown_as_its_tasks_lesson() -> None:
+    """A probe's finding carries the probed run's id with ``#probe`` after it
+    (strategy.PROBED), while the run's task is remembered under the run's own id. Compared
+    as they were, the lesson of a probed credit-limit task was shown neither to the task it
+    came from nor to others of its kind, and one found only by probes was judged by retrieval
+    alone, shown to any task sharing a word (seen on the 1.5B, JSON, dev seed 501; offline,
+    ``bench/learning_gen/shown.py --seeds 100-139 --train 3 --kinds all --gives-up 1.0``:
+    tasks shown another kind's lesson 41.9 % -> 0.4 %)."""
+    memory = TaskMemory({"run-a": words_of("Ann asks about her account: what is the credit limit?"),
+                         "run-b": words_of("What is the open balance of Bo's account?"),
+                         "run-c": words_of("How many units of article SK12 were shipped?")})
+    probed = Strategy(id="s", domain="d", advice="Call locate(name), then file(ref).",
+                      tools=["locate", "file"], applies_when=["account", "credit", "limit"],
+                      provenance=["run-a" + PROBED])
+    assert memory.shown([probed], "Cy asks about his account: what is the credit limit?") == {"s"}
+    # a task like another remembered task, though it shares a word with the lesson
+    assert memory.shown([probed], "What is the open balance of Di's account?") == set()

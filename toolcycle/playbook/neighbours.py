@@ -25,7 +25,7 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from .strategy import Strategy
+from .strategy import Strategy, run_of
 from .words import roots, task_words
 
 #: An earlier task is one of a task's nearest when its similarity is at least this share of
@@ -91,5 +91,10 @@ class TaskMemory:
         if len(self.tasks) < FEWEST_TASKS or not vocabulary:
             return {s.id for s in strategies}
         near = self.nearest(task, vocabulary)
-        return {s.id for s in strategies
-                if not self.tasks.keys() & set(s.provenance) or near & set(s.provenance)}
+        shown = set()
+        for strategy in strategies:
+            # a probe's finding is the probed run's: its task is the one remembered
+            runs = {run_of(evidence) for evidence in strategy.provenance}
+            if not self.tasks.keys() & runs or near & runs:
+                shown.add(strategy.id)
+        return shown

@@ -68,6 +68,12 @@ def estimate_tokens(text: str) -> int:
 PROBED = "#probe"
 
 
+def run_of(evidence: str) -> str:
+    """The run an insight's id (a provenance entry) came from: a probe's insight is the run
+    it probed, with :data:`PROBED` after its id."""
+    return evidence.removesuffix(PROBED)
+
+
 @dataclass(slots=True)
 class Insight(LessonParts):
     """One lesson drawn from one trace, before it is merged into the playbook.
