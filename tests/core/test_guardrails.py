@@ -182,10 +182,15 @@ async def test_a_hanging_guardrail_is_stopped_by_cancel_and_by_the_timeout() -> 
     async def forever(ctx: RunContext[Any], output: str) -> None:
         await asyncio.sleep(30)
 
-    timed = Agent(ScriptedModel(["a", "b"]), guardrails=[forever],
-                  limits=Limits(timeout=0.05))
-    result = await timed.run("hi")
-    assert result.termination.reason == "timeout"
+    model = ScriptedModel(["a", "b"])
+    timed = Agent(model, guardrails=[forever], limits=Limits(timeout=0.05))
+    with pytest.raises(RunTimeout, match="while the output guardrail 'forever' checked") as ended:
+        await timed.run("hi")
+    # no final answer asked for: it would have waited on the same check with no deadline
+    # (the run used to return after the guardrail's own 30 s, "timeout" yet answered)
+    assert len(model.requests) == 1
+    assert ended.value.result is not None
+    assert ended.value.result.termination.reason == "timeout"
 
 
 def test_bad_guardrails_are_configuration_errors() -> None:

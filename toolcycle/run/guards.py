@@ -148,9 +148,19 @@ def stop_beside(state: RunState) -> None:
 
 async def check_output(state: RunState, guardrails: tuple[Guardrail, ...], output: Any
                        ) -> None:
-    """Output guardrails on the validated output: a trip ends the run (raises)."""
+    """Output guardrails on the validated output: a trip ends the run (raises).
+
+    The deadline passing while one checks ends the run with :class:`RunTimeout`, as for an
+    input guardrail: the output cannot be returned unchecked, and a final answer asked for
+    instead would wait on the same check with no deadline left (``on_limit="final_answer"``
+    suspends it for that answer), which is how a guardrail that never returned held a run
+    with a 0.05 s timeout for the guardrail's own 30 s."""
     for guardrail in guardrails:
-        trip = await _verdict(guardrail, state.ctx, output, state)
+        try:
+            trip = await _verdict(guardrail, state.ctx, output, state)
+        except LimitHit:
+            raise RunTimeout(f"{state.limits.describe('timeout', state)} while the output "
+                             f"guardrail {guardrail.name!r} checked", limit="timeout") from None
         if trip is not None:
             await _tripped(state, guardrail, trip)
             raise _error(guardrail, trip)
