@@ -186,3 +186,27 @@ def test_a_lesson_a_probe_found_is_the_probed_runs_and_shown_as_its_tasks_lesson
     assert memory.shown([probed], "Cy asks about his account: what is the credit limit?") == {"s"}
     # a task like another remembered task, though it shares a word with the lesson
     assert memory.shown([probed], "What is the open balance of Di's account?") == set()
+
+
+def test_tasks_are_compared_in_every_word_a_lessons_tasks_said() -> None:
+    """A lesson applies to the words two of its tasks shared; a word one of them said alone
+    ("turnaround") is in its ``word_support``. Compared without it, the turnaround task looked
+    exactly like another kind's ("what does lab order X cost for 2 litres"), and that kind was
+    shown the lesson: with every train task given up and probed, seeds 100-199 (``shown.py
+    --train 3 --gives-up 1.0``), 24.2 % of test tasks were shown another kind's lesson, 1.0 %
+    with the whole vocabulary."""
+    memory = TaskMemory({
+        "r1": words_of("What is the result value of lab order LX1?"),
+        "r2": words_of("Lab order LX2: what is its result value?"),
+        "t1": words_of("What is the turnaround in hours of lab order LX3?"),
+        "u1": words_of("How much does lab order LB4 cost for 2 litres?"),
+        "u2": words_of("What is the charge for lab order LB5 with 0.5 litres?"),
+    })
+    lesson = Strategy(id="s", domain="d", advice="Call ward_history(order), then answer.",
+                      tools=["ward_history"], applies_when=["lab", "order", "result", "value"],
+                      provenance=[f"{r}{PROBED}" for r in ("r1", "r2", "t1")])
+    lesson.word_support = {"lab": 3, "order": 3, "result": 2, "value": 2, "turnaround": 1,
+                           "hours": 1}
+    assert memory.shown([lesson], "How much does lab order LB6 cost for 1.25 litres?") == set()
+    assert memory.shown([lesson], "What is the turnaround in hours of lab order LX7?") == {"s"}
+    assert memory.shown([lesson], "Tell me the result value of lab order LX8.") == {"s"}

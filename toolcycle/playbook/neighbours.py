@@ -87,7 +87,8 @@ class TaskMemory:
         ``applies_when``), not in all their words: how a task is worded ("how large is",
         "and nothing else") says nothing about its kind, and a rare such word would make the
         one earlier task worded alike its only neighbour."""
-        vocabulary = frozenset(roots(w for s in strategies for w in s.applies_when))
+        vocabulary = frozenset(roots(w for s in strategies
+                                     for w in (*s.applies_when, *s.word_support)))
         if len(self.tasks) < FEWEST_TASKS or not vocabulary:
             return {s.id for s in strategies}
         near = self.nearest(task, vocabulary)
