@@ -16,8 +16,9 @@ from ..errors import ConfigurationError
 from .store import PlaybookStore
 
 #: The thresholds :func:`curator_problems` checks (the fields of :class:`.curator.Curator`).
-THRESHOLDS = ("promote_after", "promote_on_flow", "max_per_domain", "max_candidates_per_domain",
-              "retire_min_uses", "retire_below_success", "stale_after_s", "merge_similarity")
+THRESHOLDS = ("promote_after", "promote_on_flow", "promote_on_probes", "max_per_domain",
+              "max_candidates_per_domain", "retire_min_uses", "retire_below_success",
+              "stale_after_s", "merge_similarity")
 
 
 class CuratorSettings(Protocol):
@@ -25,6 +26,7 @@ class CuratorSettings(Protocol):
 
     promote_after: int
     promote_on_flow: bool
+    promote_on_probes: bool
     max_per_domain: int
     max_candidates_per_domain: int
     retire_min_uses: int
@@ -64,8 +66,10 @@ def curator_problems(curator: CuratorSettings) -> list[str]:
     if (isinstance(stale, bool) or not isinstance(stale, int | float)
             or math.isnan(stale) or stale <= 0):
         found.append(f"stale_after_s must be a number of seconds > 0, got {stale!r}")
-    if not isinstance(curator.promote_on_flow, bool):
-        found.append(f"promote_on_flow must be a bool, got {curator.promote_on_flow!r}")
+    for name, flag in (("promote_on_flow", curator.promote_on_flow),
+                       ("promote_on_probes", curator.promote_on_probes)):
+        if not isinstance(flag, bool):
+            found.append(f"{name} must be a bool, got {flag!r}")
     return found
 
 

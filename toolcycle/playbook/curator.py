@@ -36,6 +36,7 @@ from .flow import flow_shown
 from .no_call import NO_CALL
 from .outcome import RunOutcome, use_verdict
 from .pitfall_repair import best_repaired, repair_from_use, same_failure, take_repair
+from .probe import probes_agree
 from .store import PlaybookStore
 from .strategy import PROBED, Insight, Strategy, strategy_id
 from .words import keywords, roots
@@ -61,6 +62,10 @@ class Curator:
     #: (:func:`~toolcycle.playbook.flow.flow_shown`); False: it waits for ``promote_after``
     #: like any pattern.
     promote_on_flow: bool = True
+    #: A sequence two probes of different tasks found (each the call whose result held the
+    #: expected answer) is promoted after those two (:func:`~toolcycle.playbook.probe.
+    #: probes_agree`); False: it waits for ``promote_after`` like any pattern.
+    promote_on_probes: bool = True
     max_per_domain: int = 100
     #: Patterns waiting for evidence, per domain: beyond it the longest-unconfirmed go.
     max_candidates_per_domain: int = 1000
@@ -246,7 +251,8 @@ class Curator:
         if data["insights"] and data["insights"][0].get("detail") == NO_CALL:
             return _no_call_shown(data["insights"], self.promote_after)
         found = len(data["insights"])
-        if found >= self.promote_after or (self.promote_on_flow and flow_shown(data)):
+        if found >= self.promote_after or (self.promote_on_flow and flow_shown(data)) or (
+                self.promote_on_probes and probes_agree(data)):
             return True
         if found < 1 or found + 1 < self.promote_after:
             return False

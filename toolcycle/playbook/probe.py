@@ -14,8 +14,9 @@ expected answer (the caller's evaluator says so) is the call's ``alternative`` r
 as if the run had called it next: the pitfall says "Call warehouse_ledger(item) instead." and a
 routines playbook falls back to it (:mod:`~toolcycle.playbook.fallback`). The call that held
 the answer is also evidence for the sequence a run making it would have taught
-(:func:`probed_sequence`: "Call warehouse_ledger(item), then answer."), promoted, like any,
-after runs of ``promote_after`` different tasks showed it.
+(:func:`probed_sequence`: "Call warehouse_ledger(item), then answer."), promoted after runs of
+``promote_after`` different tasks showed it, or after two probes of different tasks found it
+(:func:`probes_agree`).
 
 What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
@@ -46,7 +47,7 @@ from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
-from .applicability import json_leaves, sequence_words
+from .applicability import applicability, json_leaves, sequence_words
 from .carry import Rename, carried, guess_rename, invoke_step, respelled
 from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
 from .sequence import advised
@@ -54,6 +55,28 @@ from .strategy import PROBED, Insight
 from .words import names
 
 log = logging.getLogger("toolcycle.playbook")
+
+def probes_agree(data: dict[str, Any]) -> bool:
+    """Whether a sequence candidate (the curator's record of its evidence) holds the findings
+    of probes in two failed runs of different tasks, whose prompts share a word to apply to.
+
+    Why: co-occurrence needs three runs to tell a pattern from chance, because a successful
+    run's calls may hold detours that happened to come before its answer. A probe's finding
+    holds none: it is the one call whose result held the task's expected answer. The same
+    call answering two different tasks of a kind is not chance, as a chain fed the same way
+    twice is not (:func:`~toolcycle.playbook.flow.flow_shown`). Where a small model gives up
+    on a first-choice tool that finds nothing, probes are how "where the answer really is"
+    gets learned, and a kind seen in two train tasks was never learned at three (a generated
+    depot suite, JSON, dev seed 501: both branch tasks probed to ``supply_assets``, the
+    lesson stayed a candidate)."""
+    evidence = data["insights"]
+    if not evidence or evidence[0].get("kind") != "sequence":
+        return False
+    probed = [d for d in evidence if str(d.get("run_id", "")).endswith(PROBED)]
+    if len(probed) < 2:
+        return False
+    return bool(applicability([Insight.from_dict(d) for d in evidence]))
+
 
 #: The most characters of a probe's result that are judged (and read for a chain's values).
 MAX_RESULT_CHARS = 100_000
