@@ -83,10 +83,13 @@ class TaskMemory:
     def shown(self, strategies: Collection[Strategy], task: str) -> set[str]:
         """The ids of the ``strategies`` a run of ``task`` may be shown (module docstring).
 
-        Tasks are compared in the words the ``strategies`` apply to (their
-        ``applies_when``), not in all their words: how a task is worded ("how large is",
+        Tasks are compared in the words the ``strategies``' tasks said of what they asked:
+        those they apply to (``applies_when``) and those only one of their tasks said
+        (``word_support``), not in all their words: how a task is worded ("how large is",
         "and nothing else") says nothing about its kind, and a rare such word would make the
-        one earlier task worded alike its only neighbour."""
+        one earlier task worded alike its only neighbour. A word one lesson task said alone
+        counts: without "turnaround" a lesson task asking a lab order's turnaround looked
+        exactly like another kind's asking what a lab order costs, which was then shown it."""
         vocabulary = frozenset(roots(w for s in strategies
                                      for w in (*s.applies_when, *s.word_support)))
         if len(self.tasks) < FEWEST_TASKS or not vocabulary:
