@@ -13,6 +13,7 @@ time only where the task says it with its "pm" or "am".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date, datetime, time
 
 #: Date formats a tool may want (as an example shows them) and the model may write.
@@ -244,4 +245,38 @@ def in_stated_format(value: str, error: str, prompt: str = "") -> str | None:
     else:
         readings = clock_readings(text, prompt)
         written = readings.pop().strftime(fmt) if len(readings) == 1 else None
+    return written if written is not None and written != text else None
+
+
+#: A numeric date as an error may write one: digits, perhaps with separators ("20260105",
+#: "2026/01/05", "05.01.2026").
+_DATE_RUN = re.compile(r"(?<![\w./-])\d[\d./-]{6,8}\d(?![\w/-])")
+
+
+def example_format(error: str, besides: Iterable[str] = ()) -> str | None:
+    """The one date format the numeric dates in ``error`` are written in, where each settles
+    it (:func:`date_format`: the year first, a day above 12, or the order the error spells);
+    ``besides``: values that are the call's own, not the tool's example. None where no date
+    is written, where one could be read either way round ("01/05/2026"), or where two
+    formats are."""
+    own = {b.strip() for b in besides}
+    found = {fmt for run in _DATE_RUN.findall(error)
+             if run not in own and (fmt := date_format(run, error)) is not None}
+    return found.pop() if len(found) == 1 else None
+
+
+def in_example_format(value: str, error: str, besides: Iterable[str] = ()) -> str | None:
+    """``value``, a date whose meaning is certain (:func:`read_date`), written in the format
+    of the example ``error`` gives (:func:`example_format`), where that differs from how it
+    is written; else None.
+
+    Why: "invalid date '2026-09-23': dates look like 20260923" says the format by example
+    only; a small model shown it tends to pass its own writing again. Where the example
+    settles the format, the rewriting is certain."""
+    fmt = example_format(error, besides)
+    if fmt is None:
+        return None
+    text = value.strip()
+    when = read_date(text, fmt)
+    written = when.strftime(fmt) if when is not None else None
     return written if written is not None and written != text else None

@@ -262,3 +262,33 @@ def test_an_error_naming_the_parameter_or_its_noun_keeps_the_advice(error: str) 
     seen = _observations([call("order_status", {"order_id": "Ada"})],
                          tools=[find_order, order_status])
     assert "`find_order` can give it" in seen[0]
+
+
+def _shown_example(example: str) -> Any:
+    def daily(code: str, date: str) -> int:
+        """Units shipped of an article on a day."""
+        import datetime as dt
+
+        try:
+            dt.datetime.strptime(date, "%Y%m%d")
+        except ValueError:
+            raise ValueError(f"invalid date {date!r}: dates look like {example}") from None
+        return 12
+
+    return daily
+
+
+@pytest.mark.parametrize(("example", "line"), [
+    ("20260105", "- `date` written in the format the error asks for: '20260923'"),  # year first
+    ("01/05/2026", None),   # day and month either way round: the example settles nothing
+])
+def test_a_value_is_written_like_the_example_the_error_gives_where_it_settles_the_format(
+        example: str, line: str | None) -> None:
+    [seen, *_] = _asked("Units of SK7902 on 23 September 2026?",
+                        [call("daily", {"code": "SK7902", "date": "2026-09-23"})],
+                        [_shown_example(example)])
+    assert f"dates look like {example}" in seen
+    if line is None:
+        assert "written in the format" not in seen
+    else:
+        assert line in seen

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._tool_schema import compile_validator
-from ..datetimes import in_stated_format, stated_formats
+from ..datetimes import example_format, in_example_format, in_stated_format, stated_formats
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
@@ -86,8 +86,9 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
                    error: str) -> Iterator[str]:
     """After a tool raised an error that spells out the one date or time format it wants
     ("invalid date '2026-09-23': expected YYYY/MM/DD", Python's "does not match format
-    '%d.%m.%Y'"): each string argument the error names (by its value or its name), written
-    in that format, where what the value means is certain
+    '%d.%m.%Y'") or shows it by an example that settles it ("dates look like 20260105"):
+    each string argument the error names (by its value or its name), written in that
+    format, where what the value means is certain
     (:func:`~toolcycle.datetimes.in_stated_format`: an ISO date, a day above 12, a time with
     its "pm" or the request's).
 
@@ -97,7 +98,8 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
     error already said the format; the rewriting is the step it misses."""
     text = error[:_ERROR_READ]
     low = text.lower()
-    if not text or not stated_formats(text):
+    own = [v for v in arguments.values() if isinstance(v, str)]
+    if not text or not (stated_formats(text) or example_format(text, own)):
         return
     request: str | None = None
     for name, value in arguments.items():
@@ -106,7 +108,7 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
             continue
         if request is None:
             request = _known_text(state)[0]
-        written = in_stated_format(value, text, request)
+        written = in_stated_format(value, text, request) or in_example_format(value, text, own)
         if written is not None:
             yield (f"`{name}` written in the format the error asks for: "
                    f"{bounded_repr(written)[:_QUOTED]}")
