@@ -66,9 +66,8 @@ def probes_agree(data: dict[str, Any]) -> bool:
     call answering two different tasks of a kind is not chance, as a chain fed the same way
     twice is not (:func:`~toolcycle.playbook.flow.flow_shown`). Where a small model gives up
     on a first-choice tool that finds nothing, probes are how "where the answer really is"
-    gets learned, and a kind seen in two train tasks was never learned at three (a generated
-    depot suite, JSON, dev seed 501: both branch tasks probed to ``supply_assets``, the
-    lesson stayed a candidate)."""
+    gets learned, and a kind seen in only two train tasks would never reach three
+    (docs/playbook.md, "Where each rule comes from")."""
     evidence = data["insights"]
     if not evidence or evidence[0].get("kind") != "sequence":
         return False

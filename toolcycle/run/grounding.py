@@ -263,8 +263,8 @@ def _sources(state: RunState) -> _Sources:
 
     What a playbook added (its advice in the instructions, its notes on the tools) is no
     source: it was learned from other runs' tasks, and an example in it ("Pass date like
-    "2026/09/23"") is another task's value. Seen on the 1.5B (JSON, a generated depot
-    suite): after every call failed, it answered with a tool's note itself, a ``success``.
+    "2026/09/23"") is another task's value: a small model that found nothing may answer
+    with the note itself, which must not pass as supported.
 
     The request is the conversation up to the run's prompt: user messages the loop writes
     later (a rejected attempt's feedback, which quotes the unsupported figure back) are not

@@ -93,9 +93,9 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
     its "pm" or the request's).
 
     Why: a small model that reads the format tends to pass the same value again, or to
-    answer that the date is invalid, rather than rewrite it (the 1.5B repeated
-    ``2026-09-23`` against "expected YYYY/MM/DD" until the loop guard refused the call). The
-    error already said the format; the rewriting is the step it misses."""
+    answer that the date is invalid, rather than rewrite it (``2026-09-23`` again after
+    "expected YYYY/MM/DD", until the loop guard refuses the call). The error already said the
+    format; the rewriting is the step it misses."""
     text = error[:_ERROR_READ]
     low = text.lower()
     own = [v for v in arguments.values() if isinstance(v, str)]
@@ -140,8 +140,8 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
     request's words gets the request's own spelling.
 
     Only an argument the error is about: after "401 Unauthorized: the API token was
-    revoked" a line saying the id came from the request, and which tool gives ids, sent the
-    1.5B to that other tool with the same value, where nothing was wrong with the value.
+    revoked" a line saying the id came from the request, and which tool gives ids, sends a
+    small model to that other tool with the same value, where nothing was wrong with it.
 
     A value the request holds counts too: the commonest first-hour mistake is passing the
     name the user wrote where an id is wanted (``latest_reading(station_id="Tromso")`` before
