@@ -160,15 +160,22 @@ def test_no_spelling_advice_for_a_value_written_as_asked_or_not_asked(value: str
     assert "is not how the request writes it" not in seen[0]
 
 
-def shipped(code: str, date: str) -> int:
-    """Units shipped of an article on a day."""
-    import datetime as dt
+def _daily(fmt: str, says: str) -> Any:
+    """A daily-figures tool taking dates in ``fmt`` and saying so, when refused, in ``says``."""
+    def shipped(code: str, date: str) -> int:
+        """Units shipped of an article on a day."""
+        import datetime as dt
 
-    try:
-        dt.datetime.strptime(date, "%Y/%m/%d")
-    except ValueError:
-        raise ValueError(f"invalid date {date!r}: expected YYYY/MM/DD") from None
-    return 12
+        try:
+            dt.datetime.strptime(date, fmt)
+        except ValueError:
+            raise ValueError(f"invalid date {date!r}: {says}") from None
+        return 12
+
+    return shipped
+
+
+shipped = _daily("%Y/%m/%d", "expected YYYY/MM/DD")
 
 
 def booked(table: str, time: str) -> str:
@@ -264,19 +271,6 @@ def test_an_error_naming_the_parameter_or_its_noun_keeps_the_advice(error: str) 
     assert "`find_order` can give it" in seen[0]
 
 
-def _shown_example(example: str) -> Any:
-    def daily(code: str, date: str) -> int:
-        """Units shipped of an article on a day."""
-        import datetime as dt
-
-        try:
-            dt.datetime.strptime(date, "%Y%m%d")
-        except ValueError:
-            raise ValueError(f"invalid date {date!r}: dates look like {example}") from None
-        return 12
-
-    return daily
-
 
 @pytest.mark.parametrize(("example", "line"), [
     ("20260105", "- `date` written in the format the error asks for: '20260923'"),  # year first
@@ -285,8 +279,8 @@ def _shown_example(example: str) -> Any:
 def test_a_value_is_written_like_the_example_the_error_gives_where_it_settles_the_format(
         example: str, line: str | None) -> None:
     [seen, *_] = _asked("Units of SK7902 on 23 September 2026?",
-                        [call("daily", {"code": "SK7902", "date": "2026-09-23"})],
-                        [_shown_example(example)])
+                        [call("shipped", {"code": "SK7902", "date": "2026-09-23"})],
+                        [_daily("%Y%m%d", f"dates look like {example}")])
     assert f"dates look like {example}" in seen
     if line is None:
         assert "written in the format" not in seen
