@@ -104,6 +104,41 @@ def test_the_plan_is_applied_whole() -> None:
     assert CHOICES == ["auto", "none"]  # asked for the answer once the ledger was read
 
 
+def model_answering_from_the_first_result(messages: list[Message],
+                                          settings: ModelSettings) -> Any:
+    """Looks the customer up, then answers from the lookup unless a call is required."""
+    CHOICES.append(settings.tool_choice)
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if not results:
+        return call("lookup", {"name": "Ada"})
+    if settings.tool_choice == "required" and not any("balance" in r for r in results):
+        return call("ledger", {"customer": "C-1"})
+    return f"Found: {results[-1]}"
+
+
+def _begun_not_done(trace: Trace) -> bool:
+    names = [c.name for c in trace.tool_calls]
+    return names[-1:] == ["lookup"] and "ledger" not in names
+
+
+@pytest.mark.parametrize(("call_while", "calls", "choices"), [
+    (_begun_not_done, ["lookup", "ledger"], ["auto", "required", "auto"]),
+    (None, ["lookup"], ["auto", "auto"]),  # without it the model answers from the lookup
+])
+def test_a_sequence_begun_and_not_finished_requires_the_next_call(
+        call_while: Any, calls: list[str], choices: list[str]) -> None:
+    """RunPlan.call_while: after a turn that left the shown sequence begun and not finished,
+    the next request requires a call (which call is the model's), then the run goes on as
+    before."""
+    CHOICES.clear()
+    agent = Agent(ScriptedModel(model_answering_from_the_first_result), "Answer.",
+                  [tool(lookup), tool(ledger)], name="desk",
+                  playbook=PlanningHook(RunPlan(call_while=call_while)))
+    result = agent.run_sync("What does Ada owe?")
+    assert [c.name for c in result.trace.tool_calls] == calls
+    assert choices == CHOICES
+
+
 def test_under_approval_the_plan_is_asked_gated_and_neither_stands_in_nor_starts() -> None:
     from toolcycle.approval import Approve
     standing = tool(lambda customer: "balance (stood in)", name="ledger", description="d")

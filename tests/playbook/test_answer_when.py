@@ -12,7 +12,7 @@ from toolcycle.approval import Approve
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
-from toolcycle.playbook.offer import RoutineOffer, sequence_done
+from toolcycle.playbook.offer import RoutineOffer, sequence_done, stopped_short
 from toolcycle.playbook.routine_result import StandIn
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
 
@@ -69,7 +69,8 @@ async def test_without_the_stand_in_the_chain_must_be_done_call_by_call() -> Non
     CHOICES.clear()
     result = await agent.run("How many USD is the currency of Ruritania worth?")
     assert [c.name for c in result.trace.tool_calls] == ["country_info", "exchange_rate"]
-    assert CHOICES == ["auto", "auto", "none"] and result.output == "Worth 2.75 USD"
+    # begun, not finished: the next call is required; done: the answer is asked for
+    assert CHOICES == ["auto", "required", "none"] and result.output == "Worth 2.75 USD"
 
 
 async def test_the_answer_can_be_turned_off() -> None:
@@ -134,14 +135,62 @@ def test_the_routine_did_the_sequence_when_it_noted_every_step_ran(ran: bool | N
 
 
 async def test_at_the_defaults_a_followed_sequence_is_answered_not_lost() -> None:
-    """Without routines nothing calls or forces a tool, but the answer is still asked for once
-    the shown sequence succeeded (issue 69: at the defaults a correct lesson made its kind
-    worse, 100 -> 75 %: the model followed it, had the answer, wandered on and lost it)."""
+    """Without routines nothing calls a tool for the model, but while the shown sequence is
+    begun and not finished a call is required, and the answer is asked for once it succeeded
+    (issue 69: at the defaults a correct lesson made its kind worse, 100 -> 75 %: the model
+    followed it, had the answer, wandered on and lost it)."""
     pb = await _learned(routines=False)
     agent = _agent(pb)
     CHOICES.clear()
     result = await agent.run("How many USD is the currency of Ruritania worth?")
     assert result.trace.strategies_shown  # the sequence was shown
     assert [c.name for c in result.trace.tool_calls] == ["country_info", "exchange_rate"]
-    assert CHOICES == ["auto", "auto", "none"] and result.output == "Worth 2.75 USD"
+    assert CHOICES == ["auto", "required", "none"] and result.output == "Worth 2.75 USD"
     assert set(agent.tools) == {"country_info", "exchange_rate"}  # no routine offered
+
+
+def answers_from_the_first_result(messages: list[Message], settings: ModelSettings) -> Any:
+    """Looks the country up, then answers from that result unless a call is required (the
+    1.5B, shown find-then-detail, had the id and answered with a figure of its own)."""
+    CHOICES.append(settings.tool_choice)
+    results = [p.content for m in messages if m.role == "tool" for p in m.parts]
+    if not results:
+        return call("country_info", {"country": _country(messages)})
+    if settings.tool_choice == "required" and len(results) == 1:
+        return call("exchange_rate", {"currency": results[0].split("code ")[1].split(",")[0]})
+    return f"Worth {results[-1].split(' = ')[-1]}"
+
+
+async def test_a_sequence_begun_is_not_answered_from_its_first_step() -> None:
+    """Shown a two-step sequence, a model that has the first step's result and would answer
+    from it is asked for a call (which call is its own), makes the second step, and is then
+    asked for the answer (RoutineOffer.call_while, offer.stopped_short)."""
+    pb = await _learned(routines=False)
+    agent = _agent(pb, policy=answers_from_the_first_result)
+    CHOICES.clear()
+    result = await agent.run("How many USD is the currency of Ruritania worth?")
+    assert [c.name for c in result.trace.tool_calls] == ["country_info", "exchange_rate"]
+    assert CHOICES == ["auto", "required", "none"] and result.output == "Worth 2.75 USD"
+
+
+def _records(*calls: tuple[str, str | None, str | None]) -> Trace:
+    records = [ToolCallRecord(call_id=f"c{i}", name=name, args={}, iteration=i + 1,
+                              result=result, error=error)
+               for i, (name, result, error) in enumerate(calls)]
+    return Trace(run_id="r", agent_name="a", user_prompt="q",
+                 steps=[Step(iteration=i + 1, attempt=1, tool_calls=[r])
+                        for i, r in enumerate(records)])
+
+
+@pytest.mark.parametrize(("calls", "short"), [
+    ([("find", "id 7", None)], True),                                   # begun, its last act
+    ([("find", "id 7", None), ("detail", "42", None)], False),          # finished
+    ([("find", "id 7", None), ("other", "x", None)], False),            # left it
+    ([("find", "id 7", None), ("detail", None, "boom")], False),        # its step failed
+    ([("detail", None, "missing id"), ("find", "id 7", None)], True),   # an error before it
+    ([("find", "[]", None)], False),                                    # found nothing
+    ([], False),
+])
+def test_a_run_stopped_short_of_its_sequence(calls: list[tuple[str, str | None, str | None]],
+                                             short: bool) -> None:
+    assert stopped_short(("find", "detail"), _records(*calls)) is short

@@ -165,8 +165,9 @@ class RoutineOffer:
         tool is offered."""
         self._last = None  # a new run: what the playbook shows may have changed since
         if not calls:
-            return with_tool_lessons(RunPlan(answer_when=self.answer_when(
-                task, offered, frozenset())), tool_lessons)
+            return with_tool_lessons(RunPlan(
+                answer_when=self.answer_when(task, offered, frozenset()),
+                call_while=self.call_while(task, offered)), tool_lessons)
         withheld: frozenset[str] = frozenset()
         routines = frozenset(self.routines)  # (a toolset's listing may add to it meanwhile)
         if routines & offered:  # an agent with fallbacks only has no routine to hold back
@@ -179,6 +180,7 @@ class RoutineOffer:
             withheld=withheld, stand_ins=MappingProxyType(swaps),
             first_call=self.first_call(task, names),
             answer_when=self.answer_when(task, names, frozenset(swaps)),
+            call_while=self.call_while(task, names),
             head_start=None if gated else self.head_start(task, names)), tool_lessons)
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
@@ -301,6 +303,27 @@ class RoutineOffer:
             return partial(sequence_done, (alternative,), frozenset(whole))
         return self._done(sequence, offered, answered_for)
 
+    def call_while(self, task: str, offered: frozenset[str]) -> Callable[[Trace], bool] | None:
+        """While a run of ``task`` has begun the sequence it was shown and not finished it
+        (:func:`stopped_short`), its next request requires a call: the sequence
+        :meth:`answer_when` waits for, where it has several tools, all offered, and is known
+        to fit (not contested).
+
+        Why: a sequence is learned because its later calls hold the answer; shown "Call
+        find(name), then detail(ref), then answer", a small model calls find, has an id, and
+        answers from it, inventing the figure detail would have given. Asked only to go on
+        calling, never which call, it is left to make the next step itself; it calls nothing
+        for the model, as :meth:`answer_when` does not."""
+        if not self.answer_when_enabled:
+            return None
+        sequences = [s for s in self._shown(task, offered) if s.kind == "sequence" and s.tools]
+        if not sequences or contested(task, sequences):
+            return None
+        sequence = tuple(sequences[0].tools)
+        if len(sequence) < 2 or not set(sequence) <= offered:
+            return None
+        return partial(stopped_short, sequence)
+
     def head_start(self, task: str, offered: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
         """The call a run of ``task`` begins with before the model's first turn
         (:mod:`~toolcycle.playbook.sequence`): the first call of the sequence the run is
@@ -385,6 +408,21 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
             if position == len(sequence):
                 return True
     return False
+
+
+def stopped_short(sequence: Sequence[str], trace: Trace) -> bool:
+    """Whether ``trace`` has begun ``sequence`` and not finished it, its last call a step of
+    it: a successful call of each of its first tools in order, at least one, not all, and no
+    call after the latest of them. A run whose last call left the sequence (another tool, a
+    failed or empty call) is off it: nothing is asked of it."""
+    position = 0
+    last_step = False
+    for evidence in classify(trace):
+        last_step = False
+        if evidence.ok and position < len(sequence) and evidence.call.name == sequence[position]:
+            position += 1
+            last_step = True
+    return last_step and 0 < position < len(sequence)
 
 
 def render_line(strategy: Strategy, tool_names: Sequence[str]) -> str:

@@ -41,6 +41,8 @@ class RunPlan:
     the tool's name; none where a call can need approval); ``first_call``: the run's first
     ``tool_choice`` (``"required"`` or an offered tool's name) until its first call;
     ``answer_when``: a test of the trace after which the next request asks for the answer;
+    ``call_while``: a test of the trace after which the next request requires a call
+    (``"required"``): a shown sequence begun, its last step done, the rest not yet;
     ``head_start``: a call (tool name, arguments) the loop makes before the first request;
     ``notes``: tool name -> what the playbook learned about that tool, appended to its
     description in this run (a lesson about a tool is shown with the tool, whatever the task
@@ -52,6 +54,7 @@ class RunPlan:
     stand_ins: Mapping[str, Tool[Any]] = field(default_factory=_no_tools)
     first_call: str | None = None
     answer_when: Callable[[Trace], bool] | None = None
+    call_while: Callable[[Trace], bool] | None = None
     head_start: tuple[str, dict[str, Any]] | None = None
     notes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     noted: tuple[str, ...] = ()
@@ -59,7 +62,8 @@ class RunPlan:
     def __bool__(self) -> bool:
         """Whether the plan changes anything about the run."""
         return bool(self.withheld or self.stand_ins or self.first_call is not None
-                    or self.answer_when is not None or self.head_start is not None
+                    or self.answer_when is not None or self.call_while is not None
+                    or self.head_start is not None
                     or bool(self.notes))
 
 

@@ -124,6 +124,9 @@ class AgentCore:
     #: The run's tool selection's test of when its calls are done (:class:`AnswerWhenDone`);
     #: set per run by ``toolsets.selected``, ``None`` for an agent without one.
     answer_when: Callable[[Trace], bool] | None = None
+    #: The run's plan's test of a sequence begun and not finished
+    #: (:attr:`~toolcycle.run.plan.RunPlan.call_while`), set per run like ``answer_when``.
+    call_while: Callable[[Trace], bool] | None = None
     #: The agent's guardrails by kind (docs/guardrails.md); ``None`` for none (nearly all).
     guardrails: Guardrails | None = None
     #: The call the run's tool selection makes before the first request (:class:`HeadStart`),

@@ -269,6 +269,8 @@ def selected(core: AgentCore, settings: ModelSettings, selector: ToolSelector | 
         settings = replace(settings, tool_choice=first)  # a tool not offered is no choice
     if chosen and plan.answer_when is not None:
         core = replace(core, answer_when=plan.answer_when)
+    if chosen and plan.call_while is not None:
+        core = replace(core, call_while=plan.call_while)
     head = plan.head_start
     if chosen and not gated and head is not None and head[0] in names:
         core = replace(core, head_start=head)
@@ -378,6 +380,12 @@ def request_settings(state: RunState) -> ModelSettings:
     succeeded), the request after the turn of calls that did it asks for the answer
     (``"none"``). Why: shown "Call helix(name), then answer", the 1.5B called helix, had
     the figure, then called other tools for four more turns (sources test split, JSON).
+    Until then, after a turn whose last call was a step of that sequence, begun and not
+    finished (:attr:`~toolcycle.run.plan.RunPlan.call_while`), the next request requires a
+    call (``"required"``): a small model that has the first step's result (an id) tends to
+    answer from it, inventing the figure the next step would have given. Each such request
+    follows a step made, so a sequence of n calls forces at most n - 1, and a run that
+    leaves the sequence is left free.
     """
     settings = state.setup.settings
     if state.output.is_text and (look_first(state) or look_again(state)):  # grounding's re-asks
@@ -387,10 +395,13 @@ def request_settings(state: RunState) -> ModelSettings:
     if settings.tool_choice not in ("auto", "none"):
         settings = replace(settings, tool_choice="auto")
         state.setup = replace(state.setup, settings=settings)
-    done = state.setup.core.answer_when
-    if (done is not None and settings.tool_choice == "auto" and state.messages
-            and state.messages[-1].role == "tool" and done(state.trace.trace)):
+    done, going = state.setup.core.answer_when, state.setup.core.call_while
+    after_calls = (settings.tool_choice == "auto" and bool(state.messages)
+                   and state.messages[-1].role == "tool")
+    if after_calls and done is not None and done(state.trace.trace):
         return replace(settings, tool_choice="none")
+    if after_calls and going is not None and going(state.trace.trace):
+        return replace(settings, tool_choice="required")
     return settings
 
 
