@@ -1,0 +1,13 @@
+#!/bin/bash
+# Learning on generated suites, one seed after another, from the frozen worktree /work/wt/measure6
+# (the commit measured is its HEAD, b79e5b7).  drive.sh PROTOCOL LABEL TRAIN "EXTRA ARGS" SEED...
+set -u
+protocol=$1; label=$2; train=$3; extra=$4; shift 4
+out=/work/main/bench/runs/2026-12-05/learn28
+cd /work/wt/measure6
+for seed in "$@"; do
+  PYTHONPATH=$PWD nice -n 10 .venv/bin/python bench/learning_gen/measure.py run --seed $seed \
+    --protocol $protocol --label $label --kinds unreliable,empty_source,arg_format,id_first \
+    --train $train --test 1 --threads 1 --out $out $extra >> $out/$label-$protocol-$seed.out 2>&1
+  echo "seed $seed done rc=$? $(date +%H:%M)" >> $out/$label-$protocol.progress
+done
