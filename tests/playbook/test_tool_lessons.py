@@ -113,6 +113,30 @@ def test_a_tool_lesson_never_reaches_a_run_not_offered_its_tool() -> None:
     assert in_play(pb.store, "campus", ["faculty_history", "faculty_live"]) == []
 
 
+def test_a_note_on_a_tool_the_shown_sequence_excludes_is_withheld_from_that_run() -> None:
+    """Shown "Call faculty_history(course), then answer. Do not use faculty_daily for this
+    kind of task.", a run is not shown faculty_daily's note: it only names the tool again,
+    and the 1.5B, told not to use a tool whose note it read, called that tool first and
+    wandered for ten turns (held-out seed 1012, ReAct, b79e5b7). A run shown no such
+    sequence still gets the note with the tool."""
+    excluding = Strategy(
+        id="s-enrolled-skip", domain="campus", kind="sequence", tools=["faculty_history"],
+        advice="Call faculty_history(course), then answer. Do not use faculty_daily for this "
+               "kind of task.", skips=["faculty_daily"],
+        applies_when=["enrolled", "students", "course"], support=3)
+    seen = Seen()
+    pb = _playbook(DATE_LESSON, excluding)
+    agent = Agent(ScriptedModel(seen), "Answer with the tools.",
+                  [faculty_daily, faculty_history], name="campus", playbook=pb)
+    shown = agent.run_sync("Course BI8151: how many enrolled students does it have?")
+    assert "Do not use faculty_daily" in seen.system[0]
+    assert NOTE_HEADER not in seen.tools[0]["faculty_daily"]
+    assert shown.trace.strategies_shown == ["s-enrolled-skip"]
+    other = agent.run_sync("How many visitors did the gym have on 16 May 2026?")
+    assert 'Pass day like "20260516"' in seen.tools[1]["faculty_daily"]
+    assert other.trace.strategies_shown == ["s-daily-date"]
+
+
 def test_which_lessons_are_about_a_tool() -> None:
     """Errors of a tool are its lessons; a dead end ("found nothing for this kind of task")
     and a sequence are lessons about tasks; a repair through another tool is in play only

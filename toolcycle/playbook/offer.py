@@ -164,6 +164,7 @@ class RoutineOffer:
         :mod:`~toolcycle.playbook.tool_lessons`), whose fallbacks stand in wherever their
         tool is offered."""
         self._last = None  # a new run: what the playbook shows may have changed since
+        tool_lessons = self._not_skipped(task, offered, tool_lessons)
         if not calls:
             return with_tool_lessons(RunPlan(
                 answer_when=self.answer_when(task, offered, frozenset()),
@@ -302,6 +303,23 @@ class RoutineOffer:
             whole = {failing} if failing in answered_for else set()
             return partial(sequence_done, (alternative,), frozenset(whole))
         return self._done(sequence, offered, answered_for)
+
+    def _not_skipped(self, task: str, offered: frozenset[str],
+                     lessons: Sequence[Strategy]) -> list[Strategy]:
+        """The tool lessons a run of ``task`` is shown beside its sequence: not those about a
+        tool the shown sequence says not to use for this kind of task.
+
+        Why: the sequence says where this kind's answer is; a note on a tool it excludes
+        ("house_entries fails with: ... Pass folio_no like ...") only names that tool again,
+        and a small model calls what it reads named: told "Do not use house_entries", with
+        the note on house_entries in its tool list, the 1.5B called house_entries first and
+        wandered for ten turns (the same principle as a pitfall a shown sequence covers,
+        :func:`~toolcycle.playbook.strategy.covers`)."""
+        if not lessons:
+            return list(lessons)
+        skipped = {t for s in self._shown(task, offered) if s.kind == "sequence"
+                   for t in s.skips}
+        return [lesson for lesson in lessons if lesson.tools[0] not in skipped]
 
     def call_while(self, task: str, offered: frozenset[str]) -> Callable[[Trace], bool] | None:
         """While a run of ``task`` has begun the sequence it was shown and not finished it
