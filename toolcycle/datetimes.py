@@ -280,3 +280,9 @@ def in_example_format(value: str, error: str, besides: Iterable[str] = ()) -> st
     when = read_date(text, fmt)
     written = when.strftime(fmt) if when is not None else None
     return written if written is not None and written != text else None
+
+
+def dates_in(text: str) -> set[date]:
+    """Every date the numeric dates written in ``text`` may mean (both readings of one written
+    either way round): "2026-11-27" in a tool's result is 27 November 2026."""
+    return {day for run in _DATE_RUN.findall(text) for day in example_dates(run)}

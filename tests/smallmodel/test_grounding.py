@@ -245,3 +245,26 @@ def test_the_tools_own_description_stays_a_source_beside_a_note() -> None:
     agent = Agent(model, tools=[order_total], grounding=True, playbook=hook)
     result = agent.run_sync("What did order A-17 cost?")
     assert (result.status, result.attempts) == ("success", 1)
+
+
+def _arrival(answer: str) -> Any:
+    def latest_order(customer_id: str) -> dict[str, str]:
+        """A customer's latest order and when it arrives."""
+        return {"order_id": "O-7781", "arrives": "2026-11-27"}
+
+    model = ScriptedModel([call("latest_order", {"customer_id": "C-1042"}), answer, answer])
+    return Agent(model, tools=[latest_order], grounding=True).run_sync(
+        "When does Ada's latest order arrive?")
+
+
+def test_a_sources_date_written_in_words_is_supported() -> None:
+    """`make demo`'s second agent: the result said "2026-11-27" and the 1.5B answered
+    "November 27, 2026", right, yet `ungrounded`: the month's name was in no source."""
+    result = _arrival("It arrives on Friday, November 27, 2026 (order O-7781).")
+    assert (result.status, result.attempts) == ("success", 1)
+
+
+def test_a_month_no_source_date_is_in_is_still_unsupported() -> None:
+    result = _arrival("It arrives on December 27, 2026.")
+    assert result.trace.attempts[0].validator == "grounding"
+    assert "'December'" in result.trace.attempts[0].errors[0]

@@ -31,8 +31,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
+from ..datetimes import dates_in
 from ..messages import ToolCall, ToolResult
 from ..models.base import Model
 from ..output import ValidationProblem
@@ -304,7 +306,15 @@ def _sources(state: RunState) -> _Sources:
         for text in texts:
             found.append(text)
             known.update(_figure(f) for f in _FIGURE.findall(text))
+    found.append(_in_words(dates_in("\n".join(found))))
     return _Sources("\n".join(found), results, tuple(unfounded), countable)
+
+
+def _in_words(dates: set[date]) -> str:
+    """The names of the months and weekdays of ``dates`` (the sources' numeric dates): an
+    answer that writes "2026-11-27" as "Friday, November 27, 2026" says what its source
+    said, and the month's name is no invented name. As ``strftime`` writes them."""
+    return " ".join(sorted({f"{d:%B} {d:%b} {d:%A} {d:%a}" for d in dates}))
 
 
 def _countable(result: str) -> bool:
