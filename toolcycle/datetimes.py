@@ -240,11 +240,17 @@ def in_stated_format(value: str, error: str, prompt: str = "") -> str | None:
         return None
     fmt, text = formats[0], value.strip()
     if "%Y" in fmt:
-        when = read_date(text, fmt)
-        written = when.strftime(fmt) if when is not None else None
-    else:
-        readings = clock_readings(text, prompt)
-        written = readings.pop().strftime(fmt) if len(readings) == 1 else None
+        return _date_rewritten(text, fmt)
+    readings = clock_readings(text, prompt)
+    written = readings.pop().strftime(fmt) if len(readings) == 1 else None
+    return written if written is not None and written != text else None
+
+
+def _date_rewritten(text: str, fmt: str) -> str | None:
+    """``text``, a date whose meaning is certain (:func:`read_date`), written in ``fmt``,
+    where that differs from how it is written; else None."""
+    when = read_date(text, fmt)
+    written = when.strftime(fmt) if when is not None else None
     return written if written is not None and written != text else None
 
 
@@ -274,15 +280,10 @@ def in_example_format(value: str, error: str, besides: Iterable[str] = ()) -> st
     only; a small model shown it tends to pass its own writing again. Where the example
     settles the format, the rewriting is certain."""
     fmt = example_format(error, besides)
-    if fmt is None:
-        return None
-    text = value.strip()
-    when = read_date(text, fmt)
-    written = when.strftime(fmt) if when is not None else None
-    return written if written is not None and written != text else None
+    return None if fmt is None else _date_rewritten(value.strip(), fmt)
 
 
 def dates_in(text: str) -> set[date]:
     """Every date the numeric dates written in ``text`` may mean (both readings of one written
     either way round): "2026-11-27" in a tool's result is 27 November 2026."""
-    return {day for run in _DATE_RUN.findall(text) for day in example_dates(run)}
+    return {day for run in set(_DATE_RUN.findall(text)) for day in example_dates(run)}
