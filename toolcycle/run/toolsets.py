@@ -400,7 +400,9 @@ def request_settings(state: RunState) -> ModelSettings:
                    and state.messages[-1].role == "tool")
     if after_calls and done is not None and done(state.trace.trace):
         return replace(settings, tool_choice="none")
-    if after_calls and going is not None and going(state.trace.trace):
+    # (only with a tool to call: "required" with none offered is a request providers refuse,
+    # and a toolset may have withdrawn its tools since the last turn)
+    if after_calls and going is not None and settings.tools and going(state.trace.trace):
         return replace(settings, tool_choice="required")
     return settings
 
