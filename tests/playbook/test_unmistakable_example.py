@@ -7,9 +7,6 @@ from __future__ import annotations
 import pytest
 
 from toolcycle.datetimes import date_format, unmistakable
-from toolcycle.playbook.reflector import reflect
-
-from .conftest import make_trace
 
 
 @pytest.mark.parametrize(("example", "prompt", "shown"), [
@@ -35,14 +32,5 @@ def test_the_format_of_an_unmistakable_example_is_known_to_every_reader() -> Non
     assert date_format(unmistakable("05.01.2026", "on 5 January 2026")) == "%d.%m.%Y"
 
 
-def test_a_learned_pitfall_shows_the_retry_that_worked_with_its_day_above_12() -> None:
-    trace = make_trace("fare from Ashmoor to Kelby on 5 March 2026", [
-        [("fare_quote", {"date": "2026-03-05"}, None, "invalid date '2026-03-05'")],
-        [("fare_quote", {"date": "05.03.2026"}, "EUR 23.50", None)],
-    ])
-    insights = reflect(trace, success=True, domain="d")
-    [pitfall] = [i for i in insights if i.kind == "pitfall"]
-    assert pitfall.advice.endswith('Pass date like "17.03.2026".')
-    assert pitfall.repair is not None and pitfall.repair.example == "17.03.2026"
-    [sequence] = [i for i in insights if i.kind == "sequence"]  # its first call's format too
-    assert 'fare_quote(date like "17.03.2026")' in sequence.advice
+# A learned pitfall and sequence show the retry's date this way: tests/playbook/test_evidence.py,
+# test_a_pitfall_carries_the_argument_shape_that_worked_next (05.03.2026 for 5 March -> 17.03.2026).
