@@ -56,7 +56,7 @@ def test_a_store_that_is_no_location_is_refused(store: Any) -> None:
     ("stale_after_s", 0, "stale_after_s must be a number of seconds > 0"),
     ("stale_after_s", float("nan"), "stale_after_s must be a number of seconds > 0"),
     ("promote_on_flow", "no", "promote_on_flow must be a bool"),
-    ("promote_on_probes", 1, "promote_on_probes must be a bool"),
+    ("promote_on_answers", 1, "promote_on_answers must be a bool"),
 ])
 def test_a_bad_curator_threshold_raises_when_the_curator_is_made(
         field: str, value: Any, says: str) -> None:

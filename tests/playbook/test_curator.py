@@ -27,7 +27,9 @@ def _learn(store: PlaybookStore, curator: Curator, trace, success: bool = True):
 
 
 def test_a_pattern_becomes_a_strategy_after_three_successful_runs(db_location: str) -> None:
-    store, curator = open_store(db_location), Curator(promote_on_flow=False)
+    """The bar for any pattern; a sequence also has the two-run rules (tested below)."""
+    store = open_store(db_location)
+    curator = Curator(promote_on_flow=False, promote_on_answers=False)
     ops = [_learn(store, curator, stock_trace(c)) for c in ("Acme Corp", "Globex Corp")]
     assert [d.op for d in ops[0] + ops[1]].count("candidate") == 2
     assert store.strategies() == []
@@ -60,9 +62,31 @@ def test_a_chain_whose_data_flow_two_runs_showed_is_promoted_after_those_two(
     assert [d.op for d in third] == ["update"] and store.strategies()[0].support == 3
 
 
+def test_two_successes_answered_by_the_same_call_promote_its_sequence(db_location: str) -> None:
+    """A success's sequence is its answer chain, with no detour in it: two different tasks
+    answered by the same call are not chance (probe.answers_agree), as two probes finding it
+    are not. Seen on generated suites with two train tasks per kind: each kind's two
+    successes left its lesson a candidate, and no test task was shown it. The pitfall the
+    same runs show (a tool that failed) still waits for three."""
+    store, curator = open_store(db_location), Curator()
+    for n, (item, stock) in enumerate((("Acme valve", 12), ("Birch hinge", 7))):
+        trace = make_trace(f"How many {item} units are in stock?", [
+            [("inventory_live", {"item": item}, None, "503 Service Unavailable")],
+            [("inventory_archive", {"item": item}, f'{{"item": "{item}", "stock": {stock}}}',
+              None)]])
+        trace.output = f"{stock} units"
+        ops = _learn(store, curator, trace)
+        assert ("add" in [d.op for d in ops]) == (n == 1)
+    [sequence] = store.strategies()
+    assert sequence.kind == "sequence" and sequence.tools == ["inventory_archive"]
+    assert sequence.support == 2 and "stock" in sequence.applies_when
+    assert "Do not use inventory_live" in sequence.advice
+    assert [c["insights"][0]["kind"] for c in store.candidates()] == ["pitfall"]
+
+
 def test_a_chain_without_a_shown_flow_or_shared_words_waits_for_three_runs(
         db_location: str) -> None:
-    store, curator = open_store(db_location), Curator()
+    store, curator = open_store(db_location), Curator(promote_on_answers=False)
     unfed = [make_trace(f"What is the stock price of {c}?",
                         [[("find_ticker", {"company": c}, "found it", None)],
                          [("get_quote", {"ticker": t}, f"{t}: 10 USD", None)]])
@@ -320,9 +344,11 @@ def _seat(name: str, calls: list[str], *, status: str = "success",
 
 
 def _short_playbook(db_location: str) -> Playbook:
-    """The stopped-short rule is for chains whose data flow was not shown (a shown flow
-    promotes after two successes by itself): these seat traces show one, so it is off here."""
-    return Playbook(db_location, learn=False, curator=Curator(promote_on_flow=False))
+    """The stopped-short rule is for chains that two successes do not promote by themselves
+    (a shown flow does, and so do two answer chains that agree, ``promote_on_answers``):
+    these seat traces show both, so both rules are off here."""
+    return Playbook(db_location, learn=False,
+                    curator=Curator(promote_on_flow=False, promote_on_answers=False))
 
 
 def _seat_sequences(pb: Playbook) -> list[Strategy]:
@@ -424,7 +450,8 @@ def test_a_domains_candidates_are_bounded_keeping_the_latest(db_location: str) -
 def test_a_retired_lesson_comes_back_only_by_the_bar_a_new_one_meets(db_location: str) -> None:
     """Seen again after retirement, a pattern is a candidate: promote_after new runs of
     different tasks bring it back, with fresh counts and its old provenance."""
-    store, curator = open_store(db_location), Curator(promote_on_flow=False)
+    store = open_store(db_location)
+    curator = Curator(promote_on_flow=False, promote_on_answers=False)
     for company in ("Acme Corp", "Globex Corp", "Initech Corp"):
         _learn(store, curator, stock_trace(company))
     [strategy] = store.strategies()

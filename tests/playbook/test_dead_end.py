@@ -85,18 +85,18 @@ BALANCES = [("t1", "What balance is due for Acme Bakery?", "120.5"),
 
 
 async def _learned(routines: bool = True, probe: bool = False,
-                   promote_on_probes: bool = False) -> Playbook:
+                   promote_on_answers: bool = False) -> Playbook:
     """Dead ends as the runs show them (``probe``: as probing the other tools repairs them,
-    tests/playbook/test_probe.py). ``promote_on_probes`` off by default here: the three
+    tests/playbook/test_probe.py). ``promote_on_answers`` off by default here: the three
     failed runs a dead end needs are the point, and with it the probes of the first two
     already teach where the answer is (see the test of it below)."""
     pb = Playbook(":memory:", routines=routines,
-                  curator=Curator(promote_on_probes=promote_on_probes))
+                  curator=Curator(promote_on_answers=promote_on_answers))
     report = await learn([LearningTask(*t) for t in BALANCES], _agent(pb), playbook=pb,
                          progress=False, probe=probe)
     # ledger never tried by the model; with probes agreeing, the first two failed tasks'
     # probes found it and the third task was shown it
-    assert report.success_rate == (1 / 3 if probe and promote_on_probes else 0.0)
+    assert report.success_rate == (1 / 3 if probe and promote_on_answers else 0.0)
     return pb
 
 
@@ -238,8 +238,8 @@ async def test_probed_dead_ends_name_where_the_answer_is() -> None:
 async def test_two_probes_that_found_the_answer_in_one_tool_teach_the_third_task() -> None:
     """Two failed runs of different tasks, each probed to ledger(name), whose result held the
     expected answer: not chance, so the sequence is promoted after those two
-    (probe.probes_agree) and the third task calls ledger first and is right."""
-    pb = await _learned(probe=True, promote_on_probes=True)
+    (probe.answers_agree) and the third task calls ledger first and is right."""
+    pb = await _learned(probe=True, promote_on_answers=True)
     [sequence] = [s for s in pb.strategies("records") if s.kind == "sequence"]
     assert sequence.tools == ["ledger"] and sequence.probed == 2
     assert not [s for s in pb.strategies("records") if s.kind == "pitfall"]  # 2 runs of 3

@@ -16,7 +16,7 @@ from ..errors import ConfigurationError
 from .store import PlaybookStore
 
 #: The thresholds :func:`curator_problems` checks (the fields of :class:`.curator.Curator`).
-THRESHOLDS = ("promote_after", "promote_on_flow", "promote_on_probes", "max_per_domain",
+THRESHOLDS = ("promote_after", "promote_on_flow", "promote_on_answers", "max_per_domain",
               "max_candidates_per_domain", "retire_min_uses", "retire_below_success",
               "stale_after_s", "merge_similarity")
 
@@ -26,7 +26,7 @@ class CuratorSettings(Protocol):
 
     promote_after: int
     promote_on_flow: bool
-    promote_on_probes: bool
+    promote_on_answers: bool
     max_per_domain: int
     max_candidates_per_domain: int
     retire_min_uses: int
@@ -67,7 +67,7 @@ def curator_problems(curator: CuratorSettings) -> list[str]:
             or math.isnan(stale) or stale <= 0):
         found.append(f"stale_after_s must be a number of seconds > 0, got {stale!r}")
     for name, flag in (("promote_on_flow", curator.promote_on_flow),
-                       ("promote_on_probes", curator.promote_on_probes)):
+                       ("promote_on_answers", curator.promote_on_answers)):
         if not isinstance(flag, bool):
             found.append(f"{name} must be a bool, got {flag!r}")
     return found

@@ -8,6 +8,8 @@ bloats; itemised bullets changed by deltas do neither. The operations here are:
              tool chain whose data flow two of them showed (each step fed a value taken
              out of the previous result, by one rule across tasks) needs only those two,
              and one of them may be a failed run that made the chain the same way; a
+             sequence two runs found the answer by (a success's answer chain or a probe's
+             finding, :func:`~toolcycle.playbook.probe.answers_agree`) needs those two; a
              failed run of the same kind of task that answered after only the start of a
              tool sequence counts as one of those runs, once two succeeded with it;
              one-off LLM advice is added directly;
@@ -36,7 +38,7 @@ from .flow import flow_shown
 from .no_call import NO_CALL
 from .outcome import RunOutcome, use_verdict
 from .pitfall_repair import best_repaired, repair_from_use, same_failure, take_repair
-from .probe import probes_agree
+from .probe import answers_agree
 from .store import PlaybookStore
 from .strategy import PROBED, Insight, Strategy, strategy_id
 from .words import keywords, roots
@@ -62,10 +64,11 @@ class Curator:
     #: (:func:`~toolcycle.playbook.flow.flow_shown`); False: it waits for ``promote_after``
     #: like any pattern.
     promote_on_flow: bool = True
-    #: A sequence two probes of different tasks found (each the call whose result held the
-    #: expected answer) is promoted after those two (:func:`~toolcycle.playbook.probe.
-    #: probes_agree`); False: it waits for ``promote_after`` like any pattern.
-    promote_on_probes: bool = True
+    #: A sequence two runs of different tasks found the answer by (a success's answer chain,
+    #: or a probe's finding: the call whose result held the expected answer) is promoted
+    #: after those two (:func:`~toolcycle.playbook.probe.answers_agree`); False: it waits
+    #: for ``promote_after`` like any pattern.
+    promote_on_answers: bool = True
     max_per_domain: int = 100
     #: Patterns waiting for evidence, per domain: beyond it the longest-unconfirmed go.
     max_candidates_per_domain: int = 1000
@@ -252,7 +255,7 @@ class Curator:
             return _no_call_shown(data["insights"], self.promote_after)
         found = len(data["insights"])
         if found >= self.promote_after or (self.promote_on_flow and flow_shown(data)) or (
-                self.promote_on_probes and probes_agree(data)):
+                self.promote_on_answers and answers_agree(data)):
             return True
         if found < 1 or found + 1 < self.promote_after:
             return False

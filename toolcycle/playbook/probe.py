@@ -15,8 +15,8 @@ as if the run had called it next: the pitfall says "Call warehouse_ledger(item) 
 routines playbook falls back to it (:mod:`~toolcycle.playbook.fallback`). The call that held
 the answer is also evidence for the sequence a run making it would have taught
 (:func:`probed_sequence`: "Call warehouse_ledger(item), then answer."), promoted after runs of
-``promote_after`` different tasks showed it, or after two probes of different tasks found it
-(:func:`probes_agree`).
+``promote_after`` different tasks showed it, or after two runs of different tasks found it, by
+probe or by succeeding (:func:`answers_agree`).
 
 What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
@@ -56,23 +56,28 @@ from .words import names
 
 log = logging.getLogger("toolcycle.playbook")
 
-def probes_agree(data: dict[str, Any]) -> bool:
-    """Whether a sequence candidate (the curator's record of its evidence) holds the findings
-    of probes in two failed runs of different tasks, whose prompts share a word to apply to.
+def answers_agree(data: dict[str, Any]) -> bool:
+    """Whether a sequence candidate (the curator's record of its evidence) holds two runs of
+    different tasks, whose prompts share a word to apply to, that each showed where the
+    answer was: a probe's finding in a failed run, or a successful run's answer chain.
 
-    Why: co-occurrence needs three runs to tell a pattern from chance, because a successful
-    run's calls may hold detours that happened to come before its answer. A probe's finding
-    holds none: it is the one call whose result held the task's expected answer. The same
-    call answering two different tasks of a kind is not chance, as a chain fed the same way
-    twice is not (:func:`~toolcycle.playbook.flow.flow_shown`). Where a small model gives up
-    on a first-choice tool that finds nothing, probes are how "where the answer really is"
-    gets learned, and a kind seen in only two train tasks would never reach three
+    Why: co-occurrence needs three runs to tell a pattern from chance when what is counted is
+    every call a run made, since a run may hold detours that happened to come before its
+    answer. Neither of these holds one. A probe's finding is the one call whose result held
+    the task's expected answer; a success's sequence is its answer chain (the call whose
+    result its judged answer quotes and the calls whose results fed that call's arguments,
+    :func:`~toolcycle.playbook.evidence.answer_chain`), never the calls beside it. The same
+    chain answering two different tasks of a kind is not chance, as a chain fed the same way
+    twice is not (:func:`~toolcycle.playbook.flow.flow_shown`). Where a kind of task is seen
+    in two train tasks, a rule that waits for three learns nothing of it, whether the model
+    found the answer (a success) or gave up and a probe found it; one of each counts too
     (docs/playbook.md, "Where each rule comes from")."""
     evidence = data["insights"]
     if not evidence or evidence[0].get("kind") != "sequence":
         return False
-    probed = [d for d in evidence if str(d.get("run_id", "")).endswith(PROBED)]
-    if len(probed) < 2:
+    answered = [d for d in evidence
+                if d.get("success") or str(d.get("run_id", "")).endswith(PROBED)]
+    if len(answered) < 2:
         return False
     return bool(applicability([Insight.from_dict(d) for d in evidence]))
 
