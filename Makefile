@@ -160,7 +160,13 @@ TEST_WORKERS ?= 2
 pytest: dev browser local mcp-servers postgres
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
 
-test: lint typecheck pytest
+# ruff first (seconds); then mypy beside the suite: mypy is a minute of one core, and the
+# suite leaves a core idle for longer than that while it waits on servers and subprocesses.
+# Everything both need is installed before they start, so no two pip installs overlap.
+# --output-sync=line keeps each line whole; a failure of either fails `make test`.
+test: dev browser local mcp-servers postgres
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory -j2 --output-sync=line typecheck pytest
 
 bench: dev
 	$(PY) bench/overhead.py

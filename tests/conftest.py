@@ -1,4 +1,4 @@
-"""Fixtures shared by every test folder: the throwaway PostgreSQL cluster.
+"""Fixtures shared by every test folder: the throwaway PostgreSQL cluster; the order files run in.
 
 The cluster starts lazily, once per session, the first time a test asks for
 ``postgres_cluster`` or ``postgres_url`` (see tests/postgres_cluster.py); tests that never ask
@@ -56,3 +56,20 @@ def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "store.db")
     cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
     return cluster.create_schema()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files that hold a real-model or packaging test run first, the rest in the order
+    collected (a stable sort).
+
+    Why: ``make test`` deals whole files to two xdist workers (``--dist loadfile``) in
+    collection order, and the files that take minutes (a real model answering several
+    questions, a wheel built and installed) sat in the middle and the end of that order: one
+    started last left the other worker idle until it finished. Dealt first, the longest work
+    starts at once and the short files fill in around it (longest first is the classic rule
+    for keeping two machines busy). Nothing else depends on the order: every test is
+    independent of the ones before it.
+    """
+    long_files = {item.path for item in items
+                  if item.get_closest_marker("real_model") or item.get_closest_marker("packaging")}
+    items.sort(key=lambda item: item.path not in long_files)
