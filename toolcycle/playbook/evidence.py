@@ -365,20 +365,32 @@ def stated_repair(miss: CallEvidence, prompt: str = "") -> Repair | None:
     if miss.status != "error" or not isinstance(args, dict):
         return None
     line = first_line(error)
-    low = line.lower()
-    written = {k: fixed for k, v in args.items() if isinstance(v, str) and v.strip()
-               and (v.lower() in low or names_word(low, str(k)))
-               and (fixed := in_stated_format(v, line, prompt)) is not None}
-    if not written:  # a code the error's legend gives for the value: "P4 (low)" for "low"
-        written = {k: code for k, v in args.items() if isinstance(v, str) and v.strip()
-                   and (v.lower() in low or names_word(low, str(k)))
-                   and (code := legend_code(v, line)) is not None}
-    if not written:
-        written = _stated_example(args, line, low, prompt)
+    written = stated_rewrites(miss, prompt) or _stated_example(args, line, line.lower(), prompt)
     if len(written) != 1:
         return None
     key, example = written.popitem()
     return Repair("argument", miss.call.name, argument=str(key), example=example)
+
+
+def stated_rewrites(miss: CallEvidence, prompt: str = "") -> dict[str, str]:
+    """The string arguments of a failed call that its error quotes or names, each as the
+    error asks it written: in the one date or time format the error spells out, where what
+    the value means is certain, else as the code the error's legend gives for it. Each is
+    the call's own value rewritten (never an example of the error's), so the call made with
+    it is the one the model should have made: what a probe may check
+    (:mod:`~toolcycle.playbook.probe`)."""
+    error, args = miss.call.error or "", miss.call.args
+    if miss.status != "error" or not isinstance(args, dict):
+        return {}
+    line = first_line(error)
+    low = line.lower()
+    named = {str(k): v for k, v in args.items() if isinstance(v, str) and v.strip()
+             and (v.lower() in low or names_word(low, str(k)))}
+    written = {k: fixed for k, v in named.items()
+               if (fixed := in_stated_format(v, line, prompt)) is not None}
+    # else a code the error's legend gives for the value: "P4 (low)" for "low"
+    return written or {k: code for k, v in named.items()
+                       if (code := legend_code(v, line)) is not None}
 
 
 #: An example value an error gives: "give the two-letter country code, e.g. 'FR'".

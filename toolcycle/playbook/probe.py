@@ -18,6 +18,11 @@ the answer is also evidence for the sequence a run making it would have taught
 ``promote_after`` different tasks showed it, or after two runs of different tasks found it, by
 probe or by succeeding (:func:`answers_agree`).
 
+A call refused for the shape of one value ("invalid day '2026-11-23': expected YYYYMMDD") is
+first made again on its own tool with that value written as the error asks, where what it
+means is certain (:func:`_as_the_error_asks`): the call the model should have made, whose
+answer makes the same repair a retry that worked would have (``argument``).
+
 What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
 outside any run), of which the missed call's arguments make a whole call, by name or with one
@@ -45,11 +50,21 @@ from typing import Any
 
 from .._observation import serialize_result
 from ..context import CancelToken, RunContext
+from ..datetimes import in_example_format, unmistakable
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
 from .applicability import applicability, json_leaves, sequence_words
 from .carry import Rename, carried, guess_rename, invoke_step, respelled
-from .evidence import CallEvidence, Repair, arg_values, blames_arguments, is_empty_result
+from .evidence import (
+    CallEvidence,
+    Repair,
+    arg_values,
+    blames_arguments,
+    first_line,
+    is_empty_result,
+    stated_repair,
+    stated_rewrites,
+)
 from .sequence import advised
 from .strategy import PROBED, Insight
 from .words import names
@@ -163,7 +178,27 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
     asked: dict[str, str | None] = {}  # a probe call's signature -> the result that held it
     budget = probe.max_calls
     for miss in calls:
-        if miss.status not in ("error", "empty") or miss.index in known:
+        if miss.status not in ("error", "empty"):
+            continue
+        rewrite = _as_the_error_asks(miss, calls, prompt, probe.tools)
+        if rewrite is not None and budget > 0:
+            tool, given, key = rewrite
+            budget -= 1
+            held = await ask(tool, given, ctx, probe)
+            if held is not None and answers(held, probe):
+                # the repair the reflector reads from the error, now checked, keeps its
+                # example (the error's own, where it gave one: no train task's own date
+                # goes into advice where the error wrote one); else the value that answered
+                stated = stated_repair(miss, prompt)
+                found[miss.index] = stated if (
+                    stated is not None and stated.kind == "argument"
+                    and stated.argument == key and stated.example) else Repair(
+                    "argument", miss.call.name, argument=key,
+                    example=unmistakable(str(given[key]), prompt))
+                if results is not None:
+                    results[miss.index] = held
+                continue
+        if miss.index in known:
             continue
         args = respelled(miss.call.args, prompt) if isinstance(miss.call.args, dict) else {}
         guess = _may_rename(miss)  # (once a miss, not once a tool)
@@ -183,6 +218,44 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
                     results[miss.index] = held
                 break
     return found
+
+
+def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt: str,
+                      tools: Mapping[str, Tool[Any]]
+                      ) -> tuple[Tool[Any], dict[str, Any], str] | None:
+    """The call ``miss`` should have been: its own tool, with the one argument its error
+    names written as the error asks (:func:`~toolcycle.playbook.evidence.stated_rewrites`,
+    or in the format of a date the error shows, :func:`~toolcycle.datetimes.
+    in_example_format`), where the run never called that tool again successfully and the
+    tool may be probed; as ``(tool, arguments, the argument rewritten)``, else None.
+
+    Why: a small model that reads "invalid date '2026-11-23': expected YYYYMMDD" may answer
+    that the date is invalid instead of rewriting it, run after run. The reflector then
+    reads the format from the error (a pitfall with its example), but nothing checked that
+    the rewritten call answers, and a pitfall waits for three runs: a kind seen in two
+    train tasks, both given up, taught nothing. A rewritten call whose result holds the
+    expected answer is a probe's finding like any other: it repairs the miss, and two of
+    them teach the sequence with its format (:func:`answers_agree`)."""
+    tool = tools.get(miss.call.name)
+    args = miss.call.args
+    if (tool is None or not eligible(tool) or not isinstance(args, dict)
+            or any(c.ok and c.call.name == miss.call.name and c.index > miss.index
+                   for c in calls)):
+        return None
+    written = stated_rewrites(miss, prompt)
+    if not written:
+        line = first_line(miss.call.error or "")
+        own = [v for v in args.values() if isinstance(v, str)]
+        written = {str(k): fixed for k, v in args.items() if isinstance(v, str)
+                   and (fixed := in_example_format(v, line, own)) is not None}
+    if len(written) != 1:
+        return None
+    key, value = next(iter(written.items()))
+    given = {**args, key: value}
+    try:
+        return tool, tool.validate(given), key
+    except ToolArgumentsError:
+        return None
 
 
 async def ask(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any], probe: Probe
@@ -229,7 +302,9 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
                     results: Mapping[int, str] | None = None) -> Insight | None:
     """The sequence the first probe ``found`` shows, as a run that made that call would have
     taught it: "Call warehouse_ledger(item), then answer. Do not use inventory_live ...", with
-    the failed run's other tools skipped. Only where every value the probe passed is in the
+    the failed run's other tools skipped; for a call the probe made again with one value as
+    its error asked (an ``argument`` repair), "Call day_stats(course, date like
+    "24.07.2026"), then answer.". Only where every value the probe passed is in the
     task's ``prompt`` (as for an alternative a run showed: a value from nowhere carries to no
     other task). ``iterations`` is 0: no run took that way; the run id ends in
     :data:`~toolcycle.playbook.strategy.PROBED`, so the strategy says what it was seen in.
@@ -238,20 +313,25 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
     lowered = prompt.lower()
     for index, repair in sorted(found.items()):
         miss = next((c for c in calls if c.index == index), None)
-        tool = probe.tools.get(repair.via)
+        reshaped = repair.kind == "argument"  # the same tool, one value as its error asked
+        tool = probe.tools.get(repair.tool if reshaped else repair.via)
         if miss is None or tool is None or not isinstance(miss.call.args, dict):
             continue
-        args = carried(respelled(miss.call.args, prompt), tool, repair.rename)
-        if not args or not all(v.lower() in lowered for v in
-                               arg_values(named(args, (results or {}).get(index), prompt))):
+        args = (respelled(miss.call.args, prompt) if reshaped
+                else carried(respelled(miss.call.args, prompt), tool, repair.rename))
+        said = {k: v for k, v in (args or {}).items()
+                if not (reshaped and k == repair.argument)}  # (the rewritten value is shown
+        if not args or not all(v.lower() in lowered for v in  # by its format, not said)
+                               arg_values(named(said, (results or {}).get(index), prompt))):
             continue
         skipped = sorted({c.call.name for c in calls} - {tool.name})
+        formats = {tool.name: {repair.argument: repair.example}} if reshaped else None
         return advised(Insight(
             kind="sequence", domain=domain, tools=[tool.name], keywords=list(keywords),
             advice="", run_id=run_id + PROBED, success=True, iterations=0, task=task,
             tool_words=sequence_words(keywords, [tool.name], descriptions,
                                       (results or {}).get(index), probe.expected, prompt),
-        ), [tool.name], {tool.name: sorted(args)}, skipped)
+        ), [tool.name], {tool.name: sorted(args)}, skipped, formats)
     return None
 
 
