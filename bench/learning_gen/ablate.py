@@ -2,6 +2,7 @@
 
     nice -n 10 .venv/bin/python bench/learning_gen/ablate.py --seed 500 --protocol react \\
         --label g4-dc1596a --guide 0 --threads 1 --out bench/runs/2026-12-05/learn26
+    ... ablate.py --seed 1016 --label h578f0f0 --routines ...   # -> playbook-routines.jsonl
 
 Reads the seed's learned playbook (``OUT/LABEL/PROTOCOL/seed-N/playbook.db``, copied, so the
 measurement's own stays as it was) and runs its test split with ``Playbook(copy, learn=False,
@@ -9,9 +10,11 @@ guide=G)``, logging the runs to ``playbook-guideG.jsonl`` beside the measurement
 ``playbook.jsonl`` (the same record format, so ``measure.py report --b-log`` compares it with
 the baseline).
 
-Why only the frozen arm: a setting that changes only what a run is shown (the guide) is a
-question about the test runs; the lessons stay the ones the default learned, so the two arms
-differ in the one setting. A test task the setting does not change (its prompt is the same
+Why only the frozen arm: a setting that changes only what a run is shown or offered (the
+guide; routines, with their stand-ins and head starts, made from the lessons already learned)
+is a question about the test runs; the lessons stay the ones the default learned, so the two
+arms differ in the one setting. (Routines on while learning too may learn other lessons: this
+measures the test-time part only.) A test task the setting does not change (its prompt is the same
 with either value: the guide shows nothing to a task that meets a lesson) is not run again;
 its record is copied from ``playbook.jsonl`` and marked ``"copied": true``: the local model
 at temperature 0 with the pack's fixed seed gives a same prompt the same reply.
@@ -63,19 +66,24 @@ async def main(args: argparse.Namespace) -> None:
                 (folder / "playbook.jsonl").read_text(encoding="utf-8").splitlines()[1:]
                 if line.strip()}
     default = Playbook(_copy_db(folder / "playbook.db"), learn=False)
-    changed = Playbook(_copy_db(folder / "playbook.db"), learn=False, guide=args.guide)
+    setting: dict[str, Any] = {} if args.guide is None else {"guide": args.guide}
+    if args.routines:
+        setting["routines"] = True
+    changed = Playbook(_copy_db(folder / "playbook.db"), learn=False, **setting)
     tools = [t.name for t in suite.tools]
     _, test_set = suite.dataset.split(0.5, seed=0)
-    differs = [c for c in test_set.cases
-               if default.instructions_for(str(c.inputs), suite.agent_name, tools)
+    # routines change the tools a run is offered and may make its first call: every task
+    differs = [c for c in test_set.cases if args.routines
+               or default.instructions_for(str(c.inputs), suite.agent_name, tools)
                != changed.instructions_for(str(c.inputs), suite.agent_name, tools)]
-    log = folder / f"playbook-guide{args.guide}.jsonl"
+    name = "playbook-" + "-".join(f"{k}{'' if v is True else v}" for k, v in setting.items())
+    log = folder / f"{name}.jsonl"
     header = {"format": "toolcycle.evals/1", "experiment": f"gen{args.seed}-{args.protocol}:"
-              f"playbook-guide{args.guide}", "evaluators": ["answer"], "identity": ""}
+              f"{name}", "evaluators": ["answer"], "identity": ""}
     copied = [{**measured[c.name], "copied": True} for c in test_set.cases
               if c not in differs and c.name in measured]
-    print(f"seed {args.seed}: {len(differs)} of {len(test_set.cases)} test tasks shown "
-          f"something else with guide={args.guide}: {[c.name for c in differs]}", flush=True)
+    print(f"seed {args.seed}: {len(differs)} of {len(test_set.cases)} test tasks run again "
+          f"with {setting}: {[c.name for c in differs]}", flush=True)
     if args.dry_run:
         return
     model = resolve_model(model_string(args.protocol))
@@ -101,7 +109,8 @@ if __name__ == "__main__":
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--protocol", choices=("json", "react"), default="json")
     parser.add_argument("--label", required=True)
-    parser.add_argument("--guide", type=int, required=True)
+    parser.add_argument("--guide", type=int, default=None, help="Playbook(guide=N)")
+    parser.add_argument("--routines", action="store_true", help="Playbook(routines=True)")
     parser.add_argument("--train", type=int, default=2)
     parser.add_argument("--test", type=int, default=1)
     parser.add_argument("--kinds", default=KINDS)
