@@ -100,7 +100,7 @@ async def main(args: argparse.Namespace) -> None:
     log.write_text("\n".join(json.dumps(r) for r in [header, *copied, *rerun]) + "\n",
                    encoding="utf-8")
     for r in rerun:
-        print(r["case"], r["scores"][0]["passed"], r["iterations"], r["output"][:120],
+        print(r["case"], r["scores"][0]["passed"], r["iterations"], str(r["output"])[:120],
               flush=True)
 
 
