@@ -152,9 +152,10 @@ postgres-start: postgres
 postgres-stop:
 	@$(PG_AS) $(PG_BIN)/pg_ctl -D $(PG_DIR) -w stop
 
-# Two pytest-xdist workers, a test file to each at a time (module fixtures stay whole): most of
-# the suite waits on servers and subprocesses, so two workers take the suite from ~9 to ~6
-# minutes on the 2-core target machine. `make test TEST_WORKERS=0` runs it in one process.
+# Two pytest-xdist workers, a test file to each at a time (module fixtures stay whole): much of
+# the suite waits on servers and subprocesses, so two workers finish it sooner than one on the
+# 2-core target machine (the measured times are in README.md). `make test TEST_WORKERS=0` runs
+# it in one process.
 TEST_WORKERS ?= 2
 
 pytest: dev browser local mcp-servers postgres
