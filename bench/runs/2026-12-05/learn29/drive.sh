@@ -1,7 +1,7 @@
 #!/bin/bash
 # Learning on generated suites, one seed after another, from a frozen checkout of the commit
 # measured (its HEAD): WORKTREE=/path/to/checkout drive.sh PROTOCOL LABEL TRAIN "EXTRA ARGS" SEED...
-# Session 29's labels name their commits: h578f0f0 (code of 424ef72 plus the seed list), ha409855 (a409855).
+# Session 29's labels name their commits: h578f0f0 (code of 424ef72 plus the seed list), ha409855 (a409855), hc2bc761 (c2bc761).
 set -u
 protocol=$1; label=$2; train=$3; extra=$4; shift 4
 out=/work/main/bench/runs/2026-12-05/learn29
