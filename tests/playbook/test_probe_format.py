@@ -105,3 +105,16 @@ async def test_no_rewritten_call_of_a_tool_that_may_change_something() -> None:
         [_miss({"article": "AR0589", "day": "2026-11-23"},
                "invalid day '2026-11-23': expected YYYYMMDD")], {}, probe)
     assert found == {} and CALLS == []
+
+
+async def test_a_refused_call_made_twice_is_made_again_once() -> None:
+    """A small model often repeats the refused call word for word; the probe's budget is
+    spent on a question once, as for the other tools' probes."""
+    probe = Probe({"daybook": tool(daybook, read_only=True)}, lambda text: "412" in text)
+    CALLS.clear()
+    error = "invalid day '2026-11-23': expected YYYYMMDD"
+    twice = [_miss({"article": "AR0589", "day": "2026-11-23"}, error),
+             CallEvidence(index=1, call=_miss({"article": "AR0589", "day": "2026-11-23"},
+                                               error).call, status="error")]
+    found = await probe_repairs(twice, {}, probe)
+    assert sorted(found) == [0, 1] and CALLS == [{"article": "AR0589", "day": "20261123"}]

@@ -62,6 +62,7 @@ from .evidence import (
     blames_arguments,
     first_line,
     is_empty_result,
+    names_word,
     stated_repair,
     stated_rewrites,
 )
@@ -87,12 +88,11 @@ def answers_agree(data: dict[str, Any]) -> bool:
     in two train tasks, a rule that waits for three learns nothing of it, whether the model
     found the answer (a success) or gave up and a probe found it; one of each counts too
     (docs/playbook.md, "Where each rule comes from")."""
+    # Every run a sequence candidate counts is one of these: a success, or a probe's finding
+    # (recorded as a success, :func:`probed_sequence`); a failed run's chain is kept apart
+    # (``data["flows"]``, :func:`~toolcycle.playbook.flow.flow_shown`) and counts nothing here.
     evidence = data["insights"]
-    if not evidence or evidence[0].get("kind") != "sequence":
-        return False
-    answered = [d for d in evidence
-                if d.get("success") or str(d.get("run_id", "")).endswith(PROBED)]
-    if len(answered) < 2:
+    if len(evidence) < 2 or evidence[0].get("kind") != "sequence":
         return False
     return bool(applicability([Insight.from_dict(d) for d in evidence]))
 
@@ -181,11 +181,16 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
         if miss.status not in ("error", "empty"):
             continue
         rewrite = _as_the_error_asks(miss, calls, prompt, probe.tools)
-        if rewrite is not None and budget > 0:
+        if rewrite is not None:
             tool, given, key = rewrite
-            budget -= 1
-            held = await ask(tool, given, ctx, probe)
-            if held is not None and answers(held, probe):
+            signature = f"{tool.name}:{sorted(given.items())!r}"
+            if signature not in asked:  # (a run that made the refused call twice: asked once)
+                if budget <= 0:
+                    return found
+                budget -= 1
+                text = await ask(tool, given, ctx, probe)
+                asked[signature] = text if text is not None and answers(text, probe) else None
+            if (held := asked[signature]) is not None:
                 # the repair the reflector reads from the error, now checked, keeps its
                 # example (the error's own, where it gave one: no train task's own date
                 # goes into advice where the error wrote one); else the value that answered
@@ -238,15 +243,18 @@ def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt
     them teach the sequence with its format (:func:`answers_agree`)."""
     tool = tools.get(miss.call.name)
     args = miss.call.args
-    if (tool is None or not eligible(tool) or not isinstance(args, dict)
+    if (miss.status != "error" or tool is None or not eligible(tool)
+            or not isinstance(args, dict)
             or any(c.ok and c.call.name == miss.call.name and c.index > miss.index
                    for c in calls)):
         return None
     written = stated_rewrites(miss, prompt)
-    if not written:
+    if not written:  # the format of a date the error shows, for an argument it names
         line = first_line(miss.call.error or "")
+        low = line.lower()
         own = [v for v in args.values() if isinstance(v, str)]
         written = {str(k): fixed for k, v in args.items() if isinstance(v, str)
+                   and (v.lower() in low or names_word(low, str(k)))
                    and (fixed := in_example_format(v, line, own)) is not None}
     if len(written) != 1:
         return None
