@@ -117,4 +117,7 @@ if __name__ == "__main__":
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--dry-run", action="store_true", help="only say which tasks differ")
-    asyncio.run(main(parser.parse_args()))
+    parsed = parser.parse_args()
+    if parsed.guide is None and not parsed.routines:
+        parser.error("name the setting to change: --guide N and/or --routines")
+    asyncio.run(main(parsed))

@@ -1,15 +1,7 @@
 #!/bin/bash
-# Learning on generated suites, one seed after another, from a frozen checkout of the commit
-# measured (its HEAD): WORKTREE=/path/to/checkout drive.sh PROTOCOL LABEL TRAIN "EXTRA ARGS" SEED...
+# This folder's measurements: bench/learning_gen/drive.sh with OUT set to this folder.
+# WORKTREE=/path/to/checkout drive.sh PROTOCOL LABEL TRAIN "EXTRA ARGS" SEED...
 # This session's labels name their commits: llm95c2 (95c2b7e, --reflector llm), dev95c2 (95c2b7e),
 # h86073fc (86073fc), hb79e5b7 (b79e5b7).
-set -u
-protocol=$1; label=$2; train=$3; extra=$4; shift 4
-out=/work/main/bench/runs/2026-12-05/learn28
-cd "${WORKTREE:?set WORKTREE to a checkout of the commit to measure}"
-for seed in "$@"; do
-  PYTHONPATH=$PWD nice -n 10 .venv/bin/python bench/learning_gen/measure.py run --seed $seed \
-    --protocol $protocol --label $label --kinds unreliable,empty_source,arg_format,id_first \
-    --train $train --test 1 --threads 1 --out $out $extra >> $out/$label-$protocol-$seed.out 2>&1
-  echo "seed $seed done rc=$? $(date +%H:%M)" >> $out/$label-$protocol.progress
-done
+here=$(dirname "$(realpath "$0")")
+OUT=$here exec "$here/../../../learning_gen/drive.sh" "$@"
