@@ -126,7 +126,7 @@ async def test_no_fallback_to_a_tool_that_may_change_something() -> None:
 
 
 async def test_without_routines_nothing_falls_back() -> None:
-    pb = Playbook(":memory:")
+    pb = Playbook(":memory:", routines=False)
     pb.store.put([PITFALL])
     result = await _agent(pb).run("What is the delay of service RX1?")
     assert result.trace.tool_calls[0].error is not None

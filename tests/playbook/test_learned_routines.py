@@ -61,7 +61,7 @@ async def test_nothing_is_rebuilt_while_no_routine_is_added() -> None:
 
 
 async def test_no_routine_is_learned_into_an_agent_whose_playbook_offers_none() -> None:
-    pb = Playbook(":memory:")  # routines=False
+    pb = Playbook(":memory:", routines=False)
     agent = _agent(pb)
     await learn(_tasks("Freedonia", "Sylvania", "Oberland"), agent, playbook=pb,
                 progress=False)

@@ -94,7 +94,7 @@ async def test_a_learned_lesson_makes_every_run_begin_with_a_call() -> None:
 
 
 async def test_without_routines_the_lesson_is_learned_but_forces_nothing() -> None:
-    pb = Playbook(":memory:")
+    pb = Playbook(":memory:", routines=False)
     tasks = [LearningTask(f"t{i}", f"How many USD is the currency of {c} worth?",
                           COUNTRIES[c][1]) for i, c in enumerate(["Freedonia", "Sylvania",
                                                                   "Oberland"])]

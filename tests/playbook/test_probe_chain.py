@@ -72,7 +72,7 @@ TASKS = [{"id": f"t{i}", "prompt": f"What was the HbA1c result of {name.title()}
 async def test_a_chain_no_run_made_is_learned_from_probes(tmp_path: Any) -> None:
     # (without routines: offered the routine the first two probes made, the third run's
     # lab_orders call would be the routine's, not evidence of the tool)
-    pb = Playbook(str(tmp_path / "pb.db"))
+    pb = Playbook(str(tmp_path / "pb.db"), routines=False)
     report = await learn(TASKS, _agent(pb), playbook=pb, progress=False)
     assert report.success_rate == 0.0
     assert pb.flush(30)

@@ -45,6 +45,9 @@ class AgentTools:
     #: adds them to its tools (:meth:`toolcycle.agent.Agent`). A new tuple each time one is
     #: added, so a run tells a change by identity, at no cost while nothing changed.
     learned: tuple[Tool[Any], ...] = ()
+    #: Make routines only of tools declared ``read_only`` (the playbook's default,
+    #: ``routines="read_only"``): a routine calls its later steps for the model.
+    read_only_steps: bool = False
 
     def remake_stand_ins(self, tools: Mapping[str, Tool[Any]],
                          strategies: Sequence[Strategy]) -> None:
@@ -69,7 +72,10 @@ class AgentTools:
                       skip: AbstractSet[str] = frozenset()) -> list[Tool[Any]]:
         """The routines of ``strategies`` that ``tools`` can run and lacks (and ``skip`` does
         not name), as tools; their stand-ins and repairs kept here. Not yet offered: the
-        caller says which it offers."""
+        caller says which it offers. With :attr:`read_only_steps`, only routines every step
+        of which is a ``read_only`` tool."""
+        if self.read_only_steps:
+            tools = {name: tool for name, tool in tools.items() if tool.policy.read_only}
         made = [r for r in routines_of(strategies, tools) if r.tool.name not in skip]
         for routine in made:
             if routine.stand_in is not None:

@@ -96,9 +96,11 @@ def playbook_problems(settings: dict[str, Any]) -> list[str]:
     _count("token_budget", settings["token_budget"], 0, found)
     _count("max_strategies", settings["max_strategies"], 0, found)
     _count("guide", settings["guide"], 0, found)
-    for flag in ("include_tool_stats", "learn", "rule_lessons", "routines", "head_start"):
+    for flag in ("include_tool_stats", "learn", "rule_lessons", "head_start"):
         if not isinstance(settings[flag], bool):
             found.append(f"{flag} must be a bool, got {settings[flag]!r}")
+    if not isinstance(settings["routines"], bool) and settings["routines"] != "read_only":
+        found.append(f"routines must be a bool or \"read_only\", got {settings['routines']!r}")
     evaluator = settings["evaluator"]
     if evaluator is not None and not callable(evaluator):
         found.append(f"evaluator must be callable (trace, output) -> bool | float, "

@@ -131,6 +131,9 @@ class RoutineOffer:
         self.made: object = None
         #: Whether a run may be made to begin with a tool call (see :meth:`first_call`).
         self.first_call_enabled = True
+        #: Whether a run may be made to begin only with a call of a ``read_only`` tool (the
+        #: playbook's ``routines="read_only"``): see :meth:`first_call`.
+        self.first_call_read_only = False
         #: Whether a run may be asked for its answer once its sequence is done (see
         #: :meth:`answer_when`).
         self.answer_when_enabled = True
@@ -242,6 +245,17 @@ class RoutineOffer:
         """
         if not self.first_call_enabled:
             return None
+        choice = self._first_call(task, offered)
+        if choice is None or not self.first_call_read_only:
+            return choice
+        # a forced call is one the model would not have made: only of a lookup, and "some
+        # call" only where every tool the run may reach for is one
+        names = offered if choice == "required" else {choice}
+        listed = [self._listed.get(name) for name in names if name not in self.routines]
+        return choice if all(t is not None and t.policy.read_only for t in listed) else None
+
+    def _first_call(self, task: str, offered: frozenset[str]) -> str | None:
+        """:meth:`first_call`, whatever the tools' policies."""
         shown = self._shown(task, offered)
         sequences = [s for s in shown if s.kind == "sequence" and s.tools]
         if len(contested(task, sequences)) == len(sequences):

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..run.plan import RunPlan
 from ..run.state import ToolSelector
@@ -89,11 +89,16 @@ class Playbook:
     Tool statistics are kept either way.
     ``routines``: offer each learned tool chain whose data flow was seen in enough runs as one
     tool (:mod:`toolcycle.playbook.routine`); an agent built with this playbook gets the
-    routines known when it is built, and each one learned later from its next run on. Off
-    by default: a routine calls tools on the model's behalf with values a learned rule took
-    out of a result. ``head_start`` (with ``routines``): make a learned sequence's first call
-    before the model's first turn where it takes the one value the task names
-    (:mod:`toolcycle.playbook.sequence`).
+    routines known when it is built, and each one learned later from its next run on; and
+    have a run shown a sequence begin with its first call (:meth:`RoutineOffer.first_call`).
+    ``"read_only"``, the default: only over tools declared ``read_only`` (lookups), since a
+    routine calls tools on the model's behalf with values a learned rule took out of a
+    result, and calling a lookup changes nothing; ``True``: over any tool that needs no
+    approval; ``False``: advice only (and asking for the answer once a shown sequence is
+    done). Why on by default: on held-out suites it was routines that made a frozen
+    playbook worth having (docs/playbook.md, "Choosing the defaults"). ``head_start``
+    (with ``routines``): make a learned sequence's first call before the model's first
+    turn where it takes the one value the task names (:mod:`toolcycle.playbook.sequence`).
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words
     they apply to, for the model to match by meaning (:mod:`toolcycle.playbook.advice`).
     0, the default, shows such a task nothing: a task no lesson names is, in a domain of
@@ -115,7 +120,7 @@ class Playbook:
         curator: Curator | None = None,
         llm_reflector: LLMReflector | None = None,
         rule_lessons: bool = True,
-        routines: bool = False,
+        routines: bool | Literal["read_only"] = "read_only",
         head_start: bool = True,
         guide: int = 0,
     ) -> None:
@@ -212,7 +217,7 @@ class Playbook:
         if not self.routines:
             return []
         if new_agent:
-            self._agents[agent_name] = AgentTools()
+            self._agents[agent_name] = self._new_agent_tools()
         routines = [r for r in self._made_over(agent_name, tools)
                     if r.name not in tools and r.name not in reserved]
         self._agent(agent_name).offered.update(r.name for r in routines)
@@ -229,7 +234,8 @@ class Playbook:
         Asking for the answer once the shown sequence is done calls nothing itself, so it
         needs no opt-in as routines do."""
         lessons = in_play(self.store, self.domain or agent_name, offered)
-        return self.planner(agent_name).plan(task, offered, gated=gated, calls=self.routines,
+        return self.planner(agent_name).plan(task, offered, gated=gated,
+                                             calls=bool(self.routines),
                                              tool_lessons=lessons)
 
     def planner(self, agent_name: str) -> RoutineOffer:
@@ -242,14 +248,15 @@ class Playbook:
                                  made.fallbacks, made.repairs, made.reshapes, made.listed)
             offer.made = made
             offer.head_start_enabled = self.head_start
+            offer.first_call_read_only = self.routines == "read_only"
             self._offers[agent_name] = offer
         return offer
 
     # -- what the interface is made of (public before it existed) -----------------------------
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
-        """The routines learned for this domain that ``tools`` can run, as tools (none unless
-        the playbook was made with ``routines=True``). The agent calls this once, when built;
+        """The routines learned for this domain that ``tools`` can run, as tools (none with
+        ``routines=False``; only over ``read_only`` tools at the default). The agent calls this once, when built;
         it also prepares the stand-ins :meth:`routine_selection` offers (routines for their
         first tool, fallbacks for a failing tool, reshaped calls for a tool rejecting an
         argument's format).
@@ -259,7 +266,7 @@ class Playbook:
             return []
         # the agent built last of a name wins: an earlier one's routines, made over its own
         # tool objects, are not this one's (it keeps them; lessons now remake this one's)
-        self._agents[agent_name] = AgentTools()
+        self._agents[agent_name] = self._new_agent_tools()
         return self._made_over(agent_name, tools)
 
     def tools_listed(self, agent_name: str, tools: Mapping[str, Tool[Any]]) -> list[Tool[Any]]:
@@ -288,7 +295,13 @@ class Playbook:
         return () if made is None else made.learned
 
     def _agent(self, agent_name: str) -> AgentTools:
-        return self._agents.setdefault(agent_name, AgentTools())
+        made = self._agents.get(agent_name)
+        if made is None:
+            made = self._agents[agent_name] = self._new_agent_tools()
+        return made
+
+    def _new_agent_tools(self) -> AgentTools:
+        return AgentTools(read_only_steps=self.routines == "read_only")
 
     def routine_selection(self, agent_name: str, routines: Sequence[str],
                           inner: ToolSelector | None) -> ToolSelector | None:
