@@ -7,7 +7,7 @@
 set -u
 protocol=$1; label=$2; train=$3; extra=$4; shift 4
 out=$(realpath "${OUT:?set OUT to the folder the logs go to}")
-cd "${WORKTREE:?set WORKTREE to a checkout of the commit to measure}"
+cd "${WORKTREE:?set WORKTREE to a checkout of the commit to measure}" || exit 1
 for seed in "$@"; do
   PYTHONPATH=$PWD nice -n 10 .venv/bin/python bench/learning_gen/measure.py run --seed $seed \
     --protocol $protocol --label $label --kinds unreliable,empty_source,arg_format,id_first \
