@@ -173,24 +173,17 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
     """The ``alternative`` repairs probing finds for the misses of a failed run's ``calls``
     (errors and empty results, by call index) that ``known`` has no repair for; ``results``,
     when given, gets the result that held the answer for each."""
-    ctx = probe_context(run_id, agent_name)
+    asked = _Asked(probe, probe_context(run_id, agent_name))
     found: dict[int, Repair] = {}
-    asked: dict[str, str | None] = {}  # a probe call's signature -> the result that held it
-    budget = probe.max_calls
     for miss in calls:
         if miss.status not in ("error", "empty"):
             continue
         rewrite = _as_the_error_asks(miss, calls, prompt, probe.tools)
         if rewrite is not None:
             tool, given, key = rewrite
-            signature = f"{tool.name}:{sorted(given.items())!r}"
-            if signature not in asked:  # (a run that made the refused call twice: asked once)
-                if budget <= 0:
-                    return found
-                budget -= 1
-                text = await ask(tool, given, ctx, probe)
-                asked[signature] = text if text is not None and answers(text, probe) else None
-            if (held := asked[signature]) is not None:
+            if asked.spent(tool, given):  # (a run that made the refused call twice: asked once)
+                return found
+            if (held := await asked.held(tool, given)) is not None:
                 # the repair the reflector reads from the error, now checked, keeps its
                 # example (the error's own, where it gave one: no train task's own date
                 # goes into advice where the error wrote one); else the value that answered
@@ -209,20 +202,45 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
         guess = _may_rename(miss)  # (once a miss, not once a tool)
         for tool in probe_targets(miss, probe.tools):
             given, rename = _call_of(args, tool, guess) or ({}, None)
-            signature = f"{tool.name}:{sorted(given.items())!r}"
-            if signature not in asked:
-                if budget <= 0:
-                    return found
-                budget -= 1
-                text = await ask(tool, given, ctx, probe)
-                asked[signature] = text if text is not None and answers(text, probe) else None
-            if (held := asked[signature]) is not None:
+            if asked.spent(tool, given):
+                return found
+            if (held := await asked.held(tool, given)) is not None:
                 found[miss.index] = Repair("alternative", miss.call.name, via=tool.name,
                                            via_args=tuple(sorted(given)), rename=rename)
                 if results is not None:
                     results[miss.index] = held
                 break
     return found
+
+
+class _Asked:
+    """The probe calls of one failed run: each call (tool and arguments) made once, and no
+    more of them than the probe's budget allows."""
+
+    def __init__(self, probe: Probe, ctx: RunContext[Any]) -> None:
+        self.probe = probe
+        self.ctx = ctx
+        self.budget = probe.max_calls
+        self._held: dict[str, str | None] = {}  # a call's signature -> the result that held it
+
+    @staticmethod
+    def _signature(tool: Tool[Any], given: Mapping[str, Any]) -> str:
+        return f"{tool.name}:{sorted(given.items())!r}"
+
+    def spent(self, tool: Tool[Any], given: Mapping[str, Any]) -> bool:
+        """Whether this call is a new one and the budget has none left."""
+        return self._signature(tool, given) not in self._held and self.budget <= 0
+
+    async def held(self, tool: Tool[Any], given: dict[str, Any]) -> str | None:
+        """The call's result where it holds the answer (made now, or earlier in this run),
+        else None."""
+        signature = self._signature(tool, given)
+        if signature not in self._held:
+            self.budget -= 1
+            text = await ask(tool, given, self.ctx, self.probe)
+            self._held[signature] = (text if text is not None and answers(text, self.probe)
+                                     else None)
+        return self._held[signature]
 
 
 def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt: str,
