@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
+from .._phrases import says
 from ..datetimes import example_dates, in_stated_format, names_date, unmistakable
 from ..tracing.trace import ToolCallRecord, Trace
 from .formats import example_kind, legend_code
@@ -77,10 +78,10 @@ def supplied(value: str, args: Any, prompt: str) -> bool:
     low = value.strip().lower()
     values = list(arg_values(args))
     names = [str(k) for k in args] if isinstance(args, dict) else []
-    if (any(low in a.lower() or (names_word(low, a) if _NUMBER.fullmatch(a) else
+    if (any(low in a.lower() or (says(low, a) if _NUMBER.fullmatch(a) else
                                  a.lower() in low) for a in values)
-            or any(low in n.lower() or names_word(low, n) for n in names)
-            or names_word(prompt.lower(), low)):
+            or any(low in n.lower() or says(low, n) for n in names)
+            or says(prompt.lower(), low)):
         return True
     return any(names_date(text, day) for day in example_dates(value.strip())
                for text in [*values, *names, prompt])
@@ -120,18 +121,13 @@ def blames_arguments(error: str, args: Any) -> bool:
         return True
     low = line.lower()
     names = [str(k) for k in args] if isinstance(args, dict) else []
-    return any(names_word(low, k) for k in names) or any(
+    return any(says(low, k) for k in names) or any(
         v.lower() in low for v in arg_values(args))
 
 
 def first_line(text: str) -> str:
     """The first line of ``text`` that is not blank (an error's message, not its trace)."""
     return next((ln for ln in text.strip().splitlines() if ln.strip()), "")
-
-
-def names_word(low: str, word: str) -> bool:
-    """Whether lower-cased ``low`` holds ``word`` as a whole word ("date", not "update")."""
-    return re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", low) is not None
 
 
 def is_empty_result(result: str | None) -> bool:
@@ -385,7 +381,7 @@ def stated_rewrites(miss: CallEvidence, prompt: str = "") -> dict[str, str]:
     line = first_line(error)
     low = line.lower()
     named = {str(k): v for k, v in args.items() if isinstance(v, str) and v.strip()
-             and (v.lower() in low or names_word(low, str(k)))}
+             and (v.lower() in low or says(low, str(k)))}
     written = {k: fixed for k, v in named.items()
                if (fixed := in_stated_format(v, line, prompt)) is not None}
     # else a code the error's legend gives for the value: "P4 (low)" for "low"
@@ -415,7 +411,7 @@ def _stated_example(args: dict[str, Any], line: str, low: str,
         (v for m in islice(UNQUOTED.finditer(line), SCANNED)
          if (v := unquoted_example(m, args, prompt))), "")
     named = {str(k): example for k, v in args.items() if isinstance(v, str) and v.strip()
-             and (v.lower() in low or names_word(low, str(k)))
+             and (v.lower() in low or says(low, str(k)))
              and value_shape(v.strip()) != value_shape(example)}
     return named if example and len(named) == 1 else {}
 

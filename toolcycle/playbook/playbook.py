@@ -256,10 +256,10 @@ class Playbook:
 
     def routine_tools(self, tools: Mapping[str, Tool[Any]], agent_name: str) -> list[Tool[Any]]:
         """The routines learned for this domain that ``tools`` can run, as tools (none with
-        ``routines=False``; only over ``read_only`` tools at the default). The agent calls this once, when built;
-        it also prepares the stand-ins :meth:`routine_selection` offers (routines for their
-        first tool, fallbacks for a failing tool, reshaped calls for a tool rejecting an
-        argument's format).
+        ``routines=False``; only over ``read_only`` tools at the default). The agent calls
+        this once, when built; it also prepares the stand-ins :meth:`routine_selection`
+        offers (routines for their first tool, fallbacks for a failing tool, reshaped calls
+        for a tool rejecting an argument's format).
         """
         tell_once(agent_name, tools)  # read_only.py: what a playbook cannot do without one
         if not self.routines:

@@ -43,12 +43,12 @@ import asyncio
 import contextvars
 import json
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._observation import serialize_result
+from .._phrases import says
 from ..context import CancelToken, RunContext
 from ..datetimes import in_example_format, unmistakable
 from ..messages import Usage
@@ -62,7 +62,6 @@ from .evidence import (
     blames_arguments,
     first_line,
     is_empty_result,
-    names_word,
     stated_repair,
     stated_rewrites,
 )
@@ -272,7 +271,7 @@ def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt
         low = line.lower()
         own = [v for v in args.values() if isinstance(v, str)]
         written = {str(k): fixed for k, v in args.items() if isinstance(v, str)
-                   and (v.lower() in low or names_word(low, str(k)))
+                   and (v.lower() in low or says(low, str(k)))
                    and (fixed := in_example_format(v, line, own)) is not None}
     if len(written) != 1:
         return None
@@ -381,7 +380,7 @@ def named(args: Mapping[str, Any], result: str | None, prompt: str) -> dict[str,
     for key, value in args.items():
         if not isinstance(value, str) or value.lower() in lowered:
             continue
-        inside = [leaf for leaf in leaves if _holds(value, leaf) and _holds(prompt, leaf)]
+        inside = [leaf for leaf in leaves if says(value, leaf) and says(prompt, leaf)]
         if inside:
             out[key] = max(inside, key=len)
     return out
@@ -400,6 +399,3 @@ def _text_leaves(result: str | None) -> list[str]:
             if isinstance(v, str) and any(c.isalpha() for c in v) and len(v.strip()) >= 3]
 
 
-def _holds(text: str, phrase: str) -> bool:
-    """Whether ``text`` holds ``phrase`` as whole words, case aside."""
-    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.IGNORECASE) is not None

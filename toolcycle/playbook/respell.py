@@ -39,6 +39,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._observation import serialize_result
+from .._phrases import says
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError, ToolPolicy
 from .carry import invoke_step, properties, respelled
@@ -303,12 +304,6 @@ def parameter_options(spec: Mapping[str, Any]) -> list[str]:
     return described_options(description) if isinstance(description, str) else []
 
 
-def _says(prompt: str, term: str) -> bool:
-    """Whether ``prompt`` writes ``term`` as a whole word or phrase (any case)."""
-    words = [re.escape(w) for w in term.split()]
-    return re.search(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", prompt, re.IGNORECASE) is not None
-
-
 def named_options(arguments: Mapping[str, Any], tool: Tool[Any], prompt: str) -> dict[str, Any]:
     """``arguments`` with each text value the ``prompt`` does not write replaced by the one
     option its parameter's description lists that the prompt does write (see the module
@@ -321,9 +316,9 @@ def named_options(arguments: Mapping[str, Any], tool: Tool[Any], prompt: str) ->
         spec = schema.get(key)
         if not isinstance(value, str) or not value.strip() or not isinstance(spec, dict):
             continue
-        if _says(prompt, value.strip()):
+        if says(prompt, value.strip()):
             continue
-        named = [o for o in parameter_options(spec) if _says(prompt, o)]
+        named = [o for o in parameter_options(spec) if says(prompt, o)]
         if len(named) == 1 and named[0].lower() != value.strip().lower():
             out[key] = named[0]
     return out

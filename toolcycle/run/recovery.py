@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .._phrases import says
 from .._tool_schema import compile_validator
 from ..datetimes import example_format, in_example_format, in_stated_format, stated_formats
 from ..messages import ToolResult, bounded_repr
@@ -104,7 +105,7 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
     request: str | None = None
     for name, value in arguments.items():
         if (name not in properties or not isinstance(value, str) or not value.strip()
-                or (value.lower() not in low and not _names(low, name))):
+                or (value.lower() not in low and not says(low, name))):
             continue
         if request is None:
             request = _known_text(state)[0]
@@ -119,17 +120,11 @@ def _about(low: str, name: str, value: str) -> bool:
     value (``KeyError: 'Tromso'``), names the parameter, or names its noun ("unknown
     station" for ``station_id``). An error that says none of these ("the API token was
     revoked", "service unavailable") is about the tool, not what it was given."""
-    if value.strip() and _names(low, value.strip()[:_QUOTED]):
+    if value.strip() and says(low, value.strip()[:_QUOTED]):
         return True
     words = _words(name)
     noun = words[:-1] if len(words) > 1 else words
-    return _names(low, name) or (bool(noun) and all(_names(low, w) for w in noun))
-
-
-def _names(low: str, name: str) -> bool:
-    """Whether lower-cased ``low`` holds the parameter ``name`` as a whole word ("date" in
-    "invalid date", not in "update")."""
-    return re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", low) is not None
+    return says(low, name) or (bool(noun) and all(says(low, w) for w in noun))
 
 
 def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
