@@ -13,8 +13,9 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
 from toolcycle.playbook.evidence import Repair
+from toolcycle.playbook.offer import pitfall_stand_ins
 from toolcycle.playbook.reflector import pitfall_advice
-from toolcycle.playbook.reshape import argument_lesson, reshape, reshaped
+from toolcycle.playbook.reshape import argument_lesson, reshape, reshaped, shown_formats
 from toolcycle.playbook.strategy import Argument, Strategy
 
 ERROR = "invalid date …: expected DD.MM.YYYY"
@@ -340,3 +341,41 @@ async def test_a_countrys_name_is_passed_as_its_code() -> None:
         freight_quote, COUNTRY, "destination", "FR", {"destination": "Denmark", "weight_kg": 60},
         "How much does it cost to send 60 kg to Denmark?",
         '{"destination": "DK", "total_eur": 144.6}')
+
+
+def _sequence(example: str = "10.09.2026", status: str = "active") -> Strategy:
+    """A sequence promoted with the format its first call passed (no pitfall learned yet: a
+    pitfall waits for three runs, a sequence two that found the answer)."""
+    return Strategy(id="s", domain="rail", kind="sequence", applies_when=["fare", "single"],
+                    advice=f'Call fare_quote(origin, date like "{example}"), then answer.',
+                    tools=["fare_quote"], support=2, status=status,
+                    first_args=[Argument("origin"), Argument("date", example)])
+
+
+async def test_a_sequences_shown_format_mends_a_call_refused_for_that_argument() -> None:
+    pb = _playbook(_sequence())
+    result = await _agent(pb, "2026-11-03").run("A single from Pellingham on 3 November?")
+    [record] = result.trace.tool_calls
+    assert record.error is None and record.result is not None
+    assert record.result.startswith(
+        'fare_quote rejected date "2026-11-03" (invalid date …: expected DD.MM.YYYY); called '
+        'it again with date "03.11.2026", in the format earlier runs learned')
+    assert result.output == 'Answer: {"origin": "Pellingham", "fare_eur": 19.4}'
+
+
+@pytest.mark.parametrize(("strategy", "written"), [
+    (_sequence(), "05.11.2026"),            # refused for something else: "no fares on ..."
+    (_sequence(status="candidate"), "2026-11-03"),  # not promoted: nothing is known yet
+])
+async def test_a_sequences_format_mends_nothing_else(strategy: Strategy, written: str) -> None:
+    result = await _agent(_playbook(strategy), written).run("A single from Pellingham?")
+    assert result.trace.tool_calls[0].error is not None
+
+
+def test_one_reshaping_call_per_tool_and_a_sequences_format_is_a_lesson() -> None:
+    tools = {"fare_quote": tool(fare_quote, read_only=True)}
+    _, reshapes = pitfall_stand_ins([_sequence(), _pitfall()], tools)
+    assert list(reshapes) == ["fare_quote"]
+    assert shown_formats(_pitfall()) == [] and [
+        (a.argument, a.example, a.error_class) for a in shown_formats(_sequence())] == [
+        ("date", "10.09.2026", "")]

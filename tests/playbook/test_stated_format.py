@@ -240,9 +240,13 @@ async def test_a_format_no_train_run_got_past_mends_the_test_runs_call() -> None
              ("t3", "Find us a table at 9 pm, party of five.", "T7")]
     report = await learn([LearningTask(*t) for t in train], _agent(pb), playbook=pb,
                          progress=False)
-    assert report.success_rate == 0.0  # no run got past the error
-    [pitfall] = [s for s in pb.store.strategies("hotel") if s.kind == "pitfall"]
-    assert pitfall.status == "active" and 'Pass time like "' in pitfall.advice
+    # neither of the first two runs got past the error; their probes found the call that
+    # does, so the sequence they teach shows its format, and that mends the third run's call
+    assert [report.outcomes[f"0:{t}"]["success"] for t in ("t1", "t2", "t3")] == [
+        False, False, True]
+    # (the third run's error was mended, so its pitfall has two runs: the sequence teaches)
+    [sequence] = [s for s in pb.store.strategies("hotel") if s.kind == "sequence"]
+    assert sequence.status == "active" and 'time like "' in sequence.advice
     pb.learn = False
     result = await _agent(pb).run("A table at 8 pm for three?")
     assert result.output == "T9"
@@ -262,8 +266,9 @@ async def test_one_agent_uses_a_lesson_it_learned_mid_life_from_its_next_run() -
              ("t4", "A table at 8 pm for three?", "T9")]
     report = await learn([LearningTask(*t) for t in train], agent, playbook=pb,
                          progress=False)
+    # the sequence two runs' probes taught mends the third run's call already
     assert [report.outcomes[f"0:{t}"]["success"] for t in ("t1", "t2", "t3", "t4")] == [
-        False, False, False, True]
+        False, False, True, True]
 
 
 async def test_a_retired_lessons_stand_in_goes_with_it() -> None:
@@ -274,9 +279,12 @@ async def test_a_retired_lessons_stand_in_goes_with_it() -> None:
         ("t2", "Any free table at 6 pm for two?", "T2"),
         ("t3", "Find us a table at 9 pm, party of five.", "T7")]], agent, playbook=pb,
         progress=False)
-    [pitfall] = [s for s in pb.store.strategies("hotel") if s.kind == "pitfall"]
-    pitfall.status = "retired"
-    pb.store.put([pitfall])
+    # every lesson that knows the format (the pitfall, and the sequence that shows it)
+    taught = [s for s in pb.store.strategies("hotel") if s.kind in ("pitfall", "sequence")]
+    assert "sequence" in {s.kind for s in taught}
+    for lesson in taught:
+        lesson.status = "retired"
+    pb.store.put(taught)
     pb._agents["hotel"].relearn(pb.store.strategies("hotel"))  # as learn_from does
     pb.learn = False
     result = await agent.run("A table at 8 pm for three?")

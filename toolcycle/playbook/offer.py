@@ -24,7 +24,7 @@ from . import dead_end
 from .applicability import contested
 from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
-from .reshape import argument_lesson, reshaping_tool
+from .reshape import argument_lesson, reshaping_tool, shown_formats
 from .routine import induce, repair, routine_name, routine_tool, stand_in
 from .routine_result import noted, stand_in_of
 from .sequence import head_call
@@ -47,15 +47,20 @@ def pitfall_stand_ins(strategies: Iterable[Strategy], tools: Mapping[str, Tool[A
                       ) -> tuple[dict[str, Fallback], dict[str, Tool[Any]]]:
     """What the pitfalls among ``strategies`` make of ``tools``: each fallback by its pitfall's
     id (:func:`~toolcycle.playbook.fallback.fallback_for`), each reshaping call by its tool's
-    name (:func:`~toolcycle.playbook.reshape.reshaping_tool`; the first lesson per tool)."""
+    name (:func:`~toolcycle.playbook.reshape.reshaping_tool`; the first lesson per tool, a
+    pitfall's before a sequence's shown format, :func:`~toolcycle.playbook.reshape.
+    shown_formats`, which mends only errors naming its argument)."""
+    strategies = list(strategies)
     fallbacks: dict[str, Fallback] = {}
     reshapes: dict[str, Tool[Any]] = {}
-    for strategy in strategies:
-        lesson = argument_lesson(strategy)
-        if lesson is not None and lesson.tool in tools and lesson.tool not in reshapes:
+    lessons = [lesson for s in strategies if (lesson := argument_lesson(s)) is not None]
+    lessons += [lesson for s in strategies for lesson in shown_formats(s)]
+    for lesson in lessons:
+        if lesson.tool in tools and lesson.tool not in reshapes:
             reshaping = reshaping_tool(tools[lesson.tool], lesson)
             if reshaping is not None:
                 reshapes[lesson.tool] = reshaping
+    for strategy in strategies:
         fallback = fallback_for(strategy, tools)
         if fallback is not None:
             fallbacks[strategy.id] = fallback

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._observation import serialize_result
+from .._phrases import says
 from ..context import RunContext
 from ..datetimes import clock_readings, date_format, read_date, time_format
 from ..tools import Tool, ToolArgumentsError
@@ -53,7 +54,8 @@ _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
 @dataclass(frozen=True, slots=True)
 class ArgumentLesson:
     """What an argument pitfall learned: calls of ``tool`` that fail with ``error_class``
-    pass ``argument`` like ``example``."""
+    pass ``argument`` like ``example``; learned from a sequence's example (no ``error_class``
+    of its own), calls that fail with an error naming ``argument``."""
 
     tool: str
     error_class: str
@@ -72,6 +74,23 @@ def argument_lesson(strategy: Strategy) -> ArgumentLesson | None:
         return None
     return ArgumentLesson(strategy.tools[0], strategy.error_class, repair.argument,
                           repair.example)
+
+
+def shown_formats(strategy: Strategy) -> list[ArgumentLesson]:
+    """The formats an active sequence shows its first call's arguments in ("Call
+    fare_quote(day like "10.09.2026", service)"), as lessons with no error class: the value
+    the tool accepted, where the run had to shape it (:mod:`~toolcycle.playbook.sequence`).
+
+    Why: a sequence is promoted from two runs that found the answer (a probe's rewritten call
+    among them), while the pitfall its runs' errors make waits for three; and the 1.5B on
+    the JSON protocol, refused "invalid day '2026-08-02': expected DD.MM.YYYY" and told
+    '02.08.2026' would work, sent "2026-08-02" again until the loop guard stopped it. The
+    sequence already says which format the tool takes, so a call it refuses for that
+    argument is mended as a pitfall's would be."""
+    if strategy.kind != "sequence" or not strategy.tools or strategy.status != "active":
+        return []
+    return [ArgumentLesson(strategy.tools[0], "", a.name, a.example)
+            for a in strategy.first_args if a.example]
 
 
 def reshape(value: str, example: str, error_class: str = "", prompt: str = "") -> str | None:
@@ -137,6 +156,14 @@ def reshaped(tool: str, result: str | None) -> bool:
             and RESHAPED in result.split("\n", 1)[0])
 
 
+def _about(lesson: ArgumentLesson, error_class: str, error: str) -> bool:
+    """Whether a failure is the one ``lesson`` mends: its own error class (a pitfall's), or,
+    for a sequence's format, an error that names the argument ("invalid day ...")."""
+    if lesson.error_class:
+        return error_class == lesson.error_class
+    return says(error, lesson.argument)
+
+
 def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
     """``tool`` that, when a call fails with the lesson's error, calls it again with the
     argument in the lesson's shape; None where that is not safe (see the module docstring)."""
@@ -153,10 +180,9 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
             raise  # the schema's refusal or a timeout: not the format the lesson is about
         except Exception as exc:
             given = checked.get(argument)
-            fixed = (reshape(given, lesson.example, lesson.error_class,
-                             getattr(ctx, "prompt", None) or "")
-                     if isinstance(given, str) and normalise_error(str(exc)) ==
-                     lesson.error_class else None)
+            error = normalise_error(str(exc))
+            fixed = (reshape(given, lesson.example, error, ctx.prompt or "")
+                     if isinstance(given, str) and _about(lesson, error, str(exc)) else None)
             if fixed is None:
                 raise
             failure = exc
@@ -166,7 +192,7 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
             raise failure from None  # the model's own call and its own failure stand
         result, _ = serialize_result(value)
         note(ctx, StandIn("reshape", name))
-        return (f'{name} rejected {argument} "{given}" ({lesson.error_class}); called it '
+        return (f'{name} rejected {argument} "{given}" ({error}); called it '
                 f'again with {argument} "{fixed}", {RESHAPED} (already called; answer from '
                 f"its result):\n{result}")
 
