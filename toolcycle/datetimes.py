@@ -271,6 +271,35 @@ def example_format(error: str, besides: Iterable[str] = ()) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+def example_readings(error: str, besides: Iterable[str] = ()) -> list[str]:
+    """Every date format the numeric dates in ``error`` may be written in: the one
+    :func:`example_format` finds, or, where its examples could be read either way round
+    ("dates look like 01/05/2026") and the error says no order, both orders; ``besides``:
+    values that are the call's own. Empty where no date is written or two formats are.
+
+    Why: an example alone cannot say which of "01/05" is the day; a probe that asks the tool
+    with each reading (:mod:`toolcycle.playbook.probe`) can, by which one answers."""
+    settled = example_format(error, besides)
+    if settled is not None:
+        return [settled]
+    own = {b.strip() for b in besides}
+    order = stated_order(error)
+    found = {fmt for run in _DATE_RUN.findall(error) if run not in own
+             for fmt in writings(run) if order is None or day_first(fmt) is order}
+    separators = {re.sub(r"%[Ymd]", "", fmt) for fmt in found}
+    return sorted(found) if len(found) == 2 and len(separators) == 1 else []
+
+
+def in_example_readings(value: str, error: str, besides: Iterable[str] = ()) -> list[str]:
+    """``value``, a date whose meaning is certain (:func:`read_date`), written in each format
+    the error's example may be in (:func:`example_readings`) where that differs from how it
+    is written, once each: one writing where the example settles the format, two where it
+    could be read either way round."""
+    text = value.strip()
+    written = (_date_rewritten(text, fmt) for fmt in example_readings(error, besides))
+    return list(dict.fromkeys(w for w in written if w is not None))
+
+
 def in_example_format(value: str, error: str, besides: Iterable[str] = ()) -> str | None:
     """``value``, a date whose meaning is certain (:func:`read_date`), written in the format
     of the example ``error`` gives (:func:`example_format`), where that differs from how it

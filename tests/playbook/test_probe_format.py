@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 
 from toolcycle import Agent, Message, tool
+from toolcycle.datetimes import example_readings, in_example_readings
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, learn
@@ -118,3 +119,39 @@ async def test_a_refused_call_made_twice_is_made_again_once() -> None:
                                                error).call, status="error")]
     found = await probe_repairs(twice, {}, probe)
     assert sorted(found) == [0, 1] and CALLS == [{"article": "AR0589", "day": "20261123"}]
+
+
+def slashed_daybook(article: str, day: str) -> str:
+    """Units shipped of an article on one day (month first, as the example cannot say)."""
+    CALLS.append({"article": article, "day": day})
+    try:
+        m, d, y = (int(p) for p in day.split("/"))
+        when = date(y, m, d)
+    except ValueError:
+        raise ValueError(f"invalid day {day!r}: dates look like 01/05/2026") from None
+    return json.dumps({"article": article, "units_shipped": SHIPPED.get((article, when))})
+
+
+async def test_an_example_read_either_way_round_is_asked_both_ways() -> None:
+    """"dates look like 01/05/2026" cannot say which is the day; asked with each reading,
+    the tool says: the one that answers is the repair, shown with its day above 12."""
+    probe = Probe({"daybook": tool(slashed_daybook, name="daybook", read_only=True)},
+                  lambda text: "17" in text)
+    CALLS.clear()
+    found = await probe_repairs(
+        [_miss({"article": "SK0409", "day": "2026-03-19"},
+               "invalid day '2026-03-19': dates look like 01/05/2026")], {}, probe)
+    [repair] = found.values()
+    assert (repair.kind, repair.argument, repair.example) == ("argument", "day", "03/19/2026")
+    assert CALLS == [{"article": "SK0409", "day": "19/03/2026"},   # day first: refused
+                     {"article": "SK0409", "day": "03/19/2026"}]
+
+
+def test_the_readings_of_a_dates_example() -> None:
+    assert example_readings("dates look like 01/05/2026") == ["%d/%m/%Y", "%m/%d/%Y"]
+    assert example_readings("dates look like 17/05/2026") == ["%d/%m/%Y"]
+    assert example_readings("expected DD/MM/YYYY, e.g. 01/05/2026") == ["%d/%m/%Y"]
+    assert example_readings("no date here") == []
+    assert in_example_readings("2026-03-19", "dates look like 01/05/2026") == [
+        "19/03/2026", "03/19/2026"]
+    assert in_example_readings("19 March", "dates look like 01/05/2026") == []  # no year

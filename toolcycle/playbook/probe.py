@@ -50,7 +50,7 @@ from typing import Any
 from .._observation import serialize_result
 from .._phrases import says
 from ..context import CancelToken, RunContext
-from ..datetimes import in_example_format, unmistakable
+from ..datetimes import in_example_readings, unmistakable
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
 from .applicability import applicability, json_leaves, sequence_words
@@ -177,24 +177,26 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
     for miss in calls:
         if miss.status not in ("error", "empty"):
             continue
-        rewrite = _as_the_error_asks(miss, calls, prompt, probe.tools)
-        if rewrite is not None:
-            tool, given, key = rewrite
+        rewrites = _as_the_error_asks(miss, calls, prompt, probe.tools)
+        for tool, given, key in rewrites:
             if asked.spent(tool, given):  # (a run that made the refused call twice: asked once)
                 return found
             if (held := await asked.held(tool, given)) is not None:
                 # the repair the reflector reads from the error, now checked, keeps its
-                # example (the error's own, where it gave one: no train task's own date
-                # goes into advice where the error wrote one); else the value that answered
+                # example (the error's own, where it gave one and it settles the format:
+                # no train task's own date goes into advice where the error wrote one);
+                # else the value that answered, its day and month made unmistakable
                 stated = stated_repair(miss, prompt)
                 found[miss.index] = stated if (
-                    stated is not None and stated.kind == "argument"
+                    stated is not None and stated.kind == "argument" and len(rewrites) == 1
                     and stated.argument == key and stated.example) else Repair(
                     "argument", miss.call.name, argument=key,
                     example=unmistakable(str(given[key]), prompt))
                 if results is not None:
                     results[miss.index] = held
-                continue
+                break
+        if miss.index in found:
+            continue
         if miss.index in known:
             continue
         args = respelled(miss.call.args, prompt) if isinstance(miss.call.args, dict) else {}
@@ -244,12 +246,14 @@ class _Asked:
 
 def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt: str,
                       tools: Mapping[str, Tool[Any]]
-                      ) -> tuple[Tool[Any], dict[str, Any], str] | None:
+                      ) -> list[tuple[Tool[Any], dict[str, Any], str]]:
     """The call ``miss`` should have been: its own tool, with the one argument its error
     names written as the error asks (:func:`~toolcycle.playbook.evidence.stated_rewrites`,
     or in the format of a date the error shows, :func:`~toolcycle.datetimes.
-    in_example_format`), where the run never called that tool again successfully and the
-    tool may be probed; as ``(tool, arguments, the argument rewritten)``, else None.
+    example_readings`: both orders where its example could be read either way round, for
+    the probe to tell by which one answers), where the run never called that tool again
+    successfully and the tool may be probed; as ``(tool, arguments, the argument
+    rewritten)``, one per reading, else none.
 
     Why: a small model that reads "invalid date '2026-11-23': expected YYYYMMDD" may answer
     that the date is invalid instead of rewriting it, run after run. The reflector then
@@ -264,23 +268,25 @@ def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt
             or not isinstance(args, dict)
             or any(c.ok and c.call.name == miss.call.name and c.index > miss.index
                    for c in calls)):
-        return None
-    written = stated_rewrites(miss, prompt)
+        return []
+    written = {key: [value] for key, value in stated_rewrites(miss, prompt).items()}
     if not written:  # the format of a date the error shows, for an argument it names
         line = first_line(miss.call.error or "")
         low = line.lower()
         own = [v for v in args.values() if isinstance(v, str)]
         written = {str(k): fixed for k, v in args.items() if isinstance(v, str)
                    and (v.lower() in low or says(low, str(k)))
-                   and (fixed := in_example_format(v, line, own)) is not None}
+                   and (fixed := in_example_readings(v, line, own))}
     if len(written) != 1:
-        return None
-    key, value = next(iter(written.items()))
-    given = {**args, key: value}
-    try:
-        return tool, tool.validate(given), key
-    except ToolArgumentsError:
-        return None
+        return []
+    [(key, values)] = written.items()
+    calls_asked: list[tuple[Tool[Any], dict[str, Any], str]] = []
+    for value in values:
+        try:
+            calls_asked.append((tool, tool.validate({**args, key: value}), key))
+        except ToolArgumentsError:
+            continue
+    return calls_asked
 
 
 async def ask(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any], probe: Probe
