@@ -107,6 +107,23 @@ def example_dates(value: str) -> set[date]:
     return {d for f in writings(value) if (d := parse_date(value, f)) is not None}
 
 
+def as_the_task_names(value: str, fmt: str, prompt: str) -> tuple[date, str] | None:
+    """Where ``value`` read in ``fmt`` is a date ``prompt`` does not name and exactly one other
+    reading of it is one the prompt names: the date as read, and that named date written in
+    ``fmt``; else None. "11/08/2026" beside ``%m/%d/%Y`` for a task that says "11 August
+    2026" is 8 November, and the task's date is "08/11/2026".
+
+    Why: a tool that takes either order silently answers for the wrong day (an empty
+    result, a wrong figure) when a small model writes the date the other way round; the
+    task says which date was meant."""
+    text = value.strip()
+    as_read = parse_date(text, fmt)
+    if as_read is None or names_date(prompt, as_read):
+        return None
+    named = {d for d in example_dates(text) if d != as_read and names_date(prompt, d)}
+    return (as_read, named.pop().strftime(fmt)) if len(named) == 1 else None
+
+
 def read_date(text: str, target: str) -> date | None:
     """The date ``text`` means: in the target format itself (unpadded: "3.11.2026" for
     ``%d.%m.%Y``), with a month named, or numeric in any other form where every reading

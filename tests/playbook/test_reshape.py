@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
 import pytest
 
 from toolcycle import Agent, Message, tool
+from toolcycle.datetimes import as_the_task_names
 from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook
@@ -379,3 +381,44 @@ def test_one_reshaping_call_per_tool_and_a_sequences_format_is_a_lesson() -> Non
     assert shown_formats(_pitfall()) == [] and [
         (a.argument, a.example, a.error_class) for a in shown_formats(_sequence())] == [
         ("date", "10.09.2026", "")]
+
+
+def day_stats(line: str, on_date: str) -> str:
+    """Dropped calls of a line on a day (month first; either order parses, as many do)."""
+    m, d, _year = (int(p) for p in on_date.split("/"))
+    dropped = {(8, 11): 4}.get((m, d))  # 11 August
+    return f'{{"line": "{line}", "dropped": {dropped if dropped is not None else "[]"}}}'
+
+
+def test_a_date_is_read_as_the_task_names_it() -> None:
+    task = "Give me line MS1673's dropped calls on 11 August 2026."
+    assert as_the_task_names("11/08/2026", "%m/%d/%Y", task) == (dt.date(2026, 11, 8),
+                                                                 "08/11/2026")
+    assert as_the_task_names("08/11/2026", "%m/%d/%Y", task) is None   # as the task says
+    assert as_the_task_names("11/08/2026", "%m/%d/%Y", "Dropped calls today?") is None
+    both = "Compare 11 August 2026 with 8 November 2026."
+    assert as_the_task_names("11/08/2026", "%m/%d/%Y", both) is None   # either was meant
+
+
+async def test_a_date_written_the_other_way_round_is_passed_as_the_tasks() -> None:
+    sequence = Strategy(id="s", domain="telecom", kind="sequence", applies_when=["dropped"],
+                        advice='Call day_stats(line, on_date like "12/14/2026"), then answer.',
+                        tools=["day_stats"], support=2, status="active",
+                        first_args=[Argument("line"), Argument("on_date", "12/14/2026")])
+    pb = Playbook(":memory:")
+    pb.store.put([sequence])
+
+    def writes(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        if not results:
+            return call("day_stats", {"line": "MS1673", "on_date": "11/08/2026"})
+        return "Answer: " + results[-1].content.splitlines()[-1]
+
+    agent = Agent(ScriptedModel(writes), "Answer with the tools.",
+                  [tool(day_stats, read_only=True)], name="telecom", playbook=pb)
+    result = await agent.run("Give me line MS1673's dropped calls on 11 August 2026.")
+    assert result.output == 'Answer: {"line": "MS1673", "dropped": 4}'
+    [record] = result.trace.tool_calls
+    assert record.result is not None and record.result.startswith(
+        'day_stats: on_date "11/08/2026" in the format earlier runs learned ("12/14/2026") '
+        'is 2026-11-08, a date the task does not name; called it with on_date "08/11/2026"')

@@ -25,6 +25,15 @@ ISO 3166 code (:func:`~toolcycle.playbook.formats.country_code`). Any
 other value only has its digit groups zero-padded or its letters' case matched to the
 example, separators unchanged. Anything else, or a second
 failure, leaves the first failure standing, unchanged.
+
+A date the tool does not refuse can still be wrong: written the other way round from the
+lesson's format ("11/08/2026" for 11 August beside "12/14/2026"), a tool that takes either
+order answers for 8 November, an empty result or a wrong figure. So where the lesson's
+example settles the order, a value that read in it is a date the task does not name, while
+its one other reading is the task's date, is passed as the task's date before the call
+(:func:`~toolcycle.datetimes.as_the_task_names`), and the result says so. Seen on a dev seed
+(704, JSON): a sequence showed "on_date like "12/14/2026"", the 1.5B passed "11/08/2026"
+for 11 August, and answered "no dropped calls" from the empty result.
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from typing import Any
 from .._observation import serialize_result
 from .._phrases import says
 from ..context import RunContext
-from ..datetimes import clock_readings, date_format, read_date, time_format
+from ..datetimes import as_the_task_names, clock_readings, date_format, read_date, time_format
 from ..tools import Tool, ToolArgumentsError
 from .carry import invoke_step, properties
 from .formats import country_code, legend, value_shape
@@ -172,14 +181,27 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
         return None
     name, argument = tool.name, lesson.argument
 
+    order = date_format(lesson.example, lesson.error_class)
+
     async def call_or_reshape(ctx: RunContext[Any], **arguments: Any) -> Any:
         checked = tool.validate(arguments)
+        given = checked.get(argument)
+        swapped = (as_the_task_names(given, order, ctx.prompt or "")
+                   if order is not None and isinstance(given, str) else None)
+        if swapped is not None:  # the date the other way round from the task's
+            as_read, meant = swapped
+            value = await invoke_step(tool, ctx, tool.validate({**arguments, argument: meant}))
+            result, _ = serialize_result(value)
+            note(ctx, StandIn("reshape", name))
+            return (f'{name}: {argument} "{given}" in the format earlier runs learned '
+                    f'("{lesson.example}") is {as_read.isoformat()}, a date the task does not '
+                    f'name; called it with {argument} "{meant}", the task\'s date, instead '
+                    f"(already called; answer from its result):\n{result}")
         try:
             return await invoke_step(tool, ctx, checked)
         except (ToolArgumentsError, TimeoutError):
             raise  # the schema's refusal or a timeout: not the format the lesson is about
         except Exception as exc:
-            given = checked.get(argument)
             error = normalise_error(str(exc))
             fixed = (reshape(given, lesson.example, error, ctx.prompt or "")
                      if isinstance(given, str) and _about(lesson, error, str(exc)) else None)
