@@ -374,13 +374,48 @@ async def test_a_sequences_format_mends_nothing_else(strategy: Strategy, written
     assert result.trace.tool_calls[0].error is not None
 
 
-def test_one_reshaping_call_per_tool_and_a_sequences_format_is_a_lesson() -> None:
-    tools = {"fare_quote": tool(fare_quote, read_only=True)}
-    _, reshapes = pitfall_stand_ins([_sequence(), _pitfall()], tools)
-    assert list(reshapes) == ["fare_quote"]
+def test_a_sequences_format_is_a_lesson_with_no_error_class_of_its_own() -> None:
     assert shown_formats(_pitfall()) == [] and [
         (a.argument, a.example, a.error_class) for a in shown_formats(_sequence())] == [
         ("date", "10.09.2026", "")]
+
+
+async def test_a_pitfalls_lesson_comes_before_a_sequences_format() -> None:
+    """One reshaping call per tool: the pitfall's (DD.MM.YYYY, what the tool takes) wins
+    over a sequence showing another writing, whichever the store lists first."""
+    tools = {"fare_quote": tool(fare_quote, read_only=True)}
+    _, reshapes = pitfall_stand_ins([_sequence("2026-09-10"), _pitfall()], tools)
+    assert list(reshapes) == ["fare_quote"]
+    result = await _agent(_playbook(_sequence("2026-09-10"), _pitfall()), "3 November 2026"
+                          ).run("A single from Pellingham on 3 November 2026?")
+    [record] = result.trace.tool_calls
+    assert record.result is not None and 'again with date "03.11.2026"' in record.result
+
+
+async def test_a_swapped_date_the_tool_refuses_leaves_the_models_own_call() -> None:
+    """The task's date in the lesson's format is refused (a schema that allows only the
+    model's writing here): the model's call is made as it wrote it, not failed for a value
+    it never passed."""
+    sequence = Strategy(id="s", domain="telecom", kind="sequence", applies_when=["dropped"],
+                        advice='Call day_stats(line, on_date like "12/14/2026"), then answer.',
+                        tools=["day_stats"], support=2, status="active",
+                        first_args=[Argument("line"), Argument("on_date", "12/14/2026")])
+    pb = Playbook(":memory:")
+    pb.store.put([sequence])
+    strict = tool(day_stats, read_only=True)
+    strict.spec.parameters["properties"]["on_date"]["enum"] = ["11/08/2026"]
+
+    def writes(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        if not results:
+            return call("day_stats", {"line": "MS1673", "on_date": "11/08/2026"})
+        return "Answer: " + results[-1].content.splitlines()[-1]
+
+    agent = Agent(ScriptedModel(writes), "Answer with the tools.", [strict], name="telecom",
+                  playbook=pb)
+    result = await agent.run("Give me line MS1673's dropped calls on 11 August 2026.")
+    [record] = result.trace.tool_calls
+    assert record.error is None and record.result == '{"line": "MS1673", "dropped": []}'
 
 
 def day_stats(line: str, on_date: str) -> str:

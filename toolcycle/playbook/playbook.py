@@ -95,8 +95,11 @@ class Playbook:
     routine calls tools on the model's behalf with values a learned rule took out of a
     result, and calling a lookup changes nothing; ``True``: over any tool that needs no
     approval; ``False``: advice only (and asking for the answer once a shown sequence is
-    done). Why on by default: on held-out suites it was routines that made a frozen
-    playbook worth having (docs/playbook.md, "Choosing the defaults"). ``head_start``
+    done). Why on by default: advice cannot make a run shorter than the calls it must
+    make and the turns it takes to make them; a routine (a chain in one call) and a head
+    start (the first call before the first turn) can, so they are where a learned
+    playbook cuts turns for runs that already succeed (measured: docs/playbook.md, "Sixth
+    measurement"). ``head_start``
     (with ``routines``): make a learned sequence's first call before the model's first
     turn where it takes the one value the task names (:mod:`toolcycle.playbook.sequence`).
     ``guide``: the most sequences shown to a task whose words meet no lesson, with the words

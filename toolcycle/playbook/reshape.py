@@ -31,9 +31,8 @@ lesson's format ("11/08/2026" for 11 August beside "12/14/2026"), a tool that ta
 order answers for 8 November, an empty result or a wrong figure. So where the lesson's
 example settles the order, a value that read in it is a date the task does not name, while
 its one other reading is the task's date, is passed as the task's date before the call
-(:func:`~toolcycle.datetimes.as_the_task_names`), and the result says so. Seen on a dev seed
-(704, JSON): a sequence showed "on_date like "12/14/2026"", the 1.5B passed "11/08/2026"
-for 11 August, and answered "no dropped calls" from the empty result.
+(:func:`~toolcycle.datetimes.as_the_task_names`), and the result says so. A swapped call
+that is refused or fails leaves the model's own call to be made as it wrote it.
 """
 
 from __future__ import annotations
@@ -58,6 +57,8 @@ from .strategy import Strategy
 RESHAPED = "in the format earlier runs learned"
 
 _GROUPS = re.compile(r"\d+|[A-Za-z]+|[^\dA-Za-z]+")
+#: A swapped date's call that was refused or failed (the model's own call is made instead).
+_NOT_MADE = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +92,10 @@ def shown_formats(strategy: Strategy) -> list[ArgumentLesson]:
     the tool accepted, where the run had to shape it (:mod:`~toolcycle.playbook.sequence`).
 
     Why: a sequence is promoted from two runs that found the answer (a probe's rewritten call
-    among them), while the pitfall its runs' errors make waits for three; and the 1.5B on
-    the JSON protocol, refused "invalid day '2026-08-02': expected DD.MM.YYYY" and told
-    '02.08.2026' would work, sent "2026-08-02" again until the loop guard stopped it. The
-    sequence already says which format the tool takes, so a call it refuses for that
-    argument is mended as a pitfall's would be."""
+    among them), while the pitfall its runs' errors make waits for three; and a small model
+    told by the error which value would work may still send its own writing again, turn
+    after turn. The sequence already says which format the tool takes, so a call the tool
+    refuses for that argument is mended as a pitfall's would be."""
     if strategy.kind != "sequence" or not strategy.tools or strategy.status != "active":
         return []
     return [ArgumentLesson(strategy.tools[0], "", a.name, a.example)
@@ -190,13 +190,18 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
                    if order is not None and isinstance(given, str) else None)
         if swapped is not None:  # the date the other way round from the task's
             as_read, meant = swapped
-            value = await invoke_step(tool, ctx, tool.validate({**arguments, argument: meant}))
-            result, _ = serialize_result(value)
-            note(ctx, StandIn("reshape", name))
-            return (f'{name}: {argument} "{given}" in the format earlier runs learned '
-                    f'("{lesson.example}") is {as_read.isoformat()}, a date the task does not '
-                    f'name; called it with {argument} "{meant}", the task\'s date, instead '
-                    f"(already called; answer from its result):\n{result}")
+            try:
+                value = await invoke_step(tool, ctx,
+                                          tool.validate({**arguments, argument: meant}))
+            except Exception:  # refused, timed out or failed: the model's own call is
+                value = _NOT_MADE  # made below, as it wrote it
+            if value is not _NOT_MADE:
+                result, _ = serialize_result(value)
+                note(ctx, StandIn("reshape", name))
+                return (f'{name}: {argument} "{given}" in the format earlier runs learned '
+                        f'("{lesson.example}") is {as_read.isoformat()}, a date the task does '
+                        f'not name; called it with {argument} "{meant}", the task\'s date, '
+                        f"instead (already called; answer from its result):\n{result}")
         try:
             return await invoke_step(tool, ctx, checked)
         except (ToolArgumentsError, TimeoutError):
