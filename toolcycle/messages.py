@@ -9,11 +9,13 @@ of that iteration, in call order. Adapters split or merge those as their protoco
 from __future__ import annotations
 
 import base64
+import difflib
 import json
 import math
 import re
 import reprlib
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -166,6 +168,28 @@ def names_an_answer(name: str) -> bool:
     return tool_name_key(name) in _ANSWER_TOOL_KEYS
 
 
+def nearest_tool_name(name: str, offered: Iterable[str]) -> str | None:
+    """The offered tool a model most likely meant by a name no tool has, or None.
+
+    Why: a small model misspells a name (``ad`` for ``add``), or blends two it was shown
+    (``stacks_find_now`` from ``stacks_find`` and ``library_now``), and told only "Unknown
+    tool" plus the whole list, Qwen2.5-Coder-1.5B wrote the same call until the iteration
+    limit. Naming the nearest tool says what would work. Near means a string similarity of at
+    least 0.75 between the loose forms (:func:`tool_name_key`), and clearly nearer than the
+    next best, so two equally plausible tools name neither."""
+    key = tool_name_key(name)
+    if not key:
+        return None
+    scored = sorted(((difflib.SequenceMatcher(None, key, tool_name_key(t)).ratio(), t)
+                     for t in offered if t != name), reverse=True)
+    if not scored or scored[0][0] < _NEAR_NAME:
+        return None
+    if len(scored) > 1 and scored[1][0] > scored[0][0] - 0.05:
+        return None
+    return scored[0][1]
+
+
+_NEAR_NAME = 0.75
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 _ANSWER_TOOL_KEYS = frozenset({"answer", "finalanswer", "giveanswer", "provideanswer",
                                "final", "respond", "response", "reply"})

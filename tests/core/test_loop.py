@@ -99,7 +99,31 @@ async def test_a_call_of_no_tool_with_unreadable_arguments_is_told_it_names_no_t
     assert first.kind == "unknown" and first.error == (
         "`None` is not a tool: if you have the answer, give it as your final answer. "
         "Available tools: add.")
-    assert second.error == "Unknown tool `ad`. Available tools: add."
+    assert second.error == "Unknown tool `ad`: did you mean `add`? Available tools: add."
+
+
+async def test_an_unknown_tool_is_told_the_one_offered_name_it_is_nearest() -> None:
+    # ReAct, shown "Call stacks_find(...)" and a lesson about library_now, the 1.5B called
+    # `stacks_find_now` ten times, told only "Unknown tool" and the list
+    from toolcycle.messages import ToolCall
+
+    def stacks_find(member_name: str) -> str:
+        """Find a member."""
+        return "PR-1"
+
+    def library_now(title_code: str) -> str:
+        """Live availability."""
+        return "3"
+
+    blended = Message.assistant(tool_calls=[
+        ToolCall.from_raw("c1", "stacks_find_now", '{"member_name": "Ann"}')])
+    unlike = Message.assistant(tool_calls=[ToolCall.from_raw("c2", "weather", "{}")])
+    result = await Agent(ScriptedModel([blended, unlike, "PR-1"]),
+                         tools=[stacks_find, library_now]).run("go")
+    first, second = result.tool_calls
+    assert first.error == ("Unknown tool `stacks_find_now`: did you mean `stacks_find`? "
+                           "Available tools: stacks_find, library_now.")
+    assert second.error == "Unknown tool `weather`. Available tools: stacks_find, library_now."
 
 
 @pytest.mark.parametrize("name", ["final_answer", "answer", "Final-Answer", "respond"])

@@ -26,7 +26,7 @@ from .._observation import Observation, holds_media, observe_media
 from ..approval import Approve, Defer
 from ..context import RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
-from ..messages import Message, ToolCall, names_an_answer
+from ..messages import Message, ToolCall, names_an_answer, nearest_tool_name
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer, answer_result
 from ..tools import Tool, ToolArgumentsError, serialize_result
 from ..tracing.trace import TOOL_FAILED
@@ -439,6 +439,10 @@ def _unknown_tool(state: RunState, call: ToolCall) -> str:
         # answer({"answer": ...}) (the same model, JSON): told "Unknown tool", the same
         return (f"`{call.name}` is not a tool: if you have the answer, give it as your final "
                 f"answer. Available tools: {available}.")
+    meant = nearest_tool_name(call.name, [d.name for d in state.setup.settings.tools])
+    if meant is not None:
+        return (f"Unknown tool `{call.name}`: did you mean `{meant}`? "
+                f"Available tools: {available}.")
     return f"Unknown tool `{call.name}`. Available tools: {available}."
 
 
