@@ -181,6 +181,25 @@ def test_a_count_of_what_a_tool_returned_and_zero_of_nothing_still_pass() -> Non
 def test_single_digits_are_checked_only_without_something_to_count() -> None:
     assert unsupported_claims("3 items", "", countable=True) == []
     assert unsupported_claims("3 items, 0 left", "", countable=False) == ["3"]
+    assert unsupported_claims("0 left", "", countable=False, listed=False) == ["0"]
+
+
+def member(name: str) -> dict[str, str]:
+    """A member's loan record id."""
+    return {"id": "PR-72453", "name": name}
+
+
+def test_zero_is_checked_where_no_tool_returned_a_list_to_count() -> None:
+    """Seen on the 1.5B (issue 69, generated library suite): it looked up a member's loan id,
+    answered "The fines owed ... are 0 EUR." without calling the tool that holds the fines,
+    and the run said ``success``: 0 was exempt as the count of nothing, with nothing counted."""
+    agent = Agent(ScriptedModel([call("member", {"name": "Ann Lee"}), "Ann Lee owes 0 EUR.",
+                                 "Ann Lee owes 0 EUR."]),
+                  tools=[member], grounding=True, limits=Limits(max_attempts=3))
+    result = agent.run_sync("What fines does Ann Lee owe, in EUR?")
+    assert result.trace.attempts[0].validator == "grounding"
+    assert "'0'" in result.trace.attempts[0].errors[0]
+    assert (result.status, result.output) == ("ungrounded", "Ann Lee owes 0 EUR.")
 
 
 class _Learned:

@@ -22,8 +22,10 @@ heuristic (a figure the model rightly derives, such as a sum, reads as unsupport
 does a capitalised word of the model's own phrasing). Single-digit integers are not checked
 where a tool returned something to count (a non-empty list, or text that is not JSON): counts
 a model may get by counting what a tool returned. Where every result was empty, a count of
-1 to 9 counted nothing and is checked like any figure (0 stays: the count of nothing). A tool
-result counts as a source only when the figures its call was given do (:func:`_sources`).
+1 to 9 counted nothing and is checked like any figure; 0 stays where a result held a list,
+empty or not (the count of nothing), and is checked where none did (a fine of "0 EUR" after
+a lookup that returned only an id). A tool result counts as a source only when the figures
+its call was given do (:func:`_sources`).
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
         return None
     sources = _sources(state)
-    unsupported = unsupported_claims(answer_text(answer), sources.text, sources.countable)
+    unsupported = unsupported_claims(answer_text(answer), sources.text, sources.countable,
+                                     sources.listed)
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
     if not unsupported:
@@ -127,9 +130,8 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     if status != "success" or not state.setup.core.grounding:
         return status
     sources = _sources(state)
-    if unsupported_claims(answer_text(as_data(output)), sources.text,
-                          sources.countable) or _nothing_found(
-            state, sources):
+    if unsupported_claims(answer_text(as_data(output)), sources.text, sources.countable,
+                          sources.listed) or _nothing_found(state, sources):
         return "ungrounded"
     return status
 
@@ -154,14 +156,20 @@ def _nothing_found(state: RunState, sources: _Sources) -> bool:
     return sources.results == 0 and bool(state.trace.trace.error_observations())
 
 
-def unsupported_claims(answer: str, sources: str, countable: bool = True) -> list[str]:
+def unsupported_claims(answer: str, sources: str, countable: bool = True,
+                       listed: bool = True) -> list[str]:
     """The figures, identifiers and names of ``answer`` that ``sources`` does not hold, in
     order, each once. ``countable``: a tool returned something a count of 1 to 9 may have
     been counted from (:attr:`_Sources.countable`); without it such a count is checked too.
+    ``listed``: a tool returned a list, empty or not, or text (:attr:`_Sources.listed`), so
+    that 0 may be its count; without it 0 is checked too.
 
     Why: a single digit is exempt as a count a model may take by counting a tool's rows, but
     where every tool returned nothing there was nothing to count, and a small model that
-    found nothing answers "1" as readily as any other invented figure."""
+    found nothing answers "1" as readily as any other invented figure. Likewise 0 is the
+    count of an empty list, but where no tool returned a list it counts nothing: seen on the
+    1.5B (issue 69, generated library suite), it looked up a member's loan id and answered
+    "The fines owed ... are 0 EUR." without calling the tool that held them, a success."""
     text = answer[:_READ]
     figures = {_figure(f) for f in _FIGURE.findall(sources)}
     lowered = sources.lower()
@@ -174,7 +182,7 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True) -> lis
             found[token] = None
     for match in _FIGURE.finditer(text):
         value = match.group().rstrip(",")
-        exempt = _small(value) and (countable or value == "0")
+        exempt = _small(value) and (countable or (value == "0" and listed))
         if _figure(value) not in figures and not exempt and not _inside(match, found):
             found[value] = None
     for match in _WORD.finditer(text):
@@ -242,12 +250,14 @@ class _Sources:
     ``results``, how many tool results count as sources; ``unfounded``, per tool result left
     out, the tool's name, the figures of its arguments that no earlier source held, and the
     result's text; ``countable``, whether one of the sources holds something to count (a
-    JSON list with an item, or text that is not JSON)."""
+    JSON list with an item, or text that is not JSON); ``listed``, whether one holds a list,
+    empty or not, or text (what a count of 0 may come from)."""
 
     text: str
     results: int
     unfounded: tuple[tuple[str, tuple[str, ...], str], ...]
     countable: bool = True
+    listed: bool = True
 
 
 def _own_description(state: RunState, definition: ToolDefinition) -> str:
@@ -285,6 +295,7 @@ def _sources(state: RunState) -> _Sources:
     unfounded: list[tuple[str, tuple[str, ...], str]] = []
     results = 0
     countable = False
+    listed = False
     prompted = False
     for index, message in enumerate(state.messages):
         texts = []
@@ -302,12 +313,13 @@ def _sources(state: RunState) -> _Sources:
                     continue
                 results += 1
                 countable = countable or _countable(part.content)
+                listed = listed or _listed(part.content)
                 texts.append(part.content)
         for text in texts:
             found.append(text)
             known.update(_figure(f) for f in _FIGURE.findall(text))
     found.append(_in_words(dates_in("\n".join(found))))
-    return _Sources("\n".join(found), results, tuple(unfounded), countable)
+    return _Sources("\n".join(found), results, tuple(unfounded), countable, listed)
 
 
 def _in_words(dates: set[date]) -> str:
@@ -331,6 +343,26 @@ def _countable(result: str) -> bool:
             if item:
                 return True
         elif isinstance(item, dict):
+            stack.extend(item.values())
+    return False
+
+
+def _listed(result: str) -> bool:
+    """Whether a tool result holds what a count of 0 may come from: a JSON list anywhere in
+    it, empty or not, text that is not JSON (a "No results." counts none), or nothing at all
+    (``null``, ``{}``, ``""``)."""
+    try:
+        value = json.loads(result)
+    except (ValueError, RecursionError):
+        return True
+    if value is None or value == {} or value == "":
+        return True
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            return True
+        if isinstance(item, dict):
             stack.extend(item.values())
     return False
 
