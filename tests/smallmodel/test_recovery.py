@@ -286,3 +286,32 @@ def test_a_value_is_written_like_the_example_the_error_gives_where_it_settles_th
         assert "written in the format" not in seen
     else:
         assert line in seen
+
+
+def booking_fare(booking_no: str) -> float:
+    """The standard fare of a booking, in EUR."""
+    if booking_no != "B-75285":
+        raise ValueError(f"unknown booking number {booking_no!r} (numbers look like B-00000)")
+    return 61.0
+
+
+@pytest.mark.parametrize("given", ["75285", "b75285", "B75285"])
+def test_an_id_is_written_in_the_shape_the_errors_example_shows(given: str) -> None:
+    """Seen on the 1.5B (issue 69, generated rail suite): told "unknown booking number
+    '75285' (numbers look like B-00000)" it passed 75285 again, then answered that the
+    booking does not exist."""
+    [seen, *_] = _observations([call("booking_fare", {"booking_no": given})], [booking_fare])
+    assert "- `booking_no` written the way the error's example writes it: 'B-75285'" in seen
+
+
+@pytest.mark.parametrize(("error", "value"), [
+    ("unknown booking 'B-75285' (numbers look like B-00000)", "B-75285"),  # already so written
+    ("unknown booking '75285' (numbers look like B-00000 or BK-00000)", "75285"),  # two shapes
+    ("unknown booking '752' (numbers look like B-00000)", "752"),  # another length
+    ("unknown booking 'X75285' (numbers look like B-00000)", "X75285"),  # other letters
+    ("unknown booking '75' (codes look like v2)", "75"),  # too short for an id's number
+])
+def test_no_shape_line_where_the_example_does_not_settle_it(error: str, value: str) -> None:
+    from toolcycle._id_shape import in_example_shape
+
+    assert in_example_shape(value, error, [value]) is None

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .._id_shape import in_example_shape
 from .._phrases import says
 from .._tool_schema import compile_validator
 from ..datetimes import example_format, in_example_format, in_stated_format, stated_formats
@@ -51,6 +52,7 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
         properties = {}
     lines = (list(_argument_lines(state, tool.name, schema, properties, arguments)) if refused
              else [*_stated_format(state, properties, arguments, error),
+                   *_example_shape(properties, arguments, error),
                    *_unsupported_values(state, tool.name, properties, arguments, error)])
     earlier = _earlier_success(state, tool.name, arguments, call_id, refused)
     if earlier:
@@ -113,6 +115,29 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
         if written is not None:
             yield (f"`{name}` written in the format the error asks for: "
                    f"{bounded_repr(written)[:_QUOTED]}")
+
+
+def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
+                   error: str) -> Iterator[str]:
+    """After a tool raised an error that shows what its ids look like ("numbers look like
+    B-00000"): each argument the error is about (:func:`_about`), written in that shape
+    where it is settled (:func:`~toolcycle._id_shape.in_example_shape`: the example's
+    letters and separators around the value's digits).
+
+    Why: told "unknown booking number '75285' (numbers look like B-00000)", the 1.5B passed
+    ``75285`` again, then answered that the booking does not exist (issue 69, a generated
+    rail suite); the rewriting is the step it misses."""
+    text = error[:_ERROR_READ]
+    low = text.lower()
+    own = [str(v) for v in arguments.values() if isinstance(v, str | int)]
+    for name, value in arguments.items():
+        if (name not in properties or not isinstance(value, str | int)
+                or isinstance(value, bool) or not _about(low, name, str(value))):
+            continue
+        shaped = in_example_shape(str(value), text, own)
+        if shaped is not None:
+            yield (f"`{name}` written the way the error's example writes it: "
+                   f"{bounded_repr(shaped)[:_QUOTED]}")
 
 
 def _about(low: str, name: str, value: str) -> bool:
