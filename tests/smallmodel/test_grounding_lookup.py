@@ -6,6 +6,8 @@ scripted inner text model that does what the 1.5B did."""
 
 from __future__ import annotations
 
+import pytest
+
 from toolcycle import Agent
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import JsonToolsModel
@@ -147,7 +149,8 @@ def test_an_answer_after_every_call_failed_is_asked_again_and_must_call() -> Non
     and it answered "The yoga mat is not in stock.": nothing to check, and a ``success``."""
     result = _yoga([*GAVE_UP, call("find_product", {"name": "yoga mat"}),
                     call("warehouse", {"sku": "SKU-3310"}), "In Leeds."])
-    assert result.trace.attempts[0].errors[0].startswith("every tool call of this run failed")
+    assert result.trace.attempts[0].errors[0].startswith(
+        "every tool call of this run failed or found nothing")
     assert (result.status, result.output) == ("success", "In Leeds.")
 
 
@@ -155,6 +158,25 @@ def test_an_answer_that_rests_on_failed_calls_only_is_ungrounded() -> None:
     result = _yoga([*GAVE_UP, call("find_product", {"name": "Yoga-Mat"}),
                     "I could not find the yoga mat."])
     assert (result.status, result.output) == ("ungrounded", "I could not find the yoga mat.")
+
+
+def search(query: str) -> list[str]:
+    """Search the web."""
+    return []
+
+
+@pytest.mark.parametrize(("failed", "status"), [(True, "ungrounded"), (False, "success")])
+def test_after_a_failed_call_an_empty_result_is_nothing_found(failed: bool, status: str) -> None:
+    """Seen on the 1.5B (issue 69, a generated rail suite): a booking lookup failed on the
+    id's format, a web search returned ``[]``, and "The booking number is not recognized"
+    was a ``success``. Without a failed call, an empty result is an answer."""
+    first = [call("find_product", {"name": "YOGA-MAT"})] if failed else []
+    script = [*first, call("search", {"query": "yoga mat"}), "No such product.",
+              "No such product."]
+    agent = Agent(ScriptedModel(script), tools=[find_product, warehouse, search],
+                  grounding=True)
+    result = agent.run_sync("In which warehouse is the yoga mat stocked?")
+    assert (result.status, result.output) == (status, "No such product.")
 
 
 def test_one_call_that_worked_is_something_to_answer_from() -> None:

@@ -49,9 +49,9 @@ MAX_CHECKS = 1
 #: Turns of the re-ask that must call while nothing was found (see :func:`look_first`).
 LOOK_TURNS = 3
 #: The re-ask after an answer when every tool call of the run failed.
-NOTHING_FOUND = ("every tool call of this run failed, so no tool result supports your answer: "
-                 "call the tool again the way its error says would work, or say that you "
-                 "could not find the answer")
+NOTHING_FOUND = ("every tool call of this run failed or found nothing, so no tool result "
+                 "supports your answer: call the tool again the way its error says would "
+                 "work, or say that you could not find the answer")
 #: Unsupported items named to the model, at most.
 _SHOWN = 5
 #: How much of the answer is read (a huge answer is checked on its start).
@@ -148,12 +148,16 @@ def as_data(output: Any) -> Any:
 
 
 def _nothing_found(state: RunState, sources: _Sources) -> bool:
-    """Whether the run called tools and every call failed: then no tool result supports the
-    answer, whatever it says. Seen on the 1.5B (first-hour dev set): ``find_product`` failed
-    on ``YOGA-MAT`` and it answered "The yoga mat is not in stock.", no figure or name to
-    check, a ``success``. A question about what does not exist ends ``ungrounded`` too: the
-    run cannot tell "not found" from "looked up wrong", and says so."""
-    return sources.results == 0 and bool(state.trace.trace.error_observations())
+    """Whether a tool call of the run failed and no call found anything (each failed or
+    returned nothing): then no tool result supports the answer, whatever it says. Seen on
+    the 1.5B (first-hour dev set): ``find_product`` failed on ``YOGA-MAT`` and it answered
+    "The yoga mat is not in stock.", no figure or name to check, a ``success``; and (issue
+    69, a generated rail suite) a booking lookup failed twice on the id's format, a web
+    search returned ``[]``, and "The booking number is not recognized" was a ``success``.
+    A question about what does not exist ends ``ungrounded`` too: after a failed call the
+    run cannot tell "not found" from "looked up wrong", and says so. Without a failed call,
+    an empty result is an answer ("no open tickets")."""
+    return sources.found == 0 and bool(state.trace.trace.error_observations())
 
 
 def unsupported_claims(answer: str, sources: str, countable: bool = True,
@@ -251,13 +255,15 @@ class _Sources:
     out, the tool's name, the figures of its arguments that no earlier source held, and the
     result's text; ``countable``, whether one of the sources holds something to count (a
     JSON list with an item, or text that is not JSON); ``listed``, whether one holds a list,
-    empty or not, or text (what a count of 0 may come from)."""
+    empty or not, or text (what a count of 0 may come from); ``found``, how many of the
+    results hold something (:func:`_holds_something`)."""
 
     text: str
     results: int
     unfounded: tuple[tuple[str, tuple[str, ...], str], ...]
     countable: bool = True
     listed: bool = True
+    found: int = 0
 
 
 def _own_description(state: RunState, definition: ToolDefinition) -> str:
@@ -296,6 +302,7 @@ def _sources(state: RunState) -> _Sources:
     results = 0
     countable = False
     listed = False
+    found_any = 0
     prompted = False
     for index, message in enumerate(state.messages):
         texts = []
@@ -314,12 +321,13 @@ def _sources(state: RunState) -> _Sources:
                 results += 1
                 countable = countable or _countable(part.content)
                 listed = listed or _listed(part.content)
+                found_any += _holds_something(part.content)
                 texts.append(part.content)
         for text in texts:
             found.append(text)
             known.update(_figure(f) for f in _FIGURE.findall(text))
     found.append(_in_words(dates_in("\n".join(found))))
-    return _Sources("\n".join(found), results, tuple(unfounded), countable, listed)
+    return _Sources("\n".join(found), results, tuple(unfounded), countable, listed, found_any)
 
 
 def _in_words(dates: set[date]) -> str:
@@ -344,6 +352,26 @@ def _countable(result: str) -> bool:
                 return True
         elif isinstance(item, dict):
             stack.extend(item.values())
+    return False
+
+
+def _holds_something(result: str) -> bool:
+    """Whether a tool result holds anything: not blank, and not JSON made of nothing but
+    empty values (``null``, ``""``, ``[]``, ``{}``, ``{"results": []}``). A zero or a
+    ``false`` is something: a count, a flag."""
+    try:
+        value = json.loads(result)
+    except (ValueError, RecursionError):
+        return bool(result.strip())
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif item is not None and item != "":
+            return True
     return False
 
 
