@@ -142,6 +142,18 @@ def test_bare_object_naming_a_known_tool_without_arguments_is_a_call() -> None:
     assert calls_of('{"name": "now"}', {"now"}) == [("now", {})]
 
 
+def test_an_object_keyed_by_an_offered_tools_name_is_that_call() -> None:
+    """The 1.5B on the JSON protocol wrote ``{"supply_feed": {"article": "WT9598"}}`` and it
+    was read as its final answer (issue 69, a generated depot suite)."""
+    assert calls_of('{"supply_feed": {"article": "WT9598"}}', {"supply_feed"}) == [
+        ("supply_feed", {"article": "WT9598"})]
+    assert calls_of('[{"a": {"x": 1}}, {"b": {}}]', {"a", "b"}) == [("a", {"x": 1}), ("b", {})]
+    # not a call: a key no tool has, a value that is no object, a second key beside it
+    assert calls_of('{"weather": {"city": "Oslo"}}', {"supply_feed"}) == []
+    assert calls_of('{"supply_feed": "WT9598"}', {"supply_feed"}) == []
+    assert calls_of('{"supply_feed": {"article": "A"}, "units": 3}', {"supply_feed"}) == []
+
+
 def test_answer_object() -> None:
     parsed = parse_tool_calls('{"answer": "It arrives on 27 November."}')
     assert parsed.calls == [] and parsed.answer == "It arrives on 27 November."

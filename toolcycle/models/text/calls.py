@@ -27,13 +27,14 @@ import ast
 import json
 import re
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...messages import ToolCall, ToolResult, bounded_repr
 from .comments import without_comments
 from .names import ANSWER_KEYS, answer_written_as_call, resolve_tool_name
+from .placeholders import calls_before_placeholder as calls_before_placeholder  # (its home before)
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input")
@@ -91,6 +92,7 @@ def parse_tool_calls(
     answers: list[str] = []
     used: list[_Span] = []
     for span in spans:
+        span.value = _keyed_by_tool(span.value, tool_names)
         if bare and not _plausible_bare_call(span.value, tool_names):
             found = []
         else:
@@ -366,6 +368,26 @@ def _complete_items_of_cut_list(raw: str) -> list[Any]:
         index = end
 
 
+def _keyed_by_tool(value: Any, tool_names: Collection[str] | None) -> Any:
+    """``value`` with each object of one key that is an offered tool's name, holding an
+    object, written as the call it means: ``{"lookup": {"id": "A-1"}}`` is
+    ``{"name": "lookup", "arguments": {"id": "A-1"}}``; anything else as it is.
+
+    Why: the 1.5B on the JSON protocol answered "Article WT9598: what is its units on
+    hand?" with ``{"supply_feed": {"article": "WT9598"}}`` (issue 69, a generated depot
+    suite), read as its final answer: a ``success`` with a call for an answer. A key that is
+    exactly an offered tool's name, over an object, names no field of an answer."""
+    if tool_names is None:
+        return value
+    if isinstance(value, list):
+        return [_keyed_by_tool(item, tool_names) for item in value]
+    if isinstance(value, dict) and len(value) == 1:
+        [(key, arguments)] = value.items()
+        if key in tool_names and isinstance(arguments, dict):
+            return {"name": key, "arguments": arguments}
+    return value
+
+
 def _call_body(value: Any) -> dict[str, Any] | None:
     """The object that names the call: ``value`` or, OpenAI-style, its ``function``."""
     if not isinstance(value, dict):
@@ -455,26 +477,6 @@ def render_tool_call(call: ToolCall) -> str:
     arguments: Any = call.arguments if call.arguments is not None else call.raw_arguments
     name = call.original_name if call.original_name is not None else call.name  # as written
     return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-
-
-_PLACEHOLDER = re.compile(r"^\s*(?:<[^<>]+>|\{\{.+\}\}|\$\{.+\}|\[[A-Za-z_ ]+\])\s*$")
-
-
-def calls_before_placeholder(calls: Sequence[ToolCall]) -> list[ToolCall]:
-    """The calls up to the first one whose arguments hold a placeholder such as ``<id>``.
-
-    Asked to plan, models write every step at once, filling arguments they cannot know yet
-    with placeholders (measured: Qwen2.5-Coder-1.5B writes ``find_customer`` and then
-    ``latest_order({"customer_id": "<customer_id>"})``). Running that call only produces an
-    error; dropping it and what follows lets the model write it again with the observation.
-    """
-    kept: list[ToolCall] = []
-    for call in calls:
-        values = call.arguments.values() if call.arguments else ()
-        if kept and any(isinstance(v, str) and _PLACEHOLDER.match(v) for v in values):
-            break
-        kept.append(call)
-    return kept
 
 
 def render_observation_text(result: ToolResult) -> str:
