@@ -200,3 +200,28 @@ def test_the_forced_turns_are_bounded() -> None:
     forced = [r for r in inner.requests if "Call one of the tools now." in r.last_message.text]
     assert len(forced) == LOOK_TURNS
     assert (result.status, result.output) == ("ungrounded", "The late fee for Tom Reed is 10 EUR.")
+
+
+def train_id(name: str) -> str:
+    """The id of a train by its name."""
+    return "TR-195"
+
+
+def train_load(train: str) -> dict[str, float]:
+    """The load of a train (by id), in tonnes."""
+    return {"load_t": 479.2}
+
+
+def test_the_digits_of_an_id_are_no_figure_to_add() -> None:
+    """Seen on the 1.5B (first-hour held-out agents): asked for two loads together, it added
+    one load and the digits of the other train's id (``add([479.2, 195])`` from ``TR-195``);
+    the id in a result vouched for 195, and the sum was a ``success``."""
+    agent = Agent(ScriptedModel([call("train_id", {"name": "Gull"}),
+                                 call("train_load", {"train": "TR-195"}),
+                                 call("add", {"numbers": [479.2, 195]}), "674.2 t.",
+                                 "674.2 t.", "674.2 t."]),
+                  tools=[train_id, train_load, add], grounding=True)
+    result = agent.run_sync("What do the trains Gull and Maren carry together, in tonnes?")
+    assert result.trace.attempts[0].validator == "grounding"
+    assert "'674.2'" in result.trace.attempts[0].errors[0]
+    assert not result.succeeded and result.output == "674.2 t."

@@ -56,7 +56,11 @@ NOTHING_FOUND = ("every tool call of this run failed or found nothing, so no too
 _SHOWN = 5
 #: How much of the answer is read (a huge answer is checked on its start).
 _READ = 20_000
-_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+#: A figure: a number standing on its own. Digits joined to letters by a hyphen or an
+#: underscore are part of a name (``TR-195``, ``SKU_3310``), not a figure: seen on the 1.5B
+#: (first-hour held-out agents), ``add([479.2, 195])`` with 195 taken from the id ``TR-195``
+#: was grounded by that id, and its sum a ``success``.
+_FIGURE = re.compile(r"(?<![\w.])(?<![^\W\d_][-_])\d[\d,]*(?:\.\d+)?")
 _TOKEN = re.compile(r"\w+(?:-\w+)*")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
