@@ -315,3 +315,27 @@ def test_no_shape_line_where_the_example_does_not_settle_it(error: str, value: s
     from toolcycle._id_shape import in_example_shape
 
     assert in_example_shape(value, error, [value]) is None
+
+
+def test_an_argument_the_errors_example_settles_gets_that_line_alone() -> None:
+    """Told both "`enrolment_no` written ...: 'EN-23957'" and "'23957' is taken from the
+    request; `faculty_locate` can give it", the 1.5B followed the second, to another tool
+    with a made-up argument (issue 69, generated suites). One remedy an argument."""
+
+    def student_card(student: str) -> str:
+        """Find a student's enrolment_no by name."""
+        return "EN-23957"
+
+    def attendance(enrolment_no: str) -> int:
+        """Attendance count of an enrolment."""
+        if enrolment_no != "EN-23957":
+            raise ValueError(f"unknown enrolment number {enrolment_no!r} "
+                             "(numbers look like EN-00000)")
+        return 41
+
+    model = ScriptedModel([call("attendance", {"enrolment_no": "23957"}), "done"])
+    agent = Agent(model, tools=[student_card, attendance])
+    result = agent.run_sync("What attendance count is on enrolment number 23957?")
+    seen = result.tool_calls[0].error or ""
+    assert "- `enrolment_no` written the way the error's example writes it: 'EN-23957'" in seen
+    assert "can give it" not in seen

@@ -50,10 +50,18 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         properties = {}
-    lines = (list(_argument_lines(state, tool.name, schema, properties, arguments)) if refused
-             else [*_stated_format(state, properties, arguments, error),
-                   *_example_shape(properties, arguments, error),
-                   *_unsupported_values(state, tool.name, properties, arguments, error)])
+    if refused:
+        lines = list(_argument_lines(state, tool.name, schema, properties, arguments))
+    else:
+        # one remedy an argument: one the error's own format or example settles says what
+        # to pass; "appears in no tool result; X can give it" beside it sent the 1.5B to
+        # another tool with a made-up argument (issue 69, a generated library suite)
+        rewritten = dict([*_stated_format(state, properties, arguments, error),
+                          *_example_shape(properties, arguments, error)])
+        lines = [*rewritten.values(),
+                 *_unsupported_values(state, tool.name, properties,
+                                      {k: v for k, v in arguments.items()
+                                       if k not in rewritten}, error)]
     earlier = _earlier_success(state, tool.name, arguments, call_id, refused)
     if earlier:
         lines.append(earlier)
@@ -86,12 +94,12 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
 
 
 def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[str, Any],
-                   error: str) -> Iterator[str]:
+                   error: str) -> Iterator[tuple[str, str]]:
     """After a tool raised an error that spells out the one date or time format it wants
     ("invalid date '2026-09-23': expected YYYY/MM/DD", Python's "does not match format
     '%d.%m.%Y'") or shows it by an example that settles it ("dates look like 20260105"):
-    each string argument the error names (by its value or its name), written in that
-    format, where what the value means is certain
+    each string argument the error names (by its value or its name), with its line: the
+    value written in that format, where what the value means is certain
     (:func:`~toolcycle.datetimes.in_stated_format`: an ISO date, a day above 12, a time with
     its "pm" or the request's).
 
@@ -113,14 +121,15 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
             request = _known_text(state)[0]
         written = in_stated_format(value, text, request) or in_example_format(value, text, own)
         if written is not None:
-            yield (f"`{name}` written in the format the error asks for: "
-                   f"{bounded_repr(written)[:_QUOTED]}")
+            yield name, (f"`{name}` written in the format the error asks for: "
+                         f"{bounded_repr(written)[:_QUOTED]}")
 
 
 def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
-                   error: str) -> Iterator[str]:
+                   error: str) -> Iterator[tuple[str, str]]:
     """After a tool raised an error that shows what its ids look like ("numbers look like
-    B-00000"): each argument the error is about (:func:`_about`), written in that shape
+    B-00000"): each argument the error is about (:func:`_about`), with its line: the value
+    written in that shape
     where it is settled (:func:`~toolcycle._id_shape.in_example_shape`: the example's
     letters and separators around the value's digits).
 
@@ -136,8 +145,8 @@ def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
             continue
         shaped = in_example_shape(str(value), text, own)
         if shaped is not None:
-            yield (f"`{name}` written the way the error's example writes it: "
-                   f"{bounded_repr(shaped)[:_QUOTED]}")
+            yield name, (f"`{name}` written the way the error's example writes it: "
+                         f"{bounded_repr(shaped)[:_QUOTED]}")
 
 
 def _about(low: str, name: str, value: str) -> bool:
