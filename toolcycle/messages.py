@@ -177,8 +177,8 @@ def nearest_tool_name(name: str, offered: Iterable[str]) -> str | None:
     limit. Naming the nearest tool says what would work. Near means a string similarity of at
     least 0.75 between the loose forms (:func:`tool_name_key`), and clearly nearer than the
     next best, so two equally plausible tools name neither."""
-    key = tool_name_key(name)
-    if not key:
+    key = tool_name_key(name[:_NAME_READ])
+    if not key or len(name) > _NAME_READ:  # (a name that long meant no offered tool)
         return None
     scored = sorted(((difflib.SequenceMatcher(None, key, tool_name_key(t)).ratio(), t)
                      for t in offered if t != name), reverse=True)
@@ -190,6 +190,8 @@ def nearest_tool_name(name: str, offered: Iterable[str]) -> str | None:
 
 
 _NEAR_NAME = 0.75
+#: The longest unknown name compared (the comparison costs its length times each name's).
+_NAME_READ = 200
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 _ANSWER_TOOL_KEYS = frozenset({"answer", "finalanswer", "giveanswer", "provideanswer",
                                "final", "respond", "response", "reply"})
