@@ -48,7 +48,7 @@ from .state import RunState
 MAX_CHECKS = 1
 #: Turns of the re-ask that must call while nothing was found (see :func:`look_first`).
 LOOK_TURNS = 3
-#: The re-ask after an answer when every tool call of the run failed.
+#: The re-ask after an answer when a tool call of the run failed and none found anything.
 NOTHING_FOUND = ("every tool call of this run failed or found nothing, so no tool result "
                  "supports your answer: call the tool again the way its error says would "
                  "work, or say that you could not find the answer")
