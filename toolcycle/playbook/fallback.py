@@ -134,22 +134,22 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
                 raise
             failure = f"{primary.name} timed out" + (
                 f" after {primary.timeout} s" if primary.timeout else "")
-            failed = StepOutcome(primary.name, {}, "timeout", "")
+            failed = StepOutcome(primary.name, dict(checked), "timeout", "")
         except ToolArgumentsError:
             raise  # the model's arguments: its to fix, not the alternative's
         except Exception as exc:  # the failure the pitfall was learned from
             if only is not None and normalise_error(str(exc)) != only:
                 raise
             failure = f"{primary.name} failed: {type(exc).__name__}: {exc}"
-            failed = StepOutcome(primary.name, {}, "error", "")
+            failed = StepOutcome(primary.name, dict(checked), "error", "")
         else:
             text, _ = serialize_result(value)
             if only is not None or not is_empty_result(text):
                 return value
             failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
-            failed = StepOutcome(primary.name, {}, "empty", "")
+            failed = StepOutcome(primary.name, dict(checked), "empty", "")
         spellings = [args]  # the model's spelling first, then the task's where it differs
-        if (spelled := respelled(args, getattr(ctx, "prompt", None) or "")) != args:
+        if (spelled := respelled(args, ctx.prompt or "")) != args:
             spellings.append(spelled)
         for call_args in spellings:
             answer, final, asked = await _ask(alternative, ctx, call_args, failure)
