@@ -149,7 +149,7 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
             failure = f"{primary.name} found nothing ({text.strip()[:80] or 'empty'})"
             failed = StepOutcome(primary.name, dict(checked), "empty", "")
         spellings = [args]  # the model's spelling first, then the task's where it differs
-        if (spelled := respelled(args, ctx.prompt or "")) != args:
+        if (spelled := respelled(args, getattr(ctx, "prompt", None) or "")) != args:
             spellings.append(spelled)
         for call_args in spellings:
             answer, final, asked = await _ask(alternative, ctx, call_args, failure)
