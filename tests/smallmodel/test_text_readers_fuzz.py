@@ -1,0 +1,62 @@
+"""Readers of text a model or a tool wrote, thrown random text: none raises, and what each
+returns keeps its promise (the dates the task names, the value's own digits, an offered name).
+The readers are reached from tool errors, results and prompts a stranger's tools and users
+write, so they must hold on any text, not only on the examples their tests name."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolcycle._id_shape import in_example_shape
+from toolcycle.datetimes import as_the_task_names, names_date, parse_date
+from toolcycle.messages import nearest_tool_name
+
+FORMATS = ("%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y", "%Y-%m-%d", "%Y%m%d")
+_DATEISH = st.builds(lambda a, b, y, sep: f"{a:02d}{sep}{b:02d}{sep}{y}",
+                     st.integers(0, 40), st.integers(0, 40), st.integers(1990, 2040),
+                     st.sampled_from(["/", ".", "-", ""]))
+_MONTHS = list(calendar.month_name)[1:]
+_TASK = st.builds(lambda d, m, y, words: f"{words} on {d} {m} {y}?", st.integers(1, 31),
+                  st.sampled_from(_MONTHS), st.integers(1990, 2040), st.text(max_size=40))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_DATEISH, st.text(max_size=30)), st.sampled_from(FORMATS),
+       st.one_of(_TASK, st.text(max_size=120)))
+def test_a_date_read_as_the_task_names_it_is_one_the_task_names(value: str, fmt: str,
+                                                                prompt: str) -> None:
+    found = as_the_task_names(value, fmt, prompt)
+    if found is None:
+        return
+    as_read, written = found
+    named = parse_date(written, fmt)
+    assert named is not None and named != as_read
+    assert names_date(prompt, named) and not names_date(prompt, as_read)
+
+
+_ID_ERROR = st.builds(lambda prefix, n, sep, words: f"{words} (numbers look like "
+                      f"{prefix}{sep}{'0' * n})", st.text("ABCDEFGHXYZ", min_size=1, max_size=3),
+                      st.integers(1, 8), st.sampled_from(["-", "_", "", "/"]),
+                      st.text(max_size=60))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text("0123456789", max_size=9), st.text(max_size=20)),
+       st.one_of(_ID_ERROR, st.text(max_size=200)))
+def test_an_id_written_in_an_examples_shape_keeps_its_own_digits(value: str, error: str) -> None:
+    shaped = in_example_shape(value, error, [value])
+    if shaped is None:
+        return
+    digits = "".join(re.findall(r"\d", value))
+    assert "".join(re.findall(r"\d", shaped)) == digits and shaped != value.strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300), st.lists(st.text(min_size=1, max_size=40), max_size=12))
+def test_the_nearest_name_is_an_offered_one_or_none(name: str, offered: list[str]) -> None:
+    meant = nearest_tool_name(name, offered)
+    assert meant is None or (meant in offered and meant != name)
