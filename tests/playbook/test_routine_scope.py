@@ -78,3 +78,15 @@ async def test_routines_true_acts_on_any_tool() -> None:
     CHOICES.clear()
     await _agent(pb, from_memory, lookups=()).run(TASK)
     assert CHOICES[0] == "country_info"
+
+
+async def test_settings_changed_after_the_agent_was_built_reach_its_next_run() -> None:
+    both = ("country_info", "exchange_rate")
+    pb = await _learned(Playbook(":memory:"), both)
+    agent = _agent(pb, from_memory, lookups=both)
+    assert (await agent.run(TASK)).iterations == 1  # the head start, then the routine
+    pb.head_start = False
+    result = await agent.run(TASK)
+    assert result.output == "Worth 2.75 USD"
+    assert result.iterations > 1  # no lookup before the first turn: the model made it
+    assert pb.planner("money").head_start_enabled is False

@@ -250,9 +250,11 @@ class Playbook:
             offer = RoutineOffer(self, agent_name, made.offered, None, made.stand_ins,
                                  made.fallbacks, made.repairs, made.reshapes, made.listed)
             offer.made = made
-            offer.head_start_enabled = self.head_start
-            offer.first_call_read_only = self.routines == "read_only"
             self._offers[agent_name] = offer
+        # the settings as they are now (changed after the agent was built: its next run's)
+        offer.head_start_enabled = self.head_start
+        offer.first_call_read_only = self.routines == "read_only"
+        made.read_only_steps = self.routines == "read_only"
         return offer
 
     # -- what the interface is made of (public before it existed) -----------------------------
