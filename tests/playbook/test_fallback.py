@@ -491,7 +491,9 @@ async def test_a_fallback_keeps_the_models_spelling_where_it_finds_something() -
     assert text.endswith('status_by_id({"system": "file_share"}) -> up (by id)')
     assert calls == ["file_share"]  # the task's spelling was not needed
     nowhere = await fallback.invoke(ctx, {"system": "mail_relay"})  # the task names no such
-    assert nowhere.endswith('status_by_id({"system": "mail_relay"}) -> []')
+    assert nowhere.endswith('status_by_id({"system": "mail_relay"}), which answered such '
+                            "tasks in earlier runs, found nothing too: []")
+    assert "answer from its result" not in nowhere  # nothing to answer from
     assert calls == ["file_share", "mail_relay"]
 
 
@@ -509,3 +511,33 @@ async def test_a_tool_reads_the_runs_prompt_from_its_context() -> None:
 
     await Agent(ScriptedModel(once), "Use the tool.", [note]).run("Remember the File Share.")
     assert seen == ["Remember the File Share."]
+
+
+async def test_a_renamed_value_is_carried_only_where_the_task_writes_it() -> None:
+    """A rename (``query`` > ``code``) is learned from runs that passed the task's own value
+    on; a model's search phrase under it passed a sentence as a meter code, and the
+    alternative's empty result was the run's answer (issue 69, generated suites)."""
+    from toolcycle.playbook.parts import Rename
+
+    asked: list[str] = []
+
+    @tool
+    def public_search(query: str) -> str:
+        """Search the web."""
+        return "[]"
+
+    @tool(read_only=True)
+    def energy_records(code: str) -> str:
+        """A meter's readings by its code."""
+        asked.append(code)
+        return "EG5093: 412 kWh" if code == "EG5093" else "[]"
+
+    fallback = fallback_tool(public_search, energy_records, rename=Rename("query", "code"))
+    assert fallback is not None
+    ctx = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
+                     prompt="What was the consumption of meter EG5093 on 3 May 2026?")
+    phrase = await fallback.invoke(ctx, {"query": "EG5093 consumption 3 May 2026"})
+    assert phrase == "[]" and asked == []  # the search's own result: nothing carried
+    named = await fallback.invoke(ctx, {"query": "EG5093"})
+    assert named.endswith('energy_records({"code": "EG5093"}) -> EG5093: 412 kWh')
+    assert asked == ["EG5093"]

@@ -17,7 +17,8 @@ empty for some kinds of question may be the right place for this one.
 
 Only where that is safe and complete: the alternative is ``read_only`` (the model did not ask
 for it), needs no approval, and the call's own arguments are a whole call of it, by name or
-with one text parameter named apart (:mod:`~toolcycle.playbook.carry`). Where the alternative
+with one text parameter named apart (:mod:`~toolcycle.playbook.carry`), and that one
+only where its value is the task's own (:func:`_the_tasks_own`). Where the alternative
 fails or finds nothing with the model's spelling of a name the task wrote apart
 (``file_share`` for "the file share"), it is asked once more as the task wrote it
 (:func:`~toolcycle.playbook.carry.respelled`, read from ``RunContext.prompt``): a small model
@@ -125,6 +126,9 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
     async def call_or_fall_back(ctx: RunContext[Any], **arguments: Any) -> Any:
         checked = primary.validate(arguments)
         args = carried(arguments, alternative, rename)
+        if args is not None and not _the_tasks_own(arguments, rename,
+                                                   getattr(ctx, "prompt", None)):
+            args = None  # a phrase the model composed, not a name the task gave
         if args is None:  # this call does not carry (a renamed parameter left unfilled)
             return await invoke_step(primary, ctx, checked)
         try:
@@ -167,6 +171,24 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
                 check_schema=False)
 
 
+def _the_tasks_own(arguments: Mapping[str, Any], rename: Rename | None, prompt: str | None
+                   ) -> bool:
+    """Whether the value a fallback would pass under another parameter's name is one the
+    task itself writes (as the model spelled it, or as :func:`~.carry.respelled` finds it);
+    true where nothing is renamed or no task is known (called outside a run).
+
+    Why: a rename is learned from runs that passed the task's own value on (``query``
+    "EG1234" for ``code``); a model's search phrase ("EG5093 consumption 3 May 2026") under
+    the same rename passed a sentence as a meter code (issue 69, generated suites), and the
+    alternative's empty result was the run's answer."""
+    if (rename is None or prompt is None or rename.source not in arguments
+            or rename.target in arguments):
+        return True
+    value = str(arguments[rename.source])
+    spelled = str(respelled({rename.source: value}, prompt)[rename.source])
+    return bool(value.strip()) and spelled.lower() in prompt.lower()
+
+
 async def _ask(alternative: Tool[Any], ctx: RunContext[Any], args: dict[str, Any],
                failure: str) -> tuple[str, bool, StepOutcome | None]:
     """What the fallback answers after ``failure`` when it calls ``alternative`` with ``args``,
@@ -183,7 +205,11 @@ async def _ask(alternative: Tool[Any], ctx: RunContext[Any], args: dict[str, Any
         return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, failed too: "
                 f"{failed}"), False, StepOutcome(alternative.name, args, "error", failed)
     result, _ = serialize_result(other)
-    empty = is_empty_result(result)
+    if is_empty_result(result):
+        # no "answer from its result" over nothing: told so, the 1.5B answered "[]" (issue
+        # 69, generated suites); nothing found twice is what the model should read
+        return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, found nothing "
+                f"too: {result}"), False, StepOutcome(alternative.name, args, "empty", result)
     return (f"Ran {alternative.name} for you, since {failure} (already called; it {FELL_BACK}; "
             f"answer from its result):\n{alternative.name}({shown}) -> {result}",
-            not empty, StepOutcome(alternative.name, args, "empty" if empty else "ok", result))
+            True, StepOutcome(alternative.name, args, "ok", result))
