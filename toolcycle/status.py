@@ -20,7 +20,8 @@ status          meaning                                                         
                 :func:`passes_tool_error`)
 ``ungrounded``  with grounding on (``Agent(grounding=True)``), the answer still asserts   no
                 figures or names that no source holds after the one re-ask, or a
-                tool call failed and none found anything
+                tool call failed and none found anything, or the answer is an empty
+                value (``[]``, ``null``)
 ``mismatched``  with grounding on, the answer still answers another question than the       no
                 request after the one re-ask: a unit or a conversion it did not ask
                 for, figures of different units added up, a thing it names left
@@ -73,8 +74,8 @@ RETURNED_MEANINGS: dict[str, str] = {
     "partial": "a limit stopped the run: the output is only what existed then",
     "tool_error": "the answer is a tool's error text, passed through by the model",
     "ungrounded": "the answer asserts figures or names that no tool result, the request or "
-    "the instructions hold, or a tool call failed and none found anything (grounding), so do "
-    "not trust it as a success",
+    "the instructions hold, or a tool call failed and none found anything, or it is an empty "
+    "value (grounding), so do not trust it as a success",
     "mismatched": "the answer answers another question than the request (a unit or a "
     "conversion it did not ask for, figures of different units added up, a thing it names "
     "never looked up), so do not trust it as a success",

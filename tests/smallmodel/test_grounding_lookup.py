@@ -225,3 +225,22 @@ def test_the_digits_of_an_id_are_no_figure_to_add() -> None:
     assert result.trace.attempts[0].validator == "grounding"
     assert "'674.2'" in result.trace.attempts[0].errors[0]
     assert not result.succeeded and result.output == "674.2 t."
+
+
+@pytest.mark.parametrize("empty", ["[]", "{}", "null", "None", ' "" '])
+def test_an_empty_value_for_an_answer_is_asked_again_and_then_ungrounded(empty: str) -> None:
+    """The 1.5B copied an empty tool result as its answer ("[]", held-out argument-format
+    tasks, issue 69), and the run was a ``success``."""
+    agent = Agent(ScriptedModel([call("search", {"query": "yoga mat"}), empty, empty]),
+                  tools=[find_product, warehouse, search], grounding=True)
+    result = agent.run_sync("In which warehouse is the yoga mat stocked?")
+    assert result.trace.attempts[0].errors[0].startswith("your answer is an empty value")
+    assert result.status == "ungrounded"
+
+
+def test_an_answer_in_words_after_the_re_ask_is_judged_as_any_answer() -> None:
+    agent = Agent(ScriptedModel([call("find_product", {"name": "yoga mat"}),
+                                 call("warehouse", {"sku": "SKU-3310"}), "[]", "In Leeds."]),
+                  tools=[find_product, warehouse], grounding=True)
+    result = agent.run_sync("In which warehouse is the yoga mat stocked?")
+    assert (result.status, result.output) == ("success", "In Leeds.")

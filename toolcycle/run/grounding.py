@@ -52,6 +52,9 @@ LOOK_TURNS = 3
 NOTHING_FOUND = ("every tool call of this run failed or found nothing, so no tool result "
                  "supports your answer: call the tool again the way its error says would "
                  "work, or say that you could not find the answer")
+#: The re-ask after an answer that is an empty value (:func:`holds_nothing`).
+EMPTY_ANSWER = ("your answer is an empty value, which answers nothing: answer the question in "
+                "words from what the tools returned, or say that you could not find the answer")
 #: Unsupported items named to the model, at most.
 _SHOWN = 5
 #: How much of the answer is read (a huge answer is checked on its start).
@@ -84,6 +87,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     spent = sum(1 for a in state.trace.trace.attempts if a.validator == "grounding")
     if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
         return None
+    if holds_nothing(answer):
+        return ValidationProblem([EMPTY_ANSWER], "grounding", "UNGROUNDED")
     sources = _sources(state)
     unsupported = unsupported_claims(answer_text(answer), sources.text, sources.countable,
                                      sources.listed)
@@ -133,11 +138,32 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     status = returned_status(action, output, state.trace.trace.error_observations())
     if status != "success" or not state.setup.core.grounding:
         return status
+    if isinstance(output, str) and holds_nothing(output):
+        return "ungrounded"
     sources = _sources(state)
     if unsupported_claims(answer_text(as_data(output)), sources.text, sources.countable,
                           sources.listed) or _nothing_found(state, sources):
         return "ungrounded"
     return status
+
+
+def holds_nothing(answer: str | dict[str, Any]) -> bool:
+    """Whether a text answer is an empty value and nothing else (``[]``, ``{}``, ``null``,
+    ``None``, ``""``): no answer to any question. A structured answer is the schema's, where
+    an empty list may be the answer ("no items"), so it is never read so.
+
+    Why: the 1.5B copied an empty tool result as its answer ("[]", three held-out
+    argument-format tasks, issue 69), and the run reported ``success``."""
+    if not isinstance(answer, str):
+        return False
+    text = answer.strip()
+    if text in ("None", "none", "NULL"):
+        return True
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return value is None or value == [] or value == {} or value == ""
 
 
 def as_data(output: Any) -> Any:
