@@ -129,9 +129,8 @@ def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
                    error: str) -> Iterator[tuple[str, str]]:
     """After a tool raised an error that shows what its ids look like ("numbers look like
     B-00000"): each argument the error is about (:func:`_about`), with its line: the value
-    written in that shape
-    where it is settled (:func:`~toolcycle._id_shape.in_example_shape`: the example's
-    letters and separators around the value's digits).
+    written in that shape where it is settled (:func:`~toolcycle._id_shape.in_example_shape`:
+    the example's letters and separators around the value's digits).
 
     Why: told "unknown booking number '75285' (numbers look like B-00000)", the 1.5B passed
     ``75285`` again, then answered that the booking does not exist (issue 69, a generated
