@@ -26,7 +26,8 @@ MODEL = "local:qwen2.5-coder-1.5b"
 
 
 async def main() -> None:
-    seed, protocol, cases, label = int(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), sys.argv[4]
+    seed, protocol, label = int(sys.argv[1]), sys.argv[2], sys.argv[4]
+    cases = sys.argv[3].split(",")
     suite = generate(seed, train=2, test=1,
                      kinds=("unreliable", "empty_source", "arg_format", "id_first"))
     pb = None
