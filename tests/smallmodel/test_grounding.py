@@ -287,3 +287,21 @@ def test_a_month_no_source_date_is_in_is_still_unsupported() -> None:
     result = _arrival("It arrives on December 27, 2026.")
     assert result.trace.attempts[0].validator == "grounding"
     assert "'December'" in result.trace.attempts[0].errors[0]
+
+
+@pytest.mark.parametrize(("result", "countable", "listed", "holds"), [
+    ("No results.", True, True, True),
+    ("  ", False, True, False),
+    ("[]", False, True, False),
+    ('{"results": [], "count": 0}', False, True, True),
+    ('{"results": ["a"]}', True, True, True),
+    ('{"id": "PR-1", "name": "Ann"}', False, False, True),
+    ("null", False, True, False),
+    ('{"a": {"b": ""}}', False, False, False),
+])
+def test_a_results_shape_says_what_counts_it_may_give(result: str, countable: bool,
+                                                     listed: bool, holds: bool) -> None:
+    from toolcycle.run.grounding import _shape
+
+    shape = _shape(result)
+    assert (shape.countable, shape.listed, shape.holds) == (countable, listed, holds)

@@ -286,7 +286,7 @@ class _Sources:
     result's text; ``countable``, whether one of the sources holds something to count (a
     JSON list with an item, or text that is not JSON); ``listed``, whether one holds a list,
     empty or not, or text (what a count of 0 may come from); ``found``, how many of the
-    results hold something (:func:`_holds_something`)."""
+    results hold something (:class:`_Shape`)."""
 
     text: str
     results: int
@@ -349,9 +349,10 @@ def _sources(state: RunState) -> _Sources:
                     unfounded.append((part.name, missing, part.content))
                     continue
                 results += 1
-                countable = countable or _countable(part.content)
-                listed = listed or _listed(part.content)
-                found_any += _holds_something(part.content)
+                shape = _shape(part.content)
+                countable = countable or shape.countable
+                listed = listed or shape.listed
+                found_any += shape.holds
                 texts.append(part.content)
         for text in texts:
             found.append(text)
@@ -367,62 +368,41 @@ def _in_words(dates: set[date]) -> str:
     return " ".join(sorted({f"{d:%B} {d:%b} {d:%A} {d:%a}" for d in dates}))
 
 
-def _countable(result: str) -> bool:
-    """Whether a tool result holds something a count may come from: text that is not JSON,
-    or JSON with a non-empty list anywhere in it."""
-    try:
-        value = json.loads(result)
-    except (ValueError, RecursionError):  # text, or JSON nested past the parser: no count kept
-        return bool(result.strip())
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            if item:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    return False
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What one tool result holds, for the counts an answer may take from it: ``countable``,
+    something a count of 1 to 9 may come from (text that is not JSON, or a non-empty JSON list
+    anywhere in it); ``listed``, what a count of 0 may come from (a JSON list anywhere, empty
+    or not, text, or nothing at all: ``null``, ``{}``, ``""``); ``holds``, anything (not
+    blank, and not JSON made of nothing but empty values such as ``{"results": []}``; a zero
+    or a ``false`` is something: a count, a flag)."""
+
+    countable: bool
+    listed: bool
+    holds: bool
 
 
-def _holds_something(result: str) -> bool:
-    """Whether a tool result holds anything: not blank, and not JSON made of nothing but
-    empty values (``null``, ``""``, ``[]``, ``{}``, ``{"results": []}``). A zero or a
-    ``false`` is something: a count, a flag."""
+def _shape(result: str) -> _Shape:
+    """The :class:`_Shape` of a tool result: parsed once, walked once."""
     try:
         value = json.loads(result)
-    except (ValueError, RecursionError):
-        return bool(result.strip())
+    except (ValueError, RecursionError):  # text, or JSON nested past the parser
+        text = bool(result.strip())
+        return _Shape(countable=text, listed=True, holds=text)
+    countable = holds = False
+    listed = value is None or value == {} or value == ""
     stack: list[Any] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
+            listed = True
+            countable = countable or bool(item)
             stack.extend(item)
         elif item is not None and item != "":
-            return True
-    return False
-
-
-def _listed(result: str) -> bool:
-    """Whether a tool result holds what a count of 0 may come from: a JSON list anywhere in
-    it, empty or not, text that is not JSON (a "No results." counts none), or nothing at all
-    (``null``, ``{}``, ``""``)."""
-    try:
-        value = json.loads(result)
-    except (ValueError, RecursionError):
-        return True
-    if value is None or value == {} or value == "":
-        return True
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            return True
-        if isinstance(item, dict):
-            stack.extend(item.values())
-    return False
+            holds = True
+    return _Shape(countable, listed, holds)
 
 
 def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
