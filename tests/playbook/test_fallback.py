@@ -541,3 +541,26 @@ async def test_a_renamed_value_is_carried_only_where_the_task_writes_it() -> Non
     named = await fallback.invoke(ctx, {"query": "EG5093"})
     assert named.endswith('energy_records({"code": "EG5093"}) -> EG5093: 412 kWh')
     assert asked == ["EG5093"]
+
+
+async def test_a_value_the_alternative_takes_by_its_own_name_is_carried_as_it_is() -> None:
+    """The rename applies only where the alternative lacks the parameter; one that takes
+    ``query`` itself gets the model's phrase under that name, as any by-name carry."""
+    from toolcycle.playbook.parts import Rename
+
+    @tool
+    def public_search(query: str) -> str:
+        """Search the web."""
+        return "[]"
+
+    @tool(read_only=True)
+    def archive_search(query: str, code: str = "") -> str:
+        """Search the archive, optionally within a meter's code."""
+        return f"archive: {query}"
+
+    fallback = fallback_tool(public_search, archive_search, rename=Rename("query", "code"))
+    assert fallback is not None
+    ctx = RunContext(deps=None, usage=Usage(), cancel_token=CancelToken(),
+                     prompt="What was the consumption of meter EG5093 on 3 May 2026?")
+    text = await fallback.invoke(ctx, {"query": "EG5093 consumption 3 May 2026"})
+    assert text.endswith("-> archive: EG5093 consumption 3 May 2026")

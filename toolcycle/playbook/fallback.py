@@ -126,7 +126,7 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
     async def call_or_fall_back(ctx: RunContext[Any], **arguments: Any) -> Any:
         checked = primary.validate(arguments)
         args = carried(arguments, alternative, rename)
-        if args is not None and not _the_tasks_own(arguments, rename,
+        if args is not None and not _the_tasks_own(args, arguments, rename,
                                                    getattr(ctx, "prompt", None)):
             args = None  # a phrase the model composed, not a name the task gave
         if args is None:  # this call does not carry (a renamed parameter left unfilled)
@@ -171,21 +171,22 @@ def fallback_tool(primary: Tool[Any], alternative: Tool[Any], only: str | None =
                 check_schema=False)
 
 
-def _the_tasks_own(arguments: Mapping[str, Any], rename: Rename | None, prompt: str | None
-                   ) -> bool:
-    """Whether the value a fallback would pass under another parameter's name is one the
-    task itself writes (as the model spelled it, or as :func:`~.carry.respelled` finds it);
-    true where nothing is renamed or no task is known (called outside a run).
+def _the_tasks_own(args: Mapping[str, Any], arguments: Mapping[str, Any],
+                   rename: Rename | None, prompt: str | None) -> bool:
+    """Whether the value the fallback's call ``args`` (:func:`~.carry.carried` from the
+    model's ``arguments``) passes under another parameter's name is one the task itself
+    writes (as the model spelled it, or as :func:`~.carry.respelled` finds it); true where
+    ``carried`` renamed nothing or no task is known (called outside a run).
 
     Why: a rename is learned from runs that passed the task's own value on (``query``
     "EG1234" for ``code``); a model's search phrase ("EG5093 consumption 3 May 2026") under
-    the same rename passed a sentence as a meter code (issue 69, generated suites), and the
-    alternative's empty result was the run's answer."""
-    if (rename is None or prompt is None or rename.source not in arguments
-            or rename.target in arguments):
+    the same rename passed a sentence as a meter code, and the alternative's empty result
+    was the run's answer."""
+    if (rename is None or prompt is None or rename.target not in args
+            or rename.target in arguments):  # (carried by its own name: nothing renamed)
         return True
-    value = str(arguments[rename.source])
-    spelled = str(respelled({rename.source: value}, prompt)[rename.source])
+    value = str(args[rename.target])
+    spelled = str(respelled({rename.target: value}, prompt)[rename.target])
     return bool(value.strip()) and spelled.lower() in prompt.lower()
 
 
@@ -206,8 +207,8 @@ async def _ask(alternative: Tool[Any], ctx: RunContext[Any], args: dict[str, Any
                 f"{failed}"), False, StepOutcome(alternative.name, args, "error", failed)
     result, _ = serialize_result(other)
     if is_empty_result(result):
-        # no "answer from its result" over nothing: told so, the 1.5B answered "[]" (issue
-        # 69, generated suites); nothing found twice is what the model should read
+        # no "answer from its result" over nothing: told so, the 1.5B answered "[]";
+        # nothing found twice is what the model should read
         return (f"{failure}; {alternative.name}({shown}), which {FELL_BACK}, found nothing "
                 f"too: {result}"), False, StepOutcome(alternative.name, args, "empty", result)
     return (f"Ran {alternative.name} for you, since {failure} (already called; it {FELL_BACK}; "
