@@ -152,8 +152,8 @@ def holds_nothing(answer: str | dict[str, Any]) -> bool:
     ``None``, ``""``): no answer to any question. A structured answer is the schema's, where
     an empty list may be the answer ("no items"), so it is never read so.
 
-    Why: the 1.5B copied an empty tool result as its answer ("[]", three held-out
-    argument-format tasks, issue 69), and the run reported ``success``."""
+    Why: a small model copies an empty tool result as its answer (the 1.5B wrote "[]"
+    after a lookup found nothing), and the run reported ``success``."""
     if not isinstance(answer, str):
         return False
     text = answer.strip()
@@ -181,9 +181,9 @@ def _nothing_found(state: RunState, sources: _Sources) -> bool:
     """Whether a tool call of the run failed and no call found anything (each failed or
     returned nothing): then no tool result supports the answer, whatever it says. Seen on
     the 1.5B (first-hour dev set): ``find_product`` failed on ``YOGA-MAT`` and it answered
-    "The yoga mat is not in stock.", no figure or name to check, a ``success``; and (issue
-    69, a generated rail suite) a booking lookup failed twice on the id's format, a web
-    search returned ``[]``, and "The booking number is not recognized" was a ``success``.
+    "The yoga mat is not in stock.", no figure or name to check, a ``success``; and a
+    booking lookup that failed twice on the id's format, then a web search that returned
+    ``[]``, ended "The booking number is not recognized", a ``success`` too.
     A question about what does not exist ends ``ungrounded`` too: after a failed call the
     run cannot tell "not found" from "looked up wrong", and says so. Without a failed call,
     an empty result is an answer ("no open tickets")."""
@@ -202,8 +202,8 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
     where every tool returned nothing there was nothing to count, and a small model that
     found nothing answers "1" as readily as any other invented figure. Likewise 0 is the
     count of an empty list, but where no tool returned a list it counts nothing: seen on the
-    1.5B (issue 69, generated library suite), it looked up a member's loan id and answered
-    "The fines owed ... are 0 EUR." without calling the tool that held them, a success."""
+    1.5B, it looked up a member's loan id and answered "The fines owed ... are 0 EUR."
+    without calling the tool that held them, a success."""
     text = answer[:_READ]
     figures = {_figure(f) for f in _FIGURE.findall(sources)}
     lowered = sources.lower()

@@ -55,7 +55,7 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
     else:
         # one remedy an argument: one the error's own format or example settles says what
         # to pass; "appears in no tool result; X can give it" beside it sent the 1.5B to
-        # another tool with a made-up argument (issue 69, a generated library suite)
+        # another tool with a made-up argument
         rewritten = dict([*_stated_format(state, properties, arguments, error),
                           *_example_shape(properties, arguments, error)])
         lines = [*rewritten.values(),
@@ -133,8 +133,8 @@ def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
     the example's letters and separators around the value's digits).
 
     Why: told "unknown booking number '75285' (numbers look like B-00000)", the 1.5B passed
-    ``75285`` again, then answered that the booking does not exist (issue 69, a generated
-    rail suite); the rewriting is the step it misses."""
+    ``75285`` again, then answered that the booking does not exist; the rewriting is the
+    step it misses."""
     text = error[:_ERROR_READ]
     low = text.lower()
     own = [str(v) for v in arguments.values() if isinstance(v, str | int)]

@@ -374,9 +374,9 @@ def _keyed_by_tool(value: Any, tool_names: Collection[str] | None) -> Any:
     ``{"name": "lookup", "arguments": {"id": "A-1"}}``; anything else as it is.
 
     Why: the 1.5B on the JSON protocol answered "Article WT9598: what is its units on
-    hand?" with ``{"supply_feed": {"article": "WT9598"}}`` (issue 69, a generated depot
-    suite), read as its final answer: a ``success`` with a call for an answer. A key that is
-    exactly an offered tool's name, over an object, names no field of an answer."""
+    hand?" with ``{"supply_feed": {"article": "WT9598"}}``, read as its final answer: a
+    ``success`` with a call for an answer. A key that is exactly an offered tool's name, over
+    an object, names no field of an answer."""
     if tool_names is None:
         return value
     if isinstance(value, list):
