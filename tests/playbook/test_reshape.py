@@ -396,14 +396,22 @@ async def test_a_swapped_date_the_tool_refuses_leaves_the_models_own_call() -> N
     """The task's date in the lesson's format is refused (a schema that allows only the
     model's writing here): the model's call is made as it wrote it, not failed for a value
     it never passed."""
+    strict = tool(day_stats, read_only=True)
+    strict.spec.parameters["properties"]["on_date"]["enum"] = ["11/08/2026"]
+    result = await _swapped_date_run(strict)
+    [record] = result.trace.tool_calls
+    assert record.error is None and record.result == '{"line": "MS1673", "dropped": []}'
+
+
+async def _swapped_date_run(day_stats_tool: Any) -> Any:
+    """A run shown a sequence whose format writes the month first ("12/14/2026"), of a model
+    that writes 11 August 2026 day first ("11/08/2026"), then answers with the last result."""
     sequence = Strategy(id="s", domain="telecom", kind="sequence", applies_when=["dropped"],
                         advice='Call day_stats(line, on_date like "12/14/2026"), then answer.',
                         tools=["day_stats"], support=2, status="active",
                         first_args=[Argument("line"), Argument("on_date", "12/14/2026")])
     pb = Playbook(":memory:")
     pb.store.put([sequence])
-    strict = tool(day_stats, read_only=True)
-    strict.spec.parameters["properties"]["on_date"]["enum"] = ["11/08/2026"]
 
     def writes(messages: list[Message], settings: ModelSettings) -> Any:
         results = [p for m in messages if m.role == "tool" for p in m.parts]
@@ -411,11 +419,9 @@ async def test_a_swapped_date_the_tool_refuses_leaves_the_models_own_call() -> N
             return call("day_stats", {"line": "MS1673", "on_date": "11/08/2026"})
         return "Answer: " + results[-1].content.splitlines()[-1]
 
-    agent = Agent(ScriptedModel(writes), "Answer with the tools.", [strict], name="telecom",
-                  playbook=pb)
-    result = await agent.run("Give me line MS1673's dropped calls on 11 August 2026.")
-    [record] = result.trace.tool_calls
-    assert record.error is None and record.result == '{"line": "MS1673", "dropped": []}'
+    agent = Agent(ScriptedModel(writes), "Answer with the tools.", [day_stats_tool],
+                  name="telecom", playbook=pb)
+    return await agent.run("Give me line MS1673's dropped calls on 11 August 2026.")
 
 
 def day_stats(line: str, on_date: str) -> str:
@@ -436,22 +442,7 @@ def test_a_date_is_read_as_the_task_names_it() -> None:
 
 
 async def test_a_date_written_the_other_way_round_is_passed_as_the_tasks() -> None:
-    sequence = Strategy(id="s", domain="telecom", kind="sequence", applies_when=["dropped"],
-                        advice='Call day_stats(line, on_date like "12/14/2026"), then answer.',
-                        tools=["day_stats"], support=2, status="active",
-                        first_args=[Argument("line"), Argument("on_date", "12/14/2026")])
-    pb = Playbook(":memory:")
-    pb.store.put([sequence])
-
-    def writes(messages: list[Message], settings: ModelSettings) -> Any:
-        results = [p for m in messages if m.role == "tool" for p in m.parts]
-        if not results:
-            return call("day_stats", {"line": "MS1673", "on_date": "11/08/2026"})
-        return "Answer: " + results[-1].content.splitlines()[-1]
-
-    agent = Agent(ScriptedModel(writes), "Answer with the tools.",
-                  [tool(day_stats, read_only=True)], name="telecom", playbook=pb)
-    result = await agent.run("Give me line MS1673's dropped calls on 11 August 2026.")
+    result = await _swapped_date_run(tool(day_stats, read_only=True))
     assert result.output == 'Answer: {"line": "MS1673", "dropped": 4}'
     [record] = result.trace.tool_calls
     assert record.result is not None and record.result.startswith(
