@@ -379,8 +379,12 @@ def _keyed_by_tool(value: Any, tool_names: Collection[str] | None) -> Any:
     an object, names no field of an answer."""
     if tool_names is None:
         return value
-    if isinstance(value, list):
-        return [_keyed_by_tool(item, tool_names) for item in value]
+    if isinstance(value, list):  # a list of calls, one level (no recursion into a reply's depth)
+        return [_keyed_call(item, tool_names) for item in value]
+    return _keyed_call(value, tool_names)
+
+
+def _keyed_call(value: Any, tool_names: Collection[str]) -> Any:
     if isinstance(value, dict) and len(value) == 1:
         [(key, arguments)] = value.items()
         if key in tool_names and isinstance(arguments, dict):
