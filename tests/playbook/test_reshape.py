@@ -448,3 +448,22 @@ async def test_a_date_written_the_other_way_round_is_passed_as_the_tasks() -> No
     assert record.result is not None and record.result.startswith(
         'day_stats: on_date "11/08/2026" in the format earlier runs learned ("12/14/2026") '
         'is 2026-11-08, a date the task does not name; called it with on_date "08/11/2026"')
+
+
+async def test_a_reshaping_tool_called_outside_a_run_still_reshapes() -> None:
+    """Without a run there is no context (and no task to read a date from): the lesson's
+    format still mends the refused call, as a fallback called so still falls back."""
+    from toolcycle.playbook.reshape import ArgumentLesson, reshaping_tool
+
+    def day_total(day: str) -> str:
+        """Units on a day."""
+        if day != "03.11.2026":
+            raise ValueError(f"invalid day {day!r}: expected DD.MM.YYYY")
+        return "7"
+
+    reshaping = reshaping_tool(tool(day_total, read_only=True),
+                               ArgumentLesson("day_total", "", "day", "03.11.2026"))
+    assert reshaping is not None
+    text = await reshaping.invoke(None, {"day": "2026-11-03"})  # type: ignore[arg-type]
+    assert text.endswith('again with day "03.11.2026", in the format earlier runs learned '
+                         "(already called; answer from its result):\n7")

@@ -186,7 +186,9 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
     async def call_or_reshape(ctx: RunContext[Any], **arguments: Any) -> Any:
         checked = tool.validate(arguments)
         given = checked.get(argument)
-        swapped = (as_the_task_names(given, order, ctx.prompt or "")
+        # (no context where the tool is called outside a run, as a fallback may be)
+        prompt = (ctx.prompt if ctx is not None else None) or ""
+        swapped = (as_the_task_names(given, order, prompt)
                    if order is not None and isinstance(given, str) else None)
         if swapped is not None:  # the date the other way round from the task's
             as_read, meant = swapped
@@ -208,7 +210,7 @@ def reshaping_tool(tool: Tool[Any], lesson: ArgumentLesson) -> Tool[Any] | None:
             raise  # the schema's refusal or a timeout: not the format the lesson is about
         except Exception as exc:
             error = normalise_error(str(exc))
-            fixed = (reshape(given, lesson.example, error, ctx.prompt or "")
+            fixed = (reshape(given, lesson.example, error, prompt)
                      if isinstance(given, str) and _about(lesson, error, str(exc)) else None)
             if fixed is None:
                 raise
