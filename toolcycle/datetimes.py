@@ -257,13 +257,13 @@ def in_stated_format(value: str, error: str, prompt: str = "") -> str | None:
         return None
     fmt, text = formats[0], value.strip()
     if "%Y" in fmt:
-        return _date_rewritten(text, fmt)
+        return rewritten_date(text, fmt)
     readings = clock_readings(text, prompt)
     written = readings.pop().strftime(fmt) if len(readings) == 1 else None
     return written if written is not None and written != text else None
 
 
-def _date_rewritten(text: str, fmt: str) -> str | None:
+def rewritten_date(text: str, fmt: str) -> str | None:
     """``text``, a date whose meaning is certain (:func:`read_date`), written in ``fmt``,
     where that differs from how it is written; else None."""
     when = read_date(text, fmt)
@@ -313,7 +313,7 @@ def in_example_readings(value: str, error: str, besides: Iterable[str] = ()) -> 
     is written, once each: one writing where the example settles the format, two where it
     could be read either way round."""
     text = value.strip()
-    written = (_date_rewritten(text, fmt) for fmt in example_readings(error, besides))
+    written = (rewritten_date(text, fmt) for fmt in example_readings(error, besides))
     return list(dict.fromkeys(w for w in written if w is not None))
 
 
@@ -326,7 +326,7 @@ def in_example_format(value: str, error: str, besides: Iterable[str] = ()) -> st
     only; a small model shown it tends to pass its own writing again. Where the example
     settles the format, the rewriting is certain."""
     fmt = example_format(error, besides)
-    return None if fmt is None else _date_rewritten(value.strip(), fmt)
+    return None if fmt is None else rewritten_date(value.strip(), fmt)
 
 
 def dates_in(text: str) -> set[date]:

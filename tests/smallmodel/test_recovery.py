@@ -274,7 +274,9 @@ def test_an_error_naming_the_parameter_or_its_noun_keeps_the_advice(error: str) 
 
 @pytest.mark.parametrize(("example", "line"), [
     ("20260105", "- `date` written in the format the error asks for: '20260923'"),  # year first
-    ("01/05/2026", None),   # day and month either way round: the example settles nothing
+    # day and month either way round: the example settles nothing, so both writings, named
+    ("01/05/2026", "- `date` written like the error's example: '23/09/2026' (day first) or "
+                   "'09/23/2026' (month first); the example does not say which comes first"),
 ])
 def test_a_value_is_written_like_the_example_the_error_gives_where_it_settles_the_format(
         example: str, line: str | None) -> None:
@@ -282,10 +284,64 @@ def test_a_value_is_written_like_the_example_the_error_gives_where_it_settles_th
                         [call("shipped", {"code": "SK7902", "date": "2026-09-23"})],
                         [_daily("%Y%m%d", f"dates look like {example}")])
     assert f"dates look like {example}" in seen
-    if line is None:
-        assert "written in the format" not in seen
-    else:
-        assert line in seen
+    assert line in seen
+
+
+@pytest.mark.parametrize("value", ["12/07/2026", "07.12.2026", "next Friday"])
+def test_no_two_writings_where_the_models_own_date_is_not_certain(value: str) -> None:
+    """A date the model wrote in one of the example's two orders (or either way round, or in
+    words the run cannot read) has no certain meaning to write both ways."""
+    [seen, *_] = _asked("Units of SK7902?", [call("shipped", {"code": "SK7902", "date": value})],
+                        [_daily("%Y%m%d", "dates look like 01/05/2026")])  # refuses all
+    assert "dates look like 01/05/2026" in seen
+    assert "written like the error's example" not in seen
+
+
+def daily_report(meter: str, day: str) -> int:
+    """The consumption of a meter on a day."""
+    return 33
+
+
+def live_reading(code: str) -> int:
+    """The live reading of a meter."""
+    return 7
+
+
+def contract(code: str) -> str:
+    """A contract's details; takes the meter code."""
+    return "standard"
+
+
+def test_arguments_that_are_another_tools_name_that_tool_alone() -> None:
+    """The 1.5B called the live tool with the daily report's arguments; told "`code` is
+    missing; `contract` can give it", it went on to look for a code and never came back."""
+    [seen, *_] = _asked("Consumption of meter PW4776 on 13 July 2026?",
+                        [call("live_reading", {"meter": "PW4776", "day": "2026-07-13"})],
+                        [live_reading, daily_report, contract])
+    assert seen.endswith("What would work:\n- `live_reading` takes no `day` or `meter`; "
+                         "`daily_report` takes `day`, `meter`: call `daily_report` with these "
+                         "arguments")
+
+
+@pytest.mark.parametrize("args", [
+    {"meter": "PW4776"},                      # daily_report needs `day` too: no tool fits
+    {"code": "PW4776", "extra": "1"},         # no offered tool takes `extra`
+])
+def test_no_other_tool_named_where_none_fits_exactly(args: dict[str, str]) -> None:
+    [seen, *_] = _asked("Consumption of meter PW4776?", [call("live_reading", args)],
+                        [live_reading, daily_report, contract])
+    assert "call `daily_report`" not in seen
+
+
+def test_no_other_tool_named_where_two_fit() -> None:
+    def contract_of(code: str) -> str:
+        """Another tool taking just a code."""
+        return "x"
+
+    [seen, *_] = _asked("Contract of meter PW4776?",
+                        [call("daily_report", {"code": "PW4776"})],
+                        [live_reading, daily_report, contract_of])
+    assert "with these arguments" not in seen
 
 
 def booking_fare(booking_no: str) -> float:

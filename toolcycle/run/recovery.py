@@ -23,7 +23,14 @@ from typing import Any
 from .._id_shape import in_example_shape
 from .._phrases import says
 from .._tool_schema import compile_validator
-from ..datetimes import example_format, in_example_format, in_stated_format, stated_formats
+from ..datetimes import (
+    day_first,
+    example_readings,
+    in_example_format,
+    in_stated_format,
+    rewritten_date,
+    stated_formats,
+)
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
@@ -51,7 +58,11 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
     if not isinstance(properties, dict):
         properties = {}
     if refused:
-        lines = list(_argument_lines(state, tool.name, schema, properties, arguments))
+        # arguments that are exactly another offered tool's: the model meant that tool, and
+        # "`code` is missing; X can give it" beside it sent the 1.5B on to a third tool
+        meant = _meant_tool(state, tool.name, properties, arguments)
+        lines = ([meant] if meant is not None
+                 else list(_argument_lines(state, tool.name, schema, properties, arguments)))
     else:
         # one remedy an argument: one the error's own format or example settles says what
         # to pass; "appears in no tool result; X can give it" beside it sent the 1.5B to
@@ -69,6 +80,37 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
         return ""
     text = "\nWhat would work:\n" + "\n".join(f"- {line}" for line in lines)
     return text if len(text) <= MAX_ADVICE else text[:MAX_ADVICE - 4] + " ..."
+
+
+def _meant_tool(state: RunState, own: str, properties: dict[str, Any],
+                arguments: dict[str, Any]) -> str | None:
+    """Where the refused call's argument names are not all ``own``'s and are exactly the
+    parameters of one other offered tool (each of its required ones given, none it lacks):
+    the line naming that tool. None where two tools would fit, or none does.
+
+    Why: a small model that picked the wrong one of two similar tools still writes the
+    arguments of the one it meant (``energy_live(meter=..., day=...)`` for a daily report
+    taking ``meter`` and ``day``); told only that ``code`` is missing, it went looking for
+    a code and never came back to the tool it meant."""
+    given = set(arguments)
+    if not given or given <= set(properties):
+        return None  # its own parameters: the call's values, not the tool, are the problem
+    ending = {t.name for t in state.output.tool_definitions}
+    fitting = []
+    for definition in state.setup.settings.tools:
+        if definition.name == own or definition.name in ending:
+            continue
+        theirs = definition.parameters.get("properties")
+        required = definition.parameters.get("required")
+        if (isinstance(theirs, dict) and given <= set(theirs)
+                and set(required if isinstance(required, list) else ()) <= given):
+            fitting.append(definition.name)
+    if len(fitting) != 1:
+        return None
+    foreign = " or ".join(f"`{n}`" for n in sorted(given - set(properties)))[:_QUOTED]
+    every = ", ".join(f"`{n}`" for n in sorted(given))[:_QUOTED]
+    return (f"`{own}` takes no {foreign}; `{fitting[0]}` takes {every}: "
+            f"call `{fitting[0]}` with these arguments")
 
 
 def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
@@ -110,7 +152,7 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
     text = error[:_ERROR_READ]
     low = text.lower()
     own = [v for v in arguments.values() if isinstance(v, str)]
-    if not text or not (stated_formats(text) or example_format(text, own)):
+    if not text or not (stated_formats(text) or example_readings(text, own)):
         return
     request: str | None = None
     for name, value in arguments.items():
@@ -123,6 +165,32 @@ def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[
         if written is not None:
             yield name, (f"`{name}` written in the format the error asks for: "
                          f"{bounded_repr(written)[:_QUOTED]}")
+            continue
+        both = _either_order(value, text, own)
+        if both is not None:
+            yield name, f"`{name}` written like the error's example: {both}"
+
+
+def _either_order(value: str, error: str, own: list[str]) -> str | None:
+    """``value``, a date whose meaning is certain, written both ways round the error's
+    example may be read ("dates look like 01/05/2026": month first or day first), each
+    labelled; None where the example settles the order or ``value`` has no certain meaning.
+
+    Why both: an example such as 01/05/2026 cannot say which number is the day, and the run
+    must not guess; told nothing, the 1.5B passed its ISO date again or left the tool for
+    others that had nothing (generated suites, a slash example three times in four). Given
+    the two writings it can try one and, if that finds nothing, the other."""
+    formats = example_readings(error, own)
+    labelled = []
+    for fmt in formats:
+        written = rewritten_date(value.strip(), fmt)
+        if written is None:
+            return None
+        labelled.append(f"{bounded_repr(written)[:_QUOTED]} "
+                        f"({'day' if day_first(fmt) else 'month'} first)")
+    if len(labelled) != 2:
+        return None
+    return " or ".join(labelled) + "; the example does not say which comes first"
 
 
 def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
