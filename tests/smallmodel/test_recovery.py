@@ -275,8 +275,9 @@ def test_an_error_naming_the_parameter_or_its_noun_keeps_the_advice(error: str) 
 @pytest.mark.parametrize(("example", "line"), [
     ("20260105", "- `date` written in the format the error asks for: '20260923'"),  # year first
     # day and month either way round: the example settles nothing, so both writings, named
-    ("01/05/2026", "- `date` written like the error's example: '23/09/2026' (day first) or "
-                   "'09/23/2026' (month first); the example does not say which comes first"),
+    ("01/05/2026", "- `date` written like the error's example: '23/09/2026' if the day comes "
+                   "first, '09/23/2026' if the month comes first; the example does not say "
+                   "which, so if one finds nothing, try the other"),
 ])
 def test_a_value_is_written_like_the_example_the_error_gives_where_it_settles_the_format(
         example: str, line: str | None) -> None:

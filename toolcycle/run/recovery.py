@@ -178,19 +178,20 @@ def _either_order(value: str, error: str, own: list[str]) -> str | None:
 
     Why both: an example such as 01/05/2026 cannot say which number is the day, and the run
     must not guess; told nothing, the 1.5B passed its ISO date again or left the tool for
-    others that had nothing (generated suites, a slash example three times in four). Given
-    the two writings it can try one and, if that finds nothing, the other."""
+    others that had nothing (generated suites). Given the two writings alone it tried one,
+    found nothing, and answered that there was nothing: the line says to try the other."""
     formats = example_readings(error, own)
     labelled = []
     for fmt in formats:
         written = rewritten_date(value.strip(), fmt)
         if written is None:
             return None
-        labelled.append(f"{bounded_repr(written)[:_QUOTED]} "
-                        f"({'day' if day_first(fmt) else 'month'} first)")
+        labelled.append(f"{bounded_repr(written)[:_QUOTED]} if the "
+                        f"{'day' if day_first(fmt) else 'month'} comes first")
     if len(labelled) != 2:
         return None
-    return " or ".join(labelled) + "; the example does not say which comes first"
+    return (f"{labelled[0]}, {labelled[1]}; the example does not say which, so if one finds "
+            "nothing, try the other")
 
 
 def _example_shape(properties: dict[str, Any], arguments: dict[str, Any],
