@@ -42,7 +42,9 @@ from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
 from ..tools import ToolDefinition
+from .figures import FIGURE, figure_key
 from .state import RunState
+from .unused_results import reask, unused
 
 #: Checks that may reject per run: one re-ask, then the answer stands.
 MAX_CHECKS = 1
@@ -59,11 +61,6 @@ EMPTY_ANSWER = ("your answer is an empty value, which answers nothing: answer th
 _SHOWN = 5
 #: How much of the answer is read (a huge answer is checked on its start).
 _READ = 20_000
-#: A figure: a number standing on its own. Digits joined to letters by a hyphen or an
-#: underscore are part of a name (``TR-195``, ``SKU_3310``), not a figure: seen on the 1.5B
-#: (first-hour held-out agents), ``add([479.2, 195])`` with 195 taken from the id ``TR-195``
-#: was grounded by that id, and its sum a ``success``.
-_FIGURE = re.compile(r"(?<![\w.])(?<![^\W\d_][-_])\d[\d,]*(?:\.\d+)?")
 _TOKEN = re.compile(r"\w+(?:-\w+)*")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
@@ -95,7 +92,10 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
     if not unsupported:
-        return None
+        left_out = unused(state, answer_text(answer))
+        # (a second look, not a verdict: run_status does not read it)
+        return ValidationProblem([reask(left_out)], "grounding", "UNUSED_RESULTS") \
+            if left_out else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
@@ -205,7 +205,7 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
     1.5B, it looked up a member's loan id and answered "The fines owed ... are 0 EUR."
     without calling the tool that held them, a success."""
     text = answer[:_READ]
-    figures = {_figure(f) for f in _FIGURE.findall(sources)}
+    figures = {figure_key(f) for f in FIGURE.findall(sources)}
     lowered = sources.lower()
     words = {_bare(w) for w in _WORD.findall(sources)}
     found: dict[str, None] = {}
@@ -214,10 +214,10 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
         if (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
                 and token.lower() not in lowered):  # an identifier: A-17, ORD42
             found[token] = None
-    for match in _FIGURE.finditer(text):
+    for match in FIGURE.finditer(text):
         value = match.group().rstrip(",")
         exempt = _small(value) and (countable or (value == "0" and listed))
-        if _figure(value) not in figures and not exempt and not _inside(match, found):
+        if figure_key(value) not in figures and not exempt and not _inside(match, found):
             found[value] = None
     for match in _WORD.finditer(text):
         word = match.group()
@@ -241,14 +241,6 @@ def _bare(word: str) -> str:
     ``Lopez's`` are the words the sources hold (Bergen, Lopez), not new names."""
     word = word.lower().rstrip("'")
     return word[:-2] if word.endswith("'s") else word
-
-
-def _figure(text: str) -> str:
-    """``1,200.50`` and ``1200.5`` alike: no group commas, no trailing decimal zeros."""
-    value = text.replace(",", "")
-    if "." in value:
-        value = value.rstrip("0").rstrip(".")
-    return value.lstrip("0") or "0"
 
 
 def _small(value: str) -> bool:
@@ -326,7 +318,7 @@ def _sources(state: RunState) -> _Sources:
     found = [state.setup.core.instructions]
     found.extend(_own_description(state, d) for d in state.setup.settings.tools)
     ending = {d.name for d in state.output.tool_definitions}  # ("Output accepted." is no data)
-    known = {_figure(f) for text in found for f in _FIGURE.findall(text)}
+    known = {figure_key(f) for text in found for f in FIGURE.findall(text)}
     given: dict[str, tuple[str, ...]] = {}
     unfounded: list[tuple[str, tuple[str, ...], str]] = []
     results = 0
@@ -356,7 +348,7 @@ def _sources(state: RunState) -> _Sources:
                 texts.append(part.content)
         for text in texts:
             found.append(text)
-            known.update(_figure(f) for f in _FIGURE.findall(text))
+            known.update(figure_key(f) for f in FIGURE.findall(text))
     found.append(_in_words(dates_in("\n".join(found))))
     return _Sources("\n".join(found), results, tuple(unfounded), countable, listed, found_any)
 
@@ -407,8 +399,8 @@ def _shape(result: str) -> _Shape:
 
 def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
     """The numbers a call was given (JSON numbers at any depth; strings are names and ids,
-    and single digits are counts a model may get by counting), as :func:`_figure` writes
-    them."""
+    and single digits are counts a model may get by counting), as
+    :func:`~.figures.figure_key` writes them."""
     figures: list[str] = []
     stack: list[Any] = [arguments]
     while stack and len(figures) < 1000:
@@ -422,5 +414,5 @@ def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
             text = str(int(number)) if isinstance(number, int) or (
                 number.is_integer() and number < 1e15) else str(number)
             if not _small(text):
-                figures.append(_figure(text))
+                figures.append(figure_key(text))
     return figures
