@@ -564,3 +564,25 @@ async def test_a_value_the_alternative_takes_by_its_own_name_is_carried_as_it_is
                      prompt="What was the consumption of meter EG5093 on 3 May 2026?")
     text = await fallback.invoke(ctx, {"query": "EG5093 consumption 3 May 2026"})
     assert text.endswith("-> archive: EG5093 consumption 3 May 2026")
+
+
+@pytest.mark.parametrize(("system", "status"), [("mail relay", "ungrounded"),
+                                                ("file share", "success")])
+async def test_a_fallback_that_found_nothing_is_a_failed_call_to_grounding(
+        system: str, status: str) -> None:
+    """Seen on the 1.5B (JSON, a generated utility suite): the tool failed, its fallback's
+    alternative found nothing too, and "was not found" was a ``success``: the fallback's
+    text read as something found. Where the alternative answers, the run is as before."""
+    def asks(messages: list[Message], settings: ModelSettings) -> Any:
+        results = [p for m in messages if m.role == "tool" for p in m.parts]
+        return (call("monitor_api", {"system": system}) if not results
+                else "It is degraded since 09:10." if "degraded" in str(results[-1])
+                else "The system was not found.")
+
+    agent = Agent(ScriptedModel(asks), "Answer with the tools.",
+                  [tool(monitor_api, read_only=True), tool(status_page, read_only=True)],
+                  name="helpdesk", playbook=_playbook(MONITOR), grounding=True)
+    result = await agent.run(f"What is the state of the {system} right now?")
+    [first, *_] = result.trace.tool_calls
+    assert first.stand_in is not None and first.stand_in.kind == "fallback"
+    assert result.status == status

@@ -87,3 +87,13 @@ def test_a_count_of_a_listed_result_uses_it() -> None:
 
     result = _run([call("rooms", {"name": "Harbour View"}), "It has 2 rooms."], [rooms])
     assert result.attempts == 1
+
+
+def test_a_result_that_is_not_json_holds_no_facts() -> None:
+    """A tool that returns its failure as text writes figures that are no answer."""
+    def page(title: str) -> str:
+        """A title's page."""
+        return "Error 404: no such page (retry in 30 s)"
+
+    result = _run([call("page", {"title": "AV3814"}), "I could not find that title."], [page])
+    assert result.attempts == 1

@@ -186,8 +186,14 @@ def _nothing_found(state: RunState, sources: _Sources) -> bool:
     ``[]``, ended "The booking number is not recognized", a ``success`` too.
     A question about what does not exist ends ``ungrounded`` too: after a failed call the
     run cannot tell "not found" from "looked up wrong", and says so. Without a failed call,
-    an empty result is an answer ("no open tickets")."""
-    return sources.found == 0 and bool(state.trace.trace.error_observations())
+    an empty result is an answer ("no open tickets"). A call a playbook's fallback answered
+    without an answer (the tool failed, its alternative found nothing) is a failed call
+    that found nothing, though its result is text that says so: seen on the 1.5B (JSON,
+    generated utility suite), "energy_live failed: 429 ...; energy_archive(...) found
+    nothing too: []", a failed contract lookup, an empty search, and "was not found", a
+    ``success``."""
+    return sources.found == 0 and (sources.fell_through
+                                   or bool(state.trace.trace.error_observations()))
 
 
 def unsupported_claims(answer: str, sources: str, countable: bool = True,
@@ -278,7 +284,9 @@ class _Sources:
     result's text; ``countable``, whether one of the sources holds something to count (a
     JSON list with an item, or text that is not JSON); ``listed``, whether one holds a list,
     empty or not, or text (what a count of 0 may come from); ``found``, how many of the
-    results hold something (:class:`_Shape`)."""
+    results hold something (:class:`_Shape`); ``fell_through``, whether a fallback answered a
+    call without an answer (:meth:`~toolcycle.tracing.trace.Trace.fell_through`): that call
+    failed, and its result, text saying so, is no source."""
 
     text: str
     results: int
@@ -286,6 +294,7 @@ class _Sources:
     countable: bool = True
     listed: bool = True
     found: int = 0
+    fell_through: bool = False
 
 
 def _own_description(state: RunState, definition: ToolDefinition) -> str:
@@ -325,7 +334,9 @@ def _sources(state: RunState) -> _Sources:
     countable = False
     listed = False
     found_any = 0
+    fallback_failed = False
     prompted = False
+    fell_through = state.trace.trace.fell_through()
     for index, message in enumerate(state.messages):
         texts = []
         if message.role in ("user", "system") and not prompted:
@@ -335,6 +346,9 @@ def _sources(state: RunState) -> _Sources:
         for part in message.parts:
             if isinstance(part, ToolCall):
                 given[part.id] = tuple(dict.fromkeys(_argument_figures(part.arguments)))
+            elif isinstance(part, ToolResult) and part.call_id in fell_through:
+                # (a fallback's "found nothing too": a failure in words, no data)
+                fallback_failed = True
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
                 missing = tuple(f for f in given.get(part.call_id, ()) if f not in known)
                 if missing:
@@ -350,7 +364,8 @@ def _sources(state: RunState) -> _Sources:
             found.append(text)
             known.update(figure_key(f) for f in FIGURE.findall(text))
     found.append(_in_words(dates_in("\n".join(found))))
-    return _Sources("\n".join(found), results, tuple(unfounded), countable, listed, found_any)
+    return _Sources("\n".join(found), results, tuple(unfounded), countable, listed, found_any,
+                    fallback_failed)
 
 
 def _in_words(dates: set[date]) -> str:

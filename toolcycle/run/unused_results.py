@@ -9,8 +9,10 @@ made one more call that returned ``[]``, and answered from the last result alone
 ``success``.
 
 A fact here is a figure: a JSON number of a successful tool result (or a string that is
-one), the length of a non-empty list in it (a count an answer may give), or a figure written
-in a result that is not JSON; it is new when the request does not hold it. Ids, names and
+one), or the length of a non-empty list in it (a count an answer may give); it is new when
+the request does not hold it. A result that is not JSON holds none: a tool that returns
+"Error 404: no such page" as text, or a fallback's "failed: 429 ...; found nothing too",
+writes figures that are no answer. Ids, names and
 words are left out on purpose: an id is often a handle passed on to the next call, and an
 answer rightly leaves it unsaid ("It is in stock." after a lookup returned the product's
 id); a name or a state an answer may put in its own words.
@@ -44,10 +46,12 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
     request_figures = {figure_key(f) for f in FIGURE.findall(_request(state))}
     ending = {d.name for d in state.output.tool_definitions}
     answer_figures = {figure_key(f) for f in FIGURE.findall(answer)}
+    fell_through = state.trace.trace.fell_through()
     holding: list[tuple[str, str]] = []
     for message in state.messages:
         for part in message.parts:
-            if not isinstance(part, ToolResult) or part.is_error or part.name in ending:
+            if (not isinstance(part, ToolResult) or part.is_error or part.name in ending
+                    or part.call_id in fell_through):
                 continue
             new = {figure_key(f) for f in _facts(part.content)} - request_figures
             if not new:
@@ -81,12 +85,11 @@ def _request(state: RunState) -> str:
 
 def _facts(content: str) -> list[str]:
     """The facts a result holds: its JSON numbers (and strings that are one) and the length
-    of each list in it (an answer may count the rows), or, where it is not JSON, its
-    figures."""
+    of each list in it (an answer may count the rows); none in a result that is not JSON."""
     try:
         value = json.loads(content)
     except (ValueError, RecursionError):
-        return FIGURE.findall(content[:20_000])[:_LEAVES]
+        return []
     leaves: list[str] = []
     stack: list[Any] = [value]
     while stack and len(leaves) < _LEAVES:

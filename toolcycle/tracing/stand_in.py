@@ -80,6 +80,14 @@ class StandIn:
         repair's chain or a fallback's alternative (the answer then starts with "Ran ...")."""
         return self.ok and self.kind in ("routine", "repair", "fallback")
 
+    @property
+    def found_nothing(self) -> bool:
+        """Whether it is a fallback that got no answer: the tool failed or found nothing, and
+        its alternative failed or found nothing too. The call's result is then text saying
+        so, not data: what reads results for an answer's sources must not count it as
+        something found."""
+        return self.kind == "fallback" and not any(s.status == "ok" for s in self.steps)
+
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "tool": self.tool, "ok": self.ok,
                 "alternative": self.alternative,

@@ -249,6 +249,13 @@ class Trace:
         return [record.error for record in self.tool_calls  # (a stored trace may hold any
                 if isinstance(record.error, str) and record.kind not in _OWN_KINDS]  # value)
 
+    def fell_through(self) -> set[str]:
+        """The ids of the calls a fallback answered without an answer
+        (:attr:`~toolcycle.tracing.stand_in.StandIn.found_nothing`): the tool the model called
+        failed or found nothing, and so did the alternative."""
+        return {record.call_id for record in self.tool_calls
+                if record.stand_in is not None and record.stand_in.found_nothing}
+
     @property
     def own_usage(self) -> Usage:
         """This run's own requests (its steps), without the runs of the agents it called:
