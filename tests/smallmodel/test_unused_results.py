@@ -39,7 +39,8 @@ def test_an_answer_from_the_last_empty_result_is_shown_the_one_that_held_the_fig
                    "93 loans were issued."])
     first = result.trace.attempts[0]
     assert first.validator == "grounding"
-    assert "your answer uses nothing the tools found" in first.errors[0]
+    assert first.errors[0].startswith("your answer uses nothing the tools found. The "
+                                      f"question: {PROMPT!r}.")
     assert "`daily_loans` returned" in first.errors[0] and "93" in first.errors[0]
     assert "`catalog`" not in first.errors[0]  # it found nothing: nothing left out
     assert (result.output, result.status) == ("93 loans were issued.", "success")

@@ -94,7 +94,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if not unsupported:
         left_out = unused(state, answer_text(answer))
         # (a second look, not a verdict: run_status does not read it)
-        return ValidationProblem([reask(left_out)], "grounding", "UNUSED_RESULTS") \
+        return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS") \
             if left_out else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""

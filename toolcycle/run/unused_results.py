@@ -62,12 +62,23 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
     return holding
 
 
-def reask(holding: list[tuple[str, str]]) -> str:
-    """The re-ask naming the results the answer left out (the latest first)."""
+def reask(state: RunState, holding: list[tuple[str, str]]) -> str:
+    """The re-ask: the question again, and the results the answer left out (the latest
+    first). Why the question: told only that its answer used nothing found, the 1.5B wrote
+    about the results ("the output of X is correct, but Y is empty") instead of answering."""
     shown = "; ".join(f"`{tool}` returned {bounded_repr(content)[:_EXCERPT]}"
                       for tool, content in list(reversed(holding))[:_SHOWN])
-    return (f"your answer uses nothing the tools found ({shown}): answer the question from "
-            "those results, or say why they do not answer it")
+    question = _prompt(state)[:_EXCERPT]
+    return (f"your answer uses nothing the tools found. The question: {question!r}. "
+            f"{shown}. Answer the question from that, or say why it does not answer it")
+
+
+def _prompt(state: RunState) -> str:
+    """The run's prompt: its first user message from where this run's messages start."""
+    for message in state.messages[state.new_message_index:]:
+        if message.role == "user":
+            return message.text
+    return ""
 
 
 def _request(state: RunState) -> str:
