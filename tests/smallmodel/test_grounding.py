@@ -305,3 +305,9 @@ def test_a_results_shape_says_what_counts_it_may_give(result: str, countable: bo
 
     shape = _shape(result)
     assert (shape.countable, shape.listed, shape.holds) == (countable, listed, holds)
+
+
+def test_a_fields_name_supports_its_words() -> None:
+    """``postage_fee_eur`` says EUR: "4.5 EUR" read from it was reported ungrounded."""
+    assert unsupported_claims("It is 4.5 EUR.", '{"postage_fee_eur": 4.5}') == []
+    assert unsupported_claims("It is 4.5 GBP.", '{"postage_fee_eur": 4.5}') == ["GBP"]

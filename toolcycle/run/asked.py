@@ -15,6 +15,9 @@ model's prose about them:
   kind) into a unit the request does not name; an extra one beside the figure asked passes;
 - **unlike sum**: the answer's figure is a call that added figures up (its result is their
   sum) over figures in different units;
+- **field**: the answer's figure, or each figure a call added up into it, was read from a
+  field the request does not name, where the same results hold one it does (two
+  ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`);
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
   Bellet"), the run looked one up by name, and the other went to no call and is in no result.
 
@@ -35,6 +38,7 @@ from typing import Any, Literal
 from ..output import ValidationProblem
 from ..status import RunStatus
 from . import grounding
+from .asked_field import unasked_fields
 from .provenance import (
     Call,
     Figure,
@@ -52,6 +56,7 @@ from .provenance import (
     request_of,
     result_strings,
     strings,
+    written,
 )
 from .state import RunState
 from .units import Unit, field_unit, named_units, read_unit, stated_units
@@ -76,7 +81,7 @@ _LIST_WORDS = frozenset({"", "and", "or", "vs", "vs.", "versus"})
 
 
 #: The ways an answer answers another question (the module's docstring says each).
-MismatchKind = Literal["unit", "conversion", "unlike_sum", "not_looked_up"]
+MismatchKind = Literal["unit", "conversion", "unlike_sum", "field", "not_looked_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,13 +191,16 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
         if figure.made is not None and (inputs := added_up(calls[figure.made])) is not None:
             units = [(x, input_unit(x, figure.made, calls, figures)) for x in inputs]
             if len({u.name for _, u in units if u is not None}) > 1:
-                parts = " and ".join(f"{_written(x)} ({_say(u) if u else 'unit unknown'})"
+                parts = " and ".join(f"{written(x)} ({_say(u) if u else 'unit unknown'})"
                                      for x, u in units)
                 found.append(Mismatch("unlike_sum", (
                     f"your answer's {figure.written} is `{calls[figure.made].name}` over "
                     f"{parts}: figures in different units do not add up; add only figures of "
                     "the quantity the request asks for, each read from the record the "
                     "request names")))
+    if not found:
+        found.extend(Mismatch("field", message) for message in unasked_fields(
+            request, [(f.written, f.value) for f in read.values()], calls, figures))
     found.extend(_unvisited(request, calls))
     return found
 
@@ -263,7 +271,7 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
     if said is not None and said.unit is not None:
         where = f"{said.key} in " if said.key else ""
         message += (f"; {where}the result of `{said.tool}` says "
-                    f"{_written(said.value)} {_said(said.unit)}")
+                    f"{written(said.value)} {_said(said.unit)}")
     else:
         converters = [name for name, description in offered
                       if (target := converts_to(name, description)) and target.name in names]
@@ -338,7 +346,7 @@ def _same_thing(span: str, value: str) -> bool:
 
 def _first_input(call: Call) -> str:
     given = list(numbers_in(call.arguments))
-    return _written(given[0]) if given else "the figure it was given"
+    return written(given[0]) if given else "the figure it was given"
 
 
 def _origin(call: Call, index: int, figures: list[Figure]) -> str:
@@ -348,10 +356,10 @@ def _origin(call: Call, index: int, figures: list[Figure]) -> str:
     value = given[0]
     source = next((f for f in reversed(figures) if f.call < index and f.value == value), None)
     if source is None:
-        return _written(value)
+        return written(value)
     unit = f" {_said(source.unit)}" if source.unit else ""
     field = f"{source.key} in " if source.key else ""
-    return f"{_written(value)}{unit} ({field}the result of `{source.tool}`)"
+    return f"{written(value)}{unit} ({field}the result of `{source.tool}`)"
 
 
 def _keyed_units(answer: dict[str, Any]) -> dict[float, Unit]:
@@ -388,7 +396,3 @@ def _say(unit: Unit) -> str:
     if word == name.lower() or unit.word.upper() == unit.name or len(unit.word) > 4:
         return unit.word
     return f"{unit.word} ({name})"
-
-
-def _written(value: float) -> str:
-    return f"{value:g}" if abs(value) < 1e15 else str(value)

@@ -213,7 +213,8 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
     text = answer[:_READ]
     figures = {figure_key(f) for f in FIGURE.findall(sources)}
     lowered = sources.lower()
-    words = {_bare(w) for w in _WORD.findall(sources)}
+    # a field's name is words too: ``price_eur`` says EUR, as ``{"currency": "EUR"}`` would
+    words = {_bare(part) for w in _WORD.findall(sources) for part in {w, *re.split(r"[_-]", w)}}
     found: dict[str, None] = {}
     for match in _TOKEN.finditer(text):
         token = match.group()

@@ -212,3 +212,13 @@ def norm(written: str) -> float | None:
         return round(float(written.replace(",", "")), 6)
     except ValueError:
         return None
+
+
+def figures_in(text: str) -> set[float]:
+    """The values of the figures written in ``text``."""
+    return {v for w in _FIGURE.findall(text) if (v := norm(w)) is not None}
+
+
+def written(value: float) -> str:
+    """A figure as a message to the model writes it (``1200``, ``45.5``)."""
+    return f"{value:g}" if abs(value) < 1e15 else str(value)

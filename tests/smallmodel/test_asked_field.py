@@ -1,0 +1,78 @@
+"""An answer whose figure comes from a field the request does not name, while the same
+records hold one it does (toolcycle/run/asked_field.py): rejected once, then ``mismatched``.
+The shape was seen on the 1.5B (first-hour held-out agents: two ``capacity`` figures added
+up for "the two ticket prices"); the records here are another domain's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Limits
+from toolcycle.run.asked_field import unasked_fields
+from toolcycle.run.provenance import Call, figures_of
+from toolcycle.testing import ScriptedModel, call
+
+PARCELS = {"P-1": {"weight_grams": 1250, "postage_fee_eur": 4.5, "pieces": 3},
+           "P-2": {"weight_grams": 800, "postage_fee_eur": 6.25, "pieces": 1}}
+
+
+def parcel(ref: str) -> dict[str, Any]:
+    """A parcel's record: weight, postage fee and number of pieces."""
+    return PARCELS[ref]
+
+
+def add(numbers: list[float]) -> float:
+    """Add a list of numbers."""
+    return sum(numbers)
+
+
+ASKED = "What do the postage fees of parcels P-1 and P-2 come to together?"
+
+
+def _run(script: list[Any]) -> Any:
+    agent = Agent(ScriptedModel(script), tools=[parcel, add], grounding=True,
+                  limits=Limits(max_attempts=3))
+    return agent.run_sync(ASKED)
+
+
+LOOKED_UP = [call("parcel", {"ref": "P-1"}), call("parcel", {"ref": "P-2"})]
+
+
+def test_a_sum_of_an_unasked_field_is_named_and_stays_mismatched() -> None:
+    result = _run([*LOOKED_UP, call("add", {"numbers": [1250, 800]}), "2050 EUR.",
+                   "2050 EUR."])
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code) == ("asked", "MISMATCHED")
+    assert ("your answer's 2050 is `add` over 1250, 800, read from `weight_grams`, which the "
+            "request does not ask about; it asks about `postage_fee_eur`") in first.errors[0]
+    assert result.status == "mismatched"
+
+
+def test_the_sum_of_the_asked_field_passes() -> None:
+    result = _run([*LOOKED_UP, call("add", {"numbers": [4.5, 6.25]}), "10.75 EUR."])
+    assert (result.attempts, result.status) == (1, "success")
+
+
+def test_a_single_unasked_figure_is_named() -> None:
+    agent = Agent(ScriptedModel([call("parcel", {"ref": "P-1"}), "1250", "4.5 EUR"]),
+                  tools=[parcel], grounding=True, limits=Limits(max_attempts=3))
+    result = agent.run_sync("What is the postage fee of parcel P-1?")
+    assert "your answer's 1250 is `weight_grams`" in result.trace.attempts[0].errors[0]
+    assert (result.output, result.status) == ("4.5 EUR", "success")
+
+
+@pytest.mark.parametrize(("request_text", "answer"), [
+    ("What does parcel P-1 weigh?", [("1250", 1250.0)]),          # the field asked
+    ("Tell me about parcel P-1.", [("1250", 1250.0)]),            # no field named: silent
+    ("Postage fee of P-1, and its weight?", [("1250", 1250.0), ("4.5", 4.5)]),  # one named
+    ("What is the postage fee of parcel 1250?", [("1250", 1250.0)]),  # the request's figure
+    ("What is the postage fee of P-1?", [("99", 99.0)]),          # no field holds it
+])
+def test_nothing_plain_is_no_mismatch(request_text: str, answer: list[tuple[str, float]]
+                                      ) -> None:
+    calls = [Call("parcel", {"ref": "P-1"}, '{"weight_grams": 1250, "postage_fee_eur": 4.5}',
+                  "")]
+    figures = figures_of(calls[0], 0)
+    assert unasked_fields(request_text, answer, calls, figures) == []

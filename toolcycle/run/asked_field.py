@@ -1,0 +1,93 @@
+"""Does the answer's figure come from the field the request asks about? One of the ways an
+answer answers another question (:mod:`.asked`).
+
+A record holds several figures under names (``{"capacity": 1200, "ticket_price_gbp": 45}``).
+Asked for "the two ticket prices added up", the 1.5B added the two ``capacity`` figures and
+wrote the sum as GBP: every figure came from a tool, so grounding vouched for it, and the run
+was a ``success`` (first-hour held-out agents, a venue suite). The run can tell: the request
+names one field of those records (its words: "ticket", "price") and not the one the figures
+came from.
+
+The check speaks only where that is plain: the answer's figure (or each figure a call added
+up into it) was read from fields the request does not name, the same results hold another
+field the request does name, and no figure of the answer came from a named field. A field
+is named when each of its words (split at ``_``, ``-`` and case; a unit such as ``gbp`` or
+``kg`` aside) is a word of the request, in the singular or plural. A figure the request
+itself holds, or one no field holds, says nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from .provenance import Call, Figure, added_up, figures_in, made_by, written
+from .units import read_unit
+
+_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_WORDS = re.compile(r"[a-z]+")
+
+
+def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Sequence[Call],
+                   figures: Sequence[Figure]) -> list[str]:
+    """A message for each figure of ``answer`` (``(as written, value)`` pairs) read from a
+    field the request does not name while the same results name one it does; empty where
+    any of the answer's figures came from a named field, or nothing is plain."""
+    words = set(_WORDS.findall(request.lower()))
+    held = figures_in(request)
+    messages: list[str] = []
+    for shown, value in answer:
+        if value in held:
+            continue
+        made = made_by(value, calls)
+        inputs = added_up(calls[made]) if made is not None else None
+        sources = ([(x, _before(figures, made)) for x in inputs] if made is not None and inputs
+                   else [(value, list(figures))])
+        origins = [[f for f in pool if f.value == x and f.key] for x, pool in sources]
+        if not all(origins):
+            continue  # a figure no field holds: nothing to tell by
+        if any(_named(f.key, words) for group in origins for f in group):
+            return []  # a figure of the answer came from a field the request names
+        asked = _named_beside(origins, figures, words)
+        if asked is None:
+            continue
+        keys = " and ".join(dict.fromkeys(f"`{g[0].key}`" for g in origins))
+        if inputs is not None and made is not None:
+            parts = ", ".join(written(x) for x, _ in sources)
+            messages.append(
+                f"your answer's {shown} is `{calls[made].name}` over {parts}, read from "
+                f"{keys}, which the request does not ask about; it asks about `{asked.key}` "
+                f"(`{asked.tool}` gave {written(asked.value)}): add those figures instead")
+        else:
+            messages.append(
+                f"your answer's {shown} is {keys}, which the request does not ask about; "
+                f"it asks about `{asked.key}` (`{asked.tool}` gave {written(asked.value)}): "
+                "answer with that")
+    return messages
+
+
+def _named_beside(origins: list[list[Figure]], figures: Sequence[Figure],
+                  words: set[str]) -> Figure | None:
+    """A figure of the same results as ``origins`` under a field the request names."""
+    calls = {f.call for group in origins for f in group}
+    return next((f for f in figures if f.call in calls and f.key and _named(f.key, words)),
+                None)
+
+
+def _named(key: str, words: set[str]) -> bool:
+    """Whether the request's ``words`` name the field ``key``: each of its words but a unit,
+    in the singular or plural ("ticket_price_gbp" by "ticket prices")."""
+    parts = [p.lower() for p in _PARTS.findall(key)]
+    plain = [p for p in parts if not p.isdigit() and read_unit(p) is None]
+    return bool(plain) and all(_said(p, words) for p in plain)
+
+
+def _said(word: str, words: set[str]) -> bool:
+    forms = {word, word + "s", word + "es"}
+    if word.endswith("y"):
+        forms.add(word[:-1] + "ies")
+    return bool(forms & words)
+
+
+def _before(figures: Sequence[Figure], call: int) -> list[Figure]:
+    return [f for f in figures if f.call < call]
