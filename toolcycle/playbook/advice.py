@@ -10,11 +10,16 @@ A task whose words meet no lesson is shown the guide instead of nothing (below, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from . import dead_end
-from .applicability import asks_what_it_answered, contested, given_words
+from .applicability import (
+    asks_what_a_skipped_tool_gives,
+    asks_what_it_answered,
+    contested,
+    given_words,
+)
 from .neighbours import TaskMemory
 from .offer import render_line
 from .store import PlaybookStore
@@ -32,12 +37,14 @@ HEADER = ("Playbook (learned from earlier runs of similar tasks; follow it unles
 
 
 def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[str], *,
-           limit: int, budget: int, guide: int, routines: AbstractSet[str]
+           limit: int, budget: int, guide: int, routines: AbstractSet[str],
+           descriptions: Mapping[str, frozenset[str]] | None = None
            ) -> tuple[list[str], int, list[Strategy]]:
     """What to show a run of ``task``: lines (header first), their tokens, the strategies.
     ``limit``: the most strategies retrieved; ``budget``: the most tokens; ``guide``: the
     most sequences shown a task no lesson's words meet (the guide, below); ``routines``: the
-    names of the routines offered (never a dead end's untried alternative)."""
+    names of the routines offered (never a dead end's untried alternative); ``descriptions``:
+    the agent's tools' description words (:func:`~.applicability.description_words`)."""
     # a lesson about a tool is no task's: it goes with its tool (.tool_lessons), never here
     found = [(s, score) for s, score in store.search(task, domain, list(tool_names),
                                                      limit=limit + _TOOL_LESSON_ROOM)
@@ -45,6 +52,9 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     # a sequence met only through what it is given (a student, a course) is another kind's
     found = [(s, score) for s, score in found
              if s.kind != "sequence" or asks_what_it_answered(task, s)]
+    # ... and one telling to skip the tool described to give what this task asks, another's
+    found = [(s, score) for s, score in found
+             if not asks_what_a_skipped_tool_gives(task, s, descriptions or {})]
     # a lesson learned from tasks this one is not like, though it shares a word with them
     if found:  # (an empty playbook costs no read of the tasks either)
         near = TaskMemory(store.observed_tasks(domain)).shown([s for s, _ in found], task)

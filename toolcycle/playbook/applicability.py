@@ -393,3 +393,31 @@ def asks_what_it_answered(task: str, sequence: Strategy) -> bool:
     said = roots(keywords(task))
     met = said & (roots(sequence.applies_when) | roots(index_terms(sequence)))
     return bool(met - given_words(sequence))
+
+
+def asks_what_a_skipped_tool_gives(task: str, sequence: Strategy,
+                                   descriptions: Mapping[str, frozenset[str]]) -> bool:
+    """Whether ``task`` says a word that the description of a tool ``sequence`` tells to skip
+    holds (``descriptions``: :func:`description_words`), while none of the sequence's own
+    tools' descriptions holds it and none of its tasks said it (its :attr:`~Strategy.
+    applies_when`, :func:`~.strategy.index_terms` and :attr:`~Strategy.word_support`).
+
+    Why: a sequence learned from one kind of task names the tools its runs did without
+    ("Call warehouse_ledger(article_code), then answer. Do not use warehouse_daily_report"),
+    and another kind about the same thing meets it through the words they share ("article",
+    "units"); a task asking what the skipped tool is described to give ("units shipped on
+    the 27th of July": "The units shipped of an article on a given day") is then told not
+    to call the one tool that answers it. Seen on the 1.5B (ReAct, generated depot suite):
+    3 turns and right without the playbook, 14 and wrong with it.
+    """
+    skipped = [t for t in sequence.skips if t in descriptions]
+    if sequence.kind != "sequence" or not skipped:
+        return False
+    said = roots(keywords(task))
+    own: set[str] = set()
+    for tool in sequence.tools:
+        own.update(descriptions.get(tool, ()))
+    known = (roots(sequence.applies_when) | roots(index_terms(sequence))
+             | roots(sequence.word_support))
+    return any(word in descriptions[tool] and word not in own and word not in known
+               for tool in skipped for word in said)

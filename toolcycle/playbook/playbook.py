@@ -194,7 +194,8 @@ class Playbook:
         """What to show a run of ``task`` (:func:`~toolcycle.playbook.advice.choose`)."""
         return choose(self.store, task, self.domain or agent_name, tool_names,
                       limit=self.max_strategies, budget=self.token_budget, guide=self.guide,
-                      routines=self._routine_names)
+                      routines=self._routine_names,
+                      descriptions=self._descriptions.get(agent_name))
 
     def describe_tools(self, agent_name: str, descriptions: Mapping[str, str]) -> None:
         """What ``agent_name``'s tools are for, by name: the agent calls this once, when built.
