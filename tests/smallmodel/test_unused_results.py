@@ -98,3 +98,14 @@ def test_a_result_that_is_not_json_holds_no_facts() -> None:
 
     result = _run([call("page", {"title": "AV3814"}), "I could not find that title."], [page])
     assert result.attempts == 1
+
+
+def test_an_answer_using_a_name_a_result_gave_uses_it() -> None:
+    """Seen on the 1.5B (first-hour held-out agents, seed 6804): "Grace Obi" from a record
+    that also held two figures was asked again, and the re-ask turned it wrong."""
+    def keeper(tank: str) -> dict[str, Any]:
+        """A tank's record."""
+        return {"volume_l": 4203, "visitors": 310, "keeper": "Ravi Menon"}
+
+    result = _run([call("keeper", {"tank": "Reef"}), "Ravi Menon"], [keeper])
+    assert result.attempts == 1

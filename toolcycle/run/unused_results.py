@@ -12,10 +12,11 @@ A fact here is a figure: a JSON number of a successful tool result (or a string 
 one), or the length of a non-empty list in it (a count an answer may give); it is new when
 the request does not hold it. A result that is not JSON holds none: a tool that returns
 "Error 404: no such page" as text, or a fallback's "failed: 429 ...; found nothing too",
-writes figures that are no answer. Ids, names and
-words are left out on purpose: an id is often a handle passed on to the next call, and an
-answer rightly leaves it unsaid ("It is in stock." after a lookup returned the product's
-id); a name or a state an answer may put in its own words.
+writes figures that are no answer. Only figures ask: an id is often a handle passed on to
+the next call, which an answer rightly leaves unsaid ("It is in stock." after a lookup
+returned the product's id). But an answer that holds any string value of a result (a name,
+an id, a date) the request does not hold uses that result, as one holding a new figure
+does: "Grace Obi" answers the operator question from a record that also held two figures.
 
 What follows is a re-ask, inside grounding's one check (:data:`.grounding.MAX_CHECKS`): the
 model is shown the results it left out and asked to answer from them or to say why they do
@@ -38,14 +39,24 @@ _SHOWN = 2
 _EXCERPT = 300
 #: Leaves read per result, at most (a huge result is read on its start).
 _LEAVES = 500
+#: The shortest string value of a result that counts as used where the answer holds it.
+_NAMED = 3
 
 
 def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
     """The ``(tool, result)`` pairs of the results holding new facts, where ``answer`` uses
-    none of the new facts of any of them; empty where it uses one, or no result held one."""
-    request_figures = {figure_key(f) for f in FIGURE.findall(_request(state))}
+    nothing of any result; empty where it uses something, or no result held a new fact.
+
+    What counts as used is wider than what asks: a new figure, or a string value of a
+    result (at least :data:`_NAMED` characters) that the request does not hold. Why: asked
+    "Name the lift operator of Pine T-Bar.", the 1.5B answered "Grace Obi" from a record
+    that also held two figures; asked again because it used neither figure, it answered
+    that the record did not say (first-hour held-out agents, seed 6804)."""
+    request = _request(state)
+    request_figures = {figure_key(f) for f in FIGURE.findall(request)}
     ending = {d.name for d in state.output.tool_definitions}
     answer_figures = {figure_key(f) for f in FIGURE.findall(answer)}
+    low, asked = answer.lower(), request.lower()
     fell_through = state.trace.trace.fell_through()
     holding: list[tuple[str, str]] = []
     for message in state.messages:
@@ -53,12 +64,13 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
             if (not isinstance(part, ToolResult) or part.is_error or part.name in ending
                     or part.call_id in fell_through):
                 continue
-            new = {figure_key(f) for f in _facts(part.content)} - request_figures
-            if not new:
-                continue
-            if new & answer_figures:
+            figures, names = _facts(part.content)
+            new = {figure_key(f) for f in figures} - request_figures
+            if new & answer_figures or any(
+                    n.lower() in low and n.lower() not in asked for n in names):
                 return []
-            holding.append((part.name, part.content))
+            if new:
+                holding.append((part.name, part.content))
     return holding
 
 
@@ -94,25 +106,29 @@ def _request(state: RunState) -> str:
     return "\n".join(texts)
 
 
-def _facts(content: str) -> list[str]:
-    """The facts a result holds: its JSON numbers (and strings that are one) and the length
-    of each list in it (an answer may count the rows); none in a result that is not JSON."""
+def _facts(content: str) -> tuple[list[str], list[str]]:
+    """What a result holds: its figures (JSON numbers, strings that are one, and the length
+    of each non-empty list: a count an answer may give) and its other string values of at
+    least :data:`_NAMED` characters (names, ids, dates); nothing where it is not JSON."""
     try:
         value = json.loads(content)
     except (ValueError, RecursionError):
-        return []
-    leaves: list[str] = []
+        return [], []
+    figures: list[str] = []
+    names: list[str] = []
     stack: list[Any] = [value]
-    while stack and len(leaves) < _LEAVES:
+    while stack and len(figures) + len(names) < _LEAVES:
         item = stack.pop()
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
             if item:
-                leaves.append(str(len(item)))  # (a count an answer may give of it)
+                figures.append(str(len(item)))  # (a count an answer may give of it)
             stack.extend(item)
         elif isinstance(item, int | float) and not isinstance(item, bool):
-            leaves.append(str(abs(item)))  # (an answer writes the sign its own way)
+            figures.append(str(abs(item)))  # (an answer writes the sign its own way)
         elif isinstance(item, str) and FIGURE.fullmatch(text := item.strip()):
-            leaves.append(text)
-    return leaves
+            figures.append(text)
+        elif isinstance(item, str) and len(text := item.strip()) >= _NAMED:
+            names.append(text[:200])
+    return figures, names
