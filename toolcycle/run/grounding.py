@@ -26,6 +26,11 @@ a model may get by counting what a tool returned. Where every result was empty, 
 empty or not (the count of nothing), and is checked where none did (a fine of "0 EUR" after
 a lookup that returned only an id). A tool result counts as a source only when the figures
 its call was given do (:func:`_sources`).
+
+Where the answer asserts nothing unsupported but uses nothing the tools found (no new
+figure, no string value of any result), the one check is spent on a second look instead
+(:mod:`.unused_results`): the model is shown the question and those results; the status
+does not read it.
 """
 
 from __future__ import annotations
