@@ -109,3 +109,13 @@ def test_an_answer_using_a_name_a_result_gave_uses_it() -> None:
 
     result = _run([call("keeper", {"tank": "Reef"}), "Ravi Menon"], [keeper])
     assert result.attempts == 1
+
+
+def test_a_date_written_another_way_uses_its_result() -> None:
+    def order(ref: str) -> dict[str, Any]:
+        """An order's record."""
+        return {"total": 42.5, "arrives": "2026-11-27"}
+
+    result = _run([call("order", {"ref": "O-1"}), "It arrives on November 27, 2026."],
+                  [order])
+    assert result.attempts == 1

@@ -16,7 +16,8 @@ writes figures that are no answer. Only figures ask: an id is often a handle pas
 the next call, which an answer rightly leaves unsaid ("It is in stock." after a lookup
 returned the product's id). But an answer that holds any string value of a result (a name,
 an id, a date) the request does not hold uses that result, as one holding a new figure
-does: "Grace Obi" answers the operator question from a record that also held two figures.
+does ("Grace Obi" answers the operator question from a record that also held two figures),
+and a numeric date counts in any writing of its day, unless the request names that day.
 
 What follows is a re-ask, inside grounding's one check (:data:`.grounding.MAX_CHECKS`): the
 model is shown the results it left out and asked to answer from them or to say why they do
@@ -30,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..datetimes import dates_in, names_date
 from ..messages import ToolResult, bounded_repr
 from .figures import FIGURE, figure_key
 from .state import RunState
@@ -66,12 +68,22 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
                 continue
             figures, names = _facts(part.content)
             new = {figure_key(f) for f in figures} - request_figures
-            if new & answer_figures or any(
-                    n.lower() in low and n.lower() not in asked for n in names):
+            if new & answer_figures or any(_said(n, low, asked, answer) for n in names):
                 return []
             if new:
                 holding.append((part.name, part.content))
     return holding
+
+
+def _said(value: str, low: str, asked: str, answer: str) -> bool:
+    """Whether the answer (``low``: lower-cased) holds a result's string ``value`` that the
+    request (``asked``) does not: as written, or, for a numeric date, in any writing of the
+    same day ("November 27, 2026" for "2026-11-27")."""
+    text = value.lower()
+    days = dates_in(value)
+    if text in asked or any(names_date(asked, day) for day in days):
+        return False  # (the request's own value, or its own date written the tool's way)
+    return text in low or any(names_date(answer, day) for day in days)
 
 
 def reask(state: RunState, holding: list[tuple[str, str]]) -> str:
