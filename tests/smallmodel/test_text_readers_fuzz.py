@@ -6,6 +6,7 @@ write, so they must hold on any text, not only on the examples their tests name.
 from __future__ import annotations
 
 import calendar
+import json
 import re
 
 from hypothesis import given, settings
@@ -60,3 +61,43 @@ def test_an_id_written_in_an_examples_shape_keeps_its_own_digits(value: str, err
 def test_the_nearest_name_is_an_offered_one_or_none(name: str, offered: list[str]) -> None:
     meant = nearest_tool_name(name, offered)
     assert meant is None or (meant in offered and meant != name)
+
+
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+              st.text(max_size=20)),
+    lambda inner: st.one_of(st.lists(inner, max_size=5),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=5)),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
+                 st.integers(1, 5000).map(lambda n: "[" * n + "]" * n)))
+def test_a_results_facts_are_read_from_any_text(content: str) -> None:
+    """What the second look reads of a result (toolcycle/run/unused_results.py): any text,
+    JSON nested past the parser included, gives figures and values, never an error."""
+    from toolcycle.run.figures import FIGURE
+    from toolcycle.run.unused_results import _facts
+
+    figures, names = _facts(content)
+    assert all(FIGURE.fullmatch(f) or _a_number(f) for f in figures)
+    assert all(len(n) >= 3 for n in names)
+
+
+def _a_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=200))
+def test_a_field_is_named_only_by_words_the_request_holds(key: str, request: str) -> None:
+    from toolcycle.run.asked_field import _named
+
+    words = set(re.findall(r"[a-z]+", request.lower()))
+    if _named(key, words):
+        assert words  # a request without words names no field

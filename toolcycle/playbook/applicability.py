@@ -407,8 +407,9 @@ def asks_what_a_skipped_tool_gives(task: str, sequence: Strategy,
     and another kind about the same thing meets it through the words they share ("article",
     "units"); a task asking what the skipped tool is described to give ("units shipped on
     the 27th of July": "The units shipped of an article on a given day") is then told not
-    to call the one tool that answers it. Seen on the 1.5B (ReAct, generated depot suite):
-    3 turns and right without the playbook, 14 and wrong with it.
+    to call the one tool that answers it. What a tool is described to give is the
+    author's own statement of its purpose, so a task that asks for it is that tool's, not
+    the lesson's (the evidence: docs/playbook.md, "Where each rule comes from").
     """
     skipped = [t for t in sequence.skips if t in descriptions]
     if sequence.kind != "sequence" or not skipped:

@@ -2,11 +2,11 @@
 answer answers another question (:mod:`.asked`).
 
 A record holds several figures under names (``{"capacity": 1200, "ticket_price_gbp": 45}``).
-Asked for "the two ticket prices added up", the 1.5B added the two ``capacity`` figures and
-wrote the sum as GBP: every figure came from a tool, so grounding vouched for it, and the run
-was a ``success`` (first-hour held-out agents, a venue suite). The run can tell: the request
-names one field of those records (its words: "ticket", "price") and not the one the figures
-came from.
+A small model asked for "the two ticket prices added up" may add the two ``capacity``
+figures instead: every figure came from a tool, so grounding vouches for it. The run can
+tell: a field's name is its author's label for what the figure is, and the request names
+one field of those records (its words: "ticket", "price") and not the one the figures came
+from (the evidence: docs/status.md, "An answer to another question").
 
 The check speaks only where that is plain: the answer's figure (or each figure a call added
 up into it) was read from fields the request does not name, the same results hold another

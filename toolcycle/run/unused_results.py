@@ -34,6 +34,7 @@ from typing import Any
 from ..datetimes import dates_in, names_date
 from ..messages import ToolResult, bounded_repr
 from .figures import FIGURE, figure_key
+from .provenance import request_of
 from .state import RunState
 
 #: Results shown in the re-ask, at most, and the characters of each.
@@ -50,11 +51,11 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
     nothing of any result; empty where it uses something, or no result held a new fact.
 
     What counts as used is wider than what asks: a new figure, or a string value of a
-    result (at least :data:`_NAMED` characters) that the request does not hold. Why: asked
-    "Name the lift operator of Pine T-Bar.", the 1.5B answered "Grace Obi" from a record
-    that also held two figures; asked again because it used neither figure, it answered
-    that the record did not say (first-hour held-out agents, seed 6804)."""
-    request = _request(state)
+    result (at least :data:`_NAMED` characters) that the request does not hold. Why: a name
+    answers a "who" question from a record that also holds figures ("Grace Obi" beside a
+    length and a rider count); asked again because it used neither figure, a small model
+    may talk itself out of the right answer."""
+    request = request_of(state)
     request_figures = {figure_key(f) for f in FIGURE.findall(request)}
     ending = {d.name for d in state.output.tool_definitions}
     answer_figures = {figure_key(f) for f in FIGURE.findall(answer)}
@@ -92,30 +93,10 @@ def reask(state: RunState, holding: list[tuple[str, str]]) -> str:
     about the results ("the output of X is correct, but Y is empty") instead of answering."""
     shown = "; ".join(f"`{tool}` returned {bounded_repr(content)[:_EXCERPT]}"
                       for tool, content in list(reversed(holding))[:_SHOWN])
-    question = _prompt(state)[:_EXCERPT]
-    return (f"your answer uses nothing the tools found. The question: {question!r}. "
-            f"{shown}. Answer the question from that, or say why it does not answer it")
-
-
-def _prompt(state: RunState) -> str:
-    """The run's prompt: its first user message from where this run's messages start."""
-    for message in state.messages[state.new_message_index:]:
-        if message.role == "user":
-            return message.text
-    return ""
-
-
-def _request(state: RunState) -> str:
-    """The run's request: the messages up to its prompt (later user messages are the loop's
-    own feedback)."""
-    texts = []
-    for index, message in enumerate(state.messages):
-        if message.role not in ("user", "system"):
-            continue
-        texts.append(message.text)
-        if index >= state.new_message_index and message.role == "user":
-            break
-    return "\n".join(texts)
+    prompt = state.ctx.prompt  # (None for a run without one: a resumed conversation's turn)
+    question = f" The question: {prompt[:_EXCERPT]!r}." if prompt else ""
+    return (f"your answer uses nothing the tools found.{question} {shown}. Answer the "
+            "question from that, or say why it does not answer it")
 
 
 def _facts(content: str) -> tuple[list[str], list[str]]:
