@@ -24,8 +24,9 @@ status          meaning                                                         
                 value (``[]``, ``null``)
 ``mismatched``  with grounding on, the answer still answers another question than the       no
                 request after the one re-ask: a unit or a conversion it did not ask
-                for, figures of different units added up, a thing it names left
-                unlooked-up (:mod:`toolcycle.run.asked`)
+                for, figures of different units added up, a figure from a field it
+                does not name, a thing it names left unlooked-up
+                (:mod:`toolcycle.run.asked`)
 ``paused``      calls wait for a person's decision (``agent.resume(result.snapshot)``)    no
 ``failure``     the run raised (``error.result`` carries this status)                    no
 ``cancelled``   the run was cancelled (``error.result``)                                 no
@@ -77,8 +78,9 @@ RETURNED_MEANINGS: dict[str, str] = {
     "the instructions hold, or a tool call failed and none found anything, or it is an empty "
     "value (grounding), so do not trust it as a success",
     "mismatched": "the answer answers another question than the request (a unit or a "
-    "conversion it did not ask for, figures of different units added up, a thing it names "
-    "never looked up), so do not trust it as a success",
+    "conversion it did not ask for, figures of different units added up, a figure from a "
+    "field it does not name, a thing it names never looked up), so do not trust it as a "
+    "success",
 }
 
 #: A stretch cut out of an error shorter than this is too common in real answers (a name, a
