@@ -1,10 +1,10 @@
-"""toolcycle._phrases.says: the one whole-word matcher the loop and the playbook share."""
+"""toolcycle.words.says: the one whole-word matcher the loop and the playbook share."""
 
 from __future__ import annotations
 
 import pytest
 
-from toolcycle._phrases import says
+from toolcycle.words import says
 
 
 @pytest.mark.parametrize(("text", "phrase", "said"), [

@@ -214,13 +214,15 @@ def test_free_text_agent_with_plain_tools_never_imports_pydantic() -> None:
 
 
 def test_a_plain_run_loads_no_module_only_pauses_specs_or_viewers_need() -> None:
-    """hashlib (OpenSSL), hmac, html, agent specs and the fallback model cost import
-    time every user pays; only snapshots, the viewer, specs and FallbackModel need them."""
+    """hashlib (OpenSSL), hmac, html, agent specs, the fallback model and the word stemmer
+    cost import time every user pays; only snapshots, the viewer, specs, FallbackModel and
+    runs that read word roots (the playbook, grounding) need them."""
     import subprocess
     import sys
 
     lazy = ["hashlib", "hmac", "html", "toolcycle.spec", "toolcycle._postgres",
-            "toolcycle.stores", "sqlite3", "toolcycle.models.fallback", "toolcycle.models.retry"]
+            "toolcycle.stores", "sqlite3", "toolcycle.models.fallback", "toolcycle.models.retry",
+            "snowballstemmer"]
     program = (PLAIN_RUN + "result.trace.render()\n"
                f"print([m for m in {lazy!r} if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from toolcycle.playbook.evidence import CallEvidence
 from toolcycle.playbook.routine_result import (
     MAX_STEPS,
-    CallKey,
     StandIn,
     StepOutcome,
     completed,
@@ -100,21 +99,23 @@ def test_a_fallbacks_header_adds_the_failed_call_it_stood_in_for() -> None:
     assert steps_of(failed, TOOLS)[0].status == "error"
 
 
-def _acts(*noted: tuple[CallEvidence, StandIn]) -> dict[CallKey, StandIn]:
-    return {(c.call.attempt, c.call.call_id): act for c, act in noted}
+def _noting(*noted: tuple[CallEvidence, StandIn]) -> None:
+    """Each call's record notes what its stand-in did (as ``routine_result.note`` does)."""
+    for c, act in noted:
+        c.call.stand_in = act
 
 
 def test_step_observations_count_calls_and_misses_but_not_latency() -> None:
     routine = _call("guest_ledger_then_folio", "(the routine's text is not read)")
     late = _call("delay_feed", "(nor the stand-in's)")
     late.call.call_id = "c2"
-    acts = _acts(
+    _noting(
         (routine, StandIn("routine", "guest_ledger_then_folio", steps=(
             StepOutcome("guest_ledger", {"guest": "A"}, "ok", '{"folio_id": "F"}'),
             StepOutcome("folio", {"folio_id": "F"}, "empty", "{}")))),
         (late, StandIn("routine", "delay_feed", False, steps=(
             StepOutcome("delay_feed", {"service": "S"}, "timeout", "2.5 s", 2.5),))))
-    rows = step_observations([routine, late], acts, "hotel")
+    rows = step_observations([routine, late], "hotel")
     assert [(r.tool, r.empty, r.error, r.timeout, r.duration_ms) for r in rows] == [
         ("guest_ledger", False, False, False, UNTIMED),
         ("folio", True, False, False, UNTIMED),
@@ -128,10 +129,10 @@ def test_step_observations_count_calls_and_misses_but_not_latency() -> None:
 
 def test_a_failed_step_names_the_tool_that_answered_after_it() -> None:
     fallback = _call("delay_feed", "Ran service_history for you, since ...")
-    acts = _acts((fallback, StandIn("fallback", "delay_feed", True, "service_history", steps=(
+    _noting((fallback, StandIn("fallback", "delay_feed", True, "service_history", steps=(
         StepOutcome("delay_feed", {}, "error", ""),
         StepOutcome("service_history", {"service": "RX1"}, "ok", "RX1: delay 12 min")))))
-    first, second = step_observations([fallback], acts, "rail")
+    first, second = step_observations([fallback], "rail")
     assert (first.tool, first.error, first.alternative) == ("delay_feed", True,
                                                              "service_history")
     assert second.alternative == ""
@@ -141,7 +142,7 @@ def test_a_call_no_stand_in_noted_has_no_steps_whatever_its_text_says() -> None:
     """Issue 69: the learner no longer reads its stand-ins' answers back from their text."""
     lookalike = _call("folio", completed(["guest_ledger", "folio"], [
         'guest_ledger({"guest": "A"}) -> {"folio_id": "F"}', 'folio({"folio_id": "F"}) -> {}']))
-    assert step_observations([lookalike], {}, "hotel") == []
+    assert step_observations([lookalike], "hotel") == []
 
 
 def test_a_result_full_of_call_lookalikes_is_read_in_bounded_steps() -> None:

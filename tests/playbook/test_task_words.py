@@ -12,8 +12,8 @@ from toolcycle.playbook.curator import Curator
 from toolcycle.playbook.dead_end import FOUND_NOTHING
 from toolcycle.playbook.reflector import reflect
 from toolcycle.playbook.store import SQLitePlaybookStore
-from toolcycle.playbook.words import keywords, names, task_words
 from toolcycle.tracing.trace import Step, ToolCallRecord, Trace
+from toolcycle.words import keywords, names, task_words
 
 
 @pytest.mark.parametrize(("text", "named", "words"), [

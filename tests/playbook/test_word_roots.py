@@ -14,7 +14,7 @@ from toolcycle.playbook.applicability import (
     description_words,
 )
 from toolcycle.playbook.strategy import Insight
-from toolcycle.playbook.words import _stem, root
+from toolcycle.words import _stem, root
 
 
 def test_forms_of_a_word_share_a_root_and_other_words_keep_theirs() -> None:

@@ -8,6 +8,7 @@ run in the background. ``learning.py`` runs an offline learning session over a t
 
 from __future__ import annotations
 
+from ..words import keywords
 from .curator import Curator, Delta
 from .learning import LearningReport, LearningTask, contains_expected, learn
 from .lesson import LessonType, RunEvidence
@@ -19,7 +20,6 @@ from .reflector import LLMReflector, TraceAnalysis, analyse, reflect
 from .stats import ToolStats, compute_stats, render_stats
 from .store import PlaybookStore, SQLitePlaybookStore, ToolObservation
 from .strategy import Argument, Insight, Repair, Strategy, UseVerdict, estimate_tokens
-from .words import keywords
 
 __all__ = [
     "Argument",

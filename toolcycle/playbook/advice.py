@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
+from ..words import root
 from . import dead_end
 from .applicability import (
     asks_what_a_skipped_tool_gives,
@@ -25,7 +26,6 @@ from .offer import render_line
 from .store import PlaybookStore
 from .strategy import Strategy, covers, estimate_tokens, skipped
 from .tool_lessons import is_tool_lesson
-from .words import root
 
 #: How many more strategies retrieval reads, so that the tool lessons it also finds (left
 #: out here: :mod:`.tool_lessons`) do not crowd out the task lessons within ``limit``.

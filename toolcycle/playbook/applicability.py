@@ -6,7 +6,7 @@ tasks' content words without names (:func:`task_words`), the ones the tasks shar
 (:func:`described_words`), name the field its answer came from (:func:`answer_labels`) or
 stand in the column of a list its run picked a row by (:func:`picked_words`); each
 confirmation narrows them to what the new task shares (:func:`confirmed`). Retrieval itself
-matches a task's full keywords (:func:`~toolcycle.playbook.words.keywords`).
+matches a task's full keywords (:func:`~toolcycle.words.keywords`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from ..words import LONGEST_STEMMED, TEMPLATE_WORDS, keywords, root, roots
 from .evidence import arg_values
 from .strategy import Insight, Strategy, index_terms
-from .words import LONGEST_STEMMED, TEMPLATE_WORDS, keywords, root, roots
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 #: The parts of a key: snake_case, camelCase, kebab-case.
@@ -27,7 +27,7 @@ _LABEL_START = re.compile(r"[,;:.!?()\[\]{}\n|]")
 
 
 def description_words(descriptions: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    """Per tool, the :func:`~toolcycle.playbook.words.root` of each content word of its
+    """Per tool, the :func:`~toolcycle.words.root` of each content word of its
     description (worked out once per agent, when the agent is built:
     :meth:`~toolcycle.playbook.Playbook.describe_tools`)."""
     return {tool: frozenset(root(w) for w in keywords(text) if w not in TEMPLATE_WORDS)
@@ -245,7 +245,7 @@ def word_support(evidence: Sequence[Insight], counts: Mapping[str, int] | None =
                  keep: int = 32, more: Mapping[str, int] | None = None) -> dict[str, int]:
     """How many of the tasks of ``evidence`` said each word, added to ``counts`` (and to
     ``more``'s, another strategy's being folded in): keyed by the word as first written,
-    counted by its :func:`~toolcycle.playbook.words.root`; the ``keep`` most said, the
+    counted by its :func:`~toolcycle.words.root`; the ``keep`` most said, the
     newest first among words said as often (a word one old task said makes way for one the
     latest said, which the next may say again)."""
     support = dict(counts or {})

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..words import keywords, roots
 from .applicability import applicability, by_root, confirmed, confirmed_by, word_support
 from .checks import check_curator
 from .flow import flow_shown
@@ -41,7 +42,6 @@ from .pitfall_repair import best_repaired, repair_from_use, same_failure, take_r
 from .probe import answers_agree
 from .store import PlaybookStore
 from .strategy import PROBED, Insight, Strategy, strategy_id
-from .words import keywords, roots
 
 DeltaOp = Literal["candidate", "add", "update", "merge", "retire"]
 

@@ -23,15 +23,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
-from .._phrases import says
 from ..datetimes import example_dates, in_stated_format, names_date, unmistakable
 from ..tracing.trace import ToolCallRecord, Trace
-from .formats import example_kind, legend_code
-from .formats import value_shape as value_shape  # (moved there; imported from here before)
-from .parts import Rename
-from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
-from .parts import RepairKind as RepairKind
-from .words import (
+from ..words import (
     COLLECTIONS,
     EMPTY_TEXT,
     ENVELOPE,
@@ -40,7 +34,13 @@ from .words import (
     WENT_THROUGH,
     keywords,
     roots,
+    says,
 )
+from .formats import example_kind, legend_code
+from .formats import value_shape as value_shape  # (moved there; imported from here before)
+from .parts import Rename
+from .parts import Repair as Repair  # (moved there: a lesson keeps it; imported from here)
+from .parts import RepairKind as RepairKind
 
 CallStatus = Literal["ok", "error", "empty", "repeat"]
 

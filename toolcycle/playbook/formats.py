@@ -14,7 +14,7 @@ import re
 from typing import Literal
 
 from ..datetimes import writings
-from .words import COUNTRY_WORDS
+from ..words import COUNTRY_WORDS
 
 #: What a value an error writes unquoted may show of a format (see :func:`example_kind`).
 ExampleKind = Literal["date", "code"]

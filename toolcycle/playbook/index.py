@@ -10,8 +10,8 @@ import heapq
 import math
 from collections.abc import Sequence
 
+from ..words import keywords, root, roots
 from .strategy import Strategy, index_terms
-from .words import keywords, root, roots
 
 
 class StrategyIndex:
@@ -23,7 +23,7 @@ class StrategyIndex:
     per domain (the usual filter) and in total (for the inverse document frequency). A task
     scores the sum of ``idf × weight`` of its words found in a strategy, times the strategy's
     evidence score; a strategy needing a tool the agent lacks is never returned. Words are
-    indexed and looked up by their :func:`~toolcycle.playbook.words.root`, so "supplies"
+    indexed and looked up by their :func:`~toolcycle.words.root`, so "supplies"
     finds a strategy learned from "supplier" (and strategies stored before roots still match).
     """
 

@@ -40,7 +40,7 @@ class TraceAnalysis:
     ``sequence`` is the tools of the answering chain (see :mod:`.evidence`), ``wasted`` the
     calls that missed, ``repairs`` what worked after each missed call that the run recovered
     from (keyed by the index of the missed call). ``keywords`` and ``task`` are the prompt's
-    (:func:`~toolcycle.playbook.words.task_words`, so no names; :func:`task_fingerprint`),
+    (:func:`~toolcycle.words.task_words`, so no names; :func:`task_fingerprint`),
     worked out once for the insights and the run's outcome.
     """
 

@@ -25,8 +25,8 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from ..words import roots, task_words
 from .strategy import Strategy, run_of
-from .words import roots, task_words
 
 #: An earlier task is one of a task's nearest when its similarity is at least this share of
 #: the closest one's. Below 1 so that a task close to several tasks of a lesson's kind, worded
@@ -38,7 +38,7 @@ FEWEST_TASKS = 2
 
 
 def words_of(task: str) -> frozenset[str]:
-    """The roots of what ``task`` is about (:func:`~.words.task_words`: names left out)."""
+    """The roots of what ``task`` is about (:func:`~toolcycle.words.task_words`: names left out)."""
     return frozenset(roots(task_words(task)))
 
 

@@ -26,7 +26,6 @@ from .evidence import classify
 from .fallback import Fallback, alternative_of, fallback_for
 from .reshape import argument_lesson, reshaping_tool, shown_formats
 from .routine import induce, repair, routine_name, routine_tool, stand_in
-from .routine_result import noted, stand_in_of
 from .sequence import head_call
 from .strategy import Strategy, covers, shows_how_to_call, skipped
 from .tool_lessons import with_tool_lessons
@@ -433,12 +432,11 @@ def sequence_done(sequence: Sequence[str], whole: frozenset[str], trace: Trace) 
     in order, or one of a tool in ``whole`` (that runs the sequence: its routine) that ran
     every step (as it noted: :class:`~toolcycle.playbook.routine_result.StandIn`)."""
     position = 0
-    acts = noted(trace) if whole else {}
     for evidence in classify(trace):
         if not evidence.ok:
             continue
         name = evidence.call.name
-        if name in whole and (act := stand_in_of(acts, evidence.call)) is not None and act.ran:
+        if name in whole and (act := evidence.call.stand_in) is not None and act.ran:
             return True
         if name == sequence[position]:
             position += 1

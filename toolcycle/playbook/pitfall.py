@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..models.repair import INVALID_TOOL_NAME
+from ..words import OUTAGE, REFUSING
 from .applicability import described_words
 from .evidence import (
     QUOTED,
@@ -27,7 +28,6 @@ from .evidence import (
 from .lesson import RunEvidence
 from .stats import timed_out
 from .strategy import Insight, Strategy, UseVerdict
-from .words import OUTAGE, REFUSING
 
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _NAMED = re.compile(r" for `[^`]+`")

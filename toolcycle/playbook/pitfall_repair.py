@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..words import root, roots
 from .applicability import applicability
 from .dead_end import FOUND_NOTHING
 from .outcome import RunOutcome
 from .pitfall import pitfall_advice
 from .stats import is_timeout
 from .strategy import Insight, Repair, Strategy, pitfall_detail
-from .words import root, roots
 
 
 def best_repaired(evidence: Sequence[Insight]) -> Insight:

@@ -25,6 +25,7 @@ from ..run.plan import RunPlan
 from ..run.state import ToolSelector
 from ..tools import Tool
 from ..tracing.trace import Trace
+from ..words import roots
 from . import dead_end
 from .advice import HEADER as HEADER  # (defined there; imported from here before)
 from .advice import choose
@@ -43,7 +44,7 @@ from .probe import current_probe
 from .probe_chain import FailedRunProbe
 from .read_only import tell_once
 from .reflector import LLMReflector, analyse, reflect
-from .routine_result import StandIns, noted
+from .routine_result import StandIns
 from .stats import (
     ToolStats,
     compute_stats,
@@ -54,7 +55,6 @@ from .stats import (
 from .store import PlaybookStore
 from .strategy import Strategy, estimate_tokens, strategy_id
 from .tool_lessons import in_play
-from .words import roots
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -422,9 +422,8 @@ class Playbook:
                     if self.rule_lessons else [])
         if probed is not None and probed.sequence is not None:
             insights.append(probed.sequence)
-        acts = noted(trace)  # what the stand-ins did in this run (typed, in its trace)
-        stand_ins = self._stand_ins(trace.agent_name)
-        stood_in = stand_ins.stood_in(trace.tools_offered, analysis.calls, acts)
+        stand_ins = self._stand_ins(trace.agent_name)  # (what each did: its call's record)
+        stood_in = stand_ins.stood_in(trace.tools_offered, analysis.calls)
         if self._routine_names or stood_in:  # a routine's or stand-in's call: no new sequence
             insights = [i for i in insights if i.kind != "sequence" or not (
                 self._routine_names.intersection(i.tools) or stood_in.intersection(i.tools))]
@@ -443,7 +442,7 @@ class Playbook:
         outcome = RunOutcome(
             run_id=trace.run_id, success=success, iterations=analysis.iterations,
             tool_latency_ms=analysis.tool_latency_ms, shown=list(trace.strategies_shown),
-            calls=stand_ins.as_judged(analysis.calls, stood_in, acts),
+            calls=stand_ins.as_judged(analysis.calls, stood_in),
             shaped=shaped_values(trace, analysis.calls, [
                 c for c in analysis.calls if c.ok and c.call.name not in stood_in]),
             domain=domain,
@@ -461,7 +460,7 @@ class Playbook:
                         if c.call.name in stood_in or c.call.name in self._routine_names]
             self.store.add_tool_observations(  # (a step of a tool the agent lacks is text)
                 tool_observations(calls, analysis.repairs, domain)
-                + step_observations(made_for, acts, domain))
+                + step_observations(made_for, domain))
             deltas = self.curator.apply(self.store, insights, outcome)
         if self.routines and trace.agent_name in self._agents and any(
                 d.op != "candidate" for d in deltas):

@@ -48,11 +48,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._observation import serialize_result
-from .._phrases import says
 from ..context import CancelToken, RunContext
 from ..datetimes import in_example_readings, unmistakable
 from ..messages import Usage
 from ..tools import Tool, ToolArgumentsError
+from ..words import names, says
 from .applicability import applicability, json_leaves, sequence_words
 from .carry import Rename, carried, guess_rename, invoke_step, respelled
 from .evidence import (
@@ -67,7 +67,6 @@ from .evidence import (
 )
 from .sequence import advised
 from .strategy import PROBED, Insight
-from .words import names
 
 log = logging.getLogger("toolcycle.playbook")
 
@@ -370,7 +369,7 @@ def named(args: Mapping[str, Any], result: str | None, prompt: str) -> dict[str,
     """``args`` with each text value the ``prompt`` does not hold narrowed to the longest text
     of ``result`` (a JSON leaf) that both the value and the prompt hold as whole words: the
     name of the thing the tool found, as the task said it. A leaf of one word counts only as
-    a name the prompt gives (:func:`~toolcycle.playbook.words.names`): "heat" in
+    a name the prompt gives (:func:`~toolcycle.words.names`): "heat" in
     "Ember heat gun" names no thing.
 
     Why: a model's search query ("heat gun delivery time") is no text of the task, so a

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tracing.trace import Trace
+from ..words import name_phrases
 from .applicability import json_leaves, row_pick, sequence_words
 from .carry import carried, properties, required_params, typed
 from .evidence import CallEvidence, Repair, arg_values
@@ -34,7 +35,6 @@ from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, 
 from .routine import feed_example
 from .sequence import advised
 from .strategy import PROBED, Insight
-from .words import name_phrases
 
 #: At most this many calls for the chains of one run (first steps and second steps).
 MAX_CHAIN_CALLS = 12

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..tracing.trace import Trace
+from ..words import keywords, task_fingerprint, task_words
 from .evidence import answer_chain, blames_arguments, classify, repair_of
 from .evidence import shaped_values as shaped_values
 from .lesson import RunEvidence, TraceAnalysis, WastedCall
@@ -29,7 +30,6 @@ from .pitfall import pitfall_advice as pitfall_advice
 from .pitfall import shown_error as shown_error
 from .sequence import sequence_advice as sequence_advice
 from .strategy import Insight
-from .words import keywords, task_fingerprint, task_words
 
 __all__ = ["NO_CALL", "NO_CALL_ADVICE", "LLMReflector", "TraceAnalysis", "WastedCall", "analyse",
            "answered_without_a_call", "expected_arguments", "normalise_error", "pitfall_advice",

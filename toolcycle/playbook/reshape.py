@@ -42,10 +42,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._observation import serialize_result
-from .._phrases import says
 from ..context import RunContext
 from ..datetimes import as_the_task_names, clock_readings, date_format, read_date, time_format
 from ..tools import Tool, ToolArgumentsError
+from ..words import says
 from .carry import invoke_step, properties
 from .formats import country_code, legend, value_shape
 from .pitfall import normalise_error

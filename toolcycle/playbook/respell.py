@@ -39,14 +39,13 @@ from dataclasses import replace
 from typing import Any
 
 from .._observation import serialize_result
-from .._phrases import says
 from ..context import RunContext
 from ..tools import Tool, ToolArgumentsError, ToolPolicy
+from ..words import OPTIONS_INTRO, OPTIONS_JOINERS, says
 from .carry import invoke_step, properties, respelled
 from .evidence import is_empty_result
 from .routine_result import StandIn, note
 from .strategy import Strategy
-from .words import OPTIONS_INTRO, OPTIONS_JOINERS
 
 #: In every result a respelled call gives (the learner reads the call's typed note instead,
 #: :class:`~.routine_result.StandIn`; :func:`respelled_call` reads a stored trace's text).
@@ -260,7 +259,7 @@ def _named(key: str) -> str:
 #
 # Where the options come from, most certain first: the schema's own ``enum`` (typed, any
 # language); else a list the description spells out, in parentheses with commas ("(network,
-# desktop, security, ...)") or after the phrases :data:`~toolcycle.playbook.words.
+# desktop, security, ...)") or after the phrases :data:`~toolcycle.words.
 # OPTIONS_INTRO` names ("one of: P1, P2 or P3"). An option must be a whole word or phrase of the
 # task; none, or two of them, and the value stays the model's.
 

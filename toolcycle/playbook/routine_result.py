@@ -29,13 +29,13 @@ from typing import Any
 
 from ..context import RunContext
 from ..tracing.stand_in import StandIn, StandInKind, StepOutcome, StepStatus
-from ..tracing.trace import ToolCallRecord, Trace
+from ..tracing.trace import Trace
 from .evidence import CallEvidence, is_empty_result
 
 #: The stand-in record's types are the trace's (:mod:`toolcycle.tracing.stand_in`); the
 #: playbook's modules name them from here, beside what writes and reads them.
 __all__ = ["MAX_STEPS", "CallKey", "StandIn", "StandInKind", "StandIns", "StepOutcome",
-           "StepStatus", "completed", "note", "noted", "ran_whole", "stand_in_of", "steps_of"]
+           "StepStatus", "completed", "note", "noted", "ran_whole", "steps_of"]
 
 #: How a step's line says it ended, after ``name(arguments)``.
 _ENDINGS: tuple[tuple[str, StepStatus], ...] = (
@@ -75,11 +75,6 @@ def noted(trace: Trace) -> Mapping[CallKey, StandIn]:
             if call.stand_in is not None}
 
 
-def stand_in_of(records: Mapping[CallKey, StandIn], call: ToolCallRecord) -> StandIn | None:
-    """What answered ``call`` in its run, if a stand-in did (``records``: :func:`noted`)."""
-    return records.get((call.attempt, call.call_id))
-
-
 @dataclass(frozen=True, slots=True)
 class StandIns:
     """An agent's stand-ins, by the tool whose calls each answers: ``firsts``, routine ->
@@ -91,21 +86,22 @@ class StandIns:
     repairs: Mapping[str, str]
     alternatives: Mapping[str, str]
 
-    def stood_in(self, offered: Collection[str] | None, calls: Sequence[CallEvidence],
-                 acts: Mapping[CallKey, StandIn]) -> set[str]:
+    def stood_in(self, offered: Collection[str] | None, calls: Sequence[CallEvidence]
+                 ) -> set[str]:
         """The tools whose calls a stand-in answered in a run offered ``offered``: the first
         tools of the routines it was offered, and each tool a fallback answered for (its
         results are not the tool's alone, so neither a sequence nor a statistic of it), and
         each tool a routine repaired a call of, or called again with a reshaped, respelled
-        or renamed argument (its value is not the model's). ``acts``: what they noted."""
+        or renamed argument (its value is not the model's), as each call's record says
+        (``ToolCallRecord.stand_in``, what the stand-in noted)."""
         if not offered:
             return set()
         return ({self.firsts[name] for name in offered if name in self.firsts}
                 | {c.call.name for c in calls
-                   if (act := stand_in_of(acts, c.call)) is not None and act.kind != "routine"})
+                   if (act := c.call.stand_in) is not None and act.kind != "routine"})
 
-    def as_judged(self, calls: Sequence[CallEvidence], stood_in: Collection[str],
-                  acts: Mapping[CallKey, StandIn]) -> list[tuple[str, str]]:
+    def as_judged(self, calls: Sequence[CallEvidence], stood_in: Collection[str]
+                  ) -> list[tuple[str, str]]:
         """The run's calls as the strategies it was shown judge them: a call a routine stood
         in for is a call of the routine; one a fallback answered is the failed call, then the
         alternative's (so the pitfall counts as followed); one a routine repaired is a call
@@ -114,7 +110,7 @@ class StandIns:
         routine_of = {tool: routine for routine, tool in self.firsts.items()}
         made: list[tuple[str, str]] = []
         for c in calls:
-            name, act = c.call.name, stand_in_of(acts, c.call)
+            name, act = c.call.name, c.call.stand_in
             kind = None if act is None or name not in stood_in else act.kind
             if kind == "fallback" and name in self.alternatives:
                 fine = act is not None and act.ok

@@ -19,13 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..tools import Tool
+from ..words import PHRASE_ENDS, name_phrases
 from .applicability import sequence_words
 from .carry import properties, typed
 from .evidence import CallEvidence, shaped_values
 from .flow import chain_feeds, data_flow
 from .lesson import RunEvidence
 from .strategy import Argument, Insight, Strategy, UseVerdict, skip_clause
-from .words import PHRASE_ENDS, name_phrases
 
 
 def sequence_advice(
@@ -164,7 +164,7 @@ _NUMBER = re.compile(r"(?<![\w.:/-])\d{3,}(?![\w:/-]|\.\d)")
 
 def named_values(task: str) -> list[str]:
     """The values ``task`` names, as written, in order, once each: its names
-    (:func:`~toolcycle.playbook.words.name_phrases`, "Ingrid Halvorsen", "KL644"),
+    (:func:`~toolcycle.words.name_phrases`, "Ingrid Halvorsen", "KL644"),
     its hyphenated ids ("C-3019") and its numbers of three digits or more ("1126")."""
     found = [(m.start(), m.group()) for m in (*_CODE.finditer(task), *_NUMBER.finditer(task))]
     at = 0

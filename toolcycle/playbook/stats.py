@@ -13,10 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
+from ..words import TIMEOUT_WORDS
 from .evidence import CallEvidence, Repair
-from .routine_result import CallKey, StandIn, stand_in_of
 from .store import ToolObservation
-from .words import TIMEOUT_WORDS
 
 #: The duration of a call nobody timed (one a routine made: a trace times the routine's call
 #: alone): counted in its tool's calls and misses, not in its latency.
@@ -74,7 +73,7 @@ def timed_out(call: ToolCallRecord) -> bool:
     the tool's own deadline), or as the tool's exception's class says (``ReadTimeout``,
     ``TimeoutError`` from a client inside it). Never read from the loop's wording of the
     error; a tool's own message (an MCP server's, say) is its evidence, read with the
-    words of :mod:`.words`."""
+    words of :mod:`toolcycle.words`."""
     kind = call.error_type
     if kind is None:
         return False
@@ -107,10 +106,9 @@ def tool_observations(calls: Iterable[CallEvidence], repairs: Mapping[int, Repai
     return rows
 
 
-def step_observations(calls: Iterable[CallEvidence], acts: Mapping[CallKey, StandIn],
-                      domain: str = "") -> list[ToolObservation]:
+def step_observations(calls: Iterable[CallEvidence], domain: str = "") -> list[ToolObservation]:
     """The calls stand-ins made inside ``calls`` (a routine's, a repair's or a fallback's), as
-    they noted them (``acts``: :func:`~.routine_result.noted`).
+    they noted them on each call's record (``ToolCallRecord.stand_in``).
 
     A trace times the stand-in's call, not its steps: a step counts in its tool's calls and
     misses but not in its latency (:data:`UNTIMED`), except a timed-out step, which was given
@@ -118,8 +116,7 @@ def step_observations(calls: Iterable[CallEvidence], acts: Mapping[CallKey, Stan
     fallback's failed call and its alternative's)."""
     rows: list[ToolObservation] = []
     for c in calls:
-        act = stand_in_of(acts, c.call)
-        steps = act.steps if act is not None else ()
+        steps = c.call.stand_in.steps if c.call.stand_in is not None else ()
         for i, step in enumerate(steps):
             after = steps[i + 1] if i + 1 < len(steps) else None
             missed = step.status != "ok"

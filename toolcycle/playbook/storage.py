@@ -96,7 +96,7 @@ class PlaybookStore(abc.ABC):
 
     @abc.abstractmethod
     def mark_observed(self, run_id: str, domain: str = "", words: Sequence[str] = ()) -> bool:
-        """Remember a run as learned from, with its task's ``words`` (its :func:`~.words.
+        """Remember a run as learned from, with its task's ``words`` (its :func:`~toolcycle.words.
         task_words`, for :mod:`.neighbours`); False when it already was (never learn twice)."""
 
     @abc.abstractmethod

@@ -19,14 +19,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
+from ..words import keywords
 from .parts import Argument as Argument  # (defined there; imported from here)
 from .parts import LessonParts, plain
 from .parts import Repair as Repair
 from .parts import RepairKind as RepairKind
 from .parts import pitfall_detail as pitfall_detail
 from .parts import typed_parts as typed_parts
-from .words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
-from .words import keywords
 
 StrategyStatus = Literal["active", "retired"]
 #: ``sequence``: a tool sequence that worked; ``pitfall``: a failure mode to avoid;

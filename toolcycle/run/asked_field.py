@@ -12,7 +12,8 @@ The check speaks only where that is plain: the answer's figure (or each figure a
 up into it) was read from fields the request does not name, the same results hold another
 field the request does name, and no figure of the answer came from a named field. A field
 is named when each of its words (split at ``_``, ``-`` and case; a unit such as ``gbp`` or
-``kg`` aside) is a word of the request, in the singular or plural. A figure the request
+``kg`` aside) is a word of the request, by its root (:func:`toolcycle.words.root`:
+"prices" names ``price``, "capacities" ``capacity``). A figure the request
 itself holds, or one no field holds, says nothing.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..words import root, roots
 from .provenance import Call, Figure, added_up, figures_in, made_by, written
 from .units import read_unit
 
@@ -33,7 +35,7 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
     """A message for each figure of ``answer`` (``(as written, value)`` pairs) read from a
     field the request does not name while the same results name one it does; empty where
     any of the answer's figures came from a named field, or nothing is plain."""
-    words = set(_WORDS.findall(request.lower()))
+    words = roots(_WORDS.findall(request.lower()))
     held = figures_in(request)
     messages: list[str] = []
     for shown, value in answer:
@@ -75,18 +77,11 @@ def _named_beside(origins: list[list[Figure]], figures: Sequence[Figure],
 
 
 def _named(key: str, words: set[str]) -> bool:
-    """Whether the request's ``words`` name the field ``key``: each of its words but a unit,
-    in the singular or plural ("ticket_price_gbp" by "ticket prices")."""
+    """Whether the request's ``words`` (their roots) name the field ``key``: each of its
+    words but a unit, by its root ("ticket_price_gbp" by "ticket prices")."""
     parts = [p.lower() for p in _PARTS.findall(key)]
     plain = [p for p in parts if not p.isdigit() and read_unit(p) is None]
-    return bool(plain) and all(_said(p, words) for p in plain)
-
-
-def _said(word: str, words: set[str]) -> bool:
-    forms = {word, word + "s", word + "es"}
-    if word.endswith("y"):
-        forms.add(word[:-1] + "ies")
-    return bool(forms & words)
+    return bool(plain) and all(root(p) in words for p in plain)
 
 
 def _before(figures: Sequence[Figure], call: int) -> list[Figure]:

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._id_shape import in_example_shape
-from .._phrases import says
 from .._tool_schema import compile_validator
 from ..datetimes import (
     day_first,
@@ -34,6 +33,7 @@ from ..datetimes import (
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
+from ..words import says
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).

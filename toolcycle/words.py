@@ -1,17 +1,20 @@
-"""The playbook's vocabulary: how it reads the words of a task, and every language-specific
-word list it reads text with, in one place.
+"""How toolcycle reads words: the words of a task, whether a text says a phrase, and every
+language-specific word list the loop and the playbook read text with, in one place.
 
 What a task is about is read here once, for learning and retrieval alike: its content words
 (:func:`keywords`), their roots (:func:`root`), the names it gives (:func:`names`,
 :func:`name_phrases`), the words a lesson learned from it applies to (:func:`task_words`) and
-what tells it from another task (:func:`task_fingerprint`).
+what tells it from another task (:func:`task_fingerprint`). Whether a text mentions a word or
+phrase (an error naming a parameter, a result naming a thing) is :func:`says`, for the loop's
+recovery advice and the playbook alike.
 
-Why one module: the playbook's rules are meant to hold in any domain, but some evidence is
-only text written for people: a tool's "No results." instead of ``[]``, an HTTP client's
-"connection refused", a task's function words. Each list below is English (the language of
-the tools, tasks and providers this project was measured on) and says what it is for; a
-deployment whose tools speak another language extends these lists here, and nowhere else.
-A rule that needs a word list and is not built on one of these holds only where it was written.
+Why one module: the loop's and the playbook's rules are meant to hold in any domain, but some
+evidence is only text written for people: a tool's "No results." instead of ``[]``, an HTTP
+client's "connection refused", a task's function words. Each list below is English (the
+language of the tools, tasks and providers this project was measured on) and says what it is
+for; a deployment whose tools speak another language extends these lists here, and nowhere
+else. A rule that needs a word list and is not built on one of these holds only where it was
+written.
 
 Never listed here: the engine's own wording. What the loop says about a call (a timeout, a
 refused argument) is read from the trace's typed fields (``ToolCallRecord.error_type``).
@@ -19,13 +22,11 @@ refused argument) is read from the trace's typed fields (``ToolCallRecord.error_
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
-
-import snowballstemmer
+from typing import Any
 
 #: Function words of a task or result, left out of the content words retrieval and
 #: applicability compare (:func:`keywords`).
@@ -130,7 +131,7 @@ def keywords(text: str) -> list[str]:
     return list(seen)
 
 
-_STEMMER = snowballstemmer.stemmer(STEMMER_LANGUAGE)
+_STEMMER: Any = None  # made at the first word stemmed (:func:`_stemmer`)
 _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between words
 
 
@@ -153,10 +154,22 @@ def root(word: str) -> str:
     return word if len(word) > LONGEST_STEMMED else _stem(word)
 
 
+def _stemmer() -> Any:
+    """The Snowball stemmer, made once. Why not at import: the loop imports this module for
+    :func:`says` on every run, and snowballstemmer loads every language's stemmer (~20 ms),
+    which only runs that read roots (the playbook, grounding's field check) need."""
+    global _STEMMER
+    if _STEMMER is None:
+        import snowballstemmer
+
+        _STEMMER = snowballstemmer.stemmer(STEMMER_LANGUAGE)
+    return _STEMMER
+
+
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     with _STEMMER_LOCK:
-        stem: str = _STEMMER.stemWord(word)
+        stem: str = _stemmer().stemWord(word)
     if len(stem) > 5 and stem.endswith("ier"):
         stem = stem[:-3] + "i"
     return stem
@@ -174,6 +187,8 @@ def task_fingerprint(prompt: str) -> str:
     the same ones (ids are not words), and the curator took three different parcel questions
     for one task asked three times, so the parcel lesson was never learned.
     """
+    import hashlib  # (OpenSSL's import time: a plain run never fingerprints a task)
+
     text = " ".join(prompt.lower().split())
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
@@ -240,3 +255,20 @@ def task_words(prompt: str) -> list[str]:
     named = names(prompt)
     words = keywords(prompt)
     return [w for w in words if w not in named] or words
+
+
+# -- whether a text says a word or phrase -------------------------------------------------
+
+
+def says(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as whole words, case aside (an empty or blank
+    ``phrase`` is said by no text).
+
+    "date" is said by "invalid date" and not by "update", and "New York" by "in new  york"
+    (words split by any white space). Whole words because a parameter or value named inside
+    a longer word is a coincidence, not a mention."""
+    words = [re.escape(w) for w in phrase.split()]
+    if not words:
+        return False
+    pattern = r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
