@@ -96,8 +96,31 @@ def _a_number(text: str) -> bool:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=60), st.text(max_size=200))
 def test_a_field_is_named_only_by_words_the_request_holds(key: str, request: str) -> None:
-    from toolcycle.run.asked_field import _named
+    from toolcycle.run.asked_field import named_field, request_words
 
-    words = set(re.findall(r"[a-z]+", request.lower()))
-    if _named(key, words):
+    words = request_words(request)
+    if named_field(key, words):
         assert words  # a request without words names no field
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "read", "find"]),
+                          st.lists(st.one_of(st.integers(-5, 5000), st.floats(
+                              allow_nan=False, allow_infinity=False, width=32)), max_size=4),
+                          st.one_of(st.just("SUM"), _JSON.map(json.dumps),
+                                    st.text(max_size=80))),
+                max_size=8),
+       st.text(max_size=120), st.sets(st.floats(allow_nan=False, allow_infinity=False)))
+def test_an_unfinished_sum_is_read_from_any_calls(
+        calls: list[tuple[str, list[float], str]], request: str, answer: set[float]) -> None:
+    """The unfinished-sum check (toolcycle/run/unfinished_sum.py) over random calls, results
+    and answers: never an error, and what it says names the tool of the run's last sum."""
+    from toolcycle.run.provenance import Call, added_up
+    from toolcycle.run.unfinished_sum import unfinished_sum
+
+    made = [Call(name, {"numbers": numbers}, str(sum(numbers)) if result == "SUM" else result, "")
+            for name, numbers, result in calls]  # ("SUM": a call that added its figures up)
+    told = unfinished_sum(request, made, answer)
+    if told is not None:
+        last = next(c for c in reversed(made) if added_up(c) is not None)
+        assert told.startswith(f"you called `{last.name}` on ")

@@ -35,7 +35,7 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
     """A message for each figure of ``answer`` (``(as written, value)`` pairs) read from a
     field the request does not name while the same results name one it does; empty where
     any of the answer's figures came from a named field, or nothing is plain."""
-    words = roots(_WORDS.findall(request.lower()))
+    words = request_words(request)
     held = figures_in(request)
     messages: list[str] = []
     for shown, value in answer:
@@ -48,7 +48,7 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
         origins = [[f for f in pool if f.value == x and f.key] for x, pool in sources]
         if not all(origins):
             continue  # a figure no field holds: nothing to tell by
-        if any(_named(f.key, words) for group in origins for f in group):
+        if any(named_field(f.key, words) for group in origins for f in group):
             return []  # a figure of the answer came from a field the request names
         asked = _named_beside(origins, figures, words)
         if asked is None:
@@ -72,11 +72,16 @@ def _named_beside(origins: list[list[Figure]], figures: Sequence[Figure],
                   words: set[str]) -> Figure | None:
     """A figure of the same results as ``origins`` under a field the request names."""
     calls = {f.call for group in origins for f in group}
-    return next((f for f in figures if f.call in calls and f.key and _named(f.key, words)),
+    return next((f for f in figures if f.call in calls and f.key and named_field(f.key, words)),
                 None)
 
 
-def _named(key: str, words: set[str]) -> bool:
+def request_words(request: str) -> set[str]:
+    """The roots of the request's words (what :func:`named_field` reads)."""
+    return roots(_WORDS.findall(request.lower()))
+
+
+def named_field(key: str, words: set[str]) -> bool:
     """Whether the request's ``words`` (their roots) name the field ``key``: each of its
     words but a unit, by its root ("ticket_price_gbp" by "ticket prices")."""
     parts = [p.lower() for p in _PARTS.findall(key)]
