@@ -345,6 +345,44 @@ def test_no_other_tool_named_where_two_fit() -> None:
     assert "with these arguments" not in seen
 
 
+ROUTES = {"Harbour Loop": "FR-31"}
+
+
+def ferry(route_id: str) -> dict[str, float]:
+    """A ferry route's details: its crossing time and fare."""
+    if route_id not in ROUTES.values():
+        raise LookupError(f"no route with id {route_id!r}")
+    return {"crossing_min": 42, "fare_eur": 7.5}
+
+
+def route_id_of(name: str) -> str:
+    """The id of a ferry route, by its name."""
+    return ROUTES[name]
+
+
+def test_a_tool_whose_call_with_these_arguments_failed_is_not_the_one_meant() -> None:
+    """Seen on the 1.5B: ``get_medicine(medicine_id="Lumora")`` failed ("the id tool can
+    give it"), then ``get_medicine_id(medicine_id="Lumora")`` was refused with "call
+    ``get_medicine`` with these arguments", three times over. The value was right, its name
+    was the other tool's: the refused tool's own parameter is named instead."""
+    failed, refused, *_ = _asked("Fare of the Harbour Loop?", [
+        call("ferry", {"route_id": "Harbour Loop"}),
+        call("route_id_of", {"route_id": "Harbour Loop"})], [ferry, route_id_of])
+    assert "no route with id 'Harbour Loop'" in failed
+    assert "call `ferry` with these arguments" not in refused
+    assert ("- `route_id_of` takes `name`, not `route_id`: call it with "
+            "{'name': 'Harbour Loop'}") in refused
+
+
+def test_a_misnamed_value_of_another_type_is_not_renamed() -> None:
+    def by_number(number: int) -> str:
+        """A route by its number."""
+        return "FR-31"
+
+    [seen, *_] = _asked("Route 31?", [call("by_number", {"route": "thirty-one"})], [by_number])
+    assert "call it with" not in seen and "`number` is missing" in seen
+
+
 def booking_fare(booking_no: str) -> float:
     """The standard fare of a booking, in EUR."""
     if booking_no != "B-75285":

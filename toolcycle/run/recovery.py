@@ -91,14 +91,21 @@ def _meant_tool(state: RunState, own: str, properties: dict[str, Any],
     Why: a small model that picked the wrong one of two similar tools still writes the
     arguments of the one it meant (``energy_live(meter=..., day=...)`` for a daily report
     taking ``meter`` and ``day``); told only that ``code`` is missing, it went looking for
-    a code and never came back to the tool it meant."""
+    a code and never came back to the tool it meant.
+
+    Not a tool the run already called with these very arguments and saw fail: the model came
+    from there, and sent back it ping-pongs between the two (``get_medicine(medicine_id=
+    "Lumora")`` failed, "``get_medicine_id`` can give it"; ``get_medicine_id(medicine_id=
+    "Lumora")`` refused, "call ``get_medicine`` with these arguments", three times over)."""
     given = set(arguments)
     if not given or given <= set(properties):
         return None  # its own parameters: the call's values, not the tool, are the problem
     ending = {t.name for t in state.output.tool_definitions}
+    failed = {record.name for step in state.trace.trace.steps for record in step.tool_calls
+              if record.error is not None and record.args == arguments}
     fitting = []
     for definition in state.setup.settings.tools:
-        if definition.name == own or definition.name in ending:
+        if definition.name == own or definition.name in ending or definition.name in failed:
             continue
         theirs = definition.parameters.get("properties")
         required = definition.parameters.get("required")
@@ -115,8 +122,25 @@ def _meant_tool(state: RunState, own: str, properties: dict[str, Any],
 
 def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
                     properties: dict[str, Any], arguments: dict[str, Any]) -> Iterator[str]:
-    """A line per missing required argument and per argument its own schema refuses."""
+    """A line per missing required argument and per argument its own schema refuses; where
+    one required argument is missing and the call gave one the tool does not take, the line
+    says to pass that value under the missing name.
+
+    Why the rename: a model that wrote the parameter of another tool (``medicine_id`` to the
+    tool taking ``name``) has the right value under the wrong name; told only that ``name``
+    is missing, the 1.5B called the other tool again instead."""
     required = schema.get("required")
+    missing = [n for n in required if isinstance(n, str) and n not in arguments] if isinstance(
+        required, list) else []
+    foreign = [n for n in arguments if n not in properties]
+    wanted_field = properties.get(missing[0]) if len(missing) == 1 else None
+    if (len(foreign) == 1 and isinstance(wanted_field, dict)
+            and _fits(wanted_field, arguments[foreign[0]])):
+        renamed = {**{k: v for k, v in arguments.items() if k != foreign[0]},
+                   missing[0]: arguments[foreign[0]]}
+        yield (f"`{own}` takes `{missing[0]}`, not `{foreign[0]}`: call it with "
+               f"{bounded_repr(renamed)[:_QUOTED * 2]}")
+        return
     for name in required if isinstance(required, list) else ():
         if isinstance(name, str) and name not in arguments:
             line = f"`{name}` is missing"
