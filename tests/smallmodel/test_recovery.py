@@ -160,6 +160,41 @@ def test_no_spelling_advice_for_a_value_written_as_asked_or_not_asked(value: str
     assert "is not how the request writes it" not in seen[0]
 
 
+LIGHTHOUSES = {"Cape Wrath Light": "LH-7"}
+
+
+def find_lighthouse(name: str) -> str:
+    """Find a lighthouse by its name and return its id."""
+    if name not in LIGHTHOUSES:
+        raise LookupError(f"no lighthouse named {name!r}")
+    return LIGHTHOUSES[name]
+
+
+def test_part_of_a_name_gets_the_whole_name_the_request_gives() -> None:
+    """Seen on the 1.5B: "Amber" passed for "Rack Amber", "no server rack named 'Amber'",
+    and the same two calls again until the loop guard ended the run."""
+    agent = Agent(ScriptedModel([call("find_lighthouse", {"name": "Cape Wrath"}),
+                                 call("find_lighthouse", {"name": "Cape Wrath Light"}), "LH-7"]),
+                  tools=[find_lighthouse])
+    result = agent.run_sync("Who keeps the Cape Wrath Light?")
+    first, second = result.trace.steps[0].tool_calls[0], result.trace.steps[1].tool_calls[0]
+    assert ("`name` 'Cape Wrath' is part of a name the request gives: try 'Cape Wrath Light'"
+            in (first.error or ""))
+    assert second.result == "LH-7"
+
+
+@pytest.mark.parametrize(("value", "question"), [
+    ("Cape Wrath Light", "Who keeps the Cape Wrath Light?"),  # the whole name: nothing to add
+    ("Wrath", "Who keeps the lighthouse at cape wrath?"),      # no name written as one
+    ("Light", "Who keeps Light?"),                            # no longer name holds it
+])
+def test_no_whole_name_where_the_request_gives_none_longer(value: str, question: str) -> None:
+    agent = Agent(ScriptedModel([call("find_lighthouse", {"name": value}), "done"]),
+                  tools=[find_lighthouse])
+    result = agent.run_sync(question)
+    assert "is part of a name" not in (result.trace.steps[0].tool_calls[0].error or "")
+
+
 def _daily(fmt: str, says: str) -> Any:
     """A daily-figures tool taking dates in ``fmt`` and saying so, when refused, in ``says``."""
     def shipped(code: str, date: str) -> int:

@@ -33,7 +33,7 @@ from ..datetimes import (
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
-from ..words import says
+from ..words import name_phrases, says
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -283,7 +283,12 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
         producers = _producers(state, own, name)
         if not producers:
             spelled = _request_spelling(value, request) if isinstance(value, str) else None
-            if spelled is not None:
+            whole = _whole_name(spelled or str(value), request) if isinstance(value, str) \
+                else None
+            if whole is not None:
+                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is part of a name the "
+                       f"request gives: try {bounded_repr(whole)[:_QUOTED]}")
+            elif spelled is not None:
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is not how the request "
                        f"writes it: try {bounded_repr(spelled)[:_QUOTED]}")
             continue
@@ -330,6 +335,25 @@ def _request_spelling(value: str, request: str) -> str | None:
     for start in range(len(tokens) - size + 1):
         if lowered[start:start + size] == wanted:
             return request[tokens[start].start():tokens[start + size - 1].end()]
+    return None
+
+
+def _whole_name(value: str, request: str) -> str | None:
+    """The name the request gives (:func:`~toolcycle.words.name_phrases`) that holds
+    ``value``'s words and more ("Rack Amber" for ``Amber``), or ``None``.
+
+    Why: a lookup by name matches the whole name as stored; the 1.5B passed "Amber" for
+    "Name the technician of Rack Amber.", read "no server rack named 'Amber'", and called
+    the same two tools with "Amber" until the loop guard ended the run."""
+    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    size = len(wanted)
+    if not size:
+        return None
+    for phrase in name_phrases(request[-_ERROR_READ:]):
+        words = [w.lower() for w in _PLAIN.findall(phrase)]
+        if len(words) > size and any(words[i:i + size] == wanted
+                                     for i in range(len(words) - size + 1)):
+            return phrase
     return None
 
 
