@@ -151,6 +151,20 @@ def test_a_unit_on_a_figure_is_no_name() -> None:
     assert unsupported_claims("It is 7.4°Celsius.", sources) == ["7.4"]
 
 
+def test_a_unit_named_in_words_is_no_name() -> None:
+    """The 1.5B answered a right sum of two ``temperature_c`` figures as "43.6 degrees
+    Celsius", and the run ended ``ungrounded``: ``Celsius`` read as a name no source held.
+    A unit in words qualifies a figure, which is checked on its own."""
+    sources = 'Water temperature of pool Lido? {"water_temp_c": 26.5, "lanes": 8}'
+    assert unsupported_claims("The Lido is at 26.5 degrees Celsius.", sources) == []
+    assert unsupported_claims("Ask Marta: 27.5 degrees Celsius.", sources) == ["27.5", "Marta"]
+    held = '{"volume_l": 26.5, "fee_eur": 8}'
+    assert unsupported_claims("It holds 26.5 Litres, or 8 Euros.", held) == []
+    # a unit no source names is still a claim
+    assert unsupported_claims("It holds 26.5 Gallons, or 8 Dollars.", held) == [
+        "Gallons", "Dollars"]
+
+
 def property_rooms(name: str) -> dict[str, Any]:
     """The rooms of a property; nothing for one it does not know."""
     return {"status": "ok", "data": {"items": [{"room": "101"}, {"room": "102"}]}

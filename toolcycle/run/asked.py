@@ -20,9 +20,10 @@ model's prose about them:
   ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`);
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
   Bellet"), the run looked one up by name, and the other went to no call and is in no result;
-- **unfinished sum**: the model's own first sum was over figures from nowhere, nothing was
-  added up after it, and the calls since found figures of one field in two or more results
-  that the answer does not add (:mod:`.unfinished_sum`).
+- **unfinished**: the model's last computation (a sum, a unit conversion) was over figures
+  from nowhere, and the calls since found figures to compute over (one field in two or more
+  results; a figure in the unit converted from) that the answer does not compute
+  (:mod:`.unfinished`).
 
 Like grounding (the same ``Agent(grounding=...)`` switch, on for local models), a mismatch
 rejects the answer once (:data:`MAX_CHECKS`, never on the last attempt; validator
@@ -62,7 +63,7 @@ from .provenance import (
     written,
 )
 from .state import RunState
-from .unfinished_sum import unfinished_sum
+from .unfinished import unfinished
 from .units import Unit, field_unit, named_units, read_unit, stated_units
 
 #: Checks that may reject per run (the re-ask), then the answer stands with its status.
@@ -86,7 +87,7 @@ _LIST_WORDS = frozenset({"", "and", "or", "vs", "vs.", "versus"})
 
 #: The ways an answer answers another question (the module's docstring says each).
 MismatchKind = Literal["unit", "conversion", "unlike_sum", "field", "not_looked_up",
-                       "unfinished_sum"]
+                       "unfinished"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +208,8 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
         found.extend(Mismatch("field", message) for message in unasked_fields(
             request, [(f.written, f.value) for f in read.values()], calls, figures))
     found.extend(_unvisited(request, calls))
-    if not found and (left := unfinished_sum(request, calls, read)) is not None:
-        found.append(Mismatch("unfinished_sum", left))
+    if not found and (left := unfinished(request, calls, read)) is not None:
+        found.append(Mismatch("unfinished", left))
     return found
 
 

@@ -49,6 +49,7 @@ from ..status import RunStatus, returned_status
 from ..tools import ToolDefinition
 from .figures import FIGURE, figure_key
 from .state import RunState
+from .units import read_unit
 from .unused_results import reask, unused
 
 #: Checks that may reject per run: one re-ask, then the answer stands.
@@ -221,6 +222,7 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
     # a field's name is words too: ``price_eur`` says EUR, as ``{"currency": "EUR"}`` would
     words = {_bare(part) for w in _WORD.findall(sources) for part in {w, *re.split(r"[_-]", w)}}
     found: dict[str, None] = {}
+    units: set[str] | None = None  # the units the sources name (read once, where needed)
     for match in _TOKEN.finditer(text):
         token = match.group()
         if (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
@@ -235,6 +237,11 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
         word = match.group()
         if (word[0].isupper() and _bare(word) not in words and not _unit_letter(text, match)
                 and not _SENTENCE_END.search(text[:match.start()] or ".")):
+            unit = read_unit(word.rstrip("'"), in_sentence=True)
+            if unit is not None:
+                units = _units_named(sources) if units is None else units
+                if unit.name in units:
+                    continue
             found[word.rstrip("'")] = None
     return list(found)
 
@@ -246,6 +253,22 @@ def _unit_letter(text: str, match: re.Match[str]) -> bool:
     the converter's right figure, read as the unsupported name ``F`` (issue 68)."""
     before = text[max(0, match.start() - 2):match.start()].rstrip()
     return len(match.group()) == 1 or before.endswith("°")
+
+
+def _units_named(sources: str) -> set[str]:
+    """The units the sources name in any writing: a word, a symbol, a field name's ending
+    (``temperature_c`` names degrees Celsius, ``price_eur`` the euro).
+
+    Why: an answer names a unit its own way ("43.6 degrees Celsius" for a ``temperature_c``
+    figure, "Euros" for EUR); read as a name no source holds, a right sum ended
+    ``ungrounded`` (issue 68). A unit no source names still counts as a claim: "4.5 GBP"
+    from ``postage_fee_eur``."""
+    named: set[str] = set()
+    for word in set(_WORD.findall(sources[:_READ])):
+        for part in {word, *re.split(r"[_-]", word)}:
+            if part and (unit := read_unit(part)) is not None:
+                named.add(unit.name)
+    return named
 
 
 def _bare(word: str) -> str:
