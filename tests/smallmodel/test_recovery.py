@@ -183,6 +183,17 @@ def test_part_of_a_name_gets_the_whole_name_the_request_gives() -> None:
     assert second.result == "LH-7"
 
 
+def test_a_value_holding_two_names_is_told_to_look_each_up() -> None:
+    """Seen on the 1.5B: one lookup of a ship named "Maren and Sea Fox" for "the length of
+    Maren and Sea Fox added together", then a made-up sum."""
+    agent = Agent(ScriptedModel([call("find_lighthouse", {"name": "Cape Wrath Light and Bell"
+                                                                  " Rock"}), "done"]),
+                  tools=[find_lighthouse])
+    result = agent.run_sync("Add up the heights of Cape Wrath Light and Bell Rock.")
+    assert ("holds 2 names the request gives: look each up on its own ('Cape Wrath Light', "
+            "then 'Bell Rock')") in (result.trace.steps[0].tool_calls[0].error or "")
+
+
 @pytest.mark.parametrize(("value", "question"), [
     ("Cape Wrath Light", "Who keeps the Cape Wrath Light?"),  # the whole name: nothing to add
     ("Wrath", "Who keeps the lighthouse at cape wrath?"),      # no name written as one

@@ -285,7 +285,12 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             spelled = _request_spelling(value, request) if isinstance(value, str) else None
             whole = _whole_name(spelled or str(value), request) if isinstance(value, str) \
                 else None
-            if whole is not None:
+            several = _names_in(str(value), request) if isinstance(value, str) else []
+            if len(several) >= 2:
+                each = ", then ".join(bounded_repr(n)[:_QUOTED] for n in several[:3])
+                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds {len(several)} names the "
+                       f"request gives: look each up on its own ({each})")
+            elif whole is not None:
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is part of a name the "
                        f"request gives: try {bounded_repr(whole)[:_QUOTED]}")
             elif spelled is not None:
@@ -336,6 +341,17 @@ def _request_spelling(value: str, request: str) -> str | None:
         if lowered[start:start + size] == wanted:
             return request[tokens[start].start():tokens[start + size - 1].end()]
     return None
+
+
+def _names_in(value: str, request: str) -> list[str]:
+    """The names the request gives (:func:`~toolcycle.words.name_phrases`) that ``value``
+    holds as whole words, in the request's order.
+
+    Why: asked about "Maren and Sea Fox added together", the 1.5B looked up one ship named
+    "Maren and Sea Fox", read that there is none, and answered with a made-up sum; a lookup
+    by name finds one thing at a time."""
+    return [phrase for phrase in name_phrases(request[-_ERROR_READ:])
+            if says(value[:_QUOTED], phrase)]
 
 
 def _whole_name(value: str, request: str) -> str | None:
