@@ -124,3 +124,21 @@ def test_an_unfinished_sum_is_read_from_any_calls(
     if told is not None:
         last = next(c for c in reversed(made) if added_up(c) is not None)
         assert told.startswith(f"you called `{last.name}` on ")
+
+
+_NAME = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), _NAME), st.one_of(st.text(max_size=400), st.builds(
+    lambda a, b, words: f"{words} {a} and {b}?", _NAME, _NAME, st.text(max_size=40))))
+def test_names_a_failed_lookup_is_told_are_names_the_request_gives(value: str,
+                                                                   request: str) -> None:
+    """What recovery tells a failed lookup by name (toolcycle/run/recovery.py): the whole
+    name holding the value, or the several names the value holds, each written in the
+    request, from any text."""
+    from toolcycle.run.recovery import _names_in, _whole_name
+
+    whole = _whole_name(value, request)
+    assert whole is None or whole in request
+    assert all(name in request for name in _names_in(value, request))
