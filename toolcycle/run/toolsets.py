@@ -22,7 +22,7 @@ from ..context import CancelToken
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
 from ..tracing.trace import Trace
-from .asked import look_again
+from .asked import answer_now, look_again
 from .grounding import look_first
 from .plan import NO_PLAN, RunPlan
 from .state import (
@@ -373,7 +373,9 @@ def request_settings(state: RunState) -> ModelSettings:
 
     Grounding's re-asks whose fix is a call force one: nothing to answer from
     (:func:`~.grounding.look_first`), or a thing the request names never looked up
-    (:func:`~.asked.look_again`).
+    (:func:`~.asked.look_again`). The one whose fix is an answer with a figure the run holds
+    (a conversion nobody asked for, :func:`~.asked.answer_now`) asks for the answer: the
+    output tool where there is one, else ``"none"``.
 
     And where the run's tool selection says when its calls are done
     (:class:`~toolcycle.run.state.AnswerWhenDone`: the playbook, once a learned sequence
@@ -390,6 +392,10 @@ def request_settings(state: RunState) -> ModelSettings:
     settings = state.setup.settings
     if state.output.is_text and (look_first(state) or look_again(state)):  # grounding's re-asks
         return replace(settings, tool_choice="required")
+    if answer_now(state):
+        ending = [d.name for d in state.output.tool_definitions]
+        return replace(settings, tool_choice="none" if state.output.is_text else (
+            ending[0] if len(ending) == 1 else "required"))
     if not state.output.is_text or not state.tool_counts:
         return settings
     if settings.tool_choice not in ("auto", "none"):
