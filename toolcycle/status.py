@@ -19,14 +19,14 @@ status          meaning                                                         
 ``tool_error``  the answer is a tool's error text passed through (see                    no
                 :func:`passes_tool_error`)
 ``ungrounded``  with grounding on (``Agent(grounding=True)``), the answer still asserts   no
-                figures or names that no source holds after the one re-ask, or a
+                figures or names that no source holds after its re-asks, or a
                 tool call failed and none found anything, or the answer is an empty
                 value (``[]``, ``null``)
 ``mismatched``  with grounding on, the answer still answers another question than the       no
-                request after the one re-ask: a unit or a conversion it did not ask
+                request after its re-asks: a unit or a conversion it did not ask
                 for, figures of different units added up, a figure from a field it
-                does not name, a thing it names left unlooked-up, a sum or a
-                conversion begun on figures from nowhere and not done on those found
+                does not name, a thing it names left unlooked-up, a sum begun
+                on figures from nowhere and not done on those found
                 (:mod:`toolcycle.run.asked`)
 ``paused``      calls wait for a person's decision (``agent.resume(result.snapshot)``)    no
 ``failure``     the run raised (``error.result`` carries this status)                    no
@@ -80,9 +80,8 @@ RETURNED_MEANINGS: dict[str, str] = {
     "value (grounding), so do not trust it as a success",
     "mismatched": "the answer answers another question than the request (a unit or a "
     "conversion it did not ask for, figures of different units added up, a figure from a "
-    "field it does not name, a thing it names never looked up, a sum or a conversion begun on "
-    "figures from nowhere and never done on the figures found), so do not trust it as a "
-    "success",
+    "field it does not name, a thing it names never looked up, a sum begun on figures from "
+    "nowhere and never done on the figures found), so do not trust it as a success",
 }
 
 #: A stretch cut out of an error shorter than this is too common in real answers (a name, a

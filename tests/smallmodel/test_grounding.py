@@ -1,6 +1,7 @@
 """Grounding (opt-in, Agent(grounding=True)): an answer whose figures or names come from no
-source is rejected once, the model told what it asserted without support; never on the last
-attempt, never more than MAX_CHECKS times a run, and nothing changes without the option."""
+source is rejected, the model told what it asserted without support: once, a second time only
+where the re-asked attempt found something, never on the last attempt, never more than
+MAX_CHECKS times a run, and nothing changes without the option."""
 
 from __future__ import annotations
 
@@ -58,6 +59,22 @@ def test_at_most_one_check_then_the_answer_stands_and_its_status_says_ungrounded
     assert [a.validator for a in result.trace.attempts] == ["grounding", None]
     assert (result.status, result.succeeded) == ("ungrounded", False)
     assert result.trace.status == "ungrounded"
+
+
+def test_a_second_check_only_where_the_reask_found_something() -> None:
+    """Seen on the 1.5B: told its figure had no source, it looked something up and wrote the
+    same figure again. A re-ask that found something is asked again once; no more."""
+    found = call("order_total", {"order_id": "A-17"})
+    result, _ = _run(["About 980 EUR.", found, "About 980 EUR.", "It cost 1,200.50 EUR."])
+    assert [a.validator for a in result.trace.attempts] == ["grounding", "grounding", None]
+    assert (result.output, result.status) == ("It cost 1,200.50 EUR.", "success")
+    result, _ = _run(["About 980 EUR.", found, "About 980 EUR.", found, "About 980 EUR."],
+                     attempts=5)
+    assert [a.validator for a in result.trace.attempts] == ["grounding", "grounding", None]
+    assert result.status == "ungrounded"
+    failed = call("order_total", {"order_id": "B-9"})  # a re-ask whose call failed: not again
+    result, _ = _run(["About 980 EUR.", failed, "About 980 EUR."])
+    assert [a.validator for a in result.trace.attempts] == ["grounding", None]
 
 
 def test_the_feedback_quoting_the_figure_is_no_source_for_it() -> None:

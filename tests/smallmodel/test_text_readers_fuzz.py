@@ -113,14 +113,14 @@ def test_a_field_is_named_only_by_words_the_request_holds(key: str, request: str
        st.text(max_size=120), st.sets(st.floats(allow_nan=False, allow_infinity=False)))
 def test_an_unfinished_sum_is_read_from_any_calls(
         calls: list[tuple[str, list[float], str]], request: str, answer: set[float]) -> None:
-    """The unfinished-sum check (toolcycle/run/unfinished.py) over random calls, results
+    """The unfinished-sum check (toolcycle/run/unfinished_sum.py) over random calls, results
     and answers: never an error, and what it says names the tool of the run's last sum."""
     from toolcycle.run.provenance import Call, added_up
-    from toolcycle.run.unfinished import unfinished
+    from toolcycle.run.unfinished_sum import unfinished_sum
 
     made = [Call(name, {"numbers": numbers}, str(sum(numbers)) if result == "SUM" else result, "")
             for name, numbers, result in calls]  # ("SUM": a call that added its figures up)
-    told = unfinished(request, made, answer)
+    told = unfinished_sum(request, made, answer)
     if told is not None:
         last = next(c for c in reversed(made) if added_up(c) is not None)
         assert told.startswith(f"you called `{last.name}` on ")

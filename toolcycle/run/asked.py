@@ -20,13 +20,13 @@ model's prose about them:
   ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`);
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
   Bellet"), the run looked one up by name, and the other went to no call and is in no result;
-- **unfinished**: the model's last computation (a sum, a unit conversion) was over figures
-  from nowhere, and the calls since found figures to compute over (one field in two or more
-  results; a figure in the unit converted from) that the answer does not compute
-  (:mod:`.unfinished`).
+- **unfinished sum**: the model's last sum was over figures from nowhere, nothing was added
+  up after it, and the calls since found figures of one field in two or more results that
+  the answer does not add (:mod:`.unfinished_sum`).
 
 Like grounding (the same ``Agent(grounding=...)`` switch, on for local models), a mismatch
-rejects the answer once (:data:`MAX_CHECKS`, never on the last attempt; validator
+rejects the answer once (a second time only where the re-asked attempt called a tool that
+answered, :func:`.grounding.may_check`; never on the last attempt; validator
 ``"asked"``, code ``MISMATCHED`` or :data:`LOOK_UP` in the trace) with what is off and what
 the tools said, and an answer that still shows one ends with status ``"mismatched"``, not
 ``"success"``.
@@ -63,11 +63,9 @@ from .provenance import (
     written,
 )
 from .state import RunState
-from .unfinished import unfinished
+from .unfinished_sum import unfinished_sum
 from .units import Unit, field_unit, named_units, read_unit, stated_units
 
-#: Checks that may reject per run (the re-ask), then the answer stands with its status.
-MAX_CHECKS = 1
 #: The rejection's code when a thing the request names was not looked up: the re-ask's
 #: first turn must call (:func:`look_again`); ``MISMATCHED`` otherwise.
 LOOK_UP = "NOT_LOOKED_UP"
@@ -91,7 +89,7 @@ _LIST_WORDS = frozenset({"", "and", "or", "vs", "vs.", "versus"})
 
 #: The ways an answer answers another question (the module's docstring says each).
 MismatchKind = Literal["unit", "conversion", "unlike_sum", "field", "not_looked_up",
-                       "unfinished"]
+                       "unfinished_sum"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +103,7 @@ class Mismatch:
 def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | None:
     """The verdict on ``answer``: a problem naming each mismatch, or ``None`` (it answers
     what was asked as far as the run can tell, or the check is spent)."""
-    if not state.setup.core.grounding:
-        return None
-    spent = sum(1 for a in state.trace.trace.attempts if a.validator == "asked")
-    if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
+    if not state.setup.core.grounding or not grounding.may_check(state, "asked"):
         return None
     found = mismatches_in(state, answer)
     if not found:
@@ -231,8 +226,8 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
         found.extend(Mismatch("field", message) for message in unasked_fields(
             request, [(f.written, f.value) for f in read.values()], calls, figures))
     found.extend(_unvisited(request, calls))
-    if not found and (left := unfinished(request, calls, read)) is not None:
-        found.append(Mismatch("unfinished", left))
+    if not found and (left := unfinished_sum(request, calls, read)) is not None:
+        found.append(Mismatch("unfinished_sum", left))
     return found
 
 

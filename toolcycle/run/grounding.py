@@ -6,11 +6,12 @@ figure it made up (issue 68: "gave up after one tool error and invented a figure
 (``1,200``, ``42.50``), every identifier holding letters and digits (``A-17``) and every
 capitalised word that does not open a sentence (a name: ``Lyon``) must occur in the request,
 the instructions, a tool's description or a successful tool result. If some do not, the
-answer is rejected once, as a validator would reject it: the model is told exactly what it
+answer is rejected, as a validator would reject it: the model is told exactly what it
 asserted without support and asked to call a tool that gives it or to answer from what it
-has. The check runs at most :data:`MAX_CHECKS` times a run and never on the last attempt, so
-it can cost a re-ask but never the run; each check that rejects is an attempt in the trace,
-with validator ``"grounding"``.
+has. The check rejects once, and a second time only where the re-asked attempt called a
+tool that answered (:func:`may_check`), never on the last attempt, so it can cost a re-ask
+or two but never the run; each check that rejects is an attempt in the trace, with
+validator ``"grounding"``.
 
 When the re-ask is spent (or the run had no attempt left for it) and the answer the run
 returns still asserts what no source holds, the run's status is ``"ungrounded"``, not
@@ -52,8 +53,9 @@ from .state import RunState
 from .units import read_unit
 from .unused_results import reask, unused
 
-#: Checks that may reject per run: one re-ask, then the answer stands.
-MAX_CHECKS = 1
+#: Checks that may reject per run (per validator): one re-ask, a second only where the
+#: re-asked attempt found something (:func:`may_check`), then the answer stands.
+MAX_CHECKS = 2
 #: Turns of the re-ask that must call while nothing was found (see :func:`look_first`).
 LOOK_TURNS = 3
 #: The re-ask after an answer when a tool call of the run failed and none found anything.
@@ -85,10 +87,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     """The grounding verdict on ``answer`` (the text, or the output tool's arguments): a
     problem naming what no source supports, or ``None`` (supported, or the check is spent:
     :data:`MAX_CHECKS`, the last attempt)."""
-    if not state.setup.core.grounding:
-        return None
-    spent = sum(1 for a in state.trace.trace.attempts if a.validator == "grounding")
-    if spent >= MAX_CHECKS or state.attempt >= (state.limits.max_attempts or 1):
+    if not state.setup.core.grounding or not may_check(state, "grounding"):
         return None
     if holds_nothing(answer):
         return ValidationProblem([EMPTY_ANSWER], "grounding", "UNGROUNDED")
@@ -112,6 +111,30 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
                           "result and not the request hold, so its result is no source: "
                           "first call the tools that give those figures")
     return ValidationProblem(errors, "grounding", "UNGROUNDED")
+
+
+def may_check(state: RunState, validator: str) -> bool:
+    """Whether ``validator`` (grounding's or :mod:`.asked`'s) may reject this attempt's
+    answer: never on the last attempt; once; and a second time only where an attempt since
+    its rejection made a tool call that succeeded, never more than :data:`MAX_CHECKS`.
+
+    Why a second: a re-ask that made the model find something is a new situation, the same
+    answer after it is not. Seen on the 1.5B (first-hour held-out agents, seed 6804): told
+    to answer in pounds, it called ``kg_to_lb`` (41.23) and still answered the 18.7 kg;
+    told its 1000 litres had no source, it looked the tank's id up and answered 1000 again.
+    A re-ask that found nothing (every call failed, or none was made) is not asked again:
+    the model has nothing new to answer from."""
+    if state.attempt >= (state.limits.max_attempts or 1):
+        return False
+    trace = state.trace.trace
+    rejected = [a.attempt for a in trace.attempts if a.validator == validator]
+    if not rejected:
+        return True
+    if len(rejected) >= MAX_CHECKS:
+        return False
+    return any(step.attempt > rejected[-1] and any(
+        call.kind == "tool" and call.error is None and call.result is not None
+        for call in step.tool_calls) for step in trace.steps)
 
 
 def look_first(state: RunState) -> bool:

@@ -19,7 +19,7 @@ an id, a date) the request does not hold uses that result, as one holding a new 
 does ("Grace Obi" answers the operator question from a record that also held two figures),
 and a numeric date counts in any writing of its day, unless the request names that day.
 
-What follows is a re-ask, inside grounding's one check (:data:`.grounding.MAX_CHECKS`): the
+What follows is a re-ask, inside grounding's checks (:func:`.grounding.may_check`): the
 model is shown the results it left out and asked to answer from them or to say why they do
 not answer. The run's status does not change with it: an answer may rightly use no figure a
 tool found ("Yes, it is in stock." after a call returned the count), so this is a second

@@ -1,0 +1,73 @@
+"""A sum the model began on figures from nowhere and never did again on the ones it found.
+
+A small model asked for "the capacity of Blue Hall and Glasshouse added up" may call the
+adding tool first, with figures it made up (``add([100, 150])``); grounding tells it that
+result is no source (:mod:`.grounding`: a call over figures from nowhere vouches for
+nothing), and it then looks both records up and answers with one of them, or with both side
+by side, never adding them. Every figure of that answer came from a tool, so grounding
+passes it, and nothing else in the run says it is not the sum the model itself set out to
+compute. The run can tell, from its typed parts alone: the model's own first call says a sum
+is wanted (a call whose result is the sum of the figures it was given:
+:func:`.provenance.added_up`), its inputs were held by no result and not by the request, no
+later call added anything up, and the calls after it found figures under one field in two
+or more results (the records a sum of that field reads).
+
+Read only where that is plain: an answer that is a later sum, or holds the sum of the found
+figures (worked out without the tool), says nothing here. The check names the figures found,
+those of a field the request names first (:func:`.asked_field.named_field`: "capacity" in
+the request names ``capacity``, not ``ticket_price_gbp``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+
+from .asked_field import named_field, request_words
+from .provenance import Call, Figure, added_up, figures_in, figures_of, written
+
+#: Fields named in the message, at most.
+_SHOWN = 2
+
+
+def unfinished_sum(request: str, calls: Sequence[Call], answer: Collection[float]) -> str | None:
+    """What to tell the model when the run's last sum was over figures from nowhere and the
+    calls after it found figures to add (``answer``: the answer's figures), else ``None``."""
+    last = next((i for i in range(len(calls) - 1, -1, -1)
+                 if added_up(calls[i]) is not None), None)
+    if last is None:
+        return None
+    inputs = added_up(calls[last]) or []
+    held = figures_in(request) | {f.value for i, call in enumerate(calls[:last])
+                                  for f in figures_of(call, i)}
+    made_up = [x for x in inputs if round(x, 6) not in held]
+    if not made_up:
+        return None  # a sum over found figures: the other checks judge it
+    found: dict[str, list[Figure]] = {}
+    for index in range(last + 1, len(calls)):
+        for figure in figures_of(calls[index], index):
+            if figure.key:
+                found.setdefault(figure.key, []).append(figure)
+    groups = {key: figures for key, figures in found.items()
+              if len({f.call for f in figures}) >= 2}
+    words = request_words(request)
+    named = {key: figures for key, figures in groups.items() if named_field(key, words)}
+    groups = named or groups
+    if not groups or any(_sums(figures, answer) for figures in groups.values()):
+        return None
+    listed = "; ".join(
+        f"`{key}` {' and '.join(written(f.value) for f in figures)} "
+        f"(`{'`, `'.join(dict.fromkeys(f.tool for f in figures))}`)"
+        for key, figures in list(groups.items())[:_SHOWN])
+    tool = calls[last].name
+    return (f"you called `{tool}` on {', '.join(written(x) for x in made_up)}, which no tool "
+            f"gave, and added nothing up since; the tools have given {listed}: if the request "
+            f"asks for them together, call `{tool}` with the figures it asks about and answer "
+            "with its result")
+
+
+def _sums(figures: Sequence[Figure], answer: Collection[float]) -> bool:
+    """Whether the answer holds the sum of ``figures`` (one per call), worked out by hand."""
+    per_call = {f.call: f.value for f in figures}
+    total = math.fsum(per_call.values())
+    return any(math.isclose(total, value, rel_tol=1e-9, abs_tol=0.011) for value in answer)
