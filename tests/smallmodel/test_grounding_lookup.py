@@ -180,9 +180,16 @@ def test_after_a_failed_call_an_empty_result_is_nothing_found(failed: bool, stat
 
 
 def test_one_call_that_worked_is_something_to_answer_from() -> None:
+    """Not "nothing found": the lookup worked. Its id was never used, so the re-ask names
+    the tool that takes it (toolcycle/run/unused_handle.py); the status is not changed."""
     result = _yoga([call("find_product", {"name": "YOGA-MAT"}),
-                    call("find_product", {"name": "yoga mat"}), "It is in stock."])
-    assert result.status == "success" and result.attempts == 1
+                    call("find_product", {"name": "yoga mat"}), "It is in stock.",
+                    "It is in stock."])
+    first = result.trace.attempts[0]
+    assert (first.code, first.errors) == ("UNUSED_RESULTS", [
+        "`find_product` gave 'SKU-3310', which no call has used since: `warehouse` takes "
+        "`sku`; call it with 'SKU-3310', then answer from its result"])
+    assert result.status == "success" and result.attempts == 2
 
 
 def test_the_re_ask_keeps_calling_while_every_call_fails_then_is_free() -> None:

@@ -142,3 +142,14 @@ def test_names_a_failed_lookup_is_told_are_names_the_request_gives(value: str,
     whole = _whole_name(value, request)
     assert whole is None or whole in request
     assert all(name in request for name in _names_in(value, request))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=300)))
+def test_a_handle_is_read_from_any_result(content: str) -> None:
+    """What grounding reads as an id a lookup gave (toolcycle/run/unused_handle.py): any
+    result gives one token holding a digit, or nothing."""
+    from toolcycle.run.unused_handle import _handle
+
+    handle = _handle(content)
+    assert handle is None or (handle.split() == [handle] and any(c.isdigit() for c in handle))

@@ -28,6 +28,10 @@ empty or not (the count of nothing), and is checked where none did (a fine of "0
 a lookup that returned only an id). A tool result counts as a source only when the figures
 its call was given do (:func:`_sources`).
 
+Where the run's last finding was an id that no call used (a lookup's ``SH-475``, the detail
+call it was for never made), the re-ask says which tool takes it (:mod:`.unused_handle`),
+beside an unsupported figure or, for a supported answer, as a re-ask of its own.
+
 Where the answer asserts nothing unsupported but uses nothing the tools found (no new
 figure, no string value of any result), the one check is spent on a second look instead
 (:mod:`.unused_results`): the model is shown the question and those results; the status
@@ -51,6 +55,7 @@ from ..tools import ToolDefinition
 from .figures import FIGURE, figure_key
 from .state import RunState
 from .units import read_unit
+from .unused_handle import unused_handle
 from .unused_results import reask, unused
 
 #: Checks that may reject per run (per validator): one re-ask, a second only where the
@@ -96,11 +101,13 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
                                      sources.listed)
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
+    stopped = unused_handle(state)  # an id a lookup gave that no call used
     if not unsupported:
         left_out = unused(state, answer_text(answer))
         # (a second look, not a verdict: run_status does not read it)
-        return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS") \
-            if left_out else None
+        if left_out:
+            return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS")
+        return ValidationProblem([stopped], "grounding", "UNUSED_RESULTS") if stopped else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
@@ -110,6 +117,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
             errors.append(f"`{tool}` was given {', '.join(inputs[:_SHOWN])}, which no tool "
                           "result and not the request hold, so its result is no source: "
                           "first call the tools that give those figures")
+    if stopped is not None:
+        errors.append(stopped)
     return ValidationProblem(errors, "grounding", "UNGROUNDED")
 
 

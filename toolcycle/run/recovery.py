@@ -147,9 +147,9 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
             wanted = expected(properties.get(name))
             if wanted:
                 line += f"; it takes {wanted}"
-            producers = _producers(state, own, name)
-            if producers:
-                line += f"; {_named(producers)} can give it"
+            givers = producers(state, own, name)
+            if givers:
+                line += f"; {_named(givers)} can give it"
             yield line
     for name, value in arguments.items():
         sub = properties.get(name)
@@ -280,8 +280,8 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
         request, results = known
         if str(value) in results:
             continue
-        producers = _producers(state, own, name)
-        if not producers:
+        givers = producers(state, own, name)
+        if not givers:
             spelled = _request_spelling(value, request) if isinstance(value, str) else None
             whole = _whole_name(spelled or str(value), request) if isinstance(value, str) \
                 else None
@@ -299,7 +299,7 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             continue
         where = ("is taken from the request, not from a tool result" if str(value) in request
                  else "appears in no tool result or in the request")
-        yield f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(producers)} can give it"
+        yield f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(givers)} can give it"
 
 
 def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_id: str,
@@ -382,7 +382,7 @@ def _fits(field: dict[str, Any], value: Any) -> bool:
         return True
 
 
-def _producers(state: RunState, own: str, parameter: str) -> list[str]:
+def producers(state: RunState, own: str, parameter: str) -> list[str]:
     """The offered tools (other than ``own`` and the output tools) that can give
     ``parameter``: those naming it in their description first, then those holding its noun."""
     words = _words(parameter)

@@ -1,0 +1,70 @@
+"""An id a lookup gave that no call used (toolcycle/run/unused_handle.py): grounding's re-ask
+says which tool takes it. Seen on the 1.5B (first-hour held-out agents): the lookup gave the
+ship's id, and the model answered an invented length, or that the record was not available,
+without the detail call; the lighthouses here are another domain's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Limits
+from toolcycle.run.unused_handle import _handle
+from toolcycle.testing import ScriptedModel, call
+
+
+def find_lighthouse(name: str) -> str:
+    """The lighthouse_id of a lighthouse, by its name."""
+    return {"Cape Wrath Light": "LH-7"}[name]
+
+
+def lighthouse(lighthouse_id: str) -> dict[str, Any]:
+    """A lighthouse's record: its keeper and its height."""
+    return {"keeper": "Ines Duarte", "height_m": 41}
+
+
+def _run(script: list[Any], attempts: int = 3) -> Any:
+    agent = Agent(ScriptedModel(script), tools=[find_lighthouse, lighthouse], grounding=True,
+                  limits=Limits(max_attempts=attempts))
+    return agent.run_sync("Who keeps the Cape Wrath Light?")
+
+
+FOUND = call("find_lighthouse", {"name": "Cape Wrath Light"})
+LINE = ("`find_lighthouse` gave 'LH-7', which no call has used since: `lighthouse` takes "
+        "`lighthouse_id`; call it with 'LH-7', then answer from its result")
+
+
+def test_a_supported_answer_after_an_unused_id_is_asked_again() -> None:
+    result = _run([FOUND, "The keeper of LH-7 is not known.",
+                   call("lighthouse", {"lighthouse_id": "LH-7"}), "Ines Duarte keeps it."])
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code, first.errors) == ("grounding", "UNUSED_RESULTS", [LINE])
+    assert (result.output, result.status) == ("Ines Duarte keeps it.", "success")
+
+
+def test_beside_an_invented_figure_the_id_is_named() -> None:
+    result = _run([FOUND, "It is 100 m tall.", "It is 100 m tall.", "It is 100 m tall."])
+    first = result.trace.attempts[0]
+    assert first.code == "UNGROUNDED" and first.errors[-1] == LINE
+
+
+def test_nothing_is_said_once_the_id_was_used() -> None:
+    result = _run([FOUND, call("lighthouse", {"lighthouse_id": "lh-7"}), "Ines Duarte."])
+    assert result.attempts == 1 and result.status == "success"
+
+
+def test_nothing_is_said_where_no_tool_takes_it() -> None:
+    agent = Agent(ScriptedModel([FOUND, "Its id is LH-7."]), tools=[find_lighthouse],
+                  grounding=True)
+    result = agent.run_sync("What is the id of the Cape Wrath Light?")
+    assert result.attempts == 1 and result.status == "success"
+
+
+@pytest.mark.parametrize(("content", "handle"), [
+    ("LH-7", "LH-7"), ('"LH-7"', "LH-7"), ('{"lighthouse_id": "LH-7"}', "LH-7"),
+    ("Ines Duarte", None), ('{"keeper": "Ines", "height_m": 41}', None), ("41", None),
+    ("lighthouse", None), ("3000.0", None), ("x" * 300, None), ("[]", None), ("", None),
+])
+def test_a_handle_is_one_token_holding_a_digit(content: str, handle: str | None) -> None:
+    assert _handle(content) == handle

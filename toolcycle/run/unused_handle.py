@@ -1,0 +1,86 @@
+"""An id a lookup gave that no call used: a chain of calls stopped after its first step.
+
+The commonest first-hour chain is a lookup by name that gives an id, then a detail call that
+takes it. A small model often stops between the two: it answers that the record is "not
+available", or with a figure it made up, or with instructions to call the detail tool
+itself. Seen on the 1.5B (first-hour held-out agents, seed 6805): the detail tool refused the
+ship's name, the lookup gave ``SH-475``, and the model answered "100 meters"; told that 100
+had no source, it wrote the same answer again, twice. The run can tell from its typed parts:
+the last result that found something is a handle, no call was given it afterwards, and an
+offered tool takes what the tool that gave it produces.
+
+A handle: the whole of a successful result is one token holding a digit (``SH-475``,
+``VN-777``), as text, a JSON string or an object's only value. Its consumers: the offered
+tools with a required parameter the tool that gave it can give
+(:func:`.recovery.producers`: the parameter named in its description, or its noun there:
+``ship_id`` for ``get_ship_id``). What follows is a line for grounding's re-asks
+(:mod:`.grounding`): beside an unsupported figure, and as a re-ask of its own where the
+answer is supported but the chain stopped (status unchanged, as the second look's): an
+answer may rightly be the id itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import Any
+
+from ..messages import ToolCall, ToolResult, bounded_repr
+from .provenance import strings
+from .recovery import producers
+from .state import RunState
+
+_HANDLE = re.compile(r"[A-Za-z0-9][\w.:/#-]{0,63}")
+#: Tools named as taking the handle, at most.
+_SHOWN = 2
+
+
+def unused_handle(state: RunState) -> str | None:
+    """The line telling the model which tool takes the id it left unused, or ``None`` where
+    the run's last finding is no handle, a later call used it, or no offered tool takes it."""
+    ending = {d.name for d in state.output.tool_definitions}
+    pending: tuple[str, str] | None = None  # (the tool that gave it, the handle)
+    for message in state.messages:
+        for part in message.parts:
+            if isinstance(part, ToolCall) and pending is not None and part.name not in ending:
+                if pending[1].lower() in (s.strip().lower() for s in strings(part.arguments)):
+                    pending = None
+            elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
+                handle = _handle(part.content)
+                if handle is not None:
+                    pending = (part.name, handle)
+                elif part.content.strip():
+                    pending = None  # the chain went on to something else
+    if pending is None:
+        return None
+    giver, handle = pending
+    takers = [f"`{d.name}` takes `{name}`" for d in state.setup.settings.tools
+              if d.name != giver and d.name not in ending
+              for name in _required(d.parameters) if giver in producers(state, d.name, name)]
+    if not takers:
+        return None
+    shown = bounded_repr(handle)
+    return (f"`{giver}` gave {shown}, which no call has used since: "
+            f"{' and '.join(takers[:_SHOWN])}; call it with {shown}, then answer from its result")
+
+
+def _handle(content: str) -> str | None:
+    """The handle a result is, where its whole is one token holding a digit."""
+    text = content.strip()
+    if len(text) > 200:
+        return None
+    value: Any = text
+    with contextlib.suppress(ValueError):  # (not JSON: the text itself)
+        value = json.loads(text)
+    if isinstance(value, dict) and len(value) == 1:
+        value = next(iter(value.values()))
+    if not isinstance(value, str):
+        return None
+    token: str = value.strip()
+    return token if _HANDLE.fullmatch(token) and any(c.isdigit() for c in token) else None
+
+
+def _required(schema: dict[str, Any]) -> list[str]:
+    required = schema.get("required")
+    return [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
