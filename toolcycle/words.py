@@ -101,6 +101,12 @@ OPTIONS_JOINERS = ("or", "and")
 #: The word an error uses to ask for a country (its ISO 3166 code, ``formats.country_code``).
 COUNTRY_WORDS = ("country",)
 
+#: The last words of a parameter that holds a handle (``ship_id``, ``order_no``, ``sku``): a
+#: value a lookup gives, where ``ship_name`` is one the user gives (recovery tells which tool
+#: gives a parameter by this: :func:`toolcycle.run.recovery.producers`).
+HANDLE_WORDS = frozenset({"id", "ids", "code", "key", "number", "no", "num", "ref", "sku",
+                          "uuid", "guid", "slug"})
+
 #: Words that end a phrase a task names a thing with: what stands between a thing's name and
 #: the rest of a question ("the Vessel caulk gun *from* ..."; ``head_start.named_phrase``).
 PHRASE_ENDS = frozenset("""

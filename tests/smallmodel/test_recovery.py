@@ -160,6 +160,32 @@ def test_no_spelling_advice_for_a_value_written_as_asked_or_not_asked(value: str
     assert "is not how the request writes it" not in seen[0]
 
 
+def lookup_orchard(orchard_name: str) -> str:
+    """Look up an orchard."""
+    if orchard_name != "Low Orchard":
+        raise LookupError(f"no orchard named {orchard_name!r}")
+    return "OR-12"
+
+
+def read_orchard(orchard_id: str) -> dict[str, float]:
+    """Read an orchard."""
+    if orchard_id != "OR-12":
+        raise LookupError(f"no orchard with id {orchard_id!r}")
+    return {"yield_t": 41.5}
+
+
+def test_a_lookup_by_name_is_not_told_the_detail_tool_gives_the_name() -> None:
+    """Seen on the 1.5B: ``lookup_field(field_name="harvest")`` failed and was told
+    "``read_field`` can give it" (both tools hold the noun ``field``); ``read_field`` was
+    told "``lookup_field`` can give it", and the two went round until the loop guard ended
+    the run. A handle (``orchard_id``) is what a lookup gives; the name is the user's."""
+    by_word, by_name, *_ = _asked("Low Orchard: what yield does this orchard have?", [
+        call("lookup_orchard", {"orchard_name": "yield"}),
+        call("read_orchard", {"orchard_id": "Low Orchard"})], [lookup_orchard, read_orchard])
+    assert "can give it" not in by_word
+    assert "`lookup_orchard` can give it" in by_name
+
+
 LIGHTHOUSES = {"Cape Wrath Light": "LH-7"}
 
 

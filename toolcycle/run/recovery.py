@@ -33,7 +33,7 @@ from ..datetimes import (
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
-from ..words import name_phrases, says
+from ..words import HANDLE_WORDS, name_phrases, says
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -384,24 +384,56 @@ def _fits(field: dict[str, Any], value: Any) -> bool:
 
 def producers(state: RunState, own: str, parameter: str) -> list[str]:
     """The offered tools (other than ``own`` and the output tools) that can give
-    ``parameter``: those naming it in their description first, then those holding its noun."""
+    ``parameter``: those naming it in their description first, then those holding its noun;
+    not, for a parameter that is no handle (a name), a tool requiring a handle that ``own``
+    gives (it comes after ``own`` in a chain, :data:`~toolcycle.words.HANDLE_WORDS`).
+
+    Why the exception: the noun is often the thing every tool of an agent is about
+    (``field`` of ``lookup_field(field_name)`` and ``read_field(field_id)``); read both ways
+    the 1.5B was told that ``read_field`` gives the name and ``lookup_field`` the id, and
+    went round the two until the loop guard ended the run. A handle (``ship_id``) is what a
+    lookup gives; the name a lookup takes is the user's."""
+    ending = {t.name for t in state.output.tool_definitions}
+    tools = state.setup.settings.tools
+    mine = next((d for d in tools if d.name == own), None)
+    named: list[str] = []
+    nouned: list[str] = []
+    for definition in tools:
+        if definition.name == own or definition.name in ending or _requires(definition, parameter):
+            continue
+        given = _gives(definition, parameter)
+        if given == "named":
+            named.append(definition.name)
+        elif given == "nouned" and not (mine is not None and not _handle(parameter) and any(
+                _handle(needed) and _gives(mine, needed) for needed in _required_of(definition))):
+            nouned.append(definition.name)
+    return (named + nouned)[:_PRODUCERS]
+
+
+def _gives(definition: ToolDefinition, parameter: str) -> str | None:
+    """How ``definition`` says it gives ``parameter``: ``"named"`` in its description, or
+    ``"nouned"``, the parameter's noun in its name or description; ``None`` otherwise."""
     words = _words(parameter)
     noun = words[:-1] if len(words) > 1 else words
     if not noun:
-        return []
-    output = state.output
-    ending = {t.name for t in output.tool_definitions}
-    named: list[str] = []
-    nouned: list[str] = []
-    for definition in state.setup.settings.tools:
-        if definition.name == own or definition.name in ending or _requires(definition, parameter):
-            continue
-        description = definition.description or ""
-        if parameter in description:
-            named.append(definition.name)
-        elif set(noun) <= set(_words(definition.name)) | set(_words(description)):
-            nouned.append(definition.name)
-    return (named + nouned)[:_PRODUCERS]
+        return None
+    description = definition.description or ""
+    if parameter in description:
+        return "named"
+    if set(noun) <= set(_words(definition.name)) | set(_words(description)):
+        return "nouned"
+    return None
+
+
+def _handle(parameter: str) -> bool:
+    """Whether a parameter's last word says it holds a handle (``ship_id``, ``sku``)."""
+    words = _words(parameter)
+    return bool(words) and words[-1] in HANDLE_WORDS
+
+
+def _required_of(definition: ToolDefinition) -> list[str]:
+    required = definition.parameters.get("required")
+    return [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
 
 
 def _requires(definition: ToolDefinition, parameter: str) -> bool:
