@@ -76,3 +76,27 @@ def test_nothing_plain_is_no_mismatch(request_text: str, answer: list[tuple[str,
                   "")]
     figures = figures_of(calls[0], 0)
     assert unasked_fields(request_text, answer, calls, figures) == []
+
+
+COURIER = Call("parcel", {"ref": "P-1"},
+               '{"weight_grams": 1250, "postage_fee_eur": 4.5, "courier": "Ana Ruiz"}', "")
+
+
+@pytest.mark.parametrize(("request_text", "answer", "told"), [
+    # a name from a field the request does not name, beside one it does: named
+    ("What is the weight in grams of parcel P-1?", "Ana Ruiz carries parcel P-1.",
+     "your answer's 'Ana Ruiz' is `courier`, which the request does not ask about; it asks "
+     "about `weight_grams` (`parcel` gave 1250): answer with that"),
+    ("Who is the courier of parcel P-1?", "Ana Ruiz.", None),           # the field asked
+    ("What is the weight in grams of P-1?", "1250 g, carried by Ana Ruiz.", None),  # figure too
+    ("Tell me about parcel P-1.", "Ana Ruiz carries it.", None),        # no field named
+    ("Is Ana Ruiz the courier of P-1's weight?", "Ana Ruiz.", None),     # the request's own
+])
+def test_a_name_from_an_unasked_field_is_named(request_text: str, answer: str,
+                                               told: str | None) -> None:
+    """Seen on the 1.5B: "what number of beds does this ward have?" answered with the ward's
+    head nurse, a ``success``."""
+    from toolcycle.run.asked_field import unasked_values
+
+    said = unasked_values(request_text, answer, [COURIER], figures_of(COURIER, 0))
+    assert said == ([told] if told else [])

@@ -153,3 +153,18 @@ def test_a_handle_is_read_from_any_result(content: str) -> None:
 
     handle = _handle(content)
     assert handle is None or (handle.split() == [handle] and any(c.isdigit() for c in handle))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
+                 st.integers(1, 5000).map(lambda n: "[" * n + "]" * n)),
+       st.text(max_size=120), st.text(max_size=120))
+def test_a_name_from_an_unasked_field_is_read_from_any_result(content: str, request: str,
+                                                              answer: str) -> None:
+    """The field check's reading of string values (toolcycle/run/asked_field.py) over any
+    result, request and answer: never an error, at most one message."""
+    from toolcycle.run.asked_field import unasked_values
+    from toolcycle.run.provenance import Call, figures_of
+
+    call = Call("read", {}, content, "")
+    assert len(unasked_values(request, answer, [call], figures_of(call, 0))) <= 1

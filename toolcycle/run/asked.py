@@ -17,7 +17,9 @@ model's prose about them:
   sum) over figures in different units;
 - **field**: the answer's figure, or each figure a call added up into it, was read from a
   field the request does not name, where the same results hold one it does (two
-  ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`);
+  ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`), or the
+  answer gives a name from such a field instead of the record's figure the request names
+  (the head nurse for "what number of beds");
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
   Bellet"), the run looked one up by name, and the other went to no call and is in no result;
 - **unfinished sum**: the model's last sum was over figures from nowhere, nothing was added
@@ -42,7 +44,7 @@ from typing import Any, Literal
 from ..output import ValidationProblem
 from ..status import RunStatus
 from . import grounding
-from .asked_field import unasked_fields
+from .asked_field import unasked_fields, unasked_values
 from .provenance import (
     Call,
     Figure,
@@ -225,6 +227,9 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
     if not found:
         found.extend(Mismatch("field", message) for message in unasked_fields(
             request, [(f.written, f.value) for f in read.values()], calls, figures))
+    if not found:
+        found.extend(Mismatch("field", message)
+                     for message in unasked_values(request, text, calls, figures))
     found.extend(_unvisited(request, calls))
     if not found and (left := unfinished_sum(request, calls, read)) is not None:
         found.append(Mismatch("unfinished_sum", left))

@@ -19,8 +19,10 @@ itself holds, or one no field holds, says nothing.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..words import root, roots
 from .provenance import Call, Figure, added_up, figures_in, made_by, written
@@ -66,6 +68,53 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
                 f"it asks about `{asked.key}` (`{asked.tool}` gave {written(asked.value)}): "
                 "answer with that")
     return messages
+
+
+def unasked_values(request: str, text: str, calls: Sequence[Call], figures: Sequence[Figure]
+                   ) -> list[str]:
+    """A message for a name or other string the answer gives from a field the request does
+    not name, where the same record holds a figure under a field it does name and the answer
+    gives no figure of that record; empty where nothing is plain.
+
+    Why: the 1.5B asked "Cedar Ward: what number of beds does this ward have?" read the
+    ward's record and answered its head nurse, a ``success``: every word came from a tool.
+    The field's name is its author's statement of what it holds, as for figures."""
+    words = request_words(request)
+    low, asked = text.lower(), request.lower()
+    shown = {round(f, 6) for f in figures_in(text)}
+    for index, call in enumerate(calls):
+        for key, value in _keyed_strings(call.result):
+            said = value.strip().lower()
+            if len(said) < 3 or said in asked or said not in low:
+                continue
+            if named_field(key, words):
+                return []  # the answer gives a named field's value
+            record = [f for f in figures if f.call == index]
+            wanted = next((f for f in record if f.key and named_field(f.key, words)), None)
+            if wanted is not None and not any(round(f.value, 6) in shown for f in record):
+                return [f"your answer's {value.strip()[:60]!r} is `{key}`, which the request "
+                        f"does not ask about; it asks about `{wanted.key}` (`{wanted.tool}` "
+                        f"gave {written(wanted.value)}): answer with that"]
+    return []
+
+
+def _keyed_strings(result: str) -> list[tuple[str, str]]:
+    """The string values of a JSON result with the field each is under (a bounded walk)."""
+    try:
+        data: Any = json.loads(result)
+    except (ValueError, RecursionError):
+        return []
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack and len(found) < 200:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((key, v) for v in value)
+        elif isinstance(value, str) and key:
+            found.append((key, value))
+    return found
 
 
 def _named_beside(origins: list[list[Figure]], figures: Sequence[Figure],
