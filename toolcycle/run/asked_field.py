@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..words import root, roots
-from .provenance import Call, Figure, added_up, figures_in, made_by, written
+from .provenance import Call, Figure, added_up, figures_in, keyed_leaves, made_by, written
 from .units import read_unit
 
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -104,17 +104,8 @@ def _keyed_strings(result: str) -> list[tuple[str, str]]:
         data: Any = json.loads(result)
     except (ValueError, RecursionError):
         return []
-    found: list[tuple[str, str]] = []
-    stack: list[tuple[str, Any]] = [("", data)]
-    while stack and len(found) < 200:
-        key, value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((str(k), v) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((key, v) for v in value)
-        elif isinstance(value, str) and key:
-            found.append((key, value))
-    return found
+    return [(key, value) for key, value in keyed_leaves(data, 1000)
+            if isinstance(value, str) and key][:200]
 
 
 def _named_beside(origins: list[list[Figure]], figures: Sequence[Figure],

@@ -112,17 +112,29 @@ def figures_of(call: Call, index: int) -> list[Figure]:
                 for written, unit in stated_units(call.result)
                 if (v := norm(written)) is not None]
     found: list[Figure] = []
+    for key, value in keyed_leaves(data):
+        if (figure := number(value)) is not None:
+            found.append(Figure(round(figure, 6), index, call.name, key,
+                                field_unit(key) if key else None))
+            if len(found) >= 1000:
+                break
+    return found
+
+
+def keyed_leaves(data: Any, most: int = 5000) -> Iterator[tuple[str, Any]]:
+    """The leaves of a JSON value with the field each is under (``""`` at the top; a list's
+    items under its field), at most ``most`` of them: tool output is untrusted."""
     stack: list[tuple[str, Any]] = [("", data)]
-    while stack and len(found) < 1000:
+    seen = 0
+    while stack and seen < most:
         key, value = stack.pop()
         if isinstance(value, dict):
             stack.extend((str(k), v) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((key, v) for v in value)
-        elif (figure := number(value)) is not None:
-            found.append(Figure(round(figure, 6), index, call.name, key,
-                                field_unit(key) if key else None))
-    return found
+        else:
+            seen += 1
+            yield key, value
 
 
 def result_strings(result: str) -> list[str]:
