@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from toolcycle import Agent, Limits
-from toolcycle.messages import ToolCall
+from toolcycle.messages import ToolResult
 from toolcycle.testing import ScriptedModel, call
 
 
@@ -35,8 +35,7 @@ def mm_to_inches(value: float) -> float:
 
 def _reconverting(messages: Any, settings: Any) -> Any:
     """A model that converts whenever it may call: what the 1.5B did after the re-ask."""
-    results = [p for m in messages for p in m.parts if hasattr(p, "call_id")
-               and not isinstance(p, ToolCall)]
+    results = [p for m in messages for p in m.parts if isinstance(p, ToolResult)]
     done = {r.name for r in results}
     if settings.tool_choice == "final_result":
         return call("final_result", {"value": 12.2})
@@ -84,3 +83,15 @@ def test_another_mismatch_leaves_the_reask_free() -> None:
     result = agent.run_sync("How much rain did the Harbour station get today, in inches?")
     assert result.trace.attempts[0].code == "MISMATCHED"
     assert "none" not in [r.settings.tool_choice for r in model.requests]
+
+
+def test_a_second_reask_where_the_first_found_something() -> None:
+    """Seen on the 1.5B: told to answer in pounds, it called the converter and still
+    answered the kilograms. A re-ask that found something is asked once more (may_check)."""
+    script = [call("station_id", {"name": "Harbour"}), call("station", {"station_id": "WS-4"}),
+              "12.2 mm.", call("mm_to_inches", {"value": 12.2}), "12.2 mm.", "0.48 inches."]
+    agent = Agent(ScriptedModel(script), tools=[station_id, station, mm_to_inches],
+                  grounding=True, limits=Limits(max_attempts=3))
+    result = agent.run_sync("How much rain did the Harbour station get today, in inches?")
+    assert [a.validator for a in result.trace.attempts] == ["asked", "asked", None]
+    assert (result.output, result.status) == ("0.48 inches.", "success")

@@ -115,12 +115,13 @@ def test_an_unfinished_sum_is_read_from_any_calls(
         calls: list[tuple[str, list[float], str]], request: str, answer: set[float]) -> None:
     """The unfinished-sum check (toolcycle/run/unfinished_sum.py) over random calls, results
     and answers: never an error, and what it says names the tool of the run's last sum."""
-    from toolcycle.run.provenance import Call, added_up
+    from toolcycle.run.provenance import Call, added_up, figures_of
     from toolcycle.run.unfinished_sum import unfinished_sum
 
     made = [Call(name, {"numbers": numbers}, str(sum(numbers)) if result == "SUM" else result, "")
             for name, numbers, result in calls]  # ("SUM": a call that added its figures up)
-    told = unfinished_sum(request, made, answer)
+    figures = [f for i, c in enumerate(made) for f in figures_of(c, i)]
+    told = unfinished_sum(request, made, figures, answer)
     if told is not None:
         last = next(c for c in reversed(made) if added_up(c) is not None)
         assert told.startswith(f"you called `{last.name}` on ")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolcycle import Agent, Limits
-from toolcycle.run.provenance import Call
+from toolcycle.run.provenance import Call, figures_of
 from toolcycle.run.unfinished_sum import unfinished_sum
 from toolcycle.testing import ScriptedModel, call
 
@@ -75,22 +75,27 @@ RECORD_CALLS = [Call("add", {"numbers": [10, 20]}, "30.0", ""),
                      "")]
 
 
+def _said(request: str, calls: list[Call], answer: set[float]) -> str | None:
+    figures = [f for i, c in enumerate(calls) for f in figures_of(c, i)]
+    return unfinished_sum(request, calls, figures, answer)
+
+
 def test_nothing_is_said_where_nothing_is_plain() -> None:
-    assert unfinished_sum(ASKED, RECORD_CALLS, {420.0, 385.0}) is not None
+    assert _said(ASKED, RECORD_CALLS, {420.0, 385.0}) is not None
     # the answer holds the sum, worked out without the tool
-    assert unfinished_sum(ASKED, RECORD_CALLS, {805.0}) is None
+    assert _said(ASKED, RECORD_CALLS, {805.0}) is None
     # one record read since: nothing to add
-    assert unfinished_sum(ASKED, RECORD_CALLS[:2], {420.0}) is None
+    assert _said(ASKED, RECORD_CALLS[:2], {420.0}) is None
     # the sum was over figures the request holds
-    assert unfinished_sum("Add 10 and 20, then tell me about GH-1 and GH-2.", RECORD_CALLS,
+    assert _said("Add 10 and 20, then tell me about GH-1 and GH-2.", RECORD_CALLS,
                           {420.0}) is None
     # the sum came after the records, over their figures
-    assert unfinished_sum(ASKED, [*RECORD_CALLS[1:], Call("add", {"numbers": [420, 385]},
+    assert _said(ASKED, [*RECORD_CALLS[1:], Call("add", {"numbers": [420, 385]},
                                                           "805.0", "")], {805.0}) is None
     # no sum at all
-    assert unfinished_sum(ASKED, RECORD_CALLS[1:], {420.0}) is None
+    assert _said(ASKED, RECORD_CALLS[1:], {420.0}) is None
 
 
 def test_without_a_named_field_every_shared_field_is_shown() -> None:
-    told = unfinished_sum("North and South greenhouses together?", RECORD_CALLS, {420.0})
+    told = _said("North and South greenhouses together?", RECORD_CALLS, {420.0})
     assert told is not None and "`plants` 420 and 385" in told and "`area_m2` 96 and 120" in told

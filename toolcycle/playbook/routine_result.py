@@ -5,7 +5,8 @@ answers with one text: a header saying what ran, then one line per step, ``name(
 result`` or how the step failed. The model reads that text. The learner reads a typed
 :class:`~toolcycle.tracing.stand_in.StandIn` instead, which the stand-in notes (:func:`note`)
 on the record of the call it answered, in the trace (``ToolCallRecord.stand_in``), and the
-learner reads back (:func:`noted`): which kind of stand-in answered, whether it got through,
+learner reads there (:func:`noted` collects a whole trace's): which kind of stand-in
+answered, whether it got through,
 and each call it made (:class:`StepOutcome`), since the trace's own records are the
 stand-in's call, not the calls it made. Without the steps, a tool called mostly inside routines
 looks unreliable in the tool statistics: only the model's own calls of it are counted, and

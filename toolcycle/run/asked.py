@@ -122,13 +122,10 @@ def look_again(state: RunState) -> bool:
     the same way", the 1.5B answered in words that the names were not found (held-out h04,
     firsthour3 run), without a call; the fix is a lookup, so the re-ask's first turn is one.
     Text answers only, as grounding's :func:`~.grounding.look_first`."""
-    if not state.setup.core.grounding or not state.setup.settings.tools:
+    if not state.setup.settings.tools or not _rejected_last(state, LOOK_UP):
         return False
-    trace = state.trace.trace
-    if not any(a.attempt == state.attempt - 1 and a.validator == "asked" and a.code == LOOK_UP
-               for a in trace.attempts):
-        return False
-    return not any(step.attempt == state.attempt and step.tool_calls for step in trace.steps)
+    return not any(step.attempt == state.attempt and step.tool_calls
+                   for step in state.trace.trace.steps)
 
 
 def answer_now(state: RunState) -> bool:
@@ -140,13 +137,15 @@ def answer_now(state: RunState) -> bool:
     (seed 6804, both text and structured answers). The figure asked for is in the run
     already; the fix is the answer, so the re-ask's first turn is one (as a lookup is
     :func:`look_again`'s)."""
-    if not state.setup.core.grounding:
-        return False
-    trace = state.trace.trace
-    if not any(a.attempt == state.attempt - 1 and a.validator == "asked" and a.code == AS_GIVEN
-               for a in trace.attempts):
-        return False
-    return not any(step.attempt == state.attempt for step in trace.steps)
+    return _rejected_last(state, AS_GIVEN) and not any(
+        step.attempt == state.attempt for step in state.trace.trace.steps)
+
+
+def _rejected_last(state: RunState, code: str) -> bool:
+    """Whether this check rejected the previous attempt with ``code`` (grounding on)."""
+    return state.setup.core.grounding and any(
+        a.attempt == state.attempt - 1 and a.validator == "asked" and a.code == code
+        for a in state.trace.trace.attempts)
 
 
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:
@@ -231,7 +230,7 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
         found.extend(Mismatch("field", message)
                      for message in unasked_values(request, text, calls, figures))
     found.extend(_unvisited(request, calls))
-    if not found and (left := unfinished_sum(request, calls, read)) is not None:
+    if not found and (left := unfinished_sum(request, calls, figures, read)) is not None:
         found.append(Mismatch("unfinished_sum", left))
     return found
 

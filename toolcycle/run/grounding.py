@@ -33,7 +33,7 @@ call it was for never made), the re-ask says which tool takes it (:mod:`.unused_
 beside an unsupported figure or, for a supported answer, as a re-ask of its own.
 
 Where the answer asserts nothing unsupported but uses nothing the tools found (no new
-figure, no string value of any result), the one check is spent on a second look instead
+figure, no string value of any result), the check re-asks as a second look instead
 (:mod:`.unused_results`): the model is shown the question and those results; the status
 does not read it.
 """
@@ -90,8 +90,8 @@ def grounds_by_default(model: Model) -> bool:
 
 def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | None:
     """The grounding verdict on ``answer`` (the text, or the output tool's arguments): a
-    problem naming what no source supports, or ``None`` (supported, or the check is spent:
-    :data:`MAX_CHECKS`, the last attempt)."""
+    problem naming what no source supports, or ``None`` (supported, or the check may not
+    reject now: :func:`may_check`)."""
     if not state.setup.core.grounding or not may_check(state, "grounding"):
         return None
     if holds_nothing(answer):
@@ -101,12 +101,12 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
                                      sources.listed)
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
-    stopped = unused_handle(state)  # an id a lookup gave that no call used
     if not unsupported:
+        # (second looks, not verdicts: run_status reads neither)
         left_out = unused(state, answer_text(answer))
-        # (a second look, not a verdict: run_status does not read it)
         if left_out:
             return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS")
+        stopped = unused_handle(state)  # an id a lookup gave that no call used
         return ValidationProblem([stopped], "grounding", "UNUSED_RESULTS") if stopped else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
@@ -117,7 +117,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
             errors.append(f"`{tool}` was given {', '.join(inputs[:_SHOWN])}, which no tool "
                           "result and not the request hold, so its result is no source: "
                           "first call the tools that give those figures")
-    if stopped is not None:
+    if (stopped := unused_handle(state)) is not None:
         errors.append(stopped)
     return ValidationProblem(errors, "grounding", "UNGROUNDED")
 

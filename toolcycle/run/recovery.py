@@ -130,8 +130,7 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
     tool taking ``name``) has the right value under the wrong name; told only that ``name``
     is missing, the 1.5B called the other tool again instead."""
     required = schema.get("required")
-    missing = [n for n in required if isinstance(n, str) and n not in arguments] if isinstance(
-        required, list) else []
+    missing = [n for n in required_of(schema) if n not in arguments]
     foreign = [n for n in arguments if n not in properties]
     wanted_field = properties.get(missing[0]) if len(missing) == 1 else None
     if (len(foreign) == 1 and isinstance(wanted_field, dict)
@@ -405,7 +404,8 @@ def producers(state: RunState, own: str, parameter: str) -> list[str]:
         if given == "named":
             named.append(definition.name)
         elif given == "nouned" and not (mine is not None and not _handle(parameter) and any(
-                _handle(needed) and _gives(mine, needed) for needed in _required_of(definition))):
+                _handle(needed) and _gives(mine, needed)
+                for needed in required_of(definition.parameters))):
             nouned.append(definition.name)
     return (named + nouned)[:_PRODUCERS]
 
@@ -431,14 +431,14 @@ def _handle(parameter: str) -> bool:
     return bool(words) and words[-1] in HANDLE_WORDS
 
 
-def _required_of(definition: ToolDefinition) -> list[str]:
-    required = definition.parameters.get("required")
+def required_of(schema: dict[str, Any]) -> list[str]:
+    """The names a JSON schema's ``required`` lists (none where it is no list)."""
+    required = schema.get("required")
     return [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
 
 
 def _requires(definition: ToolDefinition, parameter: str) -> bool:
-    required = definition.parameters.get("required")
-    return isinstance(required, list) and parameter in required
+    return parameter in required_of(definition.parameters)
 
 
 def _words(text: str) -> list[str]:

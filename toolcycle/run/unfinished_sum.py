@@ -24,30 +24,29 @@ import math
 from collections.abc import Collection, Sequence
 
 from .asked_field import named_field, request_words
-from .provenance import Call, Figure, added_up, figures_in, figures_of, written
+from .provenance import Call, Figure, added_up, figures_in, written
 
 #: Fields named in the message, at most.
 _SHOWN = 2
 
 
-def unfinished_sum(request: str, calls: Sequence[Call], answer: Collection[float]) -> str | None:
+def unfinished_sum(request: str, calls: Sequence[Call], figures: Sequence[Figure],
+                   answer: Collection[float]) -> str | None:
     """What to tell the model when the run's last sum was over figures from nowhere and the
-    calls after it found figures to add (``answer``: the answer's figures), else ``None``."""
-    last = next((i for i in range(len(calls) - 1, -1, -1)
-                 if added_up(calls[i]) is not None), None)
-    if last is None:
+    calls after it found figures to add (``figures``: what the calls' results hold,
+    :func:`.provenance.figures_of`; ``answer``: the answer's figures), else ``None``."""
+    sums = [(i, inputs) for i, call in enumerate(calls) if (inputs := added_up(call))]
+    if not sums:
         return None
-    inputs = added_up(calls[last]) or []
-    held = figures_in(request) | {f.value for i, call in enumerate(calls[:last])
-                                  for f in figures_of(call, i)}
+    last, inputs = sums[-1]
+    held = figures_in(request) | {f.value for f in figures if f.call < last}
     made_up = [x for x in inputs if round(x, 6) not in held]
     if not made_up:
         return None  # a sum over found figures: the other checks judge it
     found: dict[str, list[Figure]] = {}
-    for index in range(last + 1, len(calls)):
-        for figure in figures_of(calls[index], index):
-            if figure.key:
-                found.setdefault(figure.key, []).append(figure)
+    for figure in figures:
+        if figure.call > last and figure.key:
+            found.setdefault(figure.key, []).append(figure)
     groups = {key: figures for key, figures in found.items()
               if len({f.call for f in figures}) >= 2}
     words = request_words(request)

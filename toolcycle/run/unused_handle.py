@@ -28,7 +28,7 @@ from typing import Any
 
 from ..messages import ToolCall, ToolResult, bounded_repr
 from .provenance import strings
-from .recovery import producers
+from .recovery import producers, required_of
 from .state import RunState
 
 _HANDLE = re.compile(r"[A-Za-z0-9][\w.:/#-]{0,63}")
@@ -57,7 +57,7 @@ def unused_handle(state: RunState) -> str | None:
     giver, handle = pending
     takers = [f"`{d.name}` takes `{name}`" for d in state.setup.settings.tools
               if d.name != giver and d.name not in ending
-              for name in _required(d.parameters) if giver in producers(state, d.name, name)]
+              for name in required_of(d.parameters) if giver in producers(state, d.name, name)]
     if not takers:
         return None
     shown = bounded_repr(handle)
@@ -80,7 +80,3 @@ def _handle(content: str) -> str | None:
     token: str = value.strip()
     return token if _HANDLE.fullmatch(token) and any(c.isdigit() for c in token) else None
 
-
-def _required(schema: dict[str, Any]) -> list[str]:
-    required = schema.get("required")
-    return [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
