@@ -95,6 +95,7 @@ _MAX_DEPTH = 32
 _MAX_TEXTS = 1000
 _SPACE = re.compile(r"\s+")
 _FRAME = " \t\n\"'`.:;!"
+_QUOTED = re.compile(r"'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"")
 
 
 def is_run_status(value: object) -> TypeGuard[RunStatus]:
@@ -129,8 +130,8 @@ def passes_tool_error(output: Any, error_observations: Iterable[str]) -> bool:
     """Whether the answer is a tool's error text passed through, read from the trace.
 
     Structural, not a guess at wording: it compares the answer (each string of a structured
-    one) with the error observations the run actually received, whitespace and enclosing
-    quotes or punctuation aside. The answer passes an error through when
+    one) with the error observations the run actually received, whitespace, case, enclosing
+    quotes or punctuation and the values an error quotes aside. The answer passes an error through when
 
     - it contains the error's whole text, and that text is at least half of the answer
       (the error, maybe with a short "Sorry:" around it); or
@@ -167,7 +168,10 @@ def _passes(text: str, error: str) -> bool:
 
 
 def _normal(text: str) -> str:
-    return _SPACE.sub(" ", text).strip(_FRAME)
+    """The text as compared: spaces folded, case folded, and each quoted value one mark
+    (a model that retells an error with another id in its quotes, ``no farm with id
+    'SF-101'`` for ``... 'Mesa Panels'``, still passes the error's text through)."""
+    return _QUOTED.sub("'…'", _SPACE.sub(" ", text).casefold()).strip(_FRAME)
 
 
 def _texts(output: Any) -> Iterator[str]:

@@ -107,6 +107,13 @@ COUNTRY_WORDS = ("country",)
 HANDLE_WORDS = frozenset({"id", "ids", "code", "key", "number", "no", "num", "ref", "sku",
                           "uuid", "guid", "slug"})
 
+#: Words that say how many times: a request holding one may ask for a figure added more
+#: than once ("the price of two tickets", "twice the dose"), so a sum that holds one record's
+#: figure twice is not flagged (:mod:`toolcycle.run.unlike_sum`).
+COUNT_WORDS = frozenset({"twice", "thrice", "double", "doubled", "triple", "tripled", "two",
+                         "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                         "dozen", "times", "each", "per"})
+
 #: Words that end a phrase a task names a thing with: what stands between a thing's name and
 #: the rest of a question ("the Vessel caulk gun *from* ..."; ``head_start.named_phrase``).
 PHRASE_ENDS = frozenset("""

@@ -106,8 +106,9 @@ def test_figures_of_different_units_added_up_and_a_named_thing_not_looked_up() -
         call("final_result", {"exhibit": "Silk Atlas", "value": 75337})],
         "Add up the insured value of Silk Atlas and Amber Room Model.")
     errors = result.trace.attempts[0].errors
-    assert errors[0].startswith("your answer's 43480.44 is `add` over 43062 (EUR) and 418.44 "
-                                "(lb (pound)): figures in different units do not add up")
+    assert errors[0].startswith(
+        "your answer's 43480.44 is `add` over 43062 (`insured_value_eur`, EUR) and 418.44 "
+        "(`weight_kg`, lb, from `kg_to_lb`): figures in different units do not add up")
     assert errors[1].startswith("the request names 'Amber Room Model', which no tool was "
                                 "given and no tool result holds; you looked 'Silk Atlas' up "
                                 "with `lookup_exhibit`")

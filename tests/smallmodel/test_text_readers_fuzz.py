@@ -150,9 +150,9 @@ def test_names_a_failed_lookup_is_told_are_names_the_request_gives(value: str,
 def test_a_handle_is_read_from_any_result(content: str) -> None:
     """What grounding reads as an id a lookup gave (toolcycle/run/unused_handle.py): any
     result gives one token holding a digit, or nothing."""
-    from toolcycle.run.unused_handle import _handle
+    from toolcycle.run.unused_handle import handle_of
 
-    handle = _handle(content)
+    handle = handle_of(content)
     assert handle is None or (handle.split() == [handle] and any(c.isdigit() for c in handle))
 
 

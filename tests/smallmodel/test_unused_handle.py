@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent, Limits
-from toolcycle.run.unused_handle import _handle
+from toolcycle.run.unused_handle import handle_of
 from toolcycle.testing import ScriptedModel, call
 
 
@@ -67,4 +67,4 @@ def test_nothing_is_said_where_no_tool_takes_it() -> None:
     ("lighthouse", None), ("3000.0", None), ("x" * 300, None), ("[]", None), ("", None),
 ])
 def test_a_handle_is_one_token_holding_a_digit(content: str, handle: str | None) -> None:
-    assert _handle(content) == handle
+    assert handle_of(content) == handle

@@ -14,7 +14,8 @@ model's prose about them:
   one figure into one figure, its name, arguments or description naming two units of one
   kind) into a unit the request does not name; an extra one beside the figure asked passes;
 - **unlike sum**: the answer's figure is a call that added figures up (its result is their
-  sum) over figures in different units;
+  sum) over unlike parts, each traced back to its record: different units, fields the
+  request names only some of, or one record's figure twice (:mod:`.unlike_sum`);
 - **field**: the answer's figure, or each figure a call added up into it, was read from a
   field the request does not name, where the same results hold one it does (two
   ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`), or the
@@ -22,6 +23,8 @@ model's prose about them:
   (the head nurse for "what number of beds");
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
   Bellet"), the run looked one up by name, and the other went to no call and is in no result;
+  or a name of the request was looked up, its id went to no later call though a tool takes
+  it, and the answer gives another record's figure (:func:`_unread`);
 - **unfinished sum**: the model's last sum was over figures from nowhere, nothing was added
   up after it, and the calls since found figures of one field in two or more results that
   the answer does not add (:mod:`.unfinished_sum`).
@@ -37,7 +40,7 @@ the tools said, and an answer that still shows one ends with status ``"mismatche
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,7 +56,6 @@ from .provenance import (
     conversion_of,
     converts_to,
     figures_of,
-    input_unit,
     made_by,
     norm,
     number,
@@ -67,6 +69,8 @@ from .provenance import (
 from .state import RunState
 from .unfinished_sum import unfinished_sum
 from .units import Unit, field_unit, named_units, read_unit, stated_units
+from .unlike_sum import unlike_sum
+from .unused_handle import handle_of, takers
 
 #: The rejection's code when a thing the request names was not looked up: the re-ask's
 #: first turn must call (:func:`look_again`); ``MISMATCHED`` otherwise.
@@ -165,13 +169,17 @@ def mismatches_in(state: RunState, answer: Any) -> list[Mismatch]:
         asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
     calls = calls_of(state)
     return mismatches(request, asked, calls, answer, [
-        (d.name, d.description) for d in state.setup.settings.tools])
+        (d.name, d.description) for d in state.setup.settings.tools],
+        lambda giver: takers(state, giver))
 
 
 def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answer: Any,
-               offered: Sequence[tuple[str, str]] = ()) -> list[Mismatch]:
+               offered: Sequence[tuple[str, str]] = (),
+               takes: Callable[[str], list[str]] = lambda giver: []) -> list[Mismatch]:
     """The mismatches of ``answer`` (text, or a structured output's JSON form) with a request
-    that names the units ``asked``, given the run's successful ``calls`` in order.
+    that names the units ``asked``, given the run's successful ``calls`` in order, the
+    offered tools' names and descriptions and how they take what a tool gives (``takes``:
+    :func:`.unused_handle.takers`).
 
     A figure beside the one asked for does not make the answer another's: the unit and
     conversion checks speak only when no figure of the answer is in a unit the request asks
@@ -213,16 +221,9 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
                 f"{_first_input(calls[figure.made])} as the tools gave it, unless the request "
                 "asks for another unit")))
     for figure in read.values():
-        if figure.made is not None and (inputs := added_up(calls[figure.made])) is not None:
-            units = [(x, input_unit(x, figure.made, calls, figures)) for x in inputs]
-            if len({u.name for _, u in units if u is not None}) > 1:
-                parts = " and ".join(f"{written(x)} ({_say(u) if u else 'unit unknown'})"
-                                     for x, u in units)
-                found.append(Mismatch("unlike_sum", (
-                    f"your answer's {figure.written} is `{calls[figure.made].name}` over "
-                    f"{parts}: figures in different units do not add up; add only figures of "
-                    "the quantity the request asks for, each read from the record the "
-                    "request names")))
+        if figure.made is not None and added_up(calls[figure.made]) is not None and (
+                said := unlike_sum(request, figure.written, figure.made, calls, figures)):
+            found.append(Mismatch("unlike_sum", said))
     if not found:
         found.extend(Mismatch("field", message) for message in unasked_fields(
             request, [(f.written, f.value) for f in read.values()], calls, figures))
@@ -230,6 +231,10 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
         found.extend(Mismatch("field", message)
                      for message in unasked_values(request, text, calls, figures))
     found.extend(_unvisited(request, calls))
+    if not any(m.kind == "not_looked_up" for m in found) and any(
+            f.value in read for f in figures):
+        found.extend(Mismatch("not_looked_up", message)
+                     for message in _unread(request, calls, text, takes))
     if not found and (left := unfinished_sum(request, calls, figures, read)) is not None:
         found.append(Mismatch("unfinished_sum", left))
     return found
@@ -332,6 +337,33 @@ def _unvisited(request: str, calls: Sequence[Call]) -> list[Mismatch]:
                 f"holds; you looked {kin!r} up with `{looked[kin]}`: look {span!r} up the "
                 "same way and answer about what the request names")))
     return found
+
+
+def _unread(request: str, calls: Sequence[Call], text: str,
+            takes: Callable[[str], list[str]]) -> list[str]:
+    """Things the request names that the run looked up by name, whose id went to no later
+    call and is not in the answer, where an offered tool takes it: the record was never
+    read. Asked only of an answer that gives a tool's figure (it answers from a record, so
+    the other's is missing: "the combined stock of Calmex and Ibrafen" answered with
+    Ibrafen's, after ``medicine_details`` was never given Calmex's id). An answer without one
+    ("is Calmex listed?") may rightly rest on the lookup alone."""
+    spans, lowered = _spans(request), text.lower()
+    messages: list[str] = []
+    for index, call in enumerate(calls):
+        handle = handle_of(call.result)
+        if handle is None or handle.lower() in lowered:
+            continue
+        name = next((span for span in spans for value in strings(call.arguments)
+                     if _same_thing(span, str(value))), None)
+        if name is None or any(handle.lower() == str(v).strip().lower()
+                               for later in calls[index + 1:] for v in strings(later.arguments)):
+            continue
+        if taking := takes(call.name):
+            messages.append(
+                f"you looked {name!r} up with `{call.name}`, which gave {handle!r}, and no call "
+                f"has read its record since: {' and '.join(taking)}; call it with {handle!r} "
+                "and answer about every thing the request names")
+    return messages[:_SHOWN]
 
 
 def _spans(request: str) -> list[str]:

@@ -25,7 +25,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..words import root, roots
-from .provenance import Call, Figure, added_up, figures_in, keyed_leaves, made_by, written
+from .provenance import (
+    Call,
+    Figure,
+    added_up,
+    figures_in,
+    keyed_leaves,
+    made_by,
+    traced,
+    written,
+)
 from .units import read_unit
 
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -36,7 +45,12 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
                    figures: Sequence[Figure]) -> list[str]:
     """A message for each figure of ``answer`` (``(as written, value)`` pairs) read from a
     field the request does not name while the same results name one it does; empty where
-    any of the answer's figures came from a named field, or nothing is plain."""
+    any of the answer's figures came from a named field, or nothing is plain.
+
+    A figure is read back through the sums and conversions that made it
+    (:func:`.provenance.traced`): a capacity plus a converted ticket price, given for "who
+    is the manager", was read from ``capacity`` and ``ticket_price_gbp``. The field the
+    request names may hold a name as well as a figure (``manager``)."""
     words = request_words(request)
     held = figures_in(request)
     messages: list[str] = []
@@ -44,29 +58,29 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
         if value in held:
             continue
         made = made_by(value, calls)
-        inputs = added_up(calls[made]) if made is not None else None
-        sources = ([(x, _before(figures, made)) for x in inputs] if made is not None and inputs
-                   else [(value, list(figures))])
-        origins = [[f for f in pool if f.value == x and f.key] for x, pool in sources]
-        if not all(origins):
+        summed = made is not None and added_up(calls[made]) is not None
+        parts = traced(value, len(calls), calls, figures)
+        origins = [[f for f in part.sources if f.key] for part in parts]
+        if not origins or not all(origins):
             continue  # a figure no field holds: nothing to tell by
         if any(named_field(f.key, words) for group in origins for f in group):
             return []  # a figure of the answer came from a field the request names
-        asked = _named_beside(origins, figures, words)
+        asked = _named_beside(origins, calls, figures, words)
         if asked is None:
             continue
-        keys = " and ".join(dict.fromkeys(f"`{g[0].key}`" for g in origins))
-        if inputs is not None and made is not None:
-            parts = ", ".join(written(x) for x, _ in sources)
+        key, tool, said, is_figure = asked
+        keys = " and ".join(dict.fromkeys(f"`{g[-1].key}`" for g in origins))
+        fix = "add those figures instead" if summed and is_figure else "answer with that"
+        if summed and made is not None:
+            listed = ", ".join(written(p.value) for p in parts)
             messages.append(
-                f"your answer's {shown} is `{calls[made].name}` over {parts}, read from "
-                f"{keys}, which the request does not ask about; it asks about `{asked.key}` "
-                f"(`{asked.tool}` gave {written(asked.value)}): add those figures instead")
+                f"your answer's {shown} is `{calls[made].name}` over {listed}, read from "
+                f"{keys}, which the request does not ask about; it asks about `{key}` "
+                f"(`{tool}` gave {said}): {fix}")
         else:
             messages.append(
                 f"your answer's {shown} is {keys}, which the request does not ask about; "
-                f"it asks about `{asked.key}` (`{asked.tool}` gave {written(asked.value)}): "
-                "answer with that")
+                f"it asks about `{key}` (`{tool}` gave {said}): {fix}")
     return messages
 
 
@@ -108,12 +122,22 @@ def _keyed_strings(result: str) -> list[tuple[str, str]]:
             if isinstance(value, str) and key][:200]
 
 
-def _named_beside(origins: list[list[Figure]], figures: Sequence[Figure],
-                  words: set[str]) -> Figure | None:
-    """A figure of the same results as ``origins`` under a field the request names."""
-    calls = {f.call for group in origins for f in group}
-    return next((f for f in figures if f.call in calls and f.key and named_field(f.key, words)),
-                None)
+def _named_beside(origins: list[list[Figure]], calls: Sequence[Call],
+                  figures: Sequence[Figure], words: set[str]
+                  ) -> tuple[str, str, str, bool] | None:
+    """A value of the same results as ``origins`` under a field the request names: its
+    field, the tool that gave it, the value as the message writes it, and whether it is a
+    figure (else a name or other string)."""
+    read = {f.call for group in origins for f in group}
+    figure = next((f for f in figures if f.call in read and f.key and named_field(f.key, words)),
+                  None)
+    if figure is not None:
+        return figure.key, figure.tool, written(figure.value), True
+    for index in sorted(read):
+        for key, value in _keyed_strings(calls[index].result):
+            if named_field(key, words) and value.strip():
+                return key, calls[index].name, repr(value.strip()[:60]), False
+    return None
 
 
 def request_words(request: str) -> set[str]:
@@ -129,5 +153,3 @@ def named_field(key: str, words: set[str]) -> bool:
     return bool(plain) and all(root(p) in words for p in plain)
 
 
-def _before(figures: Sequence[Figure], call: int) -> list[Figure]:
-    return [f for f in figures if f.call < call]

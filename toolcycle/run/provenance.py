@@ -20,7 +20,7 @@ from typing import Any
 
 from ..messages import ToolCall, ToolResult
 from .state import RunState
-from .units import Unit, field_unit, name_units, named_units, read_unit, stated_units
+from .units import Unit, field_unit, name_units, named_units, one_kind, read_unit, stated_units
 
 _FIGURE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
 
@@ -67,15 +67,15 @@ def conversion_of(call: Call) -> tuple[Unit, Unit] | None:
     for units in (name_units(call.name),
                   [u for v in strings(call.arguments) if (u := read_unit(str(v)))],
                   named_units(call.description)):
-        if len({u.name for u in units}) >= 2 and units[0].dimension == units[-1].dimension:
-            return units[0], units[-1]
+        if (pair := one_kind(units)) is not None:
+            return pair
     return None
 
 
 def converts_to(name: str, description: str) -> Unit | None:
     for units in (name_units(name), named_units(description)):
-        if len({u.name for u in units}) >= 2 and units[0].dimension == units[-1].dimension:
-            return units[-1]
+        if (pair := one_kind(units)) is not None:
+            return pair[1]
     return None
 
 
@@ -89,14 +89,48 @@ def added_up(call: Call) -> list[float] | None:
     return given if math.isclose(total, result, rel_tol=1e-9, abs_tol=0.011) else None
 
 
-def input_unit(value: float, before: int, calls: Sequence[Call],
-                figures: list[Figure]) -> Unit | None:
-    """The unit of a figure a call was given: a conversion's target when an earlier call
-    converted into it, else the unit the record it came from gives it."""
-    made = made_by(value, calls[:before])
-    if made is not None and (conversion := conversion_of(calls[made])) is not None:
-        return conversion[1]
-    return recorded_unit(value, [f for f in figures if f.call < before])
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A figure as the run explains it, traced back (:func:`traced`): ``value`` as it was
+    used, the figures of earlier results it was read from (``sources``: every field that held
+    it, the latest last; empty where no result holds it) and its unit (the target of the
+    conversion that made it, else the record's), and the conversion tool on the way."""
+
+    value: float
+    sources: tuple[Figure, ...]
+    unit: Unit | None
+    converted_by: str = ""
+
+
+#: Parts one figure is traced into, and steps taken, at most (nested sums of a long run).
+_PARTS, _STEPS = 64, 2000
+
+
+def traced(value: float, before: int, calls: Sequence[Call], figures: Sequence[Figure]
+           ) -> list[Part]:
+    """What the figure ``value``, used at call ``before``, is made of: the parts an earlier
+    sum added up (each traced in turn), the figure an earlier conversion was given (in the
+    unit it converted into), else the record figures that hold it. Why whole chains: a small
+    model adds a converted figure to another (``add(2298, pounds_to_euros(56.67))``) or a sum
+    it made to a third figure (``add(add(333, 333), 170)``); what was added is read from the
+    records at the chain's start, as the model cannot rename it on the way."""
+    todo: list[tuple[float, float, int, Unit | None, str]] = [(value, value, before, None, "")]
+    parts: list[Part] = []
+    steps = 0
+    while todo and len(parts) < _PARTS and steps < _STEPS:
+        steps += 1
+        used, look, at, unit, by = todo.pop()
+        made = made_by(look, calls[:at])
+        if made is not None and unit is None and (inputs := added_up(calls[made])) is not None:
+            todo.extend((x, x, made, None, "") for x in reversed(inputs))
+            continue
+        if made is not None and (conversion := conversion_of(calls[made])) is not None:
+            given = next(numbers_in(calls[made].arguments))
+            todo.append((used, given, made, unit or conversion[1], by or calls[made].name))
+            continue
+        sources = tuple(f for f in figures if f.call < at and f.value == look)
+        parts.append(Part(used, sources, unit or (sources[-1].unit if sources else None), by))
+    return parts
 
 
 def recorded_unit(value: float, figures: list[Figure]) -> Unit | None:

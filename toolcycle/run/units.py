@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["Unit", "field_unit", "named_units", "read_unit", "stated_units", "units_available"]
+__all__ = ["Unit", "field_unit", "named_units", "one_kind", "read_unit", "stated_units",
+           "units_available"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,11 @@ _CURRENCIES = {
     "€": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "dollar": "USD", "dollars": "USD",
     "£": "GBP", "sterling": "GBP", "¥": "JPY", "yen": "JPY", "franc": "CHF", "francs": "CHF",
 }
+
+#: Words that write a unit of two kinds, by their other reading: pint reads "pound" as mass,
+#: and beside a currency ("pounds_to_euros", "Convert pounds to euros") it is sterling. Read
+#: only where the other side of a conversion says which kind (:func:`one_kind`).
+_OTHER_READINGS = {"pound": ("GBP", "[currency]")}
 
 #: English words that pint reads as units but a sentence uses as words ("in" an inch, "a" a
 #: year, "at" an atmosphere, "are" 100 m²); after a figure they are read as units all the
@@ -93,6 +99,8 @@ _FIELD_FIRST = frozenset({"c", "f", "kmh", "kph", "mwh", "kw", "w", "t", "l", "k
 
 _WORD = re.compile(r"°[^\W\d_]|[$€£¥]|[^\W\d_][\w/²³°]*(?<![/])")
 _FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_IN_LETTER = re.compile(r"(?i)(?<!\w)in ")  # "... in W?": the 3 characters before the letter
+_PHRASE_END = re.compile(r"\s*(?:[?.!,;:)]|$)")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
@@ -171,11 +179,33 @@ def _dimension(powers: dict[str, Any]) -> str:
     return (part(up) or "1") + (f"/{part(down)}" if down else "")
 
 
+def one_kind(units: list[Unit]) -> tuple[Unit, Unit] | None:
+    """The first and last of ``units`` (what a conversion's name or description lists, in
+    order) where they are two units of one kind, a word of two kinds read in the other's
+    (:data:`_OTHER_READINGS`: "pounds" beside "euros" is sterling); else ``None``."""
+    if len({u.name for u in units}) < 2:
+        return None
+    first, last = units[0], units[-1]
+    if first.dimension != last.dimension:
+        first, last = _read_as(first, last.dimension), _read_as(last, first.dimension)
+    return (first, last) if first.dimension == last.dimension and first.name != last.name \
+        else None
+
+
+def _read_as(unit: Unit, dimension: str) -> Unit:
+    other = _OTHER_READINGS.get(unit.word.lower().removesuffix("s"))
+    return Unit(unit.word, *other) if other is not None and other[1] == dimension else unit
+
+
 def named_units(text: str) -> list[Unit]:
-    """The units a sentence names anywhere ("How many km ...", "... in knots?"), in order."""
+    """The units a sentence names anywhere ("How many km ...", "... in knots?"), in order;
+    a single letter only as "in W" ending a phrase (in running text a letter is a word)."""
     found = []
     for match in _WORD.finditer(text):
-        unit = read_unit(match.group(), in_sentence=True)
+        letter = len(match.group()) == 1 and match.start() >= 3 and _IN_LETTER.match(
+            text, max(0, match.start() - 3)) is not None and _PHRASE_END.match(
+            text, match.end()) is not None
+        unit = read_unit(match.group(), in_sentence=not letter)
         if unit is not None:
             found.append(unit)
     return found

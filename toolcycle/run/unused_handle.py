@@ -47,7 +47,7 @@ def unused_handle(state: RunState) -> str | None:
                 if pending[1].lower() in (s.strip().lower() for s in strings(part.arguments)):
                     pending = None
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
-                handle = _handle(part.content)
+                handle = handle_of(part.content)
                 if handle is not None:
                     pending = (part.name, handle)
                 elif part.content.strip():
@@ -55,17 +55,25 @@ def unused_handle(state: RunState) -> str | None:
     if pending is None:
         return None
     giver, handle = pending
-    takers = [f"`{d.name}` takes `{name}`" for d in state.setup.settings.tools
-              if d.name != giver and d.name not in ending
-              for name in required_of(d.parameters) if giver in producers(state, d.name, name)]
-    if not takers:
+    taking = takers(state, giver)
+    if not taking:
         return None
     shown = bounded_repr(handle)
     return (f"`{giver}` gave {shown}, which no call has used since: "
-            f"{' and '.join(takers[:_SHOWN])}; call it with {shown}, then answer from its result")
+            f"{' and '.join(taking)}; call it with {shown}, then answer from its result")
 
 
-def _handle(content: str) -> str | None:
+def takers(state: RunState, giver: str) -> list[str]:
+    """How the offered tools take what ``giver`` gives ("`ship_info` takes `ship_id`"), at
+    most :data:`_SHOWN` of them; empty where none does."""
+    ending = {d.name for d in state.output.tool_definitions}
+    return [f"`{d.name}` takes `{name}`" for d in state.setup.settings.tools
+            if d.name != giver and d.name not in ending
+            for name in required_of(d.parameters) if giver in producers(state, d.name, name)
+            ][:_SHOWN]
+
+
+def handle_of(content: str) -> str | None:
     """The handle a result is, where its whole is one token holding a digit."""
     text = content.strip()
     if len(text) > 200:

@@ -1,0 +1,211 @@
+"""A sum read back to the records it came from (issue 68, first-hour held-out seed 6806):
+the 1.5B added a venue's capacity to its converted ticket price for "what is the capacity",
+and for "who is the manager"; a farm's output in kWh to its panel count; one tank's fish
+count to itself; it read one of two medicines' records and answered "the combined stock"
+with it; and it answered kW where the request asked "in W". Each ended ``success``. The
+domain here is another (greenhouses), the mechanisms the same: each part of a sum is traced
+through the sums and conversions that made it (``provenance.traced``), the answer is
+rejected once with what is off, and an answer that stays off ends ``mismatched``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+
+from toolcycle import Agent, Limits
+from toolcycle.run.units import named_units, one_kind
+from toolcycle.status import passes_tool_error
+from toolcycle.testing import ScriptedModel, call
+
+HOUSES = {"GH-204": {"seedlings": 333, "heating_cost_gbp": 40.77, "gardener": "Ada Park"},
+          "GH-517": {"seedlings": 170, "heating_cost_gbp": 56.67, "gardener": "Tomas Ruiz"},
+          "GH-630": {"seedlings": 512, "heater_kw": 13.39, "gardener": "Lena Holm"}}
+NAMES = {"north bay": "GH-204", "south bay": "GH-517", "east bay": "GH-630"}
+
+
+def find_greenhouse(name: str) -> str:
+    """Find a greenhouse by its name and return its id."""
+    return NAMES[name.lower()]
+
+
+def greenhouse_info(greenhouse_id: str) -> dict[str, Any]:
+    """Details of a greenhouse by id: seedlings, heating cost, gardener."""
+    return HOUSES[greenhouse_id]
+
+
+def pounds_to_euros(value: float) -> float:
+    """Convert an amount in pounds to euros."""
+    return round(value * 1.17, 2)
+
+
+def add(numbers: list[float]) -> float:
+    """Add a list of numbers."""
+    return round(sum(numbers), 2)
+
+
+class Answer(pydantic.BaseModel):
+    answer: str
+
+
+def _run(script: list[Any], question: str, output: Any = Answer) -> tuple[Any, ScriptedModel]:
+    model = ScriptedModel(script)
+    agent = Agent(model, "Answer using the tools.",
+                  [find_greenhouse, greenhouse_info, pounds_to_euros, add], output=output,
+                  grounding=True, limits=Limits(max_attempts=3))
+    return agent.run_sync(question), model
+
+
+NORTH = [call("find_greenhouse", {"name": "North Bay"}),
+         call("greenhouse_info", {"greenhouse_id": "GH-204"})]
+SOUTH = [call("find_greenhouse", {"name": "South Bay"}),
+         call("greenhouse_info", {"greenhouse_id": "GH-517"})]
+COST_PLUS_SEEDLINGS = [call("pounds_to_euros", {"value": 40.77}),
+                       call("add", {"numbers": [333, 47.7]})]
+
+
+def test_a_count_plus_a_converted_price_for_the_count_is_rejected_by_its_fields() -> None:
+    result, model = _run([*NORTH, *COST_PLUS_SEEDLINGS,
+                          call("final_result", {"answer": "380.7"}),
+                          call("final_result", {"answer": "333"})],
+                         "How many seedlings does the greenhouse North Bay have?")
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code) == ("asked", "MISMATCHED")
+    told = model.requests[5].last_message.text
+    assert ("your answer's 380.7 is `add` over 333 (`seedlings`) and 47.7 "
+            "(`heating_cost_gbp`, EUR, from `pounds_to_euros`)") in told
+    assert "the request asks about `seedlings`, not `heating_cost_gbp`" in told
+    assert (result.status, result.output.answer) == ("success", "333")
+
+
+def test_a_sum_that_stays_unlike_ends_mismatched() -> None:
+    result, _ = _run([*NORTH, *COST_PLUS_SEEDLINGS, call("final_result", {"answer": "380.7"}),
+                      call("final_result", {"answer": "380.7"})],
+                     "How many seedlings does the greenhouse North Bay have?")
+    assert (result.status, result.succeeded) == ("mismatched", False)
+
+
+def test_a_sum_for_a_person_names_the_field_that_holds_the_name() -> None:
+    result, model = _run([*NORTH, *COST_PLUS_SEEDLINGS, call("final_result", {"answer": "380.7"}),
+                          call("final_result", {"answer": "Ada Park"})],
+                         "Who is the gardener of the greenhouse North Bay?")
+    told = model.requests[5].last_message.text
+    assert ("read from `seedlings` and `heating_cost_gbp`, which the request does not ask "
+            "about; it asks about `gardener` (`greenhouse_info` gave 'Ada Park'): answer "
+            "with that") in told
+    assert (result.status, result.output.answer) == ("success", "Ada Park")
+
+
+def test_a_figure_added_to_itself_then_to_another_is_counted_twice() -> None:
+    result, model = _run([*NORTH, call("add", {"numbers": [333, 333]}), *SOUTH,
+                          call("add", {"numbers": [666, 170]}),
+                          call("final_result", {"answer": "836"}),
+                          call("add", {"numbers": [333, 170]}),
+                          call("final_result", {"answer": "503"})],
+                         "What is the combined number of seedlings of North Bay and South Bay?")
+    told = model.requests[7].last_message.text
+    assert ("333 (`seedlings` of `greenhouse_info`) is added twice, but `greenhouse_info` "
+            "gave it once") in told
+    assert (result.status, result.output.answer) == ("success", "503")
+
+
+def test_a_figure_added_twice_where_the_request_counts_passes() -> None:
+    result, _ = _run([*NORTH, call("add", {"numbers": [333, 333]}),
+                      call("final_result", {"answer": "666"})],
+                     "What would twice the seedlings of North Bay be?")
+    assert (result.status, result.attempts) == ("success", 1)
+
+
+def test_two_currencies_inside_nested_sums_do_not_add_up() -> None:
+    result, model = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+                          call("add", {"numbers": [47.7, 47.7]}), *SOUTH,
+                          call("add", {"numbers": [95.4, 56.67]}),
+                          call("final_result", {"answer": "152.07"}),
+                          call("add", {"numbers": [40.77, 56.67]}),
+                          call("final_result", {"answer": "97.44"})],
+                         "What is the heating cost of North Bay and South Bay added together?")
+    told = model.requests[8].last_message.text
+    assert "figures in different units do not add up" in told
+    assert "47.7 (`heating_cost_gbp`, EUR, from `pounds_to_euros`)" in told
+    assert "56.67 (`heating_cost_gbp`, GBP)" in told
+    assert (result.status, result.output.answer) == ("success", "97.44")
+
+
+def test_fields_the_request_names_all_of_add_up() -> None:
+    """Where the request names each field added, or none, nothing is plain: a sum of
+    different fields may be what was asked ("seedlings plus the heating cost")."""
+    for question in ("What are the seedlings plus the heating cost of North Bay?",
+                     "What is the total of North Bay?"):
+        result, _ = _run([*NORTH, call("add", {"numbers": [333, 40.77]}),
+                          call("final_result", {"answer": "373.77"})], question)
+        assert (result.status, result.attempts) == ("success", 1), question
+
+
+def test_a_thing_looked_up_whose_record_was_never_read_is_not_looked_up() -> None:
+    """h05 on seed 6806: both names looked up, one record read, its figure answered for
+    "the combined stock". The re-ask names the id and the tool that takes it, and its first
+    turn must call."""
+    result, model = _run([call("find_greenhouse", {"name": "North Bay"}),
+                          call("find_greenhouse", {"name": "South Bay"}),
+                          call("greenhouse_info", {"greenhouse_id": "GH-517"}),
+                          call("final_result", {"answer": "170"}),
+                          call("greenhouse_info", {"greenhouse_id": "GH-204"}),
+                          call("add", {"numbers": [333, 170]}),
+                          call("final_result", {"answer": "503"})],
+                         "What is the combined number of seedlings of North Bay and South Bay?")
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code) == ("asked", "NOT_LOOKED_UP")
+    told = model.requests[4].last_message.text
+    assert ("you looked 'North Bay' up with `find_greenhouse`, which gave 'GH-204', and no "
+            "call has read its record since: `greenhouse_info` takes `greenhouse_id`") in told
+    assert model.requests[4].settings.tool_choice == "required"
+    assert (result.status, result.output.answer) == ("success", "503")
+
+
+def test_a_lookup_alone_answers_a_question_about_the_lookup() -> None:
+    """An answer that gives no tool's figure may rest on the lookup alone: grounding asks
+    once whether the id was meant for a detail call, and the same answer then succeeds."""
+    answer = call("final_result", {"answer": "Yes, North Bay is listed."})
+    result, _ = _run([call("find_greenhouse", {"name": "North Bay"}), answer, answer],
+                     "Is there a greenhouse called North Bay?")
+    assert [a.validator for a in result.trace.attempts][:1] != ["asked"]
+    assert result.status == "success"
+
+
+def test_a_one_letter_unit_after_in_is_the_unit_asked() -> None:
+    assert [u.name for u in named_units("What is the heater power of East Bay in W?")] \
+        == ["watt"]
+    assert named_units("Is Ada in W Street?") == []  # a letter in running text is a word
+    result, model = _run([call("find_greenhouse", {"name": "East Bay"}),
+                          call("greenhouse_info", {"greenhouse_id": "GH-630"}),
+                          "The heater of East Bay draws 13.39 kW.",
+                          "The heater of East Bay draws 13.39 kW."],
+                         "What is the heater power of East Bay in W?", output=str)
+    assert "the request asks for W; your answer gives 13.39 in kW" in \
+        model.requests[3].last_message.text
+    assert result.status == "mismatched"
+
+
+def test_pounds_beside_euros_are_sterling() -> None:
+    pair = one_kind([*named_units("Convert an amount in pounds to euros.")])
+    assert pair is not None and [u.name for u in pair] == ["GBP", "EUR"]
+    assert one_kind([*named_units("Convert a weight in kg to pounds.")]) is not None
+    result, model = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+                          call("final_result", {"answer": "47.7"}),
+                          call("final_result", {"answer": "40.77"})],
+                         "What is the heating cost of North Bay?")
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code) == ("asked", "ANSWER_AS_GIVEN")
+    assert (result.status, result.output.answer) == ("success", "40.77")
+
+
+def test_an_error_retold_with_another_id_is_a_tool_error() -> None:
+    """h11 on seed 6806: the detail tool failed on the farm's name, then answered for its
+    id; the model answered the error's text with the id in its quotes."""
+    error = ("Tool `greenhouse_info` failed: KeyError: no greenhouse with id 'North Bay'\n"
+             "What would work:\n- `greenhouse_id` 'North Bay' is taken from the request, not "
+             "from a tool result; `find_greenhouse` can give it")
+    assert passes_tool_error("The tool `greenhouse_info` failed: KeyError: no greenhouse "
+                             "with id 'GH-204'", [error])
+    assert not passes_tool_error("North Bay has 333 seedlings; its id is 'GH-204'.", [error])
+    assert not passes_tool_error("I could not find a greenhouse named 'North Bay'.", [error])

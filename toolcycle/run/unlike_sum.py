@@ -1,0 +1,107 @@
+"""Does a sum add like with like? One of the ways an answer answers another question
+(:mod:`.asked`).
+
+A small model that has an adding tool adds what it has (issue 68, first-hour agents, 1.5B):
+a venue's capacity plus its ticket price converted to euros, for "what is the capacity";
+a solar farm's output in kWh plus its panel count, for "the number of panels added
+together"; one tank's fish count added to itself, then to the other tank's. Each figure came
+from a tool, so grounding vouches for every one, and the sum is the adding tool's own
+result. The run can tell from its typed parts, each part of the sum traced back through the
+sums and conversions that made it (:func:`.provenance.traced`) to the record it was read
+from:
+
+- **units**: the parts are in two or more units (EUR beside GBP, kWh beside a count whose
+  field names none is not this: a count has no unit to compare);
+- **fields**: the parts were read from two or more fields of the records, and the request
+  names some of those fields but not all (``capacity`` named, ``ticket_price_gbp`` not): a
+  field's name is its author's label for what the figure is (:mod:`.asked_field`), so a
+  request that names one quantity does not ask for another added to it. Where the request
+  names all of them ("price plus fee") or none, nothing is plain here;
+- **counted twice**: one record's figure (the same field of the same result) is a part twice,
+  and the request holds no count word ("two tickets", "twice": :data:`~toolcycle.words.
+  COUNT_WORDS`) that would ask for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ..words import COUNT_WORDS
+from .asked_field import named_field, request_words
+from .provenance import Call, Figure, Part, figures_in, traced, written
+from .units import Unit
+
+_WORDS_READ = 20_000
+_WORD = re.compile(r"[a-z]+")
+
+
+def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
+               figures: Sequence[Figure]) -> str | None:
+    """What to tell the model when the answer's figure ``shown`` is the sum call ``made``
+    over unlike parts, else ``None``."""
+    parts = _parts(made, calls, figures)
+    if len(parts) < 2:
+        return None
+    head = f"your answer's {shown} is `{calls[made].name}` over {_listed(parts)}"
+    units = {p.unit.name for p in parts if p.unit is not None}
+    if len(units) > 1:
+        return (f"{head}: figures in different units do not add up; add only figures of the "
+                "quantity the request asks for, each read from the record the request names")
+    keys = [p.sources[-1].key for p in parts if p.sources and p.sources[-1].key]
+    if len(keys) == len(parts) and len(set(keys)) > 1:
+        words = request_words(request[-_WORDS_READ:])
+        named = [k for k in dict.fromkeys(keys) if named_field(k, words)]
+        if named and len(named) < len(set(keys)):
+            others = [k for k in dict.fromkeys(keys) if k not in named]
+            return (f"{head}: the request asks about {_keys(named)}, not {_keys(others)}; "
+                    f"leave {_keys(others)} out and answer with {_keys(named)} as the request "
+                    "asks")
+    twice = _counted_twice(parts)
+    if twice is not None and not _counts(request):
+        source = twice.sources[-1]
+        return (f"{head}: {written(twice.value)} (`{source.key}` of `{source.tool}`) is added "
+                f"twice, but `{source.tool}` gave it once; add each record's figure once, "
+                "one for each thing the request names")
+    return None
+
+
+def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[Part]:
+    """The parts of the sum call ``made``: its result traced back as the figure it is."""
+    result = calls[made].result.strip().strip('"')
+    total = next(iter(figures_in(result)), None)
+    return [] if total is None else traced(total, made + 1, calls, figures)
+
+
+def _counted_twice(parts: Sequence[Part]) -> Part | None:
+    """A part read from one record's field that the sum holds more than once."""
+    seen = Counter((p.sources[-1].call, p.sources[-1].key, p.value)
+                   for p in parts if p.sources)
+    return next((p for p in parts if p.sources and len(p.sources) == 1
+                 and seen[(p.sources[-1].call, p.sources[-1].key, p.value)] > 1), None)
+
+
+def _counts(request: str) -> bool:
+    """Whether the request holds a count that may ask for a figure more than once."""
+    return bool(COUNT_WORDS & set(_WORD.findall(request.lower()))) or any(
+        value >= 2 and value == int(value) and value < 100 for value in figures_in(request))
+
+
+def _listed(parts: Sequence[Part]) -> str:
+    def one(part: Part) -> str:
+        said = [f"`{part.sources[-1].key}`" if part.sources and part.sources[-1].key else "",
+                _unit(part.unit) if part.unit is not None else "",
+                f"from `{part.converted_by}`" if part.converted_by else ""]
+        detail = ", ".join(s for s in said if s)
+        return f"{written(part.value)} ({detail})" if detail else written(part.value)
+    shown = [one(p) for p in parts[:6]]
+    return ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+
+
+def _keys(keys: Sequence[str]) -> str:
+    return " and ".join(f"`{k}`" for k in keys)
+
+
+def _unit(unit: Unit) -> str:
+    return unit.name if unit.dimension == "[currency]" else unit.word
