@@ -127,6 +127,35 @@ def test_an_unfinished_sum_is_read_from_any_calls(
         assert told.startswith(f"you called `{last.name}` on ")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "kg_to_lb", "read"]),
+                          st.lists(st.sampled_from([1, 2, 3, 4.5, 10, 333, 666]), max_size=4),
+                          st.one_of(st.just("SUM"), st.just("TWICE"), _JSON.map(json.dumps),
+                                    st.sampled_from(["2", "4", "6", "9", "666", "1332"]))),
+                max_size=12),
+       st.text(max_size=120))
+def test_a_sum_is_traced_and_judged_over_any_calls(
+        calls: list[tuple[str, list[float], str]], request: str) -> None:
+    """A sum traced back through earlier sums and conversions (provenance.traced) and judged
+    (toolcycle/run/unlike_sum.py) over random chains, sums of sums of one figure included:
+    never an error, and the parts stay bounded however the chain doubles."""
+    from toolcycle.run.provenance import Call, added_up, figures_of, traced
+    from toolcycle.run.unlike_sum import unlike_sum
+
+    def result(numbers: list[float], kind: str) -> str:
+        return {"SUM": str(sum(numbers)), "TWICE": str(2 * sum(numbers))}.get(kind, kind)
+
+    made = [Call(name, {"numbers": numbers} if name != "kg_to_lb" else {"value": numbers[0]}
+                 if numbers else {}, result(numbers, kind), "") for name, numbers, kind in calls]
+    figures = [f for i, c in enumerate(made) for f in figures_of(c, i)]
+    for index, call in enumerate(made):
+        for figure in figures:
+            assert len(traced(figure.value, index + 1, made, figures)) <= 64
+        if added_up(call) is not None:
+            told = unlike_sum(request, "x", index, made, figures)
+            assert told is None or told.startswith(f"your answer's x is `{call.name}` over ")
+
+
 _NAME = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
 
 
