@@ -25,6 +25,11 @@ NUMERIC = (*(f"{a}{s}{b}{s}%Y" for s in ("", ".", "/", "-")
 _NAMED_MONTH = ("%d %B %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%b %d %Y", "%b %d, %Y",
                 "%d. %B %Y", "%A %d %B %Y", "%A, %d %B %Y", "%A, %B %d, %Y")
 _ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.I)
+_MONTH = "|".join(sorted({date(2026, m, 1).strftime(f) for m in range(1, 13)
+                          for f in ("%B", "%b")}, key=len, reverse=True))
+_DAY_AND_MONTH = re.compile(
+    rf"(?i)\b(?:(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b)")
 #: 24-hour clock formats a tool may want, and the "pm" a model may write after a time.
 CLOCKS = ("%H:%M", "%H.%M", "%H:%M:%S")
 #: Clock formats without a separator: "1930" is as likely a year or a code, so an example
@@ -327,6 +332,13 @@ def in_example_format(value: str, error: str, besides: Iterable[str] = ()) -> st
     settles the format, the rewriting is certain."""
     fmt = example_format(error, besides)
     return None if fmt is None else rewritten_date(value.strip(), fmt)
+
+
+def names_a_date(text: str) -> bool:
+    """Whether ``text`` names a day: a numeric date, or a month's name beside a day's
+    number ("March 4, 2026", "the 4th of March"; names as ``strftime`` writes them, English
+    in the C locale, as :func:`names_date` reads them)."""
+    return bool(dates_in(text)) or _DAY_AND_MONTH.search(text) is not None
 
 
 def dates_in(text: str) -> set[date]:

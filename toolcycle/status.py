@@ -131,7 +131,8 @@ def passes_tool_error(output: Any, error_observations: Iterable[str]) -> bool:
 
     Structural, not a guess at wording: it compares the answer (each string of a structured
     one) with the error observations the run actually received, whitespace, case, enclosing
-    quotes or punctuation and the values an error quotes aside. The answer passes an error through when
+    quotes or punctuation and the values an error quotes aside. The answer passes an error
+    through when
 
     - it contains the error's whole text, and that text is at least half of the answer
       (the error, maybe with a short "Sorry:" around it); or

@@ -332,9 +332,9 @@ def test_a_month_no_source_date_is_in_is_still_unsupported() -> None:
 ])
 def test_a_results_shape_says_what_counts_it_may_give(result: str, countable: bool,
                                                      listed: bool, holds: bool) -> None:
-    from toolcycle.run.grounding import _shape
+    from toolcycle.run.sources import shape_of
 
-    shape = _shape(result)
+    shape = shape_of(result)
     assert (shape.countable, shape.listed, shape.holds) == (countable, listed, holds)
 
 

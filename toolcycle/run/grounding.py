@@ -26,7 +26,7 @@ a model may get by counting what a tool returned. Where every result was empty, 
 1 to 9 counted nothing and is checked like any figure; 0 stays where a result held a list,
 empty or not (the count of nothing), and is checked where none did (a fine of "0 EUR" after
 a lookup that returned only an id). A tool result counts as a source only when the figures
-its call was given do (:func:`_sources`).
+its call was given do (:func:`.sources.sources_of`).
 
 Where the run's last finding was an id that no call used (a lookup's ``SH-475``, the detail
 call it was for never made), the re-ask says which tool takes it (:mod:`.unused_handle`),
@@ -42,17 +42,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
-from ..datetimes import dates_in
-from ..messages import ToolCall, ToolResult
 from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
-from ..tools import ToolDefinition
 from .figures import FIGURE, figure_key
+from .sources import Sources, small, sources_of
 from .state import RunState
 from .units import read_unit
 from .unused_handle import unused_handle
@@ -96,11 +92,12 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
         return None
     if holds_nothing(answer):
         return ValidationProblem([EMPTY_ANSWER], "grounding", "UNGROUNDED")
-    sources = _sources(state)
+    sources = sources_of(state)
     unsupported = unsupported_claims(answer_text(answer), sources.text, sources.countable,
                                      sources.listed)
     if not unsupported and _nothing_found(state, sources):
-        return ValidationProblem([NOTHING_FOUND], "grounding", "UNGROUNDED")
+        return ValidationProblem([NOTHING_FOUND, *_undated(sources)], "grounding",
+                                 "UNGROUNDED")
     if not unsupported:
         # (second looks, not verdicts: run_status reads neither)
         left_out = unused(state, answer_text(answer))
@@ -112,11 +109,13 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
               "the request: call a tool that gives them, or answer only from what you have"]
-    for tool, inputs, result in sources.unfounded:
-        if any(item in result for item in unsupported) and len(errors) <= _SHOWN:
-            errors.append(f"`{tool}` was given {', '.join(inputs[:_SHOWN])}, which no tool "
-                          "result and not the request hold, so its result is no source: "
-                          "first call the tools that give those figures")
+    for left in sources.unfounded:
+        if left.figures and any(item in left.result for item in unsupported) \
+                and len(errors) <= _SHOWN:
+            errors.append(f"`{left.tool}` was given {', '.join(left.figures[:_SHOWN])}, which "
+                          "no tool result and not the request hold, so its result is no "
+                          "source: first call the tools that give those figures")
+    errors.extend(_undated(sources)[:_SHOWN])
     if (stopped := unused_handle(state)) is not None:
         errors.append(stopped)
     return ValidationProblem(errors, "grounding", "UNGROUNDED")
@@ -166,7 +165,7 @@ def look_first(state: RunState) -> bool:
                for a in trace.attempts):
         return False
     turns = sum(1 for step in trace.steps if step.attempt == state.attempt and step.tool_calls)
-    return turns < LOOK_TURNS and _sources(state).results == 0
+    return turns < LOOK_TURNS and sources_of(state).results == 0
 
 
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:
@@ -178,7 +177,7 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
         return status
     if isinstance(output, str) and holds_nothing(output):
         return "ungrounded"
-    sources = _sources(state)
+    sources = sources_of(state)
     if unsupported_claims(answer_text(as_data(output)), sources.text, sources.countable,
                           sources.listed) or _nothing_found(state, sources):
         return "ungrounded"
@@ -215,7 +214,7 @@ def as_data(output: Any) -> Any:
         return str(output)
 
 
-def _nothing_found(state: RunState, sources: _Sources) -> bool:
+def _nothing_found(state: RunState, sources: Sources) -> bool:
     """Whether a tool call of the run failed and no call found anything (each failed or
     returned nothing): then no tool result supports the answer, whatever it says. Seen on
     the 1.5B (first-hour dev set): ``find_product`` failed on ``YOGA-MAT`` and it answered
@@ -230,16 +229,16 @@ def _nothing_found(state: RunState, sources: _Sources) -> bool:
     generated utility suite), "energy_live failed: 429 ...; energy_archive(...) found
     nothing too: []", a failed contract lookup, an empty search, and "was not found", a
     ``success``."""
-    return sources.found == 0 and (sources.fell_through
-                                   or bool(state.trace.trace.error_observations()))
+    return sources.found == 0 and (sources.fell_through or any(
+        left.dates for left in sources.unfounded) or bool(state.trace.trace.error_observations()))
 
 
 def unsupported_claims(answer: str, sources: str, countable: bool = True,
                        listed: bool = True) -> list[str]:
     """The figures, identifiers and names of ``answer`` that ``sources`` does not hold, in
     order, each once. ``countable``: a tool returned something a count of 1 to 9 may have
-    been counted from (:attr:`_Sources.countable`); without it such a count is checked too.
-    ``listed``: a tool returned a list, empty or not, or text (:attr:`_Sources.listed`), so
+    been counted from (:attr:`Sources.countable`); without it such a count is checked too.
+    ``listed``: a tool returned a list, empty or not, or text (:attr:`Sources.listed`), so
     that 0 may be its count; without it 0 is checked too.
 
     Why: a single digit is exempt as a count a model may take by counting a tool's rows, but
@@ -262,7 +261,7 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
             found[token] = None
     for match in FIGURE.finditer(text):
         value = match.group().rstrip(",")
-        exempt = _small(value) and (countable or (value == "0" and listed))
+        exempt = small(value) and (countable or (value == "0" and listed))
         if figure_key(value) not in figures and not exempt and not _inside(match, found):
             found[value] = None
     for match in _WORD.finditer(text):
@@ -310,10 +309,6 @@ def _bare(word: str) -> str:
     return word[:-2] if word.endswith("'s") else word
 
 
-def _small(value: str) -> bool:
-    return value.isdigit() and len(value) == 1
-
-
 def _inside(match: re.Match[str], identifiers: dict[str, None]) -> bool:
     """Whether the figure is part of an identifier already reported (``17`` of ``A-17``)."""
     return any(match.group() in identifier for identifier in identifiers)
@@ -337,158 +332,9 @@ def answer_text(answer: Any) -> str:
     return "\n".join(leaves)
 
 
-@dataclass(frozen=True, slots=True)
-class _Sources:
-    """What an answer may draw on (:func:`_sources`): ``text``, every source in one text;
-    ``results``, how many tool results count as sources; ``unfounded``, per tool result left
-    out, the tool's name, the figures of its arguments that no earlier source held, and the
-    result's text; ``countable``, whether one of the sources holds something to count (a
-    JSON list with an item, or text that is not JSON); ``listed``, whether one holds a list,
-    empty or not, or text (what a count of 0 may come from); ``found``, how many of the
-    results hold something (:class:`_Shape`); ``fell_through``, whether a fallback answered a
-    call without an answer (:meth:`~toolcycle.tracing.trace.Trace.fell_through`): that call
-    failed, and its result, text saying so, is no source."""
-
-    text: str
-    results: int
-    unfounded: tuple[tuple[str, tuple[str, ...], str], ...]
-    countable: bool = True
-    listed: bool = True
-    found: int = 0
-    fell_through: bool = False
-
-
-def _own_description(state: RunState, definition: ToolDefinition) -> str:
-    """A tool's description as its author wrote it: without the note a playbook appended
-    (:attr:`~toolcycle.run.plan.RunPlan.notes`, learned from other runs' tasks)."""
-    plan = state.setup.core.plan
-    note = None if plan is None else plan.notes.get(definition.name)
-    return definition.description.replace(note, "") if note else definition.description
-
-
-def _sources(state: RunState) -> _Sources:
-    """The request, the instructions, the offered tools' descriptions (what the model was
-    told: "the total, in EUR") and every successful tool result so far whose call's figures
-    came from those sources.
-
-    What a playbook added (its advice in the instructions, its notes on the tools) is no
-    source: it was learned from other runs' tasks, and an example in it ("Pass date like
-    "2026/09/23"") is another task's value: a small model that found nothing may answer
-    with the note itself, which must not pass as supported.
-
-    The request is the conversation up to the run's prompt: user messages the loop writes
-    later (a rejected attempt's feedback, which quotes the unsupported figure back) are not
-    sources, or an answer repeated after the re-ask would find its own figure there.
-
-    A result is a source only when the figures the call was given (its arguments' numbers)
-    are: ``add(numbers=[20, 22])`` over figures the model made up returns 42, and 42 in a
-    tool result would vouch for an invented answer. Seen on the 1.5B (issue 68, held-out
-    first-hour agents): asked for two wards' beds together, it called only ``add`` with two
-    invented counts and answered the sum, a ``success``."""
-    found = [state.setup.core.instructions]
-    found.extend(_own_description(state, d) for d in state.setup.settings.tools)
-    ending = {d.name for d in state.output.tool_definitions}  # ("Output accepted." is no data)
-    known = {figure_key(f) for text in found for f in FIGURE.findall(text)}
-    given: dict[str, tuple[str, ...]] = {}
-    unfounded: list[tuple[str, tuple[str, ...], str]] = []
-    results = 0
-    countable = False
-    listed = False
-    found_any = 0
-    fallback_failed = False
-    prompted = False
-    fell_through = state.trace.trace.fell_through()
-    for index, message in enumerate(state.messages):
-        texts = []
-        if message.role in ("user", "system") and not prompted:
-            texts.append(message.text.replace(state.learned_advice, "")
-                         if message.role == "system" and state.learned_advice else message.text)
-            prompted = index >= state.new_message_index and message.role == "user"
-        for part in message.parts:
-            if isinstance(part, ToolCall):
-                given[part.id] = tuple(dict.fromkeys(_argument_figures(part.arguments)))
-            elif isinstance(part, ToolResult) and part.call_id in fell_through:
-                # (a fallback's "found nothing too": a failure in words, no data)
-                fallback_failed = True
-            elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
-                missing = tuple(f for f in given.get(part.call_id, ()) if f not in known)
-                if missing:
-                    unfounded.append((part.name, missing, part.content))
-                    continue
-                results += 1
-                shape = _shape(part.content)
-                countable = countable or shape.countable
-                listed = listed or shape.listed
-                found_any += shape.holds
-                texts.append(part.content)
-        for text in texts:
-            found.append(text)
-            known.update(figure_key(f) for f in FIGURE.findall(text))
-    found.append(_in_words(dates_in("\n".join(found))))
-    return _Sources("\n".join(found), results, tuple(unfounded), countable, listed, found_any,
-                    fallback_failed)
-
-
-def _in_words(dates: set[date]) -> str:
-    """The names of the months and weekdays of ``dates`` (the sources' numeric dates): an
-    answer that writes "2026-11-27" as "Friday, November 27, 2026" says what its source
-    said, and the month's name is no invented name. As ``strftime`` writes them."""
-    return " ".join(sorted({f"{d:%B} {d:%b} {d:%A} {d:%a}" for d in dates}))
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """What one tool result holds, for the counts an answer may take from it: ``countable``,
-    something a count of 1 to 9 may come from (text that is not JSON, or a non-empty JSON list
-    anywhere in it); ``listed``, what a count of 0 may come from (a JSON list anywhere, empty
-    or not, text, or nothing at all: ``null``, ``{}``, ``""``); ``holds``, anything (not
-    blank, and not JSON made of nothing but empty values such as ``{"results": []}``; a zero
-    or a ``false`` is something: a count, a flag)."""
-
-    countable: bool
-    listed: bool
-    holds: bool
-
-
-def _shape(result: str) -> _Shape:
-    """The :class:`_Shape` of a tool result: parsed once, walked once."""
-    try:
-        value = json.loads(result)
-    except (ValueError, RecursionError):  # text, or JSON nested past the parser
-        text = bool(result.strip())
-        return _Shape(countable=text, listed=True, holds=text)
-    countable = holds = False
-    listed = value is None or value == {} or value == ""
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            listed = True
-            countable = countable or bool(item)
-            stack.extend(item)
-        elif item is not None and item != "":
-            holds = True
-    return _Shape(countable, listed, holds)
-
-
-def _argument_figures(arguments: dict[str, Any] | None) -> list[str]:
-    """The numbers a call was given (JSON numbers at any depth; strings are names and ids,
-    and single digits are counts a model may get by counting), as
-    :func:`~.figures.figure_key` writes them."""
-    figures: list[str] = []
-    stack: list[Any] = [arguments]
-    while stack and len(figures) < 1000:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(reversed(list(value.values())))  # (in the order written)
-        elif isinstance(value, list):
-            stack.extend(reversed(value))
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            number = abs(value)  # (an int stays one: a huge one has no float, so no float())
-            text = str(int(number)) if isinstance(number, int) or (
-                number.is_integer() and number < 1e15) else str(number)
-            if not _small(text):
-                figures.append(figure_key(text))
-    return figures
+def _undated(sources: Sources) -> list[str]:
+    """What to tell the model of each call given a date no source names."""
+    return [f"`{left.tool}` was given {', '.join(left.dates[:_SHOWN])}, a date the request "
+            "does not name, so its result says nothing about the request: call it again with "
+            "the request's own date, written as the tool takes it"
+            for left in sources.unfounded if left.dates]
