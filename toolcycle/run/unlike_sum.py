@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from ..words import COUNT_WORDS
 from .asked_field import named_field, request_words
-from .provenance import Call, Figure, Part, figures_in, traced, written
+from .provenance import Call, Figure, Part, figures_in, single, traced, written
 from .units import Unit
 
 _WORDS_READ = 20_000
@@ -69,8 +69,7 @@ def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
 
 def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[Part]:
     """The parts of the sum call ``made``: its result traced back as the figure it is."""
-    result = calls[made].result.strip().strip('"')
-    total = next(iter(figures_in(result)), None)
+    total = single(calls[made].result)
     return [] if total is None else traced(total, made + 1, calls, figures)
 
 
