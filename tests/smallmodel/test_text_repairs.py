@@ -127,3 +127,25 @@ def test_no_value_is_guessed_for_several_parameters_or_from_broken_json(
     inner = ScriptedModel([written, '{"answer": "x"}'])
     result = Agent(JsonToolsModel(inner), "", tools).run_sync("go")
     assert "Could not parse the arguments" in (result.tool_calls[0].error or "")
+
+
+@pytest.mark.parametrize("reply", [
+    '{"name": "gross_pay", "arguments": "{\\"employee_id\\": \\"E-204\\", \\"month\\": '
+    '\\"2026-11\\"}}"}',
+    '<tool_call>\n{"name": "gross_pay", "arguments": {"employee_id": "E-204", '
+    '"month": "2026-11"}}}\n</tool_call>',
+    '```json\n{"name": "gross_pay", "arguments": {"employee_id": "E-204", '
+    '"month": "2026-11"}}]}\n```'])
+def test_surplus_closing_brackets_after_a_whole_call_are_dropped(reply: str) -> None:
+    """Seen on the first-hour held-out agents (seed 6806): a sum whose arguments carried one
+    ``}`` too many was refused three times, and the model answered one figure instead."""
+    calls = parse_tool_calls(reply, tool_names=["gross_pay"]).calls
+    assert [(c.name, c.arguments, c.parse_error) for c in calls] == [
+        ("gross_pay", {"employee_id": "E-204", "month": "2026-11"}, None)]
+
+
+def test_more_than_closing_brackets_after_the_arguments_is_still_an_error() -> None:
+    reply = ('{"name": "gross_pay", "arguments": "{\\"employee_id\\": \\"E-204\\"} and '
+             '\\"month\\": 1"}')
+    [call] = parse_tool_calls(reply, tool_names=["gross_pay"]).calls
+    assert call.arguments is None and call.parse_error is not None

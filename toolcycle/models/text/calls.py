@@ -43,6 +43,7 @@ _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
 _CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
+_PREFIX_DECODER = json.JSONDecoder(strict=False)
 _UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
 #: The parse error of a call whose reply stopped at the output token limit while its arguments
 #: were being written: the lenient decoder would close them into a call nobody wrote whole.
@@ -268,7 +269,22 @@ def _decode_candidates(raw: str) -> Any:
             value = _decode(candidate + suffix)
             if value is not None:
                 return value
-    return None
+    return _before_surplus_closings(raw)
+
+
+def _before_surplus_closings(raw: str) -> Any:
+    """The JSON object or list that ``raw`` opens with, where all that follows it is closing
+    brackets: the model closed a wrapper it never opened. Seen from Qwen2.5-Coder-1.5B
+    (first-hour agents, JSON protocol): ``{"name": "add", "arguments": "{\"numbers\": [3551,
+    40.77]}}"}`` and a tagged call with one ``}`` too many; each refused, the model gave
+    up the sum and answered one of its figures."""
+    try:
+        value, end = _PREFIX_DECODER.raw_decode(raw)
+    except (ValueError, RecursionError):
+        return None
+    rest = raw[end:].strip()
+    return value if isinstance(value, dict | list) and rest and not rest.strip("}] \t\n") \
+        else None
 
 
 def _decode(candidate: str) -> Any:
@@ -442,7 +458,11 @@ def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
     if arguments is None:
         arguments = {k: v for k, v in value.items() if k not in NAME_KEYS}
     if isinstance(arguments, str):
-        return ToolCall.from_raw(call_id, name.strip(), arguments)
+        call = ToolCall.from_raw(call_id, name.strip(), arguments)
+        if call.parse_error is not None and isinstance(
+                repaired := _before_surplus_closings(arguments.strip()), dict):
+            return ToolCall.from_value(call_id, name.strip(), repaired)
+        return call
     return ToolCall.from_value(call_id, name.strip(), arguments)
 
 
