@@ -209,3 +209,10 @@ def test_an_error_retold_with_another_id_is_a_tool_error() -> None:
                              "with id 'GH-204'", [error])
     assert not passes_tool_error("North Bay has 333 seedlings; its id is 'GH-204'.", [error])
     assert not passes_tool_error("I could not find a greenhouse named 'North Bay'.", [error])
+
+
+def test_a_name_looked_up_again_after_its_record_was_read_is_read() -> None:
+    result, _ = _run([*NORTH, call("find_greenhouse", {"name": "North Bay"}),
+                      call("final_result", {"answer": "333"})],
+                     "How many seedlings does the greenhouse North Bay have?")
+    assert (result.status, result.attempts) == ("success", 1)

@@ -349,14 +349,15 @@ def _unread(request: str, calls: Sequence[Call], text: str,
     ("is Calmex listed?") may rightly rest on the lookup alone."""
     spans, lowered = _spans(request), text.lower()
     messages: list[str] = []
-    for index, call in enumerate(calls):
+    for call in calls:
         handle = handle_of(call.result)
         if handle is None or handle.lower() in lowered:
             continue
         name = next((span for span in spans for value in strings(call.arguments)
                      if _same_thing(span, str(value))), None)
-        if name is None or any(handle.lower() == str(v).strip().lower()
-                               for later in calls[index + 1:] for v in strings(later.arguments)):
+        if name is None or any(handle.lower() == str(v).strip().lower()  # (a second lookup
+                               for other in calls if other is not call  # after its use too)
+                               for v in strings(other.arguments)):
             continue
         if taking := takes(call.name):
             messages.append(

@@ -41,15 +41,17 @@ def unused_handle(state: RunState) -> str | None:
     the run's last finding is no handle, a later call used it, or no offered tool takes it."""
     ending = {d.name for d in state.output.tool_definitions}
     pending: tuple[str, str] | None = None  # (the tool that gave it, the handle)
-    for message in state.messages:
+    given: set[str] = set()  # (what calls were given: a handle looked up again after its use
+    for message in state.messages:  # is no stopped chain)
         for part in message.parts:
-            if isinstance(part, ToolCall) and pending is not None and part.name not in ending:
-                if pending[1].lower() in (s.strip().lower() for s in strings(part.arguments)):
+            if isinstance(part, ToolCall) and part.name not in ending:
+                given.update(s.strip().lower() for s in strings(part.arguments))
+                if pending is not None and pending[1].lower() in given:
                     pending = None
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
                 handle = handle_of(part.content)
                 if handle is not None:
-                    pending = (part.name, handle)
+                    pending = None if handle.lower() in given else (part.name, handle)
                 elif part.content.strip():
                     pending = None  # the chain went on to something else
     if pending is None:
