@@ -216,3 +216,27 @@ def test_a_name_looked_up_again_after_its_record_was_read_is_read() -> None:
                       call("final_result", {"answer": "333"})],
                      "How many seedlings does the greenhouse North Bay have?")
     assert (result.status, result.attempts) == ("success", 1)
+
+
+def test_extras_beside_the_value_asked_are_not_another_answer() -> None:
+    """Right answers with extras, recorded on held-out seeds 6805 and 6806 and flagged by the
+    first version of these checks: the name asked for beside a doubled converted figure, or
+    beside a converted figure of another field; a figure worked out by hand beside a name
+    from another field (grounding judges that figure, not this check)."""
+    gardener = "Who is the gardener of the greenhouse North Bay?"
+    result, _ = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+                      call("add", {"numbers": [47.7, 47.7]}),
+                      call("final_result", {"answer": "Ada Park; the cost twice is 95.4 EUR"})],
+                     gardener)
+    assert (result.status, result.attempts) == ("success", 1)
+    result, _ = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+                      call("final_result", {"answer": "Ada Park, and the cost is 47.7 EUR"})],
+                     gardener)
+    assert (result.status, result.attempts) == ("success", 1)
+    from toolcycle.run.asked import mismatches
+    from toolcycle.run.provenance import Call
+
+    calls = [Call("greenhouse_info", {"greenhouse_id": "GH-204"},
+                  '{"seedlings": 333, "heating_cost_gbp": 40.77, "gardener": "Ada Park"}', "")]
+    assert mismatches("What is the heating cost of North Bay in EUR?", [], calls,
+                      "The heating cost is 47.70 EUR, and the gardener is Ada Park.") == []

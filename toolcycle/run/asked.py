@@ -47,7 +47,7 @@ from typing import Any, Literal
 from ..output import ValidationProblem
 from ..status import RunStatus
 from . import grounding
-from .asked_field import unasked_fields, unasked_values
+from .asked_field import gives_named, unasked_fields, unasked_values
 from .provenance import (
     Call,
     Figure,
@@ -220,14 +220,18 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
                 f"{_origin(calls[figure.made], figure.made, figures)}: answer with "
                 f"{_first_input(calls[figure.made])} as the tools gave it, unless the request "
                 "asks for another unit")))
+    # (what follows judges the answer's own figure or name; one a named field holds, given
+    # as a tool gave it, is the answer, and a sum or name beside it an extra)
+    named = gives_named(request, text, read, calls, figures)
     for figure in read.values():
-        if figure.made is not None and added_up(calls[figure.made]) is not None and (
+        if not named and figure.made is not None and added_up(
+                calls[figure.made]) is not None and (
                 said := unlike_sum(request, figure.written, figure.made, calls, figures)):
             found.append(Mismatch("unlike_sum", said))
-    if not found:
+    if not found and not named:
         found.extend(Mismatch("field", message) for message in unasked_fields(
             request, [(f.written, f.value) for f in read.values()], calls, figures))
-    if not found:
+    if not found and not named:
         found.extend(Mismatch("field", message)
                      for message in unasked_values(request, text, calls, figures))
     found.extend(_unvisited(request, calls))

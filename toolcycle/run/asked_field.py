@@ -88,14 +88,17 @@ def unasked_values(request: str, text: str, calls: Sequence[Call], figures: Sequ
                    ) -> list[str]:
     """A message for a name or other string the answer gives from a field the request does
     not name, where the same record holds a figure under a field it does name and the answer
-    gives no figure of that record; empty where nothing is plain.
+    gives no figure but those the request holds (a name *instead of* the figure asked; one
+    the model worked out itself, a temperature it converted by hand, is no such answer, and
+    grounding judges it); empty where nothing is plain.
 
     Why: the 1.5B asked "Cedar Ward: what number of beds does this ward have?" read the
     ward's record and answered its head nurse, a ``success``: every word came from a tool.
     The field's name is its author's statement of what it holds, as for figures."""
     words = request_words(request)
     low, asked = text.lower(), request.lower()
-    shown = {round(f, 6) for f in figures_in(text)}
+    if figures_in(text) - figures_in(request):
+        return []  # the answer gives a figure: it is not a name instead of one
     for index, call in enumerate(calls):
         for key, value in _keyed_strings(call.result):
             said = value.strip().lower()
@@ -105,11 +108,41 @@ def unasked_values(request: str, text: str, calls: Sequence[Call], figures: Sequ
                 return []  # the answer gives a named field's value
             record = [f for f in figures if f.call == index]
             wanted = next((f for f in record if f.key and named_field(f.key, words)), None)
-            if wanted is not None and not any(round(f.value, 6) in shown for f in record):
+            if wanted is not None:
                 return [f"your answer's {value.strip()[:60]!r} is `{key}`, which the request "
                         f"does not ask about; it asks about `{wanted.key}` (`{wanted.tool}` "
                         f"gave {written(wanted.value)}): answer with that"]
     return []
+
+
+def gives_named(request: str, text: str, answer: Iterable[float], calls: Sequence[Call],
+                figures: Sequence[Figure]) -> bool:
+    """Whether the answer gives the value of a field the request names, as a tool gave it
+    (or converted: a temperature in °F for "the room temperature" is the ``temperature_c``
+    asked about): a figure read from such a field, or a string such a field holds.
+
+    Why: a small model adds extras to a right answer ("The captain of Maren is Ravi Menon,
+    and the cargo in pounds added twice is 2156559.28"; "the driver is Hana Kovac, and the
+    route is 274.02 miles"). The value asked for is there; what stands beside it is no other
+    question's answer, so the sum and field checks say nothing of it (as the unit and
+    conversion checks say nothing of an extra converted figure)."""
+    words = request_words(request)
+    if not words:
+        return False
+    low, asked = text.lower(), request.lower()
+    for call in calls:
+        for key, value in _keyed_strings(call.result):
+            said = value.strip().lower()
+            if len(said) >= 3 and said not in asked and said in low and named_field(key, words):
+                return True
+    for figure in answer:
+        made = made_by(figure, calls)
+        if made is not None and added_up(calls[made]) is not None:
+            continue  # a sum is judged by its parts, not taken as a field's value
+        if any(f.key and named_field(f.key, words) for part in traced(
+                figure, len(calls), calls, figures) for f in part.sources):
+            return True
+    return False
 
 
 def _keyed_strings(result: str) -> list[tuple[str, str]]:
