@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolcycle import Agent
 from toolcycle.messages import ToolCall
@@ -149,3 +151,16 @@ def test_more_than_closing_brackets_after_the_arguments_is_still_an_error() -> N
              '\\"month\\": 1"}')
     [call] = parse_tool_calls(reply, tool_names=["gross_pay"]).calls
     assert call.arguments is None and call.parse_error is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200), st.text(alphabet="}] \n", max_size=6))
+def test_surplus_closings_are_read_from_any_text(text: str, closings: str) -> None:
+    """Any reply, with any run of closing brackets after it: never an error, and where the
+    brackets were needed to read it, the value read is an object or a list."""
+    from toolcycle.models.text.calls import decode_lenient
+
+    value = decode_lenient(text + closings)
+    if value is not None and decode_lenient(text) is None and closings.strip():
+        assert isinstance(value, dict | list)
+    parse_tool_calls(text + closings, tool_names=["gross_pay"])
