@@ -109,10 +109,18 @@ HANDLE_WORDS = frozenset({"id", "ids", "code", "key", "number", "no", "num", "re
 
 #: Words that say how many times: a request holding one may ask for a figure added more
 #: than once ("the price of two tickets", "twice the dose"), so a sum that holds one record's
-#: figure twice is not flagged (:mod:`toolcycle.run.unlike_sum`).
+#: figure twice is not flagged (:mod:`toolcycle.run.unlike_sum`). Not "per" or "each": they
+#: name a rate ("riders per hour"), not a multiple.
 COUNT_WORDS = frozenset({"twice", "thrice", "double", "doubled", "triple", "tripled", "two",
                          "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                         "dozen", "times", "each", "per"})
+                         "dozen"})
+
+#: Words that ask for a total ("the combined capacity of A and B", "A and B added together"):
+#: with two names listed, an answer that gives one record's figure answers about one of them
+#: (:func:`toolcycle.run.unfinished_sum.untotalled`). English, as the requests measured are;
+#: another language's requests are not read so, and that check stays silent.
+TOTAL_WORDS = frozenset({"combined", "together", "altogether", "total", "sum", "add",
+                         "added"})
 
 #: Words that end a phrase a task names a thing with: what stands between a thing's name and
 #: the rest of a question ("the Vessel caulk gun *from* ..."; ``head_start.named_phrase``).

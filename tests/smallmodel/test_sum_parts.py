@@ -240,3 +240,41 @@ def test_extras_beside_the_value_asked_are_not_another_answer() -> None:
                   '{"seedlings": 333, "heating_cost_gbp": 40.77, "gardener": "Ada Park"}', "")]
     assert mismatches("What is the heating cost of North Bay in EUR?", [], calls,
                       "The heating cost is 47.70 EUR, and the gardener is Ada Park.") == []
+
+
+def test_one_records_figure_for_a_total_of_two_is_not_the_total() -> None:
+    """h04 on held-out seed 6807: both records read, one capacity answered for "the
+    combined capacity of A and B", a ``success``."""
+    question = "What is the combined number of seedlings of North Bay and South Bay?"
+    result, model = _run([*NORTH, *SOUTH, call("final_result", {"answer": "333"}),
+                          call("add", {"numbers": [333, 170]}),
+                          call("final_result", {"answer": "503"})], question)
+    told = model.requests[5].last_message.text
+    assert ("the request asks for `seedlings` of the things it names together; your answer "
+            "gives 333, `seedlings` of one record (`greenhouse_info` gave 333 and 170)") in told
+    assert (result.status, result.output.answer) == ("success", "503")
+    both = "North Bay has 333 seedlings and South Bay 170, 503 together."
+    result, _ = _run([*NORTH, *SOUTH, call("add", {"numbers": [333, 170]}),
+                      call("final_result", {"answer": both})], question)
+    assert (result.status, result.attempts) == ("success", 1)
+    result, _ = _run([*NORTH, *SOUTH, call("final_result", {"answer": "North Bay, 333"})],
+                     "Which has more seedlings, North Bay or South Bay?")  # (no total asked)
+    assert (result.status, result.attempts) == ("success", 1)
+
+
+def test_a_rate_is_no_count_that_asks_for_a_figure_twice() -> None:
+    """h01 on held-out seed 6807: "riders per hour of A and B added together" answered
+    add(add(3500, 3500), 1372); "per" had been read as a count word."""
+    result, model = _run([*NORTH, call("add", {"numbers": [333, 333]}), *SOUTH,
+                          call("add", {"numbers": [666, 170]}),
+                          call("final_result", {"answer": "836"}),
+                          call("final_result", {"answer": "836"})],
+                         "What are the seedlings per tray of North Bay and South Bay added "
+                         "together?")
+    assert "is added twice" in model.requests[7].last_message.text
+    assert result.status == "mismatched"
+
+
+def test_a_letter_after_to_is_the_unit_asked() -> None:
+    assert [u.name for u in named_units("Give me the heater power of East Bay converted to W.")
+            ] == ["watt"]

@@ -67,7 +67,7 @@ from .provenance import (
     written,
 )
 from .state import RunState
-from .unfinished_sum import unfinished_sum
+from .unfinished_sum import unfinished_sum, untotalled
 from .units import Unit, field_unit, named_units, read_unit, stated_units
 from .unlike_sum import unlike_sum
 from .unused_handle import handle_of, takers
@@ -241,6 +241,9 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
                      for message in _unread(request, calls, text, takes))
     if not found and (left := unfinished_sum(request, calls, figures, read)) is not None:
         found.append(Mismatch("unfinished_sum", left))
+    if not found and (left := untotalled(request, _lists(request), calls, figures,
+                                         read)) is not None:
+        found.append(Mismatch("unfinished_sum", left))
     return found
 
 
@@ -369,6 +372,13 @@ def _unread(request: str, calls: Sequence[Call], text: str,
                 f"has read its record since: {' and '.join(taking)}; call it with {handle!r} "
                 "and answer about every thing the request names")
     return messages[:_SHOWN]
+
+
+def _lists(request: str) -> bool:
+    """Whether the request lists two names side by side ("A and B", "the ward A and the
+    ward B")."""
+    spans = _spans(request)
+    return any(_side_by_side(request, a, b) for i, a in enumerate(spans) for b in spans[i + 1:])
 
 
 def _spans(request: str) -> list[str]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 
+from ..words import TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .provenance import Call, Figure, added_up, figures_in, written
 
@@ -63,6 +64,39 @@ def unfinished_sum(request: str, calls: Sequence[Call], figures: Sequence[Figure
             f"gave, and added nothing up since; the tools have given {listed}: if the request "
             f"asks for them together, call `{tool}` with the figures it asks about and answer "
             "with its result")
+
+
+def untotalled(request: str, listed: bool, calls: Sequence[Call], figures: Sequence[Figure],
+               answer: Collection[float]) -> str | None:
+    """What to tell the model when the request asks for a total (:data:`~toolcycle.words.
+    TOTAL_WORDS`) over things it lists (``listed``: two names side by side), two or more
+    records the calls read hold the field it names, and the answer gives one of their
+    figures and not their sum; else ``None``.
+
+    Why: asked for "the combined capacity of Riverside Arena and Old Mill Stage", the 1.5B
+    read both records and answered one capacity, a ``success`` (first-hour held-out seed
+    6807). Every figure came from a tool and the field is the one asked about, so no other
+    check sees it; the request's own words say a total was wanted."""
+    words = request_words(request)
+    if not listed or not roots(TOTAL_WORDS) & words:
+        return None
+    found: dict[str, list[Figure]] = {}
+    for figure in figures:
+        if figure.key and named_field(figure.key, words):
+            found.setdefault(figure.key, []).append(figure)
+    for key, group in found.items():
+        per_call = {f.call: f for f in group}
+        if len(per_call) < 2 or _sums(group, answer):
+            continue
+        given = [f for f in per_call.values() if any(
+            math.isclose(f.value, value, rel_tol=1e-9, abs_tol=0.011) for value in answer)]
+        if given:
+            listed_figures = " and ".join(written(f.value) for f in per_call.values())
+            return (f"the request asks for `{key}` of the things it names together; your "
+                    f"answer gives {written(given[0].value)}, `{key}` of one record "
+                    f"(`{given[0].tool}` gave {listed_figures}): add them up and answer with "
+                    "their sum")
+    return None
 
 
 def _sums(figures: Sequence[Figure], answer: Collection[float]) -> bool:

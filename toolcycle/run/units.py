@@ -99,7 +99,7 @@ _FIELD_FIRST = frozenset({"c", "f", "kmh", "kph", "mwh", "kw", "w", "t", "l", "k
 
 _WORD = re.compile(r"°[^\W\d_]|[$€£¥]|[^\W\d_][\w/²³°]*(?<![/])")
 _FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
-_IN_LETTER = re.compile(r"(?i)(?<!\w)in ")  # "... in W?": the 3 characters before the letter
+_INTO_LETTER = re.compile(r"(?i)(?<![^\W\d_])(?:in|to|into) $")  # "in W?", "converted to W."
 _PHRASE_END = re.compile(r"\s*(?:[?.!,;:)]|$)")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -199,11 +199,12 @@ def _read_as(unit: Unit, dimension: str) -> Unit:
 
 def named_units(text: str) -> list[Unit]:
     """The units a sentence names anywhere ("How many km ...", "... in knots?"), in order;
-    a single letter only as "in W" ending a phrase (in running text a letter is a word)."""
+    a single letter only after "in", "to" or "into", ending a phrase ("in W?", "converted
+    to W."): in running text a letter is a word."""
     found = []
     for match in _WORD.finditer(text):
-        letter = len(match.group()) == 1 and match.start() >= 3 and _IN_LETTER.match(
-            text, max(0, match.start() - 3)) is not None and _PHRASE_END.match(
+        letter = len(match.group()) == 1 and _INTO_LETTER.search(
+            text[max(0, match.start() - 6):match.start()]) is not None and _PHRASE_END.match(
             text, match.end()) is not None
         unit = read_unit(match.group(), in_sentence=not letter)
         if unit is not None:
