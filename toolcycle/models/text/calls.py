@@ -23,16 +23,15 @@ prefix the caller chooses, so the same reply always yields the same ids.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-import warnings
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...messages import ToolCall, ToolResult, bounded_repr
-from .comments import without_comments
+from .decoding import before_surplus_closings
+from .decoding import decode_lenient as decode_lenient  # (public here before it moved)
 from .names import ANSWER_KEYS, answer_written_as_call, resolve_tool_name
 from .placeholders import calls_before_placeholder as calls_before_placeholder  # (its home before)
 
@@ -42,9 +41,6 @@ ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "to
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
-_CLOSINGS = ("", "}", "}}", "}}}", '"}', '"}}', '"}}}')
-_PREFIX_DECODER = json.JSONDecoder(strict=False)
-_UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:")
 #: The parse error of a call whose reply stopped at the output token limit while its arguments
 #: were being written: the lenient decoder would close them into a call nobody wrote whole.
 TRUNCATED = (
@@ -241,78 +237,6 @@ def decode_first_object(raw: str) -> Any:
     return decode_lenient(raw[: _balanced_end(raw, 0)])
 
 
-# -- decoding ---------------------------------------------------------------------------------
-
-
-def decode_lenient(raw: str) -> Any:
-    """JSON, else a Python literal, after light repairs; ``None`` when nothing works.
-
-    Repairs, each seen in real replies: doubled outer braces, unquoted keys
-    (``{a: 1}``), and a reply cut off by the token limit (a missing closing quote and up to
-    three closing braces).
-    """
-    raw = raw.strip()
-    if raw.startswith("{{") and raw.endswith("}}"):
-        # Seen from Qwen2.5-Coder-1.5B: a call wrapped in doubled braces, template-style.
-        # One level only: stripping them recursively would recurse once per brace.
-        inner = _decode_candidates(raw[1:-1].strip())
-        if inner is not None:
-            return inner
-    return _decode_candidates(raw)
-
-
-def _decode_candidates(raw: str) -> Any:
-    plain = without_comments(raw)
-    sources = (raw,) if plain is None else (raw, plain)
-    for candidate in (c for text in sources for c in (text, _UNQUOTED_KEY.sub(r'\1"\2":', text))):
-        for suffix in _CLOSINGS:
-            value = _decode(candidate + suffix)
-            if value is not None:
-                return value
-    return _before_surplus_closings(raw)
-
-
-def _before_surplus_closings(raw: str) -> Any:
-    """The JSON object or list that ``raw`` opens with, where all that follows it is closing
-    brackets: the model closed a wrapper it never opened. Seen from Qwen2.5-Coder-1.5B
-    (first-hour agents, JSON protocol): ``{"name": "add", "arguments": "{\"numbers\": [3551,
-    40.77]}}"}`` and a tagged call with one ``}`` too many; each refused, the model gave
-    up the sum and answered one of its figures."""
-    try:
-        value, end = _PREFIX_DECODER.raw_decode(raw)
-    except (ValueError, RecursionError):
-        return None
-    rest = raw[end:].strip()
-    return value if isinstance(value, dict | list) and rest and not rest.strip("}] \t\n") \
-        else None
-
-
-def _decode(candidate: str) -> Any:
-    """JSON, else a Python literal (which may hold tuples, sets, bytes: ToolCall.from_value
-    turns those into JSON or a parse error); ``None`` when neither reads it."""
-    try:
-        # strict=False: grammar-constrained strings may hold raw newlines (seen from SmolLM2).
-        return json.loads(candidate, strict=False)
-    except json.JSONDecodeError:
-        pass
-    except (ValueError, RecursionError):  # JSON, but too many digits or too deep for Python
-        return None
-    try:
-        with warnings.catch_warnings():  # "\[" in a model's text is no warning of ours
-            warnings.simplefilter("ignore", SyntaxWarning)
-            value = ast.literal_eval(_pythonize(candidate))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return value if isinstance(value, dict | list) else None
-
-
-def _pythonize(raw: str) -> str:
-    """Let ``ast.literal_eval`` read JSON's ``true``/``false``/``null`` too."""
-    for json_word, python_word in (("true", "True"), ("false", "False"), ("null", "None")):
-        raw = re.sub(rf"\b{json_word}\b", python_word, raw)
-    return raw
-
-
 def _looks_like_call(raw: str) -> bool:
     return _NAME_ONLY.search(raw) is not None
 
@@ -460,7 +384,7 @@ def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
     if isinstance(arguments, str):
         call = ToolCall.from_raw(call_id, name.strip(), arguments)
         if call.parse_error is not None and isinstance(
-                repaired := _before_surplus_closings(arguments.strip()), dict):
+                repaired := before_surplus_closings(arguments.strip()), dict):
             return ToolCall.from_value(call_id, name.strip(), repaired)
         return call
     return ToolCall.from_value(call_id, name.strip(), arguments)
