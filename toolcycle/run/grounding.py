@@ -26,7 +26,8 @@ a model may get by counting what a tool returned. Where every result was empty, 
 1 to 9 counted nothing and is checked like any figure; 0 stays where a result held a list,
 empty or not (the count of nothing), and is checked where none did (a fine of "0 EUR" after
 a lookup that returned only an id). A tool result counts as a source only when the figures
-its call was given do (:func:`.sources.sources_of`).
+its call was given do, and the dates (a date the sources do not name, where they name one,
+makes its result about another day: :func:`.sources.sources_of`).
 
 Where the run's last finding was an id that no call used (a lookup's ``SH-475``, the detail
 call it was for never made), the re-ask says which tool takes it (:mod:`.unused_handle`),
