@@ -160,6 +160,26 @@ _NAME = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NAME, st.one_of(st.from_regex(r"[A-Z]{2}-\d{3}", fullmatch=True),
+                                           st.text(max_size=40))), max_size=6),
+       st.text(max_size=200), st.text(max_size=120))
+def test_what_was_looked_up_is_read_from_any_run(lookups: list[tuple[str, str]], request: str,
+                                                 answer: str) -> None:
+    """The looked-up checks (toolcycle/run/looked_up.py) over random requests, lookups and
+    answers: never an error, and each message names a name the request gives."""
+    from toolcycle.run.looked_up import listed, names_in, unread, unvisited
+    from toolcycle.run.provenance import Call
+
+    request = request + " " + " and ".join(name for name, _ in lookups)
+    calls = [Call("find", {"name": name}, result, "") for name, result in lookups]
+    names = names_in(request)
+    listed(request, names)
+    for message in [*unvisited(request, names, calls),
+                    *unread(names, calls, answer, lambda giver: ["`read` takes `id`"])]:
+        assert any(repr(name) in message for name in names)
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=200), _NAME), st.one_of(st.text(max_size=400), st.builds(
     lambda a, b, words: f"{words} {a} and {b}?", _NAME, _NAME, st.text(max_size=40))))
 def test_names_a_failed_lookup_is_told_are_names_the_request_gives(value: str,

@@ -24,7 +24,7 @@ model's prose about them:
 - **not looked up**: the request names two things side by side ("Les Pins and Clos
   Bellet"), the run looked one up by name, and the other went to no call and is in no result;
   or a name of the request was looked up, its id went to no later call though a tool takes
-  it, and the answer gives another record's figure (:func:`_unread`);
+  it, and the answer gives another record's figure (:mod:`.looked_up`);
 - **unfinished sum**: the model's last sum was over figures from nowhere, nothing was added
   up after it, and the calls since found figures of one field in two or more results that
   the answer does not add (:mod:`.unfinished_sum`).
@@ -48,6 +48,7 @@ from ..output import ValidationProblem
 from ..status import RunStatus
 from . import grounding
 from .asked_field import gives_named, unasked_fields, unasked_values
+from .looked_up import listed, names_in, unread, unvisited
 from .provenance import (
     Call,
     Figure,
@@ -63,14 +64,13 @@ from .provenance import (
     recorded_unit,
     request_of,
     result_strings,
-    strings,
     written,
 )
 from .state import RunState
 from .unfinished_sum import unfinished_sum, untotalled
 from .units import Unit, field_unit, named_units, read_unit, stated_units
 from .unlike_sum import unlike_sum
-from .unused_handle import handle_of, takers
+from .unused_handle import takers
 
 #: The rejection's code when a thing the request names was not looked up: the re-ask's
 #: first turn must call (:func:`look_again`); ``MISMATCHED`` otherwise.
@@ -84,13 +84,6 @@ _READ = 20_000
 #: Mismatches named to the model, at most.
 _SHOWN = 3
 _FIGURE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")  # (as provenance reads figures)
-_SPAN = re.compile(r"[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:\n])\s*$")
-#: What joins two names in a list ("A and B", "A or B"; signs aside). Why words: a list's
-#: names are things of one kind, so one looked up by name says the other is looked up so too;
-#: the words are English, as the requests measured are (another language: no list is seen,
-#: and the check stays silent).
-_LIST_WORDS = frozenset({"", "and", "or", "vs", "vs.", "versus"})
 
 
 #: The ways an answer answers another question (the module's docstring says each).
@@ -137,10 +130,9 @@ def answer_now(state: RunState) -> bool:
     conversion nobody asked for (:data:`AS_GIVEN`), and this attempt has made no turn yet.
 
     Why: told "answer with 27.4 as the tools gave it", the 1.5B called the converter again
-    and answered its result, in 3 of the 4 such re-asks on the first-hour held-out agents
-    (seed 6804, both text and structured answers). The figure asked for is in the run
-    already; the fix is the answer, so the re-ask's first turn is one (as a lookup is
-    :func:`look_again`'s)."""
+    and answered its result, in most such re-asks seen (text and structured answers alike).
+    The figure asked for is in the run already; the fix is the answer, so the re-ask's first
+    turn is one (as a lookup is :func:`look_again`'s)."""
     return _rejected_last(state, AS_GIVEN) and not any(
         step.attempt == state.attempt for step in state.trace.trace.steps)
 
@@ -234,14 +226,14 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
     if not found and not named:
         found.extend(Mismatch("field", message)
                      for message in unasked_values(request, text, calls, figures))
-    found.extend(_unvisited(request, calls))
+    things = names_in(request)
+    found.extend(Mismatch("not_looked_up", m) for m in unvisited(request, things, calls))
     if not any(m.kind == "not_looked_up" for m in found) and any(
             f.value in read for f in figures):
-        found.extend(Mismatch("not_looked_up", message)
-                     for message in _unread(request, calls, text, takes))
+        found.extend(Mismatch("not_looked_up", m) for m in unread(things, calls, text, takes))
     if not found and (left := unfinished_sum(request, calls, figures, read)) is not None:
         found.append(Mismatch("unfinished_sum", left))
-    if not found and (left := untotalled(request, _lists(request), calls, figures,
+    if not found and (left := untotalled(request, listed(request, things), calls, figures,
                                          read)) is not None:
         found.append(Mismatch("unfinished_sum", left))
     return found
@@ -320,105 +312,6 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
         if converters:
             message += f"; `{converters[0]}` converts to {asked}"
     return message + f": answer in {asked}"
-
-
-def _unvisited(request: str, calls: Sequence[Call]) -> list[Mismatch]:
-    """Things the request names side by side with one the run looked up by name, that went
-    to no call and are in no result: the answer speaks of one where the request asks about
-    both ("the planted area of Les Pins and Clos Bellet" answered with Les Pins' area)."""
-    given = [(c.name, str(v)) for c in calls for v in strings(c.arguments)]
-    seen = "\n".join([c.result for c in calls] + [c.description for c in calls]).lower()
-    spans = _spans(request)
-    looked = {span: tool for span in spans for tool, value in given
-              if _same_thing(span, value)}
-    found = []
-    for index, span in enumerate(spans):
-        if span in looked or span.lower() in seen or any(
-                span.lower() in value.lower() for _, value in given):
-            continue
-        kin = next((other for other in spans[:index] + spans[index + 1:]
-                    if other in looked and _side_by_side(request, other, span)), None)
-        if kin is not None:
-            found.append(Mismatch("not_looked_up", (
-                f"the request names {span!r}, which no tool was given and no tool result "
-                f"holds; you looked {kin!r} up with `{looked[kin]}`: look {span!r} up the "
-                "same way and answer about what the request names")))
-    return found
-
-
-def _unread(request: str, calls: Sequence[Call], text: str,
-            takes: Callable[[str], list[str]]) -> list[str]:
-    """Things the request names that the run looked up by name, whose id went to no later
-    call and is not in the answer, where an offered tool takes it: the record was never
-    read. Asked only of an answer that gives a tool's figure (it answers from a record, so
-    the other's is missing: "the combined stock of Calmex and Ibrafen" answered with
-    Ibrafen's, after ``medicine_details`` was never given Calmex's id). An answer without one
-    ("is Calmex listed?") may rightly rest on the lookup alone."""
-    spans, lowered = _spans(request), text.lower()
-    messages: list[str] = []
-    for call in calls:
-        handle = handle_of(call.result)
-        if handle is None or handle.lower() in lowered:
-            continue
-        name = next((span for span in spans for value in strings(call.arguments)
-                     if _same_thing(span, str(value))), None)
-        if name is None or any(handle.lower() == str(v).strip().lower()  # (a second lookup
-                               for other in calls if other is not call  # after its use too)
-                               for v in strings(other.arguments)):
-            continue
-        if taking := takes(call.name):
-            messages.append(
-                f"you looked {name!r} up with `{call.name}`, which gave {handle!r}, and no call "
-                f"has read its record since: {' and '.join(taking)}; call it with {handle!r} "
-                "and answer about every thing the request names")
-    return messages[:_SHOWN]
-
-
-def _lists(request: str) -> bool:
-    """Whether the request lists two names side by side ("A and B", "the ward A and the
-    ward B")."""
-    spans = _spans(request)
-    return any(_side_by_side(request, a, b) for i, a in enumerate(spans) for b in spans[i + 1:])
-
-
-def _spans(request: str) -> list[str]:
-    """Runs of capitalised words: names ("Silk Atlas", "Tom Reed"), not units ("EUR") and
-    not a single word opening a sentence ("What")."""
-    found: dict[str, None] = {}
-    for match in _SPAN.finditer(request):
-        words = [w.removesuffix("'s").removesuffix("’s") for w in match.group().split()]
-        start = _SENTENCE_START.search(request[:match.start()]) is not None
-        if start and len(words) == 1:
-            continue
-        if start and len(words) > 1 and words[0].lower() in ("what", "which", "who", "how"):
-            words = words[1:]
-        if all(read_unit(w, in_sentence=True) for w in words):
-            continue
-        found[" ".join(words)] = None
-    return list(found)
-
-
-def _side_by_side(request: str, first: str, second: str) -> bool:
-    """Whether two names are listed as things of one kind: a sign or a list word between
-    them ("A and B", "A, B", "A & B"), or the same word before each ("the ward A and the
-    ward B"). Not any short word: "12 Harbour Street in November" names a meter and a
-    month."""
-    a, b = request.find(first), request.find(second)
-    if a < 0 or b < 0:
-        return False
-    left = first if a < b else second
-    start, end = min(a, b) + len(left), max(a, b)
-    between = request[start:end].strip(" ,;&/+")
-    if between.lower() in _LIST_WORDS:
-        return True
-    before = [request[:i].split()[-1:] for i in (a, b)]
-    return bool(before[0]) and before[0] == before[1] and before[0][0].islower()
-
-
-def _same_thing(span: str, value: str) -> bool:
-    value = value.strip().lower()
-    return len(value) >= 3 and (value == span.lower() or value in span.lower().split()
-                                or span.lower() in value)
 
 
 def _first_input(call: Call) -> str:
