@@ -129,7 +129,6 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
     Why the rename: a model that wrote the parameter of another tool (``medicine_id`` to the
     tool taking ``name``) has the right value under the wrong name; told only that ``name``
     is missing, the 1.5B called the other tool again instead."""
-    required = schema.get("required")
     missing = [n for n in required_of(schema) if n not in arguments]
     foreign = [n for n in arguments if n not in properties]
     wanted_field = properties.get(missing[0]) if len(missing) == 1 else None
@@ -140,16 +139,15 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
         yield (f"`{own}` takes `{missing[0]}`, not `{foreign[0]}`: call it with "
                f"{bounded_repr(renamed)[:_QUOTED * 2]}")
         return
-    for name in required if isinstance(required, list) else ():
-        if isinstance(name, str) and name not in arguments:
-            line = f"`{name}` is missing"
-            wanted = expected(properties.get(name))
-            if wanted:
-                line += f"; it takes {wanted}"
-            givers = producers(state, own, name)
-            if givers:
-                line += f"; {_named(givers)} can give it"
-            yield line
+    for name in missing:
+        line = f"`{name}` is missing"
+        wanted = expected(properties.get(name))
+        if wanted:
+            line += f"; it takes {wanted}"
+        givers = producers(state, own, name)
+        if givers:
+            line += f"; {_named(givers)} can give it"
+        yield line
     for name, value in arguments.items():
         sub = properties.get(name)
         if isinstance(sub, dict) and not _fits(sub, value):
