@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..words import root, roots
@@ -96,22 +96,17 @@ def unasked_values(request: str, text: str, calls: Sequence[Call], figures: Sequ
     ward's record and answered its head nurse, a ``success``: every word came from a tool.
     The field's name is its author's statement of what it holds, as for figures."""
     words = request_words(request)
-    low, asked = text.lower(), request.lower()
     if figures_in(text) - figures_in(request):
         return []  # the answer gives a figure: it is not a name instead of one
-    for index, call in enumerate(calls):
-        for key, value in _keyed_strings(call.result):
-            said = value.strip().lower()
-            if len(said) < 3 or said in asked or said not in low:
-                continue
-            if named_field(key, words):
-                return []  # the answer gives a named field's value
-            record = [f for f in figures if f.call == index]
-            wanted = next((f for f in record if f.key and named_field(f.key, words)), None)
-            if wanted is not None:
-                return [f"your answer's {value.strip()[:60]!r} is `{key}`, which the request "
-                        f"does not ask about; it asks about `{wanted.key}` (`{wanted.tool}` "
-                        f"gave {written(wanted.value)}): answer with that"]
+    for index, key, value in _strings_given(text, request, calls):
+        if named_field(key, words):
+            return []  # the answer gives a named field's value
+        record = [f for f in figures if f.call == index]
+        wanted = next((f for f in record if f.key and named_field(f.key, words)), None)
+        if wanted is not None:
+            return [f"your answer's {value[:60]!r} is `{key}`, which the request does not "
+                    f"ask about; it asks about `{wanted.key}` (`{wanted.tool}` gave "
+                    f"{written(wanted.value)}): answer with that"]
     return []
 
 
@@ -129,12 +124,8 @@ def gives_named(request: str, text: str, answer: Iterable[float], calls: Sequenc
     words = request_words(request)
     if not words:
         return False
-    low, asked = text.lower(), request.lower()
-    for call in calls:
-        for key, value in _keyed_strings(call.result):
-            said = value.strip().lower()
-            if len(said) >= 3 and said not in asked and said in low and named_field(key, words):
-                return True
+    if any(named_field(key, words) for _, key, _ in _strings_given(text, request, calls)):
+        return True
     for figure in answer:
         made = made_by(figure, calls)
         if made is not None and added_up(calls[made]) is not None:
@@ -143,6 +134,18 @@ def gives_named(request: str, text: str, answer: Iterable[float], calls: Sequenc
                 figure, len(calls), calls, figures) for f in part.sources):
             return True
     return False
+
+
+def _strings_given(text: str, request: str, calls: Sequence[Call]
+                   ) -> Iterator[tuple[int, str, str]]:
+    """The string values of the calls' results that the answer ``text`` gives and the
+    request does not (three characters or more): each call's index, the field, the value."""
+    low, asked = text.lower(), request.lower()
+    for index, call in enumerate(calls):
+        for key, value in _keyed_strings(call.result):
+            said = value.strip().lower()
+            if len(said) >= 3 and said not in asked and said in low:
+                yield index, key, value.strip()
 
 
 def _keyed_strings(result: str) -> list[tuple[str, str]]:
