@@ -86,9 +86,10 @@ def sources_of(state: RunState) -> Sources:
     invented counts and answered the sum, a ``success``.
 
     Likewise a date the call was given (a numeric writing: ``13.11.2026``) where the sources
-    name dates and none of them is it: the result is about another day. Seen on the 1.5B
-    (JSON, generated rail suite, seed 1049): asked about January 11, 2026, it passed a learned
-    example's date, the report came back empty, and "not found" ended ``success``."""
+    name dates and none of them is it: the result is about another day, whichever way the
+    model came by the date (an example it was shown, a guess). Seen on the 1.5B: asked about
+    January 11, 2026, it passed the date of an example in its advice, the report came back
+    empty, and "not found" ended ``success``."""
     found = [state.setup.core.instructions]
     found.extend(_own_description(state, d) for d in state.setup.settings.tools)
     ending = {d.name for d in state.output.tool_definitions}  # ("Output accepted." is no data)
@@ -118,7 +119,8 @@ def sources_of(state: RunState) -> Sources:
                 fallback_failed = True
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
                 missing = tuple(f for f in given.get(part.call_id, ()) if f not in known)
-                undated = _unnamed_dates(dated.get(part.call_id, ()), "\n".join(found))
+                given_dates = dated.get(part.call_id, ())  # (joined only where it was given one)
+                undated = _unnamed_dates(given_dates, "\n".join(found)) if given_dates else ()
                 if missing or undated:
                     unfounded.append(Unfounded(part.name, missing, undated, part.content))
                     continue
@@ -201,7 +203,7 @@ def _argument_dates(arguments: dict[str, Any] | None) -> tuple[str, ...]:
 def _unnamed_dates(values: tuple[str, ...], sources: str) -> tuple[str, ...]:
     """The dates of ``values`` that ``sources`` name in no reading, where they name a date
     at all (a request without a date leaves the model's own date to the tool)."""
-    if not values or not names_a_date(sources):
+    if not names_a_date(sources):
         return ()
     return tuple(v for v in values if not any(names_date(sources, d) for d in example_dates(v)))
 
