@@ -128,7 +128,7 @@ def may_check(state: RunState, validator: str) -> bool:
     its rejection made a tool call that succeeded, never more than :data:`MAX_CHECKS`.
 
     Why a second: a re-ask that made the model find something is a new situation, the same
-    answer after it is not. Seen on the 1.5B (first-hour held-out agents, seed 6804): told
+    answer after it is not. Seen on the 1.5B: told
     to answer in pounds, it called ``kg_to_lb`` (41.23) and still answered the 18.7 kg;
     told its 1000 litres had no source, it looked the tank's id up and answered 1000 again.
     A re-ask that found nothing (every call failed, or none was made) is not asked again:

@@ -74,9 +74,9 @@ def untotalled(request: str, listed: bool, calls: Sequence[Call], figures: Seque
     figures and not their sum; else ``None``.
 
     Why: asked for "the combined capacity of Riverside Arena and Old Mill Stage", the 1.5B
-    read both records and answered one capacity, a ``success`` (first-hour held-out seed
-    6807). Every figure came from a tool and the field is the one asked about, so no other
-    check sees it; the request's own words say a total was wanted."""
+    read both records and answered one capacity, a ``success``. Every figure came from a
+    tool and the field is the one asked about, so no other check sees it; the request's own
+    words say a total was wanted."""
     words = request_words(request)
     if not listed or not roots(TOTAL_WORDS) & words:
         return None

@@ -1,7 +1,7 @@
 """Does a sum add like with like? One of the ways an answer answers another question
 (:mod:`.asked`).
 
-A small model that has an adding tool adds what it has (issue 68, first-hour agents, 1.5B):
+A small model that has an adding tool adds what it has (seen on the 1.5B):
 a venue's capacity plus its ticket price converted to euros, for "what is the capacity";
 a solar farm's output in kWh plus its panel count, for "the number of panels added
 together"; one tank's fish count added to itself, then to the other tank's. Each figure came

@@ -3,7 +3,7 @@
 The commonest first-hour chain is a lookup by name that gives an id, then a detail call that
 takes it. A small model often stops between the two: it answers that the record is "not
 available", or with a figure it made up, or with instructions to call the detail tool
-itself. Seen on the 1.5B (first-hour held-out agents, seed 6805): the detail tool refused the
+itself. Seen on the 1.5B: the detail tool refused the
 ship's name, the lookup gave ``SH-475``, and the model answered "100 meters"; told that 100
 had no source, it wrote the same answer again, twice. The run can tell from its typed parts:
 the last result that found something is a handle, no call was given it afterwards, and an

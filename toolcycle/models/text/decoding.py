@@ -50,8 +50,8 @@ def _decode_candidates(raw: str) -> Any:
 
 def before_surplus_closings(raw: str) -> Any:
     """The JSON object or list that ``raw`` opens with, where all that follows it is closing
-    brackets: the model closed a wrapper it never opened. Seen from Qwen2.5-Coder-1.5B
-    (first-hour agents, JSON protocol): ``{"name": "add", "arguments": "{\"numbers\": [3551,
+    brackets: the model closed a wrapper it never opened. Seen from Qwen2.5-Coder-1.5B on
+    the JSON protocol: ``{"name": "add", "arguments": "{\"numbers\": [3551,
     40.77]}}"}`` and a tagged call with one ``}`` too many; each refused, the model gave
     up the sum and answered one of its figures."""
     try:
