@@ -345,3 +345,52 @@ def dates_in(text: str) -> set[date]:
     """Every date the numeric dates written in ``text`` may mean (both readings of one written
     either way round): "2026-11-27" in a tool's result is 27 November 2026."""
     return {day for run in set(_DATE_RUN.findall(text)) for day in example_dates(run)}
+
+
+#: A day named with its month and year: "March 4, 2026", "4 March 2026", "the 4th of March,
+#: 2026" (month names as ``strftime`` writes them, English in the C locale).
+_NAMED_DAY = re.compile(
+    rf"(?i)\b(?:(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{{4}})"
+    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTH})\.?,?\s+(?P<y2>\d{{4}}))\b")
+_MONTH_NUMBERS = {date(2026, m, 1).strftime(f).lower(): m for m in range(1, 13)
+                  for f in ("%B", "%b")}
+
+
+def days_named(text: str) -> set[date]:
+    """The days ``text`` names with their year: a month's name beside a day and a year
+    ("March 4, 2026", "the 4th of March 2026"), or a numeric date that reads one way only
+    ("2026-03-04", "17.03.2026"). A day named without its year is none (its year is a guess)."""
+    named: set[date] = set()
+    for match in _NAMED_DAY.finditer(text[:_READ_TEXT]):
+        month, day, year = ((match["m1"], match["d1"], match["y1"]) if match["m1"]
+                            else (match["m2"], match["d2"], match["y2"]))
+        try:
+            named.add(date(int(year), _MONTH_NUMBERS[month.lower()], int(day)))
+        except ValueError:  # "February 30, 2026" names no day
+            continue
+    for run in set(_DATE_RUN.findall(text[:_READ_TEXT])):
+        if len(readings := example_dates(run)) == 1:
+            named |= readings
+    return named
+
+
+def the_day_as(example: str, task: str, error_class: str = "") -> str | None:
+    """The one day ``task`` names (:func:`days_named`) written in the format of ``example``, a
+    numeric date that one format writes (:func:`date_format`; an error's "expected DD.MM.YYYY"
+    settles the order); None where ``example`` is no such date, or the task names no day or
+    several.
+
+    Why: an example of a tool's date format is a value some earlier task passed, and a small
+    model shown "Pass day like "13.11.2026"" for a question about January 11 passes 13.11.2026
+    (the 1.5B did, and answered "not found"): the example shows the format with another
+    task's day. The task's own day in that format shows the format and leaks nothing."""
+    fmt = date_format(example, error_class)
+    if fmt is None:
+        return None
+    days = days_named(task)
+    return days.pop().strftime(fmt) if len(days) == 1 else None
+
+
+#: The most of a text read for the days it names (a task, not a document).
+_READ_TEXT = 4000
+

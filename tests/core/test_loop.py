@@ -126,6 +126,37 @@ async def test_an_unknown_tool_is_told_the_one_offered_name_it_is_nearest() -> N
     assert second.error == "Unknown tool `weather`. Available tools: stacks_find, library_now."
 
 
+async def test_an_unknown_tool_is_told_the_one_tool_its_arguments_fit() -> None:
+    # ReAct, a blend of two tool families' names ("stay_day_stats" beside house_day_stats
+    # and stay_card) too far from either for the name alone: its arguments fit one tool
+    from toolcycle.messages import ToolCall
+
+    def pond_day_stats(pond: str, day: str) -> str:
+        """A pond's figures on a day."""
+        return "12"
+
+    def reed_card(pond: str) -> str:
+        """A pond's card."""
+        return "{}"
+
+    def reed_lookup(name: str, region: str = "") -> str:
+        """Find a pond by name."""
+        return "P-1"
+
+    blended = Message.assistant(tool_calls=[
+        ToolCall.from_raw("c1", "reed_daily", '{"pond": "P-1", "day": "2026-01-14"}')])
+    several = Message.assistant(tool_calls=[
+        ToolCall.from_raw("c2", "reed_info", '{"pond": "P-1"}')])
+    result = await Agent(ScriptedModel([blended, several, "12"]),
+                         tools=[pond_day_stats, reed_card, reed_lookup]).run("go")
+    first, second = result.tool_calls
+    assert first.error == ("Unknown tool `reed_daily`: `pond_day_stats` is the tool that takes "
+                           "pond, day; did you mean it? Available tools: pond_day_stats, "
+                           "reed_card, reed_lookup.")
+    # "pond" alone fits two tools (pond_day_stats requires a day too, so only reed_card):
+    assert second.error is not None and "`reed_card` is the tool that takes pond" in second.error
+
+
 @pytest.mark.parametrize("name", ["final_answer", "answer", "Final-Answer", "respond"])
 async def test_a_call_to_an_answer_tool_not_offered_is_told_to_answer(name: str) -> None:
     # answer({"answer": ...}) over a native API: told only "Unknown tool", the 1.5B wrote it

@@ -89,6 +89,12 @@ def test_inline_call_and_broken_input() -> None:
     assert calls(keyed) == [("add", {"a": 1, "b": 2})]
     empty = parse_react("Action: add()\nAction Input: {}", [ADD], "c")
     assert calls(empty) == [("add", {})]
+    # the call written inline and again as its Action Input: named by its identifier, the
+    # input's object as the arguments (the whole text used to be the name, "no tool name")
+    twice = parse_react('Action: add(a: 1, b: 2)\nAction Input: {"a": 1, "b": 2}', [ADD], "c")
+    assert calls(twice) == [("add", {"a": 1, "b": 2})]
+    unknown = parse_react('Action: sum_up(a: 1)\nAction Input: {"a": 1}', [ADD], "c")
+    assert calls(unknown) == [("sum_up", {"a": 1})]
     [broken] = [p for p in parse_react("Action: add\nAction Input: a=1 b=2", [ADD], "c")
                 if isinstance(p, ToolCall)]
     assert broken.arguments is None and broken.parse_error

@@ -139,6 +139,7 @@ def test_a_one_tool_sequence_is_the_tasks_lesson_and_its_pitfall_the_tools() -> 
     assert shown == ["s-fare"] and "fails with" not in advice
     plan = pb.plan(task, "rail", OFFERED, gated=False)
     assert plan.first_call == "fare_quote" and plan.noted == ("s-date",)
+    # (an example either way round is shown as learned: which is the day? Strategy.for_task)
     assert 'Pass date like "01.05.2026"' in plan.notes["fare_quote"]
     check: Any = plan.answer_when
     assert check(_run(("fare_quote", '{"fare_eur": 19.4}'))) is True

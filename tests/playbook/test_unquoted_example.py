@@ -154,7 +154,8 @@ async def test_the_advice_carries_the_example_and_the_call_is_mended() -> None:
     pb = Playbook(pb.store, learn=False)  # the defaults: reshaped calls of read-only tools
     OFFERED.clear()
     result = await _agent(pb).run(PROMPT)
-    assert 'dates look like 20260105. Pass on_date like "20260105".' in OFFERED[0]
+    # shown to this run as its own day (16 May) in the learned format (Strategy.for_task)
+    assert 'dates look like 20260105. Pass on_date like "20260516".' in OFFERED[0]
     assert result.output == "41"
     [record] = result.trace.tool_calls
     assert record.result is not None and 'again with on_date "20260516"' in record.result

@@ -62,8 +62,8 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
     if not found:  # (its strategies are no run's shown ones: see .guide)
         if guide <= 0:
             return [], 0, []
-        lines, used = render_guide(store.leading(
-            domain, "sequence", list(tool_names), guide), budget)
+        lines, used = render_guide([s.for_task(task) for s in store.leading(
+            domain, "sequence", list(tool_names), guide)], budget)
         return lines, used, []
     lines = [HEADER]
     used = estimate_tokens(HEADER)
@@ -90,7 +90,7 @@ def choose(store: PlaybookStore, task: str, domain: str, tool_names: Sequence[st
         if strategy.id in waiting_ids and any(q.id in shown for q in sequences
                                               if covers(q, strategy)):
             continue
-        line = render_line(strategy, tool_names)
+        line = render_line(strategy.for_task(task), tool_names)
         cost = estimate_tokens(line) + 1
         if used + cost > budget:
             continue

@@ -175,7 +175,7 @@ class RoutineOffer:
         if not calls:
             return with_tool_lessons(RunPlan(
                 answer_when=self.answer_when(task, offered, frozenset()),
-                call_while=self.call_while(task, offered)), tool_lessons)
+                call_while=self.call_while(task, offered)), tool_lessons, task)
         withheld: frozenset[str] = frozenset()
         routines = frozenset(self.routines)  # (a toolset's listing may add to it meanwhile)
         if routines & offered:  # an agent with fallbacks only has no routine to hold back
@@ -189,7 +189,7 @@ class RoutineOffer:
             first_call=self.first_call(task, names),
             answer_when=self.answer_when(task, names, frozenset(swaps)),
             call_while=self.call_while(task, names),
-            head_start=None if gated else self.head_start(task, names)), tool_lessons)
+            head_start=None if gated else self.head_start(task, names)), tool_lessons, task)
 
     def stand_ins(self, task: str, offered: frozenset[str]) -> dict[str, Tool[Any]]:
         """For a run of ``task`` offered ``offered``: tool name -> what answers its calls. An

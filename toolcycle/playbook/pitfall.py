@@ -27,7 +27,7 @@ from .evidence import (
 )
 from .lesson import RunEvidence
 from .stats import timed_out
-from .strategy import Insight, Strategy, UseVerdict
+from .strategy import Argument, Insight, Strategy, UseVerdict
 
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+(\.\d+)?\b")
 _NAMED = re.compile(r" for `[^`]+`")
@@ -167,7 +167,7 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
     if repair.kind == "argument" and not repair.example:  # the task's words: no example
         return f"{failure}. Pass {repair.argument} as the task itself words it."
     if repair.kind == "argument":
-        return f'{failure}. Pass {repair.argument} like "{repair.example}".'
+        return f"{failure}. Pass {Argument(repair.argument, repair.example)}."
     calls = [f"{repair.via}({', '.join(repair.via_args)})", *repair.then]
     return f"{failure}. Call {', then '.join(calls)} instead."
 

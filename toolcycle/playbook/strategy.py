@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ..datetimes import the_day_as
 from ..words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
 from ..words import keywords
 from .parts import Argument as Argument  # (defined there; imported from here)
@@ -264,6 +265,36 @@ class Strategy(LessonParts):
             else f"seen in {self._seen_in()}"
         )
         return f"- {f'[{self.id}] ' if with_id else ''}{self.advice} ({evidence})"
+
+    def for_task(self, task: str) -> Strategy:
+        """This strategy as a run of ``task`` is shown it: each example of a date format in
+        its advice (a repair's, a first call's argument) written as the one day the task
+        names, where it names one (:func:`~toolcycle.datetimes.the_day_as`); else itself.
+
+        Why: an example is a value an earlier task passed, and a small model copies it as
+        the value (a train task's day passed for another task's). What the code acts on
+        (the stored strategy's examples, :mod:`~toolcycle.playbook.reshape`) is unchanged:
+        only what this run reads."""
+        changed = {(a.name, a.example): day for a in self._examples()
+                   if (day := the_day_as(a.example, task, self.error_class)) is not None
+                   and day != a.example}
+        if not changed:
+            return self
+        advice = self.advice
+        for (name, example), day in changed.items():
+            advice = advice.replace(str(Argument(name, example)), str(Argument(name, day)))
+        repair = self.repair
+        if repair is not None and (day := changed.get((repair.argument, repair.example))):
+            repair = replace(repair, example=day)
+        first_args = [Argument(a.name, changed.get((a.name, a.example), a.example))
+                      for a in self.first_args]
+        return replace(self, advice=advice, repair=repair, first_args=first_args)
+
+    def _examples(self) -> list[Argument]:
+        """The arguments its advice shows with an example value."""
+        repaired = ([Argument(self.repair.argument, self.repair.example)]
+                    if self.repair is not None and self.repair.kind == "argument" else [])
+        return [a for a in [*self.first_args, *repaired] if a.example]
 
     def _seen_in(self) -> str:
         """What a sequence's support is: successful runs, and probes of failed ones."""

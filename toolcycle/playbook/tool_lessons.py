@@ -75,19 +75,20 @@ def in_play(store: PlaybookStore, domain: str, offered: Iterable[str]) -> list[S
     return chosen
 
 
-def notes(lessons: Sequence[Strategy]) -> Mapping[str, str]:
-    """Each tool's note: the advice of its lessons (:func:`in_play`), after
+def notes(lessons: Sequence[Strategy], task: str = "") -> Mapping[str, str]:
+    """Each tool's note: the advice of its lessons (:func:`in_play`) as a run of ``task`` is
+    shown it (:meth:`~toolcycle.playbook.strategy.Strategy.for_task`), after
     :data:`NOTE_HEADER`, to append to its description."""
     by_tool: dict[str, list[str]] = {}
     for strategy in lessons:
-        by_tool.setdefault(strategy.tools[0], []).append(strategy.advice)
+        by_tool.setdefault(strategy.tools[0], []).append(strategy.for_task(task).advice)
     return {tool: " ".join([NOTE_HEADER, *advice]) for tool, advice in by_tool.items()}
 
 
-def with_tool_lessons(plan: RunPlan, lessons: Sequence[Strategy]) -> RunPlan:
-    """``plan`` with the notes of ``lessons`` (:func:`in_play`) on their tools' descriptions
-    and their ids among what the run is shown."""
+def with_tool_lessons(plan: RunPlan, lessons: Sequence[Strategy], task: str = "") -> RunPlan:
+    """``plan`` with the notes of ``lessons`` (:func:`in_play`) on their tools' descriptions,
+    as a run of ``task`` is shown them, and their ids among what the run is shown."""
     if not lessons:
         return plan
-    return replace(plan, notes=MappingProxyType(dict(notes(lessons))),
+    return replace(plan, notes=MappingProxyType(dict(notes(lessons, task))),
                    noted=tuple(s.id for s in lessons))

@@ -19,7 +19,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from .._observation import Observation, holds_media, observe_media
@@ -28,12 +28,12 @@ from ..context import RunContext
 from ..events import DONE, Event, ToolCallEvent, ToolResultEvent
 from ..messages import Message, ToolCall, names_an_answer, nearest_tool_name
 from ..output import SUBMIT_TOOL_NAME, Answer, HeldAnswer, answer_result
-from ..tools import Tool, ToolArgumentsError, serialize_result
+from ..tools import Tool, ToolArgumentsError, ToolDefinition, serialize_result
 from ..tracing.trace import TOOL_FAILED
 from .approvals import PauseRun, decide_turn
 from .call_scope import admit, call_context
 from .guards import guarded_call
-from .recovery import advice
+from .recovery import advice, required_of
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .team import (
@@ -443,7 +443,29 @@ def _unknown_tool(state: RunState, call: ToolCall) -> str:
     if meant is not None:
         return (f"Unknown tool `{call.name}`: did you mean `{meant}`? "
                 f"Available tools: {available}.")
+    taker = _taking(call.arguments, state.setup.settings.tools)
+    if taker is not None:
+        return (f"Unknown tool `{call.name}`: `{taker}` is the tool that takes "
+                f"{', '.join(call.arguments or ())}; did you mean it? "
+                f"Available tools: {available}.")
     return f"Unknown tool `{call.name}`. Available tools: {available}."
+
+
+def _taking(arguments: dict[str, Any] | None, tools: Sequence[ToolDefinition]) -> str | None:
+    """The one offered tool whose parameters are the arguments of a call to a name no tool
+    has (every argument one of its properties, every property it requires given), or None.
+
+    Why: a small model blends names ("stay_day_stats" for ``house_day_stats`` beside
+    ``stay_card``), too far from any one tool for the name alone to say which it meant,
+    while the arguments it wrote are the parameters of exactly one. Told only "Unknown
+    tool" and the list, Qwen2.5-Coder-1.5B wrote the same call to the iteration limit."""
+    if not arguments:
+        return None
+    fits = [d.name for d in tools
+            if isinstance(props := d.parameters.get("properties"), dict)
+            and set(arguments) <= set(props)
+            and set(required_of(d.parameters)) <= set(arguments)]
+    return fits[0] if len(fits) == 1 else None
 
 
 #: Tool names a model writes when it means no tool at all.

@@ -165,6 +165,12 @@ def _call(block: str, tools: dict[str, ToolDefinition], call_id: str, cut: bool 
         # also 'Action: atlas(name: "Ann")' + 'Action Input: {}' (Qwen2.5-Coder-1.5B): the
         # arguments are the inline ones, not the empty object that follows them
         name, raw = inline.group(1), _inline_arguments(inline.group(2))
+    elif inline:
+        # the same call written twice, inline and as its Action Input: the tool is the name
+        # before the parenthesis. Kept whole, the 1.5B was told only that the text was no
+        # tool name, and wrote it again to the iteration limit; named, an unknown name is
+        # answered with the tool it most likely meant (:mod:`toolcycle.run.calls`)
+        name = inline.group(1)
     if name not in tools:
         # the format line's own words copied after the choice ("find_booking, one of [...]",
         # "the find_ticker tool, one of [...]": Qwen2.5-Coder-1.5B) are not part of it
