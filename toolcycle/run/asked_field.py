@@ -177,15 +177,36 @@ def _named_beside(origins: list[list[Figure]], calls: Sequence[Call],
 
 
 def request_words(request: str) -> set[str]:
-    """The roots of the request's words (what :func:`named_field` reads)."""
-    return roots(_WORDS.findall(request.lower()))
+    """The request's words and their roots (what :func:`named_field` reads)."""
+    said = _WORDS.findall(request.lower())
+    return roots(said) | set(said)
 
 
 def named_field(key: str, words: set[str]) -> bool:
-    """Whether the request's ``words`` (their roots) name the field ``key``: each of its
-    words but a unit, by its root ("ticket_price_gbp" by "ticket prices")."""
+    """Whether the request's ``words`` (:func:`request_words`) name the field ``key``: each
+    of its words but a unit, by its root ("ticket_price_gbp" by "ticket prices") or as a
+    short form of one (:func:`_abbreviates`: "occupancy_pct" by "occupancy in percent")."""
     parts = [p.lower() for p in _PARTS.findall(key)]
     plain = [p for p in parts if not p.isdigit() and read_unit(p) is None]
-    return bool(plain) and all(root(p) in words for p in plain)
+    return bool(plain) and all(root(p) in words or _abbreviates(p, words) for p in plain)
+
+
+def _abbreviates(part: str, words: set[str]) -> bool:
+    """Whether a field's word is a short form of a word of the request: three letters or
+    more, the longer word's first letter first and every letter found in it in order
+    ("pct" of "percent", "qty" of "quantity", "avg" of "average").
+
+    Why: a field's author abbreviates what a person writes out; read as a word the request
+    lacks, the 1.5B's right answer, ``occupancy_pct`` for "occupancy in percent", was
+    refused as a figure of a field the request does not name."""
+    if len(part) < 3 or not part.isalpha():
+        return False
+    return any(len(word) > len(part) and word[0] == part[0] and _in_order(part, word)
+               for word in words)
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(letter in rest for letter in letters)
 
 

@@ -214,11 +214,18 @@ def calls_of(state: RunState) -> list[Call]:
 
 def request_of(state: RunState) -> str:
     """The instructions and the conversation up to the run's prompt (what the user asked;
-    the loop's later feedback is not a request)."""
+    the loop's later feedback is not a request), without the playbook's advice.
+
+    Why not the advice: it was learned from other tasks and names their tools' parameters
+    ("Call ward_daily(code, day like ...)"); read as the request, the 1.5B's right answer
+    (an occupancy figure, for "occupancy in percent") was refused because the request
+    "asked about `code`", the word of the advice."""
     texts = [state.setup.core.instructions or ""]
+    advice = state.learned_advice
     for index, message in enumerate(state.messages):
         if message.role in ("user", "system"):
-            texts.append(message.text)
+            texts.append(message.text.replace(advice, "") if advice and message.role == "system"
+                         else message.text)
             if index >= state.new_message_index and message.role == "user":
                 break
     return "\n".join(texts)
