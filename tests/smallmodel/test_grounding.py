@@ -321,10 +321,15 @@ def test_a_month_no_source_date_is_in_is_still_unsupported() -> None:
 
 
 @pytest.mark.parametrize(("result", "countable", "listed", "holds"), [
-    ("No results.", True, True, True),
+    # "nothing" read as the playbook reads it (toolcycle.empty_result): in words, or a page
+    # of nothing; a failed call beside only such results found nothing (1.5B, "the reading
+    # is not available" after a 401 and {"matches": null, "total": 0}: it was a success)
+    ("No results.", True, True, False),
     ("  ", False, True, False),
     ("[]", False, True, False),
-    ('{"results": [], "count": 0}', False, True, True),
+    ('{"results": [], "count": 0}', False, True, False),
+    ('{"matches": null, "total": 0}', False, False, False),
+    ('{"open_tickets": 0}', False, False, True),  # a zero alone is an answer
     ('{"results": ["a"]}', True, True, True),
     ('{"id": "PR-1", "name": "Ann"}', False, False, True),
     ("null", False, True, False),

@@ -24,18 +24,9 @@ from itertools import islice
 from typing import Any, Literal
 
 from ..datetimes import example_dates, in_stated_format, names_date, unmistakable
+from ..empty_result import is_empty_result as is_empty_result  # (moved there: the loop's too)
 from ..tracing.trace import ToolCallRecord, Trace
-from ..words import (
-    COLLECTIONS,
-    EMPTY_TEXT,
-    ENVELOPE,
-    EXAMPLE_INTRO,
-    PAGING,
-    WENT_THROUGH,
-    keywords,
-    roots,
-    says,
-)
+from ..words import EXAMPLE_INTRO, keywords, roots, says
 from .formats import example_kind, legend_code
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
 from .parts import Rename
@@ -128,47 +119,6 @@ def blames_arguments(error: str, args: Any) -> bool:
 def first_line(text: str) -> str:
     """The first line of ``text`` that is not blank (an error's message, not its trace)."""
     return next((ln for ln in text.strip().splitlines() if ln.strip()), "")
-
-
-def is_empty_result(result: str | None) -> bool:
-    """True when a tool's result holds nothing: no text, an empty JSON value or a "none" phrase.
-
-    A JSON object counts as empty when every value in it is empty (``{"results": []}``), since
-    that is how many APIs say "nothing": the keys are a schema, not data; so does a page of
-    nothing, an empty collection beside counts of zero and paging fields (``{"matches": [],
-    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``, ``{"results": null, "count": 0}``),
-    and an envelope saying "ok" about one (``{"status": "ok", "data": {"items": []}}``). A
-    zero alone is an answer (``{"units_on_hand": 0}``), and so is an "ok" alone.
-    """
-    if result is None or not result.strip():
-        return True
-    if EMPTY_TEXT.match(result):
-        return True
-    try:  # (a stranger's tool may nest deeper than Python recurses: that holds something)
-        return _empty_value(json.loads(result))
-    except (ValueError, RecursionError):
-        return False
-
-
-def _empty_value(value: Any) -> bool:
-    if value is None or value == "" or value == [] or value == {}:
-        return True
-    if isinstance(value, dict):
-        return all(_empty_value(v) for v in value.values()) or _empty_page(value)
-    return False
-
-
-def _empty_page(page: dict[Any, Any]) -> bool:
-    """An empty collection beside counts of zero, paging fields and an envelope's "ok": a
-    page of nothing. (An "ok" with no collection beside it is an answer: a health check.)"""
-    collections = [v for k, v in page.items() if isinstance(v, (list, dict))
-                   or (v is None and str(k).lower() in COLLECTIONS)]
-    if not collections or not all(_empty_value(v) for v in collections):
-        return False
-    return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in PAGING
-               or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
-               or (str(k).lower() in ENVELOPE and str(v).lower() in WENT_THROUGH)
-               for k, v in page.items())
 
 
 @dataclass(slots=True)

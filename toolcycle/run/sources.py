@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from ..datetimes import dates_in, example_dates, names_a_date, names_date
+from ..empty_result import is_empty_result
 from ..messages import ToolCall, ToolResult
 from ..tools import ToolDefinition
 from .figures import FIGURE, figure_key
@@ -150,9 +151,11 @@ class Shape:
     """What one tool result holds, for the counts an answer may take from it: ``countable``,
     something a count of 1 to 9 may come from (text that is not JSON, or a non-empty JSON list
     anywhere in it); ``listed``, what a count of 0 may come from (a JSON list anywhere, empty
-    or not, text, or nothing at all: ``null``, ``{}``, ``""``); ``holds``, anything (not
-    blank, and not JSON made of nothing but empty values such as ``{"results": []}``; a zero
-    or a ``false`` is something: a count, a flag)."""
+    or not, text, or nothing at all: ``null``, ``{}``, ``""``); ``holds``, anything: not a
+    result that holds nothing (:func:`toolcycle.empty_result.is_empty_result`: blank, "No
+    results.", empty values such as ``{"results": []}``, a page of nothing such as
+    ``{"matches": null, "total": 0}``; a zero or a ``false`` alone is something: a count, a
+    flag)."""
 
     countable: bool
     listed: bool
@@ -160,13 +163,14 @@ class Shape:
 
 
 def shape_of(result: str) -> Shape:
-    """The :class:`Shape` of a tool result: parsed once, walked once."""
+    """The :class:`Shape` of a tool result."""
+    holds = not is_empty_result(result)  # (a page of nothing, "No results.": nothing)
     try:
         value = json.loads(result)
     except (ValueError, RecursionError):  # text, or JSON nested past the parser
         text = bool(result.strip())
-        return Shape(countable=text, listed=True, holds=text)
-    countable = holds = False
+        return Shape(countable=text, listed=True, holds=holds)
+    countable = False
     listed = value is None or value == {} or value == ""
     stack: list[Any] = [value]
     while stack:
@@ -177,8 +181,6 @@ def shape_of(result: str) -> Shape:
             listed = True
             countable = countable or bool(item)
             stack.extend(item)
-        elif item is not None and item != "":
-            holds = True
     return Shape(countable, listed, holds)
 
 
