@@ -6,7 +6,12 @@ What a task is about is read here once, for learning and retrieval alike: its co
 :func:`name_phrases`), the words a lesson learned from it applies to (:func:`task_words`) and
 what tells it from another task (:func:`task_fingerprint`). Whether a text mentions a word or
 phrase (an error naming a parameter, a result naming a thing) is :func:`says`, for the loop's
-recovery advice and the playbook alike.
+recovery advice and the playbook alike. Whether a tool's result says "nothing", in words or in
+its shape (a page of nothing), is :func:`is_empty_result`: one reading for the run's grounding
+(did any tool find something to answer from?) and the playbook (a dead end, a routine's step,
+a fallback). Read two ways, ``{"matches": null, "total": 0}`` was nothing to the playbook and
+a source to the grounding, and a small model's "the reading is not available", after a failed
+call and that page, ended ``success``.
 
 Why one module: the loop's and the playbook's rules are meant to hold in any domain, but some
 evidence is only text written for people: a tool's "No results." instead of ``[]``, an HTTP
@@ -22,6 +27,7 @@ refused argument) is read from the trace's typed fields (``ToolCallRecord.error_
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterable
@@ -293,3 +299,44 @@ def says(text: str, phrase: str) -> bool:
         return False
     pattern = r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)"
     return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def is_empty_result(result: str | None) -> bool:
+    """True when a tool's result holds nothing: no text, an empty JSON value or a "none" phrase.
+
+    A JSON object counts as empty when every value in it is empty (``{"results": []}``), since
+    that is how many APIs say "nothing": the keys are a schema, not data; so does a page of
+    nothing, an empty collection beside counts of zero and paging fields (``{"matches": [],
+    "count": 0}``, ``{"items": [], "total": 0, "page": 1}``, ``{"results": null, "count": 0}``),
+    and an envelope saying "ok" about one (``{"status": "ok", "data": {"items": []}}``). A
+    zero alone is an answer (``{"units_on_hand": 0}``), and so is an "ok" alone.
+    """
+    if result is None or not result.strip():
+        return True
+    if EMPTY_TEXT.match(result):
+        return True
+    try:  # (a stranger's tool may nest deeper than Python recurses: that holds something)
+        return _empty_value(json.loads(result))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _empty_value(value: Any) -> bool:
+    if value is None or value == "" or value == [] or value == {}:
+        return True
+    if isinstance(value, dict):
+        return all(_empty_value(v) for v in value.values()) or _empty_page(value)
+    return False
+
+
+def _empty_page(page: dict[Any, Any]) -> bool:
+    """An empty collection beside counts of zero, paging fields and an envelope's "ok": a
+    page of nothing. (An "ok" with no collection beside it is an answer: a health check.)"""
+    collections = [v for k, v in page.items() if isinstance(v, (list, dict))
+                   or (v is None and str(k).lower() in COLLECTIONS)]
+    if not collections or not all(_empty_value(v) for v in collections):
+        return False
+    return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in PAGING
+               or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
+               or (str(k).lower() in ENVELOPE and str(v).lower() in WENT_THROUGH)
+               for k, v in page.items())

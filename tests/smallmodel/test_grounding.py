@@ -321,7 +321,7 @@ def test_a_month_no_source_date_is_in_is_still_unsupported() -> None:
 
 
 @pytest.mark.parametrize(("result", "countable", "listed", "holds"), [
-    # "nothing" read as the playbook reads it (toolcycle.empty_result): in words, or a page
+    # "nothing" read as the playbook reads it (toolcycle.words.is_empty_result): in words, or a page
     # of nothing; a failed call beside only such results found nothing (1.5B, "the reading
     # is not available" after a 401 and {"matches": null, "total": 0}: it was a success)
     ("No results.", True, True, False),

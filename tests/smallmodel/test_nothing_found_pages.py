@@ -1,8 +1,8 @@
-"""A page of nothing is nothing to the grounding as to the playbook (toolcycle.empty_result):
-the 1.5B's primary tool failed (401), a directory answered ``{"matches": null, "total": 0}``
-and a search ``[]``, and "The reading of meter PW9370 is not available." ended ``success``.
-After a failed call the run cannot tell "not there" from "looked up wrong", and says so.
-The domain here is another (a seed bank)."""
+"""A page of nothing is nothing to the grounding as to the playbook
+(``toolcycle.words.is_empty_result``): the 1.5B's primary tool failed (401), a directory
+answered ``{"matches": null, "total": 0}`` and a search ``[]``, and "The reading of meter
+PW9370 is not available." ended ``success``. After a failed call the run cannot tell "not
+there" from "looked up wrong", and says so. The domain here is another (a seed bank)."""
 
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ from itertools import islice
 from typing import Any, Literal
 
 from ..datetimes import example_dates, in_stated_format, names_date, unmistakable
-from ..empty_result import is_empty_result as is_empty_result  # (moved there: the loop's too)
 from ..tracing.trace import ToolCallRecord, Trace
 from ..words import EXAMPLE_INTRO, keywords, roots, says
+from ..words import is_empty_result as is_empty_result  # (moved there: the loop's too)
 from .formats import example_kind, legend_code
 from .formats import value_shape as value_shape  # (moved there; imported from here before)
 from .parts import Rename

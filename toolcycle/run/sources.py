@@ -14,9 +14,9 @@ from datetime import date
 from typing import Any
 
 from ..datetimes import dates_in, example_dates, names_a_date, names_date
-from ..empty_result import is_empty_result
 from ..messages import ToolCall, ToolResult
 from ..tools import ToolDefinition
+from ..words import is_empty_result
 from .figures import FIGURE, figure_key
 from .state import RunState
 
@@ -152,7 +152,7 @@ class Shape:
     something a count of 1 to 9 may come from (text that is not JSON, or a non-empty JSON list
     anywhere in it); ``listed``, what a count of 0 may come from (a JSON list anywhere, empty
     or not, text, or nothing at all: ``null``, ``{}``, ``""``); ``holds``, anything: not a
-    result that holds nothing (:func:`toolcycle.empty_result.is_empty_result`: blank, "No
+    result that holds nothing (:func:`toolcycle.words.is_empty_result`: blank, "No
     results.", empty values such as ``{"results": []}``, a page of nothing such as
     ``{"matches": null, "total": 0}``; a zero or a ``false`` alone is something: a count, a
     flag)."""
