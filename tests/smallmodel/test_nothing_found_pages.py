@@ -46,3 +46,15 @@ def test_a_zero_alone_is_an_answer_after_a_failed_call() -> None:
     result = _run([call("vault_live", {"lot": "SB-77"}),
                    call("vault_count", {"lot": "SB-77"}), said])
     assert result.output == said and result.status == "success"
+
+
+def test_the_loop_guards_note_is_no_result_and_its_count_no_source() -> None:
+    # the 1.5B called a lookup that found nothing until the loop guard's note came ("returned
+    # this same result 3 times"), after a failed call, then answered a count of 3: the note
+    # had made the empty result hold something, and its "3" a source
+    said = "Lot SB-77 has 3 shelves."
+    empty = call("vault_directory", {"shelf": "A"})
+    result = _run([call("vault_live", {"lot": "SB-77"}), empty, empty, empty, said, said])
+    notes = [c.result for c in result.tool_calls if c.result and "[loop guard]" in c.result]
+    assert notes and "3 times" in notes[0]  # the model read the note
+    assert result.output == said and result.status == "ungrounded"

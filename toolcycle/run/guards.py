@@ -243,6 +243,8 @@ async def _repeat_guarded(state: RunState, tool: Tool[Any], call: ToolCall,
     repeats = guard.after(key, text, error is not None)
     if repeats == guard.limit:
         await state.emit(LoopGuardEvent(state.attempt, state.iteration, call, "nudge", repeats))
-        text += guard.nudge(call.name, repeats)
+        note = guard.nudge(call.name, repeats)
+        state.loop_notes[call.id] = note
+        text += note
         said = text if isinstance(said, str) else Observation(text, said.media)
     return said, error

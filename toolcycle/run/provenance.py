@@ -207,7 +207,7 @@ def calls_of(state: RunState) -> list[Call]:
                 given[part.id] = part
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
                 arguments = given[part.call_id].arguments if part.call_id in given else {}
-                calls.append(Call(part.name, dict(arguments or {}), part.content,
+                calls.append(Call(part.name, dict(arguments or {}), state.tool_text(part),
                                   described.get(part.name, "")))
     return calls
 

@@ -119,18 +119,19 @@ def sources_of(state: RunState) -> Sources:
                 # (a fallback's "found nothing too": a failure in words, no data)
                 fallback_failed = True
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
+                returned = state.tool_text(part)  # (not the loop guard's note)
                 missing = tuple(f for f in given.get(part.call_id, ()) if f not in known)
                 given_dates = dated.get(part.call_id, ())  # (joined only where it was given one)
                 undated = _unnamed_dates(given_dates, "\n".join(found)) if given_dates else ()
                 if missing or undated:
-                    unfounded.append(Unfounded(part.name, missing, undated, part.content))
+                    unfounded.append(Unfounded(part.name, missing, undated, returned))
                     continue
                 results += 1
-                shape = shape_of(part.content)
+                shape = shape_of(returned)
                 countable = countable or shape.countable
                 listed = listed or shape.listed
                 found_any += shape.holds
-                texts.append(part.content)
+                texts.append(returned)
         for text in texts:
             found.append(text)
             known.update(figure_key(f) for f in FIGURE.findall(text))

@@ -271,6 +271,9 @@ class RunState:
     #: refused that the model made again: the run then ends (``Limits.reached``).
     repeats: RepeatGuard | None = None
     stuck: str | None = None
+    #: The note the loop guard appended to a call's result, by call id (the model reads it;
+    #: the checks read the tool's own text, :meth:`tool_text`).
+    loop_notes: dict[str, str] = field(default_factory=dict)
     #: Input guardrails running beside the first request (``guards.start_beside``), until
     #: the first reply is in.
     input_check: asyncio.Task[Any] | None = None
@@ -285,6 +288,15 @@ class RunState:
     #: A resumed run's claim on its pause in the ledger of consumed snapshots (blocking; run
     #: in a thread before anything of the run executes); ``None`` for a run that starts.
     claim: Callable[[], None] | None = None
+
+    def tool_text(self, result: ToolResult) -> str:
+        """What the tool returned: ``result``'s content without the loop guard's note.
+
+        Why: the checks of an answer read results as the tool's evidence, and the note is
+        the loop's ("returned this same result 3 times"): read as a result, it made an empty
+        one hold something, and its "3" a source for a small model's invented count of 3."""
+        note = self.loop_notes.get(result.call_id)
+        return result.content.removesuffix(note) if note else result.content
 
     # -- what the limits read (toolcycle.limits.RunCounts) ------------------------------------
 

@@ -49,10 +49,11 @@ def unused_handle(state: RunState) -> str | None:
                 if pending is not None and pending[1].lower() in given:
                     pending = None
             elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
-                handle = handle_of(part.content)
+                text = state.tool_text(part)
+                handle = handle_of(text)
                 if handle is not None:
                     pending = None if handle.lower() in given else (part.name, handle)
-                elif part.content.strip():
+                elif text.strip():
                     pending = None  # the chain went on to something else
     if pending is None:
         return None

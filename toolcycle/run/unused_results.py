@@ -67,12 +67,13 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
             if (not isinstance(part, ToolResult) or part.is_error or part.name in ending
                     or part.call_id in fell_through):
                 continue
-            figures, names = _facts(part.content)
+            text = state.tool_text(part)
+            figures, names = _facts(text)
             new = {figure_key(f) for f in figures} - request_figures
             if new & answer_figures or any(_said(n, low, asked, answer) for n in names):
                 return []
             if new:
-                holding.append((part.name, part.content))
+                holding.append((part.name, text))
     return holding
 
 
