@@ -155,3 +155,29 @@ def test_the_readings_of_a_dates_example() -> None:
     assert in_example_readings("2026-03-19", "dates look like 01/05/2026") == [
         "19/03/2026", "03/19/2026"]
     assert in_example_readings("19 March", "dates look like 01/05/2026") == []  # no year
+
+
+ENTRIES = {"LX-77160": 318}
+
+
+def ledger_entry(number: str) -> str:
+    """A ledger entry by its number."""
+    if not number.startswith("LX-"):
+        raise ValueError(f"unknown ledger number {number!r} (numbers look like LX-00000)")
+    return json.dumps({"number": number, "kwh": ENTRIES.get(number)})
+
+
+async def test_an_id_refused_for_its_shape_is_asked_again_in_the_shape_the_error_shows() -> None:
+    """The id's digits were the task's; the error showed the prefix by example ("numbers
+    look like LX-00000"), and a small model answers "no such entry" instead of writing it
+    so (first generated suites, the argument-format kind's prefixed ids)."""
+    probe = Probe({"ledger_entry": tool(ledger_entry, read_only=True)},
+                  lambda text: "318" in text)
+    record = ToolCallRecord(call_id="c1", name="ledger_entry", args={"number": "77160"},
+                            iteration=1, error="unknown ledger number '77160' (numbers look "
+                            "like LX-00000)", error_type="tool_error")
+    found = await probe_repairs([CallEvidence(index=0, call=record, status="error")], {}, probe,
+                                prompt="What consumption is on ledger number 77160?")
+    [repair] = found.values()
+    assert (repair.kind, repair.argument) == ("argument", "number")
+    assert repair.example.startswith("LX-")

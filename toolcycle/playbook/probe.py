@@ -47,6 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._id_shape import in_example_shape
 from .._observation import serialize_result
 from ..context import CancelToken, RunContext
 from ..datetimes import in_example_readings, unmistakable
@@ -250,7 +251,9 @@ def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt
     names written as the error asks (:func:`~toolcycle.playbook.evidence.stated_rewrites`,
     or in the format of a date the error shows, :func:`~toolcycle.datetimes.
     example_readings`: both orders where its example could be read either way round, for
-    the probe to tell by which one answers), where the run never called that tool again
+    the probe to tell by which one answers, or in the shape of the one id it shows,
+    :func:`~toolcycle._id_shape.in_example_shape`: "77160" as "CX-77160" beside "numbers
+    look like CX-00000"), where the run never called that tool again
     successfully and the tool may be probed; as ``(tool, arguments, the argument
     rewritten)``, one per reading, else none.
 
@@ -269,13 +272,16 @@ def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt
                    for c in calls)):
         return []
     written = {key: [value] for key, value in stated_rewrites(miss, prompt).items()}
+    line = first_line(miss.call.error or "")
+    own = [v for v in args.values() if isinstance(v, str)]
     if not written:  # the format of a date the error shows, for an argument it names
-        line = first_line(miss.call.error or "")
         low = line.lower()
-        own = [v for v in args.values() if isinstance(v, str)]
         written = {str(k): fixed for k, v in args.items() if isinstance(v, str)
                    and (v.lower() in low or says(low, str(k)))
                    and (fixed := in_example_readings(v, line, own))}
+    if not written:  # the shape of an id the error shows ("numbers look like CX-00000")
+        written = {str(k): [shaped] for k, v in args.items() if isinstance(v, str)
+                   and (shaped := in_example_shape(v, line, own)) is not None}
     if len(written) != 1:
         return []
     [(key, values)] = written.items()
