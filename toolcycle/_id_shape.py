@@ -59,3 +59,19 @@ def _letters(text: str) -> str:
 def run_filled(example: str, digits: str) -> str:
     """``example`` with its one digit run replaced by ``digits``."""
     return _DIGITS.sub(lambda _: digits, example, count=1)
+
+
+def the_id_as(example: str, task: str) -> str | None:
+    """The one number ``task`` gives with as many digits as the id ``example``'s (letters and
+    one run of at least :data:`MIN_DIGITS` digits), written in the example's shape; None
+    where ``example`` is no such id, or the task gives no such number or several.
+
+    Why: an id's example in advice is a value some earlier task passed ("Pass number like
+    "CX-31146""), and a small model copies it as the value; written with this task's own
+    number ("CX-77160" for "contract number 77160") it shows the shape and leaks nothing."""
+    runs = _DIGITS.findall(example)
+    if len(runs) != 1 or len(runs[0]) < MIN_DIGITS or not _letters(example):
+        return None
+    numbers = {n for n in _DIGITS.findall(task[:4000]) if len(n) == len(runs[0])}
+    return run_filled(example, numbers.pop()) if len(numbers) == 1 else None
+

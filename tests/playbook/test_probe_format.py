@@ -20,6 +20,7 @@ from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel, call
 from toolcycle.playbook import Playbook, learn
 from toolcycle.playbook.evidence import CallEvidence
+from toolcycle.playbook.pitfall import pitfall_advice
 from toolcycle.playbook.probe import Probe, probe_repairs
 from toolcycle.tracing.trace import ToolCallRecord
 
@@ -181,3 +182,25 @@ async def test_an_id_refused_for_its_shape_is_asked_again_in_the_shape_the_error
     [repair] = found.values()
     assert (repair.kind, repair.argument) == ("argument", "number")
     assert repair.example.startswith("LX-")
+
+
+def usage_search(number: str) -> str:
+    """Search usage records by number."""
+    return "[]"
+
+
+async def test_another_tool_that_refuses_the_value_for_its_shape_is_asked_in_that_shape() -> None:
+    """The model's lookup found nothing for the task's number; the tool that holds the answer
+    takes it only with its prefix, and says so by example when the probe asks it."""
+    probe = Probe({"usage_search": tool(usage_search, read_only=True),
+                   "ledger_entry": tool(ledger_entry, read_only=True)},
+                  lambda text: "318" in text)
+    record = ToolCallRecord(call_id="c1", name="usage_search", args={"number": "77160"},
+                            iteration=1, result="[]")
+    found = await probe_repairs([CallEvidence(index=0, call=record, status="empty")], {}, probe,
+                                prompt="What consumption is on contract number 77160?")
+    [repair] = found.values()
+    assert (repair.kind, repair.via, repair.argument, repair.example) == (
+        "alternative", "ledger_entry", "number", "LX-77160")
+    assert pitfall_advice("usage_search", "unknown number", repair, False).endswith(
+        'Call ledger_entry(number like "LX-77160") instead.')

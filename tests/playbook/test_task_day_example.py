@@ -80,3 +80,20 @@ def test_a_sequences_example_is_the_tasks_day_in_the_instructions() -> None:
     advice, _ = pb.instructions_for("High tide at gauge TG-4 on March 5, 2026?", "tides",
                                     sorted(GAUGES))
     assert 'on_day like "20260305"' in advice and "20261113" not in advice
+
+
+def test_an_ids_example_is_the_tasks_own_number_in_its_shape() -> None:
+    from toolcycle._id_shape import the_id_as
+
+    assert the_id_as("CX-31146", "What consumption is on contract number 77160?") == "CX-77160"
+    assert the_id_as("CX-31146", "contracts 77160 and 77161") is None  # which one?
+    assert the_id_as("CX-31146", "the latest contract") is None
+    assert the_id_as("31146", "contract number 77160") is None  # a number alone is no id
+    gauge = Strategy(id="s-gauge", domain="tides", kind="pitfall", tools=["gauge_entry"],
+                     advice='gauge_entry fails with: unknown gauge …. Pass gauge like "TG-4417".',
+                     applies_when=["gauge"], error_class="unknown gauge …",
+                     repair=Repair("argument", "gauge_entry", argument="gauge",
+                                   example="TG-4417"))
+    shown = gauge.for_task("What is the level at gauge 9031?")
+    assert shown.advice.endswith('Pass gauge like "TG-9031".')
+    assert shown.repair is not None and shown.repair.example == "TG-9031"

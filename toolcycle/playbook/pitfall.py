@@ -168,7 +168,10 @@ def pitfall_advice(tool: str, error_class: str, repair: Repair | None, timeout: 
         return f"{failure}. Pass {repair.argument} as the task itself words it."
     if repair.kind == "argument":
         return f"{failure}. Pass {Argument(repair.argument, repair.example)}."
-    calls = [f"{repair.via}({', '.join(repair.via_args)})", *repair.then]
+    # (a value the alternative takes in its own shape is shown so: a probe's finding)
+    given = [str(Argument(a, repair.example if a == repair.argument else ""))
+             for a in repair.via_args]
+    calls = [f"{repair.via}({', '.join(given)})", *repair.then]
     return f"{failure}. Call {', then '.join(calls)} instead."
 
 

@@ -205,9 +205,15 @@ async def probe_repairs(calls: Sequence[CallEvidence], known: Mapping[int, Repai
             given, rename = _call_of(args, tool, guess) or ({}, None)
             if asked.spent(tool, given):
                 return found
-            if (held := await asked.held(tool, given)) is not None:
+            held = await asked.held(tool, given)
+            shaped = asked.reshaped(tool, given) if held is None else None
+            if shaped is not None and not asked.spent(tool, shaped[0]):
+                held = await asked.held(tool, shaped[0])
+            if held is not None:  # (a reshaped value is shown by its example: argument)
+                argument, example = (shaped[1], str(shaped[0][shaped[1]])) if shaped else ("", "")
                 found[miss.index] = Repair("alternative", miss.call.name, via=tool.name,
-                                           via_args=tuple(sorted(given)), rename=rename)
+                                           via_args=tuple(sorted(given)), rename=rename,
+                                           argument=argument, example=example)
                 if results is not None:
                     results[miss.index] = held
                 break
@@ -223,6 +229,7 @@ class _Asked:
         self.ctx = ctx
         self.budget = probe.max_calls
         self._held: dict[str, str | None] = {}  # a call's signature -> the result that held it
+        self._refused: dict[str, str] = {}  # a call's signature -> the error it failed with
 
     @staticmethod
     def _signature(tool: Tool[Any], given: Mapping[str, Any]) -> str:
@@ -238,10 +245,30 @@ class _Asked:
         signature = self._signature(tool, given)
         if signature not in self._held:
             self.budget -= 1
-            text = await ask(tool, given, self.ctx, self.probe)
+            text, error = await attempt(tool, given, self.ctx, self.probe)
             self._held[signature] = (text if text is not None and answers(text, self.probe)
                                      else None)
+            if error:
+                self._refused[signature] = error
         return self._held[signature]
+
+    def reshaped(self, tool: Tool[Any], given: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+        """The call made again with the one value its error refused written in the shape of
+        the id the error shows (:func:`~toolcycle._id_shape.in_example_shape`: "77160" as
+        "CX-77160" beside "numbers look like CX-00000"), and that value's parameter; None
+        where the call did not fail so, or no one value is settled.
+
+        Why: a failed run's value is the task's, and the tool that holds the answer may take
+        it only in its own shape; the probe asks other tools with the value as the run had
+        it, and such a tool refuses it, though its error says what it takes."""
+        error = first_line(self._refused.get(self._signature(tool, given), ""))
+        own = [v for v in given.values() if isinstance(v, str)]
+        shaped = {k: fixed for k, v in given.items() if isinstance(v, str)
+                  and (fixed := in_example_shape(v, error, own)) is not None} if error else {}
+        if len(shaped) != 1:
+            return None
+        [(key, value)] = shaped.items()
+        return {**given, key: value}, key
 
 
 def _as_the_error_asks(miss: CallEvidence, calls: Sequence[CallEvidence], prompt: str,
@@ -298,17 +325,23 @@ async def ask(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any], 
               ) -> str | None:
     """What ``tool`` called with ``arguments`` returns, as text; None when it fails or finds
     nothing (a probe that fails found nothing: it was never the model's call)."""
+    return (await attempt(tool, arguments, ctx, probe))[0]
+
+
+async def attempt(tool: Tool[Any], arguments: dict[str, Any], ctx: RunContext[Any],
+                  probe: Probe) -> tuple[str | None, str]:
+    """:func:`ask`'s text, and the error the tool failed with ("" where it did not)."""
     try:
         value = await asyncio.wait_for(invoke_step(tool, ctx, tool.validate(arguments)),
                                        probe.timeout)
     except ToolArgumentsError:
-        return None
+        return None, ""
     except Exception as exc:
         log.debug("playbook: probe %s failed: %s", tool.name, exc)
-        return None
+        return None, str(exc)
     text, ok = serialize_result(value)
     # a stranger's tool may return anything: what is judged and read for values is bounded
-    return text[:MAX_RESULT_CHARS] if ok and not is_empty_result(text) else None
+    return (text[:MAX_RESULT_CHARS] if ok and not is_empty_result(text) else None), ""
 
 
 def answers(text: str, probe: Probe) -> bool:
@@ -361,7 +394,8 @@ def probed_sequence(prompt: str, calls: Sequence[CallEvidence], found: Mapping[i
                                arg_values(named(said, (results or {}).get(index), prompt))):
             continue
         skipped = sorted({c.call.name for c in calls} - {tool.name})
-        formats = {tool.name: {repair.argument: repair.example}} if reshaped else None
+        formats = ({tool.name: {repair.argument: repair.example}}
+                   if repair.argument and repair.example else None)
         return advised(Insight(
             kind="sequence", domain=domain, tools=[tool.name], keywords=list(keywords),
             advice="", run_id=run_id + PROBED, success=True, iterations=0, task=task,

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from .._id_shape import the_id_as
 from ..datetimes import the_day_as
 from ..words import TEMPLATE_WORDS as TEMPLATE_WORDS  # (defined there; imported from here)
 from ..words import keywords
@@ -269,23 +270,26 @@ class Strategy(LessonParts):
     def for_task(self, task: str) -> Strategy:
         """This strategy as a run of ``task`` is shown it: each example of a date format in
         its advice (a repair's, a first call's argument) written as the one day the task
-        names, where it names one (:func:`~toolcycle.datetimes.the_day_as`); else itself.
+        names, where it names one (:func:`~toolcycle.datetimes.the_day_as`), and each id's
+        example as the one number the task gives of its length, in the example's shape
+        ("CX-31146" for "contract number 77160": "CX-77160", :func:`~toolcycle._id_shape.
+        the_id_as`); else itself.
 
         Why: an example is a value an earlier task passed, and a small model copies it as
         the value (a train task's day passed for another task's). What the code acts on
         (the stored strategy's examples, :mod:`~toolcycle.playbook.reshape`) is unchanged:
         only what this run reads."""
-        changed = {(a.name, a.example): day for a in self._examples()
-                   if (day := the_day_as(a.example, task, self.error_class)) is not None
-                   and day != a.example}
+        changed = {(a.name, a.example): mine for a in self._examples()
+                   if (mine := the_day_as(a.example, task, self.error_class)
+                       or the_id_as(a.example, task)) is not None and mine != a.example}
         if not changed:
             return self
         advice = self.advice
-        for (name, example), day in changed.items():
-            advice = advice.replace(str(Argument(name, example)), str(Argument(name, day)))
+        for (name, example), mine in changed.items():
+            advice = advice.replace(str(Argument(name, example)), str(Argument(name, mine)))
         repair = self.repair
-        if repair is not None and (day := changed.get((repair.argument, repair.example))):
-            repair = replace(repair, example=day)
+        if repair is not None and (own := changed.get((repair.argument, repair.example))):
+            repair = replace(repair, example=own)
         first_args = [Argument(a.name, changed.get((a.name, a.example), a.example))
                       for a in self.first_args]
         return replace(self, advice=advice, repair=repair, first_args=first_args)
@@ -293,7 +297,8 @@ class Strategy(LessonParts):
     def _examples(self) -> list[Argument]:
         """The arguments its advice shows with an example value."""
         repaired = ([Argument(self.repair.argument, self.repair.example)]
-                    if self.repair is not None and self.repair.kind == "argument" else [])
+                    if self.repair is not None and self.repair.kind in ("argument", "alternative")
+                    else [])
         return [a for a in [*self.first_args, *repaired] if a.example]
 
     def _seen_in(self) -> str:
