@@ -21,7 +21,10 @@ probe or by succeeding (:func:`answers_agree`).
 A call refused for the shape of one value ("invalid day '2026-11-23': expected YYYYMMDD") is
 first made again on its own tool with that value written as the error asks, where what it
 means is certain (:func:`_as_the_error_asks`): the call the model should have made, whose
-answer makes the same repair a retry that worked would have (``argument``).
+answer makes the same repair a retry that worked would have (``argument``). Likewise a probe's
+own call of another tool, refused for the shape of an id its error shows ("numbers look like
+CX-00000"), is made once more with the value so written (:meth:`_Asked.reshaped`); the
+``alternative`` repair then carries the value as its example.
 
 What a probe may call is what a fallback may call, for the same reason (nobody asked for it):
 a tool declared ``read_only``, needing no approval and no run context (no ``deps``: a probe runs
