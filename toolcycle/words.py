@@ -81,6 +81,17 @@ EMPTY_TEXT = re.compile(
     re.IGNORECASE,
 )
 
+#: An answer's words for "what was asked is not there" ("is not available", "could not find",
+#: "no data"): read anywhere in an answer (:mod:`toolcycle.run.said_missing`).
+SAID_MISSING = re.compile(
+    r"\b(?:not (?:available|found|listed|known|provided|recorded)|unavailable|"
+    r"(?:could ?n[o']t|can ?n[o']t|cannot|unable to|did ?n[o']t|was unable to) "
+    r"(?:find|locate|retrieve|get|determine)|no (?:data|information|info|records?|entry|"
+    r"details?|results?)|no (?:\w+ ){1,2}(?:is |are |was |were )?(?:found|available)|"
+    r"does ?n[o']t exist|do(?:es)? not have (?:any|the|that|this)? ?(?:data|information))\b",
+    re.IGNORECASE,
+)
+
 #: The fields of a page of results that say where it is, not what it holds (API naming).
 PAGING = frozenset({"page", "pages", "page_size", "per_page", "limit", "offset", "next",
                     "previous", "prev", "cursor", "next_cursor", "total_pages"})
@@ -257,19 +268,18 @@ def name_phrases(text: str) -> list[str]:
     have?"), in order, once each."""
     named = names(text)
     phrases: list[str] = []
-    run: list[str] = []
-    end = 0
+    start = end = -1  # the span of the run of names so far (none: start < 0)
     for match in _TOKEN.finditer(text):
         word = match.group()
-        if word.lower() in named and run and not text[end:match.start()].strip():
-            run.append(word)
-        else:
-            if run:
-                phrases.append(" ".join(run))
-            run = [word] if word.lower() in named else []
-        end = match.end()
-    if run:
-        phrases.append(" ".join(run))
+        gap = text[end:match.start()]
+        if word.lower() in named and start >= 0 and gap and not gap.strip(" "):
+            end = match.end()
+            continue
+        if start >= 0:
+            phrases.append(text[start:end])
+        start, end = (match.start(), match.end()) if word.lower() in named else (-1, match.end())
+    if start >= 0:
+        phrases.append(text[start:end])
     return list(dict.fromkeys(phrases))
 
 

@@ -28,7 +28,9 @@ from toolcycle.evals import read_records
 from toolcycle.run.asked import mismatches
 from toolcycle.run.grounding import answer_text, unsupported_claims
 from toolcycle.run.provenance import Call
+from toolcycle.run.said_missing import SAID_MISSING, named_returned
 from toolcycle.run.units import named_units
+from toolcycle.run.unused_handle import handle_of
 from toolcycle.testing import ScriptedModel
 from toolcycle.tracing.store import TraceStore
 
@@ -71,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
                 off = [m.kind for m in mismatches(
                     request, named_units(request), calls,
                     to_jsonable_python(trace.output, fallback=str), list(described.items()))]
+                # the answer says what was asked is missing where a result named it, or the
+                # last finding was an id no later call was given (no check that a tool takes
+                # it: this over-counts the library's said_missing, which asks the agent)
+                if SAID_MISSING.search(answer) and (named_returned(request, calls) or (
+                        calls and handle_of(calls[-1].result) is not None)):
+                    off.append("said_missing")
                 score = record.score("right")
                 right = bool(score and score.passed)
                 table[(right, bool(claims))] += 1

@@ -52,7 +52,7 @@ def test_an_answer_using_a_found_figure_passes_at_once() -> None:
     assert result.attempts == 1
 
 
-@pytest.mark.parametrize("answer", ["No loans found.", "I could not find it."])
+@pytest.mark.parametrize("answer", ["It was a quiet day.", "The title is popular."])
 def test_the_second_look_never_changes_the_status(answer: str) -> None:
     """Written again after the re-ask, the answer stands: an answer may rightly use nothing a
     tool found, so the re-ask is a second look, not a verdict."""
@@ -60,6 +60,18 @@ def test_the_second_look_never_changes_the_status(answer: str) -> None:
                    answer, answer])
     assert [a.validator for a in result.trace.attempts] == ["grounding", None]
     assert result.status == "success"
+
+
+@pytest.mark.parametrize("answer", ["No loans found.", "I could not find it.",
+                                    "The number of loans is not available."])
+def test_an_answer_that_says_missing_what_a_result_holds_is_ungrounded(answer: str) -> None:
+    """Saying what was asked is not there, where a result holds the field the request names
+    (``loans`` for "how many loans"), is no answer the run can vouch for
+    (toolcycle/run/said_missing.py); the re-ask came first, as for any second look."""
+    result = _run([call("daily_loans", {"title": "AV3814", "date": "12/07/2026"}),
+                   answer, answer])
+    assert [a.validator for a in result.trace.attempts] == ["grounding", None]
+    assert (result.output, result.status) == (answer, "ungrounded")
 
 
 def test_results_holding_no_figure_the_request_lacks_ask_nothing() -> None:

@@ -49,6 +49,7 @@ from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
 from .figures import FIGURE, figure_key
+from .said_missing import said_missing
 from .sources import Sources, small, sources_of
 from .state import RunState
 from .units import read_unit
@@ -179,8 +180,9 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     if isinstance(output, str) and holds_nothing(output):
         return "ungrounded"
     sources = sources_of(state)
-    if unsupported_claims(answer_text(as_data(output)), sources.text, sources.countable,
-                          sources.listed) or _nothing_found(state, sources):
+    text = answer_text(as_data(output))
+    if unsupported_claims(text, sources.text, sources.countable, sources.listed) or (
+            _nothing_found(state, sources)) or said_missing(state, text) is not None:
         return "ungrounded"
     return status
 

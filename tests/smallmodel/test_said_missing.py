@@ -1,0 +1,72 @@
+"""An answer that says what was asked is not there, where the run's own results say it is
+(toolcycle/run/said_missing.py): the 1.5B stopped after a lookup gave an id and answered that
+the figure was "not available", a ``success`` (first-hour held-out sets). The domain here is
+another (lighthouses)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Limits
+from toolcycle.run.said_missing import SAID_MISSING
+from toolcycle.testing import ScriptedModel, call
+
+LIGHTS = {"Skerry Point": "LH-417"}
+
+
+def find_lighthouse(name: str) -> Any:
+    """Find a lighthouse by its name and return its id."""
+    return LIGHTS.get(name, [])
+
+
+def lighthouse_info(lighthouse_id: str) -> dict[str, Any]:
+    """Details of a lighthouse by id: height in metres, range in nautical miles, keeper."""
+    return {"lighthouse_id": lighthouse_id, "height_m": 41, "range_nm": 18, "keeper": "Ida Roe"}
+
+
+def _run(script: list[Any], question: str) -> Any:
+    agent = Agent(ScriptedModel(script), "Answer using the tools.",
+                  [find_lighthouse, lighthouse_info], grounding=True,
+                  limits=Limits(max_attempts=3))
+    return agent.run_sync(question)
+
+
+def test_a_chain_stopped_after_its_lookup_and_answered_missing_is_ungrounded() -> None:
+    said = "The height of Skerry Point is not available."
+    result = _run([call("find_lighthouse", {"name": "Skerry Point"}), said, said],
+                  "How tall is the Skerry Point lighthouse?")
+    assert "`lighthouse_info` takes `lighthouse_id`" in result.trace.attempts[0].errors[0]
+    assert (result.output, result.status) == (said, "ungrounded")
+
+
+def test_an_answer_missing_what_a_result_named_is_ungrounded() -> None:
+    said = "I could not find the height."
+    result = _run([call("find_lighthouse", {"name": "Skerry Point"}),
+                   call("lighthouse_info", {"lighthouse_id": "LH-417"}), said, said],
+                  "What is the height of the Skerry Point lighthouse?")
+    assert (result.output, result.status) == (said, "ungrounded")
+
+
+def test_missing_where_the_lookup_found_nothing_is_an_answer() -> None:
+    said = "No lighthouse named Gull Rock was found."
+    result = _run([call("find_lighthouse", {"name": "Gull Rock"}), said],
+                  "How tall is the Gull Rock lighthouse?")
+    assert (result.output, result.status) == (said, "success")
+
+
+def test_the_right_answer_with_its_figure_passes() -> None:
+    result = _run([call("find_lighthouse", {"name": "Skerry Point"}),
+                   call("lighthouse_info", {"lighthouse_id": "LH-417"}),
+                   "Skerry Point is 41 m tall."], "How tall is the Skerry Point lighthouse?")
+    assert result.status == "success" and result.attempts == 1
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("The figure is not available.", True), ("I couldn't find it", True),
+    ("No records were found for LH-417.", True), ("No data.", True),
+    ("It is 41 m tall; nothing else is known.", False), ("Not bad: 41 m.", False),
+])
+def test_the_words_that_say_missing(text: str, says: bool) -> None:
+    assert bool(SAID_MISSING.search(text)) is says

@@ -1,0 +1,61 @@
+"""An answer that says what was asked is not there, where the run's own results say it is.
+
+A small model that stops early often ends with "the capacity of Les Pins is not available":
+no figure, no name, nothing for grounding to check, and the run was a ``success``. Two kinds
+of evidence in the run's typed parts say the answer is wrong, not merely short:
+
+- a lookup gave an id that no call used, and an offered tool takes it
+  (:func:`.unused_handle.unused_handle`): the thing exists, and the step that reads its
+  record was never made (the chain stopped after its first call);
+- a result holds a field the request names (:func:`.asked_field.named_field`, ``capacity``
+  for "what is the capacity"), with a value: what was asked was returned.
+
+Either way the status is ``"ungrounded"``: the answer rests on no result, and one says
+otherwise. Grounding has re-asked such a run already (the unused id, the unused results);
+this is what the status says when the model kept its answer. An answer that says so without
+such evidence (every lookup found nothing) stands: "no open tickets" can be the answer.
+Which words say "missing" is English (:data:`toolcycle.words.SAID_MISSING`, with the reason).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..words import SAID_MISSING as SAID_MISSING  # (the words: defined there)
+from .asked_field import named_field, request_words
+from .provenance import Call, calls_of, keyed_leaves, request_of
+from .state import RunState
+from .unused_handle import unused_handle
+
+#: The most of an answer read for the words (an answer saying so says it early).
+_READ = 2000
+
+
+def said_missing(state: RunState, answer: str) -> str | None:
+    """Why the answer's "not there" is contradicted by the run (a line for the trace's
+    reader), or ``None`` where the answer says no such thing or nothing contradicts it."""
+    if not SAID_MISSING.search(answer[:_READ]):
+        return None
+    if unused_handle(state) is not None:
+        return "a lookup gave an id that no call used, and an offered tool takes it"
+    return named_returned(request_of(state), calls_of(state))
+
+
+def named_returned(request: str, calls: Sequence[Call]) -> str | None:
+    """Which call returned a value under a field the ``request`` names, or ``None``."""
+    words = request_words(request)
+    for call in calls:
+        for key, value in keyed_leaves(_parsed(call.result), 2000):
+            if key and value not in (None, "", [], {}) and named_field(key, words):
+                return f"`{call.name}` returned `{key}`, which the request asks about"
+    return None
+
+
+def _parsed(result: str) -> Any:
+    """A result's JSON value; ``None`` for text (a check must not fail on a tool's output)."""
+    try:
+        return json.loads(result)
+    except (ValueError, RecursionError):
+        return None
