@@ -77,7 +77,8 @@ RETURNED_MEANINGS: dict[str, str] = {
     "tool_error": "the answer is a tool's error text, passed through by the model",
     "ungrounded": "the answer asserts figures or names that no tool result, the request or "
     "the instructions hold, or a tool call failed and none found anything, or it is an empty "
-    "value (grounding), so do not trust it as a success",
+    "value, or it says what was asked is not there where a result says it is (grounding), so "
+    "do not trust it as a success",
     "mismatched": "the answer answers another question than the request (a unit or a "
     "conversion it did not ask for, figures of different units added up, a figure from a "
     "field it does not name, a thing it names never looked up, a sum begun on figures from "
