@@ -134,8 +134,11 @@ DOMAINS = (
 #: fixes from them (5385e67) and replayed them: development data too. 6807 was fixed by
 #: session 34 at 08:51 UTC, committed before any run on it, run whole on cb32692 (25 of 36
 #: right), and its three wrong `success`es read and fixed toward (f7c4710): development data
-#: too. 6808 was fixed by session 34 at 10:15 UTC and is unrun.
-REPORT_SEED = 6808
+#: too. 6808 was fixed by session 34 at 10:15 UTC, run whole on b4a2868 by session 35 (29 of
+#: 36 right, no wrong answer said `success`), and the checks replayed over its traces (no
+#: trace of it read, no code changed from it). 6809 was fixed by session 35 at 12:25 UTC and
+#: is unrun.
+REPORT_SEED = 6809
 
 PEOPLE = ("Ingrid Falk", "Tomasz Nowak", "Amara Diallo", "Luis Ortega", "Hana Kovac",
           "Pieter de Vries", "Chloe Martin", "Ravi Menon", "Sofia Rossi", "Kwame Mensah",
