@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 # the answer says what was asked is missing where a result named it, or the
                 # last finding was an id no later call was given (no check that a tool takes
                 # it: this over-counts the library's said_missing, which asks the agent)
-                if SAID_MISSING.search(answer) and (named_returned(request, calls) or (
+                if SAID_MISSING.search(answer) and (named_returned(request, calls, answer) or (
                         calls and handle_of(calls[-1].result) is not None)):
                     off.append("said_missing")
                 score = record.score("right")

@@ -70,3 +70,11 @@ def test_the_right_answer_with_its_figure_passes() -> None:
 ])
 def test_the_words_that_say_missing(text: str, says: bool) -> None:
     assert bool(SAID_MISSING.search(text)) is says
+
+
+def test_missing_words_beside_the_value_asked_are_about_something_else() -> None:
+    said = "The keeper is Ida Roe; her phone number is not listed."
+    result = _run([call("find_lighthouse", {"name": "Skerry Point"}),
+                   call("lighthouse_info", {"lighthouse_id": "LH-417"}), said],
+                  "Who is the keeper of the Skerry Point lighthouse?")
+    assert (result.output, result.status) == (said, "success")

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..words import SAID_MISSING as SAID_MISSING  # (the words: defined there)
 from .asked_field import named_field, request_words
-from .provenance import Call, calls_of, keyed_leaves, request_of
+from .provenance import Call, calls_of, figures_in, keyed_leaves, number, request_of
 from .state import RunState
 from .unused_handle import unused_handle
 
@@ -40,15 +40,22 @@ def said_missing(state: RunState, answer: str) -> str | None:
         return None
     if unused_handle(state) is not None:
         return "a lookup gave an id that no call used, and an offered tool takes it"
-    return named_returned(request_of(state), calls_of(state))
+    return named_returned(request_of(state), calls_of(state), answer)
 
 
-def named_returned(request: str, calls: Sequence[Call]) -> str | None:
-    """Which call returned a value under a field the ``request`` names, or ``None``."""
+def named_returned(request: str, calls: Sequence[Call], answer: str) -> str | None:
+    """Which call returned a value under a field the ``request`` names that the ``answer``
+    does not give, or ``None``. (A value the answer gives makes its "missing" words about
+    something else: "Ann Lee; her phone number is not listed".)"""
     words = request_words(request)
+    low, figures = answer.lower(), figures_in(answer)
     for call in calls:
         for key, value in keyed_leaves(_parsed(call.result), 2000):
-            if key and value not in (None, "", [], {}) and named_field(key, words):
+            if not key or value in (None, "", [], {}) or not named_field(key, words):
+                continue
+            given = (number(value) in figures if number(value) is not None
+                     else str(value).strip().lower() in low)
+            if not given:
                 return f"`{call.name}` returned `{key}`, which the request asks about"
     return None
 
