@@ -34,8 +34,8 @@ _READ = 2000
 
 
 def said_missing(state: RunState, answer: str) -> str | None:
-    """Why the answer's "not there" is contradicted by the run (a line for the trace's
-    reader), or ``None`` where the answer says no such thing or nothing contradicts it."""
+    """What in the run contradicts the answer's "not there" (said in words, for tests and
+    debugging), or ``None`` where the answer says no such thing or nothing contradicts it."""
     if not SAID_MISSING.search(answer[:_READ]):
         return None
     if unused_handle(state) is not None:
@@ -53,7 +53,8 @@ def named_returned(request: str, calls: Sequence[Call], answer: str) -> str | No
         for key, value in keyed_leaves(_parsed(call.result), 2000):
             if not key or value in (None, "", [], {}) or not named_field(key, words):
                 continue
-            given = (number(value) in figures if number(value) is not None
+            figure = number(value)
+            given = (figure in figures if figure is not None
                      else str(value).strip().lower() in low)
             if not given:
                 return f"`{call.name}` returned `{key}`, which the request asks about"
