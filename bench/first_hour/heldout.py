@@ -136,8 +136,9 @@ DOMAINS = (
 #: right), and its three wrong `success`es read and fixed toward (f7c4710): development data
 #: too. 6808 was fixed by session 34 at 10:15 UTC, run whole on b4a2868 by session 35 (29 of
 #: 36 right, no wrong answer said `success`), and the checks replayed over its traces (no
-#: trace of it read, no code changed from it). 6809 was fixed by session 35 at 12:25 UTC and
-#: is unrun.
+#: trace of it read, no code changed from it). 6809 was fixed by session 35 at 12:25 UTC; a
+#: start on 6459089 was stopped for time after 2 of its 12 agents (their two progress lines
+#: seen, no trace read, no code changed from them): run it whole.
 REPORT_SEED = 6809
 
 PEOPLE = ("Ingrid Falk", "Tomasz Nowak", "Amara Diallo", "Luis Ortega", "Hana Kovac",
