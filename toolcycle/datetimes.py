@@ -354,6 +354,8 @@ _NAMED_DAY = re.compile(
     rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTH})\.?,?\s+(?P<y2>\d{{4}}))\b")
 _MONTH_NUMBERS = {date(2026, m, 1).strftime(f).lower(): m for m in range(1, 13)
                   for f in ("%B", "%b")}
+#: The most of a text read for the days it names (a task, not a document).
+_READ_TEXT = 4000
 
 
 def days_named(text: str) -> set[date]:
@@ -389,8 +391,3 @@ def the_day_as(example: str, task: str, error_class: str = "") -> str | None:
         return None
     days = days_named(task)
     return days.pop().strftime(fmt) if len(days) == 1 else None
-
-
-#: The most of a text read for the days it names (a task, not a document).
-_READ_TEXT = 4000
-

@@ -326,16 +326,17 @@ def is_empty_result(result: str | None) -> bool:
     if EMPTY_TEXT.match(result):
         return True
     try:  # (a stranger's tool may nest deeper than Python recurses: that holds something)
-        return _empty_value(json.loads(result))
+        return is_empty_value(json.loads(result))
     except (ValueError, RecursionError):
         return False
 
 
-def _empty_value(value: Any) -> bool:
+def is_empty_value(value: Any) -> bool:
+    """:func:`is_empty_result` for a result already parsed as JSON."""
     if value is None or value == "" or value == [] or value == {}:
         return True
     if isinstance(value, dict):
-        return all(_empty_value(v) for v in value.values()) or _empty_page(value)
+        return all(is_empty_value(v) for v in value.values()) or _empty_page(value)
     return False
 
 
@@ -344,9 +345,9 @@ def _empty_page(page: dict[Any, Any]) -> bool:
     page of nothing. (An "ok" with no collection beside it is an answer: a health check.)"""
     collections = [v for k, v in page.items() if isinstance(v, (list, dict))
                    or (v is None and str(k).lower() in COLLECTIONS)]
-    if not collections or not all(_empty_value(v) for v in collections):
+    if not collections or not all(is_empty_value(v) for v in collections):
         return False
-    return all(isinstance(v, (list, dict)) or _empty_value(v) or str(k).lower() in PAGING
+    return all(isinstance(v, (list, dict)) or is_empty_value(v) or str(k).lower() in PAGING
                or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
                or (str(k).lower() in ENVELOPE and str(v).lower() in WENT_THROUGH)
                for k, v in page.items())

@@ -52,3 +52,7 @@ def test_a_fields_short_form_of_a_requests_word_is_named() -> None:
     assert named_field("occupancy_pct", words) and named_field("avg_qty", words)
     assert not named_field("code", words) and not named_field("pt", words)  # (too short)
     assert not named_field("cap", request_words("What is the price?"))
+    assert named_field("temp_c", request_words("What is the temperature?"))  # a 4-letter start
+    # a word of its own is no short form, though its letters are in order in the request's
+    assert not named_field("age", request_words("What is the average?"))
+    assert not named_field("set", request_words("Sales in september?"))

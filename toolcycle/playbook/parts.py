@@ -60,7 +60,9 @@ class Repair:
     (``""``: as the task worded it, no example); ``prerequisite``: the retry's ``argument``
     came from the result of ``via`` (call it first); ``alternative``: another tool, ``via``,
     answered instead (``rename``: where it took the failed call's argument under another
-    name, ``doctor`` as ``clinician``); ``schema``: no run showed a fix, but the loop refused
+    name, ``doctor`` as ``clinician``; ``argument`` and ``example``: where it took one value
+    only in its own shape, a probe's finding: ``number`` like ``CX-77160``); ``schema``: no
+    run showed a fix, but the loop refused
     the call's arguments and quoted the tool's schema: it takes ``via_args`` (required ones
     first) and nothing else.
     """

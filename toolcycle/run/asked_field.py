@@ -39,6 +39,7 @@ from .units import read_unit
 
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _WORDS = re.compile(r"[a-z]+")
+_VOWELS = frozenset("aeiou")
 
 
 def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Sequence[Call],
@@ -193,16 +194,20 @@ def named_field(key: str, words: set[str]) -> bool:
 
 def _abbreviates(part: str, words: set[str]) -> bool:
     """Whether a field's word is a short form of a word of the request: three letters or
-    more, the longer word's first letter first and every letter found in it in order
-    ("pct" of "percent", "qty" of "quantity", "avg" of "average").
+    more, the longer word's first letter first and every letter found in it in order, the
+    letters after the first all consonants ("pct" of "percent", "qty" of "quantity", "avg"
+    of "average"), or its first four letters or more ("temp" of "temperature").
 
     Why: a field's author abbreviates what a person writes out; read as a word the request
     lacks, the 1.5B's right answer, ``occupancy_pct`` for "occupancy in percent", was
-    refused as a figure of a field the request does not name."""
+    refused as a figure of a field the request does not name. Only such forms: a word of
+    its own is no short form ("age" is in "average" letter by letter, "set" in "september")."""
     if len(part) < 3 or not part.isalpha():
         return False
-    return any(len(word) > len(part) and word[0] == part[0] and _in_order(part, word)
-               for word in words)
+    skeleton = not _VOWELS.intersection(part[1:])
+    return any(len(word) > len(part) and word[0] == part[0] and (
+        (skeleton and _in_order(part, word)) or (len(part) >= 4 and word.startswith(part)))
+        for word in words)
 
 
 def _in_order(letters: str, word: str) -> bool:

@@ -221,11 +221,9 @@ def request_of(state: RunState) -> str:
     (an occupancy figure, for "occupancy in percent") was refused because the request
     "asked about `code`", the word of the advice."""
     texts = [state.setup.core.instructions or ""]
-    advice = state.learned_advice
     for index, message in enumerate(state.messages):
         if message.role in ("user", "system"):
-            texts.append(message.text.replace(advice, "") if advice and message.role == "system"
-                         else message.text)
+            texts.append(state.said_text(message))
             if index >= state.new_message_index and message.role == "user":
                 break
     return "\n".join(texts)

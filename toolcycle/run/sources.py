@@ -16,7 +16,7 @@ from typing import Any
 from ..datetimes import dates_in, example_dates, names_a_date, names_date
 from ..messages import ToolCall, ToolResult
 from ..tools import ToolDefinition
-from ..words import is_empty_result
+from ..words import is_empty_result, is_empty_value
 from .figures import FIGURE, figure_key
 from .state import RunState
 
@@ -108,8 +108,7 @@ def sources_of(state: RunState) -> Sources:
     for index, message in enumerate(state.messages):
         texts = []
         if message.role in ("user", "system") and not prompted:
-            texts.append(message.text.replace(state.learned_advice, "")
-                         if message.role == "system" and state.learned_advice else message.text)
+            texts.append(state.said_text(message))
             prompted = index >= state.new_message_index and message.role == "user"
         for part in message.parts:
             if isinstance(part, ToolCall):
@@ -165,12 +164,12 @@ class Shape:
 
 def shape_of(result: str) -> Shape:
     """The :class:`Shape` of a tool result."""
-    holds = not is_empty_result(result)  # (a page of nothing, "No results.": nothing)
     try:
         value = json.loads(result)
     except (ValueError, RecursionError):  # text, or JSON nested past the parser
-        text = bool(result.strip())
-        return Shape(countable=text, listed=True, holds=holds)
+        text = bool(result.strip())  # ("No results." holds nothing)
+        return Shape(countable=text, listed=True, holds=not is_empty_result(result))
+    holds = not is_empty_value(value)  # (a page of nothing holds nothing)
     countable = False
     listed = value is None or value == {} or value == ""
     stack: list[Any] = [value]

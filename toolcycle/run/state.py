@@ -289,6 +289,14 @@ class RunState:
     #: in a thread before anything of the run executes); ``None`` for a run that starts.
     claim: Callable[[], None] | None = None
 
+    def said_text(self, message: Message) -> str:
+        """What a user or system message says for the checks of an answer: a system
+        message without the playbook's advice (:attr:`learned_advice`: learned from other
+        tasks, it is neither a source of figures nor part of what was asked)."""
+        if message.role == "system" and self.learned_advice:
+            return message.text.replace(self.learned_advice, "")
+        return message.text
+
     def tool_text(self, result: ToolResult) -> str:
         """What the tool returned: ``result``'s content without the loop guard's note.
 
