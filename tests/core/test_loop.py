@@ -153,7 +153,7 @@ async def test_an_unknown_tool_is_told_the_one_tool_its_arguments_fit() -> None:
     assert first.error == ("Unknown tool `reed_daily`: `pond_day_stats` is the tool that takes "
                            "pond, day; did you mean it? Available tools: pond_day_stats, "
                            "reed_card, reed_lookup.")
-    # "pond" alone fits two tools (pond_day_stats requires a day too, so only reed_card):
+    # {"pond"} alone: pond_day_stats also requires a day, so only reed_card takes it
     assert second.error is not None and "`reed_card` is the tool that takes pond" in second.error
 
 
