@@ -9,7 +9,8 @@ from collections.abc import Mapping
 
 from toolcycle.playbook import Insight, Playbook
 from toolcycle.playbook.dead_end import FOUND_NOTHING
-from toolcycle.playbook.lesson import Findings, TraceAnalysis
+from toolcycle.playbook.lesson import TraceAnalysis
+from toolcycle.playbook.reflector import Findings
 from toolcycle.playbook.strategy import Strategy
 from toolcycle.tracing.trace import Trace
 

@@ -120,25 +120,3 @@ class LessonType(Protocol):
     def owns(self, strategy: Strategy) -> bool:
         """Whether ``strategy`` is one this type made."""
         ...
-
-
-@dataclass(slots=True)
-class Findings:
-    """What probing a failed run found: repairs of its calls (by index), and the sequence
-    the call or chain that held the answer teaches (None where none did, or its values were
-    not the task's)."""
-
-    repairs: dict[int, Repair]
-    sequence: Insight | None = None
-
-
-class Prober(Protocol):
-    """What asks the agent's other tools what a failed run missed, in offline learning, where
-    the task's expected answer tells a repair (:class:`~toolcycle.playbook.probe_chain.
-    FailedRunProbe`). The learner runs no tool itself: probing is this one step, before the
-    lessons are proposed from the run's evidence."""
-
-    def findings(self, trace: Trace, analysis: TraceAnalysis, *, domain: str,
-                 descriptions: Mapping[str, frozenset[str]] | None = None) -> Findings:
-        """Repairs of the run's misses and the sequence they teach (it calls tools)."""
-        ...

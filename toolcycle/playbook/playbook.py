@@ -35,7 +35,6 @@ from .checks import check_playbook
 from .curator import Curator, Delta
 from .dead_end import FOUND_NOTHING
 from .evidence import shaped_values
-from .lesson import Prober
 from .location import open_store
 from .no_call import NO_CALL
 from .offer import RoutineOffer
@@ -43,8 +42,7 @@ from .outcome import Grader, RunOutcome, judge
 from .probe import current_probe
 from .probe_chain import FailedRunProbe
 from .read_only import tell_once
-from .reflector import LLMReflector, analyse, reflect
-from .routine_result import StandIns
+from .reflector import LLMReflector, Prober, StandIns, analyse, reflect
 from .stats import (
     ToolStats,
     compute_stats,
@@ -402,7 +400,7 @@ class Playbook:
 
         The trace is read once, into its analysis (:func:`~toolcycle.playbook.reflector.
         analyse`); ``prober``: in offline learning, a failed run's misses are then asked of
-        the other tools (one step, behind :class:`~toolcycle.playbook.lesson.Prober`), and
+        the other tools (one step, behind :class:`~toolcycle.playbook.reflector.Prober`), and
         what holds the expected answer repairs them; each lesson type proposes from that
         evidence; the store is written once, at the end."""
         domain = self.domain or trace.agent_name

@@ -30,8 +30,9 @@ from ..words import name_phrases
 from .applicability import json_leaves, row_pick, sequence_words
 from .carry import carried, properties, required_params, typed
 from .evidence import CallEvidence, Repair, arg_values
-from .lesson import Findings, TraceAnalysis
+from .lesson import TraceAnalysis
 from .probe import Probe, answers, ask, eligible, probe_context, probe_repairs, probed_sequence
+from .reflector import Findings
 from .routine import feed_example
 from .sequence import advised
 from .strategy import PROBED, Insight
@@ -164,7 +165,7 @@ def _signature(tool: str, args: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FailedRunProbe:
-    """The :class:`~toolcycle.playbook.lesson.Prober` of offline learning: ``probe``'s single
+    """The :class:`~toolcycle.playbook.reflector.Prober` of offline learning: ``probe``'s single
     probes of a failed run's misses, then a chain (:func:`probe_failed_run`), in an event loop
     of their own on the learning thread."""
 

@@ -1,4 +1,4 @@
-"""The reflector: a finished trace in, insights out.
+"""The reflector: a finished trace in, insights out; the learner's reading of one run.
 
 Two passes. The deterministic pass always runs and costs microseconds: it finds the calls
 that held the answer (the answering call and the calls that fed its arguments), the calls
@@ -6,18 +6,26 @@ that missed (errors, repeats, empty results) and what repaired each miss (:mod:`
 The optional LLM pass (:class:`LLMReflector`) asks a model — any model the Agent machinery
 can drive, the local one included — for advice as structured output, for lessons the
 trace's shape alone cannot show.
+
+Around the passes, what the learner asks and judges while it reads a run lives here too: the
+:class:`Prober` it asks of a failed run's misses in offline learning (the one step that calls
+tools; its :class:`Findings` repair the misses before the lesson types propose), and
+:class:`StandIns`, which reads the calls a routine, repair or fallback answered for the model
+as the strategies it was shown judge them. Both were elsewhere (the lesson types' protocol
+module, the routines' answer text) though no lesson type and no routine uses them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from ..tracing.trace import Trace
 from ..words import keywords, task_fingerprint, task_words
-from .evidence import answer_chain, blames_arguments, classify, repair_of
+from .evidence import CallEvidence, answer_chain, blames_arguments, classify, repair_of
 from .evidence import shaped_values as shaped_values
 from .lesson import RunEvidence, TraceAnalysis, WastedCall
 from .lessons import LESSON_TYPES
@@ -29,9 +37,10 @@ from .pitfall import normalise_error as normalise_error
 from .pitfall import pitfall_advice as pitfall_advice
 from .pitfall import shown_error as shown_error
 from .sequence import sequence_advice as sequence_advice
-from .strategy import Insight
+from .strategy import Insight, Repair
 
-__all__ = ["NO_CALL", "NO_CALL_ADVICE", "LLMReflector", "TraceAnalysis", "WastedCall", "analyse",
+__all__ = ["NO_CALL", "NO_CALL_ADVICE", "Findings", "LLMReflector", "Prober", "StandIns",
+           "TraceAnalysis", "WastedCall", "analyse",
            "answered_without_a_call", "expected_arguments", "normalise_error", "pitfall_advice",
            "reflect", "sequence_advice", "shaped_values", "shown_error"]
 
@@ -93,6 +102,77 @@ def reflect(trace: Trace, *, success: bool, domain: str,
     run = RunEvidence(trace, analysis if analysis is not None else analyse(trace, success),
                       success, domain, descriptions, schemas, dead_ends)
     return [insight for lesson_type in LESSON_TYPES for insight in lesson_type.propose(run)]
+
+
+@dataclass(slots=True)
+class Findings:
+    """What probing a failed run found: repairs of its calls (by index), and the sequence
+    the call or chain that held the answer teaches (None where none did, or its values were
+    not the task's)."""
+
+    repairs: dict[int, Repair]
+    sequence: Insight | None = None
+
+
+class Prober(Protocol):
+    """What asks the agent's other tools what a failed run missed, in offline learning, where
+    the task's expected answer tells a repair (:class:`~toolcycle.playbook.probe_chain.
+    FailedRunProbe`). The learner runs no tool itself: probing is this one step, before the
+    lessons are proposed from the run's evidence."""
+
+    def findings(self, trace: Trace, analysis: TraceAnalysis, *, domain: str,
+                 descriptions: Mapping[str, frozenset[str]] | None = None) -> Findings:
+        """Repairs of the run's misses and the sequence they teach (it calls tools)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class StandIns:
+    """An agent's stand-ins, by the tool whose calls each answers: ``firsts``, routine ->
+    its first tool (the routine answers that tool's calls); ``repairs``, a tool -> the
+    routine repairing its failed calls; ``alternatives``, a tool -> the tool its fallback
+    calls."""
+
+    firsts: Mapping[str, str]
+    repairs: Mapping[str, str]
+    alternatives: Mapping[str, str]
+
+    def stood_in(self, offered: Collection[str] | None, calls: Sequence[CallEvidence]
+                 ) -> set[str]:
+        """The tools whose calls a stand-in answered in a run offered ``offered``: the first
+        tools of the routines it was offered, and each tool a fallback answered for (its
+        results are not the tool's alone, so neither a sequence nor a statistic of it), and
+        each tool a routine repaired a call of, or called again with a reshaped, respelled
+        or renamed argument (its value is not the model's), as each call's record says
+        (``ToolCallRecord.stand_in``, what the stand-in noted)."""
+        if not offered:
+            return set()
+        return ({self.firsts[name] for name in offered if name in self.firsts}
+                | {c.call.name for c in calls
+                   if (act := c.call.stand_in) is not None and act.kind != "routine"})
+
+    def as_judged(self, calls: Sequence[CallEvidence], stood_in: Collection[str]
+                  ) -> list[tuple[str, str]]:
+        """The run's calls as the strategies it was shown judge them: a call a routine stood
+        in for is a call of the routine; one a fallback answered is the failed call, then the
+        alternative's (so the pitfall counts as followed); one a routine repaired is a call
+        of the routine. One called again with a reshaped argument stays a call of its tool:
+        the pitfall whose format it took was followed, for the model."""
+        routine_of = {tool: routine for routine, tool in self.firsts.items()}
+        made: list[tuple[str, str]] = []
+        for c in calls:
+            name, act = c.call.name, c.call.stand_in
+            kind = None if act is None or name not in stood_in else act.kind
+            if kind == "fallback" and name in self.alternatives:
+                fine = act is not None and act.ok
+                made += [(name, "error"), (self.alternatives[name], "ok" if fine else "error")]
+            elif kind == "repair" and name in self.repairs:
+                made.append((self.repairs[name], c.status))
+            elif name in stood_in and name in routine_of:
+                made.append((routine_of[name], c.status))
+            else:
+                made.append((name, c.status))
+        return made
 
 
 class LessonModel(BaseModel):

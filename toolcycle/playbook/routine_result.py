@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..context import RunContext
 from ..tracing.stand_in import StandIn, StandInKind, StepOutcome, StepStatus
 from ..tracing.trace import Trace
-from .evidence import CallEvidence, is_empty_result
+from .evidence import is_empty_result
 
 #: The stand-in record's types are the trace's (:mod:`toolcycle.tracing.stand_in`); the
 #: playbook's modules name them from here, beside what writes and reads them.
-__all__ = ["MAX_STEPS", "CallKey", "StandIn", "StandInKind", "StandIns", "StepOutcome",
+__all__ = ["MAX_STEPS", "CallKey", "StandIn", "StandInKind", "StepOutcome",
            "StepStatus", "completed", "note", "noted", "ran_whole", "steps_of"]
 
 #: How a step's line says it ended, after ``name(arguments)``.
@@ -74,55 +73,6 @@ def noted(trace: Trace) -> Mapping[CallKey, StandIn]:
     return {(call.attempt, call.call_id): call.stand_in
             for step in trace.steps for call in step.tool_calls
             if call.stand_in is not None}
-
-
-@dataclass(frozen=True, slots=True)
-class StandIns:
-    """An agent's stand-ins, by the tool whose calls each answers: ``firsts``, routine ->
-    its first tool (the routine answers that tool's calls); ``repairs``, a tool -> the
-    routine repairing its failed calls; ``alternatives``, a tool -> the tool its fallback
-    calls."""
-
-    firsts: Mapping[str, str]
-    repairs: Mapping[str, str]
-    alternatives: Mapping[str, str]
-
-    def stood_in(self, offered: Collection[str] | None, calls: Sequence[CallEvidence]
-                 ) -> set[str]:
-        """The tools whose calls a stand-in answered in a run offered ``offered``: the first
-        tools of the routines it was offered, and each tool a fallback answered for (its
-        results are not the tool's alone, so neither a sequence nor a statistic of it), and
-        each tool a routine repaired a call of, or called again with a reshaped, respelled
-        or renamed argument (its value is not the model's), as each call's record says
-        (``ToolCallRecord.stand_in``, what the stand-in noted)."""
-        if not offered:
-            return set()
-        return ({self.firsts[name] for name in offered if name in self.firsts}
-                | {c.call.name for c in calls
-                   if (act := c.call.stand_in) is not None and act.kind != "routine"})
-
-    def as_judged(self, calls: Sequence[CallEvidence], stood_in: Collection[str]
-                  ) -> list[tuple[str, str]]:
-        """The run's calls as the strategies it was shown judge them: a call a routine stood
-        in for is a call of the routine; one a fallback answered is the failed call, then the
-        alternative's (so the pitfall counts as followed); one a routine repaired is a call
-        of the routine. One called again with a reshaped argument stays a call of its tool:
-        the pitfall whose format it took was followed, for the model."""
-        routine_of = {tool: routine for routine, tool in self.firsts.items()}
-        made: list[tuple[str, str]] = []
-        for c in calls:
-            name, act = c.call.name, c.call.stand_in
-            kind = None if act is None or name not in stood_in else act.kind
-            if kind == "fallback" and name in self.alternatives:
-                fine = act is not None and act.ok
-                made += [(name, "error"), (self.alternatives[name], "ok" if fine else "error")]
-            elif kind == "repair" and name in self.repairs:
-                made.append((self.repairs[name], c.status))
-            elif name in stood_in and name in routine_of:
-                made.append((routine_of[name], c.status))
-            else:
-                made.append((name, c.status))
-        return made
 
 
 def completed(names: list[str], lines: list[str]) -> str:
