@@ -92,6 +92,11 @@ SAID_MISSING = re.compile(
     re.IGNORECASE,
 )
 
+#: A field's value that says it holds none (``"capacity": "unknown"``, ``"fax": "-"``), beside
+#: :data:`EMPTY_TEXT`'s "n/a" and "none" and :data:`SAID_MISSING`'s "not available": a record
+#: saying so supports an answer that says what was asked is not there. English, as those are.
+NO_VALUE = re.compile(r"^\s*(?:unknown|tbd|tba|[-\u2013\u2014?]+)\s*$", re.IGNORECASE)
+
 #: The fields of a page of results that say where it is, not what it holds (API naming).
 PAGING = frozenset({"page", "pages", "page_size", "per_page", "limit", "offset", "next",
                     "previous", "prev", "cursor", "next_cursor", "total_pages"})

@@ -78,3 +78,19 @@ def test_missing_words_beside_the_value_asked_are_about_something_else() -> None
                    call("lighthouse_info", {"lighthouse_id": "LH-417"}), said],
                   "Who is the keeper of the Skerry Point lighthouse?")
     assert (result.output, result.status) == (said, "success")
+
+
+@pytest.mark.parametrize("recorded", ["n/a", "unknown", "-", "Not available", None])
+def test_a_record_that_says_the_field_is_empty_agrees_with_missing(recorded: Any) -> None:
+    def lighthouse_record(lighthouse_id: str) -> dict[str, Any]:
+        """Details of a lighthouse by id: height in metres, range in kilometres."""
+        return {"lighthouse_id": lighthouse_id, "height_m": 41, "range_km": recorded}
+
+    said = "The range of Skerry Point is not available."
+    script = [call("find_lighthouse", {"name": "Skerry Point"}),
+              call("lighthouse_record", {"lighthouse_id": "LH-417"}), said]
+    agent = Agent(ScriptedModel(script),
+                  "Answer using the tools.", [find_lighthouse, lighthouse_record],
+                  grounding=True, limits=Limits(max_attempts=3))
+    result = agent.run_sync("What is the range of the Skerry Point lighthouse?")
+    assert (result.output, result.status, result.attempts) == (said, "success", 1)

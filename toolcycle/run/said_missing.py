@@ -8,7 +8,8 @@ of evidence in the run's typed parts say the answer is wrong, not merely short:
   (:func:`.unused_handle.unused_handle`): the thing exists, and the step that reads its
   record was never made (the chain stopped after its first call);
 - a result holds a field the request names (:func:`.asked_field.named_field`, ``capacity``
-  for "what is the capacity"), with a value: what was asked was returned.
+  for "what is the capacity"), with a value: what was asked was returned. (A value that says
+  there is none, "n/a" or "unknown", is no value: the record agrees with the answer.)
 
 Either way the status is ``"ungrounded"``: the answer rests on no result, and one says
 otherwise. Grounding has re-asked such a run already (the unused id, the unused results);
@@ -23,6 +24,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..words import NO_VALUE, is_empty_result
 from ..words import SAID_MISSING as SAID_MISSING  # (the words: defined there)
 from .asked_field import named_field, request_words
 from .provenance import Call, calls_of, figures_in, keyed_leaves, number, request_of
@@ -51,7 +53,7 @@ def named_returned(request: str, calls: Sequence[Call], answer: str) -> str | No
     low, figures = answer.lower(), figures_in(answer)
     for call in calls:
         for key, value in keyed_leaves(_parsed(call.result), 2000):
-            if not key or value in (None, "", [], {}) or not named_field(key, words):
+            if not key or _holds_nothing(value) or not named_field(key, words):
                 continue
             figure = number(value)
             given = (figure in figures if figure is not None
@@ -59,6 +61,27 @@ def named_returned(request: str, calls: Sequence[Call], answer: str) -> str | No
             if not given:
                 return f"`{call.name}` returned `{key}`, which the request asks about"
     return None
+
+
+def record_agrees(state: RunState, answer: str) -> bool:
+    """Whether the answer says what was asked is not there and a result says so too: a field
+    the request names holds a value that says there is none (``"range_nm": "n/a"``). Such an
+    answer uses that result (:func:`.unused_results.unused` asks nothing of it)."""
+    if not SAID_MISSING.search(answer[:_READ]):
+        return False
+    words = request_words(request_of(state))
+    return any(key and _holds_nothing(value) and named_field(key, words)
+               for call in calls_of(state)
+               for key, value in keyed_leaves(_parsed(call.result), 2000))
+
+
+def _holds_nothing(value: Any) -> bool:
+    """A value that is empty or says in words that there is none ("n/a", "unknown", "not
+    available"): a result giving it says what the answer says, that the thing is not there."""
+    if isinstance(value, str):
+        return (is_empty_result(value) or NO_VALUE.match(value) is not None
+                or SAID_MISSING.search(value) is not None)
+    return value is None or value == [] or value == {}
 
 
 def _parsed(result: str) -> Any:

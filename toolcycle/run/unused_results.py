@@ -35,6 +35,7 @@ from ..datetimes import dates_in, names_date
 from ..messages import ToolResult, bounded_repr
 from .figures import FIGURE, figure_key
 from .provenance import request_of
+from .said_missing import record_agrees
 from .state import RunState
 
 #: Results shown in the re-ask, at most, and the characters of each.
@@ -54,7 +55,10 @@ def unused(state: RunState, answer: str) -> list[tuple[str, str]]:
     result (at least :data:`_NAMED` characters) that the request does not hold. Why: a name
     answers a "who" question from a record that also holds figures ("Grace Obi" beside a
     length and a rider count); asked again because it used neither figure, a small model
-    may talk itself out of the right answer."""
+    may talk itself out of the right answer. An answer saying what was asked is not there
+    uses the record whose field for it says none (:func:`.said_missing.record_agrees`)."""
+    if record_agrees(state, answer):
+        return []
     request = request_of(state)
     request_figures = {figure_key(f) for f in FIGURE.findall(request)}
     ending = {d.name for d in state.output.tool_definitions}
