@@ -197,4 +197,7 @@ def expected(field: object) -> str | None:
     if not isinstance(kind, str):
         return None
     article = "an" if kind[:1] in ("a", "i", "o") else "a"  # array, integer, object
+    if kind == "array":  # "an array" alone says nothing to a model that passed one, nested
+        item = expected(field.get("items"))
+        return f"an array, each item {item}" if item else "an array"
     return f"{article} {kind} in {fmt[:40]} format" if isinstance(fmt, str) else f"{article} {kind}"

@@ -506,3 +506,22 @@ def test_an_argument_the_errors_example_settles_gets_that_line_alone() -> None:
     seen = result.tool_calls[0].error or ""
     assert "- `enrolment_no` written the way the error's example writes it: 'EN-23957'" in seen
     assert "can give it" not in seen
+
+
+def add_up(numbers: list[float]) -> float:
+    """Add a list of numbers."""
+    return sum(numbers)
+
+
+@pytest.mark.parametrize("nested", [[[120, 130]], {"numbers": [120, 130]}])
+def test_a_value_nested_once_too_deep_is_shown_unwrapped(nested: Any) -> None:
+    """The 1.5B sent ``add(numbers=[[120, 130]])`` three times, told that ``numbers`` "takes
+    an array" (it had sent one): the line now writes the call out, one level shallower."""
+    seen = _observations([call("add_up", {"numbers": nested})], tools=[add_up])
+    assert "`numbers` is nested once too deep: call `add_up` with {'numbers': [120, 130]}" \
+        in seen[0]
+
+
+def test_an_array_of_the_wrong_items_says_what_each_item_is() -> None:
+    seen = _observations([call("add_up", {"numbers": ["a", [1]]})], tools=[add_up])
+    assert "`numbers` takes an array, each item a number, not ['a', [1]]" in seen[0]

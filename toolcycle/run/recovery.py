@@ -151,9 +151,30 @@ def _argument_lines(state: RunState, own: str, schema: dict[str, Any],
     for name, value in arguments.items():
         sub = properties.get(name)
         if isinstance(sub, dict) and not _fits(sub, value):
+            inner = _unwrapped(sub, name, value)
             wanted = expected(sub)
-            if wanted:
+            if inner is not None:
+                yield (f"`{name}` is nested once too deep: call `{own}` with "
+                       f"{bounded_repr({**arguments, name: inner})[:_QUOTED * 2]}")
+            elif wanted:
                 yield f"`{name}` takes {wanted}, not {bounded_repr(value)[:_QUOTED]}"
+
+
+def _unwrapped(field: dict[str, Any], name: str, value: Any) -> Any:
+    """``value`` with one needless level of nesting taken off, where that fits ``field``: a
+    list inside a one-item list (``[[120, 130]]`` for an array of numbers), or the value
+    under its own parameter's name (``{"numbers": [...]}`` as ``numbers``); else ``None``.
+
+    Why: told "``numbers/0``: [120,130] is not of type number", and that ``numbers`` "takes an
+    array", the 1.5B sent the same nested list until the loop guard ended the run (issue 68,
+    first-hour agents): it had passed an array. What to send is the fix, written out."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        inner: Any = value[0]
+    elif isinstance(value, dict) and set(value) == {name}:
+        inner = value[name]
+    else:
+        return None
+    return inner if _fits(field, inner) else None
 
 
 def _stated_format(state: RunState, properties: dict[str, Any], arguments: dict[str, Any],
