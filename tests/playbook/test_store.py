@@ -100,3 +100,38 @@ def test_the_index_sees_writes_made_through_another_connection(db_location: str)
     assert reader.search("stock price", "support", None) == []
     writer.put(_strategies())
     assert [s.id for s, _ in reader.search("stock price", "support", None)] == ["s-stock"]
+
+
+
+def test_a_memory_playbook_is_read_by_several_threads_at_once() -> None:
+    """A ``:memory:`` playbook's threads share one connection, and two threads running the
+    same statement on one connection at once is a misuse sqlite3 refuses ("bad parameter or
+    other API misuse"): an agent built while the background worker was learning read the
+    strategies as the worker did (a CI run under load). Its reads hold the lock its writes
+    hold; this failed every time before."""
+    import threading
+
+    from toolcycle.playbook.store import SQLitePlaybookStore
+
+    store = SQLitePlaybookStore(":memory:")
+    for i in range(200):
+        store.put_candidate(f"k{i}", "depot", {"n": i, "pad": "x" * 200})
+    failures: list[BaseException] = []
+
+    def read_and_write(n: int) -> None:
+        try:
+            for i in range(300):
+                store.candidates("depot")
+                store.get_candidate("k5")
+                store.strategies("depot")
+                if i % 50 == 0:
+                    store.put_candidate(f"t{n}-{i}", "depot", {"n": i})
+        except BaseException as exc:  # (asserted below, on the test's thread)
+            failures.append(exc)
+
+    threads = [threading.Thread(target=read_and_write, args=(n,)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures

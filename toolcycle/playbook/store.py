@@ -60,7 +60,7 @@ class SQLitePlaybookStore(PlaybookStore):
     """A playbook in one SQLite file, safe for several threads and processes.
 
     ``path=":memory:"`` is accepted for throw-away playbooks (one process; each thread then
-    shares one connection guarded by a lock).
+    shares one connection, every read and transaction of it under one lock).
     """
 
     def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0) -> None:
@@ -103,6 +103,17 @@ class SQLitePlaybookStore(PlaybookStore):
             self._connections.append(conn)
         return conn
 
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one read, fetched whole.
+
+        Why the lock: a ``:memory:`` playbook's threads share one connection, and sqlite3
+        refuses two threads using one connection at once ("bad parameter or other API
+        misuse": an agent built while the background worker was learning read the
+        strategies in the middle of the worker's write). Its reads hold the lock its
+        transactions hold. A file's threads each have a connection of their own."""
+        with self._lock if self._memory else _NullLock():
+            return self._conn().execute(sql, args).fetchall()
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` … ``COMMIT`` (nested uses join the outer transaction).
@@ -140,7 +151,7 @@ class SQLitePlaybookStore(PlaybookStore):
 
     def _versions(self) -> tuple[int, int]:
         """(last write, last delete): the index catches up on the first, rebuilds on the second."""
-        rows = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
+        rows = dict(self._read("SELECT key, value FROM meta"))
         return int(rows["version"]), int(rows["deleted"])
 
     def upgrade_legacy(self) -> int:
@@ -163,10 +174,8 @@ class SQLitePlaybookStore(PlaybookStore):
     # -- strategies ---------------------------------------------------------------------
 
     def get(self, strategy_id: str) -> Strategy | None:
-        row = self._conn().execute(
-            "SELECT data FROM strategies WHERE id = ?", (strategy_id,)
-        ).fetchone()
-        return Strategy.from_dict(json.loads(row[0])) if row else None
+        rows = self._read("SELECT data FROM strategies WHERE id = ?", (strategy_id,))
+        return Strategy.from_dict(json.loads(rows[0][0])) if rows else None
 
     def strategies(
         self, domain: str | None = None, status: str | None = "active"
@@ -176,7 +185,7 @@ class SQLitePlaybookStore(PlaybookStore):
             sql, args = sql + " AND domain = ?", [*args, domain]
         if status is not None:
             sql, args = sql + " AND status = ?", [*args, status]
-        rows = self._conn().execute(sql + " ORDER BY updated_at DESC", args).fetchall()
+        rows = self._read(sql + " ORDER BY updated_at DESC", args)
         return [Strategy.from_dict(json.loads(r[0])) for r in rows]
 
     def put(self, strategies: Iterable[Strategy]) -> None:
@@ -203,8 +212,8 @@ class SQLitePlaybookStore(PlaybookStore):
     # -- pending patterns ---------------------------------------------------------------
 
     def get_candidate(self, key: str) -> dict[str, Any] | None:
-        row = self._conn().execute("SELECT data FROM candidates WHERE key = ?", (key,)).fetchone()
-        return dict(json.loads(row[0])) if row else None
+        rows = self._read("SELECT data FROM candidates WHERE key = ?", (key,))
+        return dict(json.loads(rows[0][0])) if rows else None
 
     def put_candidate(self, key: str, domain: str, data: dict[str, Any]) -> None:
         with self.transaction() as conn:
@@ -219,17 +228,14 @@ class SQLitePlaybookStore(PlaybookStore):
             conn.execute("DELETE FROM candidates WHERE key = ?", (key,))
 
     def prune_candidates(self, domain: str, keep: int) -> int:
-        (count,) = self._conn().execute(
-            "SELECT COUNT(*) FROM candidates WHERE domain = ?", (domain,)).fetchone()
+        [(count,)] = self._read("SELECT COUNT(*) FROM candidates WHERE domain = ?", (domain,))
         return super().prune_candidates(domain, keep) if int(count) > keep else 0
 
     def candidates(self, domain: str | None = None) -> list[dict[str, Any]]:
         if domain is None:
-            rows = self._conn().execute("SELECT data FROM candidates").fetchall()
+            rows = self._read("SELECT data FROM candidates")
         else:
-            rows = self._conn().execute(
-                "SELECT data FROM candidates WHERE domain = ?", (domain,)
-            ).fetchall()
+            rows = self._read("SELECT data FROM candidates WHERE domain = ?", (domain,))
         return [dict(json.loads(r[0])) for r in rows]
 
     # -- tool observations --------------------------------------------------------------
@@ -259,12 +265,12 @@ class SQLitePlaybookStore(PlaybookStore):
             sql, args = sql + " WHERE domain = ?", (domain,)
         return [
             ToolObservation(t, d, bool(e), bool(o), dom, at, bool(m), alt)
-            for t, d, e, o, dom, at, m, alt in self._conn().execute(sql + " ORDER BY id", args)
+            for t, d, e, o, dom, at, m, alt in self._read(sql + " ORDER BY id", args)
         ]
 
     def tool_observation_mark(self) -> int:
-        row = self._conn().execute("SELECT max(id) FROM tool_calls").fetchone()
-        return int(row[0] or 0)
+        [(newest,)] = self._read("SELECT max(id) FROM tool_calls")
+        return int(newest or 0)
 
     # -- runs and learning progress -----------------------------------------------------
 
@@ -289,17 +295,16 @@ class SQLitePlaybookStore(PlaybookStore):
             return True
 
     def observed_tasks(self, domain: str) -> dict[str, frozenset[str]]:
-        conn = self._conn()
         # read for every run a playbook advises: parsed again only when a task was added
-        mark = tuple(conn.execute("SELECT COUNT(*), MAX(at) FROM task_words WHERE domain = ?",
-                                  (domain,)).fetchone())
+        [mark] = self._read("SELECT COUNT(*), MAX(at) FROM task_words WHERE domain = ?",
+                            (domain,))
         with self._lock:
             cached = self._tasks.get(domain)
         if cached is not None and cached[0] == mark:
             return dict(cached[1])
-        rows = conn.execute(
+        rows = self._read(
             "SELECT run_id, words FROM task_words WHERE domain = ? ORDER BY at DESC LIMIT ?",
-            (domain, TASKS_KEPT)).fetchall()
+            (domain, TASKS_KEPT))
         tasks: dict[str, frozenset[str]] = {}
         for run_id, text in rows:
             try:
@@ -313,9 +318,8 @@ class SQLitePlaybookStore(PlaybookStore):
         return dict(tasks)
 
     def progress(self, session: str) -> dict[str, dict[str, Any]]:
-        rows = self._conn().execute(
-            "SELECT task_id, data FROM learn_progress WHERE session = ?", (session,)
-        ).fetchall()
+        rows = self._read("SELECT task_id, data FROM learn_progress WHERE session = ?",
+                          (session,))
         return {task_id: dict(json.loads(data)) for task_id, data in rows}
 
     def save_progress(self, session: str, task_id: str, data: dict[str, Any]) -> None:
@@ -346,9 +350,8 @@ class SQLitePlaybookStore(PlaybookStore):
                 index = StrategyIndex()
                 self._index = index
             if index.version < version:
-                rows = self._conn().execute(
-                    "SELECT data FROM strategies WHERE version > ?", (index.version,)
-                ).fetchall()
+                rows = self._read("SELECT data FROM strategies WHERE version > ?",
+                                  (index.version,))
                 index.update([Strategy.from_dict(json.loads(r[0])) for r in rows], version)
             return index
 
