@@ -33,6 +33,18 @@ def test_bare_json_call() -> None:
     assert calls_of('{"name": "add", "arguments": {"a": 1, "b": 2}}') == [("add", {"a": 1, "b": 2})]
 
 
+def test_a_call_written_again_inside_its_own_arguments_is_the_call() -> None:
+    """The 1.5B wrapped each call inside its own arguments through a whole run (issue 68)."""
+    wrapped = ('{"name": "get_ward", "arguments": {"name": "get_ward", '
+               '"arguments": {"ward_name": "Oak Ward"}}}')
+    assert calls_of(wrapped) == [("get_ward", {"ward_name": "Oak Ward"})]
+    # another tool's name, or more keys than a call has, are arguments as written
+    other = '{"name": "note", "arguments": {"name": "get_ward", "arguments": {"a": 1}}}'
+    assert calls_of(other) == [("note", {"name": "get_ward", "arguments": {"a": 1}})]
+    extra = '{"name": "f", "arguments": {"name": "f", "arguments": {"a": 1}, "b": 2}}'
+    assert calls_of(extra) == [("f", {"name": "f", "arguments": {"a": 1}, "b": 2})]
+
+
 def test_tagged_calls_several_and_unclosed_last_tag() -> None:
     text = (
         "I will look both up.\n<tool_call>\n"

@@ -381,6 +381,7 @@ def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
     arguments = next((value[k] for k in ARGUMENT_KEYS if k in value), None)
     if arguments is None:
         arguments = {k: v for k, v in value.items() if k not in NAME_KEYS}
+    arguments = _unwrapped_call(arguments, name)
     if isinstance(arguments, str):
         call = ToolCall.from_raw(call_id, name.strip(), arguments)
         if call.parse_error is not None and isinstance(
@@ -388,6 +389,28 @@ def _call_from_value(value: Any, call_id: str) -> ToolCall | None:
             return ToolCall.from_value(call_id, name.strip(), repaired)
         return call
     return ToolCall.from_value(call_id, name.strip(), arguments)
+
+
+def _unwrapped_call(arguments: Any, name: str) -> Any:
+    """The arguments of a call written again inside its own arguments: ``{"name": "get_ward",
+    "arguments": {"name": "get_ward", "arguments": {"ward_name": "Oak"}}}`` is
+    ``get_ward(ward_name="Oak")``; anything else as it is.
+
+    Only an object that is a call of the same tool and nothing more (a name key naming it,
+    one arguments key): a tool whose own parameters were ``name`` and ``arguments`` would be
+    called with its own name as a value, which no schema means. Why: the 1.5B wrapped every
+    call that way through one first-hour run (held-out set 6809, issue 68), was refused
+    for the wrong arguments three times over, and the loop guard ended the run."""
+    for _ in range(3):  # (a model that nests once nests twice)
+        if not isinstance(arguments, dict) or len(arguments) != 2:
+            return arguments
+        inner_name = _name_of(arguments)
+        inner = next((arguments[k] for k in ARGUMENT_KEYS if k in arguments), None)
+        if inner_name is None or inner_name.strip() != name.strip() or not isinstance(
+                inner, dict | str):
+            return arguments
+        arguments = inner
+    return arguments
 
 
 def _answer_in(value: Any) -> str | None:
