@@ -136,10 +136,14 @@ DOMAINS = (
 #: right), and its three wrong `success`es read and fixed toward (f7c4710): development data
 #: too. 6808 was fixed by session 34 at 10:15 UTC, run whole on b4a2868 by session 35 (29 of
 #: 36 right, no wrong answer said `success`), and the checks replayed over its traces (no
-#: trace of it read, no code changed from it). 6809 was fixed by session 35 at 12:25 UTC; a
-#: start on 6459089 was stopped for time after 2 of its 12 agents (their two progress lines
-#: seen, no trace read, no code changed from them): run it whole.
-REPORT_SEED = 6809
+#: trace of it read, no code changed from it); session 36 then read the traces of its four
+#: wrong sums and made a21eef5 from one (a list nested once too deep): development data too.
+#: 6809 was fixed by session 35 at 12:25 UTC (a start on 6459089 stopped after 2 agents), run
+#: whole on 16380ae by session 36 (28 of 36 right, no wrong answer said `success`), and three
+#: of its traces read (a right conversion left `ungrounded`; h12's two failures, one of
+#: calls wrapped in their own arguments, fixed in 21b7325): development data too. 6810 was
+#: fixed by session 36 at 16:20 UTC, before any run on it.
+REPORT_SEED = 6810
 
 PEOPLE = ("Ingrid Falk", "Tomasz Nowak", "Amara Diallo", "Luis Ortega", "Hana Kovac",
           "Pieter de Vries", "Chloe Martin", "Ravi Menon", "Sofia Rossi", "Kwame Mensah",
