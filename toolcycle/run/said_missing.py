@@ -65,7 +65,7 @@ def named_returned(request: str, calls: Sequence[Call], answer: str) -> str | No
 
 def record_agrees(state: RunState, answer: str) -> bool:
     """Whether the answer says what was asked is not there and a result says so too: a field
-    the request names holds a value that says there is none (``"range_nm": "n/a"``). Such an
+    the request names holds a value that says there is none (``"range_km": "n/a"``). Such an
     answer uses that result (:func:`.unused_results.unused` asks nothing of it)."""
     if not SAID_MISSING.search(answer[:_READ]):
         return False
