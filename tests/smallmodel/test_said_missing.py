@@ -94,3 +94,20 @@ def test_a_record_that_says_the_field_is_empty_agrees_with_missing(recorded: Any
                   grounding=True, limits=Limits(max_attempts=3))
     result = agent.run_sync("What is the range of the Skerry Point lighthouse?")
     assert (result.output, result.status, result.attempts) == (said, "success", 1)
+
+
+def test_a_record_agrees_only_where_nothing_else_asked_was_left_out() -> None:
+    """The range is "n/a", but the height asked beside it was returned and not given: the
+    answer is asked again (the unused results), and kept, it is not grounded."""
+    def lighthouse_record(lighthouse_id: str) -> dict[str, Any]:
+        """Details of a lighthouse by id: height in metres, range in kilometres."""
+        return {"lighthouse_id": lighthouse_id, "height_m": 41, "range_km": "n/a"}
+
+    said = "The range of Skerry Point is not available."
+    script = [call("find_lighthouse", {"name": "Skerry Point"}),
+              call("lighthouse_record", {"lighthouse_id": "LH-417"}), said, said, said]
+    agent = Agent(ScriptedModel(script), "Answer using the tools.",
+                  [find_lighthouse, lighthouse_record], grounding=True,
+                  limits=Limits(max_attempts=3))
+    result = agent.run_sync("What are the height and the range of the Skerry Point lighthouse?")
+    assert result.attempts > 1 and result.status == "ungrounded"

@@ -140,7 +140,7 @@ def recorded_unit(value: float, figures: list[Figure]) -> Unit | None:
 def figures_of(call: Call, index: int) -> list[Figure]:
     """The figures a call's result holds: JSON numbers with their field (and the unit its
     name ends with), or the figures of a text result with the unit beside each."""
-    data = _json(call.result)
+    data = result_value(call.result)
     if data is None:
         return [Figure(v, index, call.name, "", unit)
                 for written, unit in stated_units(call.result)
@@ -173,11 +173,11 @@ def keyed_leaves(data: Any, most: int = 5000) -> Iterator[tuple[str, Any]]:
 
 def result_strings(result: str) -> list[str]:
     """The string values of a JSON result (names, places): what a text result is, too."""
-    data = _json(result)
+    data = result_value(result)
     return [] if data is None else list(strings(data))[:1000]
 
 
-def _json(text: str) -> Any:
+def result_value(text: str) -> Any:
     """A tool result's JSON value, or ``None`` for text (or JSON nested past what the
     parser takes: tool output is untrusted, and a check must not fail the run)."""
     try:

@@ -20,14 +20,21 @@ Which words say "missing" is English (:data:`toolcycle.words.SAID_MISSING`, with
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..words import NO_VALUE, is_empty_result
+from ..words import NO_VALUE, is_empty_result, is_empty_value
 from ..words import SAID_MISSING as SAID_MISSING  # (the words: defined there)
 from .asked_field import named_field, request_words
-from .provenance import Call, calls_of, figures_in, keyed_leaves, number, request_of
+from .provenance import (
+    Call,
+    calls_of,
+    figures_in,
+    keyed_leaves,
+    number,
+    request_of,
+    result_value,
+)
 from .state import RunState
 from .unused_handle import unused_handle
 
@@ -49,30 +56,38 @@ def named_returned(request: str, calls: Sequence[Call], answer: str) -> str | No
     """Which call returned a value under a field the ``request`` names that the ``answer``
     does not give, or ``None``. (A value the answer gives makes its "missing" words about
     something else: "Ann Lee; her phone number is not listed".)"""
-    words = request_words(request)
     low, figures = answer.lower(), figures_in(answer)
-    for call in calls:
-        for key, value in keyed_leaves(_parsed(call.result), 2000):
-            if not key or _holds_nothing(value) or not named_field(key, words):
-                continue
-            figure = number(value)
-            given = (figure in figures if figure is not None
-                     else str(value).strip().lower() in low)
-            if not given:
-                return f"`{call.name}` returned `{key}`, which the request asks about"
+    for call, key, value in _named_leaves(request, calls):
+        if _holds_nothing(value):
+            continue
+        figure = number(value)
+        given = (figure in figures if figure is not None
+                 else str(value).strip().lower() in low)
+        if not given:
+            return f"`{call.name}` returned `{key}`, which the request asks about"
     return None
 
 
 def record_agrees(state: RunState, answer: str) -> bool:
-    """Whether the answer says what was asked is not there and a result says so too: a field
-    the request names holds a value that says there is none (``"range_km": "n/a"``). Such an
-    answer uses that result (:func:`.unused_results.unused` asks nothing of it)."""
+    """Whether the answer says what was asked is not there and the results say so too: a
+    field the request names holds a value that says there is none (``"range_km": "n/a"``),
+    and no field it names holds a value the answer leaves out. Such an answer uses that
+    result (:func:`.unused_results.unused` asks nothing of it)."""
     if not SAID_MISSING.search(answer[:_READ]):
         return False
-    words = request_words(request_of(state))
-    return any(key and _holds_nothing(value) and named_field(key, words)
-               for call in calls_of(state)
-               for key, value in keyed_leaves(_parsed(call.result), 2000))
+    request, calls = request_of(state), calls_of(state)
+    return (any(_holds_nothing(value) for _, _, value in _named_leaves(request, calls))
+            and named_returned(request, calls, answer) is None)
+
+
+def _named_leaves(request: str, calls: Sequence[Call]) -> Iterator[tuple[Call, str, Any]]:
+    """Each value the calls returned under a field the ``request`` names, with its call and
+    field (:func:`.asked_field.named_field`)."""
+    words = request_words(request)
+    for call in calls:
+        for key, value in keyed_leaves(result_value(call.result), 2000):
+            if key and named_field(key, words):
+                yield call, key, value
 
 
 def _holds_nothing(value: Any) -> bool:
@@ -81,12 +96,4 @@ def _holds_nothing(value: Any) -> bool:
     if isinstance(value, str):
         return (is_empty_result(value) or NO_VALUE.match(value) is not None
                 or SAID_MISSING.search(value) is not None)
-    return value is None or value == [] or value == {}
-
-
-def _parsed(result: str) -> Any:
-    """A result's JSON value; ``None`` for text (a check must not fail on a tool's output)."""
-    try:
-        return json.loads(result)
-    except (ValueError, RecursionError):
-        return None
+    return is_empty_value(value)
