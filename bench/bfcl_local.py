@@ -246,7 +246,9 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     constrained: bool | Literal["lazy"] = "lazy" if "lazy" in features else "grammar" in features
     model: Model = (JsonToolsModel(chat, constrained=constrained,
                                    further_calls="further" in features) if protocol == "json"
-                    else HermesToolsModel(chat, constrained=constrained) if protocol == "hermes"
+                    else HermesToolsModel(chat, constrained=constrained,
+                                          further_calls="further" in features)
+                    if protocol == "hermes"
                     else ReActModel(chat))
     return toolcycle_arm(model, parallel="parallel" in features,
                          selection=ToolSelection() if "select" in features else None)

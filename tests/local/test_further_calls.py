@@ -218,3 +218,34 @@ async def test_a_further_request_that_fails_still_counts_the_first_replys_tokens
         await model.request([Message.user(CIRCLES)], LIST)
     paid = paid_before(caught.value).usage
     assert paid.requests == 2 and paid.output_tokens == 3  # the first reply, and the failed one
+
+
+async def test_the_model_familys_own_layout_asks_for_the_further_calls_in_its_words() -> None:
+    """Qwen2.5's layout (HermesToolsModel): the further request shows the calls as the
+    template's blocks, asks for calls (not "a JSON list", which the template never shows),
+    and its grammar admits calls in the layout's forms or ``[]``, no answer."""
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from toolcycle.models.text.hermes import GRAMMAR, HermesToolsModel
+
+    bare = "\n".join(json.dumps({"name": "circumference", "arguments": {"radius": r}})
+                     for r in (10, 15, 20))
+    further = Capture(bare)
+    model = HermesToolsModel(ScriptedModel([Capture(FIRST[1:-1]), further]), further_calls=True)
+    message = await model.request([Message.user(CIRCLES)], LIST)
+    assert [c.arguments["radius"] for c in message.tool_calls if c.arguments] == [5, 10, 15, 20]
+    assert further.messages[-2].text.startswith("<tool_call>\n")
+    assert further.messages[-1].text.endswith(HermesToolsModel.further_wording)
+    assert "JSON list" not in further.messages[-1].text
+    assert further.settings is not None
+    grammar = further.settings.extra[GRAMMAR]
+    assert '"[]"' in grammar and "toolcycle-answer" not in grammar.split("\n")[0]
+    LlamaGrammar.from_string(grammar, verbose=False)  # llama.cpp reads it
+
+
+async def test_the_model_familys_layout_leaves_the_further_calls_off_unless_asked() -> None:
+    from toolcycle.models.text.hermes import HermesToolsModel
+
+    inner = ScriptedModel([FIRST[1:-1], circles(10)])
+    message = await HermesToolsModel(inner).request([Message.user(CIRCLES)], LIST)
+    assert len(message.tool_calls) == 1 and len(inner.requests) == 1

@@ -46,6 +46,10 @@ ONLY_FURTHER = "only_further_calls"
 Ask = Callable[[Sequence[Message], ModelSettings], Awaitable[tuple[Message, list[Part]]]]
 """One request to the inner model: the reply and its parsed parts (a protocol's ``_ask``)."""
 
+#: How the JSON protocol asks for the further calls: in its own reply form, a JSON list.
+JSON_FURTHER = ("If the request asks for more calls, reply with a JSON list of only the "
+                "further calls; if it does not, reply [].")
+
 
 def left_out(messages: Sequence[Message], settings: ModelSettings, reply: Message,
              default: bool) -> tuple[RequestValue, ...]:
@@ -65,17 +69,17 @@ def left_out(messages: Sequence[Message], settings: ModelSettings, reply: Messag
 
 
 def further_history(messages: Sequence[Message], reply: Message,
-                    left: Sequence[RequestValue]) -> list[Message]:
+                    left: Sequence[RequestValue], asked: str = JSON_FURTHER) -> list[Message]:
     """The conversation the further calls are asked with: the reply's calls, then what they
-    leave out and the two ways on (more calls, or the empty list).
+    leave out and the two ways on (more calls, or the empty list), in ``asked``: the
+    protocol's own wording of them (a JSON list, or the model family's call layout).
 
     Not "the further calls whose arguments you already know", as the list instructions say
     (they still do, in the system prompt): told that, the 1.5B answered ``[]`` on four of
     the five BFCL dev entries that needed more calls (bench/runs/2026-12-05/bfcl-count/)."""
     values = ", ".join(v.text for v in left)
-    return [*messages, Message("assistant", list(reply.tool_calls)), Message.user(
-        f"These calls leave out {values} from the request. If the request asks for more "
-        "calls, reply with a JSON list of only the further calls; if it does not, reply [].")]
+    return [*messages, Message("assistant", list(reply.tool_calls)),
+            Message.user(f"These calls leave out {values} from the request. {asked}")]
 
 
 def further_settings(settings: ModelSettings) -> ModelSettings:
@@ -110,21 +114,22 @@ def with_further(messages: Sequence[Message], settings: ModelSettings, reply: Me
 
 
 async def covered(ask: Ask, messages: Sequence[Message], settings: ModelSettings,
-                  reply: Message, default: bool) -> Message:
-    """``reply``, with the further calls it left out where :func:`left_out` finds values."""
+                  reply: Message, default: bool, asked: str = JSON_FURTHER) -> Message:
+    """``reply``, with the further calls it left out where :func:`left_out` finds values
+    (asked for in ``asked``'s words: :func:`further_history`)."""
     left = left_out(messages, settings, reply, default)
     if not left:
         return reply
     # A further request that fails or is cancelled still leaves the first reply's tokens spent.
     with paying(usage_of(reply).copy(), []):
-        further, parts = await ask(further_history(messages, reply, left),
+        further, parts = await ask(further_history(messages, reply, left, asked),
                                    further_settings(settings))
     return with_further(messages, settings, reply, further, parts, left)
 
 
 async def covered_stream(ask: Ask, messages: Sequence[Message], settings: ModelSettings,
-                         items: AsyncIterator[StreamItem], default: bool
-                         ) -> AsyncIterator[StreamItem]:
+                         items: AsyncIterator[StreamItem], default: bool,
+                         asked: str = JSON_FURTHER) -> AsyncIterator[StreamItem]:
     """A protocol's stream, with :func:`covered` applied: answer text as it comes, the
     calls (whole, as ever) once the further ones are known, then the final message."""
     held: list[ToolCallDelta] = []
@@ -138,7 +143,7 @@ async def covered_stream(ask: Ask, messages: Sequence[Message], settings: ModelS
             yield item
     if final is None:
         raise ModelError("the stream ended without a final response")
-    message = await covered(ask, messages, settings, final, default)
+    message = await covered(ask, messages, settings, final, default, asked)
     if message is not final:
         held = [ToolCallDelta(n, c.id, c.name, c.raw_arguments)
                 for n, c in enumerate(message.tool_calls)]

@@ -31,6 +31,7 @@ from ...messages import Message, ToolCall, ToolResult
 from ..base import Model, ModelSettings, OutputMode, ResponseFormat, ToolDefinition
 from .constrained import reply_schema
 from .describe import one_line
+from .further import ONLY_FURTHER
 from .protocol import JsonToolsModel
 
 #: The system prompt Qwen2.5's template uses when tools are offered and the conversation has
@@ -99,7 +100,8 @@ def reply_grammar(tools: Sequence[ToolDefinition], settings: ModelSettings) -> s
     call inside (the tag's first token is far down its list). ``tool_choice="auto"`` adds the
     answer: any text that opens with none of those forms (nor whitespace), so no call can hide
     in it unshaped. ``"required"`` or a tool named: calls only (of that tool).
-    ``parallel_tool_calls``: one or more calls, else exactly one.
+    ``parallel_tool_calls``: one or more calls, else exactly one. A further-calls request
+    (:mod:`.further`): one or more calls, or ``[]`` for none, and no answer.
     """
     choice = settings.tool_choice
     if not tools or choice == "none":
@@ -117,7 +119,9 @@ def reply_grammar(tools: Sequence[ToolDefinition], settings: ModelSettings) -> s
         return f'{item} ("\\n" {item})*' if more else item
 
     forms = [f"{_RULE_PREFIX}tagged", f"{_RULE_PREFIX}bare", f"{_RULE_PREFIX}fenced"]
-    if choice == "auto":
+    if settings.extra.get(ONLY_FURTHER):
+        forms.append('"[]"')
+    elif choice == "auto":
         forms.append(f"{_RULE_PREFIX}answer")
     return "\n".join([
         f"root ::= {' | '.join(forms)}",
@@ -133,13 +137,18 @@ def reply_grammar(tools: Sequence[ToolDefinition], settings: ModelSettings) -> s
 class HermesToolsModel(JsonToolsModel):
     """Qwen2.5's native tool-call layout as a text protocol (see the module docstring).
 
-    A JSON protocol in its parsing (the same tolerant reader, the same ``constrained`` and
-    ``"lazy"`` options); what differs is what the model is shown and how it is constrained.
+    A JSON protocol in its parsing (the same tolerant reader, the same ``constrained``,
+    ``"lazy"`` and ``further_calls`` options); what differs is what the model is shown and how
+    it is constrained. The further calls are asked for in this layout's words: calls, not "a
+    JSON list" (the template never shows one).
     """
 
+    further_wording = ("If the request asks for more calls, reply with only the further "
+                       "calls; if it does not, reply [].")
+
     def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = True,
-                 default_system: str = DEFAULT_SYSTEM) -> None:
-        super().__init__(inner, constrained=constrained)
+                 default_system: str = DEFAULT_SYSTEM, further_calls: bool = False) -> None:
+        super().__init__(inner, constrained=constrained, further_calls=further_calls)
         self.default_system = default_system
 
     def render_conversation(

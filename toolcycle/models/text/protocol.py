@@ -57,7 +57,7 @@ from .choice import (
 from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools as describe_tools  # importable from here, as before
 from .describe import json_tool_instructions
-from .further import FURTHER_CALLS, ONLY_FURTHER, covered, covered_stream
+from .further import FURTHER_CALLS, JSON_FURTHER, ONLY_FURTHER, covered, covered_stream
 from .json_reply import json_reply_parts
 from .native import answer_form, answer_only_instructions, rendered_answer
 from .native import reply_format as native_reply_format
@@ -373,6 +373,10 @@ class JsonToolsModel(TextProtocolModel):
     of the request's values out is asked once for the further calls (:mod:`.further`).
     """
 
+    #: How a further-calls request asks for the calls (:func:`~.further.further_history`):
+    #: in this protocol's reply form.
+    further_wording = JSON_FURTHER
+
     def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False,
                  further_calls: bool = False) -> None:
         super().__init__(inner)
@@ -391,7 +395,8 @@ class JsonToolsModel(TextProtocolModel):
 
     async def request(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         reply = await self._reply(messages, settings)
-        return await covered(self._ask, messages, settings, reply, self.further_calls)
+        return await covered(self._ask, messages, settings, reply, self.further_calls,
+                             self.further_wording)
 
     async def _reply(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         if not self._decides_freely(settings):
@@ -410,7 +415,8 @@ class JsonToolsModel(TextProtocolModel):
         self, messages: Sequence[Message], settings: ModelSettings
     ) -> AsyncIterator[StreamItem]:
         return covered_stream(self._ask, messages, settings,
-                              self._stream_reply(messages, settings), self.further_calls)
+                              self._stream_reply(messages, settings), self.further_calls,
+                              self.further_wording)
 
     async def _stream_reply(
         self, messages: Sequence[Message], settings: ModelSettings
