@@ -200,17 +200,20 @@ class Outcome:
 def toolcycle_arm(model: Model, parallel: bool = False,
                   selection: ToolSelection | None = None) -> Callable[[Case], Outcome]:
     written: list[str] = []  # what the inner model wrote for this case (for --show)
+    cut: list[bool] = []  # whether each of those replies stopped at the token limit
     if isinstance(model, JsonToolsModel | ReActModel):
         inner, ask = model.inner, model.inner.request
 
         async def recording(messages: Any, settings: ModelSettings) -> Message:
             reply = await ask(messages, settings)
             written.append(reply.text)
+            cut.append(reply.finish_reason == "length")
             return reply
         inner.request = recording  # type: ignore[method-assign]
 
     def run(case: Case) -> Outcome:
         written.clear()
+        cut.clear()
         messages = [Message(m["role"], [TextPart(m["content"])])  # type: ignore[arg-type]
                     for m in question(case)]
         tools = case.tools if selection is None else selection.select(
@@ -225,7 +228,8 @@ def toolcycle_arm(model: Model, parallel: bool = False,
         first = None
         if isinstance(model, JsonToolsModel) and model.further_calls and written:
             first = [{case.to_bfcl.get(c.name, c.name): c.arguments or {}} for c in
-                     model.parse_reply(written[0], tools, "first") if isinstance(c, ToolCall)]
+                     model.parse_reply(written[0], tools, "first", truncated=cut[0])
+                     if isinstance(c, ToolCall)]
         usage = reply.usage
         return Outcome(calls, usage.output_tokens if usage else 0, seconds,
                        " / ".join(written)[:600], first, max(1, len(written)))

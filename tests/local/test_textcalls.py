@@ -134,6 +134,28 @@ def test_closed_list_keeps_repeated_calls_as_written() -> None:
     assert calls_of(text, {"roll"}) == [("roll", {}), ("roll", {})]
 
 
+def test_fence_of_calls_one_per_line_cut_by_the_limit_keeps_its_complete_calls_once_each(
+) -> None:
+    # Qwen2.5-Coder-0.5B in its family's own layout (BFCL parallel_multiple, dev entries):
+    # a fence of calls one per line that repeats them until the token limit cuts one. Read
+    # whole it was one unreadable call; the calls written whole are what the model meant.
+    lines = ['{"name": "ttest", "arguments": {"group": [1, 2]}}',
+             '{"name": "traits", "arguments": {"hobby": "painting"}}',
+             '{"name": "traits", "arguments": {"hobby": "painting"}}',
+             '{"name": "tra']
+    text = "```json\n" + "\n".join(lines)
+    parsed = parse_tool_calls(text, "t", {"ttest", "traits"}, truncated=True)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("ttest", {"group": [1, 2]}), ("traits", {"hobby": "painting"})]
+
+
+def test_fence_the_model_closed_keeps_its_calls_as_written_the_last_closed_leniently() -> None:
+    # Not the token limit: repeats stay ("roll the die twice"), a missing last brace is mended.
+    text = ('```json\n{"name": "roll", "arguments": {}}\n{"name": "roll", "arguments": {}}\n'
+            '{"name": "add", "arguments": {"a": 1}\n```')
+    assert calls_of(text, {"roll", "add"}) == [("roll", {}), ("roll", {}), ("add", {"a": 1})]
+
+
 def test_list_cut_inside_its_only_call_stays_one_unreadable_call() -> None:
     [call] = parse_tool_calls('[{"name": "add", "arguments": {"a": 1, "b"', "t", {"add"}).calls
     assert call.name == "add" and call.arguments is None and call.parse_error
