@@ -30,6 +30,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...messages import ToolCall, ToolResult, bounded_repr
+from .cut import TRUNCATED as TRUNCATED  # (public here before cut.py)
+from .cut import closing_end, complete_items_of_cut_list, values_one_per_line
+from .cut import unclosed as unclosed  # (public here before cut.py)
 from .decoding import before_surplus_closings
 from .decoding import decode_lenient as decode_lenient  # (public here before it moved)
 from .names import ANSWER_KEYS, answer_written_as_call, resolve_tool_name
@@ -41,12 +44,6 @@ ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "to
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
-#: The parse error of a call whose reply stopped at the output token limit while its arguments
-#: were being written: the lenient decoder would close them into a call nobody wrote whole.
-TRUNCATED = (
-    "the reply hit the output token limit (max_tokens) while the model was writing this "
-    "call's arguments, so they are incomplete; call the tool again with complete arguments"
-)
 
 
 @dataclass(slots=True)
@@ -131,7 +128,7 @@ def _fenced_spans(text: str, truncated: bool) -> list[_Span]:
             if value is None:
                 value = _several_values(body)
             if value is None:
-                value = _values_one_per_line(body, truncated and not m.group(0).endswith("```"))
+                value = values_one_per_line(body, truncated and not m.group(0).endswith("```"))
             spans.append(_Span(m.start(), m.end(), value, body))
     return spans
 
@@ -152,48 +149,6 @@ def _several_values(body: str) -> list[Any] | None:
         while index < len(body) and body[index] in " \t\r\n,":
             index += 1
     return values if len(values) > 1 else None
-
-
-def _values_one_per_line(body: str, cut: bool) -> list[Any] | None:
-    """The values of a fence of calls one per line whose last one does not close; ``None``
-    when its first value is not complete or something other than values stands between.
-
-    ``cut``: the reply stopped at the token limit inside the fence. That is the loop of
-    :func:`_complete_items_of_cut_list` in the sequence form: measured on BFCL with
-    Qwen2.5-Coder-0.5B in its family's own layout, a fence of calls one per line that goes
-    on writing the same calls until the token limit cuts one. Read whole, that reply was one
-    unreadable call and the complete ones were lost; its complete values are the calls the
-    model meant, a value written again verbatim is taken once, and the value the limit cut is
-    dropped. A fence the model closed itself keeps every value as written, the last one
-    closed leniently (a missing closing brace, which small models write on complete
-    replies)."""
-    decoder = json.JSONDecoder()
-    values: list[Any] = []
-    seen: set[str] = set()
-    index = 0
-    while index < len(body):
-        end = _closing_end(body, index) if body[index] in "{[" else None
-        if end is None:
-            break  # the last value, which does not close (or no value at all)
-        try:
-            value, _ = decoder.raw_decode(body[:end], index)
-        except (ValueError, RecursionError):
-            return None
-        key = json.dumps(value, sort_keys=True, default=repr)
-        if not cut or key not in seen:
-            seen.add(key)
-            values.append(value)
-        index = end
-        while index < len(body) and body[index] in " \t\r\n,":
-            index += 1
-    if not values or index >= len(body):
-        return None
-    if not cut:
-        last = decode_lenient(body[index:])
-        if last is None:
-            return None
-        values.append(last)
-    return values
 
 
 def _bare_spans(text: str) -> list[_Span]:
@@ -233,39 +188,8 @@ def _decode_prefix_leniently(text: str, start: int) -> tuple[Any, int]:
 
 def _balanced_end(text: str, start: int) -> int:
     """Index after the bracket that closes ``text[start]`` (or the end of the text)."""
-    end = _closing_end(text, start)
+    end = closing_end(text, start)
     return len(text) if end is None else end
-
-
-def _closing_end(text: str, start: int) -> int | None:
-    """Index after the bracket that closes ``text[start]``; ``None`` when none does."""
-    depth = 0
-    in_string: str | None = None
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == in_string:
-                in_string = None
-        elif ch in "\"'":
-            in_string = ch
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
-def unclosed(raw: str) -> bool:
-    """Whether ``raw`` opens an object or a list that it never closes (a cut-off call)."""
-    raw = raw.strip()
-    return raw[:1] in ("{", "[") and _closing_end(raw, 0) is None
 
 
 def decode_first_object(raw: str) -> Any:
@@ -291,7 +215,7 @@ def _looks_like_call(raw: str) -> bool:
 def _calls_in(span: _Span, id_prefix: str, already: int, truncated: bool = False
               ) -> list[ToolCall]:
     values = span.value if isinstance(span.value, list) else [span.value]
-    if span.value is None and (complete := _complete_items_of_cut_list(span.raw)):
+    if span.value is None and (complete := complete_items_of_cut_list(span.raw)):
         values = complete  # the complete items only: the cut one is not among them
     cut = unclosed(span.raw) and span.value is not None
     calls: list[ToolCall] = []
@@ -314,42 +238,6 @@ def _calls_in(span: _Span, id_prefix: str, already: int, truncated: bool = False
         return []
     call_id = f"{id_prefix}_{already + 1}"
     return [ToolCall(call_id, match.group(1), None, span.raw, "the call could not be read as JSON")]
-
-
-def _complete_items_of_cut_list(raw: str) -> list[Any]:
-    """The complete items of a list of calls cut off before its ``]``, each distinct one once.
-
-    Measured on BFCL with SmolLM2-135M under the parallel grammar: the model opens a list and
-    writes the same call again and again until the token limit cuts it mid-item
-    (``[{"name": "math_factorial", "arguments": {"number": 5}}, {... the same ...}, {"name":
-    "math_fa``). Read whole, that reply is one unreadable call; its complete items are the
-    calls the model meant. A list that runs into the token limit is a repetition loop, so an
-    item written again verbatim is taken once (running it again would repeat a side effect
-    nobody asked for), and the item the limit cut is dropped. A list the model closed itself
-    keeps every item as written ("roll the die twice").
-    """
-    text = raw.strip()
-    if not text.startswith("["):
-        return []
-    items: list[Any] = []
-    seen: set[str] = set()
-    index = 1
-    while True:
-        while index < len(text) and text[index] in " \t\r\n,":
-            index += 1
-        if index >= len(text) or text[index] == "]":
-            return [] if index < len(text) else items  # closed: not a cut-off list
-        end = _closing_end(text, index)
-        if end is None:
-            return items  # the item the token limit cut
-        item = decode_lenient(text[index:end])
-        if item is None:
-            return []  # a broken item, not a cut: leave the reply to the usual path
-        key = json.dumps(item, sort_keys=True, default=repr)
-        if key not in seen:
-            seen.add(key)
-            items.append(item)
-        index = end
 
 
 def _keyed_by_tool(value: Any, tool_names: Collection[str] | None) -> Any:
