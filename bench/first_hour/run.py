@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from toolcycle.evals import Experiment, ExperimentReport, RunRecord, compare, read_records
 
@@ -206,9 +207,14 @@ def main(argv: list[str] | None = None) -> int:
     from toolcycle.models import resolve_model
 
     if args.threads and args.model.startswith("local:"):
-        from toolcycle.models.local.llama import local_model
+        from toolcycle.models.local.llama import PROTOCOLS, local_model
 
-        model = local_model(args.model.removeprefix("local:"), n_threads=args.threads)
+        name, _, query = args.model.removeprefix("local:").partition("?")
+        options = dict(parse_qsl(query))  # protocol= only (the rest: leave --threads out)
+        if set(options) - {"protocol"}:
+            raise SystemExit(f"--threads takes a model string with protocol= only: {args.model}")
+        protocol = next((p for p in PROTOCOLS if p == options.get("protocol")), None)
+        model = local_model(name, n_threads=args.threads, protocol=protocol)
     else:
         model = resolve_model(args.model)
     out.mkdir(parents=True, exist_ok=True)

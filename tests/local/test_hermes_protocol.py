@@ -250,3 +250,39 @@ async def test_the_05b_pack_calls_a_tool_in_its_own_format() -> None:
     first = result.tool_calls[0]
     assert (first.name, first.args, first.error) == ("find_customer", {"name": "Ada"}, None), \
         result.trace.render()
+
+
+async def test_native_mode_is_the_json_protocols_union_said_after_the_tools_block() -> None:
+    """Where the inner model decodes under a schema's grammar (llama.cpp), the layout offers
+    native output mode: the reply is decoded under the offered calls or ``{"answer": <the
+    output's schema>}`` (the response format, no GBNF of its own), the tools block ends by
+    saying those forms, and the history stays in the template's form."""
+    import pydantic
+
+    from toolcycle import Output
+
+    class Order(pydantic.BaseModel):
+        customer_id: str
+        arrives: str
+
+    class Grammared(ScriptedModel):
+        schema_grammar = True
+
+    first = Capture('{"name": "find_customer", "arguments": {"name": "Ada"}}')
+    second = Capture('{"answer": {"customer_id": "C-3", "arrives": "2026-11-27"}}')
+    model = HermesToolsModel(Grammared([first, second]))
+    assert model.output_modes() == ("tool", "native")
+    assert HermesToolsModel(ScriptedModel([])).output_modes() == ("tool",)
+    result = await Agent(model, "Answer order questions.", [find_customer],
+                         output=Output(Order, mode="native"), grounding=False).run(
+        "When does Ada's order arrive?")
+    assert result.output == Order(customer_id="C-3", arrives="2026-11-27")
+    assert result.trace.mode_fallbacks == []
+    assert first.settings is not None and first.settings.response_format is not None
+    schema = json.dumps(first.settings.response_format.schema)
+    assert '"answer"' in schema and "arrives" in schema and "find_customer" in schema
+    assert GRAMMAR not in first.settings.extra  # the response format is the grammar
+    system = first.messages[0].text
+    assert system.endswith('or with {"answer": {customer_id: string, arrives: string}} to '
+                           "answer the user."), system
+    assert "<tool_call>" in second.messages[-2].text  # the call, as the template writes it

@@ -357,8 +357,8 @@ def local_model(
     decides freely whether to call: see :class:`JsonToolsModel`); agents can override it per
     run with ``ModelSettings(extra={"constrained": True})``.
 
-    ``further_calls`` (JSON protocol): with ``parallel_tool_calls``, a reply of calls that
-    leaves some of the request's values out is asked once for the further calls
+    ``further_calls`` (JSON and Hermes protocols): with ``parallel_tool_calls``, a reply of
+    calls that leaves some of the request's values out is asked once for the further calls
     (:mod:`~..text.further`; per run ``ModelSettings(extra={"further_calls": False})``).
 
     ``prefix_cache="conversation"`` starts llama.cpp's context afresh for each conversation,
@@ -379,7 +379,8 @@ def local_model(
 
         return ReActModel(chat)
     if protocol == "hermes":
-        return HermesToolsModel(chat, constrained=True if constrained is None else constrained)
+        return HermesToolsModel(chat, constrained=True if constrained is None else constrained,
+                                further_calls=further_calls)
     if constrained is None:
         constrained = pack.constrained_by_default if pack else False
     return JsonToolsModel(chat, constrained=constrained, further_calls=further_calls)

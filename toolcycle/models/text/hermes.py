@@ -28,10 +28,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ...messages import Message, ToolCall, ToolResult
-from ..base import Model, ModelSettings, OutputMode, ResponseFormat, ToolDefinition
+from ..base import Model, ModelSettings, OutputMode, ToolDefinition
 from .constrained import reply_schema
 from .describe import one_line
 from .further import ONLY_FURTHER
+from .native import answer_form, answer_schema
 from .protocol import JsonToolsModel
 
 #: The system prompt Qwen2.5's template uses when tools are offered and the conversation has
@@ -162,11 +163,21 @@ class HermesToolsModel(JsonToolsModel):
         return super().render_conversation(messages, settings)
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
-        return _TOOLS_OPEN + "".join(f"\n{tool_line(t)}" for t in tools) + _TOOLS_CLOSE
+        """The template's tools block; in native mode its last words say the JSON forms the
+        grammar admits instead of the ``<tool_call>`` tag (see :meth:`output_modes`)."""
+        block = _TOOLS_OPEN + "".join(f"\n{tool_line(t)}" for t in tools)
+        if answer_schema(settings) is None:
+            return block + _TOOLS_CLOSE
+        call = '{"name": <function-name>, "arguments": <args-json-object>}'
+        how = (f"a JSON list [{call}, ...] to call functions" if settings.parallel_tool_calls
+               else f"one JSON object {call} to call a function")
+        return (f"{block}\n</tools>\n\nReply with {how}, or with {answer_form(settings)} "
+                "to answer the user.")
 
     def render_assistant(self, message: Message, settings: ModelSettings) -> str:
         """Past calls as ``<tool_call>`` blocks (their thought left out, as the JSON protocol
-        does: a small model shown its plan rewrites it), or the answer's text."""
+        does: a small model shown its plan rewrites it), or the answer's text; in native mode
+        too, so the history stays the template's (an answer there is the output's JSON)."""
         if not message.tool_calls:
             return message.text
         return "\n".join(call_block(c) for c in message.tool_calls)
@@ -175,18 +186,15 @@ class HermesToolsModel(JsonToolsModel):
         return "\n".join(response_block(r) for r in results)
 
     def output_modes(self) -> tuple[OutputMode, ...]:
-        """The output tool only: native mode's grammar is the JSON protocol's
-        ``{"answer": ...}`` form (:mod:`.native`), not this layout's free-text answer."""
-        return ("tool",)
-
-    def reply_format(self, settings: ModelSettings) -> ResponseFormat | None:
-        return None
-
-    def answer_instructions(self, settings: ModelSettings) -> str:
-        return ""
+        """The output tool, then native mode where the inner model decodes under a schema's
+        grammar (llama.cpp). Native mode is the JSON protocol's (:mod:`.native`): every reply
+        under the union of the offered calls and ``{"answer": <the output's schema>}``, said
+        so at the end of the tools block. Not prompted mode: this layout's grammar keeps a
+        free answer from opening with ``{``, so a JSON answer could not be written."""
+        return ("tool", "native") if self.inner.schema_grammar else ("tool",)
 
     def request_extra(self, settings: ModelSettings) -> dict[str, Any]:
-        if not self.is_constrained(settings):
-            return {}
+        if not self.is_constrained(settings) or answer_schema(settings) is not None:
+            return {}  # (native mode: the response format is the grammar)
         grammar = reply_grammar(settings.tools, settings)
         return {} if grammar is None else {GRAMMAR: grammar}
