@@ -88,7 +88,8 @@ SAID_MISSING = re.compile(
     r"(?:could ?n[o']t|can ?n[o']t|cannot|unable to|did ?n[o']t|was unable to) "
     r"(?:find|locate|retrieve|get|determine)|no (?:data|information|info|records?|entry|"
     r"details?|results?)|no (?:\w+ ){1,2}(?:is |are |was |were )?(?:found|available)|"
-    r"does ?n[o']t exist|do(?:es)? not have (?:any|the|that|this)? ?(?:data|information))\b",
+    r"(?:does|did|do) ?n[o']t exist|do(?:es)? not have (?:any|the|that|this)? ?"
+    r"(?:data|information))\b",
     re.IGNORECASE,
 )
 

@@ -54,6 +54,33 @@ def test_nothing_is_said_once_the_id_was_used() -> None:
     assert result.attempts == 1 and result.status == "success"
 
 
+def test_an_id_whose_only_call_failed_was_never_read() -> None:
+    """Seen on the 0.5B (first-hour dev set, a payroll agent): the lookup gave the id, the
+    detail call given it failed on another argument, and the model answered that the id does
+    not exist: a ``success``. A call that failed read no record, so the id is still unused."""
+    def roster(name: str) -> str:
+        """The employee_id of an employee, by name."""
+        return "E-311"
+
+    def payslip(employee_id: str, month: str) -> float:
+        """An employee's gross pay for a month (YYYY-MM)."""
+        if len(month) != 7:
+            raise KeyError((employee_id, month))
+        return 3120.0
+
+    line = ("`roster` gave 'E-311', which no call given it has succeeded since: `payslip` "
+            "takes `employee_id`; call it with 'E-311', then answer from its result")
+    missing = "The employee with ID E-311 did not exist in the database."
+    script = [call("roster", {"name": "Jonas Berg"}),
+              call("payslip", {"employee_id": "E-311", "month": "2026"}), missing, missing]
+    agent = Agent(ScriptedModel(script), tools=[roster, payslip], grounding=True,
+                  limits=Limits(max_attempts=2))
+    result = agent.run_sync("What was the gross pay of Jonas Berg for October 2026?")
+    first = result.trace.attempts[0]
+    assert (first.validator, first.code, first.errors) == ("grounding", "UNUSED_RESULTS", [line])
+    assert result.status == "ungrounded", result.trace.render()
+
+
 def test_nothing_is_said_where_no_tool_takes_it() -> None:
     agent = Agent(ScriptedModel([FOUND, "Its id is LH-7."]), tools=[find_lighthouse],
                   grounding=True)

@@ -1,4 +1,5 @@
 """An id a lookup gave that no call used: a chain of calls stopped after its first step.
+(A call given it that failed did not use it: it read no record.)
 
 The commonest first-hour chain is a lookup by name that gives an id, then a detail call that
 takes it. A small model often stops between the two: it answers that the record is "not
@@ -41,14 +42,22 @@ def unused_handle(state: RunState) -> str | None:
     the run's last finding is no handle, a later call used it, or no offered tool takes it."""
     ending = {d.name for d in state.output.tool_definitions}
     pending: tuple[str, str] | None = None  # (the tool that gave it, the handle)
-    given: set[str] = set()  # (what calls were given: a handle looked up again after its use
-    for message in state.messages:  # is no stopped chain)
+    asked: dict[str, set[str]] = {}  # call id -> what the call was given
+    tried: set[str] = set()  # what calls that failed were given
+    given: set[str] = set()  # (what calls that succeeded were given: a handle looked up again
+    for message in state.messages:  # after its use is no stopped chain)
         for part in message.parts:
             if isinstance(part, ToolCall) and part.name not in ending:
-                given.update(s.strip().lower() for s in strings(part.arguments))
+                asked[part.id] = {s.strip().lower() for s in strings(part.arguments)}
+            elif isinstance(part, ToolResult) and part.is_error:
+                tried.update(asked.get(part.call_id, ()))
+            elif isinstance(part, ToolResult) and part.name not in ending:
+                # Only a call that succeeded used what it was given: one that failed read no
+                # record ("E-311" given to a payslip call that raised, then "E-311 does not
+                # exist": the record was never read).
+                given.update(asked.get(part.call_id, ()))
                 if pending is not None and pending[1].lower() in given:
                     pending = None
-            elif isinstance(part, ToolResult) and not part.is_error and part.name not in ending:
                 text = state.tool_text(part)
                 handle = handle_of(text)
                 if handle is not None:
@@ -62,7 +71,9 @@ def unused_handle(state: RunState) -> str | None:
     if not taking:
         return None
     shown = bounded_repr(handle)
-    return (f"`{giver}` gave {shown}, which no call has used since: "
+    used = ("no call given it has succeeded since" if handle.lower() in tried
+            else "no call has used since")
+    return (f"`{giver}` gave {shown}, which {used}: "
             f"{' and '.join(taking)}; call it with {shown}, then answer from its result")
 
 
