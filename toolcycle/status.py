@@ -74,7 +74,8 @@ RETURNED_MEANINGS: dict[str, str] = {
     "forced": "a limit forced this answer (one more request, without tools): it was not "
     "checked against the task, so do not trust it as a success",
     "partial": "a limit stopped the run: the output is only what existed then",
-    "tool_error": "the answer is a tool's error text, passed through by the model",
+    "tool_error": "the answer is a tool's error text (or the loop guard's note on a result), "
+    "passed through by the model",
     "ungrounded": "the answer asserts figures or names that no tool result, the request or "
     "the instructions hold, or a tool call failed and none found anything, or it is an empty "
     "value, or it says what was asked is not there where a result says it is (grounding), so "

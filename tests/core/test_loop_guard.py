@@ -126,3 +126,16 @@ async def test_it_can_be_turned_off_and_tuned() -> None:
     assert tight.trace.loop_guard == {"nudge": 1, "refuse": 1, "stop": 1}
     with pytest.raises(ConfigurationError):
         Limits(max_repeats=-1)
+
+
+@pytest.mark.parametrize("grounding", [False, True])
+async def test_an_answer_that_is_the_loop_guards_note_is_not_a_success(grounding: bool) -> None:
+    """Seen on the 0.5B (first-hour dev set, its family's own layout): after the nudge, the
+    model answered with the note itself, and the run said ``success``. The note is the loop's
+    text on a result, not an answer: passed through, it is a ``tool_error`` like a tool's."""
+    note = "[loop guard] `lookup` returned this same result 3 times for these same arguments."
+    agent = Agent(_stuck(3, note), tools=[lookup], grounding=grounding)
+    result = await agent.run("weather in Paris?")
+    assert result.output == note and result.status == "tool_error", result.trace.render()
+    again = await Agent(_stuck(3), tools=[lookup], grounding=grounding).run("weather in Paris?")
+    assert again.status == "success"  # an answer after the nudge is an answer

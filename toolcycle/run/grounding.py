@@ -173,8 +173,14 @@ def look_first(state: RunState) -> bool:
 def run_status(state: RunState, action: str, output: Any) -> RunStatus:
     """The status of a run that returned ``output``: the vocabulary's rule
     (:func:`toolcycle.status.returned_status`), then, with grounding on, ``"ungrounded"`` for
-    an answer that stands although some of its figures or names come from no source."""
-    status = returned_status(action, output, state.trace.trace.error_observations())
+    an answer that stands although some of its figures or names come from no source.
+
+    The loop guard's notes on results ("returned this same result 3 times") count with the
+    tools' errors as text an answer may pass through: seen on the 0.5B, an answer that was
+    the note itself, a ``success`` before."""
+    passed = [*state.trace.trace.error_observations(),
+              *(note.strip() for note in state.loop_notes.values())]
+    status = returned_status(action, output, passed)
     if status != "success" or not state.setup.core.grounding:
         return status
     if isinstance(output, str) and holds_nothing(output):
