@@ -86,6 +86,30 @@ def test_anything_else_is_left_as_written(value: str) -> None:
     assert unnest_calls([call], TOOLS) == [call]
 
 
+@pytest.mark.parametrize("answer", [
+    '{"answer": "find_employee(name: \'Ana Silva\')"}',  # the 0.5B's, colon and all
+    "{\"answer\": \"find_employee(name='Ana Silva')\"}", "find_employee('Ana Silva')"])
+def test_an_answer_that_is_only_a_call_written_as_code_is_that_call(answer: str) -> None:
+    """Seen on the 0.5B (first-hour dev set): its answer was a call it meant to make, and the
+    run took it as the answer and said ``success``."""
+    inner = ScriptedModel([answer, '{"answer": "Her id is E-204."}'])
+    agent = Agent(JsonToolsModel(inner), "Answer payroll questions.", [find_employee, gross_pay])
+    result = agent.run_sync("What is Ana Silva's employee id?")
+    assert [(c.name, c.args) for c in result.tool_calls] == [
+        ("find_employee", {"name": "Ana Silva"})], result.trace.render()
+    assert result.output == "Her id is E-204."
+
+
+@pytest.mark.parametrize("answer", [
+    "Call find_employee('Ana Silva') first.", "lookup(name='Ana')",  # more than a call; unknown
+    "find_employee(nickname: 'Ana')", "find_employee(name)"])       # not its parameter; no literal
+def test_an_answer_that_is_more_or_other_than_a_call_stays_the_answer(answer: str) -> None:
+    inner = ScriptedModel([answer])
+    agent = Agent(JsonToolsModel(inner), "", [find_employee, gross_pay], grounding=False)
+    result = agent.run_sync("What is Ana Silva's employee id?")
+    assert result.tool_calls == [] and result.output == answer
+
+
 def test_comments_inside_the_json_are_dropped_not_string_content() -> None:
     reply = ('{"name": "add", "arguments": {"numbers": [\n  10000, // October gross pay\n'
              '  12000 /* November */\n], "note": "http://x.org // kept"}}')

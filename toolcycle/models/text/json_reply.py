@@ -11,6 +11,7 @@ from ...messages import Part, TextPart, ThinkingPart
 from ..base import ToolDefinition
 from .calls import calls_before_placeholder, parse_tool_calls
 from .meant import as_meant
+from .nested import call_written_as_code
 
 _ESCAPED_JSON = re.compile(r"\{\s*&(?:#34|quot);")
 
@@ -33,6 +34,9 @@ def json_reply_parts(text: str, tools: Sequence[ToolDefinition], id_prefix: str,
         if parsed.thought:
             parts.append(TextPart(parsed.thought))
         parts.extend(calls_before_placeholder(as_meant(parsed.calls, tools)))
+    elif (code := call_written_as_code((parsed.answer if parsed.answer is not None
+                                        else text).strip(), tools, f"{id_prefix}_1")):
+        parts.append(code)  # an answer that is only a call, written as code: that call
     elif parsed.answer is not None:
         if parsed.thought:
             parts.append(ThinkingPart(parsed.thought))

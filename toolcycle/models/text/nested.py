@@ -1,4 +1,6 @@
-"""A call written inside another call's argument: the inner call is the one to run first.
+"""Calls written as code: inside another call's argument, or as the whole answer.
+
+A call written inside another call's argument: the inner call is the one to run first.
 
 Asked for a chain, a small model composes the calls the way it would write code:
 ``gross_pay({"employee_id": "find_employee('Jonas Berg')", "month": "2026-10"})``
@@ -12,6 +14,12 @@ the outer call and any after it are dropped; the model writes them again with th
 Only a whole argument that is exactly one call to an *offered* tool, with literal arguments
 (``find_employee('Ana Silva')``, ``find_station(city="Bergen")``), counts: an argument that
 merely mentions a tool, or holds an expression, is left to the tool as written.
+
+An answer that is exactly such a call (:func:`call_written_as_code`) is that call: seen on
+the 0.5B (first-hour dev set), ``{"answer": "stock_level(sku: 'yoga_mat')"}``, a call the model
+meant to make, which the run took as its answer and called a ``success``. Keyword arguments
+may be written ``name: value`` (as that one was) where ``name`` is one of the tool's
+parameters.
 """
 
 from __future__ import annotations
@@ -55,6 +63,26 @@ def _inner_call(call: ToolCall, offered: dict[str, ToolDefinition]) -> ToolCall 
         if arguments is not None:
             return ToolCall(call.id, match.group(1), arguments, json.dumps(arguments))
     return None
+
+
+def call_written_as_code(text: str, tools: Sequence[ToolDefinition], call_id: str
+                         ) -> ToolCall | None:
+    """The call ``text`` is, where the whole of it is one call to an offered tool with literal
+    arguments (``name=value`` or, for the tool's own parameters, ``name: value``)."""
+    if len(text) > _MAX_CHARS or (match := _CALL.match(text)) is None:
+        return None
+    tool = next((t for t in tools if t.name == match.group(1)), None)
+    if tool is None:
+        return None
+    arguments = _literal_arguments(match.group(2), tool)
+    properties = tool.parameters.get("properties")
+    if arguments is None and isinstance(properties, dict) and properties:
+        keys = "|".join(re.escape(str(name)) for name in properties)
+        arguments = _literal_arguments(re.sub(rf"\b({keys})\s*:\s*", r"\1=", match.group(2)),
+                                       tool)
+    if arguments is None:
+        return None
+    return ToolCall(call_id, tool.name, arguments, json.dumps(arguments))
 
 
 def _literal_arguments(text: str, tool: ToolDefinition) -> dict[str, Any] | None:
