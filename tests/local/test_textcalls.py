@@ -252,6 +252,27 @@ def test_any_cut_of_a_list_gives_only_calls_written_whole_each_once(
     assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", {"add"}).calls] == written
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_names, _args), min_size=1, max_size=6), st.data())
+def test_any_cut_of_a_fence_of_calls_gives_only_calls_written_whole_each_once(
+        written: list[tuple[str, dict[str, Any]]], data: st.DataObject) -> None:
+    lines = [json.dumps({"name": n, "arguments": a}) for n, a in written]
+    body = "\n".join(lines)
+    text = "```json\n" + body + "\n```"
+    cut = data.draw(st.integers(len("```json\n") + 1, len("```json\n") + len(body) - 1))
+    names = {"add", "roll", "weather"}
+    calls = [(c.name, c.arguments) for c in
+             parse_tool_calls(text[:cut], "t", names, truncated=True).calls]
+    whole = [(n, a) for (n, a), line in zip(written, lines, strict=True)
+             if text.index(line) + len(line) <= cut]
+    complete = [c for c in calls if c[1] is not None]
+    assert all(c in whole for c in complete)  # nothing invented, nothing half-read
+    assert len(complete) == len({json.dumps(c, sort_keys=True) for c in complete})  # once each
+    assert len(calls) - len(complete) <= 1  # at most the one unreadable cut call
+    # the fence the model closed keeps every call as written, repeats included
+    assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", names).calls] == written
+
+
 @pytest.mark.parametrize("text", ['{"name": "add', '[{"name": "add', '{"name": "add"',
                                   '{"function": {"name": "add"'])
 def test_a_call_cut_off_before_its_arguments_is_unreadable_not_run_with_none(text: str) -> None:
