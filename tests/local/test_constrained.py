@@ -180,3 +180,41 @@ def test_native_mode_answers_with_an_instance_of_the_output_schema() -> None:
     assert valid(alone, answer) and not valid(alone, {"name": "place", "arguments": {}})
     withdrawn = reply_schema([WEATHER], "none", answer=order)
     assert valid(withdrawn, answer) and not valid(withdrawn, {"answer": "sunny"})
+
+
+def test_a_parameter_that_only_annotates_admits_any_value_and_compiles() -> None:
+    """A BFCL tool's ``{"description": "The training data for the model."}`` (valid JSON
+    Schema for any value), or a hand-written ``"type": "any"``: llama.cpp's converter refused
+    both with an assertion, so the request in the family's own layout failed and the JSON
+    protocol's reply went silently unconstrained. Written ``{}`` they compile, and the
+    properties beside them keep their types (a property named like an annotation too)."""
+    from llama_cpp import llama_grammar
+
+    from toolcycle.models.base import ModelSettings
+    from toolcycle.models.text.hermes import reply_grammar
+
+    train = ToolDefinition("train", "Train a model.", {
+        "type": "object", "required": ["data"],
+        "properties": {"data": {"description": "The training data for the model."},
+                       "options": {"type": "any", "title": "Options"},
+                       "rows": {"type": "array", "items": {"description": "a row"}},
+                       "title": {"type": "string", "description": "The run's title."}}})
+    schema = reply_schema([train], "auto")
+    grammar = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+    assert '"\\"train\\""' in grammar
+    call = {"name": "train", "arguments": {"data": [1, {"x": 2}], "options": None,
+                                           "rows": ["a", 3], "title": "first"}}
+    assert valid(schema, call)
+    assert not valid(schema, {"name": "train", "arguments": {"data": 1, "title": 7}})
+    assert reply_grammar([train], ModelSettings(tools=(train,))) is not None
+
+
+def test_a_schema_llama_cpp_cannot_convert_leaves_the_familys_layout_unconstrained() -> None:
+    """Not a crash of the request: the reply is free and read tolerantly, as llama.cpp's own
+    response_format falls back to any JSON."""
+    from toolcycle.models.base import ModelSettings
+    from toolcycle.models.text.hermes import reply_grammar
+
+    odd = ToolDefinition("odd", "Odd.", {"type": "object",
+                                          "properties": {"x": {"type": "tuple"}}})
+    assert reply_grammar([odd], ModelSettings(tools=(odd,))) is None

@@ -10,6 +10,7 @@ tool's value where the answer must carry it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pydantic
@@ -134,13 +135,22 @@ def test_a_schema_with_no_grammar_is_refused_as_a_provider_refuses_a_format() ->
     assert caught.value.context["status"] == 400
 
 
-def test_the_hermes_layout_keeps_to_the_output_tool() -> None:
-    """Native mode's grammar is the JSON protocol's {"answer": ...} form, not Hermes's
-    free-text answer: that protocol neither offers native nor sends the JSON union."""
+async def test_the_hermes_layout_answers_natively_under_the_json_union() -> None:
+    """In the family's own layout native mode is the JSON protocol's: the reply under the
+    union of the calls and {"answer": <schema>} (the response format), so the answer parses
+    and fits on its first try there too."""
     hermes = local_model(MODEL, protocol="hermes")
-    assert hermes.output_modes() == ("tool",)
+    assert hermes.output_modes() == ("tool", "native")
     native = ModelSettings(response_format=ResponseFormat("City", City.model_json_schema()))
-    assert hermes.reply_format(native) is None
+    form = hermes.reply_format(native)
+    assert form is not None and "answer" in json.dumps(form.schema)
+    agent = Agent(hermes, "You answer questions about cities.", [],
+                  output=Output(City, mode="native"), limits=Limits(max_iterations=3),
+                  model_settings=DETERMINISTIC, grounding=False)
+    result = await agent.run("Tell me about Paris.")
+    assert result.trace.mode_fallbacks == [] and len(result.trace.steps) == 1, \
+        result.trace.render()
+    assert result.output.name == "Paris" and result.output.country == "France"
 
 
 def test_a_text_protocol_over_a_model_without_a_schema_grammar_keeps_the_output_tool() -> None:

@@ -112,7 +112,7 @@ def _hoisted(schema: dict[str, Any], owner: str, definitions: dict[str, Any]
     """``schema`` (a tool's arguments, or a native answer's) ready to sit inside the reply
     schema: its sub-schemas moved into ``definitions`` under ``owner``'s names, its root
     closed to extra keys."""
-    arguments = copy.deepcopy(schema)
+    arguments = _open_where_untyped(copy.deepcopy(schema))
     # A tool's local refs ("#/$defs/Item", "#/definitions/Tag", "#/properties/x") resolve from
     # the root of *its* schema, but the grammar converter resolves them from the root of the
     # whole reply schema, and names each grammar rule after the ref's last segment. So every
@@ -136,6 +136,42 @@ def _hoisted(schema: dict[str, Any], owner: str, definitions: dict[str, Any]
     # Without this, the grammar lets the model append arbitrary keys after the real ones.
     arguments.setdefault("additionalProperties", False)
     return arguments
+
+
+#: Keywords that say what a value is about, not what it may be: a sub-schema of these alone
+#: admits any value.
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment",
+                          "deprecated", "readOnly", "writeOnly"})
+_SUBSCHEMA = ("items", "additionalProperties", "additionalItems", "not", "contains",
+              "propertyNames", "if", "then", "else")
+_SUBSCHEMAS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+
+
+def _open_where_untyped(schema: Any) -> Any:
+    """``schema`` with every sub-schema that only annotates (``{"description": "The
+    training data"}``, valid JSON Schema for any value) or says ``"type": "any"`` (common in
+    hand-written tool schemas) written ``{}``, the form llama.cpp's converter reads as any
+    value. It refuses the other forms outright (an assertion error, seen on a BFCL tool),
+    which left a request in the family's own layout with no grammar and the JSON protocol's
+    reply schema silently unconstrained."""
+    if not isinstance(schema, dict):
+        return schema
+    opened = dict(schema)
+    if opened.get("type") == "any":
+        del opened["type"]
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(opened.get(key), dict):
+            opened[key] = {name: _open_where_untyped(sub) for name, sub in opened[key].items()}
+    for key in _SUBSCHEMA:
+        if isinstance(opened.get(key), dict):
+            opened[key] = _open_where_untyped(opened[key])
+    if opened.get("items") == {}:  # (the converter refuses that too; no items means the same)
+        del opened["items"]
+    for key in _SUBSCHEMAS:
+        if isinstance(opened.get(key), list):
+            opened[key] = [_open_where_untyped(sub) for sub in opened[key]]
+    return {} if set(opened) <= _ANNOTATIONS else opened
 
 
 def _rebase_refs(node: Any, names: dict[str, str], root: str) -> Any:

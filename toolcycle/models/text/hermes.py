@@ -112,7 +112,13 @@ def reply_grammar(tools: Sequence[ToolDefinition], settings: ModelSettings) -> s
         return None
     from llama_cpp.llama_grammar import json_schema_to_gbnf  # the converter llama.cpp uses
 
-    call_rules = _ROOT_RULE.sub(f"{_RULE_PREFIX}call ::=", json_schema_to_gbnf(json.dumps(schema)))
+    try:
+        converted = json_schema_to_gbnf(json.dumps(schema))
+    except Exception:  # (the converter raises what it meets: AssertionError, KeyError...)
+        # A schema llama.cpp cannot convert: the reply goes unconstrained and is read
+        # tolerantly, as llama.cpp's own response_format falls back to any JSON.
+        return None
+    call_rules = _ROOT_RULE.sub(f"{_RULE_PREFIX}call ::=", converted)
     call, block = f"{_RULE_PREFIX}call", f"{_RULE_PREFIX}block"
     more = settings.parallel_tool_calls
 
