@@ -232,6 +232,26 @@ _args = st.dictionaries(st.sampled_from(["a", "b", "city"]),
                         max_size=2)
 
 
+_TOOLS = {"add", "roll", "weather"}
+
+
+def _only_calls_written_whole_each_once(written: list[tuple[str, dict[str, Any]]],
+                                        pieces: list[str], text: str, cut: int,
+                                        truncated: bool) -> None:
+    """What a reply cut at ``cut`` gives: only calls written whole (``pieces`` are their
+    texts in ``text``), each once, and at most the one unreadable cut call; the whole reply
+    gives every call as written, repeats included."""
+    calls = [(c.name, c.arguments) for c in
+             parse_tool_calls(text[:cut], "t", _TOOLS, truncated=truncated).calls]
+    whole = [(n, a) for (n, a), piece in zip(written, pieces, strict=True)
+             if text.index(piece) + len(piece) <= cut]
+    complete = [c for c in calls if c[1] is not None]
+    assert all(c in whole for c in complete)  # nothing invented, nothing half-read
+    assert len(complete) == len({json.dumps(c, sort_keys=True) for c in complete})  # once each
+    assert len(calls) - len(complete) <= 1  # at most the one unreadable cut call
+    assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", _TOOLS).calls] == written
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_names, _args), min_size=1, max_size=6), st.data())
 def test_any_cut_of_a_list_gives_only_calls_written_whole_each_once(
@@ -240,16 +260,7 @@ def test_any_cut_of_a_list_gives_only_calls_written_whole_each_once(
     text = "[" + ", ".join(items) + "]"
     # anywhere before the closing bracket, inside the first call included
     cut = data.draw(st.integers(1, len(text) - 1))
-    calls = [(c.name, c.arguments) for c in parse_tool_calls(text[:cut], "t", {"add", "roll",
-                                                                               "weather"}).calls]
-    whole = [(n, a) for (n, a), item in zip(written, items, strict=True)
-             if text.index(item) + len(item) <= cut]
-    complete = [c for c in calls if c[1] is not None]
-    assert all(c in whole for c in complete)  # nothing invented, nothing half-read
-    assert len(complete) == len({json.dumps(c, sort_keys=True) for c in complete})  # once each
-    assert len(calls) - len(complete) <= 1  # at most the one unreadable cut call
-    # the closed list keeps every call as written, repeats included
-    assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", {"add"}).calls] == written
+    _only_calls_written_whole_each_once(written, items, text, cut, truncated=False)
 
 
 @settings(max_examples=200, deadline=None)
@@ -260,17 +271,7 @@ def test_any_cut_of_a_fence_of_calls_gives_only_calls_written_whole_each_once(
     body = "\n".join(lines)
     text = "```json\n" + body + "\n```"
     cut = data.draw(st.integers(len("```json\n") + 1, len("```json\n") + len(body) - 1))
-    names = {"add", "roll", "weather"}
-    calls = [(c.name, c.arguments) for c in
-             parse_tool_calls(text[:cut], "t", names, truncated=True).calls]
-    whole = [(n, a) for (n, a), line in zip(written, lines, strict=True)
-             if text.index(line) + len(line) <= cut]
-    complete = [c for c in calls if c[1] is not None]
-    assert all(c in whole for c in complete)  # nothing invented, nothing half-read
-    assert len(complete) == len({json.dumps(c, sort_keys=True) for c in complete})  # once each
-    assert len(calls) - len(complete) <= 1  # at most the one unreadable cut call
-    # the fence the model closed keeps every call as written, repeats included
-    assert [(c.name, c.arguments) for c in parse_tool_calls(text, "t", names).calls] == written
+    _only_calls_written_whole_each_once(written, lines, text, cut, truncated=True)
 
 
 @pytest.mark.parametrize("text", ['{"name": "add', '[{"name": "add', '{"name": "add"',

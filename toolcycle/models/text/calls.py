@@ -124,11 +124,15 @@ def _fenced_spans(text: str, truncated: bool) -> list[_Span]:
     for m in _FENCED.finditer(text):
         body = m.group(1).strip()
         if body.startswith(("{", "[")):
-            value = decode_lenient(body)
+            # cut by the token limit inside the fence: its calls one per line, each once
+            cut = truncated and not m.group(0).endswith("```") and body.startswith("{")
+            value = values_one_per_line(body, cut=True) if cut else None
+            if value is None:
+                value = decode_lenient(body)
             if value is None:
                 value = _several_values(body)
-            if value is None:
-                value = values_one_per_line(body, truncated and not m.group(0).endswith("```"))
+            if value is None and not cut:
+                value = values_one_per_line(body, cut=False)
             spans.append(_Span(m.start(), m.end(), value, body))
     return spans
 

@@ -93,8 +93,8 @@ def complete_items_of_cut_list(raw: str) -> list[Any]:
 
 
 def values_one_per_line(body: str, cut: bool) -> list[Any] | None:
-    """The values of a fence of calls one per line whose last one does not close; ``None``
-    when its first value is not complete or something other than values stands between.
+    """The values of a fence of calls one per line; ``None`` when its first value is not
+    complete or something other than values stands between.
 
     ``cut``: the reply stopped at the token limit inside the fence. That is the loop of
     :func:`complete_items_of_cut_list` in the sequence form: measured on BFCL with
@@ -124,8 +124,10 @@ def values_one_per_line(body: str, cut: bool) -> list[Any] | None:
         index = end
         while index < len(body) and body[index] in " \t\r\n,":
             index += 1
-    if not values or index >= len(body):
+    if not values:
         return None
+    if index >= len(body):  # every value closes (cut just after one, or written whole)
+        return values
     if not cut:
         last = decode_lenient(body[index:])
         if last is None:
