@@ -119,6 +119,47 @@ def test_a_tool_result_over_looked_up_figures_is_a_source() -> None:
     assert result.status == "success" and result.attempts == 1
 
 
+def to_grams(ingredient: str, amount: float, unit: str) -> float:
+    """Convert an amount of an ingredient in cups to grams."""
+    return round(amount * 227.0, 2)
+
+
+def top_recipes(limit: int) -> list[str]:
+    """The best-rated recipes, best first."""
+    return ["banana bread", "pancakes", "tomato soup"][:limit]
+
+
+def test_a_single_digit_measure_from_nowhere_is_no_source() -> None:
+    """Seen on the 0.5B (first-hour dev agent "recipes"): asked for the banana bread's
+    butter in grams, it called ``to_grams(amount=1, unit="cup")`` without reading the
+    recipe and answered the 227 g it got, a ``success``. A single digit is exempt as a count,
+    but a parameter typed ``number`` takes a measure, which no counting gives."""
+    agent = Agent(ScriptedModel([
+        call("to_grams", {"ingredient": "butter", "amount": 1, "unit": "cup"}),
+        "227 grams.", "227 grams."]), tools=[to_grams], grounding=True)
+    result = agent.run_sync("How much butter in grams does the banana bread need?")
+    assert result.trace.attempts[0].validator == "grounding"
+    assert result.status == "ungrounded"
+
+
+def test_a_single_digit_count_passed_on_stays_exempt() -> None:
+    """``limit: int`` takes a count: a 3 from nowhere is still the kind of figure a model
+    may pick or count, and the result it got is a source."""
+    agent = Agent(ScriptedModel([call("top_recipes", {"limit": 3}),
+                                 "The best is banana bread."]),
+                  tools=[top_recipes], grounding=True)
+    result = agent.run_sync("Which recipe is rated best?")
+    assert (result.status, result.attempts) == ("success", 1)
+
+
+def test_a_single_digit_measure_the_request_gave_grounds_the_call() -> None:
+    agent = Agent(ScriptedModel([
+        call("to_grams", {"ingredient": "butter", "amount": 1, "unit": "cup"}),
+        "227 grams."]), tools=[to_grams], grounding=True)
+    result = agent.run_sync("How many grams is 1 cup of butter?")
+    assert (result.status, result.attempts) == ("success", 1)
+
+
 def test_figures_from_the_request_ground_a_call() -> None:
     agent = Agent(ScriptedModel([call("add", {"numbers": [17.50, 21]}), "38.5 in all."]),
                   tools=[add], grounding=True)
