@@ -17,7 +17,7 @@ from toolcycle.messages import ToolCall
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.calls import parse_tool_calls
 from toolcycle.models.text.comments import without_comments
-from toolcycle.models.text.nested import unnest_calls
+from toolcycle.models.text.nested import call_written_as_code, unnest_calls
 from toolcycle.models.text.protocol import JsonToolsModel
 from toolcycle.tools import ToolDefinition
 
@@ -98,6 +98,27 @@ def test_an_answer_that_is_only_a_call_written_as_code_is_that_call(answer: str)
     assert [(c.name, c.args) for c in result.tool_calls] == [
         ("find_employee", {"name": "Ana Silva"})], result.trace.render()
     assert result.output == "Her id is E-204."
+
+
+def test_a_colon_inside_a_value_is_the_value_s_own() -> None:
+    """Only a parameter's name outside every string and bracket takes ``:`` for ``=``."""
+    tools = [ToolDefinition("note_stock", "Note a stock level.", {
+        "type": "object", "properties": {"sku": {"type": "string"}, "note": {"type": "string"},
+                                         "extra": {"type": "object"}}})]
+    call = call_written_as_code(
+        "note_stock(sku: 'yoga_mat', note: 'sku: kept', extra: {'sku': 1})", tools, "c1")
+    assert call is not None
+    assert call.arguments == {"sku": "yoga_mat", "note": "sku: kept", "extra": {"sku": 1}}
+    assert call_written_as_code("note_stock(sku: 'a", tools, "c2") is None  # unterminated
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("note_stock(sku:nt'\"{}[]),= \n\\#x1\x00"), max_size=60))
+def test_any_text_is_a_call_or_nothing_never_an_error(text: str) -> None:
+    tools = [ToolDefinition("note_stock", "", {"type": "object", "properties": {
+        "sku": {"type": "string"}, "note": {"type": "string"}}})]
+    call = call_written_as_code(text, tools, "c")
+    assert call is None or isinstance(call.arguments, dict)
 
 
 @pytest.mark.parametrize("answer", [

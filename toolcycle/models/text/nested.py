@@ -25,8 +25,10 @@ parameters.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
+import tokenize
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,12 +79,42 @@ def call_written_as_code(text: str, tools: Sequence[ToolDefinition], call_id: st
     arguments = _literal_arguments(match.group(2), tool)
     properties = tool.parameters.get("properties")
     if arguments is None and isinstance(properties, dict) and properties:
-        keys = "|".join(re.escape(str(name)) for name in properties)
-        arguments = _literal_arguments(re.sub(rf"\b({keys})\s*:\s*", r"\1=", match.group(2)),
-                                       tool)
+        rewritten = _colons_as_equals(match.group(2), set(properties))
+        arguments = None if rewritten is None else _literal_arguments(rewritten, tool)
     if arguments is None:
         return None
     return ToolCall(call_id, tool.name, arguments, json.dumps(arguments))
+
+
+def _colons_as_equals(text: str, names: set[str]) -> str | None:
+    """``sku: 'a'`` as ``sku='a'`` where ``sku`` is one of ``names``, written outside any
+    bracket and any string: a value (``note='sku: x'``) is never rewritten. ``None`` where
+    the text does not tokenize as Python."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    colons: list[int] = []
+    depth = 0
+    previous: tokenize.TokenInfo | None = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth -= 1
+            elif (token.type == tokenize.OP and token.string == ":" and depth == 0
+                  and previous is not None and previous.type == tokenize.NAME
+                  and previous.string in names):
+                row, column = token.start
+                colons.append(starts[row - 1] + column)
+            if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                previous = token
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    written = list(text)
+    for offset in colons:
+        written[offset] = "="
+    return "".join(written)
 
 
 def _literal_arguments(text: str, tool: ToolDefinition) -> dict[str, Any] | None:
