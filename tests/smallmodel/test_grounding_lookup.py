@@ -99,8 +99,8 @@ def test_a_tool_result_over_invented_figures_is_no_source() -> None:
     """Seen on the 1.5B (held-out first-hour agent "ward", seed 68): it called only ``add``
     with two counts it made up and answered their sum; the sum was in a tool result, so the
     run said ``success``. The re-ask now names the call, and the model looks the figures up."""
-    result = _beds([call("add", {"numbers": [20, 22]}), "They have 42 beds together.",
-                    *SUMMED])
+    result = _beds([call("add", {"numbers": [20, 22]}), call("add", {"numbers": [20, 22]}),
+                    "They have 42 beds together.", *SUMMED])  # (made again: refused once)
     first = result.trace.attempts[0]
     assert first.validator == "grounding"
     assert "'42'" in first.errors[0]

@@ -33,7 +33,8 @@ def add(numbers: list[float]) -> float:
 
 
 ASKED = "How many plants do the North and South greenhouses hold together?"
-MADE_UP = [call("add", {"numbers": [10, 20]}), "30 plants."]
+# (the call made twice: the first time the loop refuses it, toolcycle.run.unsourced_call)
+MADE_UP = [call("add", {"numbers": [10, 20]}), call("add", {"numbers": [10, 20]}), "30 plants."]
 LOOKED_UP = [call("greenhouse_id", {"name": "North"}),
              call("greenhouse", {"greenhouse_id": "GH-1"}),
              call("greenhouse_id", {"name": "South"}),

@@ -47,6 +47,7 @@ from .team import (
     start_handoff,
 )
 from .threads import TOOL_THREADS
+from .unsourced_call import UNSOURCED, unsourced_call
 
 # -- one turn ----------------------------------------------------------------------------------
 
@@ -84,14 +85,14 @@ async def execute_turn(state: RunState, turn: Turn) -> None:
         tool = None if call.original_name is not None else tools.get(call.name)
         if (tool is not None and call.arguments is not None and (parallel or tool.concurrent)
                 and not turn.stopped):
-            refusal = None if resuming and call.id in resuming else admit(state, tool, call.name)
+            refusal = None if resuming and call.id in resuming else _refusal(state, tool, call)
             if refusal is None:
                 batch.append((call, tool))
                 continue
             if batch:
                 await _run_batch(state, turn, batch)
                 batch = []
-            await _settle(state, turn, call, "tool", (refusal, "call_limit"))
+            await _settle(state, turn, call, "tool", refusal)
             continue
         if batch:
             await _run_batch(state, turn, batch)
@@ -140,8 +141,8 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
         if not resumed:
             await _announce(state, turn, call, kind)
         answer: Answer
-        if not resumed and (refusal := admit(state, tool, call.name)) is not None:
-            answer = refusal, "call_limit"
+        if not resumed and (refusal := _refusal(state, tool, call)) is not None:
+            answer = refusal
         else:
             try:
                 answer = await state.interrupts.guard(_run_tool(state, tool, call))
@@ -345,6 +346,17 @@ REFUSAL_SCHEMA = "Expected schema:"
 
 #: The answer to a call that was running when the run's deadline passed.
 _TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran", "run_stopped")
+
+
+def _refusal(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer | None:
+    """Why a call is answered without running: measures from no source, said once
+    (:mod:`.unsourced_call`), or a budget spent (:func:`.call_scope.admit`, which counts the
+    call where it runs)."""
+    unsourced = unsourced_call(state, tool.spec.parameters, call)
+    if unsourced is not None:
+        return unsourced, UNSOURCED
+    refusal = admit(state, tool, call.name)
+    return None if refusal is None else (refusal, "call_limit")
 
 
 def _not_executed(stopped: str) -> Answer:

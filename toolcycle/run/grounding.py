@@ -48,9 +48,10 @@ from typing import Any
 from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
+from .call_figures import small
 from .figures import FIGURE, figure_key
 from .said_missing import said_missing
-from .sources import Sources, small, sources_of
+from .sources import Sources, sources_of
 from .state import RunState
 from .units import read_unit
 from .unused_handle import unused_handle

@@ -17,13 +17,9 @@ from ..datetimes import dates_in, example_dates, names_a_date, names_date
 from ..messages import ToolCall, ToolResult
 from ..tools import ToolDefinition
 from ..words import is_empty_result, is_empty_value
+from .call_figures import given_figures
 from .figures import FIGURE, figure_key
 from .state import RunState
-
-
-def small(value: str) -> bool:
-    """Whether a figure is a single digit: a count a model may get by counting rows."""
-    return value.isdigit() and len(value) == 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +90,7 @@ def sources_of(state: RunState) -> Sources:
     found = [state.setup.core.instructions]
     found.extend(_own_description(state, d) for d in state.setup.settings.tools)
     ending = {d.name for d in state.output.tool_definitions}  # ("Output accepted." is no data)
-    measures = {d.name: _measures(d) for d in state.setup.settings.tools}
+    parameters = {d.name: d.parameters for d in state.setup.settings.tools}
     known = {figure_key(f) for text in found for f in FIGURE.findall(text)}
     given: dict[str, tuple[str, ...]] = {}
     dated: dict[str, tuple[str, ...]] = {}
@@ -113,8 +109,8 @@ def sources_of(state: RunState) -> Sources:
             prompted = index >= state.new_message_index and message.role == "user"
         for part in message.parts:
             if isinstance(part, ToolCall):
-                given[part.id] = tuple(dict.fromkeys(_argument_figures(
-                    part.arguments, measures.get(part.name, frozenset()))))
+                given[part.id] = tuple(dict.fromkeys(given_figures(
+                    part.arguments, parameters.get(part.name, {}), countable)))
                 dated[part.id] = _argument_dates(part.arguments)
             elif isinstance(part, ToolResult) and part.call_id in fell_through:
                 # (a fallback's "found nothing too": a failure in words, no data)
@@ -210,50 +206,3 @@ def _unnamed_dates(values: tuple[str, ...], sources: str) -> tuple[str, ...]:
     if not names_a_date(sources):
         return ()
     return tuple(v for v in values if not any(names_date(sources, d) for d in example_dates(v)))
-
-
-def _measures(definition: ToolDefinition) -> frozenset[str]:
-    """The top-level parameters of a tool typed ``number`` (not ``integer``): they take a
-    measure (an amount, a rate, a weight), which no counting of rows gives, so a single
-    digit passed to one is checked like any figure.
-
-    Why: a single digit is exempt as a count the model may have counted from a result, but
-    counts are integers. Seen on the 0.5B (issue 68, first-hour dev agents): it called
-    ``to_grams(amount=1, unit="cup")`` with an amount it made up, never reading the recipe,
-    and the converter's 227 g passed as a sourced answer, a ``success``."""
-    properties = definition.parameters.get("properties")
-    if not isinstance(properties, dict):
-        return frozenset()
-    return frozenset(name for name, schema in properties.items()
-                     if isinstance(schema, dict) and _typed_number(schema.get("type")))
-
-
-def _typed_number(declared: object) -> bool:
-    """``"number"``, or a list of types holding it and not ``"integer"``."""
-    if isinstance(declared, list):
-        return "number" in declared and "integer" not in declared
-    return declared == "number"
-
-
-def _argument_figures(arguments: dict[str, Any] | None,
-                      measures: frozenset[str] = frozenset()) -> list[str]:
-    """The numbers a call was given (JSON numbers at any depth; strings are names and ids,
-    and single digits are counts a model may get by counting, except where passed to a
-    top-level parameter typed ``number``: :func:`_measures`), as
-    :func:`~.figures.figure_key` writes them."""
-    figures: list[str] = []
-    stack: list[tuple[Any, bool]] = [
-        (value, name in measures) for name, value in reversed(list((arguments or {}).items()))]
-    while stack and len(figures) < 1000:
-        value, measured = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((v, False) for v in reversed(list(value.values())))  # (as written)
-        elif isinstance(value, list):
-            stack.extend((v, False) for v in reversed(value))
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            number = abs(value)  # (an int stays one: a huge one has no float, so no float())
-            text = str(int(number)) if isinstance(number, int) or (
-                number.is_integer() and number < 1e15) else str(number)
-            if measured or not small(text):
-                figures.append(figure_key(text))
-    return figures

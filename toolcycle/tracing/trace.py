@@ -27,7 +27,8 @@ _OWN_KINDS = ("output", "submit")
 #: verdicts from a tool's failures by this set, never by the wording of ``error``.
 LOOP_ERROR_TYPES = frozenset({
     "timeout", "invalid_arguments", "unknown_tool", "call_limit", "unserializable_result",
-    "tools_disabled", "output_rejected", "cancelled", "run_stopped", "denied", "error"})
+    "tools_disabled", "output_rejected", "cancelled", "run_stopped", "denied", "error",
+    "unsourced_arguments"})
 #: How the loop words an exception a tool raised, before the exception's message
 #: (``kind``: its class, the call's ``error_type``): written by :mod:`toolcycle.run.calls`,
 #: taken off by :meth:`ToolCallRecord.tool_error`, so what learns from a trace reads the

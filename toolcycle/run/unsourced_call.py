@@ -1,0 +1,61 @@
+"""A call over measures from nowhere is not run the first time: the model is told to look
+them up.
+
+Asked for two things' figures added up, a small model often writes the sum first, over
+figures it made up: ``add(numbers=[100, 150])`` in the same reply as the lookups, or as its
+very first call. Run, the call's result (250) sits in the history as the answer the model
+was after, and it answers it even after it has looked the real figures up and added those
+(seen on the 1.5B, issue 68, held-out first-hour agents: five of the six wrong sums of the
+set of seed 6809 began so; told by grounding that 1500 had no source, it looked everything
+up again and answered 1500 three times). Grounding already reads such a result as no source
+(:func:`.sources.sources_of`); this keeps it from being made at all.
+
+With grounding on (:attr:`~toolcycle.run.state.RunSetup` ``grounding``, the default for
+local models), a call is answered without running it when the values its schema types
+``number`` (measures: amounts, weights, prices, the numbers to add; not ``integer`` counts
+and settings) hold at least one figure and none of them is in the request, the instructions,
+a tool's description or a tool result the run has (:mod:`.call_figures` says which single
+digits count). A call with one sourced measure runs: a conversion factor or a rate beside a
+looked-up figure is the model's own knowledge, not an invention of the figure asked about.
+
+Refused once per tool and arguments: the same call made again runs, since the figure may come
+from where the check cannot see (a number the request writes in words, a constant the model
+knows). The refusal is the call's error observation, ``error_type`` ``"unsourced_arguments"``,
+in the trace with the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..messages import ToolCall
+from .call_figures import measured_figures
+from .figures import FIGURE, figure_key
+from .sources import sources_of
+from .state import RunState
+
+#: ``ToolCallRecord.error_type`` of a call refused here.
+UNSOURCED = "unsourced_arguments"
+
+
+def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) -> str | None:
+    """Why ``call`` (to a tool whose arguments' schema is ``parameters``) is not run: its
+    measures come from no source, the first time it is made; ``None`` to run it."""
+    if not state.setup.core.grounding or call.arguments is None:
+        return None
+    sources = sources_of(state)
+    figures = measured_figures(call.arguments, parameters, sources.countable)
+    if not figures:
+        return None
+    known = {figure_key(f) for f in FIGURE.findall(sources.text)}
+    if any(f in known for f in figures):
+        return None
+    key = f"{call.name}\n{json.dumps(call.arguments, sort_keys=True, default=str)}"
+    if key in state.unsourced_refused:
+        return None
+    state.unsourced_refused.add(key)
+    listed = ", ".join(dict.fromkeys(figures))
+    return (f"Not run: `{call.name}` was given {listed}, which neither the request nor any "
+            "tool result holds. Call the tools that return these figures first, then call "
+            f"`{call.name}` with the figures they return.")
