@@ -22,6 +22,7 @@ import gc
 import json
 import multiprocessing
 import os
+import random
 import re
 import sys
 import tempfile
@@ -68,7 +69,17 @@ from .scenario import (
     approval_of,
     generate,
 )
-from .tools import ACTIVE, ENTERED, STOPPED, idle_threads_busy
+from .tools import ACTIVE, ALL_TOOLS, ENTERED, STOPPED, add_measures, idle_threads_busy
+
+#: The share of runs with grounding on (the local models' default): its re-asks, and its
+#: refusal of a call over figures from nowhere, under random replies. Drawn from the seed
+#: apart from the scenario, so every scenario stays what it was.
+GROUNDING_SHARE = 0.25
+
+
+def grounding_drawn(seed: int) -> bool:
+    """Whether the agent of ``seed``'s scenario has grounding on."""
+    return random.Random(f"grounding:{seed}").random() < GROUNDING_SHARE
 
 HANG_S = 10.0
 GRACE_S = 0.3  # a sync tool may block 20 ms; after this long its thread must be idle
@@ -212,6 +223,9 @@ async def _drive(s: Scenario) -> Observation:
     run_id = obs.run_id = f"fuzz-{s.seed}-{uuid.uuid4().hex[:12]}"
     store_path = _store_path(s.seed) if s.trace_store else None
     tools, policy = approval_setup(s, obs.approved)
+    grounded = grounding_drawn(s.seed)
+    if grounded:  # its ``add`` takes measures: calls over figures from nowhere refused once
+        tools = [add_measures if t is ALL_TOOLS.get("add") else t for t in tools]
     output = _output(s, obs)
     handoffs = []
     members.STAMPED.clear()
@@ -229,7 +243,7 @@ async def _drive(s: Scenario) -> Observation:
         model, "You are being fuzzed.", tools,
         output=output, limits=Limits(**s.agent_limits) if s.agent_limits else None,
         parallel_tools=s.parallel, trace_store=store_path or False, approval=policy,
-        tool_selection=offer, handoffs=handoffs,
+        tool_selection=offer, handoffs=handoffs, grounding=grounded,
         # this process's own ledger of consumed snapshots, not the user's
         snapshot_ledger=_store_path(s.seed, "ledger"),
     )

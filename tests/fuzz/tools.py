@@ -96,6 +96,14 @@ def add(a: int, b: int) -> int:
         return a + b
 
 
+@tool(name="add")
+def add_measures(a: float, b: float) -> float:
+    """Add two measures: ``add`` typed ``number``, for the runs with grounding, whose calls
+    over figures from no source are refused once (toolcycle/run/unsourced_call.py)."""
+    with _active("sync", "add"):
+        return a + b
+
+
 @tool(inline=True)
 def inline_add(a: int, b: int) -> int:
     """Add two integers on the event loop."""
