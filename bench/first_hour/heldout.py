@@ -145,7 +145,7 @@ DOMAINS = (
 #: fixed by session 36 at 16:20 UTC, before any run on it; session 38 ran it whole on
 #: 78437ac and on the code after the refusal of calls over figures from nowhere, and read
 #: traces of both: development data too; session 38 also read 6809's two wrong sums'
-#: traces, from which that refusal was made. 6811 was fixed by session 38 at 21:10 UTC,
+#: traces, from which that refusal was made. 6811 was fixed by session 38 at 21:05 UTC,
 #: before any run on it.
 REPORT_SEED = 6811
 
