@@ -65,8 +65,18 @@ def test_a_sum_written_beside_the_lookups_is_not_run() -> None:
     assert (result.status, result.output) == ("success", "Together they have 962 seats.")
 
 
+def test_made_again_beside_more_lookups_it_is_refused_again() -> None:
+    """The 1.5B on seed 6809 after the first refusal: the same sum beside the detail calls."""
+    result = _run([[*LOOKUPS, INVENTED_SUM], [*RECORDS, INVENTED_SUM],
+                   call("add", {"numbers": [366, 596]}), "Together they have 962 seats."])
+    assert [c.error_type for c in result.tool_calls if c.name == "add"] == [
+        UNSOURCED, UNSOURCED, None]
+    assert added == [[366, 596]]
+    assert result.status == "success"
+
+
 def test_the_same_call_made_again_runs() -> None:
-    """Refused once: the figure may come from where the check cannot see."""
+    """Made again on its own, it runs: the figure may come from where the check cannot see."""
     result = _run([INVENTED_SUM, INVENTED_SUM, "250 seats.", "250 seats."])
     assert [c.error_type for c in result.tool_calls] == [UNSOURCED, None]
     assert added == [[100, 150]]

@@ -18,10 +18,14 @@ a tool's description or a tool result the run has (:mod:`.call_figures` says whi
 digits count). A call with one sourced measure runs: a conversion factor or a rate beside a
 looked-up figure is the model's own knowledge, not an invention of the figure asked about.
 
-Refused once per tool and arguments: the same call made again runs, since the figure may come
-from where the check cannot see (a number the request writes in words, a constant the model
-knows). The refusal is the call's error observation, ``error_type`` ``"unsourced_arguments"``,
-in the trace with the rest.
+Refused the first time it is made, and again while the reply that repeats it also calls
+another tool: the model is still looking things up, and the call is still written before the
+figures it needs (seen on the 1.5B: refused beside the lookups, it wrote the same sum beside
+the detail calls). Made again on its own, it runs, since the figure may come from where the
+check cannot see (a number the request writes in words, a constant the model knows); the
+loop guard bounds the replies that keep looking the same things up. The refusal is the
+call's error observation, ``error_type`` ``"unsourced_arguments"``, in the trace with the
+rest.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ UNSOURCED = "unsourced_arguments"
 
 def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) -> str | None:
     """Why ``call`` (to a tool whose arguments' schema is ``parameters``) is not run: its
-    measures come from no source, the first time it is made; ``None`` to run it."""
+    measures come from no source, and it is made for the first time or beside a call to
+    another tool; ``None`` to run it."""
     if not state.setup.core.grounding or call.arguments is None:
         return None
     sources = sources_of(state)
@@ -52,7 +57,8 @@ def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) 
     if any(f in known for f in figures):
         return None
     key = f"{call.name}\n{json.dumps(call.arguments, sort_keys=True, default=str)}"
-    if key in state.unsourced_refused:
+    looking = state.turn is not None and any(c.name != call.name for c in state.turn.calls)
+    if key in state.unsourced_refused and not looking:
         return None
     state.unsourced_refused.add(key)
     listed = ", ".join(dict.fromkeys(figures))
