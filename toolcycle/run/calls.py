@@ -349,9 +349,9 @@ _TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran
 
 
 def _refusal(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer | None:
-    """Why a call is answered without running: measures from no source, said once
-    (:mod:`.unsourced_call`), or a budget spent (:func:`.call_scope.admit`, which counts the
-    call where it runs)."""
+    """Why a call is answered without running: measures from no source while the model is
+    still looking them up (:mod:`.unsourced_call`), or a budget spent
+    (:func:`.call_scope.admit`, which counts the call where it runs)."""
     unsourced = unsourced_call(state, tool.spec.parameters, call)
     if unsourced is not None:
         return unsourced, UNSOURCED
