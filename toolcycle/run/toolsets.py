@@ -25,6 +25,7 @@ from ..tracing.trace import Trace
 from .asked import answer_now, look_again
 from .grounding import look_first
 from .plan import NO_PLAN, RunPlan
+from .producer_first import producer_first
 from .state import (
     AgentCore,
     AnswerWhenDone,
@@ -371,6 +372,9 @@ def request_settings(state: RunState) -> ModelSettings:
     end at a limit. Structured output keeps it: there the answer is itself a call. The run's
     settings are changed once, so later requests take the first test and return.
 
+    A call that failed again the same way on a value another tool gives makes the next
+    request name that tool (:func:`~.producer_first.producer_first`, once per tool).
+
     Grounding's re-asks whose fix is a call force one: nothing to answer from
     (:func:`~.grounding.look_first`), or a thing the request names never looked up
     (:func:`~.asked.look_again`). The one whose fix is an answer with a figure the run holds
@@ -392,6 +396,8 @@ def request_settings(state: RunState) -> ModelSettings:
     settings = state.setup.settings
     if state.output.is_text and (look_first(state) or look_again(state)):  # grounding's re-asks
         return replace(settings, tool_choice="required")
+    if (producer := producer_first(state)) is not None:  # a failure repeated: look it up
+        return replace(settings, tool_choice=producer)
     if answer_now(state):
         ending = [d.name for d in state.output.tool_definitions]
         return replace(settings, tool_choice="none" if state.output.is_text else (

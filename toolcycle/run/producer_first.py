@@ -1,0 +1,67 @@
+"""A call that failed again the same way, on a value another tool gives: the next turn must
+call that tool.
+
+The commonest first-hour mistake of a small model is passing the name the user wrote where an
+id is wanted (``get_vineyard(vineyard_id="Vigna Alta")`` before ``vineyard_id_by_name``).
+Recovery (:mod:`.recovery`) already says so in the error ("`vineyard_id` 'Vigna Alta' is
+taken from the request, not from a tool result; `vineyard_id_by_name` can give it"), and most
+often the model follows it. Where it does not, it makes the identical call again, gets the
+identical error, and then answers that the thing does not exist (seen on the 1.5B, issue 68:
+all three questions of one held-out agent of seed 6810; on the 0.5B in its family's layout,
+eight of nine dev questions ended at the loop guard so). Words have been tried on it twice;
+what is left is the request: the turn after the repeated failure is made with
+``tool_choice`` naming the tool that gives the value, which a text protocol says in words
+("Call the tool vineyard_id_by_name now.") and, constrained, holds to in its grammar. The model
+still writes the call's arguments itself.
+
+Only with grounding on (the small-model aids that are on by default for local models); once
+per producing tool a run (a request made with it is in the trace, ``Step.tool_choice``), so
+a model that has called it and still goes wrong is left free.
+"""
+
+from __future__ import annotations
+
+from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
+from .recovery import producers
+from .state import RunState
+
+#: What the loop answers for a call it did not make, besides :data:`LOOP_ERROR_TYPES`: the
+#: loop guard's refusal and a guardrail's block (the tool never said anything about the value).
+_NOT_THE_TOOLS = frozenset({"repeated_call", "guardrail"})
+
+
+def producer_first(state: RunState) -> str | None:
+    """The tool this request must call, or ``None``: see the module docstring."""
+    if not state.setup.core.grounding or not state.messages or (
+            state.messages[-1].role != "tool"):
+        return None
+    calls = state.trace.trace.tool_calls
+    if not calls:
+        return None
+    last = calls[-1].iteration
+    offered = {d.name for d in state.setup.settings.tools}
+    request = "\n".join(m.text for m in state.messages if m.role == "user")
+    forced = {step.tool_choice for step in state.trace.trace.steps}
+    for record in (r for r in calls if r.iteration == last and _tool_failed(r)):
+        if not any(_same_failure(earlier, record) for earlier in calls
+                   if earlier.iteration < last):
+            continue
+        for name, value in (record.args or {}).items():
+            if not isinstance(value, str) or not value or value not in request:
+                continue
+            for tool in producers(state, record.name, name):
+                if tool in offered and tool not in forced:
+                    return tool
+    return None
+
+
+def _tool_failed(record: ToolCallRecord) -> bool:
+    """Whether the tool itself raised (not the loop's refusal of the call)."""
+    kind = record.error_type
+    return (record.error is not None and kind is not None and kind not in LOOP_ERROR_TYPES
+            and kind not in _NOT_THE_TOOLS and record.kind == "tool")
+
+
+def _same_failure(earlier: ToolCallRecord, record: ToolCallRecord) -> bool:
+    return (_tool_failed(earlier) and earlier.name == record.name
+            and earlier.args == record.args and earlier.error_type == record.error_type)
