@@ -244,12 +244,11 @@ def test_the_re_ask_keeps_calling_while_every_call_fails_then_is_free() -> None:
 
 def test_the_forced_turns_are_bounded() -> None:
     failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
-    # (the same failure repeated then makes one request name the tool that gives the member
-    # number, toolcycle/run/producer_first.py: the invented answer is asked once more there)
-    result, inner = _run([INVENTED, failed, failed, failed, INVENTED, INVENTED])
-    forced = [r for r in inner.requests if "Call one of the tools now." in r.last_message.text]
-    assert len(forced) == LOOK_TURNS
-    assert [s.tool_choice for s in result.trace.steps][-1] == "find_member"
+    # (where the same failure repeats, the turn names the tool that gives the member number
+    # instead, toolcycle/run/producer_first.py: one of the forced turns)
+    result, _ = _run([INVENTED, failed, failed, failed, INVENTED])
+    forced = [s.tool_choice for s in result.trace.steps if s.tool_choice is not None]
+    assert forced == ["required"] * (LOOK_TURNS - 1) + ["find_member"]
     assert (result.status, result.output) == ("ungrounded", "The late fee for Tom Reed is 10 EUR.")
 
 

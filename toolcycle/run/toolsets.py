@@ -373,7 +373,8 @@ def request_settings(state: RunState) -> ModelSettings:
     settings are changed once, so later requests take the first test and return.
 
     A call that failed again the same way on a value another tool gives makes the next
-    request name that tool (:func:`~.producer_first.producer_first`, once per tool).
+    request name that tool (:func:`~.producer_first.producer_first`, once per tool), before
+    grounding's re-asks: where one would require a call, this names the call that helps.
 
     Grounding's re-asks whose fix is a call force one: nothing to answer from
     (:func:`~.grounding.look_first`), or a thing the request names never looked up
@@ -394,10 +395,10 @@ def request_settings(state: RunState) -> ModelSettings:
     leaves the sequence is left free.
     """
     settings = state.setup.settings
-    if state.output.is_text and (look_first(state) or look_again(state)):  # grounding's re-asks
-        return replace(settings, tool_choice="required")
     if (producer := producer_first(state)) is not None:  # a failure repeated: look it up
         return replace(settings, tool_choice=producer)
+    if state.output.is_text and (look_first(state) or look_again(state)):  # grounding's re-asks
+        return replace(settings, tool_choice="required")
     if answer_now(state):
         ending = [d.name for d in state.output.tool_definitions]
         return replace(settings, tool_choice="none" if state.output.is_text else (
