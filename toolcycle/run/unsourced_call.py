@@ -5,10 +5,11 @@ Asked for two things' figures added up, a small model often writes the sum first
 figures it made up: ``add(numbers=[100, 150])`` in the same reply as the lookups, or as its
 very first call. Run, the call's result (250) sits in the history as the answer the model
 was after, and it answers it even after it has looked the real figures up and added those
-(seen on the 1.5B, issue 68, held-out first-hour agents: five of the six wrong sums of the
-set of seed 6809 began so; told by grounding that 1500 had no source, it looked everything
-up again and answered 1500 three times). Grounding already reads such a result as no source
-(:func:`.sources.sources_of`); this keeps it from being made at all.
+(seen on the 1.5B, issue 68, held-out first-hour agents: each of the six wrong sums of the
+set of seed 6809 called ``add`` so before reading a record; told by grounding that 1500 had
+no source, it looked everything up again and answered 1500 three times). Grounding already
+reads such a result as no source (:func:`.sources.sources_of`); this keeps it from being made
+at all.
 
 With grounding on (:attr:`~toolcycle.run.state.RunSetup` ``grounding``, the default for
 local models), a call is answered without running it when the values its schema types
