@@ -274,9 +274,6 @@ class RunState:
     #: The note the loop guard appended to a call's result, by call id (the model reads it;
     #: the checks read the tool's own text, :meth:`tool_text`).
     loop_notes: dict[str, str] = field(default_factory=dict)
-    #: The calls (tool and arguments) refused once for measures from no source
-    #: (:mod:`.unsourced_call`): made again, they run.
-    unsourced_refused: set[str] = field(default_factory=set)
     #: Input guardrails running beside the first request (``guards.start_beside``), until
     #: the first reply is in.
     input_check: asyncio.Task[Any] | None = None

@@ -26,12 +26,12 @@ the detail calls). Made again on its own, it runs, since the figure may come fro
 check cannot see (a number the request writes in words, a constant the model knows); the
 loop guard bounds the replies that keep looking the same things up. The refusal is the
 call's error observation, ``error_type`` ``"unsourced_arguments"``, in the trace with the
-rest.
+rest; the trace is also what says a call was refused before (no state of its own). A call
+with no ``number``-typed value reads no sources at all.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..messages import ToolCall
@@ -48,7 +48,8 @@ def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) 
     """Why ``call`` (to a tool whose arguments' schema is ``parameters``) is not run: its
     measures come from no source, and it is made for the first time or beside a call to
     another tool; ``None`` to run it."""
-    if not state.setup.core.grounding or call.arguments is None:
+    if not state.setup.core.grounding or call.arguments is None or not measured_figures(
+            call.arguments, parameters, False):  # (no measure at all: no sources to read)
         return None
     sources = sources_of(state)
     figures = measured_figures(call.arguments, parameters, sources.countable)
@@ -57,11 +58,11 @@ def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) 
     known = {figure_key(f) for f in FIGURE.findall(sources.text)}
     if any(f in known for f in figures):
         return None
-    key = f"{call.name}\n{json.dumps(call.arguments, sort_keys=True, default=str)}"
     looking = state.turn is not None and any(c.name != call.name for c in state.turn.calls)
-    if key in state.unsourced_refused and not looking:
+    refused_before = any(r.error_type == UNSOURCED and r.name == call.name
+                         and r.args == call.arguments for r in state.trace.trace.tool_calls)
+    if refused_before and not looking:
         return None
-    state.unsourced_refused.add(key)
     listed = ", ".join(dict.fromkeys(figures))
     return (f"Not run: `{call.name}` was given {listed}, which neither the request nor any "
             "tool result holds. Call the tools that return these figures first, then call "
