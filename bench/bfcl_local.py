@@ -192,6 +192,9 @@ class Outcome:
     first_calls: list[dict[str, Any]] | None = None
     #: Requests made to the inner model (2 where the further calls were asked for).
     requests: int = 1
+    #: Replies the model was asked again after (``Message.asked_again``: with ``+invented``,
+    #: the calls given values no source gives; logged so a run can be paired on them).
+    asked_again: int = 0
 
 
 # -- the arms ---------------------------------------------------------------------------------
@@ -232,7 +235,8 @@ def toolcycle_arm(model: Model, parallel: bool = False,
                      if isinstance(c, ToolCall)]
         usage = reply.usage
         return Outcome(calls, usage.output_tokens if usage else 0, seconds,
-                       " / ".join(written)[:600], first, max(1, len(written)))
+                       " / ".join(written)[:600], first, max(1, len(written)),
+                       len(reply.asked_again))
     return run
 
 
@@ -244,14 +248,16 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     that leaves request values out is asked once for the further calls:
     ``JsonToolsModel(further_calls=True)``)."""
     protocol, *features = arm.split("+")
-    unknown = set(features) - {"grammar", "lazy", "parallel", "select", "further"}
+    unknown = set(features) - {"grammar", "lazy", "parallel", "select", "further", "invented"}
     if unknown or protocol not in PROTOCOLS or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
     constrained: bool | Literal["lazy"] = "lazy" if "lazy" in features else "grammar" in features
     model: Model = (JsonToolsModel(chat, constrained=constrained,
-                                   further_calls="further" in features) if protocol == "json"
+                                   further_calls="further" in features,
+                                   invented_values="invented" in features) if protocol == "json"
                     else HermesToolsModel(chat, constrained=constrained,
-                                          further_calls="further" in features)
+                                          further_calls="further" in features,
+                                          invented_values="invented" in features)
                     if protocol == "hermes"
                     else ReActModel(chat))
     return toolcycle_arm(model, parallel="parallel" in features,
@@ -568,7 +574,7 @@ def main() -> None:
                         "category": case.category, "right": not miss, "miss": miss,
                         "timed_out": outcome.raw.startswith("timed out"),
                         "tokens": outcome.tokens, "seconds": round(outcome.seconds, 3),
-                        "requests": outcome.requests,
+                        "requests": outcome.requests, "asked_again": outcome.asked_again,
                         **({} if outcome.first_calls is None else {"first_right": not verdict(
                             checker, case, Outcome(outcome.first_calls, 0, 0.0))})}) + "\n")
                     log.flush()

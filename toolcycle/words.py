@@ -138,6 +138,19 @@ COUNT_WORDS = frozenset({"twice", "thrice", "double", "doubled", "triple", "trip
                          "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                          "dozen"})
 
+#: Numbers written in words, read as numbers a request gives ("four restaurants", "twenty-five
+#: years", "five hundred"): the values a call carries as digits (:func:`spelled_numbers`,
+#: :mod:`toolcycle.models.text.invented`).
+_UNITS = """zero one two three four five six seven eight nine ten eleven twelve thirteen
+    fourteen fifteen sixteen seventeen eighteen nineteen""".split()  # noqa: SIM905
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
+NUMBER_WORDS = ({word: value for value, word in enumerate(_UNITS)}
+                | {word: 10 * value for value, word in enumerate(_TENS, 2)}
+                | {"dozen": 12, "twice": 2, "double": 2, "thrice": 3, "triple": 3})
+#: Words that multiply the number before them ("five hundred", "a thousand").
+NUMBER_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+
+
 #: Words that ask for a total ("the combined capacity of A and B", "A and B added together"):
 #: with two names listed, an answer that gives one record's figure answers about one of them
 #: (:func:`toolcycle.run.unfinished_sum.untotalled`). English, as the requests measured are;
@@ -357,3 +370,26 @@ def _empty_page(page: dict[Any, Any]) -> bool:
                or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0)
                or (str(k).lower() in ENVELOPE and str(v).lower() in WENT_THROUGH)
                for k, v in page.items())
+
+
+_SPELLED = re.compile(r"[a-z]+|[^a-z\s-]+")  # words, and what breaks a run of them
+
+
+def spelled_numbers(text: str) -> set[int]:
+    """The numbers ``text`` writes in words (:data:`NUMBER_WORDS`, :data:`NUMBER_SCALES`):
+    each word's own value, and the runs they make ("twenty-five" 25, "five hundred" 500, "a
+    hundred" 100); English, as the requests measured are."""
+    found: set[int] = set()
+    run: int | None = None
+    for word in _SPELLED.findall(text.lower()):
+        if word in NUMBER_WORDS:
+            value = NUMBER_WORDS[word]
+            found.add(value)
+            run = run + value if run is not None and run % 10 == 0 and value < 10 else value
+        elif word in NUMBER_SCALES:
+            run = (run or 1) * NUMBER_SCALES[word]
+        else:
+            run = None
+            continue
+        found.add(run)
+    return found

@@ -123,9 +123,12 @@ def _run(protocol: str, replies: list[str], choice: str, limit: int,
     inner = _served(replies)
     # "json+further": list replies, and the further-calls request after a list that leaves
     # the question's 1 or 2 out (every drawn list of calls does: their arguments are empty).
-    further = protocol == "json+further"
+    # "json+questions": that, and the question about values no source gives (a drawn 3 or
+    # 1e999 is none the question "1 + 2?" gives) before it.
+    further = protocol in ("json+further", "json+questions")
     wrapped = (ReActModel(inner) if protocol == "react"
-               else JsonToolsModel(inner, further_calls=further))
+               else JsonToolsModel(inner, further_calls=further,
+                                   invented_values=protocol == "json+questions"))
     model = Checked(wrapped)
     agent: Agent[None, str] = Agent(model, "You add.", [add, boom],
                                     model_settings=ModelSettings(
@@ -149,7 +152,8 @@ def _run(protocol: str, replies: list[str], choice: str, limit: int,
     assert len(calls) <= served_calls
 
 
-_REPLIES = {"react": _react_reply(), "json": _json_reply(), "json+further": _json_reply()}
+_REPLIES = {"react": _react_reply(), "json": _json_reply(), "json+further": _json_reply(),
+            "json+questions": _json_reply()}
 
 
 @pytest.mark.parametrize("protocol", sorted(_REPLIES))

@@ -48,6 +48,7 @@ from ..base import (
 from ..text.constrained import constrained_option
 from ..text.further import FURTHER_CALLS
 from ..text.hermes import GRAMMAR, HermesToolsModel
+from ..text.invented import INVENTED_VALUES
 from ..text.protocol import JsonToolsModel, TextProtocolModel
 from .loaded import (
     DEFAULT_SEED,
@@ -72,6 +73,9 @@ DEFAULT_CONTEXT = 4096
 #: the 1.5B on 55 BFCL entries outside the graded selection: 25 → 31 right, none lost, the
 #: second request on 17 of them, all parallel (docs/local-model.md, "Further calls").
 FURTHER_CALLS_BY_DEFAULT = True
+#: Whether :func:`local_model`'s JSON and Hermes protocols ask once about a reply whose calls
+#: give values no source gives (:mod:`~..text.invented`).
+INVENTED_VALUES_BY_DEFAULT = False
 
 Protocol = Literal["json", "react", "hermes"]
 PROTOCOLS: tuple[Protocol, ...] = ("json", "react", "hermes")
@@ -344,6 +348,7 @@ def local_model(
     seed: int = DEFAULT_SEED,
     further_calls: bool = FURTHER_CALLS_BY_DEFAULT,
     prefix_cache: PrefixCache = "conversation",
+    invented_values: bool = INVENTED_VALUES_BY_DEFAULT,
 ) -> TextProtocolModel:
     """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
 
@@ -360,6 +365,11 @@ def local_model(
     ``further_calls`` (JSON and Hermes protocols): with ``parallel_tool_calls``, a reply of
     calls that leaves some of the request's values out is asked once for the further calls
     (:mod:`~..text.further`; per run ``ModelSettings(extra={"further_calls": False})``).
+
+    ``invented_values`` (JSON and Hermes protocols): a reply whose calls give values that
+    neither the conversation nor the tools' definitions give is asked once whether the
+    request gives them (:mod:`~..text.invented`; per run
+    ``ModelSettings(extra={"invented_values": False})``).
 
     ``prefix_cache="conversation"`` starts llama.cpp's context afresh for each conversation,
     so a run's replies do not depend on what ran before it; ``"shared"`` also reuses the
@@ -380,16 +390,26 @@ def local_model(
         return ReActModel(chat)
     if protocol == "hermes":
         return HermesToolsModel(chat, constrained=True if constrained is None else constrained,
-                                further_calls=further_calls)
+                                further_calls=further_calls, invented_values=invented_values)
     if constrained is None:
         constrained = pack.constrained_by_default if pack else False
-    return JsonToolsModel(chat, constrained=constrained, further_calls=further_calls)
+    return JsonToolsModel(chat, constrained=constrained, further_calls=further_calls,
+                          invented_values=invented_values)
+
+
+def _switch(options: dict[str, str], key: str, default: bool, text: str) -> bool:
+    """An on/off option of a model string (``true``/``false``, ``yes``/``no``, ``1``/``0``)."""
+    written = options.get(key, str(default)).strip().lower()
+    if written not in ("1", "true", "yes", "0", "false", "no"):
+        raise ValueError(f"{key}={written!r} in {text!r}: use true or false")
+    return written in ("1", "true", "yes")
 
 
 def model_from_string(text: str) -> TextProtocolModel:
     """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react|hermes|json``,
-    ``?constrained=true|false|lazy``, ``?further_calls=true|false`` or
-    ``?prefix_cache=conversation|shared`` (the part after ``local:`` in a model string)."""
+    ``?constrained=true|false|lazy``, ``?further_calls=true|false``,
+    ``?invented_values=true|false`` or ``?prefix_cache=conversation|shared`` (the part after
+    ``local:`` in a model string)."""
     target, _, query = text.partition("?")
     options = dict(parse_qsl(query))
     written = options.get("protocol")
@@ -398,9 +418,9 @@ def model_from_string(text: str) -> TextProtocolModel:
         raise ValueError(f"unknown protocol {written!r} in {text!r}: use "
                          f"{', '.join(PROTOCOLS)}")
     constrained = constrained_option(options.get("constrained"), text)
-    further = options.get(FURTHER_CALLS, str(FURTHER_CALLS_BY_DEFAULT)).strip().lower()
-    if further not in ("1", "true", "yes", "0", "false", "no"):
-        raise ValueError(f"{FURTHER_CALLS}={further!r} in {text!r}: use true or false")
     return local_model(target, protocol=protocol, constrained=constrained,
-                       further_calls=further in ("1", "true", "yes"),
+                       further_calls=_switch(options, FURTHER_CALLS, FURTHER_CALLS_BY_DEFAULT,
+                                             text),
+                       invented_values=_switch(options, INVENTED_VALUES,
+                                               INVENTED_VALUES_BY_DEFAULT, text),
                        prefix_cache=prefix_cache_option(options.get("prefix_cache"), text))

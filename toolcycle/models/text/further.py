@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from ...errors import ModelError
 from ...messages import Message, Part, ToolCall
-from ..base import ModelResponse, ModelSettings, StreamItem, ToolCallDelta, usage_of
+from ..base import ModelResponse, ModelSettings, StreamItem, TextDelta, ToolCallDelta, usage_of
 from ..paid import paying
 from .choice import call_prefix
 from .coverage import RequestValue, unused_values
@@ -127,11 +127,12 @@ async def covered(ask: Ask, messages: Sequence[Message], settings: ModelSettings
     return with_further(messages, settings, reply, further, parts, left)
 
 
-async def covered_stream(ask: Ask, messages: Sequence[Message], settings: ModelSettings,
-                         items: AsyncIterator[StreamItem], default: bool,
-                         asked: str = JSON_FURTHER) -> AsyncIterator[StreamItem]:
-    """A protocol's stream, with :func:`covered` applied: answer text as it comes, the
-    calls (whole, as ever) once the further ones are known, then the final message."""
+async def revised_stream(items: AsyncIterator[StreamItem],
+                         revise: Callable[[Message], Awaitable[Message]]
+                         ) -> AsyncIterator[StreamItem]:
+    """A protocol's stream with its final message revised by ``revise`` (:func:`covered`,
+    or a protocol's chain of such questions): answer text as it comes, the calls (whole, as
+    ever) once the revised message is known, then that message."""
     held: list[ToolCallDelta] = []
     final: Message | None = None
     async for item in items:
@@ -143,10 +144,12 @@ async def covered_stream(ask: Ask, messages: Sequence[Message], settings: ModelS
             yield item
     if final is None:
         raise ModelError("the stream ended without a final response")
-    message = await covered(ask, messages, settings, final, default, asked)
+    message = await revise(final)
     if message is not final:
         held = [ToolCallDelta(n, c.id, c.name, c.raw_arguments)
                 for n, c in enumerate(message.tool_calls)]
+        if not held and message.text:  # asked again, the model answered: its answer's text
+            yield TextDelta(message.text)
     for delta in held:
         yield delta
     yield ModelResponse(message)

@@ -154,8 +154,10 @@ class HermesToolsModel(JsonToolsModel):
                        "calls; if it does not, reply [].")
 
     def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = True,
-                 default_system: str = DEFAULT_SYSTEM, further_calls: bool = False) -> None:
-        super().__init__(inner, constrained=constrained, further_calls=further_calls)
+                 default_system: str = DEFAULT_SYSTEM, further_calls: bool = False,
+                 invented_values: bool = False) -> None:
+        super().__init__(inner, constrained=constrained, further_calls=further_calls,
+                         invented_values=invented_values)
         self.default_system = default_system
 
     def render_conversation(
