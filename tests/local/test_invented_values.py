@@ -67,6 +67,13 @@ def test_values_nobody_gave_are_invented() -> None:
                                     'check_in="2023-04-01"']
 
 
+def test_only_required_parameters_are_read() -> None:
+    # an optional setting the model chose, and a tool nobody offered, ask nothing
+    assert not invented("What current flows at 120 V through 10 ohms?",
+                        call("current", voltage=120, resistance=10, unit="kA", precision=7))
+    assert not invented("Who discovered electricity?", call("history", year=1752))
+
+
 def test_values_the_request_gives_in_another_writing_are_given() -> None:
     # a number in words
     assert not invented("Four restaurants, for twenty-five guests.",
@@ -196,3 +203,18 @@ async def test_an_agent_runs_no_call_over_invented_values_when_the_model_answers
     assert ran == [] and result.output == "Benjamin Franklin."
     assert result.trace.steps[0].asked_again == (MADE_UP,)
     assert json.loads(MADE_UP)["name"] == "current"
+
+
+def test_the_local_model_takes_the_setting_from_a_model_string() -> None:
+    from toolcycle.models.local.llama import INVENTED_VALUES_BY_DEFAULT, model_from_string
+
+    def asks(text: str) -> bool:
+        model = model_from_string(text)
+        assert isinstance(model, JsonToolsModel)  # built, not loaded: no weights are read
+        return model.invented_values
+
+    assert asks("qwen2.5-coder-0.5b") is INVENTED_VALUES_BY_DEFAULT is True
+    assert asks("qwen2.5-coder-0.5b?invented_values=false") is False
+    assert asks("qwen2.5-coder-1.5b?protocol=hermes&invented_values=no") is False
+    with pytest.raises(ValueError, match="invented_values='maybe'"):
+        model_from_string("qwen2.5-coder-0.5b?invented_values=maybe")

@@ -74,8 +74,10 @@ DEFAULT_CONTEXT = 4096
 #: second request on 17 of them, all parallel (docs/local-model.md, "Further calls").
 FURTHER_CALLS_BY_DEFAULT = True
 #: Whether :func:`local_model`'s JSON and Hermes protocols ask once about a reply whose calls
-#: give values no source gives (:mod:`~..text.invented`).
-INVENTED_VALUES_BY_DEFAULT = False
+#: give required values no source gives (:mod:`~..text.invented`). On. Measured with the 1.5B
+#: on 240 BFCL entries outside the graded selection: 167 → 179 right (`irrelevance` 40 → 52 of
+#: 60), no entry of any category made worse (docs/local-model.md, "Invented values").
+INVENTED_VALUES_BY_DEFAULT = True
 
 Protocol = Literal["json", "react", "hermes"]
 PROTOCOLS: tuple[Protocol, ...] = ("json", "react", "hermes")

@@ -4,20 +4,21 @@ A small model offered a tool calls it, fitting or not, and fills what the questi
 say with values of its own: asked "Who discovered electricity?" beside a circuit tool,
 Qwen2.5-Coder-1.5B called it with ``voltage=120, resistance=10``; asked for a Thai
 restaurant beside a hotel-booking tool, it booked "The Golden Gate Hotel" from 2023-04-01.
-On BFCL's ``irrelevance`` entries of the graded spread selection, 15 of the 1.5B's 18 wrong
-calls (and 21 of the 0.5B's 34) carried such a value (bench/runs/2026-12-06/bfcl39/). A
-call built on values the model made up answers another question than the one asked, and in
-an agent it runs a side effect nobody asked for.
+Most of the calls BFCL's ``irrelevance`` entries draw from the 1.5B carry such a value (15 of
+18 in session 37's logs), and in agents the same habit writes sums over figures not yet
+looked up and placeholder ids ("12345"). A call built on values the model made up answers
+another question than the one asked, and in an agent it runs a side effect nobody asked for.
 
 What a value's origin is shows without understanding the request: a value is *given* when
 the conversation holds it (the request, the instructions, a tool's result) or the offered
-tools' definitions spell it (an enum, a default). A reply with a value given by none of them
-is shown its calls and the values, and asked once, in the protocol's own words: if the
-request gives those values, call again; if no offered tool fits what it asks, answer. The
-second reply stands, whatever it is (calls again, other calls, or the answer): the check may
-be wrong where a value is written another way (a number in words, a name abbreviated), and
-the model, shown the request again, is the judge; a model that repeats its calls loses one
-request.
+tools' definitions spell it (an enum, a default). Where a reply's calls hold a value given
+by none of them, the model is asked again, once, with the conversation and after it what a
+call would take that nothing gives, and three ways on: call the tool that gives those
+values first, call again if the request does give them, or answer in words if no tool fits
+(:data:`ASKED`). Its calls are not shown back: shown them, the 1.5B wrote them again on 9 of
+10 development entries whatever the question said. The second reply stands, whatever it is:
+the check may be wrong where a value is written another way (a name abbreviated, a value
+worked out), and the model, reading the request again, is the judge.
 
 How a value is read, deliberately lenient, since a report costs a request:
 
@@ -35,7 +36,11 @@ How a value is read, deliberately lenient, since a report costs a request:
   a word matching another that shares its first four letters ("hotels" for "hotel"); a
   string with no such word ("CA", "x") is not judged.
 
-Only with ``tool_choice="auto"`` (a forced call cannot be declined), and never for the tool
+Only the values of a tool's *required* parameters are read: an optional one the model fills
+on its own (``medium="air"``, ``compounding_periods_per_year=12`` for "monthly") is a
+setting it chose, often worked out from the request, and on BFCL's development entries the
+question over optional values turned right calls into answers from memory. Only with
+``tool_choice="auto"`` (a forced call cannot be declined), and never for the tool
 that ends the attempt (``settings.on_repeat``: structured output's output tool, whose values
 are the answer that grounding checks). The first reply is kept in the message's
 ``asked_again`` (and so in the trace's step), both requests' usage in its usage. The setting
@@ -152,14 +157,18 @@ class _Sources:
 
 def invented_values(messages: Sequence[Message], calls: Sequence[ToolCall],
                     tools: Sequence[ToolDefinition]) -> tuple[InventedValue, ...]:
-    """The values ``calls`` give that neither ``messages`` (every turn but the model's own)
-    nor ``tools``' definitions hold (the module docstring says how a value is read)."""
-    if not calls:
+    """The values ``calls`` give to their tools' *required* parameters that neither
+    ``messages`` (every turn but the model's own) nor ``tools``' definitions hold (the
+    module docstring says how a value is read). A call to a tool not among ``tools`` is
+    not read (an unknown tool is answered as such by the loop)."""
+    required = {t.name: set(t.parameters.get("required") or ()) for t in tools}
+    if not any(required.get(c.name) for c in calls):
         return ()
     sources = _Sources.of(messages, tools)
-    return tuple(InventedValue(call.name, path, value)
-                 for call in calls for path, value in _leaves(call.arguments or {}, "")
-                 if not sources.gives(value))
+    return tuple(InventedValue(call.name, f"{name}{path}", value)
+                 for call in calls for name, given in (call.arguments or {}).items()
+                 if name in required.get(call.name, ())
+                 for path, value in _leaves(given, "") if not sources.gives(value))
 
 
 def due(messages: Sequence[Message], settings: ModelSettings, reply: Message, default: bool
@@ -210,10 +219,10 @@ async def questioned(ask: Ask, messages: Sequence[Message], settings: ModelSetti
 
 
 def _leaves(value: object, path: str) -> Iterator[tuple[str, str | int | float]]:
-    """Every scalar inside a call's arguments, with where it is."""
+    """Every scalar inside an argument's value, with where it is below it."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _leaves(item, f"{path}.{key}" if path else str(key))
+            yield from _leaves(item, f"{path}.{key}")
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             yield from _leaves(item, f"{path}[{index}]")
