@@ -189,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     agents = agents_of(args.set, args.seed)
     if args.agents:
         wanted = set(args.agents.split(","))
+        unknown = wanted - {a.name for a in agents}
+        if unknown:  # (an empty run that reports 0 of 0 reads like a result)
+            raise SystemExit(f"--agents: no agent {', '.join(sorted(unknown))} in this set: "
+                             f"{', '.join(a.name for a in agents)}")
         agents = tuple(a for a in agents if a.name in wanted)
     if args.only:
         agents = only(agents, args.only.split(","))
