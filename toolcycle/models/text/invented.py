@@ -70,7 +70,7 @@ INVENTED_VALUES = "invented_values"
 Ask = Callable[[Sequence[Message], ModelSettings], Awaitable[tuple[Message, list[Part]]]]
 """One request to the inner model: the reply and its parsed parts (a protocol's ``_ask``)."""
 
-#: The two ways on the question offers (the same words in every protocol: they name no form).
+#: The three ways on the question offers (the same words in every protocol: they name no form).
 ASKED = ("If a tool gives these values, call it first; if the request does give them, call "
          "the tool; if no tool fits what the request asks, answer it in words instead.")
 
@@ -186,7 +186,7 @@ def due(messages: Sequence[Message], settings: ModelSettings, reply: Message, de
 def question_history(messages: Sequence[Message], invented: Sequence[InventedValue],
                      asked: str = ASKED) -> list[Message]:
     """The conversation the question is asked with: ``messages`` and, after them, the values
-    a call would take that no source gives and the two ways on (``asked``).
+    a call would take that no source gives and the ways on (``asked``).
 
     Not the reply's calls shown back as the model's turn and then the question: shown its
     calls, the 1.5B wrote them again on 9 of 10 BFCL dev entries, whatever the question said
