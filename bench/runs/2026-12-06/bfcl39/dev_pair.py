@@ -12,7 +12,8 @@ import math
 from pathlib import Path
 
 HERE = Path(__file__).parent
-BASE, ASKED = "json+grammar+parallel+select+further", "json+grammar+parallel+select+further+invented"
+BASE = "json+grammar+parallel+select+further"
+ASKED = f"{BASE}+invented"
 
 
 def rows(name):
@@ -47,7 +48,8 @@ for c in cats:
 better = [e for e in base if asked[e] and not base[e]]
 worse = [e for e in base if base[e] and not asked[e]]
 n = len(better) + len(worse)
-p = min(1.0, 2 * sum(math.comb(n, k) for k in range(min(len(better), len(worse)) + 1)) / 2 ** n) if n else 1.0
+tail = sum(math.comb(n, k) for k in range(min(len(better), len(worse)) + 1))
+p = min(1.0, 2 * tail / 2 ** n) if n else 1.0
 print(f"| all ({len(base)}) | {sum(base.values())} | {sum(asked.values())} |")
 print(f"right only with the question: {len(better)} {better}")
 print(f"right only without: {len(worse)} {worse}; exact sign test p = {p:.3g}")
