@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from toolcycle import Agent
-from toolcycle.messages import Message, TextPart, ToolCall, ToolResult, Usage
+from toolcycle.messages import Message, ToolCall, ToolResult
 from toolcycle.models.base import ModelResponse, ModelSettings, TextDelta, ToolDefinition
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.invented import INVENTED_VALUES, invented_values
 from toolcycle.models.text.protocol import JsonToolsModel
+
+from .test_further_calls import Capture  # a script step that records what it was sent
 
 CIRCUIT = ToolDefinition("current", "Current through a resistor (Ohm's law).", {
     "type": "object", "properties": {"voltage": {"type": "number"},
@@ -101,19 +103,6 @@ def test_tools_definitions_and_results_give_values_and_neutral_ones_are_never_re
 
 
 # -- the protocol -----------------------------------------------------------------------------
-
-
-class Capture:
-    """An inner-model script step that records what it was sent."""
-
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.messages: list[Message] = []
-        self.settings: ModelSettings | None = None
-
-    def __call__(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
-        self.messages, self.settings = list(messages), settings
-        return Message("assistant", [TextPart(self.reply)], usage=Usage(10, 3, requests=1))
 
 
 MADE_UP = '{"name": "current", "arguments": {"voltage": 120, "resistance": 10}}'
