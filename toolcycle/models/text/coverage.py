@@ -82,6 +82,13 @@ def request_values(text: str) -> tuple[RequestValue, ...]:
     return tuple(RequestValue(value, kind) for value, kind in found)
 
 
+def written_numbers(text: str) -> list[float]:
+    """The magnitude of every number ``text`` writes, as :func:`request_values` reads them
+    ("1,500" 1500, "-3" 3, "5%" 5: a reader that wants the fraction or the sign too derives
+    it)."""
+    return [_float(match.group(2)) for match in _NUMBER.finditer(text)]
+
+
 def unused_values(request: str, calls: Sequence[ToolCall],
                   tools: Sequence[ToolDefinition] = ()) -> tuple[RequestValue, ...]:
     """The literal values of ``request`` that none of ``calls`` carries (see the module

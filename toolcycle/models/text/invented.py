@@ -4,10 +4,11 @@ A small model offered a tool calls it, fitting or not, and fills what the questi
 say with values of its own: asked "Who discovered electricity?" beside a circuit tool,
 Qwen2.5-Coder-1.5B called it with ``voltage=120, resistance=10``; asked for a Thai
 restaurant beside a hotel-booking tool, it booked "The Golden Gate Hotel" from 2023-04-01.
-Most of the calls BFCL's ``irrelevance`` entries draw from the 1.5B carry such a value (15 of
-18 in session 37's logs), and in agents the same habit writes sums over figures not yet
-looked up and placeholder ids ("12345"). A call built on values the model made up answers
-another question than the one asked, and in an agent it runs a side effect nobody asked for.
+Many of the calls BFCL's ``irrelevance`` entries draw from the 1.5B carry such a value (in
+session 37's logs, at least 9 of its 18 wrong ones in a required parameter), and in agents
+the same habit writes sums over figures not yet looked up and placeholder ids ("12345"). A
+call built on values the model made up answers another question than the one asked, and in
+an agent it runs a side effect nobody asked for.
 
 What a value's origin is shows without understanding the request: a value is *given* when
 the conversation holds it (the request, the instructions, a tool's result) or the offered
@@ -15,10 +16,11 @@ tools' definitions spell it (an enum, a default). Where a reply's calls hold a v
 by none of them, the model is asked again, once, with the conversation and after it what a
 call would take that nothing gives, and three ways on: call the tool that gives those
 values first, call again if the request does give them, or answer in words if no tool fits
-(:data:`ASKED`). Its calls are not shown back: shown them, the 1.5B wrote them again on 9 of
-10 development entries whatever the question said. The second reply stands, whatever it is:
-the check may be wrong where a value is written another way (a name abbreviated, a value
-worked out), and the model, reading the request again, is the judge.
+(:data:`ASKED`). Its calls are not shown back: shown them and asked, the 1.5B called again
+on 9 of 10 development entries (the same calls on at least 6), whatever the question said.
+The second reply stands, whatever it is: the check may be wrong where a value is written
+another way (a name abbreviated, a value worked out), and the model, reading the request
+again, is the judge.
 
 How a value is read, deliberately lenient, since a report costs a request:
 
@@ -51,7 +53,6 @@ is :class:`~.protocol.JsonToolsModel`'s ``invented_values``
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ from ...words import spelled_numbers
 from ..base import ModelSettings, usage_of
 from ..paid import paying
 from .calls import render_tool_call
+from .coverage import written_numbers
 
 #: The ``ModelSettings.extra`` key that turns the question about invented values on or off.
 INVENTED_VALUES = "invented_values"
@@ -76,8 +78,6 @@ ASKED = ("If a tool gives these values, call it first; if the request does give 
 
 #: The most values named in the question (the first ones; a longer list says no more).
 _SHOWN = 6
-_NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
-                     r"|(?<![\w.])\.\d+")
 _WORD = re.compile(r"[^\W_]+")
 #: A code: capitals and digits, two to five of them ("GBP", "AAPL", "LHR", "US"). The model
 #: writes it for a name the request gives ("British pounds"), which no reading here can see.
@@ -85,6 +85,8 @@ _CODE = re.compile(r"[A-Z][A-Z0-9]{1,4}")
 #: The scales a number is also read at: per cent, thousands, millions, billions, and the
 #: milli-, micro- and nano- of units.
 _SCALES = (1.0, 100.0, 0.01, *(10.0 ** k for k in (3, 6, 9, 12, -3, -6, -9, -12)))
+#: Significant digits two numbers share to count as one (``1e-9`` relative, as written).
+_DIGITS = 9
 #: How many first letters two words share to count as one (a plural, a verb's form).
 _STEM = 4
 
@@ -107,7 +109,8 @@ class _Sources:
     """What the conversation and the offered tools' definitions give."""
 
     text: str
-    numbers: tuple[float, ...]
+    #: Every number the sources write, at every scale (:data:`_SCALES`), as :func:`_key`.
+    numbers: frozenset[str]
     words: frozenset[str]
     stems: frozenset[str]
     defined: str
@@ -123,8 +126,8 @@ class _Sources:
         text = "\n".join(parts)
         defined = " ".join(f"{t.name} {t.description} {json.dumps(t.parameters)}"
                            for t in tools).casefold()
-        numbers = (*(float(n.replace(",", "")) for n in _NUMBER.findall(f"{text} {defined}")),
-                   *map(float, spelled_numbers(text)))
+        written = (*written_numbers(f"{text} {defined}"), *map(float, spelled_numbers(text)))
+        numbers = frozenset(_key(n * scale) for n in written for scale in _SCALES)
         words = frozenset(w.casefold() for w in _WORD.findall(text))
         return cls(text, numbers, words, frozenset(w[:_STEM] for w in words if len(w) >= _STEM),
                    defined)
@@ -133,9 +136,7 @@ class _Sources:
         if isinstance(value, bool) or value is None:
             return True
         if isinstance(value, int | float):
-            return value in (0, 1) or any(
-                math.isclose(abs(value), abs(n) * scale, rel_tol=1e-9, abs_tol=1e-12)
-                for n in self.numbers for scale in _SCALES)
+            return value in (0, 1) or _key(value) in self.numbers
         if isinstance(value, str):
             return self._gives_text(value)
         return True
@@ -183,23 +184,23 @@ def due(messages: Sequence[Message], settings: ModelSettings, reply: Message, de
     return invented_values(messages, calls, settings.tools)
 
 
-def question_history(messages: Sequence[Message], invented: Sequence[InventedValue],
-                     asked: str = ASKED) -> list[Message]:
+def question_history(messages: Sequence[Message], invented: Sequence[InventedValue]
+                     ) -> list[Message]:
     """The conversation the question is asked with: ``messages`` and, after them, the values
-    a call would take that no source gives and the ways on (``asked``).
+    a call would take that no source gives and the ways on (:data:`ASKED`).
 
     Not the reply's calls shown back as the model's turn and then the question: shown its
-    calls, the 1.5B wrote them again on 9 of 10 BFCL dev entries, whatever the question said
+    calls, the 1.5B called again on 9 of 10 BFCL dev entries, the same calls on at least 6
     (bench/runs/2026-12-06/bfcl39/); told only what a call would take, it weighs the request
     again."""
     values = ", ".join(v.shown() for v in invented[:_SHOWN])
     more = f" and {len(invented) - _SHOWN} more" if len(invented) > _SHOWN else ""
     return [*messages, Message.user(f"Calling a tool here would take {values}{more}, which "
-                                    f"neither the request nor a tool result gives. {asked}")]
+                                    f"neither the request nor a tool result gives. {ASKED}")]
 
 
 async def questioned(ask: Ask, messages: Sequence[Message], settings: ModelSettings,
-                     reply: Message, default: bool, asked: str = ASKED) -> Message:
+                     reply: Message, default: bool) -> Message:
     """``reply``, or where its calls give invented values (:func:`due`), the reply to the
     question about them (:func:`question_history`), with ``reply``'s calls in its
     ``asked_again`` and both requests' usage."""
@@ -208,7 +209,7 @@ async def questioned(ask: Ask, messages: Sequence[Message], settings: ModelSetti
         return reply
     paid = usage_of(reply).copy()
     with paying(paid.copy(), []):  # a question that fails still leaves the reply's tokens spent
-        again, parts = await ask(question_history(messages, invented, asked), settings)
+        again, parts = await ask(question_history(messages, invented), settings)
     paid.add(usage_of(again))
     first = "\n".join(render_tool_call(c) for c in reply.tool_calls)
     return Message("assistant", parts, usage=paid,
@@ -216,6 +217,13 @@ async def questioned(ask: Ask, messages: Sequence[Message], settings: ModelSetti
                    else again.finish_reason,
                    model_name=reply.model_name or again.model_name,
                    asked_again=(*reply.asked_again, first))
+
+
+def _key(number: float) -> str:
+    """A number's magnitude to :data:`_DIGITS` significant digits: one lookup per value,
+    however many numbers the sources hold (a call over a long list copied from a long result
+    costs a set's lookups, not a product of the two lengths)."""
+    return f"{abs(number):.{_DIGITS}g}"
 
 
 def _leaves(value: object, path: str) -> Iterator[tuple[str, str | int | float]]:

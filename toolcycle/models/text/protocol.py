@@ -30,7 +30,7 @@ from ..paid import paying
 from .base import TextProtocolModel as TextProtocolModel
 from .calls import calls_before_placeholder as calls_before_placeholder  # (old public path)
 from .calls import render_observation_text, render_tool_call
-from .choice import after_observation, call_prefix
+from .choice import after_observation
 from .choice import repeated_call_names as repeated_call_names  # (old public path)
 from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools as describe_tools  # importable from here, as before
@@ -100,12 +100,7 @@ class JsonToolsModel(TextProtocolModel):
                        reply: Message) -> Message:
         """``reply`` after the questions this protocol asks of a reply of calls: about values
         no source gives, then for the further calls the request asks for."""
-        prefix = call_prefix(messages)  # the question's history holds a turn of its own
-
-        async def ask(history: Sequence[Message], asked: ModelSettings
-                      ) -> tuple[Message, list[Part]]:
-            return await self._ask(history, asked, prefix)
-        reply = await questioned(ask, messages, settings, reply, self.invented_values)
+        reply = await questioned(self._ask, messages, settings, reply, self.invented_values)
         return await covered(self._ask, messages, settings, reply, self.further_calls,
                              self.further_wording)
 
