@@ -130,14 +130,6 @@ COUNTRY_WORDS = ("country",)
 HANDLE_WORDS = frozenset({"id", "ids", "code", "key", "number", "no", "num", "ref", "sku",
                           "uuid", "guid", "slug"})
 
-#: Words that say how many times: a request holding one may ask for a figure added more
-#: than once ("the price of two tickets", "twice the dose"), so a sum that holds one record's
-#: figure twice is not flagged (:mod:`toolcycle.run.unlike_sum`). Not "per" or "each": they
-#: name a rate ("riders per hour"), not a multiple.
-COUNT_WORDS = frozenset({"twice", "thrice", "double", "doubled", "triple", "tripled", "two",
-                         "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                         "dozen"})
-
 #: Numbers written in words, read as numbers a request gives ("four restaurants", "twenty-five
 #: years", "five hundred"): the values a call carries as digits (:func:`spelled_numbers`,
 #: :mod:`toolcycle.models.text.invented`).
@@ -150,6 +142,14 @@ NUMBER_WORDS = ({word: value for value, word in enumerate(_UNITS)}
 #: Words that multiply the number before them ("five hundred", "a thousand").
 NUMBER_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 
+
+#: Words that say how many times: a request holding one may ask for a figure added more
+#: than once ("the price of two tickets", "twice the dose"), so a sum that holds one record's
+#: figure twice is not flagged (:mod:`toolcycle.run.unlike_sum`). Not "per" or "each": they
+#: name a rate ("riders per hour"), not a multiple. The number words from two to ten (and
+#: "twice", "double", ...), a dozen, and the past forms of the multiples.
+COUNT_WORDS = frozenset({word for word, value in NUMBER_WORDS.items() if 2 <= value <= 10}
+                        | {"dozen", "doubled", "tripled"})
 
 #: Words that ask for a total ("the combined capacity of A and B", "A and B added together"):
 #: with two names listed, an answer that gives one record's figure answers about one of them
