@@ -23,7 +23,6 @@ Measured on a 2-core machine shared with other work (see docs/local-model.md):
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 import threading
@@ -45,7 +44,7 @@ from ..base import (
     StreamItem,
     TextDelta,
 )
-from ..text.constrained import constrained_option
+from ..text.constrained import constrained_option, schema_gbnf
 from ..text.further import FURTHER_CALLS
 from ..text.hermes import GRAMMAR, HermesToolsModel
 from ..text.invented import INVENTED_VALUES
@@ -255,14 +254,25 @@ class LlamaChatModel(Model):
         for key in ("response_format", "stop", "top_p", "top_k", "repeat_penalty"):
             if key in settings.extra:
                 kwargs[key] = settings.extra[key]
+        from llama_cpp.llama_grammar import LlamaGrammar
+
         grammar = settings.extra.get(GRAMMAR)
         if isinstance(grammar, str):  # GBNF text, as llama_cpp.server takes it in a body
-            from llama_cpp.llama_grammar import LlamaGrammar
-
             try:
                 kwargs[GRAMMAR] = LlamaGrammar.from_string(grammar, verbose=False)
             except ValueError as exc:
                 raise ModelError(f"{self.name}: the reply grammar does not parse: {exc}") from exc
+        schema = _json_object_schema(kwargs.get("response_format"))
+        if schema is not None:
+            # A text protocol's reply schema: its grammar, built as llama.cpp would build it
+            # but with JSON's exponents (:func:`schema_gbnf`). A schema that does not
+            # convert is left to llama.cpp, which falls back to any JSON.
+            try:
+                kwargs[GRAMMAR] = LlamaGrammar.from_string(schema_gbnf(json.dumps(schema)),
+                                                           verbose=False)
+                kwargs.pop("response_format")
+            except Exception:  # (the converter raises what it meets: ValueError, KeyError...)
+                pass
         if settings.response_format is not None:  # native output mode: the schema's grammar
             kwargs.pop("response_format", None)
             kwargs["grammar"] = self._grammar(settings.response_format)
@@ -276,7 +286,7 @@ class LlamaChatModel(Model):
         from llama_cpp.llama_grammar import LlamaGrammar
 
         try:
-            return LlamaGrammar.from_string(_gbnf(json.dumps(form.schema)),
+            return LlamaGrammar.from_string(schema_gbnf(json.dumps(form.schema)),
                                             verbose=False)
         except Exception as exc:  # the converter raises what it meets: ValueError, KeyError...
             raise ModelError(
@@ -319,12 +329,13 @@ class LlamaChatModel(Model):
         return len(llama.tokenize(text.encode(), add_bos=False, special=False))
 
 
-@functools.lru_cache(maxsize=32)
-def _gbnf(schema: str) -> str:
-    """A JSON Schema's grammar text (a run asks with the same schema request after request)."""
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    return str(json_schema_to_gbnf(schema))
+def _json_object_schema(response_format: Any) -> dict[str, Any] | None:
+    """The schema of a ``{"type": "json_object", "schema": ...}`` body key (llama_cpp's form,
+    which the JSON tool protocol sends), else ``None``."""
+    if isinstance(response_format, dict) and response_format.get("type") == "json_object":
+        schema = response_format.get("schema")
+        return schema if isinstance(schema, dict) else None
+    return None
 
 
 def resolve_weights(name_or_path: str) -> tuple[Path, str]:

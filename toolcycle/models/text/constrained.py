@@ -78,6 +78,27 @@ def reply_schema(tools: Sequence[ToolDefinition], tool_choice: ToolChoice,
     return _with_definitions(schema, definitions)
 
 
+#: llama.cpp's converter writes a number's exponent with the rule of an integer's digits, which
+#: refuses a leading zero: "2e-07", the way Python prints 2e-7 and the way a model trained on
+#: Python writes it, cannot be written. Greedy decoding then ends the number at "2e-0" and the
+#: call carries 2.0 where the model meant 2e-07, a value silently a hundred million times
+#: off (seen on the 1.5B: a capacitance of 2e-07 F called as 2.0). JSON itself allows any
+#: digits there; three are enough for every double.
+_INTEGER_EXPONENT = "([eE] [-+]? integral-part)?"
+_JSON_EXPONENT = "([eE] [-+]? [0-9] ([0-9] [0-9]?)?)?"
+
+
+@functools.lru_cache(maxsize=64)
+def schema_gbnf(schema: str) -> str:
+    """The GBNF grammar of a JSON Schema (its JSON text), as llama.cpp's own converter writes
+    it but with JSON's exponents. Raises what the converter raises on a schema it cannot
+    convert (``ValueError``, ``KeyError``...). Cached: a run asks with the same schema
+    request after request."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return str(json_schema_to_gbnf(schema)).replace(_INTEGER_EXPONENT, _JSON_EXPONENT)
+
+
 #: The owner name an answer's sub-schemas are filed under ("$answer__City"): no tool is named
 #: with a "$", so no tool's entries (named after the tool) collide with them.
 _ANSWER_OWNER = f"${ANSWER_KEY}"

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from ...messages import Message, ToolCall, ToolResult
 from ..base import Model, ModelSettings, OutputMode, ToolDefinition
-from .constrained import reply_schema
+from .constrained import reply_schema, schema_gbnf
 from .describe import one_line
 from .further import ONLY_FURTHER
 from .native import answer_form, answer_schema
@@ -110,10 +110,8 @@ def reply_grammar(tools: Sequence[ToolDefinition], settings: ModelSettings) -> s
     schema = reply_schema(tools, "required" if choice == "auto" else choice)
     if schema is None:
         return None
-    from llama_cpp.llama_grammar import json_schema_to_gbnf  # the converter llama.cpp uses
-
     try:
-        converted = json_schema_to_gbnf(json.dumps(schema))
+        converted = schema_gbnf(json.dumps(schema))
     except Exception:  # (the converter raises what it meets: AssertionError, KeyError...)
         # A schema llama.cpp cannot convert: the reply goes unconstrained and is read
         # tolerantly, as llama.cpp's own response_format falls back to any JSON.
