@@ -186,6 +186,11 @@ def clamp_tool_cycles(value: int) -> int:
     return value
 
 
+def _cite(example: str, opening: str) -> str:
+    return (f"{opening} the chunk id of each passage you use in square brackets after what it "
+            f"says, for example [{example}].")
+
+
 def find_citations(output: Any, known: Callable[[str], bool]) -> list[str]:
     """Chunk ids the output cites, in order of first appearance, keeping only ids that
     ``known`` confirms exist (a model can invent ids).
@@ -284,7 +289,8 @@ class _Session:
                         "try other words, or answer that the knowledge base does not say"}
             return {"results": [
                 {"chunk_id": h.chunk_id, "title": h.title, "text": h.text} for h in hits
-            ]}
+            ], "cite": _cite(hits[0].chunk_id, "If these passages answer the question, answer "
+                             "from them and put")}
 
         return Tool.from_function(search_knowledge_base, concurrent=True)
 
@@ -319,10 +325,17 @@ class _Session:
         """
         question = f"Question: {self.question}"
         if hits:
-            return f"{question}\n\nPassages retrieved for the question:\n" + "\n\n".join(
+            passages = "\n\n".join(
                 f"[{h.chunk_id}]" + (f" ({h.title})" if h.title else "") + f" {h.text}"
                 for h in hits
             )
+            directive = (_cite(hits[0].chunk_id, "If these passages answer the question, "
+                               "answer from them and put") +
+                         f" If they do not, call {SEARCH_TOOL_NAME} with other words."
+                         if self.cycles > 0 else
+                         _cite(hits[0].chunk_id, "Answer from these passages, and put"))
+            return (f"{question}\n\nPassages retrieved for the question:\n{passages}"
+                    f"\n\n{directive}")
         directive = (
             f"Call {SEARCH_TOOL_NAME} with other words (synonyms, broader terms) before "
             "answering; do not answer from memory." if self.cycles > 0
