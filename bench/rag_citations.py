@@ -74,7 +74,7 @@ async def run(set_name: str, model_name: str, cycles: int, k: int, log: Path | N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", default="dev", choices=("dev", "heldout"))
+    parser.add_argument("--set", default="dev", choices=("dev", "heldout", "heldout2"))
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--cycles", type=int, default=0, help="max_tool_cycles")
     parser.add_argument("--k", type=int, default=3, help="chunks per retrieval")
