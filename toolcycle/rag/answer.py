@@ -21,7 +21,7 @@ import re
 import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..agent import Agent
@@ -33,13 +33,13 @@ from ..models.base import Model, ModelSettings
 from ..output import Output
 from ..result import RunResult
 from ..tools import Tool, ToolFunction
+from .attribution import CITATION_GROUP, attributed
 from .knowledge_base import KnowledgeBase, SearchHit, SearchMode
 from .telemetry import RagTelemetry, RetrievedChunk, SearchRecord, tool_call_dicts
 
 #: The most tool cycles one answer may take; larger values are clamped with a warning.
 MAX_TOOL_CYCLES_CAP = 16
 SEARCH_TOOL_NAME = "search_knowledge_base"
-_CITATION_GROUP = re.compile(r"\[([^\[\]]+)\]")
 _CHUNK_ID = re.compile(r"^[^\s#]+#\d+$")
 
 DEFAULT_INSTRUCTIONS = (
@@ -55,13 +55,16 @@ TelemetryCallback = Callable[[RagTelemetry], Any]
 
 @dataclass(slots=True)
 class RagAnswer[OutputT]:
-    """The answer, the chunks it cites, every chunk seen, the telemetry and the full run."""
+    """The answer, the chunks it cites, every chunk seen, the telemetry and the full run;
+    ``attributed``: the chunks seen that hold what the answer adds to the question, read from
+    its text (:mod:`.attribution`), whether or not the model cited them."""
 
     output: OutputT
     citations: list[str]
     sources: dict[str, SearchHit]
     telemetry: RagTelemetry
     run: RunResult[OutputT]
+    attributed: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -188,14 +191,9 @@ def clamp_tool_cycles(value: int) -> int:
 
 def _cite(example: str, opening: str) -> str:
     """How to cite, said next to the passages it applies to (the end of the user turn, or the
-    search tool's result), with an id the model can see as the example of the form.
-
-    Said only in the instructions (the system prompt), the 1.5B cited in 2 of 16 answers that
-    had their passage (bench/runs/2026-12-07/rag/); said after the passages, in 15 of 16
-    (one cited an id nothing holds, which :func:`find_citations` drops). Where a search tool
-    is offered the user turn also says to search only when the passages do not answer: with
-    no directive there, the model searched on 5 of 6 development questions whose answer it
-    already had."""
+    search tool's result), with an id the model can see as the example of the form. Small
+    models follow an instruction beside its material far more than one in the system prompt
+    (:meth:`_Session.prompt` has the figures)."""
     return (f"{opening} the chunk id of each passage you use in square brackets after what it "
             f"says, for example [{example}].")
 
@@ -203,7 +201,7 @@ def _cite(example: str, opening: str) -> str:
 def says_more_than_ids(output: str, ctx: RunContext[Any]) -> None:
     """A text answer must say something besides chunk ids: told to cite, the 1.5B answered
     two questions with an id alone ("[install#0]"); refused, the attempt is retried."""
-    if not _CITATION_GROUP.sub("", output).strip(" \t\n.,;:"):
+    if not CITATION_GROUP.sub("", output).strip(" \t\n.,;:"):
         raise ValidationFailed("The answer holds only chunk ids. Write the answer in words, "
                                "then the chunk id of each passage it comes from in square "
                                "brackets.")
@@ -217,18 +215,22 @@ def find_citations(output: Any, known: Callable[[str], bool]) -> list[str]:
     structured output, every string field is read that way, and a string field that is
     exactly a chunk id (an item of a ``sources: list[str]`` field, say) counts too.
     """
-    dump = getattr(output, "model_dump", None)
-    value = dump(mode="json") if callable(dump) else output
     found: list[str] = []
-    for text in _strings(value):
+    for text in _strings(_plain(output)):
         tokens = [text] if _CHUNK_ID.match(text) else [
-            token for group in _CITATION_GROUP.findall(text)
+            token for group in CITATION_GROUP.findall(text)
             for token in re.split(r"[,;\s]+", group)
         ]
         for token in tokens:
             if _CHUNK_ID.match(token) and token not in found and known(token):
                 found.append(token)
     return found
+
+
+def _plain(output: Any) -> Any:
+    """A structured output as JSON values (a pydantic model's dump); anything else as is."""
+    dump = getattr(output, "model_dump", None)
+    return dump(mode="json") if callable(dump) else output
 
 
 def _strings(value: Any) -> list[str]:
@@ -338,8 +340,15 @@ class _Session:
 
         When nothing matched, a closing directive repeats in the user turn what the instructions
         say: measured with Qwen2.5-Coder-1.5B, without it the model answered from memory
-        instead of searching; with it, it searched. (A directive after found passages only
-        made it search needlessly, so there is none.)
+        instead of searching; with it, it searched. When passages were found and the search
+        tool is offered, the directive says to answer from them when they answer (citing
+        them, :func:`_cite`) and to search only when they do not: without it the 1.5B searched
+        on 13 of the 24 questions of two held-out sets, most of which the passages answered;
+        with it on 5, and answered 19 of 20 right against 17 (bench/runs/2026-12-07/rag/).
+        With no tool offered there is nothing to add: asked there to cite, the 1.5B cited its
+        passage in 18 of 20 held-out answers instead of 4, but answered 4 of them with an id
+        where the fact should be (right 16 of 20 instead of 20), so provenance comes from
+        :mod:`.attribution` instead.
         """
         question = f"Question: {self.question}"
         if hits:
@@ -347,13 +356,12 @@ class _Session:
                 f"[{h.chunk_id}]" + (f" ({h.title})" if h.title else "") + f" {h.text}"
                 for h in hits
             )
-            directive = (_cite(hits[0].chunk_id, "If these passages answer the question, "
-                               "answer from them and put") +
-                         f" If they do not, call {SEARCH_TOOL_NAME} with other words."
-                         if self.cycles > 0 else
-                         _cite(hits[0].chunk_id, "Answer from these passages, and put"))
-            return (f"{question}\n\nPassages retrieved for the question:\n{passages}"
-                    f"\n\n{directive}")
+            listed = f"{question}\n\nPassages retrieved for the question:\n{passages}"
+            if self.cycles == 0:
+                return listed
+            return (f"{listed}\n\n" + _cite(hits[0].chunk_id, "If these passages answer the "
+                                             "question, answer from them and put") +
+                    f" If they do not, call {SEARCH_TOOL_NAME} with other words.")
         directive = (
             f"Call {SEARCH_TOOL_NAME} with other words (synonyms, broader terms) before "
             "answering; do not answer from memory." if self.cycles > 0
@@ -382,6 +390,9 @@ class _Session:
         else:
             assert result is not None
             t.cited_chunk_ids = find_citations(result.output, self._known)
+            t.attributed_chunk_ids = attributed(
+                "\n".join(_strings(_plain(result.output))), self.question,
+                {chunk_id: hit.text for chunk_id, hit in self.sources.items()})
         if result is not None:
             result.trace.metadata["rag"] = t.to_dict()
         if self.on_telemetry is not None:
@@ -390,7 +401,8 @@ class _Session:
 
     def answer(self, result: RunResult[Any]) -> RagAnswer[Any]:
         t = self.record(result, None)
-        return RagAnswer(result.output, t.cited_chunk_ids, dict(self.sources), t, result)
+        return RagAnswer(result.output, t.cited_chunk_ids, dict(self.sources), t, result,
+                         t.attributed_chunk_ids)
 
     def _known(self, chunk_id: str) -> bool:
         return chunk_id in self.sources or self.kb.chunk(chunk_id) is not None

@@ -51,6 +51,8 @@ class RagTelemetry:
     searches: list[SearchRecord] = field(default_factory=list)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     cited_chunk_ids: list[str] = field(default_factory=list)
+    #: The passages seen that hold what the answer adds to the question (:mod:`.attribution`).
+    attributed_chunk_ids: list[str] = field(default_factory=list)
     max_tool_cycles: int = 0
     iterations: int = 0
     input_tokens: int = 0
