@@ -189,15 +189,6 @@ def clamp_tool_cycles(value: int) -> int:
     return value
 
 
-def _cite(example: str, opening: str) -> str:
-    """How to cite, said next to the passages it applies to (the end of the user turn, or the
-    search tool's result), with an id the model can see as the example of the form. Small
-    models follow an instruction beside its material far more than one in the system prompt
-    (:meth:`_Session.prompt` has the figures)."""
-    return (f"{opening} the chunk id of each passage you use in square brackets after what it "
-            f"says, for example [{example}].")
-
-
 def says_more_than_ids(output: str, ctx: RunContext[Any]) -> None:
     """A text answer must say something besides chunk ids: told to cite, the 1.5B answered
     two questions with an id alone ("[install#0]"); refused, the attempt is retried."""
@@ -309,8 +300,7 @@ class _Session:
                         "try other words, or answer that the knowledge base does not say"}
             return {"results": [
                 {"chunk_id": h.chunk_id, "title": h.title, "text": h.text} for h in hits
-            ], "cite": _cite(hits[0].chunk_id, "If these passages answer the question, answer "
-                             "from them and put")}
+            ]}
 
         return Tool.from_function(search_knowledge_base, concurrent=True)
 
@@ -340,15 +330,15 @@ class _Session:
 
         When nothing matched, a closing directive repeats in the user turn what the instructions
         say: measured with Qwen2.5-Coder-1.5B, without it the model answered from memory
-        instead of searching; with it, it searched. When passages were found and the search
-        tool is offered, the directive says to answer from them when they answer (citing
-        them, :func:`_cite`) and to search only when they do not: without it the 1.5B searched
-        on 13 of the 24 questions of two held-out sets, most of which the passages answered;
-        with it on 5, and answered 19 of 20 right against 17 (bench/runs/2026-12-07/rag/).
-        With no tool offered there is nothing to add: asked there to cite, the 1.5B cited its
-        passage in 18 of 20 held-out answers instead of 4, but answered 4 of them with an id
-        where the fact should be (right 16 of 20 instead of 20), so provenance comes from
-        :mod:`.attribution` instead.
+        instead of searching; with it, it searched. After found passages there is none, measured
+        on the 1.5B over three held-out sets (bench/runs/2026-12-07/rag/): asked there to cite
+        them, it cited in 18 of 20 answers instead of 4 but put ids where facts belong in 4
+        (right 16 of 20 instead of 20); with the search tool offered, told also to answer
+        from them when they answer and to search when not, it searched on 6 of 36 questions
+        instead of 17 and answered 29 of 30 right instead of 27, but wrote the ids into keys
+        of its JSON answer that the protocol drops (cited 3 of 30) at ten times the output
+        tokens, so a direct answer took twice as long. Provenance comes from
+        :mod:`.attribution`.
         """
         question = f"Question: {self.question}"
         if hits:
@@ -356,12 +346,7 @@ class _Session:
                 f"[{h.chunk_id}]" + (f" ({h.title})" if h.title else "") + f" {h.text}"
                 for h in hits
             )
-            listed = f"{question}\n\nPassages retrieved for the question:\n{passages}"
-            if self.cycles == 0:
-                return listed
-            return (f"{listed}\n\n" + _cite(hits[0].chunk_id, "If these passages answer the "
-                                             "question, answer from them and put") +
-                    f" If they do not, call {SEARCH_TOOL_NAME} with other words.")
+            return f"{question}\n\nPassages retrieved for the question:\n{passages}"
         directive = (
             f"Call {SEARCH_TOOL_NAME} with other words (synonyms, broader terms) before "
             "answering; do not answer from memory." if self.cycles > 0

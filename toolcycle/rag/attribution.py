@@ -12,7 +12,8 @@ figure_key` writes them, so "1,200" is "1200") and the roots of its content word
 (:func:`~toolcycle.words.root`), less the question's own and the words answers use to talk
 about passages ("the passage states", "not mentioned"). When the answer adds figures, a
 passage is attributed when it holds one of them (a figure names a fact more surely than a
-word); otherwise when it holds at least half of the added words. An answer that adds nothing
+word) and a word of the answer or the question; otherwise when it holds at least half of the
+added words. An answer that adds nothing
 ("No, the gym has no pool" to "Does the gym have a pool?") is attributed to nothing, as is one
 no passage supports: attribution is evidence of where words come from, not a check that the
 answer is right.
@@ -51,15 +52,17 @@ def attributed(answer: str, question: str, passages: Mapping[str, str]) -> list[
     ``question``, best supported first (more shared figures, then more shared words)."""
     said = CITATION_GROUP.sub(" ", answer)
     figures = _figures(said) - _figures(question)
-    every_word = _words(said)
-    words = every_word - _words(question)
+    asked = _words(question)
+    every_word = _words(said) | asked
+    words = every_word - asked
     ranked: list[tuple[int, int, int, str]] = []
     for chunk_id, text in passages.items():
         held = _words(text)
         shared_figures = len(figures & _figures(text))
         shared_words = len(words & held)
         # A figure alone is no evidence: "5" is also in "05:00". With a word of the answer
-        # beside it (the question's words count here), the passage is about the same thing.
+        # or of the question beside it, the passage is about what was asked (a bare "80%"
+        # has no word of its own).
         if (shared_figures > 0 and bool(every_word & held) if figures
                 else bool(words) and shared_words * 2 >= len(words)):
             ranked.append((shared_figures, shared_words, len(every_word & held), chunk_id))
