@@ -1,4 +1,4 @@
-"""Second held-out RAG set (written 2026-12-07 03:00 UTC, before any run on it; the first,
+"""Second held-out RAG set (written 2026-12-07 about 03:00 UTC, before any run on it; the first,
 :mod:`.heldout`, was read while the citation wording was chosen and is development data
 since): a public library's rules, a gym's membership terms and a cloud service's quotas.
 Each answerable question's fact sits in one passage; two questions the base does not

@@ -1,4 +1,4 @@
-"""Third held-out RAG set (written 2026-12-07 03:37 UTC, before any run on it; the first two
+"""Third held-out RAG set (written 2026-12-07 about 03:18 UTC, before any run on it; the first two
 were read while the citation wording and :mod:`toolcycle.rag.attribution` were chosen): a
 museum's visitor information, a bakery's ordering terms and a university course's rules.
 Each answerable question's fact sits in one passage; two questions the base does not
