@@ -193,6 +193,25 @@ def test_answer_object() -> None:
     assert parsed.calls == [] and parsed.answer == "It arrives on 27 November."
 
 
+@pytest.mark.parametrize("reply", [
+    # the 1.5B in a RAG answer: an unquoted chunk id after the whole answer string
+    '```json\n{\n  "answer": "The exam counts for 60 percent.",\n  "arguments": '
+    '{"passages": [[grading#0]]}\n}\n```',
+    '{"answer": "The exam counts for 60 percent.", "ids": [grading#0]}',
+])
+def test_an_answer_object_broken_after_its_answer_string_still_answers(reply: str) -> None:
+    parsed = parse_tool_calls(reply)
+    assert parsed.calls == [] and parsed.answer == "The exam counts for 60 percent."
+
+
+def test_only_a_whole_answer_string_is_taken_from_broken_json() -> None:
+    from toolcycle.models.text.calls import answer_before_broken_json
+
+    assert answer_before_broken_json('{"answer": "The exam counts for') is None
+    assert answer_before_broken_json('{"answer": 60, "x": [a#0]}') is None
+    assert answer_before_broken_json('{"name": "f", "answer": "x", [') is None
+
+
 def test_ids_are_stable() -> None:
     text = '{"name": "a", "arguments": {}}\n{"name": "b", "arguments": {}}'
     first = [c.id for c in parse_tool_calls(text, "call_2").calls]

@@ -126,15 +126,36 @@ def _fenced_spans(text: str, truncated: bool) -> list[_Span]:
         if body.startswith(("{", "[")):
             # cut by the token limit inside the fence: its calls one per line, each once
             cut = truncated and not m.group(0).endswith("```") and body.startswith("{")
-            value = values_one_per_line(body, cut=True) if cut else None
+            value: Any = values_one_per_line(body, cut=True) if cut else None
             if value is None:
                 value = decode_lenient(body)
             if value is None:
                 value = _several_values(body)
             if value is None and not cut:
                 value = values_one_per_line(body, cut=False)
+            if value is None:
+                value = answer_before_broken_json(body)
             spans.append(_Span(m.start(), m.end(), value, body))
     return spans
+
+
+_ANSWER_OPENING = re.compile(
+    r'\s*\{\s*"(?:' + "|".join(ANSWER_KEYS) + r')"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def answer_before_broken_json(body: str) -> dict[str, str] | None:
+    """``{"answer": <its string>}`` of an object that opens with a whole answer string and
+    breaks after it, else ``None``. Seen on the 1.5B: ``{"answer": "The exam counts for 60
+    percent.", "arguments": {"passages": [[grading#0]]}}`` (an unquoted id after the answer),
+    which left the whole fenced JSON as the answer's text."""
+    opening = _ANSWER_OPENING.match(body)
+    if opening is None:
+        return None
+    try:
+        answer = json.loads(opening.group(1))
+    except ValueError:
+        return None
+    return {ANSWER_KEYS[0]: answer} if isinstance(answer, str) else None
 
 
 def _several_values(body: str) -> list[Any] | None:
@@ -185,6 +206,8 @@ def _decode_prefix_leniently(text: str, start: int) -> tuple[Any, int]:
     end = _balanced_end(text, start)
     raw = text[start:end]
     value = decode_lenient(raw)
+    if value is None:
+        value = answer_before_broken_json(raw)
     if value is None and not _looks_like_call(raw):
         return None, start
     return value, end
