@@ -34,3 +34,28 @@ async def test_local_model_finds_the_guest_order_in_the_second_database(
     answer = str(result.output)
     assert "3" in answer, trace
     assert any(date in answer for date in ("2026-09-11", "September 11", "11 September")), trace
+
+
+@pytest.mark.real_model
+async def test_local_model_answers_from_a_passage_and_the_answer_is_attributed_to_it(
+    tmp_path: Path,
+) -> None:
+    """A RAG answer on the real 1.5B, from the first retrieval: the fact comes from the
+    passage that holds it, which ``attributed`` names first whether or not the model wrote
+    its id (it seldom does: bench/runs/2026-12-07/rag/)."""
+    from toolcycle.rag import Document, HashingEmbedder, KnowledgeBase, answer_with_rag
+
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", embedder=HashingEmbedder())
+    kb.add_many([
+        Document("tours", "Guided tours start every hour and last 75 minutes. Groups are "
+                 "limited to 15 people.", title="Guided tours"),
+        Document("admission", "Adult admission is 18 euros; visitors under 12 enter free.",
+                 title="Admission"),
+        Document("hours", "The museum is open from 9:30 to 17:30 and closed on Mondays.",
+                 title="Opening hours"),
+    ])
+    answer = await answer_with_rag("How long does a guided tour last?", kb,
+                                   resolve_model(MODEL), max_tool_cycles=0, k=3)
+    assert "75" in str(answer.output), answer.output
+    assert answer.attributed[:1] == ["tours#0"], (answer.output, answer.attributed)
+    assert set(answer.citations) <= {"tours#0"}, answer.citations
