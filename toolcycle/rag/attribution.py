@@ -13,14 +13,14 @@ figure_key` writes them, so "1,200" is "1200") and the roots of its content word
 about passages ("the passage states", "not mentioned"). When the answer adds figures, a
 passage is attributed when it holds one of them (a figure names a fact more surely than a
 word) and a word of the answer or the question; otherwise when it holds at least half of the
-added words. An answer that adds nothing
-("No, the gym has no pool" to "Does the gym have a pool?") is attributed to nothing, as is one
-no passage supports: attribution is evidence of where words come from, not a check that the
-answer is right.
+added words. An answer that adds nothing ("No, the gym has no pool" to "Does the gym have a
+pool?") is attributed to nothing, as is one no passage supports: attribution is evidence of
+where words come from, not a check that the answer is right.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -28,10 +28,16 @@ from ..run.figures import FIGURE, figure_key
 from ..words import keywords, root
 
 #: Words answers use to talk about the passages rather than from them.
-_ABOUT_PASSAGES = frozenset(root(w) for w in (
-    "passage", "passages", "chunk", "knowledge", "base", "document", "documents", "states",
-    "stated", "mentioned", "provided", "according", "information", "answer", "question",
-    "says", "based", "retrieved"))
+_ABOUT_PASSAGES = ("passage", "passages", "chunk", "knowledge", "base", "document",
+                   "documents", "states", "stated", "mentioned", "provided", "according",
+                   "information", "answer", "question", "says", "based", "retrieved")
+
+
+@functools.cache
+def _about_passages() -> frozenset[str]:
+    """:data:`_ABOUT_PASSAGES`' roots, made at the first answer read (the stemmer loads at
+    its first word: :func:`toolcycle.words.root`)."""
+    return frozenset(root(w) for w in _ABOUT_PASSAGES)
 
 
 #: A bracketed citation ("[refunds#0]", "[a#0, b#1]"): the model's own, read apart
@@ -44,7 +50,7 @@ def _figures(text: str) -> set[str]:
 
 
 def _words(text: str) -> set[str]:
-    return {root(w) for w in keywords(text) if not w.isdigit()} - _ABOUT_PASSAGES
+    return {root(w) for w in keywords(text) if not w.isdigit()} - _about_passages()
 
 
 def attributed(answer: str, question: str, passages: Mapping[str, str]) -> list[str]:
