@@ -148,8 +148,10 @@ DOMAINS = (
 #: traces, from which that refusal was made. 6811 was fixed by session 38 at 21:05 UTC,
 #: before any run on it, and run whole on ca7e298 (27 of 36 right, no wrong `success`;
 #: nothing read beyond the summary). 6812 was fixed by session 38 at 23:00 UTC, before any
-#: run on it.
-REPORT_SEED = 6812
+#: run on it, and run whole on 820e842 by session 39 (27 of 36 right, no wrong `success`;
+#: nothing read beyond the summary). 6813 was fixed by session 39 at 01:47 UTC on
+#: 2026-12-07, before any run on it.
+REPORT_SEED = 6813
 
 PEOPLE = ("Ingrid Falk", "Tomasz Nowak", "Amara Diallo", "Luis Ortega", "Hana Kovac",
           "Pieter de Vries", "Chloe Martin", "Ravi Menon", "Sofia Rossi", "Kwame Mensah",
