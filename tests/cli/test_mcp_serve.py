@@ -69,9 +69,14 @@ def test_http_says_its_url() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    # A pytest-xdist worker ignores SIGINT, and a child that starts with SIGINT ignored never
+    # sees Ctrl-C (Python installs its handler only where SIGINT is not ignored): the child
+    # gets the default back, as a terminal would give it, so Ctrl-C stops it here too.
     process = subprocess.Popen([*toolcycle_command(), *SERVE, *SCRIPTED, "--http",
                                 f"127.0.0.1:{port}"], cwd=ROOT, env=cli_env(),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    stopped_by_ctrl_c = False
     try:
         assert process.stderr is not None
         first = process.stderr.readline()  # said before it serves
@@ -79,7 +84,9 @@ def test_http_says_its_url() -> None:
         process.send_signal(signal.SIGINT)
         try:
             process.communicate(timeout=30)
+            stopped_by_ctrl_c = True
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
     assert f"over MCP on http://127.0.0.1:{port}/mcp" in first
+    assert stopped_by_ctrl_c
