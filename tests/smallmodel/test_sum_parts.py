@@ -109,6 +109,20 @@ def test_a_figure_added_to_itself_then_to_another_is_counted_twice() -> None:
     assert (result.status, result.output.answer) == ("success", "503")
 
 
+def test_a_record_read_again_is_still_one_record() -> None:
+    """Told its sum added a record's figure twice, the 1.5B read the record again and added
+    the figure from each reading (held-out first-hour seed 6813): still one record."""
+    result, model = _run([*NORTH, call("add", {"numbers": [333, 333]}),
+                          call("final_result", {"answer": "666"}),
+                          *NORTH, call("add", {"numbers": [333, 333]}),
+                          call("final_result", {"answer": "666"}),
+                          *SOUTH, call("add", {"numbers": [333, 170]}),
+                          call("final_result", {"answer": "503"})],
+                         "What is the combined number of seedlings of North Bay and South Bay?")
+    assert "is added twice" in model.requests[8].last_message.text
+    assert (result.status, result.output.answer, result.attempts) == ("success", "503", 3)
+
+
 def test_a_figure_added_twice_where_the_request_counts_passes() -> None:
     result, _ = _run([*NORTH, call("add", {"numbers": [333, 333]}),
                       call("final_result", {"answer": "666"})],
