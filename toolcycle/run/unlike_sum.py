@@ -25,11 +25,11 @@ from:
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 
+from ..limits import RepeatGuard
 from ..words import COUNT_WORDS
 from .asked_field import named_field, request_words
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
@@ -77,15 +77,16 @@ def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[
 
 def _counted_twice(parts: Sequence[Part], calls: Sequence[Call]) -> Part | None:
     """A part read from one record's field that the sum holds more than once. One record is
-    one tool asked with the same arguments, however often: seen on the 1.5B (held-out seed
+    one tool asked with the same arguments, however often (the same call, as the loop's
+    repeat guard tells calls apart): seen on the 1.5B (held-out seed
     6813), told its sum added a record's figure twice, it read the record again and added the
     figure twice once more, which records told apart by the call that read them let through
     (the figure then had two sources, so neither was sure)."""
-    Record = tuple[str, str, str]
+    Record = tuple[str, str]  # the call's key as the repeat guard writes it, the field
 
     def records(part: Part) -> set[Record]:
-        return {(calls[s.call].name, json.dumps(calls[s.call].arguments, sort_keys=True,
-                                                default=str), s.key) for s in part.sources}
+        return {(RepeatGuard.key(calls[s.call].name, calls[s.call].arguments), s.key)
+                for s in part.sources}
 
     sure: list[tuple[Part, Record]] = [(p, next(iter(records(p)))) for p in parts
                                        if len(records(p)) == 1]
