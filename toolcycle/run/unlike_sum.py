@@ -78,18 +78,16 @@ def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[
 def _counted_twice(parts: Sequence[Part], calls: Sequence[Call]) -> Part | None:
     """A part read from one record's field that the sum holds more than once. One record is
     one tool asked with the same arguments, however often (the same call, as the loop's
-    repeat guard tells calls apart): seen on the 1.5B (held-out seed
-    6813), told its sum added a record's figure twice, it read the record again and added the
-    figure twice once more, which records told apart by the call that read them let through
-    (the figure then had two sources, so neither was sure)."""
-    Record = tuple[str, str]  # the call's key as the repeat guard writes it, the field
-
-    def records(part: Part) -> set[Record]:
-        return {(RepeatGuard.key(calls[s.call].name, calls[s.call].arguments), s.key)
-                for s in part.sources}
-
-    sure: list[tuple[Part, Record]] = [(p, next(iter(records(p)))) for p in parts
-                                       if len(records(p)) == 1]
+    repeat guard tells calls apart): seen on the 1.5B (held-out seed 6813), told its sum added
+    a record's figure twice, it read the record again and added the figure twice once more,
+    which records told apart by the call that read them let through (the figure then had two
+    sources, so neither was sure)."""
+    sure: list[tuple[Part, tuple[str, str]]] = []  # a part, and its one (call key, field)
+    for part in parts:
+        records = {(RepeatGuard.key(calls[s.call].name, calls[s.call].arguments), s.key)
+                   for s in part.sources}
+        if len(records) == 1:
+            sure.append((part, records.pop()))
     seen = Counter((record, part.value) for part, record in sure)
     return next((part for part, record in sure if seen[(record, part.value)] > 1), None)
 
