@@ -335,10 +335,10 @@ class _Session:
         them, it cited in 18 of 20 answers instead of 4 but put ids where facts belong in 4
         (right 16 of 20 instead of 20); with the search tool offered, told also to answer
         from them when they answer and to search when not, it searched on 6 of 36 questions
-        instead of 17 and answered 29 of 30 right instead of 27, but wrote the ids into keys
-        of its JSON answer that the protocol drops (cited 3 of 30) at ten times the output
-        tokens, so a direct answer took twice as long. Provenance comes from
-        :mod:`.attribution`.
+        instead of 17 and answered 29 of 30 right instead of 27, but cited in 3 of 30 and spent
+        ten times the output tokens on a direct answer (79 instead of 8 for "18 euros"; the
+        one such reply seen whole had put the id in a JSON key the protocol drops), so a
+        direct answer took twice as long. Provenance comes from :mod:`.attribution`.
         """
         question = f"Question: {self.question}"
         if hits:
