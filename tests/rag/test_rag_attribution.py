@@ -88,3 +88,14 @@ def test_a_bare_figure_is_attributed_by_the_questions_words() -> None:
                 "fees#0": "The fee is 80 euros."}
     assert attributed("80%", "What share of lab sessions must students attend?",
                       passages) == ["attendance#0"]
+
+
+def test_only_an_answer_of_ids_is_refused_for_being_ids() -> None:
+    """An empty answer is the loop's to handle; it holds no id, so it is not called one."""
+    from toolcycle.errors import ValidationFailed
+    from toolcycle.rag.answer import says_more_than_ids
+
+    says_more_than_ids("", None)  # type: ignore[arg-type]
+    says_more_than_ids("14 days [refunds#0].", None)  # type: ignore[arg-type]
+    with pytest.raises(ValidationFailed):
+        says_more_than_ids(" [refunds#0], [shipping#0]. ", None)  # type: ignore[arg-type]

@@ -192,7 +192,7 @@ def clamp_tool_cycles(value: int) -> int:
 def says_more_than_ids(output: str, ctx: RunContext[Any]) -> None:
     """A text answer must say something besides chunk ids: told to cite, the 1.5B answered
     two questions with an id alone ("[install#0]"); refused, the attempt is retried."""
-    if not CITATION_GROUP.sub("", output).strip(" \t\n.,;:"):
+    if CITATION_GROUP.search(output) and not CITATION_GROUP.sub("", output).strip(" \t\n.,;:"):
         raise ValidationFailed("The answer holds only chunk ids. Write the answer in words, "
                                "then the chunk id of each passage it comes from in square "
                                "brackets.")
