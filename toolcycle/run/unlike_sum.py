@@ -12,6 +12,9 @@ from:
 
 - **units**: the parts are in two or more units (EUR beside GBP, kWh beside a count whose
   field names none is not this: a count has no unit to compare);
+- **a bare figure beside a measure**: a part in a unit of a physical quantity (km, kWh)
+  and a part read from a field whose name gives no unit and that the request does not name
+  (a length plus a count of seats: :func:`_bare_beside_measure`);
 - **fields**: the parts were read from two or more fields of the records, and the request
   names some of those fields but not all (``capacity`` named, ``ticket_price_gbp`` not): a
   field's name is its author's label for what the figure is (:mod:`.asked_field`), so a
@@ -51,9 +54,15 @@ def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
     if len(units) > 1:
         return (f"{head}: figures in different units do not add up; add only figures of the "
                 "quantity the request asks for, each read from the record the request names")
+    words = request_words(request[-_WORDS_READ:])
+    bare = _bare_beside_measure(parts, words)
+    if bare is not None:
+        measure, unit, unlabelled = bare
+        return (f"{head}: {_keys(unlabelled)} names no unit, so it is no {_unit(unit)} "
+                f"figure like {_keys([_key(measure)])}; add only figures of the quantity the "
+                "request asks for, each read from the record the request names")
     keys = [p.sources[-1].key for p in parts if p.sources and p.sources[-1].key]
     if len(keys) == len(parts) and len(set(keys)) > 1:
-        words = request_words(request[-_WORDS_READ:])
         named = [k for k in dict.fromkeys(keys) if named_field(k, words)]
         if named and len(named) < len(set(keys)):
             others = [k for k in dict.fromkeys(keys) if k not in named]
@@ -73,6 +82,27 @@ def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[
     """The parts of the sum call ``made``: its result traced back as the figure it is."""
     total = single(calls[made].result)
     return [] if total is None else traced(total, made + 1, calls, figures)
+
+
+def _bare_beside_measure(parts: Sequence[Part],
+                         words: set[str]) -> tuple[Part, Unit, list[str]] | None:
+    """A part measured in a unit of a physical quantity (``distance_km``) beside parts read
+    from fields whose names give no unit and which the request does not name (``seats``):
+    the measured part, its unit, and those fields. A field's author who labels one figure's unit
+    labels the measures; a figure without one is a count or an amount of something else
+    (seen on the 1.5B, held-out seed 6813: a train's ``distance_km`` plus its ``seats`` for
+    "the route length ... added together"). Money is left out (``price_eur`` beside
+    ``fee`` is one currency often enough), and so is a field the request names
+    (``distance`` for "the total distance")."""
+    measured = [(p, p.unit) for p in parts if p.unit is not None
+                and p.unit.dimension != "[currency]"]
+    unlabelled = [key for key in dict.fromkeys(_key(p) for p in parts if p.unit is None)
+                  if key and not named_field(key, words)]
+    return (*measured[0], unlabelled) if measured and unlabelled else None
+
+
+def _key(part: Part) -> str:
+    return part.sources[-1].key if part.sources else ""
 
 
 def _counted_twice(parts: Sequence[Part], calls: Sequence[Call]) -> Part | None:
