@@ -67,8 +67,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     questions, a wheel built and installed) sat in the middle and the end of that order: one
     started last left the other worker idle until it finished. Dealt first, the longest work
     starts at once and the short files fill in around it (longest first is the classic rule
-    for keeping two machines busy). Nothing else depends on the order: every test is
-    independent of the ones before it.
+    for keeping two machines busy). The Makefile passes ``--no-loadscope-reorder``: xdist
+    otherwise re-sorts the files by how many tests each holds, most first, which undoes this
+    order and deals the one-test real-model files last. Nothing else depends on the order:
+    every test is independent of the ones before it.
     """
     long_files = {item.path for item in items
                   if item.get_closest_marker("real_model") or item.get_closest_marker("packaging")}

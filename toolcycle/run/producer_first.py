@@ -25,11 +25,6 @@ from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
 from .recovery import producers
 from .state import RunState
 
-#: What the loop answers for a call it did not make, besides :data:`LOOP_ERROR_TYPES`: the
-#: loop guard's refusal and a guardrail's block (the tool never said anything about the value).
-_NOT_THE_TOOLS = frozenset({"repeated_call", "guardrail"})
-
-
 def producer_first(state: RunState) -> str | None:
     """The tool this request must call, or ``None``: see the module docstring."""
     if not state.setup.core.grounding or not state.messages or (
@@ -59,7 +54,7 @@ def _tool_failed(record: ToolCallRecord) -> bool:
     """Whether the tool itself raised (not the loop's refusal of the call)."""
     kind = record.error_type
     return (record.error is not None and kind is not None and kind not in LOOP_ERROR_TYPES
-            and kind not in _NOT_THE_TOOLS and record.kind == "tool")
+            and record.kind == "tool")
 
 
 def _same_failure(earlier: ToolCallRecord, record: ToolCallRecord) -> bool:
