@@ -25,6 +25,7 @@ from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
 from .recovery import producers
 from .state import RunState
 
+
 def producer_first(state: RunState) -> str | None:
     """The tool this request must call, or ``None``: see the module docstring."""
     if not state.setup.core.grounding or not state.messages or (
