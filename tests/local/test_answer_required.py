@@ -165,3 +165,59 @@ def test_hostile_words_in_a_reply_asked_again_are_escaped_in_the_html() -> None:
                   steps=[Step(1, 1, asked_again=("<script>alert(1)</script>",))])
     page = render_html(trace)
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+
+
+class _Grammared(ScriptedModel):
+    """An inner model that decodes under a JSON Schema's grammar (as llama.cpp does)."""
+
+    schema_grammar = True
+
+
+REQUIRED = ModelSettings(tools=[ADD], tool_choice="required")
+
+
+def _grammared(*replies: str) -> tuple[JsonToolsModel, list[ModelSettings]]:
+    seen: list[ModelSettings] = []
+
+    def reply(messages: list[Message], settings: ModelSettings) -> str:
+        seen.append(settings)
+        return replies[len(seen) - 1]
+    return JsonToolsModel(_Grammared(reply)), seen
+
+
+async def test_asked_again_the_reply_is_decoded_under_the_choice_it_ignored() -> None:
+    """An unconstrained model that answered where a call was required is asked once more
+    under the grammar of calls only (held-out first-hour seed 6814: the 1.5B wrote the same
+    invented answer when grounding's re-ask required a call and again when asked once
+    more); where the answer was asked for, under the answer's."""
+    model, seen = _grammared('{"answer": "3"}', PROTOCOLS["json"][1])
+    message = await model.request([Message.user("1 + 2?")], REQUIRED)
+    assert [c.name for c in message.tool_calls] == ["add"]
+    assert "response_format" not in seen[0].extra  # the first reply was free, as configured
+    grammar = seen[1].extra["response_format"]["schema"]
+    assert "add" in str(grammar) and "answer" not in str(grammar)
+    model, seen = _grammared(PROTOCOLS["json"][1], '{"answer": "3"}')
+    message = await model.request([Message.user("1 + 2?")], NONE)
+    assert message.text == "3"
+    assert "response_format" not in seen[0].extra
+    assert "answer" in str(seen[1].extra["response_format"]["schema"])
+
+
+async def test_without_a_schema_grammar_the_request_asked_again_is_as_configured() -> None:
+    seen: list[ModelSettings] = []
+
+    def reply(messages: list[Message], settings: ModelSettings) -> str:
+        seen.append(settings)
+        return ['{"answer": "3"}', PROTOCOLS["json"][1]][len(seen) - 1]
+    model = JsonToolsModel(ScriptedModel(reply))
+    message = await model.request([Message.user("1 + 2?")], REQUIRED)
+    assert [c.name for c in message.tool_calls] == ["add"]
+    assert all("response_format" not in s.extra for s in seen)
+
+
+async def test_streamed_the_reply_asked_again_is_under_the_grammar_too() -> None:
+    model, seen = _grammared('{"answer": "3"}', PROTOCOLS["json"][1])
+    items = [i async for i in model.stream([Message.user("1 + 2?")], REQUIRED)]
+    final = items[-1]
+    assert isinstance(final, ModelResponse) and final.message.tool_calls[0].name == "add"
+    assert "response_format" in seen[1].extra

@@ -80,18 +80,26 @@ class TextProtocolModel(Model):
 
     async def _turn(self, messages: Sequence[Message], settings: ModelSettings, usage: Usage,
                     replaced: list[str]) -> tuple[Message, list[Part]]:
-        """One reply that honours ``tool_choice``: asked once more (:func:`insisting`) when
-        a call was required and the reply made none, or the answer was asked for and it
-        called a tool; a second refusal stands. Every reply's usage goes into ``usage``,
-        the text of each one asked again after into ``replaced``."""
+        """One reply that honours ``tool_choice``: asked once more (:func:`insisting`, under
+        :meth:`insisted` settings) when a call was required and the reply made none, or the
+        answer was asked for and it called a tool; a second refusal stands. Every reply's
+        usage goes into ``usage``, the text of each one asked again after into
+        ``replaced``."""
         reply, parts = await self._ask(messages, settings)
         usage.add(usage_of(reply))
         again = self._insisting(messages, settings, reply, parts)
         if again is not None:
             replaced.append(reply.text)
-            reply, parts = await self._ask(again, settings, call_prefix(messages))
+            reply, parts = await self._ask(again, self.insisted(settings), call_prefix(messages))
             usage.add(usage_of(reply))
         return reply, parts
+
+    def insisted(self, settings: ModelSettings) -> ModelSettings:
+        """The settings of the request that asks again after a reply ignored
+        ``tool_choice``: the same here; a protocol that can write the choice into a grammar
+        decodes that request under it (:meth:`JsonToolsModel.insisted
+        <toolcycle.models.text.protocol.JsonToolsModel.insisted>`)."""
+        return settings
 
     def _insisting(self, messages: Sequence[Message], settings: ModelSettings,
                    reply: Message, parts: list[Part]) -> list[Message] | None:
@@ -195,7 +203,7 @@ class TextProtocolModel(Model):
         if again is not None:
             replaced.append(outcome.pop()[0].text)
             held = []
-            async for delta in self._stream_ask(again, settings, outcome,
+            async for delta in self._stream_ask(again, self.insisted(settings), outcome,
                                                 call_prefix(messages)):
                 held.append(delta)
             usage.add(usage_of(outcome[-1][0]))

@@ -86,6 +86,20 @@ class JsonToolsModel(TextProtocolModel):
     def is_constrained(self, settings: ModelSettings) -> bool:
         return bool(settings.extra.get(CONSTRAINED, self.constrained))
 
+    def insisted(self, settings: ModelSettings) -> ModelSettings:
+        """Asked again after a reply that ignored ``tool_choice``, the reply is decoded under
+        the grammar of that choice (calls only where one is required, the answer only where
+        it is asked for) when the inner model decodes under a JSON Schema
+        (``schema_grammar``: llama.cpp in process), constrained or not otherwise: the choice
+        the model ignored once is kept by construction the second time.
+
+        Why: with grounding's re-ask requiring a call, the 1.5B (unconstrained, its pack's
+        default) wrote the same invented answer when asked and again when asked once more,
+        and the run ended on it (held-out first-hour seed 6814: "The power draw of Rack
+        Delta is 10.5 kW ..." and a written plan "I'll use the `train_id_by_name` tool ...",
+        each twice, no call made)."""
+        return with_constrained(settings, True) if self.inner.schema_grammar else settings
+
     def _decides_freely(self, settings: ModelSettings) -> bool:
         """Lazy constraint: the model may answer or call, so it first replies freely (never
         in native output mode, where the grammar is what the mode is)."""
