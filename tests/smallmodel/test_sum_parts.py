@@ -319,3 +319,29 @@ def test_a_bare_field_the_request_names_adds_to_a_measure() -> None:
                       call("final_result", {"answer": "525.39"})],
                      "What are the heater's kW plus the seedlings of East Bay?")
     assert (result.status, result.attempts) == ("success", 1)
+
+
+def test_a_sum_of_figures_each_converted_unasked_is_a_conversion_nobody_asked_for() -> None:
+    """Each part converted into a unit the request does not name, then added (held-out
+    seed 6814: two farms' MWh each converted to kWh and added, answered "3165400.0 MWh",
+    ``success``): traced through the sum, the parts are conversions; the re-ask shows the
+    figures as the tools gave them."""
+    question = "What is the heating cost of North Bay and South Bay added together?"
+    converted = [*NORTH, call("pounds_to_euros", {"value": 40.77}), *SOUTH,
+                 call("pounds_to_euros", {"value": 56.67}),
+                 call("add", {"numbers": [47.7, 66.3]})]
+    result, model = _run([*converted, call("final_result", {"answer": "114.0"}),
+                          call("add", {"numbers": [40.77, 56.67]}),
+                          call("final_result", {"answer": "97.44"})], question)
+    told = model.requests[8].last_message.text
+    assert ("the request does not ask for EUR; your answer's 114.0 is `add` over figures "
+            "`pounds_to_euros` converted into EUR: add 40.77 GBP (`heating_cost_gbp` of "
+            "`greenhouse_info`), 56.67 GBP (`heating_cost_gbp` of `greenhouse_info`) as the "
+            "tools gave them") in told, told
+    assert (result.status, result.output.answer) == ("success", "97.44")
+    kept, _ = _run([*converted, call("final_result", {"answer": "114.0"}),
+                    call("final_result", {"answer": "114.0"})], question)
+    assert kept.status == "mismatched"
+    asked, _ = _run([*converted, call("final_result", {"answer": "114.0"})],
+                    question.replace("?", ", in euros?"))
+    assert (asked.status, asked.attempts) == ("success", 1)

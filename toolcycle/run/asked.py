@@ -16,6 +16,8 @@ model's prose about them:
 - **unlike sum**: the answer's figure is a call that added figures up (its result is their
   sum) over unlike parts, each traced back to its record: different units, fields the
   request names only some of, or one record's figure twice (:mod:`.unlike_sum`);
+- **converted sum**: the answer's figure is a sum whose parts were each converted into a
+  unit the request does not name (:mod:`.converted_sum`);
 - **field**: the answer's figure, or each figure a call added up into it, was read from a
   field the request does not name, where the same results hold one it does (two
   ``capacity`` figures added up for "the two ticket prices": :mod:`.asked_field`), or the
@@ -48,6 +50,7 @@ from ..output import ValidationProblem
 from ..status import RunStatus
 from . import grounding
 from .asked_field import gives_named, unasked_fields, unasked_values
+from .converted_sum import converted_sum
 from .looked_up import listed, names_in, unread, unvisited
 from .provenance import (
     Call,
@@ -87,8 +90,8 @@ _FIGURE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")  # (as provenance reads 
 
 
 #: The ways an answer answers another question (the module's docstring says each).
-MismatchKind = Literal["unit", "conversion", "unlike_sum", "field", "not_looked_up",
-                       "unfinished_sum"]
+MismatchKind = Literal["unit", "conversion", "unlike_sum", "converted_sum", "field",
+                       "not_looked_up", "unfinished_sum"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +219,15 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
     # as a tool gave it, is the answer, and a sum or name beside it an extra)
     named = gives_named(request, text, read, calls, figures)
     for figure in read.values():
-        if not named and figure.made is not None and added_up(
-                calls[figure.made]) is not None and (
-                said := unlike_sum(request, figure.written, figure.made, calls, figures)):
+        if named or figure.made is None or added_up(calls[figure.made]) is None:
+            continue
+        if said := unlike_sum(request, figure.written, figure.made, calls, figures):
             found.append(Mismatch("unlike_sum", said))
+        elif not _plain_besides(figure, read, figures, names) and not any(
+                m.kind in ("unit", "conversion") for m in found) and (
+                said := converted_sum(request, names, figure.written, figure.made, calls,
+                                      figures)):
+            found.append(Mismatch("converted_sum", said))
     if not found and not named:
         found.extend(Mismatch("field", message) for message in unasked_fields(
             request, [(f.written, f.value) for f in read.values()], calls, figures))
@@ -252,6 +260,15 @@ def _answers_plainly(text: str, request: str, calls: Sequence[Call], figures: li
     lowered, asked = text.lower(), request.lower()
     return any(len(value) >= 3 and value.lower() in lowered and value.lower() not in asked
                for call in calls for value in result_strings(call.result))
+
+
+def _plain_besides(figure: _Read, read: dict[float, _Read], figures: list[Figure],
+                   names: set[str]) -> bool:
+    """Whether the answer holds, beside ``figure``, a figure as a tool gave it or in a unit
+    the request asks for (the sum ``figure`` is then an extra)."""
+    given = {g.value for g in figures}
+    return any((f.value in given and f.conversion is None) or (f.unit and f.unit.name in names)
+               for f in read.values() if f is not figure)
 
 
 @dataclass(frozen=True, slots=True)

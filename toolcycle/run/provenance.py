@@ -271,5 +271,9 @@ def figures_in(text: str) -> set[float]:
 
 
 def written(value: float) -> str:
-    """A figure as a message to the model writes it (``1200``, ``45.5``)."""
-    return f"{value:g}" if abs(value) < 1e15 else str(value)
+    """A figure as a message to the model writes it (``1200``, ``45.5``, ``3165400``): whole
+    figures without a decimal point, others in their shortest form; never the exponent
+    ``:g`` writes beyond six digits (``3.1654e+06``), which a model copies as it reads."""
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
