@@ -347,3 +347,22 @@ def test_a_fields_name_supports_its_words() -> None:
     """``postage_fee_eur`` says EUR: "4.5 EUR" read from it was reported ungrounded."""
     assert unsupported_claims("It is 4.5 EUR.", '{"postage_fee_eur": 4.5}') == []
     assert unsupported_claims("It is 4.5 GBP.", '{"postage_fee_eur": 4.5}') == ["GBP"]
+
+
+def test_a_total_of_figures_the_answer_states_from_one_field_is_shown_arithmetic() -> None:
+    """The 1.5B looked two racks up and answered "8.07 kW and 15.4 kW ... a total of 23.47
+    kW", right, yet ``ungrounded`` (held-out first-hour seed 6814): a total of the answer's
+    own supported figures, of one field of the records, is the answer's arithmetic. A total
+    over different fields, one figure twice, or unsupported addends is still a claim."""
+    sources = ('{"power_kw": 8.07, "servers": 24} {"power_kw": 15.4, "servers": 30} '
+               '{"power_kw": 1200, "servers": 2}')
+    assert unsupported_claims("It draws 8.07 kW and the other 15.4 kW, a total of 23.47 kW.",
+                              sources) == []
+    assert unsupported_claims("8.07 + 15.4 = 23 kW, rounded.", sources) == []
+    assert unsupported_claims("1,200 kW and 8.07 kW: 1,208.07 kW.", sources) == []
+    assert unsupported_claims("It draws 8.07 kW with 24 servers, 32.07 in all.",
+                              sources) == ["32.07"]
+    assert unsupported_claims("8.07 and 8.07 make 16.14.", sources) == ["16.14"]
+    assert unsupported_claims("The total is 23.47 kW.", sources) == ["23.47"]
+    assert unsupported_claims("10.5 kW and 12.3 kW: 22.8 kW.", sources) == [
+        "10.5", "12.3", "22.8"]

@@ -19,7 +19,8 @@ returns still asserts what no source holds, the run's status is ``"ungrounded"``
 answer is not right, and an unsupported figure is the one case the run can tell.
 
 On by default for in-process local models only (:func:`grounds_by_default`): it is a
-heuristic (a figure the model rightly derives, such as a sum, reads as unsupported, and so
+heuristic (a figure the model rightly derives, such as a sum, reads as unsupported unless the
+answer also states the supported figures it adds up to: :func:`.figures.is_shown_sum`; so
 does a capitalised word of the model's own phrasing). Single-digit integers are not checked
 where a tool returned something to count (a non-empty list, or text that is not JSON): counts
 a model may get by counting what a tool returned. Where every result was empty, a count of
@@ -49,7 +50,7 @@ from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
 from .call_figures import small
-from .figures import FIGURE, figure_key
+from .figures import FIGURE, figure_key, is_shown_sum
 from .said_missing import said_missing
 from .sources import Sources, sources_of
 from .state import RunState
@@ -269,10 +270,17 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
         if (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
                 and token.lower() not in lowered):  # an identifier: A-17, ORD42
             found[token] = None
+    unsupported: list[str] = []
+    supported: list[str] = []  # the answer's figures a source holds: addends it may show
     for match in FIGURE.finditer(text):
         value = match.group().rstrip(",")
         exempt = small(value) and (countable or (value == "0" and listed))
-        if figure_key(value) not in figures and not exempt and not _inside(match, found):
+        if figure_key(value) in figures:
+            supported.append(value)
+        elif not exempt and not _inside(match, found):
+            unsupported.append(value)
+    for value in unsupported:
+        if not is_shown_sum(value, supported, lambda addends: _one_field(addends, sources)):
             found[value] = None
     for match in _WORD.finditer(text):
         word = match.group()
@@ -285,6 +293,21 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
                     continue
             found[word.rstrip("'")] = None
     return list(found)
+
+
+def _one_field(figures: list[str], sources: str) -> bool:
+    """Whether each of ``figures`` is the value of one same field in the sources' JSON
+    (``"power_kw": 8.07`` and ``"power_kw": 15.4``): one quantity of several records, which
+    add up. Figures of different fields (a length and a count of seats) are the sum checks'
+    concern (:mod:`.unlike_sum`), and are not vouched for here."""
+    keys: set[str] | None = None
+    for figure in figures:
+        pattern = rf'"([^"\\]{{1,80}})"\s*:\s*"?{re.escape(figure_key(figure))}(?![\d.])'
+        found = set(re.findall(pattern, sources))
+        keys = found if keys is None else keys & found
+        if not keys:
+            return False
+    return True
 
 
 def _unit_letter(text: str, match: re.Match[str]) -> bool:
