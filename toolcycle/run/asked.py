@@ -322,7 +322,7 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
     if said is not None and said.unit is not None:
         where = f"{said.key} in " if said.key else ""
         message += (f"; {where}the result of `{said.tool}` says "
-                    f"{written(said.value)} {_said(said.unit)}")
+                    f"{written(said.value)} {said.unit.said}")
     else:
         converters = [name for name, description in offered
                       if (target := converts_to(name, description)) and target.name in names]
@@ -344,7 +344,7 @@ def _origin(call: Call, index: int, figures: list[Figure]) -> str:
     source = next((f for f in reversed(figures) if f.call < index and f.value == value), None)
     if source is None:
         return written(value)
-    unit = f" {_said(source.unit)}" if source.unit else ""
+    unit = f" {source.unit.said}" if source.unit else ""
     field = f"{source.key} in " if source.key else ""
     return f"{written(value)}{unit} ({field}the result of `{source.tool}`)"
 
@@ -366,11 +366,6 @@ def _keyed_units(answer: dict[str, Any]) -> dict[float, Unit]:
 def _property_names(schema: dict[str, Any]) -> list[str]:
     properties = schema.get("properties")
     return [str(k) for k in properties] if isinstance(properties, dict) else []
-
-
-def _said(unit: Unit) -> str:
-    """A unit as the tool wrote it beside its figure (``93.1 kg``; ``197 USD``)."""
-    return unit.name if unit.dimension == "[currency]" else unit.word
 
 
 def _say(unit: Unit) -> str:

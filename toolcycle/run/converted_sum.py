@@ -37,8 +37,8 @@ def converted_sum(request: str, asked: Collection[str], shown: str, made: int,
         return None
     given = [p.sources[-1] for p in parts if p.sources]
     tools = " and ".join(dict.fromkeys(f"`{p.converted_by}`" for p in parts))
-    told = (f"the request does not ask for {_say(target)}; your answer's {shown} is "
-            f"`{calls[made].name}` over figures {tools} converted into {_say(target)}")
+    told = (f"the request does not ask for {target.said}; your answer's {shown} is "
+            f"`{calls[made].name}` over figures {tools} converted into {target.said}")
     if len(given) < len(parts):
         return f"{told}: add the figures as the tools gave them, unless the request asks " \
                "for another unit"
@@ -48,9 +48,5 @@ def converted_sum(request: str, asked: Collection[str], shown: str, made: int,
             "the request asks for another unit")
 
 
-def _say(unit: Unit) -> str:
-    return unit.name if unit.dimension == "[currency]" else unit.word
-
-
 def _unit(unit: Unit | None) -> str:
-    return "" if unit is None else f" {_say(unit)}"
+    return "" if unit is None else f" {unit.said}"

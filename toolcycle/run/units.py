@@ -39,6 +39,12 @@ class Unit:
     name: str
     dimension: str
 
+    @property
+    def said(self) -> str:
+        """The unit as a message beside a figure writes it: a currency by its code (``197
+        USD``, whichever way the text wrote it), any other unit as written (``93.1 kg``)."""
+        return self.name if self.dimension == "[currency]" else self.word
+
 
 #: Currencies: ISO codes and the usual words and signs. Why a table: pint defines no
 #: currencies (exchange rates are not fixed factors). "pound" is not here: pint reads it as

@@ -58,7 +58,7 @@ def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
     bare = _bare_beside_measure(parts, words)
     if bare is not None:
         measure, unit, unlabelled = bare
-        return (f"{head}: {_keys(unlabelled)} names no unit, so it is no {_unit(unit)} "
+        return (f"{head}: {_keys(unlabelled)} names no unit, so it is no {unit.said} "
                 f"figure like {_keys([_key(measure)])}; add only figures of the quantity the "
                 "request asks for, each read from the record the request names")
     keys = [p.sources[-1].key for p in parts if p.sources and p.sources[-1].key]
@@ -131,7 +131,7 @@ def _counts(request: str) -> bool:
 def _listed(parts: Sequence[Part]) -> str:
     def one(part: Part) -> str:
         said = [f"`{part.sources[-1].key}`" if part.sources and part.sources[-1].key else "",
-                _unit(part.unit) if part.unit is not None else "",
+                part.unit.said if part.unit is not None else "",
                 f"from `{part.converted_by}`" if part.converted_by else ""]
         detail = ", ".join(s for s in said if s)
         return f"{written(part.value)} ({detail})" if detail else written(part.value)
@@ -141,7 +141,3 @@ def _listed(parts: Sequence[Part]) -> str:
 
 def _keys(keys: Sequence[str]) -> str:
     return " and ".join(f"`{k}`" for k in keys)
-
-
-def _unit(unit: Unit) -> str:
-    return unit.name if unit.dimension == "[currency]" else unit.word
