@@ -155,15 +155,17 @@ postgres-start: postgres
 postgres-stop:
 	@$(PG_AS) $(PG_BIN)/pg_ctl -D $(PG_DIR) -w stop
 
-# Two pytest-xdist workers, a test file to each at a time (module fixtures stay whole): much of
-# the suite waits on servers and subprocesses, so two workers finish it sooner than one on the
-# 2-core target machine (the measured times are in README.md). `make test TEST_WORKERS=0` runs
-# it in one process. --no-loadscope-reorder keeps the file order tests/conftest.py sets (the
-# files that take minutes first): xdist otherwise deals files with the most tests first, which
-# put the one-test real-model files (up to two minutes each) last, one worker idle while the
-# other finished them (11 min 01 s for the suite with xdist's order, 9 min 52 s with ours,
-# same machine, 2026-12-07).
-TEST_WORKERS ?= 2
+# Three pytest-xdist workers, a test file to each at a time (module fixtures stay whole), on
+# the 2-core target machine: much of the suite waits on servers and subprocesses, so a worker
+# more than there are cores keeps them busy (a fresh-clone `make test` with two workers kept
+# the two cores 83 % busy and took 12 min 55 s; with three, 11 min 14 s, 2026-12-07; the
+# times are in README.md). `make test TEST_WORKERS=0` runs it in one process.
+# --no-loadscope-reorder keeps the file order tests/conftest.py sets (the files that take
+# minutes first): xdist otherwise deals files with the most tests first, which put the
+# one-test real-model files (up to two minutes each) last, one worker idle while the other
+# finished them (the suite alone, two workers: 11 min 01 s in xdist's order, 9 min 52 s in
+# ours, same machine, 2026-12-07).
+TEST_WORKERS ?= 3
 
 pytest: dev browser local mcp-servers postgres
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
