@@ -345,3 +345,20 @@ def test_a_sum_of_figures_each_converted_unasked_is_a_conversion_nobody_asked_fo
     asked, _ = _run([*converted, call("final_result", {"answer": "114.0"})],
                     question.replace("?", ", in euros?"))
     assert (asked.status, asked.attempts) == ("success", 1)
+
+
+def test_one_records_figure_for_a_total_the_request_names_no_field_of() -> None:
+    """Held-out seed 6813, rerun: "the route length of A and B added together" (no field
+    named: the records say `distance_km`) answered with one train's `distance_km`, a
+    ``success``. The answer's own figure says which field it meant."""
+    question = "How big are North Bay and South Bay added together?"
+    result, model = _run([*NORTH, *SOUTH, call("final_result", {"answer": "333"}),
+                          call("add", {"numbers": [333, 170]}),
+                          call("final_result", {"answer": "503"})], question)
+    told = model.requests[5].last_message.text
+    assert ("your answer gives 333, `seedlings` of one record (`greenhouse_info` gave 333 and "
+            "170): add them up") in told, told
+    assert (result.status, result.output.answer) == ("success", "503")
+    kept, _ = _run([*NORTH, *SOUTH, call("final_result", {"answer": "333"}),
+                    call("final_result", {"answer": "333"})], question)
+    assert kept.status == "mismatched"

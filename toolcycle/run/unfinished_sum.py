@@ -70,8 +70,9 @@ def untotalled(request: str, listed: bool, calls: Sequence[Call], figures: Seque
                answer: Collection[float]) -> str | None:
     """What to tell the model when the request asks for a total (:data:`~toolcycle.words.
     TOTAL_WORDS`) over things it lists (``listed``: two names side by side), two or more
-    records the calls read hold the field it names, and the answer gives one of their
-    figures and not their sum; else ``None``.
+    records the calls read hold the field it names (or, where it names none, the field the
+    answer's figure was read from), and the answer gives one of their figures and not their
+    sum; else ``None``.
 
     Why: asked for "the combined capacity of Riverside Arena and Old Mill Stage", the 1.5B
     read both records and answered one capacity, a ``success``. Every figure came from a
@@ -80,9 +81,14 @@ def untotalled(request: str, listed: bool, calls: Sequence[Call], figures: Seque
     words = request_words(request)
     if not listed or not roots(TOTAL_WORDS) & words:
         return None
+    # the fields the request names, and the field of the answer's own figure where the
+    # request names none of a record's (it said which quantity it meant: "route length" for
+    # a `distance_km`, seen on the 1.5B, held-out seed 6813)
+    answered = {f.key for f in figures if f.key and any(
+        math.isclose(f.value, value, rel_tol=1e-9, abs_tol=0.011) for value in answer)}
     found: dict[str, list[Figure]] = {}
     for figure in figures:
-        if figure.key and named_field(figure.key, words):
+        if figure.key and (named_field(figure.key, words) or figure.key in answered):
             found.setdefault(figure.key, []).append(figure)
     for key, group in found.items():
         per_call = {f.call: f for f in group}
