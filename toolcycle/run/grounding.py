@@ -70,6 +70,10 @@ NOTHING_FOUND = ("every tool call of this run failed or found nothing, so no too
 #: The re-ask after an answer that is an empty value (:func:`holds_nothing`).
 EMPTY_ANSWER = ("your answer is an empty value, which answers nothing: answer the question in "
                 "words from what the tools returned, or say that you could not find the answer")
+#: Unsupported figures tried as a total of the answer's own figures (:func:`.figures.
+#: is_shown_sum`), at most: an answer is a sentence or two; a long one full of figures from
+#: nowhere is not read 2**10 times per figure.
+_TOTALS_TRIED = 20
 #: Unsupported items named to the model, at most.
 _SHOWN = 5
 #: How much of the answer is read (a huge answer is checked on its start).
@@ -279,8 +283,9 @@ def unsupported_claims(answer: str, sources: str, countable: bool = True,
             supported.append(value)
         elif not exempt and not _inside(match, found):
             unsupported.append(value)
-    for value in unsupported:
-        if not is_shown_sum(value, supported, lambda addends: _one_field(addends, sources)):
+    for index, value in enumerate(unsupported):
+        if index >= _TOTALS_TRIED or not is_shown_sum(
+                value, supported, lambda addends: _one_field(addends, sources)):
             found[value] = None
     for match in _WORD.finditer(text):
         word = match.group()
