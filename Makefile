@@ -158,7 +158,7 @@ postgres-stop:
 # Three pytest-xdist workers, a test file to each at a time (module fixtures stay whole), on
 # the 2-core target machine: much of the suite waits on servers and subprocesses, so a worker
 # more than there are cores keeps them busy (a fresh-clone `make test` with two workers kept
-# the two cores 83 % busy and took 12 min 55 s; with three, 11 min 14 s, 2026-12-07; the
+# the two cores 83 % busy and took 12 min 55 s; with three, 10 min 55 s, 2026-12-07; the
 # times are in README.md). `make test TEST_WORKERS=0` runs it in one process.
 # --no-loadscope-reorder keeps the file order tests/conftest.py sets (the files that take
 # minutes first): xdist otherwise deals files with the most tests first, which put the
