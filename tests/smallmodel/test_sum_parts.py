@@ -362,3 +362,14 @@ def test_one_records_figure_for_a_total_the_request_names_no_field_of() -> None:
     kept, _ = _run([*NORTH, *SOUTH, call("final_result", {"answer": "333"}),
                     call("final_result", {"answer": "333"})], question)
     assert kept.status == "mismatched"
+
+
+def test_figures_in_messages_are_written_as_a_record_writes_them() -> None:
+    """Never ``1.5402e+06`` (``:g`` past six digits) nor ``0.30000000000000004``; a figure a
+    hostile call makes of ``1e400`` (JSON's infinity) is written, not a crash."""
+    from toolcycle.run.provenance import written
+
+    assert [written(v) for v in (1540200.0, 45.5, 0.1 + 0.2, 0.0, -2.5)] == [
+        "1540200", "45.5", "0.3", "0", "-2.5"]
+    assert [written(v) for v in (float("inf"), float("nan"), 1e-9, 2e20)] == [
+        "inf", "nan", "1e-09", "2e+20"]

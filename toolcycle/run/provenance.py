@@ -274,6 +274,8 @@ def written(value: float) -> str:
     """A figure as a message to the model writes it (``1200``, ``45.5``, ``3165400``): whole
     figures without a decimal point, others in their shortest form; never the exponent
     ``:g`` writes beyond six digits (``3.1654e+06``), which a model copies as it reads."""
-    if value == int(value) and abs(value) < 1e15:
+    if not math.isfinite(value) or abs(value) >= 1e15 or 0 < abs(value) < 1e-6:
+        return repr(value)  # (beyond what a record writes: as Python does)
+    if value == int(value):
         return str(int(value))
-    return repr(value)
+    return f"{value:.6f}".rstrip("0")  # (six places: 0.1 + 0.2 is 0.3, not 0.30000000000000004)
