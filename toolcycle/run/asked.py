@@ -71,7 +71,7 @@ from .provenance import (
 )
 from .state import RunState
 from .unfinished_sum import unfinished_sum, untotalled
-from .units import Unit, field_unit, named_units, read_unit, stated_units
+from .units import Unit, asks_for, field_unit, named_units, read_unit, stated_units
 from .unlike_sum import unlike_sum
 from .unused_handle import takers
 
@@ -207,8 +207,7 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
                 m.kind == "unit" for m in found):
             continue
         target = figure.conversion[1]
-        if target.name not in names and not re.search(
-                rf"(?<!\w){re.escape(target.word)}(?!\w)", request, re.IGNORECASE):
+        if not asks_for(request, names, target):
             found.append(Mismatch("conversion", (
                 f"the request does not ask for {_say(target)}; your answer's {figure.written} "
                 f"is `{calls[figure.made].name}`'s result, in {_say(target)}, converted from "

@@ -13,11 +13,10 @@ another. Told so, the model is shown the figures as the tools gave them, to add 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from .provenance import Call, Figure, single, traced, written
-from .units import Unit
+from .units import Unit, asks_for
 
 
 def converted_sum(request: str, asked: Collection[str], shown: str, made: int,
@@ -32,8 +31,7 @@ def converted_sum(request: str, asked: Collection[str], shown: str, made: int,
         return None
     units = {p.unit.name for p in parts if p.unit is not None}
     target = parts[0].unit
-    if len(units) != 1 or target is None or target.name in asked or re.search(
-            rf"(?<!\w){re.escape(target.word)}(?!\w)", request, re.IGNORECASE):
+    if len(units) != 1 or target is None or asks_for(request, asked, target):
         return None
     given = [p.sources[-1] for p in parts if p.sources]
     tools = " and ".join(dict.fromkeys(f"`{p.converted_by}`" for p in parts))

@@ -20,12 +20,13 @@ the single letters and run-together abbreviations tools put in field names (``te
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["Unit", "field_unit", "named_units", "one_kind", "read_unit", "stated_units",
-           "units_available"]
+__all__ = ["Unit", "asks_for", "field_unit", "named_units", "one_kind", "read_unit",
+           "stated_units", "units_available"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +217,14 @@ def named_units(text: str) -> list[Unit]:
         if unit is not None:
             found.append(unit)
     return found
+
+
+def asks_for(request: str, named: Collection[str], unit: Unit) -> bool:
+    """Whether ``request`` asks for ``unit``: its name is among the units the request names
+    (``named``: :func:`named_units`' names, an output field's unit among them), or the
+    request writes it the way the tool did, as a word of its own."""
+    return unit.name in named or bool(
+        re.search(rf"(?<!\w){re.escape(unit.word)}(?!\w)", request, re.IGNORECASE))
 
 
 def stated_units(text: str) -> list[tuple[str, Unit]]:
