@@ -355,7 +355,7 @@ def test_a_total_of_figures_the_answer_states_from_one_field_is_shown_arithmetic
     own supported figures, of one field of the records, is the answer's arithmetic. A total
     over different fields, one figure twice, or unsupported addends is still a claim."""
     sources = ('{"power_kw": 8.07, "servers": 24} {"power_kw": 15.4, "servers": 30} '
-               '{"power_kw": 1200, "servers": 2}')
+               '{"power_kw": 1200.0, "servers": 2}')
     assert unsupported_claims("It draws 8.07 kW and the other 15.4 kW, a total of 23.47 kW.",
                               sources) == []
     assert unsupported_claims("8.07 + 15.4 = 23 kW, rounded.", sources) == []

@@ -307,7 +307,8 @@ def _one_field(figures: list[str], sources: str) -> bool:
     concern (:mod:`.unlike_sum`), and are not vouched for here."""
     keys: set[str] | None = None
     for figure in figures:
-        pattern = rf'"([^"\\]{{1,80}})"\s*:\s*"?{re.escape(figure_key(figure))}(?![\d.])'
+        pattern = (rf'"([^"\\]{{1,80}})"\s*:\s*"?{re.escape(figure_key(figure))}'
+                   r"(?:\.0+)?(?![\d.])")  # (JSON may write 1200 as 1200.0)
         found = set(re.findall(pattern, sources))
         keys = found if keys is None else keys & found
         if not keys:
