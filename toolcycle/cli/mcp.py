@@ -46,21 +46,24 @@ def register(subparsers: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     address = _address(args.http) if args.http else None
     try:
-        from ..mcp.serve import serve_http, serve_stdio
+        from ..mcp.serve import http_server, run_http_server, serve_stdio
     except ImportError as exc:
         raise CommandError(f"`toolcycle mcp` needs the mcp extra: pip install "
                            f"'toolcycle[mcp]' ({exc})") from exc
     spec = load_spec(args.spec)
     agent = spec.bind(load_library(args.tools), model=resolve_model_argument(args.model),
                       trace_store=args.trace_db or os.environ.get(ENV_VAR) or False)
+    # The HTTP server is built before the event loop starts, so a Ctrl-C at any moment ends
+    # the command plainly (see toolcycle.mcp.serve.http_server).
+    server = None if address is None else http_server(agent, *address)
     where = ("stdin/stdout" if address is None
              else f"http://{_host_in_url(address[0])}:{address[1]}/mcp")
     print(terminal_safe(f"toolcycle mcp serve: {agent.name!r} ({len(agent.tools)} tool(s) and "
                         f"the agent) over MCP on {where}; Ctrl-C stops"), file=sys.stderr)
-    if address is None:  # Ctrl-C ends the command with status 130 (toolcycle.cli.main)
+    if server is None:  # Ctrl-C ends the command with status 130 (toolcycle.cli.main)
         asyncio.run(serve_stdio(agent))
     else:
-        asyncio.run(serve_http(agent, *address))
+        asyncio.run(run_http_server(agent, server))
     return 0
 
 

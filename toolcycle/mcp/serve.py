@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
     from mcp.types import CallToolRequestParams, CallToolResult, InputRequiredResult
+    from uvicorn import Server as HttpServer
 
     from ..agent import Agent
 
@@ -170,10 +171,26 @@ async def serve_stdio(agent: Agent[Any, Any]) -> None:
 
 async def serve_http(agent: Agent[Any, Any], host: str, port: int) -> None:
     """Serve over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+    await run_http_server(agent, http_server(agent, host, port))
+
+
+def http_server(agent: Agent[Any, Any], host: str, port: int) -> HttpServer:
+    """The streamable-HTTP server for ``agent``, built but not started.
+
+    Building takes a second or two (the SDK's app, uvicorn's configuration). A program that
+    builds it before its event loop starts (the CLI does) stops plainly on a Ctrl-C meanwhile;
+    from the first step of :func:`run_http_server` on, uvicorn's own handler stops the server
+    gracefully. Built inside ``asyncio.run``, a Ctrl-C in those seconds went to asyncio's
+    handler, which cancelled uvicorn's start-up half way and left a traceback on the terminal.
+    """
     import uvicorn
 
     app = agent_server(agent).streamable_http_app(host=host)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    return uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+
+
+async def run_http_server(agent: Agent[Any, Any], server: HttpServer) -> None:
+    """Run a server from :func:`http_server` until interrupted, then close the agent."""
     try:
         await server.serve()
     finally:
