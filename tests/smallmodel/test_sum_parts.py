@@ -321,6 +321,26 @@ def test_a_bare_field_the_request_names_adds_to_a_measure() -> None:
     assert (result.status, result.attempts) == ("success", 1)
 
 
+def test_one_quantity_named_with_and_without_its_unit_adds_up() -> None:
+    """Two tools' names for one quantity, one with its unit (``heater_kw``) and one without
+    (``heater``), here the first written in camel case (``heaterKw``) and neither named by
+    the request: not a bare count beside a measure, so the sum stands."""
+    houses = {"GH-1": {"heaterKw": 13.39}, "GH-2": {"heater": 7.5}}
+
+    def greenhouse_power(greenhouse_id: str) -> dict[str, Any]:
+        """The power a greenhouse's heater draws, by id."""
+        return houses[greenhouse_id]
+
+    model = ScriptedModel([call("greenhouse_power", {"greenhouse_id": "GH-1"}),
+                           call("greenhouse_power", {"greenhouse_id": "GH-2"}),
+                           call("add", {"numbers": [13.39, 7.5]}),
+                           call("final_result", {"answer": "20.89"})])
+    agent = Agent(model, "Answer using the tools.", [greenhouse_power, add], output=Answer,
+                  grounding=True, limits=Limits(max_attempts=3))
+    result = agent.run_sync("How much power do GH-1 and GH-2 draw together?")
+    assert (result.status, result.attempts, result.output.answer) == ("success", 1, "20.89")
+
+
 def test_a_sum_of_figures_each_converted_unasked_is_a_conversion_nobody_asked_for() -> None:
     """Each part converted into a unit the request does not name, then added (held-out
     seed 6814: two farms' MWh each converted to kWh and added, answered "3165400.0 MWh",

@@ -40,6 +40,7 @@ from .units import Unit
 
 _WORDS_READ = 20_000
 _WORD = re.compile(r"[a-z]+")
+_CAMEL_BREAK = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
@@ -93,11 +94,15 @@ def _bare_beside_measure(parts: Sequence[Part],
     (seen on the 1.5B, held-out seed 6813: a train's ``distance_km`` plus its ``seats`` for
     "the route length ... added together"). Money is left out (``price_eur`` beside
     ``fee`` is one currency often enough), and so is a field the request names
-    (``distance`` for "the total distance")."""
+    (``distance`` for "the total distance"). So is a field whose words are a measured
+    field's words less its unit (``length`` beside ``length_m``): two tools' names for one
+    quantity, one of them leaving its unit unsaid, not a figure of something else."""
     measured = [(p, p.unit) for p in parts if p.unit is not None
                 and p.unit.dimension != "[currency]"]
+    measured_words = [request_words(_CAMEL_BREAK.sub(" ", _key(p))) for p, _ in measured]
     unlabelled = [key for key in dict.fromkeys(_key(p) for p in parts if p.unit is None)
-                  if key and not named_field(key, words)]
+                  if key and not named_field(key, words)
+                  and not any(named_field(key, said) for said in measured_words)]
     return (*measured[0], unlabelled) if measured and unlabelled else None
 
 
