@@ -75,6 +75,7 @@ def test_a_count_plus_a_converted_price_for_the_count_is_rejected_by_its_fields(
     assert ("your answer's 380.7 is `add` over 333 (`seedlings`) and 47.7 "
             "(`heating_cost_gbp`, EUR, from `pounds_to_euros`)") in told
     assert "the request asks about `seedlings`, not `heating_cost_gbp`" in told
+    assert "the `seedlings` of 'North Bay' is 333" in told, told
     assert (result.status, result.output.answer) == ("success", "333")
 
 
@@ -106,6 +107,10 @@ def test_a_figure_added_to_itself_then_to_another_is_counted_twice() -> None:
     told = model.requests[7].last_message.text
     assert ("333 (`seedlings` of `greenhouse_info`) is added twice, but `greenhouse_info` "
             "gave it once") in told
+    # each name's record is plain (looked up by name, read by the id that gave): the call
+    # that would answer is shown, not only the rule
+    assert ("what would work: `add` over 333 and 170, the `seedlings` of 'North Bay' and "
+            "'South Bay'") in told, told
     assert (result.status, result.output.answer) == ("success", "503")
 
 
@@ -121,6 +126,33 @@ def test_a_record_read_again_is_still_one_record() -> None:
                          "What is the combined number of seedlings of North Bay and South Bay?")
     assert "is added twice" in model.requests[8].last_message.text
     assert (result.status, result.output.answer, result.attempts) == ("success", "503", 3)
+
+
+def test_no_sum_is_shown_where_a_names_record_is_not_plain() -> None:
+    """A name read twice with two different figures (the record changed, or two records
+    answer to it) has no one figure: no call is shown for it."""
+    houses = dict(HOUSES, **{"GH-999": dict(HOUSES["GH-204"], seedlings=334)})
+    names = iter(["GH-204", "GH-999"])
+
+    def find_greenhouse(name: str) -> str:
+        """Find a greenhouse by its name and return its id."""
+        return next(names) if name.lower() == "north bay" else NAMES[name.lower()]
+
+    def greenhouse_info(greenhouse_id: str) -> dict[str, Any]:
+        """Details of a greenhouse by id: seedlings, heating cost, gardener."""
+        return houses[greenhouse_id]
+
+    model = ScriptedModel([*NORTH, call("find_greenhouse", {"name": "North Bay"}),
+                           call("greenhouse_info", {"greenhouse_id": "GH-999"}), *SOUTH,
+                           call("add", {"numbers": [333, 333, 170]}),
+                           call("final_result", {"answer": "836"}),
+                           call("final_result", {"answer": "836"})])
+    agent = Agent(model, "Answer using the tools.", [find_greenhouse, greenhouse_info, add],
+                  output=Answer, grounding=True, limits=Limits(max_attempts=3))
+    agent.run_sync("What is the combined number of seedlings of North Bay and South Bay?")
+    told = model.requests[8].last_message.text
+    assert "is added twice" in told and "would work" not in told, told
+    assert "of 'North Bay' is" not in told, told
 
 
 def test_a_figure_added_twice_where_the_request_counts_passes() -> None:

@@ -5,7 +5,9 @@ A request names things ("the planted area of Les Pins and Clos Bellet"); a chain
 looks each up by name and reads the record its id points to. A small model stops short in
 two ways the run can tell from its typed parts: a name listed beside one it looked up went
 to no call at all (:func:`unvisited`), or a name was looked up and the id the lookup gave
-went to no call, though an offered tool takes it (:func:`unread`). The names are runs of
+went to no call, though an offered tool takes it (:func:`unread`). Where each was read,
+:func:`records_of` says which figure of a field is whose, for a check's message to name the
+figures a sum over the things named would add. The names are runs of
 capitalised words (:func:`names_in`); a list is read by its signs and English list words
 (:data:`_LIST_WORDS`: another language's lists are not seen, and the checks stay silent).
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from .provenance import Call, strings
+from .provenance import Call, Figure, strings
 from .units import read_unit
 from .unused_handle import handle_of
 
@@ -80,6 +82,35 @@ def unread(names: Sequence[str], calls: Sequence[Call], text: str,
                 f"has read its record since: {' and '.join(taking)}; call it with {handle!r} "
                 "and answer about every thing the request names")
     return messages[:_SHOWN]
+
+
+def records_of(names: Sequence[str], key: str, calls: Sequence[Call],
+               figures: Sequence[Figure]) -> dict[str, float]:
+    """The figure under ``key`` of each named thing's record, for the names whose record is
+    plain: read by a call given the name itself, or given the handle a call given the name
+    returned (a lookup's id); one figure, from one record no other name shares. A name read
+    twice with two figures, or sharing its record with another name, is left out."""
+    held: dict[int, set[float]] = {}
+    for figure in figures:
+        if figure.key == key:
+            held.setdefault(figure.call, set()).add(figure.value)
+    found: dict[str, tuple[int, float]] = {}
+    for name in names:
+        readers = set()
+        for index, call in enumerate(calls):
+            if not any(_same_thing(name, str(value)) for value in strings(call.arguments)):
+                continue
+            readers.add(index)
+            handle = handle_of(call.result)
+            if handle is not None:
+                readers.update(later for later in range(index + 1, len(calls)) if any(
+                    handle.lower() == str(v).strip().lower()
+                    for v in strings(calls[later].arguments)))
+        values = {(at, v) for at in readers for v in held.get(at, ())}
+        if len({v for _, v in values}) == 1:
+            found[name] = min(values)
+    shared = {at for at, _ in found.values() if sum(a == at for a, _ in found.values()) > 1}
+    return {name: value for name, (at, value) in found.items() if at not in shared}
 
 
 def listed(request: str, names: Sequence[str]) -> bool:
