@@ -47,6 +47,7 @@ from .team import (
     start_handoff,
 )
 from .threads import TOOL_THREADS
+from .unreadable_arguments import unreadable_advice
 from .unsourced_call import UNSOURCED, unsourced_call
 
 # -- one turn ----------------------------------------------------------------------------------
@@ -133,7 +134,9 @@ async def _run_one(state: RunState, turn: Turn, call: ToolCall, tool: Tool[Any] 
     elif call.arguments is None and kind != "unknown":  # an unknown tool's are not the point
         await _settle(state, turn, call, kind, (
             f"Could not parse the arguments of `{call.name}`: {call.parse_error}. "
-            f"Raw arguments: {call.raw_arguments[:500]}", "invalid_arguments"))
+            f"Raw arguments: {call.raw_arguments[:500]}"
+            + unreadable_advice(call.name, call.raw_arguments, state.setup.settings.tools),
+            "invalid_arguments"))
     elif tool is None:
         await _settle(state, turn, call, kind, (_unknown_tool(state, call), "unknown_tool"))
     else:
