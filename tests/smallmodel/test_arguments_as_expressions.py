@@ -6,7 +6,11 @@ model; a bakery's orders, a domain no first-hour agent has."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from toolcycle import Agent
+from toolcycle.messages import Message
+from toolcycle.models.base import ModelSettings
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.protocol import JsonToolsModel
 from toolcycle.run.unreadable_arguments import unreadable_advice
@@ -35,11 +39,17 @@ def _tools(*names: str) -> list[ToolDefinition]:
 
 
 def test_arithmetic_in_an_argument_is_told_to_go_through_the_adding_tool() -> None:
+    seen: list[str] = []
+
+    def add_next(messages: Sequence[Message], settings: ModelSettings) -> str:
+        seen.extend(m.text for m in messages)
+        return '{"name": "add", "arguments": {"numbers": [12.5, 7.25]}}'
+
     inner = ScriptedModel([
         '{"name": "order_cost", "arguments": {"item": "rye loaves"}}',
         '{"name": "order_cost", "arguments": {"item": "croissants"}}',
         '{"name": "record_spend", "arguments": {"amount": 12.5 + 7.25}}',
-        '{"name": "add", "arguments": {"numbers": [12.5, 7.25]}}',
+        add_next,
         '{"name": "record_spend", "arguments": {"amount": 19.75}}',
         '{"answer": "Recorded 19.75 EUR."}'])
     agent = Agent(JsonToolsModel(inner), "Keep the bakery's books.",
@@ -51,6 +61,8 @@ def test_arithmetic_in_an_argument_is_told_to_go_through_the_adding_tool() -> No
             "call `add` with the figures first, then call `record_spend` with the result as "
             "one number") in told, told
     assert result.status == "success" and "19.75" in result.output
+    # the history shows the call back as it was written, not as a string holding it
+    assert '{"name": "record_spend", "arguments": {"amount": 12.5 + 7.25}}' in seen, seen
 
 
 def test_a_call_inside_the_arguments_is_told_to_be_made_first() -> None:

@@ -43,6 +43,9 @@ ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input", "to
 
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*[A-Za-z0-9_]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
+#: An arguments key and its separator, before the object or list of an undecodable call.
+_ARGUMENTS_AT = re.compile(r"""(?<!\w)["']?(?:""" + "|".join(ARGUMENT_KEYS)
+                           + r""")["']?\s*:\s*(?=[{\[])""")
 _NAME_ONLY = re.compile(r"""["']?(?:name|tool|function)["']?\s*:\s*["']([A-Za-z0-9_.\- ]+)["']""")
 
 
@@ -264,7 +267,19 @@ def _calls_in(span: _Span, id_prefix: str, already: int, truncated: bool = False
     if match is None:
         return []
     call_id = f"{id_prefix}_{already + 1}"
-    return [ToolCall(call_id, match.group(1), None, span.raw, "the call could not be read as JSON")]
+    return [ToolCall(call_id, match.group(1), None, _arguments_written(span.raw),
+                     "the call could not be read as JSON")]
+
+
+def _arguments_written(raw: str) -> str:
+    """The arguments of an undecodable call as the model wrote them: the object after its
+    arguments key (``{"value": 226 + 168}``), else the whole text. A call's raw arguments are
+    its arguments' text, as a provider's call carries them; the whole call in their place
+    reads back in the history as a call whose arguments are a string holding a call."""
+    match = _ARGUMENTS_AT.search(raw)
+    if match is None:
+        return raw
+    return raw[match.end():_balanced_end(raw, match.end())]
 
 
 def _keyed_by_tool(value: Any, tool_names: Collection[str] | None) -> Any:
@@ -404,9 +419,24 @@ def _remove_spans(text: str, spans: list[_Span]) -> str:
 
 def render_tool_call(call: ToolCall) -> str:
     """The canonical text form of a call, as the JSON protocol asks models to write it."""
-    arguments: Any = call.arguments if call.arguments is not None else call.raw_arguments
     name = call.original_name if call.original_name is not None else call.name  # as written
-    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    return (f'{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": '
+            f"{arguments_as_written(call)}}}")
+
+
+def arguments_as_written(call: ToolCall) -> str:
+    """A past call's arguments as the JSON protocol shows them again: their JSON, or, where
+    the model's text did not decode, that text as it was written when it is a closed object
+    or list (``{"value": 226 + 168}``), so the model reads back the call it made next to the
+    error that says what was wrong with it. Quoted as a string, it read as a call whose arguments
+    are a string, a shape the model never wrote (the 1.5B went on to write ``{}`` for that
+    tool, twice in a run: whether because of it, not known). The Hermes protocol keeps the
+    string: it writes what the model's own chat template writes, token for token."""
+    if call.arguments is not None:
+        return json.dumps(call.arguments, ensure_ascii=False)
+    raw = call.raw_arguments.strip()
+    whole = raw.startswith(("{", "[")) and closing_end(raw, 0) == len(raw)  # (not cut off)
+    return raw if whole else json.dumps(raw, ensure_ascii=False)
 
 
 def render_observation_text(result: ToolResult) -> str:
