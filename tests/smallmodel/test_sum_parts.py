@@ -128,6 +128,17 @@ def test_a_record_read_again_is_still_one_record() -> None:
     assert (result.status, result.output.answer, result.attempts) == ("success", "503", 3)
 
 
+def test_no_sum_is_shown_where_the_request_asks_for_no_total() -> None:
+    """A difference over the same two things: the check still speaks, the sum is not shown
+    as what would work."""
+    _, model = _run([*NORTH, *SOUTH, call("add", {"numbers": [333, 333]}),
+                     call("final_result", {"answer": "666"}),
+                     *[call("final_result", {"answer": "163"})] * 3],
+                    "How many more seedlings does North Bay have than South Bay?")
+    told = model.requests[6].last_message.text
+    assert "is added twice" in told and "would work" not in told, told
+
+
 def test_no_sum_is_shown_where_a_names_record_is_not_plain() -> None:
     """A name read twice with two different figures (the record changed, or two records
     answer to it) has no one figure: no call is shown for it."""

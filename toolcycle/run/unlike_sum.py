@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ..limits import RepeatGuard
-from ..words import COUNT_WORDS
+from ..words import COUNT_WORDS, TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
@@ -87,13 +87,16 @@ def _would_work(request: str, keys: Sequence[str], adder: str, calls: Sequence[C
     request lists (:func:`.looked_up.records_of`) and the field asked about is plain (one):
     a small model follows a call it is shown better than a rule it is told (seen on the 1.5B,
     held-out seed 6814: told its sum held one ski lift's figure twice, it added the other
-    lift's figure to that wrong sum). Where one thing's record is plain, its figure; else
+    lift's figure to that wrong sum). The sum only where the request asks for a total in
+    words (:data:`~toolcycle.words.TOTAL_WORDS`: a difference or a ratio over the same two
+    things is no sum to suggest). Where one thing's record is plain, its figure; else
     nothing."""
     if len(keys) != 1:
         return ""
     key, names = keys[0], names_in(request[-_WORDS_READ:])
     found = records_of(names, key, calls, figures)
-    if len(found) >= 2 and listed(request[-_WORDS_READ:], list(found)):
+    total = bool(roots(TOTAL_WORDS) & request_words(request[-_WORDS_READ:]))
+    if len(found) >= 2 and total and listed(request[-_WORDS_READ:], list(found)):
         things = " and ".join(repr(name) for name in found)
         return (f"; what would work: `{adder}` over {_and(found.values())}, the `{key}` of "
                 f"{things}")
