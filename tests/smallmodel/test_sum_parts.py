@@ -134,7 +134,7 @@ def test_no_sum_is_shown_where_the_request_asks_for_no_total() -> None:
     _, model = _run([*NORTH, *SOUTH, call("add", {"numbers": [333, 333]}),
                      call("final_result", {"answer": "666"}),
                      *[call("final_result", {"answer": "163"})] * 3],
-                    "How many more seedlings does North Bay have than South Bay?")
+                    "What is the difference in seedlings between North Bay and South Bay?")
     told = model.requests[6].last_message.text
     assert "is added twice" in told and "would work" not in told, told
 
