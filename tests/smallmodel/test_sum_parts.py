@@ -128,6 +128,22 @@ def test_a_record_read_again_is_still_one_record() -> None:
     assert (result.status, result.output.answer, result.attempts) == ("success", "503", 3)
 
 
+def test_a_sum_in_two_units_is_shown_the_sum_in_the_records_unit() -> None:
+    """Different units (one part converted, one not): the field is still plain (both read
+    from ``heating_cost_gbp``), so the sum that would work is shown in the records' unit."""
+    result, model = _run([*NORTH, *SOUTH, call("pounds_to_euros", {"value": 56.67}),
+                          call("add", {"numbers": [40.77, 66.3]}),
+                          call("final_result", {"answer": "107.07"}),
+                          call("add", {"numbers": [40.77, 56.67]}),
+                          call("final_result", {"answer": "97.44"})],
+                         "What is the heating cost of North Bay and South Bay added together?")
+    told = model.requests[7].last_message.text
+    assert "figures in different units do not add up" in told, told
+    assert ("what would work: `add` over 40.77 and 56.67, the `heating_cost_gbp` of "
+            "'North Bay' and 'South Bay'") in told, told
+    assert (result.status, result.output.answer) == ("success", "97.44")
+
+
 def test_no_sum_is_shown_where_the_request_asks_for_no_total() -> None:
     """A difference over the same two things: the check still speaks, the sum is not shown
     as what would work."""

@@ -52,48 +52,51 @@ def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
     if len(parts) < 2:
         return None
     head = f"your answer's {shown} is `{calls[made].name}` over {_listed(parts)}"
+    words = request_words(request[-_WORDS_READ:])
+    # what would work, where the field asked about is plain: the one the request names
+    # among the parts' fields, else the one field every part was read from
+    fields = list(dict.fromkeys(_key(p) for p in parts if _key(p)))
+    named = [k for k in fields if named_field(k, words)]
+    plain = named[0] if len(named) == 1 else fields[0] if len(fields) == 1 else ""
+    then = _would_work(request, plain, calls[made].name, calls, figures) if plain else ""
     units = {p.unit.name for p in parts if p.unit is not None}
     if len(units) > 1:
         return (f"{head}: figures in different units do not add up; add only figures of the "
-                "quantity the request asks for, each read from the record the request names")
-    words = request_words(request[-_WORDS_READ:])
+                "quantity the request asks for, each read from the record the request names"
+                + then)
     bare = _bare_beside_measure(parts, words)
     if bare is not None:
         measure, unit, unlabelled = bare
         return (f"{head}: {_keys(unlabelled)} names no unit, so it is no {unit.said} "
                 f"figure like {_keys([_key(measure)])}; add only figures of the quantity the "
-                "request asks for, each read from the record the request names")
+                "request asks for, each read from the record the request names" + then)
     keys = [p.sources[-1].key for p in parts if p.sources and p.sources[-1].key]
-    if len(keys) == len(parts) and len(set(keys)) > 1:
-        named = [k for k in dict.fromkeys(keys) if named_field(k, words)]
-        if named and len(named) < len(set(keys)):
-            others = [k for k in dict.fromkeys(keys) if k not in named]
-            return (f"{head}: the request asks about {_keys(named)}, not {_keys(others)}; "
-                    f"leave {_keys(others)} out and answer with {_keys(named)} as the request "
-                    "asks" + _would_work(request, named, calls[made].name, calls, figures))
+    if len(keys) == len(parts) and len(set(keys)) > 1 and named and len(named) < len(fields):
+        others = [k for k in fields if k not in named]
+        return (f"{head}: the request asks about {_keys(named)}, not {_keys(others)}; "
+                f"leave {_keys(others)} out and answer with {_keys(named)} as the request "
+                "asks" + then)
     twice = _counted_twice(parts, calls)
     if twice is not None and not _counts(request):
         source = twice.sources[-1]
         return (f"{head}: {written(twice.value)} (`{source.key}` of `{source.tool}`) is added "
                 f"twice, but `{source.tool}` gave it once; add each record's figure once, "
                 "one for each thing the request names"
-                + _would_work(request, [source.key], calls[made].name, calls, figures))
+                + _would_work(request, source.key, calls[made].name, calls, figures))
     return None
 
 
-def _would_work(request: str, keys: Sequence[str], adder: str, calls: Sequence[Call],
+def _would_work(request: str, key: str, adder: str, calls: Sequence[Call],
                 figures: Sequence[Figure]) -> str:
     """The sum that would answer, where the run has read the record of each thing the
-    request lists (:func:`.looked_up.records_of`) and the field asked about is plain (one):
+    request lists (:func:`.looked_up.records_of`) and the field asked about is plain (``key``):
     a small model follows a call it is shown better than a rule it is told (seen on the 1.5B,
     held-out seed 6814: told its sum held one ski lift's figure twice, it added the other
     lift's figure to that wrong sum). The sum only where the request asks for a total in
     words (:data:`~toolcycle.words.TOTAL_WORDS`: a difference or a ratio over the same two
     things is no sum to suggest). Where one thing's record is plain, its figure; else
     nothing."""
-    if len(keys) != 1:
-        return ""
-    key, names = keys[0], names_in(request[-_WORDS_READ:])
+    names = names_in(request[-_WORDS_READ:])
     found = records_of(names, key, calls, figures)
     total = bool(roots(TOTAL_WORDS) & request_words(request[-_WORDS_READ:]))
     if len(found) >= 2 and total and listed(request[-_WORDS_READ:], list(found)):
