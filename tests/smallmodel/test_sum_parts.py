@@ -144,6 +144,18 @@ def test_a_sum_in_two_units_is_shown_the_sum_in_the_records_unit() -> None:
     assert (result.status, result.output.answer) == ("success", "97.44")
 
 
+def test_no_sum_is_shown_where_the_request_asks_for_another_unit() -> None:
+    """Asked in euros, the records' sum in pounds would be in the wrong unit: not shown."""
+    _, model = _run([*NORTH, *SOUTH, call("pounds_to_euros", {"value": 56.67}),
+                     call("add", {"numbers": [40.77, 66.3]}),
+                     call("final_result", {"answer": "107.07 EUR"}),
+                     *[call("final_result", {"answer": "114 EUR"})] * 3],
+                    "What is the heating cost of North Bay and South Bay together in euros?")
+    told = model.requests[7].last_message.text
+    assert "figures in different units do not add up" in told and "would work" not in told, \
+        told
+
+
 def test_no_sum_is_shown_where_the_request_asks_for_no_total() -> None:
     """A difference over the same two things: the check still speaks, the sum is not shown
     as what would work."""

@@ -23,6 +23,8 @@ from .unused_handle import handle_of
 
 #: Messages of one kind named to the model, at most.
 _SHOWN = 3
+#: Names whose records :func:`records_of` looks for, at most (a request is untrusted text).
+_NAMES_READ = 12
 _SPAN = re.compile(r"[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:\n])\s*$")
 #: What joins two names in a list ("A and B", "A or B"; signs aside). Why words: a list's
@@ -94,18 +96,20 @@ def records_of(names: Sequence[str], key: str, calls: Sequence[Call],
     for figure in figures:
         if figure.key == key:
             held.setdefault(figure.call, set()).add(figure.value)
+    given = [[str(v) for v in strings(call.arguments)] for call in calls]
+    taken = [{v.strip().lower() for v in values} for values in given]
+    handles = [handle_of(call.result) for call in calls]
     found: dict[str, tuple[int, float]] = {}
-    for name in names:
+    for name in names[:_NAMES_READ]:
         readers = set()
-        for index, call in enumerate(calls):
-            if not any(_same_thing(name, str(value)) for value in strings(call.arguments)):
+        for index, written in enumerate(given):
+            if not any(_same_thing(name, value) for value in written):
                 continue
             readers.add(index)
-            handle = handle_of(call.result)
+            handle = handles[index]
             if handle is not None:
-                readers.update(later for later in range(index + 1, len(calls)) if any(
-                    handle.lower() == str(v).strip().lower()
-                    for v in strings(calls[later].arguments)))
+                readers.update(later for later in range(index + 1, len(calls))
+                               if handle.lower() in taken[later])
         values = {(at, v) for at in readers for v in held.get(at, ())}
         if len({v for _, v in values}) == 1:
             found[name] = min(values)

@@ -37,7 +37,7 @@ from ..words import COUNT_WORDS, TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
-from .units import Unit
+from .units import Unit, field_unit, named_units
 
 _WORDS_READ = 20_000
 _WORD = re.compile(r"[a-z]+")
@@ -94,12 +94,18 @@ def _would_work(request: str, key: str, adder: str, calls: Sequence[Call],
     held-out seed 6814: told its sum held one ski lift's figure twice, it added the other
     lift's figure to that wrong sum). The sum only where the request asks for a total in
     words (:data:`~toolcycle.words.TOTAL_WORDS`: a difference or a ratio over the same two
-    things is no sum to suggest). Where one thing's record is plain, its figure; else
-    nothing."""
+    things is no sum to suggest), and not where it asks for another unit of the field's
+    kind (the records' sum would be in the wrong one). Where one thing's record is plain, its
+    figure; else nothing."""
     names = names_in(request[-_WORDS_READ:])
     found = records_of(names, key, calls, figures)
     total = bool(roots(TOTAL_WORDS) & request_words(request[-_WORDS_READ:]))
-    if len(found) >= 2 and total and listed(request[-_WORDS_READ:], list(found)):
+    recorded = field_unit(key)
+    other_unit = recorded is not None and any(  # ("in euros": the records' sum is no answer)
+        u.dimension == recorded.dimension and u.name != recorded.name
+        for u in named_units(request[-_WORDS_READ:]))
+    if len(found) >= 2 and total and not other_unit and listed(request[-_WORDS_READ:],
+                                                                list(found)):
         things = " and ".join(repr(name) for name in found)
         return (f"; what would work: `{adder}` over {_and(found.values())}, the `{key}` of "
                 f"{things}")
