@@ -35,7 +35,11 @@ def record_spend(amount: float) -> str:
 
 
 def _tools(*names: str) -> list[ToolDefinition]:
-    return [ToolDefinition(n, "", {"type": "object", "properties": {}}) for n in names]
+    """Tools by name; those whose name says they add take a list of numbers."""
+    figures = {"type": "object", "properties": {
+        "numbers": {"type": "array", "items": {"type": "number"}}}}
+    return [ToolDefinition(n, "", figures if n in ("add", "sum_numbers", "order_total")
+                           else {"type": "object", "properties": {}}) for n in names]
 
 
 def test_arithmetic_in_an_argument_is_told_to_go_through_the_adding_tool() -> None:
@@ -80,3 +84,14 @@ def test_strings_are_values_and_no_adder_or_two_means_work_it_out() -> None:
         said = unreadable_advice("log", '{"amount": 3 * 4}', tools)
         assert "(`3 * 4`): work it out first, then call `log`" in said, said
     assert unreadable_advice("log", "{'amount': 5,}", _tools("log", "add")) == ""
+
+
+def test_a_tool_named_total_that_takes_no_figures_is_no_adding_tool() -> None:
+    takes_id = ToolDefinition("order_total", "", {"type": "object", "properties": {
+        "order_id": {"type": "string"}}})
+    said = unreadable_advice("log", '{"amount": 3 + 4}', [takes_id, *_tools("log")])
+    assert "(`3 + 4`): work it out first" in said, said
+    plus = ToolDefinition("plus", "", {"type": "object", "properties": {
+        "a": {"type": "number"}, "b": {"type": "number"}}})
+    said = unreadable_advice("log", '{"amount": 3 + 4}', [takes_id, plus, *_tools("log")])
+    assert "call `plus` with the figures first" in said, said

@@ -12,7 +12,8 @@ one remedy, and the run can tell which from the raw text and the offered tools a
   called on its own first, and its result goes into this call;
 - **arithmetic between figures**: ``+``, ``-``, ``*`` or ``/`` between two numbers outside
   any string: the figure is worked out first, by the offered tool that adds up where there
-  is exactly one (its name says so: ``add``, ``sum_numbers``), and its result is written.
+  is exactly one (its name says so, ``add``, ``sum_numbers``, and it takes figures: a list
+  of numbers or two numbers; ``order_total(order_id)`` does not), and its result is written.
 
 Strings are left out before either is looked for (a date ``"2026-12-07"`` or a name
 ``"add(x)"`` in a string is a value).
@@ -47,8 +48,7 @@ def unreadable_advice(name: str, raw: str, tools: Sequence[ToolDefinition]) -> s
                      f"then call `{name}` with the value it returns")
     if (expression := _ARITHMETIC.search(bare)) is not None:
         shown = " ".join(expression.groups())
-        adders = [t.name for t in tools if t.name != name and _ADDING & {
-            w.lower() for w in _NAME_WORDS.findall(t.name)}]
+        adders = [t.name for t in tools if t.name != name and _adds(t)]
         how = (f"call `{adders[0]}` with the figures first" if len(adders) == 1
                else "work it out first")
         lines.append(f"a JSON value is one figure, not arithmetic (`{shown}`): {how}, then "
@@ -56,3 +56,18 @@ def unreadable_advice(name: str, raw: str, tools: Sequence[ToolDefinition]) -> s
     if not lines:
         return ""
     return "\nWhat would work:\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def _adds(tool: ToolDefinition) -> bool:
+    """Whether a tool adds figures up: its name says so and it takes figures to add (a list
+    of numbers, or two or more numbers)."""
+    if not _ADDING & {w.lower() for w in _NAME_WORDS.findall(tool.name)}:
+        return False
+    properties = tool.parameters.get("properties")
+    if not isinstance(properties, dict):
+        return False
+    kinds = [p for p in properties.values() if isinstance(p, dict)]
+    numbers = sum(p.get("type") in ("number", "integer") for p in kinds)
+    lists = any(p.get("type") == "array" and isinstance(p.get("items"), dict)
+                and p["items"].get("type") in ("number", "integer") for p in kinds)
+    return lists or numbers >= 2
