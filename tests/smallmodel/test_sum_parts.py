@@ -156,6 +156,23 @@ def test_no_sum_is_shown_where_the_request_asks_for_another_unit() -> None:
         told
 
 
+class CostInEuros(pydantic.BaseModel):
+    total_eur: float
+
+
+def test_no_sum_is_shown_where_the_output_field_asks_for_another_unit() -> None:
+    """The unit asked may be the output's (``total_eur``), not the request's words."""
+    _, model = _run([*NORTH, *SOUTH, call("pounds_to_euros", {"value": 56.67}),
+                     call("add", {"numbers": [40.77, 66.3]}),
+                     call("final_result", {"total_eur": 107.07}),
+                     *[call("final_result", {"total_eur": 114})] * 3],
+                    "What is the heating cost of North Bay and South Bay together?",
+                    output=CostInEuros)
+    told = model.requests[7].last_message.text
+    assert "figures in different units do not add up" in told and "would work" not in told, \
+        told
+
+
 def test_no_sum_is_shown_where_the_request_asks_for_no_total() -> None:
     """A difference over the same two things: the check still speaks, the sum is not shown
     as what would work."""

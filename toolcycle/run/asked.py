@@ -220,7 +220,7 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
     for figure in read.values():
         if named or figure.made is None or added_up(calls[figure.made]) is None:
             continue
-        if said := unlike_sum(request, figure.written, figure.made, calls, figures):
+        if said := unlike_sum(request, figure.written, figure.made, calls, figures, asked):
             found.append(Mismatch("unlike_sum", said))
         elif not _plain_besides(figure, read, figures, names) and not any(
                 m.kind in ("unit", "conversion") for m in found) and (

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ..limits import RepeatGuard
 from ..words import COUNT_WORDS, TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
-from .units import Unit, field_unit, named_units
+from .units import Unit, field_unit
 
 _WORDS_READ = 20_000
 _WORD = re.compile(r"[a-z]+")
@@ -45,49 +45,54 @@ _CAMEL_BREAK = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
-               figures: Sequence[Figure]) -> str | None:
+               figures: Sequence[Figure], asked: Sequence[Unit] = ()) -> str | None:
     """What to tell the model when the answer's figure ``shown`` is the sum call ``made``
-    over unlike parts, else ``None``."""
+    over unlike parts, else ``None`` (``asked``: the units the request asks for,
+    :func:`.asked.mismatches`' reading, an output field's unit among them)."""
     parts = _parts(made, calls, figures)
     if len(parts) < 2:
         return None
     head = f"your answer's {shown} is `{calls[made].name}` over {_listed(parts)}"
     words = request_words(request[-_WORDS_READ:])
-    # what would work, where the field asked about is plain: the one the request names
-    # among the parts' fields, else the one field every part was read from
     fields = list(dict.fromkeys(_key(p) for p in parts if _key(p)))
     named = [k for k in fields if named_field(k, words)]
+
+    def then(key: str) -> str:
+        """What would work, where the field asked about is plain (``key``)."""
+        return _would_work(request[-_WORDS_READ:], words, asked, key, calls[made].name,
+                           calls, figures) if key else ""
+
+    # the plain field: the one the request names among the parts' fields, else the one
+    # field every part was read from
     plain = named[0] if len(named) == 1 else fields[0] if len(fields) == 1 else ""
-    then = _would_work(request, plain, calls[made].name, calls, figures) if plain else ""
     units = {p.unit.name for p in parts if p.unit is not None}
     if len(units) > 1:
         return (f"{head}: figures in different units do not add up; add only figures of the "
                 "quantity the request asks for, each read from the record the request names"
-                + then)
+                + then(plain))
     bare = _bare_beside_measure(parts, words)
     if bare is not None:
         measure, unit, unlabelled = bare
         return (f"{head}: {_keys(unlabelled)} names no unit, so it is no {unit.said} "
                 f"figure like {_keys([_key(measure)])}; add only figures of the quantity the "
-                "request asks for, each read from the record the request names" + then)
+                "request asks for, each read from the record the request names" + then(plain))
     keys = [p.sources[-1].key for p in parts if p.sources and p.sources[-1].key]
     if len(keys) == len(parts) and len(set(keys)) > 1 and named and len(named) < len(fields):
         others = [k for k in fields if k not in named]
         return (f"{head}: the request asks about {_keys(named)}, not {_keys(others)}; "
                 f"leave {_keys(others)} out and answer with {_keys(named)} as the request "
-                "asks" + then)
+                "asks" + then(plain))
     twice = _counted_twice(parts, calls)
     if twice is not None and not _counts(request):
         source = twice.sources[-1]
         return (f"{head}: {written(twice.value)} (`{source.key}` of `{source.tool}`) is added "
                 f"twice, but `{source.tool}` gave it once; add each record's figure once, "
-                "one for each thing the request names"
-                + _would_work(request, source.key, calls[made].name, calls, figures))
+                "one for each thing the request names" + then(source.key))
     return None
 
 
-def _would_work(request: str, key: str, adder: str, calls: Sequence[Call],
-                figures: Sequence[Figure]) -> str:
+def _would_work(request: str, words: set[str], asked: Sequence[Unit], key: str, adder: str,
+                calls: Sequence[Call], figures: Sequence[Figure]) -> str:
     """The sum that would answer, where the run has read the record of each thing the
     request lists (:func:`.looked_up.records_of`) and the field asked about is plain (``key``):
     a small model follows a call it is shown better than a rule it is told (seen on the 1.5B,
@@ -95,29 +100,21 @@ def _would_work(request: str, key: str, adder: str, calls: Sequence[Call],
     lift's figure to that wrong sum). The sum only where the request asks for a total in
     words (:data:`~toolcycle.words.TOTAL_WORDS`: a difference or a ratio over the same two
     things is no sum to suggest), and not where it asks for another unit of the field's
-    kind (the records' sum would be in the wrong one). Where one thing's record is plain, its
-    figure; else nothing."""
-    names = names_in(request[-_WORDS_READ:])
-    found = records_of(names, key, calls, figures)
-    total = bool(roots(TOTAL_WORDS) & request_words(request[-_WORDS_READ:]))
+    kind (``asked``: the records' sum would be in the wrong one). Where one thing's record
+    is plain, its figure; else nothing."""
+    found = records_of(names_in(request), key, calls, figures)
     recorded = field_unit(key)
-    other_unit = recorded is not None and any(  # ("in euros": the records' sum is no answer)
-        u.dimension == recorded.dimension and u.name != recorded.name
-        for u in named_units(request[-_WORDS_READ:]))
-    if len(found) >= 2 and total and not other_unit and listed(request[-_WORDS_READ:],
-                                                                list(found)):
+    other_unit = recorded is not None and any(
+        u.dimension == recorded.dimension and u.name != recorded.name for u in asked)
+    if (len(found) >= 2 and roots(TOTAL_WORDS) & words and not other_unit
+            and listed(request, list(found))):
+        figures_found = _joined([written(value) for value in found.values()])
         things = " and ".join(repr(name) for name in found)
-        return (f"; what would work: `{adder}` over {_and(found.values())}, the `{key}` of "
-                f"{things}")
+        return f"; what would work: `{adder}` over {figures_found}, the `{key}` of {things}"
     if len(found) == 1:
         name, value = next(iter(found.items()))
         return f"; the `{key}` of {name!r} is {written(value)}"
     return ""
-
-
-def _and(values: Iterable[float]) -> str:
-    shown = [written(v) for v in values]
-    return ", ".join(shown[:-1]) + f" and {shown[-1]}"
 
 
 def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[Part]:
@@ -181,8 +178,12 @@ def _listed(parts: Sequence[Part]) -> str:
                 f"from `{part.converted_by}`" if part.converted_by else ""]
         detail = ", ".join(s for s in said if s)
         return f"{written(part.value)} ({detail})" if detail else written(part.value)
-    shown = [one(p) for p in parts[:6]]
-    return ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+    return _joined([one(p) for p in parts[:6]])
+
+
+def _joined(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
 
 
 def _keys(keys: Sequence[str]) -> str:
