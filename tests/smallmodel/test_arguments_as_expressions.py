@@ -84,6 +84,10 @@ def test_strings_are_values_and_no_adder_or_two_means_work_it_out() -> None:
         said = unreadable_advice("log", '{"amount": 3 * 4}', tools)
         assert "(`3 * 4`): work it out first, then call `log`" in said, said
     assert unreadable_advice("log", "{'amount': 5,}", _tools("log", "add")) == ""
+    huge = unreadable_advice("log", '{"amount": ' + "9" * 3000 + " + 1}", _tools("log"))
+    assert "arithmetic (`" + "9" * 60 + "…`)" in huge and len(huge) < 300, huge
+    for date in ("2026-12-07", "12/07/2026"):  # unquoted: wants quotes, not working out
+        assert unreadable_advice("log", f'{{"day": {date}}}', _tools("log", "add")) == ""
 
 
 def test_a_tool_named_total_that_takes_no_figures_is_no_adding_tool() -> None:

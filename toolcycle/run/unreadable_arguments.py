@@ -16,7 +16,7 @@ one remedy, and the run can tell which from the raw text and the offered tools a
   of numbers or two numbers; ``order_total(order_id)`` does not), and its result is written.
 
 Strings are left out before either is looked for (a date ``"2026-12-07"`` or a name
-``"add(x)"`` in a string is a value).
+``"add(x)"`` in a string is a value), and so is a date written without its quotes.
 """
 
 from __future__ import annotations
@@ -27,12 +27,17 @@ from collections.abc import Sequence
 from ..tools import ToolDefinition
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_ARITHMETIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([-+*/])\s*(-?\d+(?:\.\d+)?)(?![\w.])")
+#: Two figures and an operator between them; not a link of a chain of ``-`` or ``/`` (an
+#: unquoted date, ``2026-12-07`` or ``12/07/2026``, wants quotes, not working out).
+_ARITHMETIC = re.compile(r"(?<![\w.])(?<!\d[-/])(\d+(?:\.\d+)?)\s*([-+*/])\s*"
+                         r"(-?\d+(?:\.\d+)?)(?![\w.])(?!\s*[-/]\s*\d)")
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 #: Words of a tool's name that say it adds figures up.
 _ADDING = frozenset({"add", "sum", "plus", "total", "addition"})
 #: How much of the raw text is read.
 _READ = 4_000
+#: How much of the expression the advice quotes.
+_SHOWN = 60
 
 
 def unreadable_advice(name: str, raw: str, tools: Sequence[ToolDefinition]) -> str:
@@ -48,6 +53,7 @@ def unreadable_advice(name: str, raw: str, tools: Sequence[ToolDefinition]) -> s
                      f"then call `{name}` with the value it returns")
     if (expression := _ARITHMETIC.search(bare)) is not None:
         shown = " ".join(expression.groups())
+        shown = shown if len(shown) <= _SHOWN else shown[:_SHOWN] + "…"
         adders = [t.name for t in tools if t.name != name and _adds(t)]
         how = (f"call `{adders[0]}` with the figures first" if len(adders) == 1
                else "work it out first")
