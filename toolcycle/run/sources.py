@@ -25,12 +25,14 @@ from .state import RunState
 @dataclass(frozen=True, slots=True)
 class Unfounded:
     """A tool result that is no source: the tool, the figures and the dates its call was
-    given that no earlier source held, and the result's text."""
+    given that no earlier source held, the result's text, and how many figures the call
+    was given in all (``figures`` is every one of them, or some)."""
 
     tool: str
     figures: tuple[str, ...]
     dates: tuple[str, ...]
     result: str
+    given: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +123,8 @@ def sources_of(state: RunState) -> Sources:
                 given_dates = dated.get(part.call_id, ())  # (joined only where it was given one)
                 undated = _unnamed_dates(given_dates, "\n".join(found)) if given_dates else ()
                 if missing or undated:
-                    unfounded.append(Unfounded(part.name, missing, undated, returned))
+                    unfounded.append(Unfounded(part.name, missing, undated, returned,
+                                               len(given.get(part.call_id, ()))))
                     continue
                 results += 1
                 shape = shape_of(returned)

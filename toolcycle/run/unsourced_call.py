@@ -39,6 +39,7 @@ from .call_figures import measured_figures
 from .figures import FIGURE, figure_key
 from .sources import sources_of
 from .state import RunState
+from .would_take import taken_by
 
 #: ``ToolCallRecord.error_type`` of a call refused here.
 UNSOURCED = "unsourced_arguments"
@@ -66,4 +67,5 @@ def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) 
     listed = ", ".join(dict.fromkeys(figures))
     return (f"Not run: `{call.name}` was given {listed}, which neither the request nor any "
             "tool result holds. Call the tools that return these figures first, then call "
-            f"`{call.name}` with the figures they return.")
+            f"`{call.name}` with the figures they return"
+            f"{taken_by(state, call.name, len(dict.fromkeys(figures)))}.")

@@ -1,0 +1,70 @@
+"""The figures a call made over figures from nowhere would take, where the run has read them.
+
+A small model that called a tool with a figure it made up (``kg_to_lb(value=100)`` before
+any lookup) is told that figure has no source, and to call the tools that give it first.
+It often does, and then repeats the first call as it was: seen on the 1.5B (held-out
+first-hour seed 6815), told at every attempt that ``kg_to_lb`` was given 100 which no
+source holds, it looked the exhibit up, read ``"weight_kg": 387.4``, and called
+``kg_to_lb(100)`` again until the loop guard stopped it. The figure the call needed was in
+the history; nothing said which one it was. A small model follows a call it is shown
+better than a rule it is told, so the message ends with that call where the run can tell:
+
+- a conversion (``kg_to_lb``: two units of one kind in its name, else its description)
+  takes the figures read in the unit it converts from (a ``weight_kg`` field);
+- any other tool takes the figures of the fields the request names ("the capacity of A
+  and B added up": ``capacity``).
+
+Said only where the figures found are as many as the figures the call made up (one weight
+for one made-up weight, two capacities for the two of an ``add``): where the results hold
+more, the run cannot tell which the call meant, and says nothing more than before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .asked_field import named_field, request_words
+from .provenance import Figure, calls_of, figures_of, request_of, written
+from .state import RunState
+from .units import name_units, named_units, one_kind
+
+#: The most figures a call's suggested arguments list.
+_MOST = 4
+
+
+def taken_by(state: RunState, tool: str, made_up: int) -> str:
+    """:func:`would_take` over the run's own request, calls and results."""
+    calls = calls_of(state)
+    figures = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
+    described = next((d.description for d in state.setup.settings.tools if d.name == tool), "")
+    return would_take(tool, described, made_up, request_of(state), figures)
+
+
+def would_take(tool: str, description: str, made_up: int, request: str,
+               figures: Sequence[Figure]) -> str:
+    """``"; what would work: `tool` with 387.4, the `weight_kg` `exhibit_info` gave"`` for a
+    call to ``tool`` (its ``description``) that was given ``made_up`` figures no source
+    held, where the calls' results (``figures``) hold exactly as many figures it would
+    take; ``""`` where they do not."""
+    if made_up < 1 or made_up > _MOST:
+        return ""
+    taken = _taken(tool, description, request, figures)
+    values = list(dict.fromkeys(f.value for f in taken))
+    if len(values) != made_up:
+        return ""
+    first = {v: next(f for f in taken if f.value == v) for v in values}
+    given = " and ".join(written(v) for v in values)
+    origins = ", ".join(dict.fromkeys(f"the `{f.key}` `{f.tool}` gave" for f in first.values()))
+    return f"; what would work: `{tool}` with {given}, {origins}"
+
+
+def _taken(tool: str, description: str, request: str,
+           figures: Sequence[Figure]) -> list[Figure]:
+    """The result figures ``tool`` would take: in the unit it converts from, for a
+    conversion; else under a field the request names."""
+    for units in (name_units(tool), named_units(description)):
+        if (pair := one_kind(units)) is not None:
+            source = pair[0]
+            return [f for f in figures if f.unit is not None and f.unit.name == source.name]
+    words = request_words(request)
+    return [f for f in figures if f.key and named_field(f.key, words)]
