@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from .handles import handle_of
 from .provenance import Call, Figure, strings
 from .units import read_unit
-from .unused_handle import handle_of
 
 #: Messages of one kind named to the model, at most.
 _SHOWN = 3

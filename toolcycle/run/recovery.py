@@ -34,6 +34,7 @@ from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
 from ..words import HANDLE_WORDS, name_phrases, says
+from .handles import handle_given
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -72,7 +73,9 @@ def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id:
         lines = [*rewritten.values(),
                  *_unsupported_values(state, tool.name, properties,
                                       {k: v for k, v in arguments.items()
-                                       if k not in rewritten}, error)]
+                                       if k not in rewritten}, error,
+                                      alone=not (state.setup.core.parallel_tools
+                                                 or tool.concurrent))]
     earlier = _earlier_success(state, tool.name, arguments, call_id, refused)
     if earlier:
         lines.append(earlier)
@@ -272,7 +275,8 @@ def _about(low: str, name: str, value: str) -> bool:
 
 
 def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
-                        arguments: dict[str, Any], error: str) -> Iterator[str]:
+                        arguments: dict[str, Any], error: str, alone: bool = False
+                        ) -> Iterator[str]:
     """After a tool raised ``error``: each string argument the error is about
     (:func:`_about`) whose value no tool returned, where another tool can give that
     parameter (an id looked up first); where none can, an argument the model rewrote from the
@@ -286,7 +290,9 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
     name the user wrote where an id is wanted (``latest_reading(station_id="Tromso")`` before
     ``find_station``); the tool then raises ``KeyError: 'Tromso'`` and a small model, seeing
     its value in the question, concludes the station does not exist (issue 68, measured on
-    the first-hour agents). The line says where the value came from either way."""
+    the first-hour agents). The line says where the value came from either way, and where a
+    lookup was already given the value, the id it gave (:func:`.handles.handle_given`; from
+    this same turn only where the call ran ``alone``, after every call written before it)."""
     known: tuple[str, str] | None = None
     low = error[:_ERROR_READ].lower()
     for name, value in arguments.items():
@@ -317,6 +323,13 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             continue
         where = ("is taken from the request, not from a tool result" if str(value) in request
                  else "appears in no tool result or in the request")
+        if (found := handle_given(state, givers, str(value), this_turn=alone)) is not None:
+            # the lookup was made, even in this very reply: the id is what would work
+            giver, handle = found
+            yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; `{giver}` gave "
+                   f"{bounded_repr(handle)} for it: call `{own}` with `{name}` "
+                   f"{bounded_repr(handle)}")
+            continue
         yield f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(givers)} can give it"
 
 

@@ -22,17 +22,12 @@ answer may rightly be the id itself.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
-from typing import Any
-
 from ..messages import ToolCall, ToolResult, bounded_repr
+from .handles import handle_of
 from .provenance import strings
 from .recovery import producers, required_of
 from .state import RunState
 
-_HANDLE = re.compile(r"[A-Za-z0-9][\w.:/#-]{0,63}")
 #: Tools named as taking the handle, at most.
 _SHOWN = 2
 
@@ -85,20 +80,3 @@ def takers(state: RunState, giver: str) -> list[str]:
             if d.name != giver and d.name not in ending
             for name in required_of(d.parameters) if giver in producers(state, d.name, name)
             ][:_SHOWN]
-
-
-def handle_of(content: str) -> str | None:
-    """The handle a result is, where its whole is one token holding a digit."""
-    text = content.strip()
-    if len(text) > 200:
-        return None
-    value: Any = text
-    with contextlib.suppress(ValueError):  # (not JSON: the text itself)
-        value = json.loads(text)
-    if isinstance(value, dict) and len(value) == 1:
-        value = next(iter(value.values()))
-    if not isinstance(value, str):
-        return None
-    token: str = value.strip()
-    return token if _HANDLE.fullmatch(token) and any(c.isdigit() for c in token) else None
-
