@@ -100,3 +100,25 @@ def test_a_name_from_an_unasked_field_is_named(request_text: str, answer: str,
 
     said = unasked_values(request_text, answer, [COURIER], figures_of(COURIER, 0))
     assert said == ([told] if told else [])
+
+
+def grams_to_ounces(value: float) -> float:
+    """Convert a weight in grams to ounces."""
+    return round(value / 28.3495, 2)
+
+
+def test_a_converted_figure_of_an_unasked_field_is_told_the_field_asked_first() -> None:
+    """Seen on the 1.5B (held-out 6815): "what number of fish" answered with the tank's
+    volume converted to gallons; told only that gallons were not asked for and to answer
+    with the litres "as the tools gave them", it answered the litres: still the wrong field.
+    The field asked about comes first."""
+    agent = Agent(ScriptedModel([call("parcel", {"ref": "P-1"}),
+                                 call("grams_to_ounces", {"value": 1250}),
+                                 "44.09", "3 pieces."]),
+                  tools=[parcel, grams_to_ounces], grounding=True,
+                  limits=Limits(max_attempts=3))
+    result = agent.run_sync("What number of pieces does parcel P-1 have?")
+    told = result.trace.attempts[0].errors[0]
+    assert "it asks about `pieces` (`parcel` gave 3): answer with that" in told, told
+    assert "answer with 1250 as the tools gave it" not in told
+    assert (result.output, result.status) == ("3 pieces.", "success")

@@ -208,6 +208,14 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
             continue
         target = figure.conversion[1]
         if not asks_for(request, names, target):
+            # converted from a field the request does not ask about, beside one it does
+            # ("what number of fish": `volume_l` converted to gallons, `fish` in the same
+            # record): which field comes first, or "answer with 59624 as the tools gave it"
+            # sends the model to the other wrong figure (seen on the 1.5B, held-out 6815)
+            if other := unasked_fields(request, [(figure.written, figure.value)], calls,
+                                       figures):
+                found.extend(Mismatch("field", message) for message in other)
+                continue
             found.append(Mismatch("conversion", (
                 f"the request does not ask for {_say(target)}; your answer's {figure.written} "
                 f"is `{calls[figure.made].name}`'s result, in {_say(target)}, converted from "
