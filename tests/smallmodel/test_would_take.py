@@ -117,3 +117,27 @@ def test_a_call_with_one_figure_found_and_one_made_up_is_told_the_whole_call() -
     assert result.status == "ungrounded"
     _, told = run([*OAK, *PINE, sum_of_one])
     assert "what would work: `add` with 47.5 and 31, the `length_in` `shelf_info` gave" in told
+
+
+def test_an_answer_from_nowhere_to_a_total_is_told_the_sum_that_would_work() -> None:
+    """Seen on the 1.5B (held-out 6815): both ships' records read for "add up the length of
+    Northern Star and Maren", then "200", twice, told only that 200 had no source."""
+    model = ScriptedModel([*OAK, *PINE, "80", "80"])
+    agent = Agent(model, tools=[find_shelf, shelf_info, add], grounding=True,
+                  limits=Limits(max_attempts=2))
+    result = agent.run_sync("Add up the length of Oak Shelf and Pine Shelf.")
+    told = result.trace.attempts[0].errors[0]
+    assert told.endswith("what would work: `add` over 47.5 and 31, the `length_in` of 'Oak "
+                         "Shelf' and 'Pine Shelf'"), told
+    assert result.status == "ungrounded"
+    # one record read: no sum to show; no adding tool offered: none either
+    model = ScriptedModel([*OAK, "80", "80"])
+    agent = Agent(model, tools=[find_shelf, shelf_info, add], grounding=True,
+                  limits=Limits(max_attempts=2))
+    told = agent.run_sync("Add up the length of Oak Shelf and Pine Shelf.").trace.attempts[0]
+    assert "what would work" not in told.errors[0]
+    model = ScriptedModel([*OAK, *PINE, "80", "80"])
+    agent = Agent(model, tools=[find_shelf, shelf_info], grounding=True,
+                  limits=Limits(max_attempts=2))
+    told = agent.run_sync("Add up the length of Oak Shelf and Pine Shelf.").trace.attempts[0]
+    assert "what would work" not in told.errors[0]

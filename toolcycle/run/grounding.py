@@ -51,10 +51,12 @@ from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
 from .call_figures import small
 from .figures import FIGURE, figure_key, is_shown_sum
+from .provenance import calls_of, figures_of, request_of
 from .said_missing import said_missing
 from .sources import Sources, Unfounded, sources_of
 from .state import RunState
 from .units import read_unit
+from .unlike_sum import sum_that_would_work
 from .unused_handle import unused_handle
 from .unused_results import reask, unused
 from .would_take import taken_by
@@ -116,8 +118,12 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
         return ValidationProblem([stopped], "grounding", "UNUSED_RESULTS") if stopped else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
+    calls = calls_of(state)
+    found = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
-              "the request: call a tool that gives them, or answer only from what you have"]
+              "the request: call a tool that gives them, or answer only from what you have"
+              + sum_that_would_work(request_of(state), calls, found,
+                                    state.setup.settings.tools)]
     for left in sources.unfounded:
         if left.figures and any(item in left.result for item in unsupported) \
                 and len(errors) <= _SHOWN:

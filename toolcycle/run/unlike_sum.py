@@ -33,11 +33,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..limits import RepeatGuard
+from ..tools import ToolDefinition
 from ..words import COUNT_WORDS, TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
-from .units import Unit, field_unit
+from .units import Unit, field_unit, named_units
+from .unreadable_arguments import adding_tools
 
 _WORDS_READ = 20_000
 _WORD = re.compile(r"[a-z]+")
@@ -89,6 +91,24 @@ def unlike_sum(request: str, shown: str, made: int, calls: Sequence[Call],
                 f"twice, but `{source.tool}` gave it once; add each record's figure once, "
                 "one for each thing the request names" + then(source.key))
     return None
+
+
+def sum_that_would_work(request: str, calls: Sequence[Call], figures: Sequence[Figure],
+                        tools: Sequence[ToolDefinition]) -> str:
+    """``"; what would work: `add` over ..."`` for an answer that is no tool's figure (a
+    grounding re-ask), where the request asks for a total of the field it names over the
+    things it lists, the run read each one's record, and one offered tool adds (else
+    ``""``). Seen on the 1.5B (held-out first-hour seed 6815): asked to "add up the length
+    of Northern Star and Maren", it read both ships' records and answered "200" twice,
+    told only that 200 had no source."""
+    adders = adding_tools(tools)
+    words = request_words(request[-_WORDS_READ:])
+    keys = list(dict.fromkeys(f.key for f in figures if f.key and named_field(f.key, words)))
+    if len(adders) != 1 or len(keys) != 1:
+        return ""
+    said = _would_work(request[-_WORDS_READ:], words, named_units(request[-_WORDS_READ:]),
+                       keys[0], adders[0], calls, figures)
+    return said if said.startswith("; what would work") else ""
 
 
 def _would_work(request: str, words: set[str], asked: Sequence[Unit], key: str, adder: str,

@@ -54,7 +54,7 @@ def unreadable_advice(name: str, raw: str, tools: Sequence[ToolDefinition]) -> s
     if (expression := _ARITHMETIC.search(bare)) is not None:
         shown = " ".join(expression.groups())
         shown = shown if len(shown) <= _SHOWN else shown[:_SHOWN] + "…"
-        adders = [t.name for t in tools if t.name != name and _adds(t)]
+        adders = adding_tools(tools, but=name)
         how = (f"call `{adders[0]}` with the figures first" if len(adders) == 1
                else "work it out first")
         lines.append(f"a JSON value is one figure, not arithmetic (`{shown}`): {how}, then "
@@ -62,6 +62,11 @@ def unreadable_advice(name: str, raw: str, tools: Sequence[ToolDefinition]) -> s
     if not lines:
         return ""
     return "\nWhat would work:\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def adding_tools(tools: Sequence[ToolDefinition], but: str = "") -> list[str]:
+    """The offered tools that add figures up (:func:`_adds`), ``but`` the one named."""
+    return [t.name for t in tools if t.name != but and _adds(t)]
 
 
 def _adds(tool: ToolDefinition) -> bool:
