@@ -76,6 +76,27 @@ def test_names_the_called_tools_own_definitions_hold_are_not_left_out() -> None:
         "Greatest Common Divisor", "GCD"]
 
 
+def test_options_a_called_tool_lists_are_values_the_request_may_name() -> None:
+    # an enum's strings and a description's quoted options, named in the request word for
+    # word: lower-case words no other kind of value finds, each carried only as itself
+    rain = ToolDefinition("rain_stats", "Rainfall statistics of a place.", {
+        "type": "object", "properties": {
+            "place": {"type": "string"},
+            "span": {"type": "string", "enum": ["six_months", "year", "five_years"]},
+            "model": {"type": "string", "description": "options: 'Köppen', 'Thornthwaite'"}},
+        "required": ["place", "span"]})
+    request = ("Rainfall in Manaus over the last six months, the last year and the last five "
+               "years, by the Thornthwaite model?")
+    first = [call("rain_stats", place="Manaus", span="six_months")]
+    assert [(v.text, v.kind) for v in unused_values(request, first, [rain])] == [
+        ("Thornthwaite", "name"), ("year", "option"), ("five_years", "option")]
+    every = [call("rain_stats", place="Manaus", span=s, model="Thornthwaite")
+             for s in ("six_months", "year", "five_years")]
+    assert not unused_values(request, every, [rain])
+    # an option the request does not name is no value of it ("Köppen")
+    assert "Köppen" not in texts(request)
+
+
 # -- the grammar ------------------------------------------------------------------------------
 
 
@@ -128,6 +149,27 @@ async def test_a_list_that_leaves_values_out_is_asked_once_for_the_further_calls
     schema = further.settings.extra["response_format"]["schema"]
     assert jsonschema.Draft202012Validator(schema).is_valid([])
     assert "further_calls" not in further.settings.extra  # the wrapper's keys stay with it
+
+
+async def test_the_sentences_no_call_has_begun_are_quoted_in_the_request_s_words() -> None:
+    # Two tasks in three sentences: the first call begins the first task; the sentences of
+    # the second, all of whose values are left out, are quoted as written. A sentence with
+    # no values ("Thanks.") and one a call has begun are not.
+    request = ("Find the circumference of a circle of radius 5 cm. Then I fly to Lisbon. "
+               "What is the weather in Lisbon? Thanks.")
+    further = Capture(json.dumps([{"name": "weather", "arguments": {"city": "Lisbon"}}]))
+    inner = ScriptedModel([Capture(FIRST), further])
+    model = JsonToolsModel(inner, constrained=True, further_calls=True)
+    message = await model.request([Message.user(request)], LIST)
+    assert [c.name for c in message.tool_calls] == ["circumference", "weather"]
+    assert further.messages[-1].text.startswith(
+        "These calls leave out Lisbon from the request. Not called for yet:\n- Then I fly to "
+        "Lisbon.\n- What is the weather in Lisbon?\nIf the request asks")
+    # one sentence: its values alone are named (quoting the whole request adds nothing)
+    one = Capture("[]")
+    await JsonToolsModel(ScriptedModel([Capture(FIRST), one]), further_calls=True).request(
+        [Message.user(CIRCLES)], LIST)
+    assert "Not called for yet" not in one.messages[-1].text
 
 
 async def test_only_further_calls_that_carry_a_left_out_value_are_kept() -> None:

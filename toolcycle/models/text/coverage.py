@@ -14,7 +14,10 @@ same way in any language and that a call has to carry over as they are:
 - quoted strings (``"Project Update"``, ``'gamer123'``, ``“...”``, ``«...»``);
 - names: runs of capitalised words (``Magnus Carlsen``, ``New York``, ``USD``), except a single
   word that starts a sentence (which is capitalised for the sentence, not as a name);
-- addresses: e-mail addresses and URLs.
+- addresses: e-mail addresses and URLs;
+- options: a value a called tool's parameter lists (an ``enum``'s string, a word its
+  description quotes) that the request names word for word ("the last five years" for
+  ``five_years``): lower-case words no other kind finds.
 
 No word list of any language is involved: the cue is how values are *written*, not what the
 words around them mean. A value counts as used when a call's arguments carry it: a number
@@ -36,7 +39,7 @@ from typing import Any, Literal
 from ...messages import ToolCall
 from ...tools import ToolDefinition
 
-ValueKind = Literal["number", "quoted", "name", "address"]
+ValueKind = Literal["number", "quoted", "name", "address", "option"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +100,50 @@ def unused_values(request: str, calls: Sequence[ToolCall],
     does ("the Greatest Common Divisor (GCD) of 36 and 48", a unit, a parameter), not a value
     a call left out."""
     called = {c.name for c in calls}
-    carried = _Carried.of(calls, [t for t in tools if t.name in called])
-    return tuple(v for v in request_values(request) if not carried.has(v))
+    used = [t for t in tools if t.name in called]
+    carried = _Carried.of(calls, used)
+    values = request_values(request)
+    written = {v.text.casefold() for v in values}
+    options = [o for o in _options_named(request, used) if o.text.casefold() not in written]
+    return tuple(v for v in (*values, *options) if not carried.has(v))
+
+
+#: A quoted word or phrase in a parameter's description: an option it lists ("options:
+#: 'Darwin', 'Lamarck'", "default is 'bus'").
+_DESCRIBED_OPTION = re.compile(r"'([^'\n]{2,40})'|\"([^\"\n]{2,40})\"")
+
+
+def options_of(tool: ToolDefinition) -> list[str]:
+    """The values a tool's parameters list as their options: each ``enum``'s strings, and
+    the words quoted in a parameter's description."""
+    properties = tool.parameters.get("properties")
+    found: list[str] = []
+    for schema in (properties.values() if isinstance(properties, dict) else ()):
+        if not isinstance(schema, dict):
+            continue
+        enum = schema.get("enum")
+        if isinstance(enum, list):
+            found.extend(v for v in enum if isinstance(v, str))
+        described = schema.get("description")
+        if isinstance(described, str):
+            found.extend(next(g for g in m.groups() if g is not None)
+                         for m in _DESCRIBED_OPTION.finditer(described[:2000]))
+    return list(dict.fromkeys(o for o in found if _option_words(o)))[:200]
+
+
+def _options_named(request: str, tools: Sequence[ToolDefinition]) -> list[RequestValue]:
+    """The options of the called tools' parameters (:func:`options_of`) the request names,
+    word for word whatever their case and separators ("five years" for ``five_years``,
+    "Lamarck" for 'Lamarck'): each a value a call carries where it is asked for. A request
+    holding "the last six months, the last year and the last five years" asks for three
+    options of one parameter, lower-case words that no other kind of value finds."""
+    said = f" {' '.join(_option_words(request))} "
+    return [RequestValue(option, "option") for tool in tools for option in options_of(tool)
+            if f" {' '.join(_option_words(option))} " in said]
+
+
+def _option_words(text: str) -> list[str]:
+    return [w.casefold() for w in re.findall(r"[^\W_]+", text) if not w.isdigit()]
 
 
 def _names(text: str) -> Iterator[str]:
@@ -134,7 +179,10 @@ class _Carried:
     def of(cls, calls: Sequence[ToolCall], tools: Sequence[ToolDefinition]) -> _Carried:
         numbers: list[float] = []
         texts: list[str] = []
-        told = " ".join(f"{t.name} {t.description} {json.dumps(t.parameters)}" for t in tools)
+        # (what a tool is or takes, not the options it lists: "Lamarck" in "options:
+        # 'Darwin', 'Lamarck'" is a value a call carries, not the tool's own word)
+        told = " ".join(f"{t.name} {t.description} {json.dumps(_without_options(t.parameters))}"
+                        for t in tools)
         for call in calls:
             for leaf in _leaves(call.arguments):
                 if isinstance(leaf, bool):
@@ -152,12 +200,25 @@ class _Carried:
         if value.kind == "number":
             return any(_same(n, target) for n in self.numbers for target in _readings(value))
         written = value.text.casefold()
+        if value.kind == "option":  # one option is carried as itself: "year" is not "five_years"
+            return any(_option_words(t) == _option_words(written) for t in self.texts)
         words = [w for w in re.findall(r"[^\W_]+", written) if len(w) > 1]
         if words and all(w in self.told for w in words):  # what a called tool is, or takes
             return value.kind != "address"
         if value.kind == "name":
             return any(w in self.words for w in words) or any(written in t for t in self.texts)
         return any(written in t or (len(t) > 2 and t in written) for t in self.texts)
+
+
+def _without_options(schema: Any) -> Any:
+    """A parameters schema without its options: ``enum`` lists dropped, and the quoted words
+    of descriptions (:data:`_DESCRIBED_OPTION`)."""
+    if isinstance(schema, dict):
+        return {k: _DESCRIBED_OPTION.sub(" ", v) if k == "description" and isinstance(v, str)
+                else _without_options(v) for k, v in schema.items() if k != "enum"}
+    if isinstance(schema, list):
+        return [_without_options(v) for v in schema]
+    return schema
 
 
 def _readings(value: RequestValue) -> tuple[float, ...]:

@@ -27,6 +27,7 @@ behind that default.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 
@@ -35,7 +36,7 @@ from ...messages import Message, Part, ToolCall
 from ..base import ModelResponse, ModelSettings, StreamItem, TextDelta, ToolCallDelta, usage_of
 from ..paid import paying
 from .choice import call_prefix
-from .coverage import RequestValue, unused_values
+from .coverage import RequestValue, request_values, unused_values
 
 #: The ``ModelSettings.extra`` key that turns the further-calls request on or off per request.
 FURTHER_CALLS = "further_calls"
@@ -78,8 +79,36 @@ def further_history(messages: Sequence[Message], reply: Message,
     (they still do, in the system prompt): told that, the 1.5B answered ``[]`` on four of
     the five BFCL dev entries that needed more calls (bench/runs/2026-12-05/bfcl-count/)."""
     values = ", ".join(v.text for v in left)
+    request, _ = _request(messages)
+    unmet = "".join(f"\n- {s}" for s in holding(request, left))
+    told = f" Not called for yet:{unmet}\n" if unmet else " "
     return [*messages, Message("assistant", list(reply.tool_calls)),
-            Message.user(f"These calls leave out {values} from the request. {asked}")]
+            Message.user(f"These calls leave out {values} from the request.{told}{asked}")]
+
+
+#: Where a request's sentence ends: ``.``, ``!`` or ``?`` before white space (not the point of
+#: ``0.02`` or ``e.g.x``), ``;``, or a line break.
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+#: At most this many sentences are quoted, each cut to this many characters.
+_QUOTED_SENTENCES, _SENTENCE_CHARS = 4, 240
+
+
+def holding(request: str, left: Sequence[RequestValue]) -> list[str]:
+    """The sentences of a request of several sentences whose values are all left out, as
+    written: what no call has begun, in the request's own words ("Secondly, ... I need to
+    book 3 tickets for the concert.") rather than as bare values ("3"). A sentence one of
+    whose values a call carries is under way, and one with no values asks for nothing
+    checkable. ``[]`` where the request is one sentence (quoting it adds nothing) or every
+    sentence would be quoted."""
+    sentences = [s.strip() for s in _SENTENCE.split(request.strip()) if s.strip()]
+    if len(sentences) < 2:
+        return []
+    out = set(left)
+    kept = [s for s in sentences if (values := request_values(s)) and set(values) <= out]
+    if len(kept) == len(sentences):
+        return []
+    return [s if len(s) <= _SENTENCE_CHARS else s[:_SENTENCE_CHARS] + "..."
+            for s in kept[:_QUOTED_SENTENCES]]
 
 
 def further_settings(settings: ModelSettings) -> ModelSettings:
