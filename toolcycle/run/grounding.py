@@ -53,7 +53,7 @@ from .call_figures import small
 from .figures import FIGURE, figure_key, is_shown_sum
 from .provenance import calls_of, figures_of, request_of
 from .said_missing import said_missing
-from .sources import Sources, Unfounded, sources_of
+from .sources import Sources, sources_of
 from .state import RunState
 from .units import read_unit
 from .unlike_sum import sum_that_would_work
@@ -130,18 +130,14 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
             errors.append(f"`{left.tool}` was given {', '.join(left.figures[:_SHOWN])}, which "
                           "no tool result and not the request hold, so its result is no "
                           "source: first call the tools that give those figures"
-                          f"{_would_take(state, left)}")
+                          # the call that would work: as many figures as it was given in
+                          # all, its found half included (`add(555.78, 486.03)`, the second
+                          # from nowhere, may be a sum of other figures altogether)
+                          f"{taken_by(state, left.tool, left.given)}")
     errors.extend(_undated(sources)[:_SHOWN])
     if (stopped := unused_handle(state)) is not None:
         errors.append(stopped)
     return ValidationProblem(errors, "grounding", "UNGROUNDED")
-
-
-def _would_take(state: RunState, left: Unfounded) -> str:
-    """The call that would work in place of ``left``'s: as many figures as it was given in
-    all, the found half of it included (``add(555.78, 486.03)``, the second from nowhere,
-    is half a right call, and the sum wanted may be of other figures altogether)."""
-    return taken_by(state, left.tool, left.given)
 
 
 def may_check(state: RunState, validator: str) -> bool:

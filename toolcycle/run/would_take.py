@@ -14,9 +14,10 @@ better than a rule it is told, so the message ends with that call where the run 
 - any other tool takes the figures of the fields the request names ("the capacity of A
   and B added up": ``capacity``).
 
-Said only where the figures found are as many as the figures the call made up (one weight
-for one made-up weight, two capacities for the two of an ``add``): where the results hold
-more, the run cannot tell which the call meant, and says nothing more than before.
+Said only where the figures found are as many as the figures the call was given (one weight
+for one made-up weight, two capacities for the two of an ``add``, one of them found or not):
+where the results hold more, the run cannot tell which the call meant, and says nothing more
+than before.
 """
 
 from __future__ import annotations
@@ -32,30 +33,30 @@ from .units import name_units, named_units, one_kind
 _MOST = 4
 
 
-def taken_by(state: RunState, tool: str, made_up: int) -> str:
+def taken_by(state: RunState, tool: str, given: int) -> str:
     """:func:`would_take` over the run's own request, calls and results."""
     calls = calls_of(state)
     figures = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
     described = next((d.description for d in state.setup.settings.tools if d.name == tool), "")
-    return would_take(tool, described, made_up, request_of(state), figures)
+    return would_take(tool, described, given, request_of(state), figures)
 
 
-def would_take(tool: str, description: str, made_up: int, request: str,
+def would_take(tool: str, description: str, given: int, request: str,
                figures: Sequence[Figure]) -> str:
     """``"; what would work: `tool` with 387.4, the `weight_kg` `exhibit_info` gave"`` for a
-    call to ``tool`` (its ``description``) that was given ``made_up`` figures no source
-    held, where the calls' results (``figures``) hold exactly as many figures it would
-    take; ``""`` where they do not."""
-    if made_up < 1 or made_up > _MOST:
+    call to ``tool`` (its ``description``) that was given ``given`` figures, some or all of
+    them from nowhere, where the calls' results (``figures``) hold exactly as many figures
+    it would take; ``""`` where they do not."""
+    if given < 1 or given > _MOST:
         return ""
     taken = _taken(tool, description, request, figures)
     values = list(dict.fromkeys(f.value for f in taken))
-    if len(values) != made_up:
+    if len(values) != given:
         return ""
     first = {v: next(f for f in taken if f.value == v) for v in values}
-    given = " and ".join(written(v) for v in values)
+    shown = " and ".join(written(v) for v in values)
     origins = ", ".join(dict.fromkeys(f"the `{f.key}` `{f.tool}` gave" for f in first.values()))
-    return f"; what would work: `{tool}` with {given}, {origins}"
+    return f"; what would work: `{tool}` with {shown}, {origins}"
 
 
 def _taken(tool: str, description: str, request: str,
