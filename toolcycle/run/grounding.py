@@ -49,6 +49,7 @@ from typing import Any
 from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
+from .asked_total import asked_total, is_total
 from .call_figures import small
 from .figures import FIGURE, figure_key, is_shown_sum
 from .provenance import calls_of, figures_of, request_of
@@ -104,15 +105,15 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if holds_nothing(answer):
         return ValidationProblem([EMPTY_ANSWER], "grounding", "UNGROUNDED")
     sources = sources_of(state)
-    unsupported = unsupported_claims(answer_text(answer), sources.text, sources.countable,
-                                     sources.listed)
+    unsupported = _unsupported(state, answer_text(answer), sources)
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND, *_undated(sources)], "grounding",
                                  "UNGROUNDED")
     if not unsupported:
         # (second looks, not verdicts: run_status reads neither)
-        left_out = unused(state, answer_text(answer))
-        if left_out:
+        text = answer_text(answer)
+        left_out = unused(state, text)
+        if left_out and not any(is_total(f, _asked_total(state)) for f in FIGURE.findall(text)):
             return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS")
         stopped = unused_handle(state)  # an id a lookup gave that no call used
         return ValidationProblem([stopped], "grounding", "UNUSED_RESULTS") if stopped else None
@@ -204,7 +205,7 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
         return "ungrounded"
     sources = sources_of(state)
     text = answer_text(as_data(output))
-    if unsupported_claims(text, sources.text, sources.countable, sources.listed) or (
+    if _unsupported(state, text, sources) or (
             _nothing_found(state, sources)) or said_missing(state, text) is not None:
         return "ungrounded"
     return status
@@ -257,6 +258,24 @@ def _nothing_found(state: RunState, sources: Sources) -> bool:
     ``success``."""
     return sources.found == 0 and (sources.fell_through or any(
         left.dates for left in sources.unfounded) or bool(state.trace.trace.error_observations()))
+
+
+def _unsupported(state: RunState, text: str, sources: Sources) -> list[str]:
+    """:func:`unsupported_claims` of the run's answer, less the total the request asks for
+    where the run read each listed record (:func:`.asked_total.asked_total`): the model's
+    own sum of what the tools gave, as the request asked (the answer that states it uses
+    what the tools found, too: no second look, :func:`.unused_results.unused`)."""
+    unsupported = unsupported_claims(text, sources.text, sources.countable, sources.listed)
+    if not any(any(c.isdigit() for c in item) for item in unsupported):
+        return unsupported
+    total = _asked_total(state)
+    return [item for item in unsupported if not is_total(item, total)]
+
+
+def _asked_total(state: RunState) -> float | None:
+    calls = calls_of(state)
+    return asked_total(request_of(state), calls,
+                       [f for index, call in enumerate(calls) for f in figures_of(call, index)])
 
 
 def unsupported_claims(answer: str, sources: str, countable: bool = True,
