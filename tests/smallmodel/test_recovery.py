@@ -153,6 +153,16 @@ def test_a_name_rewritten_from_the_request_gets_the_requests_spelling() -> None:
     assert seen[1] == "SKU-3310"
 
 
+def test_a_name_written_as_one_word_gets_the_requests_spelling() -> None:
+    """Seen on the 1.5B (held-out 6815): ``venue_id_by_name(name="bluehall")`` for "Blue
+    Hall", three times, then an answer with a made-up figure."""
+    seen = _product_observations(
+        [call("find_product", {"name": "yogamat"}), call("find_product", {"name": "Yoga mat"})],
+        "In which warehouse is the Yoga mat stocked?")
+    assert "`name` 'yogamat' is not how the request writes it: try 'Yoga mat'" in seen[0]
+    assert seen[1] == "SKU-3310"
+
+
 @pytest.mark.parametrize("value", ["Yoga mat", "rowing machine", "", "x" * 100_000])
 def test_no_spelling_advice_for_a_value_written_as_asked_or_not_asked(value: str) -> None:
     seen = _product_observations([call("find_product", {"name": value})],

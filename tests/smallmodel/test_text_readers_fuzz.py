@@ -184,14 +184,16 @@ def test_what_was_looked_up_is_read_from_any_run(lookups: list[tuple[str, str]],
     lambda a, b, words: f"{words} {a} and {b}?", _NAME, _NAME, st.text(max_size=40))))
 def test_names_a_failed_lookup_is_told_are_names_the_request_gives(value: str,
                                                                    request: str) -> None:
-    """What recovery tells a failed lookup by name (toolcycle/run/recovery.py): the whole
-    name holding the value, or the several names the value holds, each written in the
-    request, from any text."""
-    from toolcycle.run.recovery import _names_in, _whole_name
+    """What recovery tells a failed lookup by name (toolcycle/run/request_spelling.py): the
+    request's own spelling, the whole name holding the value, or the several names the value
+    holds, each written in the request, from any text."""
+    from toolcycle.run.request_spelling import names_in_value, request_spelling, whole_name
 
-    whole = _whole_name(value, request)
+    whole = whole_name(value, request)
     assert whole is None or whole in request
-    assert all(name in request for name in _names_in(value, request))
+    assert all(name in request for name in names_in_value(value, request))
+    spelled = request_spelling(value, request)
+    assert spelled is None or spelled in request
 
 
 @settings(max_examples=300, deadline=None)

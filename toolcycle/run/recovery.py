@@ -33,8 +33,9 @@ from ..datetimes import (
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
-from ..words import HANDLE_WORDS, name_phrases, says
+from ..words import HANDLE_WORDS, says
 from .handles import handle_given
+from .request_spelling import names_in_value, request_spelling, whole_name
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -45,7 +46,6 @@ _QUOTED = 120
 #: The most characters of a tool's error read for a format it states (its first lines).
 _ERROR_READ = 400
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_PLAIN = re.compile(r"[^\W_]+")
 
 
 def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id: str,
@@ -306,10 +306,10 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             continue
         givers = producers(state, own, name)
         if not givers:
-            spelled = _request_spelling(value, request) if isinstance(value, str) else None
-            whole = _whole_name(spelled or str(value), request) if isinstance(value, str) \
+            spelled = request_spelling(value, request) if isinstance(value, str) else None
+            whole = whole_name(spelled or str(value), request) if isinstance(value, str) \
                 else None
-            several = _names_in(str(value), request) if isinstance(value, str) else []
+            several = names_in_value(str(value), request) if isinstance(value, str) else []
             if len(several) >= 2:
                 each = ", then ".join(bounded_repr(n)[:_QUOTED] for n in several[:3])
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds {len(several)} names the "
@@ -351,57 +351,6 @@ def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_
     if latest is None or not example:
         return None
     return f"`{own}` worked earlier with {bounded_repr(latest.args)[:_QUOTED * 2]}"
-
-
-def _request_spelling(value: str, request: str) -> str | None:
-    """The request's own spelling of ``value`` where the model rewrote it: the same words in
-    the same order, in another case or with other separators (``YOGA-MAT`` for "the yoga
-    mat", ``aiko_tanaka`` for "Aiko Tanaka"). ``None`` when the value is written as the
-    request writes it, or the request does not hold its words.
-
-    Why: a lookup by name matches the name as stored, and the words the user wrote are the
-    best guess at it; told only ``no product called YOGA-MAT``, the 1.5B concluded "the yoga
-    mat is not in stock" (issue 68, the first-hour agents)."""
-    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
-    if not wanted or value in request:
-        return None
-    tokens = list(_PLAIN.finditer(request))
-    lowered = [t.group().lower() for t in tokens]
-    size = len(wanted)
-    for start in range(len(tokens) - size + 1):
-        if lowered[start:start + size] == wanted:
-            return request[tokens[start].start():tokens[start + size - 1].end()]
-    return None
-
-
-def _names_in(value: str, request: str) -> list[str]:
-    """The names the request gives (:func:`~toolcycle.words.name_phrases`) that ``value``
-    holds as whole words, in the request's order.
-
-    Why: asked about "Maren and Sea Fox added together", the 1.5B looked up one ship named
-    "Maren and Sea Fox", read that there is none, and answered with a made-up sum; a lookup
-    by name finds one thing at a time."""
-    return [phrase for phrase in name_phrases(request[-_ERROR_READ:])
-            if says(value[:_QUOTED], phrase)]
-
-
-def _whole_name(value: str, request: str) -> str | None:
-    """The name the request gives (:func:`~toolcycle.words.name_phrases`) that holds
-    ``value``'s words and more ("Rack Amber" for ``Amber``), or ``None``.
-
-    Why: a lookup by name matches the whole name as stored; the 1.5B passed "Amber" for
-    "Name the technician of Rack Amber.", read "no server rack named 'Amber'", and called
-    the same two tools with "Amber" until the loop guard ended the run."""
-    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
-    size = len(wanted)
-    if not size:
-        return None
-    for phrase in name_phrases(request[-_ERROR_READ:]):
-        words = [w.lower() for w in _PLAIN.findall(phrase)]
-        if len(words) > size and any(words[i:i + size] == wanted
-                                     for i in range(len(words) - size + 1)):
-            return phrase
-    return None
 
 
 def _fits(field: dict[str, Any], value: Any) -> bool:

@@ -1,0 +1,85 @@
+"""How the request writes a value the model rewrote: for a failed call's "What would work"
+(:mod:`.recovery`).
+
+A lookup by name matches the name as stored, and the request's words are the best guess at
+it. A small model rewrites them (``YOGA-MAT``, ``bluehall``), passes part of a name
+(``Amber`` for "Rack Amber"), or several names in one value ("Maren and Sea Fox"); each
+helper here finds the request's own writing for one of those.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..words import name_phrases, says
+
+#: How much of a value is read, and of the request's end (names are read there).
+_QUOTED = 120
+_ERROR_READ = 400
+_PLAIN = re.compile(r"[^\W_]+")
+
+#: Words of the request a value written as one word may have joined, at most.
+_JOINED_MOST = 6
+
+
+def request_spelling(value: str, request: str) -> str | None:
+    """The request's own spelling of ``value`` where the model rewrote it: the same words in
+    the same order, in another case or with other separators or none (``YOGA-MAT`` for "the
+    yoga mat", ``aiko_tanaka`` for "Aiko Tanaka", ``bluehall`` for "Blue Hall"). ``None``
+    when the value is written as the request writes it, or the request does not hold its
+    words.
+
+    Why: a lookup by name matches the name as stored, and the words the user wrote are the
+    best guess at it; told only ``no product called YOGA-MAT``, the 1.5B concluded "the yoga
+    mat is not in stock" (issue 68, the first-hour agents)."""
+    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    if not wanted or value in request:
+        return None
+    tokens = list(_PLAIN.finditer(request))
+    lowered = [t.group().lower() for t in tokens]
+    size = len(wanted)
+    for start in range(len(tokens) - size + 1):
+        if lowered[start:start + size] == wanted:
+            return request[tokens[start].start():tokens[start + size - 1].end()]
+    # the words run together (``bluehall`` for "Blue Hall": seen on the 1.5B, held-out
+    # 6815, looked up three times, then answered with a made-up figure)
+    joined = "".join(wanted)
+    for start in range(len(tokens)):
+        run = ""
+        for end in range(start, min(start + _JOINED_MOST, len(tokens))):
+            run += lowered[end]
+            if run == joined and end > start:
+                return request[tokens[start].start():tokens[end].end()]
+            if len(run) >= len(joined):
+                break
+    return None
+
+
+def names_in_value(value: str, request: str) -> list[str]:
+    """The names the request gives (:func:`~toolcycle.words.name_phrases`) that ``value``
+    holds as whole words, in the request's order.
+
+    Why: asked about "Maren and Sea Fox added together", the 1.5B looked up one ship named
+    "Maren and Sea Fox", read that there is none, and answered with a made-up sum; a lookup
+    by name finds one thing at a time."""
+    return [phrase for phrase in name_phrases(request[-_ERROR_READ:])
+            if says(value[:_QUOTED], phrase)]
+
+
+def whole_name(value: str, request: str) -> str | None:
+    """The name the request gives (:func:`~toolcycle.words.name_phrases`) that holds
+    ``value``'s words and more ("Rack Amber" for ``Amber``), or ``None``.
+
+    Why: a lookup by name matches the whole name as stored; the 1.5B passed "Amber" for
+    "Name the technician of Rack Amber.", read "no server rack named 'Amber'", and called
+    the same two tools with "Amber" until the loop guard ended the run."""
+    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    size = len(wanted)
+    if not size:
+        return None
+    for phrase in name_phrases(request[-_ERROR_READ:]):
+        words = [w.lower() for w in _PLAIN.findall(phrase)]
+        if len(words) > size and any(words[i:i + size] == wanted
+                                     for i in range(len(words) - size + 1)):
+            return phrase
+    return None
