@@ -65,3 +65,20 @@ def test_calls_run_together_do_not_read_each_others_results() -> None:
     # detail call fails is timing: the advice must not depend on it
     errors = _errors([CHAIN], parallel=True)
     assert all("`find_book` can give it" in e and "gave" not in e for e in errors)
+
+
+def test_a_rewritten_name_passed_as_an_id_is_told_the_lookup_with_the_requests_spelling() -> None:
+    """Seen on the 1.5B (held-out 6816): ``field_details(field_id="brook_plot")`` for "Brook
+    Plot", told only that the id "appears in no tool result or in the request", passed the
+    rewritten name to the detail tool again and again until the loop guard ended the run."""
+    errors = _errors([call("book_info", {"id": "salt_roads"})])
+    assert ("`id` 'salt_roads' is the request's 'Salt Roads' rewritten, not from a tool "
+            "result; `find_book` can give it: call it with 'Salt Roads'") in errors[0]
+
+
+def test_the_same_rewritten_name_failing_twice_makes_the_next_turn_look_it_up() -> None:
+    wrong = call("book_info", {"id": "salt_roads"})
+    agent = Agent(ScriptedModel([wrong, wrong, CHAIN[0], *["done"] * 3]),
+                  tools=[find_book, book_info], grounding=True, limits=Limits(max_iterations=6))
+    result = agent.run_sync("How many pages does Salt Roads have?")
+    assert [s.tool_choice for s in result.trace.steps][:3] == [None, None, "find_book"]

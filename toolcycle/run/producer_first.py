@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
 from .recovery import producers
+from .request_spelling import request_spelling
 from .state import RunState
 
 
@@ -43,8 +44,9 @@ def producer_first(state: RunState) -> str | None:
                    if earlier.iteration < last):
             continue
         for name, value in (record.args or {}).items():
-            if not isinstance(value, str) or not value or value not in request:
-                continue
+            if not isinstance(value, str) or not value or (
+                    value not in request and request_spelling(value, request) is None):
+                continue  # (a name the request writes, as written or rewritten: brook_plot)
             for tool in producers(state, record.name, name):
                 if tool in offered and tool not in forced:
                     return tool

@@ -321,16 +321,27 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is not how the request "
                        f"writes it: try {bounded_repr(spelled)[:_QUOTED]}")
             continue
+        # a name the request writes, rewritten (``brook_plot`` for "Brook Plot"): the lookup
+        # takes it as the request writes it (seen on the 1.5B, held-out 6816: the rewritten
+        # name passed to the detail tool and to the lookup in turn, until the loop guard)
+        spelled = (request_spelling(value, request)
+                   if isinstance(value, str) and value not in request else None)
         where = ("is taken from the request, not from a tool result" if str(value) in request
+                 else f"is the request's {bounded_repr(spelled)[:_QUOTED]} rewritten, not from "
+                 "a tool result" if spelled is not None
                  else "appears in no tool result or in the request")
-        if (found := handle_given(state, givers, str(value), this_turn=alone)) is not None:
+        if (found := handle_given(state, givers, spelled or str(value),
+                                  this_turn=alone)) is not None:
             # the lookup was made, even in this very reply: the id is what would work
             giver, handle = found
             yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; `{giver}` gave "
                    f"{bounded_repr(handle)} for it: call `{own}` with `{name}` "
                    f"{bounded_repr(handle)}")
             continue
-        yield f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(givers)} can give it"
+        how = (f": call it with {bounded_repr(spelled)[:_QUOTED]}"
+               if spelled is not None and len(givers) == 1 else "")
+        yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(givers)} can give "
+               f"it{how}")
 
 
 def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_id: str,
