@@ -16,8 +16,9 @@ HERE = Path(__file__).parent
 
 
 def rows(name: str) -> dict[str, dict]:
-    return {json.loads(l)["id"]: json.loads(l) for l in (HERE / name).read_text().splitlines()
-            if l.strip()}
+    return {json.loads(line)["id"]: json.loads(line)
+            for line in (HERE / name).read_text().splitlines()
+            if line.strip()}
 
 
 base, new = rows("dev-base.jsonl"), rows("dev-new.jsonl")
