@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from .._safe_text import terminal_safe
@@ -58,13 +59,34 @@ def _serve(args: argparse.Namespace) -> int:
     server = None if address is None else http_server(agent, *address)
     where = ("stdin/stdout" if address is None
              else f"http://{_host_in_url(address[0])}:{address[1]}/mcp")
-    print(terminal_safe(f"toolcycle mcp serve: {agent.name!r} ({len(agent.tools)} tool(s) and "
-                        f"the agent) over MCP on {where}; Ctrl-C stops"), file=sys.stderr)
-    if server is None:  # Ctrl-C ends the command with status 130 (toolcycle.cli.main)
-        asyncio.run(serve_stdio(agent))
-    else:
-        asyncio.run(run_http_server(agent, server))
+    said = terminal_safe(f"toolcycle mcp serve: {agent.name!r} ({len(agent.tools)} tool(s) "
+                         f"and the agent) over MCP on {where}; Ctrl-C stops")
+    # Ctrl-C ends the command with status 130 (toolcycle.cli.main)
+    _serve_until_stopped(said, (lambda: serve_stdio(agent)) if server is None
+                         else (lambda: run_http_server(agent, server)))
     return 0
+
+
+def _serve_until_stopped(said: str, serve: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Say ``said`` once the event loop exists, then run ``serve()`` on it.
+
+    Why the loop first: a Ctrl-C that came while ``asyncio.run`` was still building its loop
+    (just after the line a user, or a test, waits for) interrupted the loop's constructor,
+    and the half-built loop printed a traceback as it was collected, beside a warning that the
+    server's coroutine was never awaited. Built before the line, the loop is whole whenever
+    the interrupt comes; the coroutine is made inside the guarded block and closed if it
+    never ran."""
+    with asyncio.Runner() as runner:
+        runner.get_loop()
+        print(said, file=sys.stderr)
+        main = None
+        try:
+            main = serve()
+            runner.run(main)
+        except BaseException:
+            if main is not None:
+                main.close()  # (never started: closed here, not warned about when collected)
+            raise
 
 
 def _host_in_url(host: str) -> str:
