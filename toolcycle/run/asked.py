@@ -56,10 +56,10 @@ from .provenance import (
     Call,
     Figure,
     added_up,
+    all_figures,
     calls_of,
     conversion_of,
     converts_to,
-    figures_of,
     made_by,
     norm,
     number,
@@ -180,7 +180,7 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
     conversion checks speak only when no figure of the answer is in a unit the request asks
     for (the unit check), or none is a tool's figure as it gave it (the conversion check):
     "3.0 mm of rain, 35.78°F" answers the rain question with an extra conversion."""
-    figures = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
+    figures = all_figures(calls)
     text = grounding.answer_text(answer)[:_READ]
     stated = {v: unit for written, unit in stated_units(text)
               if (v := norm(written)) is not None}

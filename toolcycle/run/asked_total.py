@@ -26,10 +26,34 @@ from ..words import TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
 from .provenance import Call, Figure
-from .units import field_unit, named_units
+from .units import Unit, field_unit, named_units
 
 #: How much of the request is read (its end: the prompt comes last).
 _READ = 20_000
+
+
+def named_key(words: set[str], figures: Sequence[Figure]) -> str | None:
+    """The one field of the results the request's ``words`` name, or ``None`` (none, or
+    several)."""
+    keys = list(dict.fromkeys(f.key for f in figures if f.key and named_field(f.key, words)))
+    return keys[0] if len(keys) == 1 else None
+
+
+def total_records(request: str, words: set[str], key: str, asked: Sequence[Unit],
+                  calls: Sequence[Call], figures: Sequence[Figure]) -> dict[str, float] | None:
+    """Each listed thing's ``key`` figure, where the request (``words``, its words) asks
+    for their total in words, the run read each one's record, and the request asks for no
+    other unit of the field's kind (``asked``: the records' sum would be in the wrong one);
+    else ``None``. What a total over the things named reads, for the sum that would work
+    (:mod:`.unlike_sum`) and for the total asked (:func:`asked_total`)."""
+    if not roots(TOTAL_WORDS) & words:
+        return None
+    recorded = field_unit(key)
+    if recorded is not None and any(u.dimension == recorded.dimension
+                                    and u.name != recorded.name for u in asked):
+        return None
+    found = records_of(names_in(request), key, calls, figures)
+    return found if len(found) >= 2 and listed(request, list(found)) else None
 
 
 def asked_total(request: str, calls: Sequence[Call], figures: Sequence[Figure]) -> float | None:
@@ -37,19 +61,10 @@ def asked_total(request: str, calls: Sequence[Call], figures: Sequence[Figure]) 
     for that total (see the module docstring); else ``None``."""
     text = request[-_READ:]
     words = request_words(text)
-    if not roots(TOTAL_WORDS) & words:
-        return None
-    keys = list(dict.fromkeys(f.key for f in figures if f.key and named_field(f.key, words)))
-    if len(keys) != 1:
-        return None
-    recorded = field_unit(keys[0])
-    if recorded is not None and any(u.dimension == recorded.dimension
-                                    and u.name != recorded.name for u in named_units(text)):
-        return None
-    found = records_of(names_in(text), keys[0], calls, figures)
-    if len(found) < 2 or not listed(text, list(found)):
-        return None
-    return math.fsum(found.values())
+    key = named_key(words, figures)
+    found = None if key is None else total_records(text, words, key, named_units(text), calls,
+                                                   figures)
+    return None if found is None else math.fsum(found.values())
 
 
 def is_total(written: str, total: float | None) -> bool:

@@ -52,7 +52,7 @@ from ..status import RunStatus, returned_status
 from .asked_total import asked_total, is_total
 from .call_figures import small
 from .figures import FIGURE, figure_key, is_shown_sum
-from .provenance import calls_of, figures_of, request_of
+from .provenance import all_figures, calls_of, request_of
 from .said_missing import said_missing
 from .sources import Sources, sources_of
 from .state import RunState
@@ -105,26 +105,26 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if holds_nothing(answer):
         return ValidationProblem([EMPTY_ANSWER], "grounding", "UNGROUNDED")
     sources = sources_of(state)
-    unsupported = _unsupported(state, answer_text(answer), sources)
+    text = answer_text(answer)
+    request, calls = request_of(state), calls_of(state)
+    found = all_figures(calls)
+    total = asked_total(request, calls, found)
+    unsupported = _unsupported(text, sources, total)
     if not unsupported and _nothing_found(state, sources):
         return ValidationProblem([NOTHING_FOUND, *_undated(sources)], "grounding",
                                  "UNGROUNDED")
     if not unsupported:
         # (second looks, not verdicts: run_status reads neither)
-        text = answer_text(answer)
         left_out = unused(state, text)
-        if left_out and not any(is_total(f, _asked_total(state)) for f in FIGURE.findall(text)):
+        if left_out and not any(is_total(f, total) for f in FIGURE.findall(text)):
             return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS")
         stopped = unused_handle(state)  # an id a lookup gave that no call used
         return ValidationProblem([stopped], "grounding", "UNUSED_RESULTS") if stopped else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
-    calls = calls_of(state)
-    found = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
               "the request: call a tool that gives them, or answer only from what you have"
-              + sum_that_would_work(request_of(state), calls, found,
-                                    state.setup.settings.tools)]
+              + sum_that_would_work(request, calls, found, state.setup.settings.tools)]
     for left in sources.unfounded:
         if left.figures and any(item in left.result for item in unsupported) \
                 and len(errors) <= _SHOWN:
@@ -134,7 +134,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
                           # the call that would work: as many figures as it was given in
                           # all, its found half included (`add(555.78, 486.03)`, the second
                           # from nowhere, may be a sum of other figures altogether)
-                          f"{taken_by(state, left.tool, left.given)}")
+                          f"{taken_by(state, left.tool, left.given, found)}")
     errors.extend(_undated(sources)[:_SHOWN])
     if (stopped := unused_handle(state)) is not None:
         errors.append(stopped)
@@ -205,7 +205,8 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
         return "ungrounded"
     sources = sources_of(state)
     text = answer_text(as_data(output))
-    if _unsupported(state, text, sources) or (
+    calls = calls_of(state)
+    if _unsupported(text, sources, asked_total(request_of(state), calls, all_figures(calls))) or (
             _nothing_found(state, sources)) or said_missing(state, text) is not None:
         return "ungrounded"
     return status
@@ -260,22 +261,13 @@ def _nothing_found(state: RunState, sources: Sources) -> bool:
         left.dates for left in sources.unfounded) or bool(state.trace.trace.error_observations()))
 
 
-def _unsupported(state: RunState, text: str, sources: Sources) -> list[str]:
+def _unsupported(text: str, sources: Sources, total: float | None) -> list[str]:
     """:func:`unsupported_claims` of the run's answer, less the total the request asks for
-    where the run read each listed record (:func:`.asked_total.asked_total`): the model's
-    own sum of what the tools gave, as the request asked (the answer that states it uses
-    what the tools found, too: no second look, :func:`.unused_results.unused`)."""
+    where the run read each listed record (``total``: :func:`.asked_total.asked_total`): the
+    model's own sum of what the tools gave, as the request asked (the answer that states it
+    uses what the tools found, too: no second look, :func:`.unused_results.unused`)."""
     unsupported = unsupported_claims(text, sources.text, sources.countable, sources.listed)
-    if not any(any(c.isdigit() for c in item) for item in unsupported):
-        return unsupported
-    total = _asked_total(state)
     return [item for item in unsupported if not is_total(item, total)]
-
-
-def _asked_total(state: RunState) -> float | None:
-    calls = calls_of(state)
-    return asked_total(request_of(state), calls,
-                       [f for index, call in enumerate(calls) for f in figures_of(call, index)])
 
 
 def unsupported_claims(answer: str, sources: str, countable: bool = True,

@@ -155,6 +155,11 @@ def figures_of(call: Call, index: int) -> list[Figure]:
     return found
 
 
+def all_figures(calls: Sequence[Call]) -> list[Figure]:
+    """The figures every call's result holds (:func:`figures_of`), in call order."""
+    return [f for index, call in enumerate(calls) for f in figures_of(call, index)]
+
+
 def keyed_leaves(data: Any, most: int = 5000) -> Iterator[tuple[str, Any]]:
     """The leaves of a JSON value with the field each is under (``""`` at the top; a list's
     items under its field), at most ``most`` of them: tool output is untrusted."""

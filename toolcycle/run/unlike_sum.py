@@ -34,11 +34,12 @@ from collections.abc import Sequence
 
 from ..limits import RepeatGuard
 from ..tools import ToolDefinition
-from ..words import COUNT_WORDS, TOTAL_WORDS, roots
+from ..words import COUNT_WORDS
 from .asked_field import named_field, request_words
-from .looked_up import listed, names_in, records_of
+from .asked_total import named_key, total_records
+from .looked_up import names_in, records_of
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
-from .units import Unit, field_unit, named_units
+from .units import Unit, named_units
 from .unreadable_arguments import adding_tools
 
 _WORDS_READ = 20_000
@@ -102,39 +103,39 @@ def sum_that_would_work(request: str, calls: Sequence[Call], figures: Sequence[F
     of Northern Star and Maren", it read both ships' records and answered "200" twice,
     told only that 200 had no source."""
     adders = adding_tools(tools)
-    words = request_words(request[-_WORDS_READ:])
-    keys = list(dict.fromkeys(f.key for f in figures if f.key and named_field(f.key, words)))
-    if len(adders) != 1 or len(keys) != 1:
+    text = request[-_WORDS_READ:]
+    words = request_words(text)
+    key = named_key(words, figures)
+    if len(adders) != 1 or key is None:
         return ""
-    said = _would_work(request[-_WORDS_READ:], words, named_units(request[-_WORDS_READ:]),
-                       keys[0], adders[0], calls, figures)
-    return said if said.startswith("; what would work") else ""
+    found = total_records(text, words, key, named_units(text), calls, figures)
+    return "" if found is None else _sum_of(adders[0], key, found)
 
 
 def _would_work(request: str, words: set[str], asked: Sequence[Unit], key: str, adder: str,
                 calls: Sequence[Call], figures: Sequence[Figure]) -> str:
     """The sum that would answer, where the run has read the record of each thing the
-    request lists (:func:`.looked_up.records_of`) and the field asked about is plain (``key``):
-    a small model follows a call it is shown better than a rule it is told (seen on the 1.5B,
-    held-out seed 6814: told its sum held one ski lift's figure twice, it added the other
-    lift's figure to that wrong sum). The sum only where the request asks for a total in
-    words (:data:`~toolcycle.words.TOTAL_WORDS`: a difference or a ratio over the same two
-    things is no sum to suggest), and not where it asks for another unit of the field's
-    kind (``asked``: the records' sum would be in the wrong one). Where one thing's record
-    is plain, its figure; else nothing."""
-    found = records_of(names_in(request), key, calls, figures)
-    recorded = field_unit(key)
-    other_unit = recorded is not None and any(
-        u.dimension == recorded.dimension and u.name != recorded.name for u in asked)
-    if (len(found) >= 2 and roots(TOTAL_WORDS) & words and not other_unit
-            and listed(request, list(found))):
-        figures_found = _joined([written(value) for value in found.values()])
-        things = " and ".join(repr(name) for name in found)
-        return f"; what would work: `{adder}` over {figures_found}, the `{key}` of {things}"
-    if len(found) == 1:
-        name, value = next(iter(found.items()))
+    request lists and the field asked about is plain (``key``;
+    :func:`.asked_total.total_records` says when): a small model follows a call it is shown
+    better than a rule it is told (seen on the 1.5B, held-out seed 6814: told its sum held
+    one ski lift's figure twice, it added the other lift's figure to that wrong sum). Not
+    where the request asks for no total in words (a difference or a ratio over the same two
+    things is no sum to suggest) or for another unit of the field's kind. Where one thing's
+    record is plain, its figure; else nothing."""
+    found = total_records(request, words, key, asked, calls, figures)
+    if found is not None:
+        return _sum_of(adder, key, found)
+    read = records_of(names_in(request), key, calls, figures)
+    if len(read) == 1:
+        name, value = next(iter(read.items()))
         return f"; the `{key}` of {name!r} is {written(value)}"
     return ""
+
+
+def _sum_of(adder: str, key: str, found: dict[str, float]) -> str:
+    figures_found = _joined([written(value) for value in found.values()])
+    things = " and ".join(repr(name) for name in found)
+    return f"; what would work: `{adder}` over {figures_found}, the `{key}` of {things}"
 
 
 def _parts(made: int, calls: Sequence[Call], figures: Sequence[Figure]) -> list[Part]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .asked_field import named_field, request_words
-from .provenance import Figure, calls_of, figures_of, request_of, written
+from .provenance import Figure, all_figures, calls_of, request_of, written
 from .state import RunState
 from .units import name_units, named_units, one_kind
 
@@ -33,10 +33,12 @@ from .units import name_units, named_units, one_kind
 _MOST = 4
 
 
-def taken_by(state: RunState, tool: str, given: int) -> str:
-    """:func:`would_take` over the run's own request, calls and results."""
-    calls = calls_of(state)
-    figures = [f for index, call in enumerate(calls) for f in figures_of(call, index)]
+def taken_by(state: RunState, tool: str, given: int,
+             figures: Sequence[Figure] | None = None) -> str:
+    """:func:`would_take` over the run's own request and results (``figures``, where the
+    caller has read them already: :func:`.provenance.all_figures` of the run's calls)."""
+    if figures is None:
+        figures = all_figures(calls_of(state))
     described = next((d.description for d in state.setup.settings.tools if d.name == tool), "")
     return would_take(tool, described, given, request_of(state), figures)
 
