@@ -167,12 +167,8 @@ postgres-stop:
 # ours, same machine, 2026-12-07).
 TEST_WORKERS ?= 3
 
-# llama.cpp's OpenMP threads spin while they wait for each other; with three workers on two
-# cores, two in-process models (2 threads each) spin against each other: 150 tokens of the
-# 1.5B took 46 s each with two processes side by side, 20-21 s with OMP_WAIT_POLICY=passive,
-# 11-14 s alone (tests/local/llama_server.py already starts its servers so; 2026-12-07).
 pytest: dev browser local mcp-servers postgres
-	OMP_WAIT_POLICY=passive $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # ruff first (seconds); then mypy beside the suite: mypy is a minute of one core, and the
 # suite leaves a core idle for longer than that while it waits on servers and subprocesses.
