@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
+from toolcycle import Limits
 from toolcycle.evals import Experiment, ExperimentReport, RunRecord, compare, read_records
 
 from .heldout import REPORT_SEED
@@ -37,8 +38,12 @@ from .suite import RIGHT, FirstHourAgent
 
 #: ``default`` leaves every option at the library's default (grounding on for local models
 #: since issue 68; the 2026-12-05 default arms ran before that, with it off).
+#: ``attempts4``: a fourth answer attempt (the checks never re-ask on the last attempt, so
+#: with three a run whose first re-ask went to an answer given before any tool result has one
+#: re-ask left over the results).
 ARMS: dict[str, dict[str, Any]] = {"default": {}, "grounding": {"grounding": True},
-                                   "no-grounding": {"grounding": False}}
+                                   "no-grounding": {"grounding": False},
+                                   "attempts4": {"limits": Limits(max_attempts=4)}}
 
 
 def agents_of(which: str, seed: int) -> tuple[FirstHourAgent, ...]:

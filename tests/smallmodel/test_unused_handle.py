@@ -95,3 +95,58 @@ def test_nothing_is_said_where_no_tool_takes_it() -> None:
 ])
 def test_a_handle_is_one_token_holding_a_digit(content: str, handle: str | None) -> None:
     assert handle_of(content) == handle
+
+
+# -- two things asked about: every id the lookup gave (an observatory, not the tanks seen) ----
+
+
+def find_telescope(name: str) -> str:
+    """The telescope_id of a telescope, by its name."""
+    return {"Orion Scope": "TS-41", "Vega Scope": "TS-88"}[name]
+
+
+def telescope_info(telescope_id: str) -> dict[str, Any]:
+    """A telescope's record: its mirror diameter in cm and its site."""
+    return {"TS-41": {"mirror_cm": 240.5, "site": "La Palma"},
+            "TS-88": {"mirror_cm": 181.25, "site": "Calar Alto"}}[telescope_id]
+
+
+def add(numbers: list[float]) -> float:
+    """The sum of the numbers."""
+    return sum(numbers)
+
+
+TWO = "Add up the mirror diameter of Orion Scope and Vega Scope."
+LOOKUPS = [call("find_telescope", {"name": "Orion Scope"}),
+           call("find_telescope", {"name": "Vega Scope"})]
+
+
+def _telescopes(script: list[Any]) -> Any:
+    agent = Agent(ScriptedModel(script), tools=[find_telescope, telescope_info, add],
+                  grounding=True)
+    return agent.run_sync(TWO)
+
+
+def test_a_sum_over_made_up_figures_does_not_hide_the_ids_left_unused() -> None:
+    """Both ids looked up, then ``add`` over figures from nowhere (refused once, run when
+    made again alone): its result read no record, so the chain is still where the lookups
+    left it, and the re-ask names both ids and the tool that takes them."""
+    made_up = call("add", {"numbers": [250, 300]})
+    right = [call("telescope_info", {"telescope_id": "TS-41"}),
+             call("telescope_info", {"telescope_id": "TS-88"}),
+             call("add", {"numbers": [240.5, 181.25]}), "Together 421.75 cm."]
+    result = _telescopes([*LOOKUPS, made_up, made_up, "Together 550 cm.", *right])
+    first = result.trace.attempts[0]
+    assert first.code == "UNGROUNDED", result.trace.render()
+    assert first.errors[-1] == (
+        "`find_telescope` gave 'TS-41' and 'TS-88', which no call has used since: "
+        "`telescope_info` takes `telescope_id`; call it with each, then answer from their "
+        "results")
+    assert (result.output, result.status) == ("Together 421.75 cm.", "success")
+
+
+def test_nothing_is_said_once_every_id_was_used() -> None:
+    result = _telescopes([*LOOKUPS, call("telescope_info", {"telescope_id": "TS-41"}),
+                          call("telescope_info", {"telescope_id": "TS-88"}),
+                          call("add", {"numbers": [240.5, 181.25]}), "Together 421.75 cm."])
+    assert result.attempts == 1 and result.status == "success", result.trace.render()

@@ -118,7 +118,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
         left_out = unused(state, text)
         if left_out and not any(is_total(f, total) for f in FIGURE.findall(text)):
             return ValidationProblem([reask(state, left_out)], "grounding", "UNUSED_RESULTS")
-        stopped = unused_handle(state)  # an id a lookup gave that no call used
+        stopped = unused_handle(state, sources)  # an id a lookup gave that no call used
         return ValidationProblem([stopped], "grounding", "UNUSED_RESULTS") if stopped else None
     shown = ", ".join(repr(item) for item in unsupported[:_SHOWN])
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
@@ -136,7 +136,7 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
                           # from nowhere, may be a sum of other figures altogether)
                           f"{taken_by(state, left.tool, left.given, found)}")
     errors.extend(_undated(sources)[:_SHOWN])
-    if (stopped := unused_handle(state)) is not None:
+    if (stopped := unused_handle(state, sources)) is not None:
         errors.append(stopped)
     return ValidationProblem(errors, "grounding", "UNGROUNDED")
 

@@ -25,14 +25,15 @@ from .state import RunState
 @dataclass(frozen=True, slots=True)
 class Unfounded:
     """A tool result that is no source: the tool, the figures and the dates its call was
-    given that no earlier source held, the result's text, and how many figures the call
-    was given in all (``figures`` is every one of them, or some)."""
+    given that no earlier source held, the result's text, how many figures the call was
+    given in all (``figures`` is every one of them, or some), and the call's id."""
 
     tool: str
     figures: tuple[str, ...]
     dates: tuple[str, ...]
     result: str
     given: int
+    call_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +125,7 @@ def sources_of(state: RunState) -> Sources:
                 undated = _unnamed_dates(given_dates, "\n".join(found)) if given_dates else ()
                 if missing or undated:
                     unfounded.append(Unfounded(part.name, missing, undated, returned,
-                                               len(given.get(part.call_id, ()))))
+                                               len(given.get(part.call_id, ())), part.call_id))
                     continue
                 results += 1
                 shape = shape_of(returned)

@@ -18,6 +18,13 @@ tools with a required parameter the tool that gave it can give
 (:mod:`.grounding`): beside an unsupported figure, and as a re-ask of its own where the
 answer is supported but the chain stopped (status unchanged, as the second look's): an
 answer may rightly be the id itself.
+
+Two things asked about are two lookups: every handle the same tool gave that no call used
+is named, not only the last. And a result that is no source (:class:`.sources.Unfounded`: a
+call over figures from nowhere) does not carry the chain on: it read no record. Seen on the
+1.5B (first-hour held-out agents, seed 6816): asked for two tanks' volumes added up, it
+looked both ids up, called ``add`` over volumes it made up, and answered that sum; the re-ask
+named the made-up figures but not the two ids, and the model repeated the same three calls.
 """
 
 from __future__ import annotations
@@ -26,17 +33,22 @@ from ..messages import ToolCall, ToolResult, bounded_repr
 from .handles import handle_of
 from .provenance import strings
 from .recovery import producers, required_of
+from .sources import Sources, sources_of
 from .state import RunState
 
 #: Tools named as taking the handle, at most.
 _SHOWN = 2
+#: Handles named, at most (the latest: a request names a few things, not dozens).
+_HANDLES = 4
 
 
-def unused_handle(state: RunState) -> str | None:
-    """The line telling the model which tool takes the id it left unused, or ``None`` where
-    the run's last finding is no handle, a later call used it, or no offered tool takes it."""
+def unused_handle(state: RunState, sources: Sources | None = None) -> str | None:
+    """The line telling the model which tool takes the ids it left unused, or ``None`` where
+    the run's last finding is no handle, later calls used them, or no offered tool takes
+    them. (``sources``: the run's :func:`.sources.sources_of`, where the caller has it.)"""
     ending = {d.name for d in state.output.tool_definitions}
-    pending: tuple[str, str] | None = None  # (the tool that gave it, the handle)
+    no_source = {u.call_id for u in (sources or sources_of(state)).unfounded}
+    pending: list[tuple[str, str]] = []  # (the tool that gave it, the handle), in order
     asked: dict[str, set[str]] = {}  # call id -> what the call was given
     tried: set[str] = set()  # what calls that failed were given
     given: set[str] = set()  # (what calls that succeeded were given: a handle looked up again
@@ -51,25 +63,32 @@ def unused_handle(state: RunState) -> str | None:
                 # record ("E-311" given to a payslip call that raised, then "E-311 does not
                 # exist": the record was never read).
                 given.update(asked.get(part.call_id, ()))
-                if pending is not None and pending[1].lower() in given:
-                    pending = None
+                pending = [p for p in pending if p[1].lower() not in given]
                 text = state.tool_text(part)
                 handle = handle_of(text)
                 if handle is not None:
-                    pending = None if handle.lower() in given else (part.name, handle)
-                elif text.strip():
-                    pending = None  # the chain went on to something else
-    if pending is None:
+                    if handle.lower() not in given | {h.lower() for _, h in pending}:
+                        pending.append((part.name, handle))
+                elif text.strip() and part.call_id not in no_source:
+                    pending = []  # the chain went on (a record read: :mod:`.asked` says
+                    # which listed thing's record is still unread, NOT_LOOKED_UP)
+    if not pending:
         return None
-    giver, handle = pending
+    giver = pending[-1][0]
     taking = takers(state, giver)
     if not taking:
         return None
-    shown = bounded_repr(handle)
-    used = ("no call given it has succeeded since" if handle.lower() in tried
-            else "no call has used since")
-    return (f"`{giver}` gave {shown}, which {used}: "
-            f"{' and '.join(taking)}; call it with {shown}, then answer from its result")
+    handles = [handle for tool, handle in pending if tool == giver]
+    shown = " and ".join(bounded_repr(handle) for handle in handles[-_HANDLES:])
+    if len(handles) == 1:
+        since = ("no call given it has succeeded since" if handles[0].lower() in tried
+                 else "no call has used since")
+        return (f"`{giver}` gave {shown}, which {since}: "
+                f"{' and '.join(taking)}; call it with {shown}, then answer from its result")
+    since = ("no call given them has succeeded since"
+             if all(handle.lower() in tried for handle in handles) else "no call has used since")
+    return (f"`{giver}` gave {shown}, which {since}: {' and '.join(taking)}; call it with "
+            "each, then answer from their results")
 
 
 def takers(state: RunState, giver: str) -> list[str]:
