@@ -74,14 +74,15 @@ def test_a_text_answer_is_asked_for_in_words() -> None:
 
 
 def test_another_mismatch_leaves_the_reask_free() -> None:
-    """A unit mismatch may need a conversion call to fix: no answer is forced."""
+    """A unit mismatch may need a conversion call to fix: no answer is forced (the
+    converter's call is: test_convert_first.py)."""
     script = [call("station_id", {"name": "Harbour"}), call("station", {"station_id": "WS-4"}),
               "12.2 mm.", call("mm_to_inches", {"value": 12.2}), "0.48 inches."]
     model = ScriptedModel(script)
     agent = Agent(model, tools=[station_id, station, mm_to_inches], grounding=True,
                   limits=Limits(max_attempts=3))
     result = agent.run_sync("How much rain did the Harbour station get today, in inches?")
-    assert result.trace.attempts[0].code == "MISMATCHED"
+    assert result.trace.attempts[0].code == "CONVERT_FIRST"
     assert "none" not in [r.settings.tool_choice for r in model.requests]
 
 

@@ -67,6 +67,7 @@ from .provenance import (
     recorded_unit,
     request_of,
     result_strings,
+    single,
     written,
 )
 from .state import RunState
@@ -82,6 +83,10 @@ LOOK_UP = "NOT_LOOKED_UP"
 #: answer with the figure the tools gave, so the re-ask's first turn must answer
 #: (:func:`answer_now`).
 AS_GIVEN = "ANSWER_AS_GIVEN"
+#: The rejection's code when the fix is a call of the converter the re-ask names (a figure
+#: in one unit where the request asks for another, and no result holds it in that one): the
+#: re-ask's first turn calls that converter (:func:`convert_first`).
+CONVERT = "CONVERT_FIRST"
 #: How much of the answer and of the request is read (a huge one on its end or start).
 _READ = 20_000
 #: Mismatches named to the model, at most.
@@ -100,6 +105,8 @@ class Mismatch:
 
     kind: MismatchKind
     message: str
+    #: The offered tool whose call is the fix, where the message names one (a converter).
+    call: str | None = None
 
 
 def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | None:
@@ -111,7 +118,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     if not found:
         return None
     code = (LOOK_UP if any(m.kind == "not_looked_up" for m in found)
-            else AS_GIVEN if all(m.kind == "conversion" for m in found) else "MISMATCHED")
+            else AS_GIVEN if all(m.kind == "conversion" for m in found)
+            else CONVERT if all(m.call is not None for m in found) else "MISMATCHED")
     return ValidationProblem([m.message for m in found[:_SHOWN]], "asked", code)
 
 
@@ -140,6 +148,24 @@ def answer_now(state: RunState) -> bool:
         step.attempt == state.attempt for step in state.trace.trace.steps)
 
 
+def convert_first(state: RunState) -> str | None:
+    """The converter this request must call (its name, a ``tool_choice``), or ``None``: the
+    previous attempt was rejected for a figure in another unit than the one asked, the
+    re-ask named the offered tool that converts to it (:data:`CONVERT`), and this attempt
+    has made no turn yet.
+
+    Why: told "`mwh_to_kwh` converts to kWh: answer in kWh", the 1.5B answered the same
+    megawatt-hours labelled kWh again in 4 of 18 such re-asks on the first-hour agents
+    (2026-12-06 and 07), each ending ``mismatched``; in the 14 where it called first, 13 ended
+    ``success``. The fix is that call, so the re-ask's first turn is one (as a lookup is
+    :func:`look_again`'s)."""
+    if not _rejected_last(state, CONVERT) or any(
+            step.attempt == state.attempt for step in state.trace.trace.steps):
+        return None
+    offered = [(d.name, d.description) for d in state.setup.settings.tools]
+    return _converter({u.name for u in _asked_units(state)}, offered)
+
+
 def _rejected_last(state: RunState, code: str) -> bool:
     """Whether this check rejected the previous attempt with ``code`` (grounding on)."""
     return state.setup.core.grounding and any(
@@ -159,13 +185,26 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
 def mismatches_in(state: RunState, answer: Any) -> list[Mismatch]:
     """What the run's request, calls and results say about ``answer``."""
     request = request_of(state)[-_READ:]  # (the question ends it; instructions come first)
-    asked = named_units(request)
-    for definition in state.output.tool_definitions:  # an output field ``total_usd`` asks
-        asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
+    asked = _asked_units(state)
     calls = calls_of(state)
     return mismatches(request, asked, calls, answer, [
         (d.name, d.description) for d in state.setup.settings.tools],
         lambda giver: takers(state, giver))
+
+
+def _asked_units(state: RunState) -> list[Unit]:
+    """The units the request names, and those the output's fields name (``total_usd``)."""
+    asked = named_units(request_of(state)[-_READ:])  # (the question ends it)
+    for definition in state.output.tool_definitions:
+        asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
+    return asked
+
+
+def _converter(names: set[str], offered: Sequence[tuple[str, str]]) -> str | None:
+    """The first offered tool (name, description) that converts into one of the units
+    ``names``, or ``None``."""
+    return next((name for name, description in offered
+                 if (target := converts_to(name, description)) and target.name in names), None)
 
 
 def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answer: Any,
@@ -199,8 +238,8 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
             continue
         wanted = [u for u in asked if u.dimension == unit.dimension]
         if wanted and not any(f.unit and f.unit.name in names for f in read.values()):
-            found.append(Mismatch("unit", _unit_message(figure, wanted, calls, figures,
-                                                        offered)))
+            message, converter = _unit_message(figure, wanted, calls, figures, offered)
+            found.append(Mismatch("unit", message, converter))
     plain = _answers_plainly(text, request, calls, figures, read, names)
     for figure in read.values():
         if figure.conversion is None or figure.made is None or plain or any(
@@ -308,7 +347,10 @@ def _read(written: str, value: float, stated: Unit | None, calls: Sequence[Call]
 
 
 def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
-                  figures: list[Figure], offered: Sequence[tuple[str, str]]) -> str:
+                  figures: list[Figure], offered: Sequence[tuple[str, str]]
+                  ) -> tuple[str, str | None]:
+    """What to tell the model about a figure in another unit than the one asked, and the
+    converter whose call is the fix where the message names one."""
     asked = " or ".join(dict.fromkeys(u.word for u in wanted))
     assert figure.unit is not None
     message = (f"the request asks for {asked}; your answer gives {figure.written} in "
@@ -323,19 +365,30 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
         message += (f" (`{calls[made].name}` converted {origin} into "
                     f"{_say(conversion[1])})")
         if conversion[0].name in names:  # the figure before it is the one asked for
-            return message + f"; the figure in {asked} is {origin}: answer with it"
+            return message + f"; the figure in {asked} is {origin}: answer with it", None
     said = next((f for f in reversed(figures) if f.unit is not None and f.unit.name in names),
                 None)
     if said is not None and said.unit is not None:
         where = f"{said.key} in " if said.key else ""
         message += (f"; {where}the result of `{said.tool}` says "
                     f"{written(said.value)} {said.unit.said}")
-    else:
-        converters = [name for name, description in offered
-                      if (target := converts_to(name, description)) and target.name in names]
-        if converters:
-            message += f"; `{converters[0]}` converts to {asked}"
-    return message + f": answer in {asked}"
+    elif (done := _converted(figure.value, names, calls)) is not None:
+        # (the conversion was made: the fix is its result, not the call again)
+        converted = single(done.result)
+        assert converted is not None  # (a conversion has one figure out)
+        return message + (f"; `{done.name}` converted it into {written(converted)} {asked}: "
+                          "answer with that"), None
+    elif (converter := _converter(names, offered)) is not None:
+        message += f"; `{converter}` converts to {asked}"
+        return message + f": answer in {asked}", converter
+    return message + f": answer in {asked}", None
+
+
+def _converted(value: float, names: set[str], calls: Sequence[Call]) -> Call | None:
+    """The last call that converted ``value`` into one of the units ``names``."""
+    return next((call for call in reversed(calls)
+                 if (pair := conversion_of(call)) is not None and pair[1].name in names
+                 and list(numbers_in(call.arguments)) == [value]), None)
 
 
 def _first_input(call: Call) -> str:

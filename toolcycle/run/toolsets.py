@@ -22,7 +22,7 @@ from ..context import CancelToken
 from ..models.base import ModelSettings, ToolDefinition
 from ..tools import Tool, Toolset
 from ..tracing.trace import Trace
-from .asked import answer_now, look_again
+from .asked import answer_now, convert_first, look_again
 from .grounding import look_first
 from .plan import NO_PLAN, RunPlan
 from .producer_first import producer_first
@@ -380,7 +380,8 @@ def request_settings(state: RunState) -> ModelSettings:
     (:func:`~.grounding.look_first`), or a thing the request names never looked up
     (:func:`~.asked.look_again`). The one whose fix is an answer with a figure the run holds
     (a conversion nobody asked for, :func:`~.asked.answer_now`) asks for the answer: the
-    output tool where there is one, else ``"none"``.
+    output tool where there is one, else ``"none"``. The one that named the converter into
+    the unit asked (:func:`~.asked.convert_first`) names that tool.
 
     And where the run's tool selection says when its calls are done
     (:class:`~toolcycle.run.state.AnswerWhenDone`: the playbook, once a learned sequence
@@ -403,6 +404,8 @@ def request_settings(state: RunState) -> ModelSettings:
         ending = [d.name for d in state.output.tool_definitions]
         return replace(settings, tool_choice="none" if state.output.is_text else (
             ending[0] if len(ending) == 1 else "required"))
+    if (converter := convert_first(state)) is not None:  # the call the re-ask named
+        return replace(settings, tool_choice=converter)
     if not state.output.is_text or not state.tool_counts:
         return settings
     if settings.tool_choice not in ("auto", "none"):
