@@ -69,3 +69,16 @@ def test_no_call_is_required_where_no_tool_converts() -> None:
     first = result.trace.attempts[0]
     assert (first.validator, first.code) == ("asked", "MISMATCHED"), result.trace.render()
     assert model.requests[3].settings.tool_choice == "auto"
+
+
+def test_no_call_is_forced_where_two_tools_convert_to_the_unit_asked() -> None:
+    """Which one the re-ask meant depends on the figure; a wrong forced call misleads."""
+    def g_to_lb(grams: float) -> float:
+        """Convert a weight in grams to pounds."""
+        return round(grams / 453.592, 2)
+
+    unconverted = "The crate Blue Box weighs 52.5 pounds."
+    result, model = _run([*READ, unconverted, unconverted, unconverted],
+                         tools=[crate_id, crate_info, kg_to_lb, g_to_lb])
+    assert result.trace.attempts[0].code == "CONVERT_FIRST", result.trace.render()
+    assert model.requests[3].settings.tool_choice == "auto"

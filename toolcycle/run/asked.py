@@ -162,8 +162,12 @@ def convert_first(state: RunState) -> str | None:
     if not _rejected_last(state, CONVERT) or any(
             step.attempt == state.attempt for step in state.trace.trace.steps):
         return None
-    offered = [(d.name, d.description) for d in state.setup.settings.tools]
-    return _converter({u.name for u in _asked_units(state)}, offered)
+    # (the one converter into a unit the request asks for: where several are, which one
+    # the re-ask named depends on the figure's kind, and a wrong forced call misleads)
+    names = {u.name for u in _asked_units(state)}
+    converters = [d.name for d in state.setup.settings.tools
+                  if (target := converts_to(d.name, d.description)) and target.name in names]
+    return converters[0] if len(converters) == 1 else None
 
 
 def _rejected_last(state: RunState, code: str) -> bool:
