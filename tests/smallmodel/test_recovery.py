@@ -535,3 +535,40 @@ def test_a_value_nested_once_too_deep_is_shown_unwrapped(nested: Any) -> None:
 def test_an_array_of_the_wrong_items_says_what_each_item_is() -> None:
     seen = _observations([call("add_up", {"numbers": ["a", [1]]})], tools=[add_up])
     assert "`numbers` takes an array, each item a number, not ['a', [1]]" in seen[0]
+
+
+def lighthouse_keeper(lighthouse_id: str) -> str:
+    """The keeper of a lighthouse, by its lighthouse_id."""
+    if lighthouse_id != "LH-7":
+        raise LookupError(f"no lighthouse with id {lighthouse_id!r}")
+    return "Ines Duarte"
+
+
+@pytest.mark.parametrize("value", ["L Cape Wrath Light", "the Cape Wrath Light lighthouse"])
+def test_a_name_with_words_of_its_own_gets_the_name_the_request_gives(value: str) -> None:
+    """Seen on the 1.5B (held-out 6817): "W Willow Ward" for "the ward Willow Ward", passed
+    to the lookup and to the detail tool in turn until the loop guard ended the run. The
+    lookup is told the request's name; the detail tool, which lookup to call with it."""
+    agent = Agent(ScriptedModel([call("find_lighthouse", {"name": value}),
+                                 call("lighthouse_keeper", {"lighthouse_id": value}),
+                                 call("find_lighthouse", {"name": "Cape Wrath Light"}),
+                                 call("lighthouse_keeper", {"lighthouse_id": "LH-7"}),
+                                 "Ines Duarte."]),
+                  tools=[find_lighthouse, lighthouse_keeper])
+    result = agent.run_sync("Who keeps the lighthouse Cape Wrath Light?")
+    lookup, detail = (result.trace.steps[i].tool_calls[0] for i in (0, 1))
+    shown = repr(value)
+    assert (f"`name` {shown} holds the request's 'Cape Wrath Light' and more: try "
+            "'Cape Wrath Light'") in (lookup.error or "")
+    assert (f"`lighthouse_id` {shown} holds the request's 'Cape Wrath Light' and more, not "
+            "from a tool result; `find_lighthouse` can give it: call it with 'Cape Wrath "
+            "Light'") in (detail.error or ""), detail.error
+    assert result.output == "Ines Duarte."
+
+
+@pytest.mark.parametrize("value", ["Cape Wrath Light", "cape wrath light", "Cape Wrath",
+                                   "Bell Rock and Cape Wrath Light", "Sule Skerry"])
+def test_no_name_within_advice_where_the_value_is_the_name_or_holds_another(value: str) -> None:
+    from toolcycle.run.request_spelling import name_within
+
+    assert name_within(value, "Is the Cape Wrath Light or Bell Rock taller?") is None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
 from .recovery import producers
-from .request_spelling import request_spelling
+from .request_spelling import name_within, request_spelling
 from .state import RunState
 
 
@@ -45,8 +45,10 @@ def producer_first(state: RunState) -> str | None:
             continue
         for name, value in (record.args or {}).items():
             if not isinstance(value, str) or not value or (
-                    value not in request and request_spelling(value, request) is None):
-                continue  # (a name the request writes, as written or rewritten: brook_plot)
+                    value not in request and request_spelling(value, request) is None
+                    and name_within(value, request) is None):
+                continue  # (a name the request writes, as written, rewritten (brook_plot)
+                # or with more words ("W Willow Ward"))
             for tool in producers(state, record.name, name):
                 if tool in offered and tool not in forced:
                     return tool

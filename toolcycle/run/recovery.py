@@ -35,7 +35,7 @@ from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
 from ..words import HANDLE_WORDS, says
 from .handles import handle_given
-from .request_spelling import names_in_value, request_spelling, whole_name
+from .request_spelling import name_within, names_in_value, request_spelling, whole_name
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -320,16 +320,26 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             elif spelled is not None:
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is not how the request "
                        f"writes it: try {bounded_repr(spelled)[:_QUOTED]}")
+            elif isinstance(value, str) and (inside := name_within(value, request)):
+                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds the request's "
+                       f"{bounded_repr(inside)[:_QUOTED]} and more: try "
+                       f"{bounded_repr(inside)[:_QUOTED]}")
             continue
         # a name the request writes, rewritten (``brook_plot`` for "Brook Plot"): the lookup
         # takes it as the request writes it (seen on the 1.5B, held-out 6816: the rewritten
         # name passed to the detail tool and to the lookup in turn, until the loop guard)
         spelled = (request_spelling(value, request)
                    if isinstance(value, str) and value not in request else None)
+        inside = (name_within(value, request)
+                  if isinstance(value, str) and value not in request and spelled is None
+                  else None)  # ("W Willow Ward": the request's name with more words)
         where = ("is taken from the request, not from a tool result" if str(value) in request
                  else f"is the request's {bounded_repr(spelled)[:_QUOTED]} rewritten, not from "
                  "a tool result" if spelled is not None
+                 else f"holds the request's {bounded_repr(inside)[:_QUOTED]} and more, not "
+                 "from a tool result" if inside is not None
                  else "appears in no tool result or in the request")
+        spelled = spelled or inside
         if (found := handle_given(state, givers, spelled or str(value),
                                   this_turn=alone)) is not None:
             # the lookup was made, even in this very reply: the id is what would work

@@ -3,8 +3,9 @@
 
 A lookup by name matches the name as stored, and the request's words are the best guess at
 it. A small model rewrites them (``YOGA-MAT``, ``bluehall``), passes part of a name
-(``Amber`` for "Rack Amber"), or several names in one value ("Maren and Sea Fox"); each
-helper here finds the request's own writing for one of those.
+(``Amber`` for "Rack Amber"), a name with words of its own around it ("W Willow Ward"), or
+several names in one value ("Maren and Sea Fox"); each helper here finds the request's own
+writing for one of those.
 """
 
 from __future__ import annotations
@@ -83,3 +84,19 @@ def whole_name(value: str, request: str) -> str | None:
                                      for i in range(len(words) - size + 1)):
             return phrase
     return None
+
+
+def name_within(value: str, request: str) -> str | None:
+    """The one name the request gives (:func:`~toolcycle.words.name_phrases`) that
+    ``value`` holds with words of its own besides ("Willow Ward" in ``W Willow Ward``), or
+    ``None`` (no such name, several, or the value is the name, however written).
+
+    Why: a lookup by name matches the name as stored; the 1.5B passed "W Willow Ward" for
+    "the ward Willow Ward" to the lookup and to the detail tool in turn, read "no ward named
+    'W Willow Ward'" each time, and the loop guard ended the run (held-out seed 6817)."""
+    held = names_in_value(value, request)
+    if len(held) != 1:
+        return None
+    name = held[0]
+    plain = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    return None if plain == [w.lower() for w in _PLAIN.findall(name)] else name
