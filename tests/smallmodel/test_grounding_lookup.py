@@ -57,7 +57,10 @@ def test_after_a_failed_call_too_the_re_ask_must_call() -> None:
     failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
     result, inner = _run([failed, INVENTED, INVENTED, *LOOKED_UP])
     assert result.status == "success" and result.output == "Tom Reed owes 1.75 EUR."
-    assert "Call one of the tools now." in inner.requests[2].last_message.text
+    # (the turn after the failure names the tool that gives the member number,
+    # toolcycle/run/producer_first.py; the answer written anyway is re-asked, and must call)
+    assert "Call the tool find_member now." in inner.requests[1].last_message.text
+    assert "Call one of the tools now." in inner.requests[3].last_message.text
 
 
 def test_with_a_tool_result_in_hand_the_re_ask_stays_free() -> None:
@@ -238,17 +241,18 @@ def test_the_re_ask_keeps_calling_while_every_call_fails_then_is_free() -> None:
     gives the id, and wrote its invented answer again (dev set, shop, at 1e33ffd)."""
     failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
     result, inner = _run([INVENTED, failed, INVENTED, *LOOKED_UP])
-    assert "Call one of the tools now." in inner.requests[2].last_message.text
+    # (the failure names the tool that gives the member number: the turn must call that one)
+    assert "Call the tool find_member now." in inner.requests[2].last_message.text
     assert result.status == "success" and result.output == "Tom Reed owes 1.75 EUR."
 
 
 def test_the_forced_turns_are_bounded() -> None:
     failed = '{"name": "late_fee", "arguments": {"member_number": "Tom Reed"}}'
-    # (where the same failure repeats, the turn names the tool that gives the member number
-    # instead, toolcycle/run/producer_first.py: one of the forced turns)
+    # (after the failure, the turn names the tool that gives the member number instead,
+    # toolcycle/run/producer_first.py: one of the forced turns)
     result, _ = _run([INVENTED, failed, failed, failed, INVENTED])
     forced = [s.tool_choice for s in result.trace.steps if s.tool_choice is not None]
-    assert forced == ["required"] * (LOOK_TURNS - 1) + ["find_member"]
+    assert forced == ["required", "find_member"] + ["required"] * (LOOK_TURNS - 2)
     assert (result.status, result.output) == ("ungrounded", "The late fee for Tom Reed is 10 EUR.")
 
 
