@@ -51,7 +51,7 @@ def test_an_answer_in_words_after_the_failure_is_refused_for_the_lookup() -> Non
     """The 1.5B's commonest reply there: the thing "does not exist", an answer attempt spent
     on grounding's re-ask. The turn must call, so the lookup comes before any answer."""
     gave_up = '{"answer": "There is no greenhouse called North Bay."}'
-    result, inner = _run([BY_NAME, gave_up, LOOKUP, RECORD, ANSWER])
+    result, _ = _run([BY_NAME, gave_up, LOOKUP, RECORD, ANSWER])
     assert (result.status, result.output) == ("success", "North Bay holds 420 plants.")
     assert result.attempts == 1
 

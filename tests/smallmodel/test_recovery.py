@@ -544,8 +544,13 @@ def lighthouse_keeper(lighthouse_id: str) -> str:
     return "Ines Duarte"
 
 
-@pytest.mark.parametrize("value", ["L Cape Wrath Light", "the Cape Wrath Light lighthouse"])
-def test_a_name_with_words_of_its_own_gets_the_name_the_request_gives(value: str) -> None:
+@pytest.mark.parametrize(("value", "question"), [
+    ("L Cape Wrath Light", "Who keeps the lighthouse Cape Wrath Light?"),
+    ("the Cape Wrath Light lighthouse", "Who keeps the lighthouse Cape Wrath Light?"),
+    # ("light" in lower case too: the name read is "Cape Wrath", the run of words is whole)
+    ("L Cape Wrath Light", "Who keeps the light Cape Wrath Light?")])
+def test_a_name_with_words_of_its_own_gets_the_name_the_request_gives(value: str,
+                                                                       question: str) -> None:
     """Seen on the 1.5B (held-out 6817): "W Willow Ward" for "the ward Willow Ward", passed
     to the lookup and to the detail tool in turn until the loop guard ended the run. The
     lookup is told the request's name; the detail tool, which lookup to call with it."""
@@ -555,7 +560,7 @@ def test_a_name_with_words_of_its_own_gets_the_name_the_request_gives(value: str
                                  call("lighthouse_keeper", {"lighthouse_id": "LH-7"}),
                                  "Ines Duarte."]),
                   tools=[find_lighthouse, lighthouse_keeper])
-    result = agent.run_sync("Who keeps the lighthouse Cape Wrath Light?")
+    result = agent.run_sync(question)
     lookup, detail = (result.trace.steps[i].tool_calls[0] for i in (0, 1))
     shown = repr(value)
     assert (f"`name` {shown} holds the request's 'Cape Wrath Light' and more: try "

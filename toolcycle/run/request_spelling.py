@@ -87,16 +87,39 @@ def whole_name(value: str, request: str) -> str | None:
 
 
 def name_within(value: str, request: str) -> str | None:
-    """The one name the request gives (:func:`~toolcycle.words.name_phrases`) that
-    ``value`` holds with words of its own besides ("Willow Ward" in ``W Willow Ward``), or
-    ``None`` (no such name, several, or the value is the name, however written).
+    """The request's words that ``value`` holds with words of its own besides ("Willow
+    Ward" in ``W Willow Ward``), as the request writes them, or ``None``: the longest run of
+    the request's words the value holds in order, where it holds one name the request gives
+    (:func:`~toolcycle.words.name_phrases`) and no other, and is not all of the value.
+
+    The run, not the name alone: "the ward Willow Ward" gives the name "Willow" ("ward" is
+    also written in lower case there, so it reads as a common word), and the lookup stores
+    "Willow Ward".
 
     Why: a lookup by name matches the name as stored; the 1.5B passed "W Willow Ward" for
     "the ward Willow Ward" to the lookup and to the detail tool in turn, read "no ward named
     'W Willow Ward'" each time, and the loop guard ended the run (held-out seed 6817)."""
     held = names_in_value(value, request)
-    if len(held) != 1:
+    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    if len(held) != 1 or len(wanted) < 2:
         return None
-    name = held[0]
-    plain = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
-    return None if plain == [w.lower() for w in _PLAIN.findall(name)] else name
+    text = request[-_ERROR_READ:]
+    tokens = list(_PLAIN.finditer(text))
+    lowered = [t.group().lower() for t in tokens]
+    best: tuple[int, int] | None = None
+    for start in range(len(tokens)):
+        end = start
+        while end < len(tokens) and _holds_run(wanted, lowered[start:end + 1]):
+            end += 1
+        if end > start and (best is None or end - start > best[1] - best[0]):
+            best = (start, end)
+    if best is None or best[1] - best[0] >= len(wanted):
+        return None
+    span = text[tokens[best[0]].start():tokens[best[1] - 1].end()]
+    return span if says(span, held[0]) else None
+
+
+def _holds_run(words: list[str], run: list[str]) -> bool:
+    """Whether ``words`` holds ``run`` in order, side by side."""
+    size = len(run)
+    return any(words[i:i + size] == run for i in range(len(words) - size + 1))
