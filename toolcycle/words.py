@@ -49,6 +49,10 @@ _STOPWORD_TEXT = (
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
+#: Titles a person's name may follow ("Mr. Ravi Menon", "Dr Lee"): words of address, not
+#: part of what a record says about the person.
+TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"})
+
 #: The words of the playbook's own advice templates: every generated strategy has them, so
 #: they say nothing about what a strategy is for and stay out of retrieval.
 _TEMPLATE_TEXT = (
