@@ -72,7 +72,14 @@ from .provenance import (
 )
 from .state import RunState
 from .unfinished_sum import unfinished_sum, untotalled
-from .units import Unit, asks_for, field_unit, named_units, read_unit, stated_units
+from .units import (
+    Unit,
+    asks_for,
+    field_unit,
+    read_unit,
+    requested_units,
+    stated_units,
+)
 from .unlike_sum import unlike_sum
 from .unused_handle import takers
 
@@ -198,7 +205,7 @@ def mismatches_in(state: RunState, answer: Any) -> list[Mismatch]:
 
 def _asked_units(state: RunState) -> list[Unit]:
     """The units the request names, and those the output's fields name (``total_usd``)."""
-    asked = named_units(request_of(state)[-_READ:])  # (the question ends it)
+    asked = requested_units(request_of(state)[-_READ:])  # (the question ends it)
     for definition in state.output.tool_definitions:
         asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
     return asked
