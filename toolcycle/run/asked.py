@@ -171,9 +171,8 @@ def convert_first(state: RunState) -> str | None:
         return None
     # (the one converter into a unit the request asks for: where several are, which one
     # the re-ask named depends on the figure's kind, and a wrong forced call misleads)
-    names = {u.name for u in _asked_units(state)}
-    converters = [d.name for d in state.setup.settings.tools
-                  if (target := converts_to(d.name, d.description)) and target.name in names]
+    converters = _converters({u.name for u in _asked_units(state)},
+                             [(d.name, d.description) for d in state.setup.settings.tools])
     return converters[0] if len(converters) == 1 else None
 
 
@@ -211,11 +210,10 @@ def _asked_units(state: RunState) -> list[Unit]:
     return asked
 
 
-def _converter(names: set[str], offered: Sequence[tuple[str, str]]) -> str | None:
-    """The first offered tool (name, description) that converts into one of the units
-    ``names``, or ``None``."""
-    return next((name for name, description in offered
-                 if (target := converts_to(name, description)) and target.name in names), None)
+def _converters(names: set[str], offered: Sequence[tuple[str, str]]) -> list[str]:
+    """The offered tools (name, description) that convert into one of the units ``names``."""
+    return [name for name, description in offered
+            if (target := converts_to(name, description)) and target.name in names]
 
 
 def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answer: Any,
@@ -389,7 +387,8 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
         assert converted is not None  # (a conversion has one figure out)
         return message + (f"; `{done.name}` converted it into {written(converted)} {asked}: "
                           "answer with that"), None
-    elif (converter := _converter(names, offered)) is not None:
+    elif converters := _converters(names, offered):
+        converter = converters[0]
         message += f"; `{converter}` converts to {asked}"
         return message + f": answer in {asked}", converter
     return message + f": answer in {asked}", None

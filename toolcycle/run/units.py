@@ -27,8 +27,8 @@ from typing import Any
 
 from ..words import STOPWORDS
 
-__all__ = ["Unit", "asks_for", "field_unit", "named_units", "one_kind", "read_unit",
-           "stated_units", "units_available"]
+__all__ = ["Unit", "asks_for", "field_unit", "named_units", "one_kind", "part_of_name",
+           "read_unit", "requested_units", "stated_units", "units_available"]
 
 
 @dataclass(frozen=True, slots=True)
