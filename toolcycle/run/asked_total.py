@@ -26,7 +26,7 @@ from ..words import TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
 from .provenance import Call, Figure
-from .units import Unit, field_unit, named_units
+from .units import Unit, field_unit, requested_units
 
 #: How much of the request is read (its end: the prompt comes last).
 _READ = 20_000
@@ -62,7 +62,7 @@ def asked_total(request: str, calls: Sequence[Call], figures: Sequence[Figure]) 
     text = request[-_READ:]
     words = request_words(text)
     key = named_key(words, figures)
-    found = None if key is None else total_records(text, words, key, named_units(text), calls,
+    found = None if key is None else total_records(text, words, key, requested_units(text), calls,
                                                    figures)
     return None if found is None else math.fsum(found.values())
 

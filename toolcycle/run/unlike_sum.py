@@ -39,7 +39,7 @@ from .asked_field import named_field, request_words
 from .asked_total import named_key, total_records
 from .looked_up import names_in, records_of
 from .provenance import Call, Figure, Part, figures_in, single, traced, written
-from .units import Unit, named_units
+from .units import Unit, requested_units
 from .unreadable_arguments import adding_tools
 
 _WORDS_READ = 20_000
@@ -108,7 +108,7 @@ def sum_that_would_work(request: str, calls: Sequence[Call], figures: Sequence[F
     key = named_key(words, figures)
     if len(adders) != 1 or key is None:
         return ""
-    found = total_records(text, words, key, named_units(text), calls, figures)
+    found = total_records(text, words, key, requested_units(text), calls, figures)
     return "" if found is None else _sum_of(adders[0], key, found)
 
 
