@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
-from toolcycle import Limits
+from toolcycle import Limits, ModelSettings
 from toolcycle.evals import Experiment, ExperimentReport, RunRecord, compare, read_records
 
 from .heldout import REPORT_SEED
@@ -41,9 +41,14 @@ from .suite import RIGHT, FirstHourAgent
 #: ``attempts4``: a fourth answer attempt (the checks never re-ask on the last attempt, so
 #: with three a run whose first re-ask went to an answer given before any tool result has one
 #: re-ask left over the results).
-ARMS: dict[str, dict[str, Any]] = {"default": {}, "grounding": {"grounding": True},
-                                   "no-grounding": {"grounding": False},
-                                   "attempts4": {"limits": Limits(max_attempts=4)}}
+#: ``no-invented``: the local model's question about invented values off (docs/local-model.md,
+#: "Invented values"; chosen on single-turn BFCL entries): in an agent loop the call it asks
+#: about would otherwise meet the loop's own refusal of figures from nowhere, which ends no
+#: attempt, where the answer in words the question invites ends one when grounding refuses it.
+ARMS: dict[str, dict[str, Any]] = {
+    "default": {}, "grounding": {"grounding": True}, "no-grounding": {"grounding": False},
+    "attempts4": {"limits": Limits(max_attempts=4)},
+    "no-invented": {"model_settings": ModelSettings(extra={"invented_values": False})}}
 
 
 def agents_of(which: str, seed: int) -> tuple[FirstHourAgent, ...]:

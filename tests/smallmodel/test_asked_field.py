@@ -47,6 +47,8 @@ def test_a_sum_of_an_unasked_field_is_named_and_stays_mismatched() -> None:
     assert (first.validator, first.code) == ("asked", "MISMATCHED")
     assert ("your answer's 2050 is `add` over 1250, 800, read from `weight_grams`, which the "
             "request does not ask about; it asks about `postage_fee_eur`") in first.errors[0]
+    # every record's figure of the field asked, not the first one's alone
+    assert "(`parcel` gave 4.5 and 6.25): add those figures instead" in first.errors[0]
     assert result.status == "mismatched"
 
 

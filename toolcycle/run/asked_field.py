@@ -164,12 +164,18 @@ def _named_beside(origins: list[list[Figure]], calls: Sequence[Call],
                   ) -> tuple[str, str, str, bool] | None:
     """A value of the same results as ``origins`` under a field the request names: its
     field, the tool that gave it, the value as the message writes it, and whether it is a
-    figure (else a name or other string)."""
+    figure (else a name or other string).
+
+    Where the answer read several results (a sum over two records' ``cargo_tonnes``), the
+    named field's figure of each is given ("`ship_info` gave 178.6 and 75.9"): told only
+    the first record's, the 1.5B added that one to a converted figure of the wrong field."""
     read = {f.call for group in origins for f in group}
-    figure = next((f for f in figures if f.call in read and f.key and named_field(f.key, words)),
-                  None)
-    if figure is not None:
-        return figure.key, figure.tool, written(figure.value), True
+    named = [f for f in figures if f.call in read and f.key and named_field(f.key, words)]
+    if named:
+        first = named[0]
+        each = {f.call: f for f in reversed(named) if f.key == first.key}
+        said = " and ".join(written(each[call].value) for call in sorted(each))
+        return first.key, first.tool, said, True
     for index in sorted(read):
         for key, value in _keyed_strings(calls[index].result):
             if named_field(key, words) and value.strip():
