@@ -577,3 +577,50 @@ def test_no_name_within_advice_where_the_value_is_the_name_or_holds_another(valu
     from toolcycle.run.request_spelling import name_within
 
     assert name_within(value, "Is the Cape Wrath Light or Bell Rock taller?") is None
+
+
+ORCHARDS = {"Quince Hollow": "OR-12"}
+
+
+def find_orchard(name: str) -> str:
+    """An orchard's id, by its name."""
+    if name not in ORCHARDS:
+        raise LookupError(f"no orchard named {name!r}")
+    return ORCHARDS[name]
+
+
+def orchard_manager(orchard_id: str) -> str:
+    """The manager of an orchard, by its orchard_id."""
+    if orchard_id != "OR-12":
+        raise LookupError(f"no orchard with id {orchard_id!r}")
+    return "Tove Lindqvist"
+
+
+@pytest.mark.parametrize("value", ["Quince Holow", "Qiunce Hollow", "Quincey Hollow",
+                                   "Quince Hollov"])
+def test_a_name_with_a_letter_slipped_is_told_the_requests_spelling(value: str) -> None:
+    """Seen on the 1.5B (held-out 6819): "Vallery Line" for "the train Valley Line", told
+    only "no train named 'Vallery Line'", looked up again until the loop guard, then answered
+    that the driver is not in the information."""
+    agent = Agent(ScriptedModel([call("find_orchard", {"name": value}),
+                                 call("find_orchard", {"name": "Quince Hollow"}),
+                                 call("orchard_manager", {"orchard_id": "OR-12"}),
+                                 "Tove Lindqvist."]),
+                  tools=[find_orchard, orchard_manager])
+    result = agent.run_sync("Who manages the orchard Quince Hollow?")
+    lookup = result.trace.steps[0].tool_calls[0]
+    assert (f"`name` {value!r} is not how the request writes it: try 'Quince Hollow'"
+            in (lookup.error or "")), lookup.error
+    assert result.output == "Tove Lindqvist."
+
+
+@pytest.mark.parametrize(("value", "question"), [
+    ("Quince Hills", "Who manages the orchard Quince Hollow?"),   # another word
+    ("Pear Hollow", "Who manages the orchard Bear Hollow?"),      # a short word: another name
+    ("Quince Hollow", "Who manages the orchard Quince Hollow?"),  # as written
+    ("Quinec Holow", "Who manages the orchard Quince Hollow?")])  # two slips: not one
+def test_no_slip_is_read_where_it_is_not_one_letter_in_one_long_word(value: str,
+                                                                     question: str) -> None:
+    from toolcycle.run.request_spelling import request_spelling
+
+    assert request_spelling(value, question) is None

@@ -22,11 +22,15 @@ _PLAIN = re.compile(r"[^\W_]+")
 #: Words of the request a value written as one word may have joined, at most.
 _JOINED_MOST = 6
 
+#: The shortest word a slipped letter is read in (:func:`_slipped`).
+_SLIP_LEAST = 5
+
 
 def request_spelling(value: str, request: str) -> str | None:
     """The request's own spelling of ``value`` where the model rewrote it: the same words in
     the same order, in another case or with other separators or none (``YOGA-MAT`` for "the
-    yoga mat", ``aiko_tanaka`` for "Aiko Tanaka", ``bluehall`` for "Blue Hall"). ``None``
+    yoga mat", ``aiko_tanaka`` for "Aiko Tanaka", ``bluehall`` for "Blue Hall"), or with
+    one letter slipped in a long word ("Vallery Line", :func:`_slipped`). ``None``
     when the value is written as the request writes it, or the request does not hold its
     words.
 
@@ -53,7 +57,42 @@ def request_spelling(value: str, request: str) -> str | None:
                 return request[tokens[start].start():tokens[end].end()]
             if len(run) >= len(joined):
                 break
+    return _slipped(wanted, tokens, lowered, request)
+
+
+def _slipped(wanted: list[str], tokens: list[re.Match[str]], lowered: list[str],
+             request: str) -> str | None:
+    """The request's words that ``wanted`` writes with one letter slipped (one added, left
+    out, changed, or two swapped) in one word of :data:`_SLIP_LEAST` letters or more, the
+    other words as the request writes them: "Vallery Line" for "Valley Line".
+
+    Why: a lookup by name matches the name as stored; the 1.5B wrote "Vallery Line" for
+    "the train Valley Line", read "no train named 'Vallery Line'" with nothing said of what
+    would work, looked it up three times more and answered that the driver is not in the
+    information (held-out seed 6819). Short words are left alone: one letter of four is
+    another word ("Lane" for "Line" is not a slip)."""
+    size = len(wanted)
+    for start in range(len(tokens) - size + 1):
+        said = lowered[start:start + size]
+        slips = [(w, r) for w, r in zip(wanted, said, strict=True) if w != r]
+        if len(slips) == 1 and min(len(slips[0][0]), len(slips[0][1])) >= _SLIP_LEAST and \
+                _one_slip(*slips[0]):
+            return request[tokens[start].start():tokens[start + size - 1].end()]
     return None
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one letter added, left out or changed, or by two
+    side by side swapped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    first = next((i for i in range(len(short)) if short[i] != long[i]), len(short))
+    return short[first:] == long[first + 1:]
 
 
 def names_in_value(value: str, request: str) -> list[str]:
