@@ -141,3 +141,27 @@ def test_an_answer_from_nowhere_to_a_total_is_told_the_sum_that_would_work() -> 
                   limits=Limits(max_attempts=2))
     told = agent.run_sync("Add up the length of Oak Shelf and Pine Shelf.").trace.attempts[0]
     assert "what would work" not in told.errors[0]
+
+
+def test_a_figure_converted_in_the_head_is_told_the_conversion_that_would_work() -> None:
+    """Seen on the 1.5B (held-out 6819): a route's 179.7 km answered as "approximately 111.1
+    miles", converted without the offered tool (and wrongly), then again after the re-ask."""
+    result, model = _run([*OAK, "The Oak Shelf is about 121 cm long.",
+                          call("inches_to_cm", {"value": 47.5}),
+                          "The Oak Shelf is 120.65 cm long."])
+    first = result.trace.attempts[0]
+    assert first.validator == "grounding"
+    assert first.errors[0].endswith(
+        "; what would work: `inches_to_cm` with 47.5, the `length_in` `shelf_info` gave")
+    assert (result.output, result.status) == ("The Oak Shelf is 120.65 cm long.", "success")
+
+
+def test_no_conversion_is_named_where_it_was_made_or_the_figure_is_not_plain() -> None:
+    made, _ = _run([*OAK, call("inches_to_cm", {"value": 47.5}), "About 121 cm.",
+                    "120.65 cm."])
+    assert "what would work" not in made.trace.attempts[0].errors[0]  # the call was made
+    both, _ = _run([*OAK, *PINE, "About 121 cm.", "120.65 cm."])
+    assert "what would work" not in both.trace.attempts[0].errors[0]  # two lengths read
+    unasked, _ = _run([*OAK, "About 121 long.", "47.5 inches."],
+                      question="How long is the Oak Shelf?")  # no unit asked
+    assert "what would work" not in unasked.trace.attempts[0].errors[0]

@@ -61,7 +61,7 @@ from .units import read_unit
 from .unlike_sum import sum_that_would_work
 from .unused_handle import unused_handle
 from .unused_results import reask, unused
-from .would_take import taken_by
+from .would_take import conversion_that_would_work, taken_by
 
 #: Checks that may reject per run (per validator): one re-ask, a second only where the
 #: re-asked attempt found something (:func:`may_check`), then the answer stands.
@@ -127,7 +127,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     more = f" and {len(unsupported) - _SHOWN} more" if len(unsupported) > _SHOWN else ""
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
               "the request: call a tool that gives them, or answer only from what you have"
-              + sum_that_would_work(request, calls, found, state.setup.settings.tools)]
+              + (sum_that_would_work(request, calls, found, state.setup.settings.tools)
+                 or conversion_that_would_work(state, found))]
     for left in sources.unfounded:
         if left.figures and any(item in left.result for item in unsupported) \
                 and len(errors) <= _SHOWN:
