@@ -41,7 +41,6 @@ from ..result import ContextSummary
 from .context_view import ContextView
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, message_chars
-from .withdrawn import shown
 
 #: Compact once a request would hold this share of the budget...
 COMPACT_AT = 0.75
@@ -73,9 +72,8 @@ def request_messages(state: RunState) -> list[Message]:
     """The messages this request sends: the history, or its compacted view."""
     view = state.view
     if view is None:
-        return shown(state.messages, state.withdrawn) if state.withdrawn else state.messages
-    return [*view.prefix, *shown(state.messages[view.view_from:], state.withdrawn,
-                                 view.view_from)]
+        return state.messages
+    return [*view.prefix, *state.messages[view.view_from:]]
 
 
 async def compact(state: RunState) -> None:

@@ -83,7 +83,6 @@ from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .team import close_members, describe_limit, hand_off, team_limit
 from .toolsets import note_toolset_problems, refresh_tools, request_settings
-from .withdrawn import withdraw
 
 # -- the run -------------------------------------------------------------------------------------
 
@@ -276,7 +275,6 @@ async def _run_attempts(state: RunState) -> Any:
         if state.attempt >= max_attempts or run_limit is not None:
             raise attempts_exhausted(state, problem, run_limit)
         errors = modes.fall_back(state, problem)  # no output in this mode's form: the next mode
-        withdraw(state, problem.validator)  # the re-ask names it; the model reads it no more
         state.append(Message.user(state.output.error_prompt(errors, state.attempt)))
 
 

@@ -26,7 +26,6 @@ key                       content
 ``limits``                the run's resolved limits (``Limits`` fields)
 ``counters``              ``attempt``, ``iteration``, ``attempt_iterations``,
                           ``executed_calls``, ``tool_counts`` (per tool), ``closed_attempts``,
-                          ``withdrawn`` (refused answers the requests leave out; optional),
                           ``timeout_left_s`` (``null`` without a timeout)
 ``turn``                  the paused turn: ``attempt``, ``iteration``, ``resume_from`` (index
                           of the first call not done), ``answers`` (call id -> ``content``,
@@ -306,7 +305,6 @@ def capture(state: RunState, pending: list[ApprovalRequest]) -> dict[str, Any]:
             "attempt_iterations": state.attempt_iterations,
             "executed_calls": state.executed_calls, "tool_counts": dict(state.tool_counts),
             "closed_attempts": sorted(state.closed_attempts),
-            "withdrawn": sorted(state.withdrawn),
             "timeout_left_s": None if deadline is None else max(
                 deadline - time.monotonic(), 0.0),
         },
@@ -383,7 +381,6 @@ def restore(state: RunState, data: dict[str, Any], decisions: dict[str, Decision
     state.executed_calls = counters["executed_calls"]
     state.tool_counts = dict(counters["tool_counts"])
     state.closed_attempts = set(counters["closed_attempts"])
-    state.withdrawn = set(counters.get("withdrawn", ()))  # (absent before 2026-12-07)
     state.timeout_left = counters["timeout_left_s"]
     state.ctx.attempt, state.ctx.iteration = state.attempt, state.iteration
     state.ctx.run_state.update(data.get("run_state") or {})

@@ -141,9 +141,6 @@ def _counter_problems(counters: Any) -> list[str]:
     closed = counters.get("closed_attempts")
     if not (isinstance(closed, list) and all(_is_int(n) for n in closed)):
         problems.append("counters.closed_attempts: must be a list of integers")
-    withdrawn = counters.get("withdrawn", [])
-    if not (isinstance(withdrawn, list) and all(_is_int(n) for n in withdrawn)):
-        problems.append("counters.withdrawn: must be a list of integers")
     left = counters.get("timeout_left_s", "missing")
     if left is not None and (isinstance(left, bool) or not isinstance(left, int | float)):
         problems.append("counters.timeout_left_s: must be a number or null")

@@ -248,8 +248,6 @@ class RunState:
     #: Every tool call id in the conversation: a reply may not reuse one (see repair_reply).
     call_ids: set[str] = field(default_factory=set)
     closed_attempts: set[int] = field(default_factory=set)
-    #: Indices of refused answers the requests no longer send (:mod:`.withdrawn`).
-    withdrawn: set[int] = field(default_factory=set)
     termination: Termination | None = None
     #: An agent with toolsets: their current tools, asked before each model request (an MCP
     #: server may change its list mid-run); ``None`` for an agent without (nearly all).
