@@ -146,7 +146,7 @@ def test_an_answer_from_nowhere_to_a_total_is_told_the_sum_that_would_work() -> 
 def test_a_figure_converted_in_the_head_is_told_the_conversion_that_would_work() -> None:
     """Seen on the 1.5B (held-out 6819): a route's 179.7 km answered as "approximately 111.1
     miles", converted without the offered tool (and wrongly), then again after the re-ask."""
-    result, model = _run([*OAK, "The Oak Shelf is about 121 cm long.",
+    result, _ = _run([*OAK, "The Oak Shelf is about 121 cm long.",
                           call("inches_to_cm", {"value": 47.5}),
                           "The Oak Shelf is 120.65 cm long."])
     first = result.trace.attempts[0]
