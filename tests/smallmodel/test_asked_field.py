@@ -124,3 +124,45 @@ def test_a_converted_figure_of_an_unasked_field_is_told_the_field_asked_first() 
     assert "it asks about `pieces` (`parcel` gave 3): answer with that" in told, told
     assert "answer with 1250 as the tools gave it" not in told
     assert (result.output, result.status) == ("3 pieces.", "success")
+
+
+KEEPERS = {"HV-3": {"keeper": "Ilse Brandt", "honey_kg": 38.5, "frames": 10},
+           "HV-8": {"keeper": "Omar Haddad", "honey_kg": 21.0, "frames": 8}}
+
+
+def hive(hive_id: str) -> dict[str, Any]:
+    """A beehive's record: keeper, honey harvested, frames."""
+    return KEEPERS[hive_id]
+
+
+def _hive_run(script: list[Any], question: str) -> Any:
+    return Agent(ScriptedModel(script), tools=[hive], grounding=True,
+                 limits=Limits(max_attempts=3)).run_sync(question)
+
+
+def test_an_unsupported_answer_is_told_the_value_of_the_field_asked() -> None:
+    """Seen on the 1.5B (held-out 6820): "Dr. Smith" for the pharmacist, before and after
+    reading the record that names her, told only that 'Smith' had no source."""
+    result = _hive_run([call("hive", {"hive_id": "HV-3"}), "Hive HV-3 is kept by Dr. Smith.",
+                        "Hive HV-3 is kept by Ilse Brandt."], "Who is the keeper of hive HV-3?")
+    first = result.trace.attempts[0]
+    assert first.validator == "grounding"
+    assert first.errors[0].endswith("; what would work: `hive` gave 'Ilse Brandt' as `keeper`")
+    figure = _hive_run([call("hive", {"hive_id": "HV-3"}), "It gave 40 kg.", "38.5 kg."],
+                       "How much honey did hive HV-3 give?")
+    assert figure.trace.attempts[0].errors[0].endswith(
+        "; what would work: `hive` gave 38.5 as `honey_kg`")
+    assert figure.status == "success"
+
+
+def test_no_field_value_is_named_where_it_is_not_plain() -> None:
+    both = _hive_run([call("hive", {"hive_id": "HV-3"}), call("hive", {"hive_id": "HV-8"}),
+                      "Dr. Smith and Dr. Jones.", "Ilse Brandt and Omar Haddad."],
+                     "Who keeps hives HV-3 and HV-8?")  # two keepers: which one is not plain
+    assert "what would work" not in both.trace.attempts[0].errors[0]
+    unnamed = _hive_run([call("hive", {"hive_id": "HV-3"}), "It is busy, 99 bees.",
+                         "Ilse Brandt keeps it."], "Tell me about hive HV-3.")  # no field named
+    assert "what would work" not in unnamed.trace.attempts[0].errors[0]
+    other_unit = _hive_run([call("hive", {"hive_id": "HV-3"}), "About 90 lb.", "84.88 lb."],
+                           "How much honey did hive HV-3 give, in pounds?")  # kg is not asked
+    assert "what would work" not in other_unit.trace.attempts[0].errors[0]

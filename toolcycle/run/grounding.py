@@ -50,6 +50,7 @@ from ..models.base import Model
 from ..output import ValidationProblem
 from ..status import RunStatus, returned_status
 from ..words import TITLES
+from .asked_field import field_that_would_work
 from .asked_total import asked_total, is_total
 from .call_figures import small
 from .figures import FIGURE, figure_key, is_shown_sum
@@ -128,7 +129,8 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
               "the request: call a tool that gives them, or answer only from what you have"
               + (sum_that_would_work(request, calls, found, state.setup.settings.tools)
-                 or conversion_that_would_work(state, found))]
+                 or conversion_that_would_work(state, found)
+                 or field_that_would_work(request, text, calls))]
     for left in sources.unfounded:
         if left.figures and any(item in left.result for item in unsupported) \
                 and len(errors) <= _SHOWN:
