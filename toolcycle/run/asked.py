@@ -59,7 +59,7 @@ from .provenance import (
     all_figures,
     calls_of,
     conversion_of,
-    converts_to,
+    converters_into,
     made_by,
     norm,
     number,
@@ -171,8 +171,8 @@ def convert_first(state: RunState) -> str | None:
         return None
     # (the one converter into a unit the request asks for: where several are, which one
     # the re-ask named depends on the figure's kind, and a wrong forced call misleads)
-    converters = _converters({u.name for u in _asked_units(state)},
-                             [(d.name, d.description) for d in state.setup.settings.tools])
+    converters = converters_into({u.name for u in _asked_units(state)},
+                                 [(d.name, d.description) for d in state.setup.settings.tools])
     return converters[0] if len(converters) == 1 else None
 
 
@@ -208,12 +208,6 @@ def _asked_units(state: RunState) -> list[Unit]:
     for definition in state.output.tool_definitions:
         asked.extend(u for u in map(field_unit, _property_names(definition.parameters)) if u)
     return asked
-
-
-def _converters(names: set[str], offered: Sequence[tuple[str, str]]) -> list[str]:
-    """The offered tools (name, description) that convert into one of the units ``names``."""
-    return [name for name, description in offered
-            if (target := converts_to(name, description)) and target.name in names]
 
 
 def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answer: Any,
@@ -387,7 +381,7 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
         assert converted is not None  # (a conversion has one figure out)
         return message + (f"; `{done.name}` converted it into {written(converted)} {asked}: "
                           "answer with that"), None
-    elif converters := _converters(names, offered):
+    elif converters := converters_into(names, offered):
         converter = converters[0]
         message += f"; `{converter}` converts to {asked}"
         return message + f": answer in {asked}", converter

@@ -36,12 +36,11 @@ from .provenance import (
     traced,
     written,
 )
-from .units import field_unit, read_unit, requested_units
+from .units import read_unit, requested_units
 
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _WORDS = re.compile(r"[a-z]+")
 _VOWELS = frozenset("aeiou")
-_FIGURE = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Sequence[Call],
@@ -139,46 +138,40 @@ def gives_named(request: str, text: str, answer: Iterable[float], calls: Sequenc
     return False
 
 
-def field_that_would_work(request: str, text: str, calls: Sequence[Call]) -> str:
+def field_that_would_work(request: str, text: str, calls: Sequence[Call],
+                          figures: Sequence[Figure]) -> str:
     """``"; what would work: `medicine_info` gave 'Amara Diallo' as `pharmacist`"`` for an
-    answer grounding refused, where the run's results hold one value, and only one, under
-    fields the request names (:func:`named_field`), that the answer does not give and the
-    request does not hold; ``""`` otherwise.
+    answer grounding refused, where the run's results (``calls``, and their ``figures``)
+    hold one value, and only one, under fields the request names (:func:`named_field`),
+    that the answer does not give and the request does not hold; ``""`` otherwise.
 
     Why: asked "Who is the pharmacist of the medicine Dorvatol?", the 1.5B answered "Dr.
     Smith" before any call, looked the medicine up (``"pharmacist": "Amara Diallo"``) and
     answered "Dr. Smith" twice more, told each time only that 'Smith' had no source
     (held-out seed 6820). Shown the call that would work, it made it in 23 of 24 traced
-    re-asks (``bench/runs/2026-12-07/firsthour45/README.md``); the value that would answer
-    is the same kind of hint. Where the request lists several things ("A and B added up")
-    or the results hold several such values, nothing is said: no one value is the answer."""
+    re-asks (``bench/runs/2026-12-07/firsthour45/would_work_followed.py``); the value that
+    would answer is the same kind of hint. Where the request lists several things ("A and B
+    added up"), the results hold several such values, or the value is a figure in another
+    unit than the one asked, nothing is said: no one value is the answer."""
     if listed(request, names_in(request)):
         return ""  # several things asked about ("A and B added up"): no one value answers
     words = request_words(request)
-    low, asked = text.lower(), request.lower()
     units = {unit.name for unit in requested_units(request)}
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, str]] = {}  # the value as said: as shown, tool, field
+    for figure in figures:
+        if figure.key and named_field(figure.key, words) and not (
+                units and figure.unit is not None and figure.unit.name not in units):
+            said = written(figure.value)
+            found.setdefault(said, (said, figure.tool, figure.key))
     for call in calls:
-        try:
-            data: Any = json.loads(call.result)
-        except (ValueError, RecursionError):
-            continue
-        for key, value in keyed_leaves(data, 1000):
-            if (not key or isinstance(value, bool) or not isinstance(value, str | int | float)
-                    or not named_field(key, words)):
-                continue
-            unit = field_unit(key)
-            if units and unit is not None and unit.name not in units:
-                continue  # a figure in another unit than the one asked: not the answer
-            said = value.strip() if isinstance(value, str) else written(float(value))
-            if said and said.lower() not in asked:
-                found.setdefault(said, (call.name, key))
-    if len(found) != 1:
+        for key, value in _keyed_strings(call.result):
+            if named_field(key, words) and (said := value.strip()):
+                found.setdefault(said, (repr(said[:60]), call.name, key))
+    asked = request.lower()
+    answers = [said for said in found if said.lower() not in asked]
+    if len(answers) != 1 or answers[0].lower() in text.lower():
         return ""
-    said, (tool, key) = next(iter(found.items()))
-    if said.lower() in low:
-        return ""
-    shown = repr(said[:60]) if not _FIGURE.fullmatch(said) else said
+    shown, tool, key = found[answers[0]]
     return f"; what would work: `{tool}` gave {shown} as `{key}`"
 
 

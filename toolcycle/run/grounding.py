@@ -129,8 +129,9 @@ def check(state: RunState, answer: str | dict[str, Any]) -> ValidationProblem | 
     errors = [f"your answer asserts {shown}{more}, which appear in no tool result and not in "
               "the request: call a tool that gives them, or answer only from what you have"
               + (sum_that_would_work(request, calls, found, state.setup.settings.tools)
-                 or conversion_that_would_work(state, found)
-                 or field_that_would_work(request, text, calls))]
+                 or conversion_that_would_work(request, calls, found,
+                                               state.setup.settings.tools)
+                 or field_that_would_work(request, text, calls, found))]
     for left in sources.unfounded:
         if left.figures and any(item in left.result for item in unsupported) \
                 and len(errors) <= _SHOWN:

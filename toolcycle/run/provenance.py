@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -77,6 +77,13 @@ def converts_to(name: str, description: str) -> Unit | None:
         if (pair := one_kind(units)) is not None:
             return pair[1]
     return None
+
+
+def converters_into(names: Collection[str], offered: Iterable[tuple[str, str]]) -> list[str]:
+    """The offered tools (name, description) that convert into one of the units ``names``
+    (by :func:`converts_to`), in the order offered."""
+    return [name for name, description in offered
+            if (target := converts_to(name, description)) and target.name in names]
 
 
 def added_up(call: Call) -> list[float] | None:

@@ -24,8 +24,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..models.base import ToolDefinition
 from .asked_field import named_field, request_words
-from .provenance import Figure, all_figures, calls_of, converts_to, request_of, written
+from .provenance import (
+    Call,
+    Figure,
+    all_figures,
+    calls_of,
+    converters_into,
+    request_of,
+    written,
+)
 from .state import RunState
 from .units import name_units, named_units, one_kind, requested_units
 
@@ -43,24 +52,25 @@ def taken_by(state: RunState, tool: str, given: int,
     return would_take(tool, described, given, request_of(state), figures)
 
 
-def conversion_that_would_work(state: RunState, figures: Sequence[Figure]) -> str:
+def conversion_that_would_work(request: str, calls: Sequence[Call], figures: Sequence[Figure],
+                               offered: Sequence[ToolDefinition]) -> str:
     """``"; what would work: `km_to_mi` with 179.7, the `distance_km` `train_details` gave"``
     for an answer whose figures have no source, where the request asks for a unit, exactly
-    one offered tool converts into it, no call of it has been made, and the run's results
-    hold the one figure it would take (in the unit it converts from); ``""`` otherwise.
+    one ``offered`` tool converts into it, no call of it has been made (``calls``: the run's
+    successful ones), and the results (``figures``) hold the one figure it would take, in
+    the unit it converts from; ``""`` otherwise.
 
     Why: asked for a route length in miles, the 1.5B read ``"distance_km": 179.7`` and
     answered "approximately 111.1 miles", converted in its head (wrongly: 111.66); told the
     figure had no source and to call a tool that gives it, it wrote the same answer again
     (held-out seed 6819). The tool that gives it was offered, and the figure it takes was in
     the history; as after a call over figures from nowhere, the call is what it follows."""
-    asked = {unit.name for unit in requested_units(request_of(state))}
-    offered = [(d.name, d.description) for d in state.setup.settings.tools]
-    into = [name for name, description in offered
-            if (target := converts_to(name, description)) and target.name in asked]
-    if len(into) != 1 or any(call.name == into[0] for call in calls_of(state)):
+    asked = {unit.name for unit in requested_units(request)}
+    into = converters_into(asked, [(d.name, d.description) for d in offered])
+    if len(into) != 1 or any(call.name == into[0] for call in calls):
         return ""
-    return taken_by(state, into[0], 1, figures)
+    described = next(d.description for d in offered if d.name == into[0])
+    return would_take(into[0], described, 1, request, figures)
 
 
 def would_take(tool: str, description: str, given: int, request: str,
