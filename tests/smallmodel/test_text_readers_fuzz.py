@@ -220,3 +220,20 @@ def test_a_name_from_an_unasked_field_is_read_from_any_result(content: str, requ
 
     call = Call("read", {}, content, "")
     assert len(unasked_values(request, answer, [call], figures_of(call, 0))) <= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
+                 st.integers(1, 5000).map(lambda n: "[" * n + "]" * n)),
+       st.text(max_size=120), st.text(max_size=120))
+def test_the_field_that_would_work_is_read_from_any_result(content: str, request: str,
+                                                          answer: str) -> None:
+    """Grounding's "the value of the field asked" hint (asked_field.field_that_would_work)
+    over any result, request and answer: never an error; nothing, or one bounded line."""
+    from toolcycle.run.asked_field import field_that_would_work
+    from toolcycle.run.provenance import Call, figures_of
+
+    call = Call("read", {}, content, "")
+    hint = field_that_would_work(request, answer, [call], figures_of(call, 0))
+    assert hint == "" or (hint.startswith("; what would work: `read` gave ")
+                          and len(hint) < 400)  # (60 characters of a value, escaped)
