@@ -166,3 +166,24 @@ def test_no_field_value_is_named_where_it_is_not_plain() -> None:
     other_unit = _hive_run([call("hive", {"hive_id": "HV-3"}), "About 90 lb.", "84.88 lb."],
                            "How much honey did hive HV-3 give, in pounds?")  # kg is not asked
     assert "what would work" not in other_unit.trace.attempts[0].errors[0]
+
+
+def test_a_hostile_field_name_is_quoted_short() -> None:
+    """A tool's result is untrusted: a field name of 5,000 characters (one the request's
+    words name, and one they do not) is quoted back to the model cut, never whole; the
+    check still reads the record."""
+    named = "postage_fee_" * 400 + "eur"
+    unnamed = "weight_" * 700 + "grams"
+    records = {"P-9": {named: 7.5, unnamed: 990}}
+
+    def parcel(ref: str) -> dict[str, Any]:
+        """A parcel's record."""
+        return records[ref]
+
+    agent = Agent(ScriptedModel([call("parcel", {"ref": "P-9"}), "990", "7.5 EUR"]),
+                  tools=[parcel], grounding=True, limits=Limits(max_attempts=3))
+    result = agent.run_sync("What is the postage fee of parcel P-9?")
+    told = result.trace.attempts[0].errors[0]
+    assert "your answer's 990 is `weight_weight" in told and "it asks about `postage_fee_" in told
+    assert len(told) < 600 and named[:61] not in told and unnamed[:61] not in told
+    assert (result.output, result.status) == ("7.5 EUR", "success")

@@ -172,7 +172,7 @@ def field_that_would_work(request: str, text: str, calls: Sequence[Call],
     if len(answers) != 1 or answers[0].lower() in text.lower():
         return ""
     shown, tool, key = found[answers[0]]
-    return f"; what would work: `{tool}` gave {shown} as `{key[:60]}`"  # (a result's field)
+    return f"; what would work: `{tool}` gave {shown} as `{key}`"
 
 
 def _strings_given(text: str, request: str, calls: Sequence[Call]

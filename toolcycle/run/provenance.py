@@ -167,15 +167,23 @@ def all_figures(calls: Sequence[Call]) -> list[Figure]:
     return [f for index, call in enumerate(calls) for f in figures_of(call, index)]
 
 
+#: The most characters of a result's field name the run keeps: the checks quote fields back to
+#: the model (":`weight_grams`, which the request does not ask about"), and a tool's result is
+#: untrusted, so a 5,000-character key must not become 5,000 characters of a re-ask. Field
+#: names people write are far shorter; one cut here is still matched by its first words.
+FIELD_CHARS = 60
+
+
 def keyed_leaves(data: Any, most: int = 5000) -> Iterator[tuple[str, Any]]:
     """The leaves of a JSON value with the field each is under (``""`` at the top; a list's
-    items under its field), at most ``most`` of them: tool output is untrusted."""
+    items under its field; at most :data:`FIELD_CHARS` of its name), at most ``most`` of
+    them: tool output is untrusted."""
     stack: list[tuple[str, Any]] = [("", data)]
     seen = 0
     while stack and seen < most:
         key, value = stack.pop()
         if isinstance(value, dict):
-            stack.extend((str(k), v) for k, v in value.items())
+            stack.extend((str(k)[:FIELD_CHARS], v) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((key, v) for v in value)
         else:
