@@ -624,3 +624,44 @@ def test_no_slip_is_read_where_it_is_not_one_letter_in_one_long_word(value: str,
     from toolcycle.run.request_spelling import request_spelling
 
     assert request_spelling(value, question) is None
+
+
+COVES = {"Otter Cove": "CV-2", "Gull Point": "CV-5"}
+
+
+def cove_id(cove_name: str) -> str:
+    """A cove's id, by its name."""
+    if cove_name not in COVES:
+        raise LookupError(f"no cove named {cove_name!r}")
+    return COVES[cove_name]
+
+
+def cove_survey(cove_id: str) -> dict[str, float]:
+    """A cove's survey."""
+    if cove_id not in COVES.values():
+        raise LookupError(f"no cove with id {cove_id!r}")
+    return {"depth_m": 4.5}
+
+
+def test_a_word_of_the_request_passed_as_a_name_is_told_the_names_it_gives() -> None:
+    """Seen on the 1.5B (held-out 6820): asked for "the area of Long Meadow and Hill Acre",
+    it passed "area" as the field's id, then as its name, was told nothing of what would
+    work, and went round the two calls until the loop guard ended the run."""
+    by_id, by_name, *_ = _asked("What is the depth of Otter Cove and Gull Point together?", [
+        call("cove_survey", {"cove_id": "depth"}), call("cove_id", {"cove_name": "depth"})],
+        [cove_id, cove_survey])
+    assert ("`cove_id` 'depth' is taken from the request, not from a tool result; `cove_id` "
+            "can give it: call it with 'Otter Cove', then 'Gull Point'") in by_id
+    assert ("`cove_name` 'depth' is a word of the request, not a name it gives: try "
+            "'Otter Cove', then 'Gull Point'") in by_name
+
+
+@pytest.mark.parametrize(("value", "question"), [
+    ("Otter", "What is the depth of Otter Cove?"),        # part of the name: another line's
+    ("deep end", "What is the depth of Otter Cove?"),     # not the request's words
+    ("depth", "What is the depth of the otter cove?"),    # the request gives no name
+])
+def test_no_names_offered_where_the_value_is_not_a_common_word_of_the_request(
+        value: str, question: str) -> None:
+    [seen, *_] = _asked(question, [call("cove_id", {"cove_name": value})], [cove_id, cove_survey])
+    assert "is a word of the request" not in seen

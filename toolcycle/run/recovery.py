@@ -35,7 +35,13 @@ from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
 from ..words import HANDLE_WORDS, says
 from .handles import handle_given
-from .request_spelling import name_within, names_in_value, request_spelling, whole_name
+from .request_spelling import (
+    name_within,
+    names_in_value,
+    names_instead,
+    request_spelling,
+    whole_name,
+)
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -311,9 +317,8 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
                 else None
             several = names_in_value(str(value), request) if isinstance(value, str) else []
             if len(several) >= 2:
-                each = ", then ".join(bounded_repr(n)[:_QUOTED] for n in several[:3])
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds {len(several)} names the "
-                       f"request gives: look each up on its own ({each})")
+                       f"request gives: look each up on its own ({_in_turn(several[:3])})")
             elif whole is not None:
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is part of a name the "
                        f"request gives: try {bounded_repr(whole)[:_QUOTED]}")
@@ -324,6 +329,9 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
                 yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds the request's "
                        f"{bounded_repr(inside)[:_QUOTED]} and more: try "
                        f"{bounded_repr(inside)[:_QUOTED]}")
+            elif isinstance(value, str) and (others := names_instead(value, request)):
+                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is a word of the request, "
+                       f"not a name it gives: try {_in_turn(others)}")
             continue
         # a name the request writes, rewritten (``brook_plot`` for "Brook Plot"): the lookup
         # takes it as the request writes it (seen on the 1.5B, held-out 6816: the rewritten
@@ -348,10 +356,19 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
                    f"{bounded_repr(handle)} for it: call `{own}` with `{name}` "
                    f"{bounded_repr(handle)}")
             continue
+        others = (names_instead(value, request)
+                  if isinstance(value, str) and spelled is None else [])
         how = (f": call it with {bounded_repr(spelled)[:_QUOTED]}"
-               if spelled is not None and len(givers) == 1 else "")
+               if spelled is not None and len(givers) == 1
+               else f": call it with {_in_turn(others)}" if others and len(givers) == 1
+               else "")
         yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(givers)} can give "
                f"it{how}")
+
+
+def _in_turn(names: list[str]) -> str:
+    """Names to try one after the other, as a re-ask writes them: ``'A', then 'B'``."""
+    return ", then ".join(bounded_repr(n)[:_QUOTED] for n in names)
 
 
 def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_id: str,

@@ -106,6 +106,29 @@ def names_in_value(value: str, request: str) -> list[str]:
             if says(value[:_QUOTED], phrase)]
 
 
+def names_instead(value: str, request: str) -> list[str]:
+    """The names the request gives (:func:`~toolcycle.words.name_phrases`, at most three, in
+    its order) where ``value`` is made of the request's common words only: a word of what is
+    asked ("area", "yield") passed where a name is wanted. ``[]`` where a word of the value is
+    not the request's, is part of a name it gives, or the request gives no name.
+
+    Why: asked "What is the area of Long Meadow and Hill Acre added together?", the 1.5B
+    passed ``"area"`` as the field's id and then as its name, read "no field named 'area'"
+    with nothing said of what would work, and went round the two calls until the loop guard
+    ended the run (held-out seed 6820). A lookup by name wants the thing's name, and the
+    names the user wrote are the best guess at it."""
+    wanted = [w.lower() for w in _PLAIN.findall(value[:_QUOTED])]
+    text = request[-_ERROR_READ:]
+    phrases = name_phrases(text)
+    if not wanted or not phrases:
+        return []
+    named = {w.lower() for phrase in phrases for w in _PLAIN.findall(phrase)}
+    said = {w.lower() for w in _PLAIN.findall(text)}
+    if any(w in named or w not in said for w in wanted):
+        return []
+    return phrases[:3]
+
+
 def whole_name(value: str, request: str) -> str | None:
     """The name the request gives (:func:`~toolcycle.words.name_phrases`) that holds
     ``value``'s words and more ("Rack Amber" for ``Amber``), or ``None``.
