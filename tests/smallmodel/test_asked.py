@@ -97,10 +97,13 @@ def test_a_conversion_the_request_asks_for_passes() -> None:
 
 def test_figures_of_different_units_added_up_and_a_named_thing_not_looked_up() -> None:
     """h01 on seed 6801: asked for two exhibits' insured value together, the 1.5B read one,
-    converted its weight and added that to its value; the second exhibit never looked up."""
+    converted its weight and added that to its value; the second exhibit never looked up.
+    (The conversion is refused the first time it is made, :mod:`toolcycle.run.
+    unasked_conversion`; made again, it runs, and the answer's checks see the rest.)"""
     result, model = _exhibits([
         call("lookup_exhibit", {"name": "Silk Atlas"}), call("exhibit_info", {"id": "EX-576"}),
-        call("kg_to_lb", {"value": 189.8}), call("add", {"numbers": [43062, 418.44]}),
+        call("kg_to_lb", {"value": 189.8}), call("kg_to_lb", {"value": 189.8}),
+        call("add", {"numbers": [43062, 418.44]}),
         call("final_result", {"exhibit": "Silk Atlas", "value": 43480.44}),
         *LOOK_UP_AMBER, call("add", {"numbers": [43062, 32275]}),
         call("final_result", {"exhibit": "Silk Atlas", "value": 75337})],
@@ -112,7 +115,8 @@ def test_figures_of_different_units_added_up_and_a_named_thing_not_looked_up() -
     assert errors[1].startswith("the request names 'Amber Room Model', which no tool was "
                                 "given and no tool result holds; you looked 'Silk Atlas' up "
                                 "with `lookup_exhibit`")
-    assert errors[1] in model.requests[5].last_message.text
+    assert errors[1] in model.requests[6].last_message.text
+    assert result.trace.steps[2].tool_calls[0].error_type == "unasked_conversion"
     assert (result.status, result.output.value) == ("success", 75337)
 
 

@@ -115,6 +115,8 @@ def test_a_converted_figure_of_an_unasked_field_is_told_the_field_asked_first() 
     with the litres "as the tools gave them", it answered the litres: still the wrong field.
     The field asked about comes first."""
     agent = Agent(ScriptedModel([call("parcel", {"ref": "P-1"}),
+                                 # refused the first time (run/unasked_conversion.py), then run
+                                 call("grams_to_ounces", {"value": 1250}),
                                  call("grams_to_ounces", {"value": 1250}),
                                  "44.09", "3 pieces."]),
                   tools=[parcel, grams_to_ounces], grounding=True,

@@ -60,7 +60,10 @@ NORTH = [call("find_greenhouse", {"name": "North Bay"}),
          call("greenhouse_info", {"greenhouse_id": "GH-204"})]
 SOUTH = [call("find_greenhouse", {"name": "South Bay"}),
          call("greenhouse_info", {"greenhouse_id": "GH-517"})]
+# the conversion twice: it is refused the first time (toolcycle/run/unasked_conversion.py),
+# runs when made again, and the answer's checks below see the rest
 COST_PLUS_SEEDLINGS = [call("pounds_to_euros", {"value": 40.77}),
+                       call("pounds_to_euros", {"value": 40.77}),
                        call("add", {"numbers": [333, 47.7]})]
 
 
@@ -71,7 +74,7 @@ def test_a_count_plus_a_converted_price_for_the_count_is_rejected_by_its_fields(
                          "How many seedlings does the greenhouse North Bay have?")
     first = result.trace.attempts[0]
     assert (first.validator, first.code) == ("asked", "MISMATCHED")
-    told = model.requests[5].last_message.text
+    told = model.requests[6].last_message.text
     assert ("your answer's 380.7 is `add` over 333 (`seedlings`) and 47.7 "
             "(`heating_cost_gbp`, EUR, from `pounds_to_euros`)") in told
     assert "the request asks about `seedlings`, not `heating_cost_gbp`" in told
@@ -90,7 +93,7 @@ def test_a_sum_for_a_person_names_the_field_that_holds_the_name() -> None:
     result, model = _run([*NORTH, *COST_PLUS_SEEDLINGS, call("final_result", {"answer": "380.7"}),
                           call("final_result", {"answer": "Ada Park"})],
                          "Who is the gardener of the greenhouse North Bay?")
-    told = model.requests[5].last_message.text
+    told = model.requests[6].last_message.text
     assert ("read from `seedlings` and `heating_cost_gbp`, which the request does not ask "
             "about; it asks about `gardener` (`greenhouse_info` gave 'Ada Park'): answer "
             "with that") in told
@@ -326,12 +329,12 @@ def test_extras_beside_the_value_asked_are_not_another_answer() -> None:
     beside a converted figure of another field; a figure worked out by hand beside a name
     from another field (grounding judges that figure, not this check)."""
     gardener = "Who is the gardener of the greenhouse North Bay?"
-    result, _ = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
-                      call("add", {"numbers": [47.7, 47.7]}),
+    convert = [call("pounds_to_euros", {"value": 40.77})] * 2  # refused once, then run
+    result, _ = _run([*NORTH, *convert, call("add", {"numbers": [47.7, 47.7]}),
                       call("final_result", {"answer": "Ada Park; the cost twice is 95.4 EUR"})],
                      gardener)
     assert (result.status, result.attempts) == ("success", 1)
-    result, _ = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+    result, _ = _run([*NORTH, *convert,
                       call("final_result", {"answer": "Ada Park, and the cost is 47.7 EUR"})],
                      gardener)
     assert (result.status, result.attempts) == ("success", 1)

@@ -9,7 +9,7 @@ import calendar
 import json
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolcycle._id_shape import in_example_shape
@@ -104,6 +104,8 @@ def test_a_field_is_named_only_by_words_the_request_holds(key: str, request: str
 
 
 @settings(max_examples=300, deadline=None)
+@example([("add", [0, 0], "SUM"), ("add", [], '{"0":8.9885E307}'),
+          ("add", [], '{"0":8.9885E307}')], "", set())  # two results past the largest float
 @given(st.lists(st.tuples(st.sampled_from(["add", "read", "find"]),
                           st.lists(st.one_of(st.integers(-5, 5000), st.floats(
                               allow_nan=False, allow_infinity=False, width=32)), max_size=4),

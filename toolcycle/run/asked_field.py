@@ -67,7 +67,7 @@ def unasked_fields(request: str, answer: Iterable[tuple[str, float]], calls: Seq
             continue  # a figure no field holds: nothing to tell by
         if any(named_field(f.key, words) for group in origins for f in group):
             return []  # a figure of the answer came from a field the request names
-        asked = _named_beside(origins, calls, figures, words)
+        asked = named_beside(origins, calls, figures, words)
         if asked is None:
             continue
         key, tool, said, is_figure = asked
@@ -197,7 +197,7 @@ def _keyed_strings(result: str) -> list[tuple[str, str]]:
             if isinstance(value, str) and key][:200]
 
 
-def _named_beside(origins: list[list[Figure]], calls: Sequence[Call],
+def named_beside(origins: list[list[Figure]], calls: Sequence[Call],
                   figures: Sequence[Figure], words: set[str]
                   ) -> tuple[str, str, str, bool] | None:
     """A value of the same results as ``origins`` under a field the request names: its

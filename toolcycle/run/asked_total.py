@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from ..words import TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
 from .looked_up import listed, names_in, records_of
-from .provenance import Call, Figure
+from .provenance import Call, Figure, total
 from .units import Unit, field_unit, requested_units
 
 #: How much of the request is read (its end: the prompt comes last).
@@ -64,7 +64,7 @@ def asked_total(request: str, calls: Sequence[Call], figures: Sequence[Figure]) 
     key = named_key(words, figures)
     found = None if key is None else total_records(text, words, key, requested_units(text), calls,
                                                    figures)
-    return None if found is None else math.fsum(found.values())
+    return None if found is None else total(found.values())
 
 
 def is_total(written: str, total: float | None) -> bool:

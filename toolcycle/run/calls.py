@@ -47,6 +47,7 @@ from .team import (
     start_handoff,
 )
 from .threads import TOOL_THREADS
+from .unasked_conversion import UNASKED_CONVERSION, unasked_conversion
 from .unreadable_arguments import unreadable_advice
 from .unsourced_call import UNSOURCED, unsourced_call
 
@@ -353,11 +354,14 @@ _TIMED_OUT: Answer = ("not completed: the run's timeout was reached while it ran
 
 def _refusal(state: RunState, tool: Tool[Any], call: ToolCall) -> Answer | None:
     """Why a call is answered without running: measures from no source while the model is
-    still looking them up (:mod:`.unsourced_call`), or a budget spent
+    still looking them up (:mod:`.unsourced_call`), a conversion of a figure the request
+    does not ask about (:mod:`.unasked_conversion`), or a budget spent
     (:func:`.call_scope.admit`, which counts the call where it runs)."""
     unsourced = unsourced_call(state, tool.spec.parameters, call)
     if unsourced is not None:
         return unsourced, UNSOURCED
+    if (unasked := unasked_conversion(state, call, tool.spec.description)) is not None:
+        return unasked, UNASKED_CONVERSION
     refusal = admit(state, tool, call.name)
     return None if refusal is None else (refusal, "call_limit")
 

@@ -61,12 +61,21 @@ def conversion_of(call: Call) -> tuple[Unit, Unit] | None:
     of one kind named by its name (``kg_to_lb``), else its arguments
     (``to_currency="USD"``), else its description ("Convert a value in kg to pounds"). Two
     kinds (kWh in, EUR out) is a price worked out, not a conversion."""
-    given = list(numbers_in(call.arguments))
-    if len(given) != 1 or single(call.result) is None:
+    if single(call.result) is None:
         return None
-    for units in (name_units(call.name),
-                  [u for v in strings(call.arguments) if (u := read_unit(str(v)))],
-                  named_units(call.description)):
+    return converts(call.name, call.arguments, call.description)
+
+
+def converts(name: str, arguments: dict[str, Any], description: str
+             ) -> tuple[Unit, Unit] | None:
+    """The units a call of tool ``name`` with ``arguments`` would convert from and to, before
+    it runs: one figure in, and two units of one kind named as :func:`conversion_of` reads
+    them."""
+    if len(list(numbers_in(arguments))) != 1:
+        return None
+    for units in (name_units(name),
+                  [u for v in strings(arguments) if (u := read_unit(str(v)))],
+                  named_units(description)):
         if (pair := one_kind(units)) is not None:
             return pair
     return None
@@ -92,8 +101,18 @@ def added_up(call: Call) -> list[float] | None:
     result = single(call.result)
     if len(given) < 2 or result is None:
         return None
-    total = math.fsum(given)
-    return given if math.isclose(total, result, rel_tol=1e-9, abs_tol=0.011) else None
+    whole = total(given)
+    return given if whole is not None and math.isclose(whole, result, rel_tol=1e-9,
+                                                       abs_tol=0.011) else None
+
+
+def total(values: Iterable[float]) -> float | None:
+    """The exact sum of ``values``, or ``None`` where it overflows a float (tool output is
+    untrusted: two results of ``8.9e307`` add up past the largest float)."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)

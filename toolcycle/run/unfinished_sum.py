@@ -25,7 +25,7 @@ from collections.abc import Collection, Sequence
 
 from ..words import TOTAL_WORDS, roots
 from .asked_field import named_field, request_words
-from .provenance import Call, Figure, added_up, figures_in, written
+from .provenance import Call, Figure, added_up, figures_in, total, written
 
 #: Fields named in the message, at most.
 _SHOWN = 2
@@ -108,5 +108,6 @@ def untotalled(request: str, listed: bool, calls: Sequence[Call], figures: Seque
 def _sums(figures: Sequence[Figure], answer: Collection[float]) -> bool:
     """Whether the answer holds the sum of ``figures`` (one per call), worked out by hand."""
     per_call = {f.call: f.value for f in figures}
-    total = math.fsum(per_call.values())
-    return any(math.isclose(total, value, rel_tol=1e-9, abs_tol=0.011) for value in answer)
+    whole = total(per_call.values())
+    return whole is not None and any(math.isclose(whole, value, rel_tol=1e-9, abs_tol=0.011)
+                                     for value in answer)

@@ -1,0 +1,78 @@
+"""A conversion of a figure the request does not ask about is not run the first time
+(toolcycle/run/unasked_conversion.py). The shape was seen on the 1.5B (held-out first-hour
+seed 6820: an exhibit's weight converted to pounds and added to an insured value, three
+attempts running); the records here are another domain's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcycle import Agent, Limits
+from toolcycle.run.unasked_conversion import UNASKED_CONVERSION
+from toolcycle.testing import ScriptedModel, call
+
+TANKS = {"Blue Reef": {"volume_litres": 640.0, "monthly_upkeep_eur": 85.5, "keeper": "Ana Ruiz"}}
+
+
+def tank(name: str) -> dict[str, Any]:
+    """An aquarium tank's record, by its name."""
+    return TANKS[name]
+
+
+def litres_to_gallons(value: float) -> float:
+    """Convert litres to US gallons."""
+    return round(value * 0.264172, 2)
+
+
+def _run(script: list[Any], question: str, grounding: bool = True, attempts: int = 2) -> Any:
+    agent = Agent(ScriptedModel(script), tools=[tank, litres_to_gallons], grounding=grounding,
+                  limits=Limits(max_attempts=attempts))
+    return agent.run_sync(question)
+
+
+def test_a_conversion_of_a_field_not_asked_is_told_the_field_asked() -> None:
+    result = _run([call("tank", {"name": "Blue Reef"}),
+                   call("litres_to_gallons", {"value": 640.0}), "85.5 EUR."],
+                  "What is the monthly upkeep of the tank Blue Reef?")
+    refused = result.trace.steps[1].tool_calls[0]
+    assert refused.error_type == UNASKED_CONVERSION
+    assert refused.error == (
+        "Not run: 640 is `volume_litres` of `tank`, which the request does not ask about; it "
+        "asks about `monthly_upkeep_eur` (`tank` gave 85.5). Convert or add only figures of "
+        "what the request asks for.")
+    assert (result.output, result.status) == ("85.5 EUR.", "success")
+
+
+def test_a_conversion_asked_for_a_name_is_told_the_name() -> None:
+    result = _run([call("tank", {"name": "Blue Reef"}),
+                   call("litres_to_gallons", {"value": 640.0}), "Ana Ruiz."],
+                  "Who is the keeper of the tank Blue Reef?")
+    assert result.trace.steps[1].tool_calls[0].error == (
+        "Not run: 640 is `volume_litres` of `tank`, which the request does not ask about; it "
+        "asks about `keeper` (`tank` gave 'Ana Ruiz'). Convert or add only figures of what the "
+        "request asks for.")
+
+
+def test_the_same_conversion_made_again_runs() -> None:
+    """The check reads words; a model that insists may know better."""
+    result = _run([call("tank", {"name": "Blue Reef"}),
+                   call("litres_to_gallons", {"value": 640.0}),
+                   call("litres_to_gallons", {"value": 640.0}), "85.5 EUR."],
+                  "What is the monthly upkeep of the tank Blue Reef?")
+    again = result.trace.steps[2].tool_calls[0]
+    assert (again.error_type, again.result) == (None, "169.07")
+
+
+@pytest.mark.parametrize(("question", "grounding"), [
+    ("How many gallons does the tank Blue Reef hold, from its volume?", True),  # field named
+    ("Tell me about the tank Blue Reef in gallons.", True),      # the request names no field
+    ("What is 640 litres in gallons, and the upkeep of Blue Reef?", True),  # request's figure
+    ("What is the monthly upkeep of the tank Blue Reef?", False),           # grounding off
+])
+def test_no_refusal_where_the_conversion_may_be_asked(question: str, grounding: bool) -> None:
+    result = _run([call("tank", {"name": "Blue Reef"}),
+                   call("litres_to_gallons", {"value": 640.0}), "done"], question, grounding,
+                  attempts=1)
+    assert result.trace.steps[1].tool_calls[0].result == "169.07"

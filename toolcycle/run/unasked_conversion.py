@@ -1,0 +1,66 @@
+"""A conversion of a figure the request does not ask about is not run the first time: the
+model is told the field the request does ask about.
+
+Offered a converter beside its lookups, a small model converts whatever the record it read
+holds in the converter's unit, asked or not: for "Add up the insured value of Amber Room
+Model and Silk Atlas" the 1.5B read ``{"weight_kg": 462.6, "insured_value_eur": 7658, ...}``
+and called ``kilograms_to_pounds(462.6)``, added the pounds to the other exhibit's insured
+value, was told at the end that a weight and a value do not add up (and what would work),
+and made the same chain twice more (held-out first-hour seed 6820, ``mismatched``). At the
+end of an attempt the wrong path is a dozen turns of the model's own history; at the
+conversion it is one call.
+
+The evidence is what the answer checks read (:mod:`.asked_field`): a field's name is its
+author's label for what it holds, and the request names one field of that record and not
+the one the figure came from. With grounding on (the default for local models), a call is
+answered without running it when: it converts (one figure in, two units of one kind named by
+the tool's name, arguments or description: :func:`.provenance.converts`), its figure is not
+in the request, every field of the run's results that holds it is one the request does not
+name, and a result that holds it also holds a field the request names (a figure, or a name
+for "who"; :func:`.asked_field.named_beside`). The refusal says which field the request asks
+about and what the tool gave under it (each record's figure, where several were read).
+Refused once for the same call: made again, it runs (the check reads words, and the model
+may know better); the refusal is the call's error observation, ``error_type``
+``"unasked_conversion"``, in the trace with the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..messages import ToolCall
+from .asked_field import named_beside, named_field, request_words
+from .provenance import all_figures, calls_of, converts, figures_in, numbers_in, request_of, written
+from .state import RunState
+
+#: ``ToolCallRecord.error_type`` of a call refused here.
+UNASKED_CONVERSION = "unasked_conversion"
+
+
+def unasked_conversion(state: RunState, call: ToolCall, description: str) -> str | None:
+    """Why ``call`` (to a tool described by ``description``) is not run: it converts a
+    figure of a field the request does not name, read from a result that holds one it
+    names, and the same call was not refused before; ``None`` to run it."""
+    arguments: dict[str, Any] | None = call.arguments
+    if (not state.setup.core.grounding or arguments is None
+            or converts(call.name, arguments, description) is None):
+        return None
+    value = round(next(numbers_in(arguments)), 6)
+    request = request_of(state)
+    if value in figures_in(request):
+        return None
+    words = request_words(request)
+    calls = calls_of(state)
+    figures = all_figures(calls)
+    holding = [f for f in figures if f.value == value and f.key]
+    if not holding or any(named_field(f.key, words) for f in holding):
+        return None
+    asked = named_beside([holding], calls, figures, words)
+    if asked is None or any(r.error_type == UNASKED_CONVERSION and r.name == call.name
+                            and r.args == arguments for r in state.trace.trace.tool_calls):
+        return None
+    key, tool, said, _ = asked
+    source = holding[-1]
+    return (f"Not run: {written(value)} is `{source.key}` of `{source.tool}`, which the "
+            f"request does not ask about; it asks about `{key}` (`{tool}` gave {said}). "
+            "Convert or add only figures of what the request asks for.")
