@@ -83,11 +83,30 @@ def test_the_same_call_made_again_runs() -> None:
     assert result.status == "ungrounded"  # the sum it ran over is still no source
 
 
+def scale(value: float, factor: float) -> float:
+    """Multiply a value by a factor."""
+    return value * factor
+
+
 def test_one_looked_up_measure_lets_the_call_run() -> None:
     """A factor or a rate beside a looked-up figure is the model's own knowledge."""
-    result = _run([LOOKUPS[0], RECORDS[0], call("add", {"numbers": [366, 0.5]}),
-                   *["366.5"] * 3])  # (re-asked: 0.5 is no source's, so neither is the sum)
+    result = _run([LOOKUPS[0], RECORDS[0], call("scale", {"value": 366, "factor": 0.5}),
+                   *["183"] * 3], tools=[lookup_train, train_info, scale])
     assert [c.error_type for c in result.tool_calls] == [None, None, None]
+
+
+def test_a_made_up_part_beside_a_looked_up_one_is_not_run() -> None:
+    """Seen on the 1.5B (held-out 6820): 250, a sum it had made up on its first attempt,
+    added to the one figure it then read, and the result answered twice. The items of one
+    list are peers: one found part does not source another."""
+    result = _run([LOOKUPS[0], RECORDS[0], call("add", {"numbers": [250, 366]}),
+                   [LOOKUPS[1], RECORDS[1]], call("add", {"numbers": [366, 596]}),
+                   "Together they have 962 seats."])
+    refused = result.tool_calls[2]
+    assert refused.error_type == UNSOURCED
+    assert "`add` was given 250, which neither the request" in (refused.error or "")
+    assert added == [[366, 596]]
+    assert (result.status, result.output) == ("success", "Together they have 962 seats.")
 
 
 def test_integers_are_counts_and_settings_not_measures() -> None:

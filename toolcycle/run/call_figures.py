@@ -45,6 +45,31 @@ def measured_figures(arguments: dict[str, Any] | None, parameters: dict[str, Any
             if measure and (not small(text) or not counted)]
 
 
+def listed_measures(arguments: dict[str, Any] | None, parameters: dict[str, Any],
+                    counted: bool) -> list[list[str]]:
+    """The measures of :func:`measured_figures` that one list of the arguments holds side by
+    side (``add(numbers=[250, 67.64])``), a group for each list of two or more: the things
+    one list holds are peers (the parts of one sum, the values of one average), so each one
+    needs a source of its own."""
+    groups: list[list[str]] = []
+    stack: list[tuple[Any, Any]] = [(arguments, parameters)]
+    seen = 0
+    while stack and seen < _MAX_FIGURES:
+        value, schema = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            properties = _object_properties(schema)
+            stack.extend((v, properties.get(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            items = _array_items(schema)
+            group = [text for v in value if (text := _written(v)) is not None
+                     and _typed_number(items) and (not small(text) or not counted)]
+            if len(group) >= 2:
+                groups.append(group)
+            stack.extend((v, items) for v in value if isinstance(v, dict | list))
+    return groups
+
+
 def _numbers(arguments: dict[str, Any] | None, parameters: dict[str, Any]
              ) -> Iterator[tuple[str, bool]]:
     """Each JSON number of ``arguments`` at any depth, written as a figure, and whether the
@@ -59,12 +84,20 @@ def _numbers(arguments: dict[str, Any] | None, parameters: dict[str, Any]
         elif isinstance(value, list):
             items = _array_items(schema)
             stack.extend((v, items) for v in reversed(value))
-        elif isinstance(value, int | float) and not isinstance(value, bool):
+        elif (text := _written(value)) is not None:
             seen += 1
-            number = abs(value)  # (an int stays one: a huge one has no float, so no float())
-            text = str(int(number)) if isinstance(number, int) or (
-                number.is_integer() and number < 1e15) else str(number)
-            yield figure_key(text), _typed_number(schema)
+            yield text, _typed_number(schema)
+
+
+def _written(value: Any) -> str | None:
+    """A JSON number written as a figure (:func:`~.figures.figure_key`); ``None`` for any
+    other value."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    number = abs(value)  # (an int stays one: a huge one has no float, so no float())
+    text = str(int(number)) if isinstance(number, int) or (
+        number.is_integer() and number < 1e15) else str(number)
+    return figure_key(text)
 
 
 def _branches(schema: Any) -> list[dict[str, Any]]:

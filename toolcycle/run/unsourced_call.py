@@ -18,6 +18,10 @@ and settings) hold at least one figure and none of them is in the request, the i
 a tool's description or a tool result the run has (:mod:`.call_figures` says which single
 digits count). A call with one sourced measure runs: a conversion factor or a rate beside a
 looked-up figure is the model's own knowledge, not an invention of the figure asked about.
+Not so the items of one list (``add(numbers=[250, 67.64])``): they are peers, the parts of one
+sum, and one found part does not source a made-up other (seen on the 1.5B, held-out seed
+6820: 250, the sum of two prices it had made up on its first attempt, added to the one price
+it then read; run, the call's result was the answer it gave, twice).
 
 Refused the first time it is made, and again while the reply that repeats it also calls
 another tool: the model is still looking things up, and the call is still written before the
@@ -35,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..messages import ToolCall
-from .call_figures import measured_figures
+from .call_figures import listed_measures, measured_figures
 from .figures import FIGURE, figure_key
 from .sources import sources_of
 from .state import RunState
@@ -58,7 +62,11 @@ def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) 
         return None
     known = {figure_key(f) for f in FIGURE.findall(sources.text)}
     if any(f in known for f in figures):
-        return None
+        # one sourced measure may come with a rate the model knows; not with a made-up peer
+        figures = [f for group in listed_measures(call.arguments, parameters, sources.countable)
+                   if any(g in known for g in group) for f in group if f not in known]
+        if not figures:
+            return None
     looking = state.turn is not None and any(c.name != call.name for c in state.turn.calls)
     refused_before = any(r.error_type == UNSOURCED and r.name == call.name
                          and r.args == call.arguments for r in state.trace.trace.tool_calls)
