@@ -129,3 +129,17 @@ def test_a_single_digit_measure_before_anything_was_found_is_a_claim() -> None:
 def test_without_grounding_every_call_runs() -> None:
     result = _run([INVENTED_SUM, "250 seats."], grounding=False)
     assert result.tool_calls[0].error_type is None and added == [[100, 150]]
+
+
+def test_a_refused_sum_names_the_ids_no_call_has_used() -> None:
+    """Seen on the 1.5B (held-out 6821): the two lookups and a made-up sum in one reply,
+    five replies running, the ids in the history each time, told only to "call the tools
+    that return these figures"; the loop guard ended the run."""
+    result = _run([[*LOOKUPS, INVENTED_SUM], [*LOOKUPS, INVENTED_SUM], RECORDS,
+                   call("add", {"numbers": [366, 596]}), "Together they have 962 seats."])
+    first, second = [c.error or "" for c in result.tool_calls if c.name == "add"][:2]
+    assert "what would work first" not in first  # (its lookups ran beside it, after)
+    assert second.endswith(
+        "; what would work first: `lookup_train` gave 'TR-627' and 'TR-860', which no call "
+        "has used since: `train_info` takes `id`; call it with each.")
+    assert result.status == "success"

@@ -32,6 +32,13 @@ loop guard bounds the replies that keep looking the same things up. The refusal 
 call's error observation, ``error_type`` ``"unsourced_arguments"``, in the trace with the
 rest; the trace is also what says a call was refused before (no state of its own). A call
 with no ``number``-typed value reads no sources at all.
+
+The refusal ends with what would work where the run can tell: the call over the figures
+found (:func:`.would_take.taken_by`), else the ids a lookup gave that no call has used and
+the tool that takes them (:func:`.unused_handle.unused_handle`). Told only to "call the tools
+that return these figures", the 1.5B wrote the same two lookups and the same sum five times
+running, the ids in the history each time, until the loop guard ended the run (held-out
+seed 6821).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from .call_figures import listed_measures, measured_figures
 from .figures import FIGURE, figure_key
 from .sources import sources_of
 from .state import RunState
+from .unused_handle import unused_handle
 from .would_take import taken_by
 
 #: ``ToolCallRecord.error_type`` of a call refused here.
@@ -73,7 +81,9 @@ def unsourced_call(state: RunState, parameters: dict[str, Any], call: ToolCall) 
     if refused_before and not looking:
         return None
     listed = ", ".join(dict.fromkeys(figures))
+    hint = taken_by(state, call.name, len(dict.fromkeys(figures)))
+    if not hint and (handles := unused_handle(state, sources, then="")) is not None:
+        hint = f"; what would work first: {handles}"
     return (f"Not run: `{call.name}` was given {listed}, which neither the request nor any "
             "tool result holds. Call the tools that return these figures first, then call "
-            f"`{call.name}` with the figures they return"
-            f"{taken_by(state, call.name, len(dict.fromkeys(figures)))}.")
+            f"`{call.name}` with the figures they return{hint}.")

@@ -42,10 +42,12 @@ _SHOWN = 2
 _HANDLES = 4
 
 
-def unused_handle(state: RunState, sources: Sources | None = None) -> str | None:
+def unused_handle(state: RunState, sources: Sources | None = None,
+                  then: str = "answer from") -> str | None:
     """The line telling the model which tool takes the ids it left unused, or ``None`` where
     the run's last finding is no handle, later calls used them, or no offered tool takes
-    them. (``sources``: the run's :func:`.sources.sources_of`, where the caller has it.)"""
+    them. (``sources``: the run's :func:`.sources.sources_of`, where the caller has it;
+    ``then``: what the model does with the results, ``""`` for nothing said.)"""
     ending = {d.name for d in state.output.tool_definitions}
     no_source = {u.call_id for u in (sources or sources_of(state)).unfounded}
     pending: list[tuple[str, str]] = []  # (the tool that gave it, the handle), in order
@@ -83,12 +85,12 @@ def unused_handle(state: RunState, sources: Sources | None = None) -> str | None
     if len(handles) == 1:
         since = ("no call given it has succeeded since" if handles[0].lower() in tried
                  else "no call has used since")
-        return (f"`{giver}` gave {shown}, which {since}: "
-                f"{' and '.join(taking)}; call it with {shown}, then answer from its result")
+        return (f"`{giver}` gave {shown}, which {since}: {' and '.join(taking)}; call it with "
+                f"{shown}" + (f", then {then} its result" if then else ""))
     since = ("no call given them has succeeded since"
              if all(handle.lower() in tried for handle in handles) else "no call has used since")
     return (f"`{giver}` gave {shown}, which {since}: {' and '.join(taking)}; call it with "
-            "each, then answer from their results")
+            "each" + (f", then {then} their results" if then else ""))
 
 
 def takers(state: RunState, giver: str) -> list[str]:
