@@ -12,6 +12,7 @@ import pytest
 from toolcycle import Agent, Limits
 from toolcycle.run.unasked_conversion import UNASKED_CONVERSION
 from toolcycle.testing import ScriptedModel, call
+from toolcycle.tracing.trace import LOOP_ERROR_TYPES
 
 TANKS = {"Blue Reef": {"volume_litres": 640.0, "monthly_upkeep_eur": 85.5, "keeper": "Ana Ruiz"}}
 
@@ -38,6 +39,9 @@ def test_a_conversion_of_a_field_not_asked_is_told_the_field_asked() -> None:
                   "What is the monthly upkeep of the tank Blue Reef?")
     refused = result.trace.steps[1].tool_calls[0]
     assert refused.error_type == UNASKED_CONVERSION
+    # the loop's own verdict, not the tool's failure (what reads traces tells them apart by
+    # this set: producer_first, the playbook's statistics)
+    assert refused.error_type in LOOP_ERROR_TYPES
     assert refused.error == (
         "Not run: 640 is `volume_litres` of `tank`, which the request does not ask about; it "
         "asks about `monthly_upkeep_eur` (`tank` gave 85.5). Convert or add only figures of "

@@ -28,7 +28,7 @@ _OWN_KINDS = ("output", "submit")
 LOOP_ERROR_TYPES = frozenset({
     "timeout", "invalid_arguments", "unknown_tool", "call_limit", "unserializable_result",
     "tools_disabled", "output_rejected", "cancelled", "run_stopped", "denied", "error",
-    "unsourced_arguments", "repeated_call", "guardrail"})
+    "unsourced_arguments", "unasked_conversion", "repeated_call", "guardrail"})
 #: How the loop words an exception a tool raised, before the exception's message
 #: (``kind``: its class, the call's ``error_type``): written by :mod:`toolcycle.run.calls`,
 #: taken off by :meth:`ToolCallRecord.tool_error`, so what learns from a trace reads the
