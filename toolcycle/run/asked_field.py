@@ -198,8 +198,8 @@ def _keyed_strings(result: str) -> list[tuple[str, str]]:
 
 
 def named_beside(origins: list[list[Figure]], calls: Sequence[Call],
-                  figures: Sequence[Figure], words: set[str]
-                  ) -> tuple[str, str, str, bool] | None:
+                 figures: Sequence[Figure], words: set[str]
+                 ) -> tuple[str, str, str, bool] | None:
     """A value of the same results as ``origins`` under a field the request names: its
     field, the tool that gave it, the value as the message writes it, and whether it is a
     figure (else a name or other string).
