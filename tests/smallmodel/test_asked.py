@@ -290,3 +290,23 @@ def test_hostile_tool_output_and_arguments_do_not_break_the_check() -> None:
     result = agent.run_sync("What does A-1 weigh in pounds?")
     assert result.status in ("success", "ungrounded", "mismatched")
     assert result.output == "It weighs 12.5 kg."
+
+
+def test_no_converter_is_named_for_a_figure_no_tool_gave() -> None:
+    """A figure in the wrong unit that no result holds is grounding's to judge; told "the
+    converter converts to knots", a model converts the made-up figure (seen on the 1.5B,
+    first-hour dev rerun, 2026-12-07: "gives 1.5 in hectares; `ha_to_acres` converts to
+    acres", 1.5 from nowhere)."""
+    from toolcycle.run.asked import mismatches
+    from toolcycle.run.provenance import Call
+    from toolcycle.run.units import requested_units
+
+    request = "How strong is the wind in Tromso, in knots?"
+    calls = [Call("latest_reading", {"city": "Tromso"}, '{"wind_kmh": 18.0}', "")]
+    offered = [("kmh_to_knots", "Convert km/h to knots.")]
+    given = mismatches(request, requested_units(request), calls, "The wind is 18 km/h.", offered)
+    made_up = mismatches(request, requested_units(request), calls, "The wind is 25 km/h.",
+                         offered)
+    assert "`kmh_to_knots` converts to knots" in given[0].message
+    assert made_up and "converts" not in made_up[0].message
+    assert made_up[0].message.endswith(": answer in knots")

@@ -381,7 +381,10 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
         assert converted is not None  # (a conversion has one figure out)
         return message + (f"; `{done.name}` converted it into {written(converted)} {asked}: "
                           "answer with that"), None
-    elif converters := converters_into(names, offered):
+    elif (converters := converters_into(names, offered)) and any(
+            f.value == figure.value for f in figures):
+        # (only for a figure a tool gave: told "`ha_to_acres` converts to acres" of a 1.5 no
+        # result holds, where grounding could not re-ask twice, a model converts 1.5)
         converter = converters[0]
         message += f"; `{converter}` converts to {asked}"
         return message + f": answer in {asked}", converter
