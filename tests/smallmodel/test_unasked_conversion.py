@@ -44,8 +44,7 @@ def test_a_conversion_of_a_field_not_asked_is_told_the_field_asked() -> None:
     assert refused.error_type in LOOP_ERROR_TYPES
     assert refused.error == (
         "Not run: 640 is `volume_litres` of `tank`, which the request does not ask about; it "
-        "asks about `monthly_upkeep_eur` (`tank` gave 85.5). Convert or add only figures of "
-        "what the request asks for.")
+        "asks about `monthly_upkeep_eur` (`tank` gave 85.5): use that")
     assert (result.output, result.status) == ("85.5 EUR.", "success")
 
 
@@ -55,8 +54,7 @@ def test_a_conversion_asked_for_a_name_is_told_the_name() -> None:
                   "Who is the keeper of the tank Blue Reef?")
     assert result.trace.steps[1].tool_calls[0].error == (
         "Not run: 640 is `volume_litres` of `tank`, which the request does not ask about; it "
-        "asks about `keeper` (`tank` gave 'Ana Ruiz'). Convert or add only figures of what the "
-        "request asks for.")
+        "asks about `keeper` (`tank` gave 'Ana Ruiz'): use that")
 
 
 def test_the_same_conversion_made_again_runs() -> None:

@@ -21,7 +21,10 @@ for "who"; :func:`.asked_field.named_beside`). The refusal says which field the 
 about and what the tool gave under it (each record's figure, where several were read).
 Refused once for the same call: made again, it runs (the check reads words, and the model
 may know better); the refusal is the call's error observation, ``error_type``
-``"unasked_conversion"``, in the trace with the rest.
+``"unasked_conversion"``, in the trace with the rest. It ends on what to use, and names no
+other tool's verb: refused with "Convert or add only figures of what the request asks for",
+the 1.5B added the refused figure to the one asked (held-out seed 6821, a harvest plus an
+area; the answer check caught it).
 """
 
 from __future__ import annotations
@@ -62,5 +65,5 @@ def unasked_conversion(state: RunState, call: ToolCall, description: str) -> str
     key, tool, said, _ = asked
     source = holding[-1]
     return (f"Not run: {written(value)} is `{source.key}` of `{source.tool}`, which the "
-            f"request does not ask about; it asks about `{key}` (`{tool}` gave {said}). "
-            "Convert or add only figures of what the request asks for.")
+            f"request does not ask about; it asks about `{key}` (`{tool}` gave {said}): use "
+            "that")
