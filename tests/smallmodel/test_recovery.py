@@ -665,3 +665,19 @@ def test_no_names_offered_where_the_value_is_not_a_common_word_of_the_request(
         value: str, question: str) -> None:
     [seen, *_] = _asked(question, [call("cove_id", {"cove_name": value})], [cove_id, cove_survey])
     assert "is a word of the request" not in seen
+
+
+def test_the_word_passed_again_after_the_names_were_looked_up_is_told_their_ids() -> None:
+    """Seen on the 1.5B (dev rerun of 6820): told to look 'Long Meadow' and 'Hill Acre' up,
+    it did, then gave the detail tool "area" again until the loop guard ended the run."""
+    by_word, first, second, again, *_ = _asked(
+        "What is the depth of Otter Cove and Gull Point together?", [
+            call("cove_survey", {"cove_id": "depth"}),
+            call("cove_id", {"cove_name": "Otter Cove"}),
+            call("cove_id", {"cove_name": "Gull Point"}),
+            call("cove_survey", {"cove_id": "depth"})], [cove_id, cove_survey])
+    assert "call it with 'Otter Cove', then 'Gull Point'" in by_word
+    assert (first, second) == ("CV-2", "CV-5")
+    assert ("`cove_id` 'depth' is taken from the request, not from a tool result; `cove_id` "
+            "gave 'CV-2' for 'Otter Cove' and 'CV-5' for 'Gull Point': call `cove_survey` "
+            "with `cove_id` 'CV-2', then 'CV-5'") in again

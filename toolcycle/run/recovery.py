@@ -35,13 +35,7 @@ from ..output_repair import expected
 from ..tools import Tool, ToolDefinition
 from ..words import HANDLE_WORDS, says
 from .handles import handle_given
-from .request_spelling import (
-    name_within,
-    names_in_value,
-    names_instead,
-    request_spelling,
-    whole_name,
-)
+from .request_spelling import in_turn, name_advice, name_within, names_instead, request_spelling
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
@@ -311,27 +305,9 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
         if str(value) in results:
             continue
         givers = producers(state, own, name)
-        if not givers:
-            spelled = request_spelling(value, request) if isinstance(value, str) else None
-            whole = whole_name(spelled or str(value), request) if isinstance(value, str) \
-                else None
-            several = names_in_value(str(value), request) if isinstance(value, str) else []
-            if len(several) >= 2:
-                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds {len(several)} names the "
-                       f"request gives: look each up on its own ({_in_turn(several[:3])})")
-            elif whole is not None:
-                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is part of a name the "
-                       f"request gives: try {bounded_repr(whole)[:_QUOTED]}")
-            elif spelled is not None:
-                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is not how the request "
-                       f"writes it: try {bounded_repr(spelled)[:_QUOTED]}")
-            elif isinstance(value, str) and (inside := name_within(value, request)):
-                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} holds the request's "
-                       f"{bounded_repr(inside)[:_QUOTED]} and more: try "
-                       f"{bounded_repr(inside)[:_QUOTED]}")
-            elif isinstance(value, str) and (others := names_instead(value, request)):
-                yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} is a word of the request, "
-                       f"not a name it gives: try {_in_turn(others)}")
+        if not givers:  # (a lookup by name: the request's writing of the name)
+            if isinstance(value, str) and (line := name_advice(name, value, request)):
+                yield line
             continue
         # a name the request writes, rewritten (``brook_plot`` for "Brook Plot"): the lookup
         # takes it as the request writes it (seen on the 1.5B, held-out 6816: the rewritten
@@ -358,17 +334,32 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             continue
         others = (names_instead(value, request)
                   if isinstance(value, str) and spelled is None else [])
+        if others and (gave := _handles_for(state, givers, others, alone)):
+            # the lookups of the request's names were made: their ids are what would work
+            # (seen on the 1.5B, dev rerun of 6820: told to look 'Long Meadow' and 'Hill
+            # Acre' up, it did, then called the detail tool with "area" again until the
+            # loop guard)
+            giver = gave[0][1]
+            ids = in_turn([handle for _, _, handle in gave])
+            said = " and ".join(f"{bounded_repr(handle)} for {bounded_repr(thing)[:_QUOTED]}"
+                                for thing, _, handle in gave)
+            yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; `{giver}` gave {said}: "
+                   f"call `{own}` with `{name}` {ids}")
+            continue
         how = (f": call it with {bounded_repr(spelled)[:_QUOTED]}"
                if spelled is not None and len(givers) == 1
-               else f": call it with {_in_turn(others)}" if others and len(givers) == 1
+               else f": call it with {in_turn(others)}" if others and len(givers) == 1
                else "")
         yield (f"`{name}` {bounded_repr(value)[:_QUOTED]} {where}; {_named(givers)} can give "
                f"it{how}")
 
 
-def _in_turn(names: list[str]) -> str:
-    """Names to try one after the other, as a re-ask writes them: ``'A', then 'B'``."""
-    return ", then ".join(bounded_repr(n)[:_QUOTED] for n in names)
+def _handles_for(state: RunState, givers: list[str], names: list[str], alone: bool
+                 ) -> list[tuple[str, str, str]]:
+    """(name, the tool that gave it, the handle) for each of ``names`` a call to one of
+    ``givers`` was given and answered with a handle (:func:`.handles.handle_given`)."""
+    found = [(thing, handle_given(state, givers, thing, this_turn=alone)) for thing in names]
+    return [(thing, given[0], given[1]) for thing, given in found if given is not None]
 
 
 def _earlier_success(state: RunState, own: str, arguments: dict[str, Any], call_id: str,

@@ -4,14 +4,16 @@
 A lookup by name matches the name as stored, and the request's words are the best guess at
 it. A small model rewrites them (``YOGA-MAT``, ``bluehall``), passes part of a name
 (``Amber`` for "Rack Amber"), a name with words of its own around it ("W Willow Ward"), or
-several names in one value ("Maren and Sea Fox"); each helper here finds the request's own
-writing for one of those.
+several names in one value ("Maren and Sea Fox"), or a word of what is asked ("area") where
+a name is wanted; each helper here finds the request's own writing for one of those, and
+:func:`name_advice` writes the line a failed lookup gets.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..messages import bounded_repr
 from ..words import name_phrases, says
 
 #: How much of a value is read, and of the request's end (names are read there).
@@ -24,6 +26,34 @@ _JOINED_MOST = 6
 
 #: The shortest word a slipped letter is read in (:func:`_slipped`).
 _SLIP_LEAST = 5
+
+
+def name_advice(parameter: str, value: str, request: str) -> str | None:
+    """The line a failed lookup by name gets where the request writes the name otherwise
+    (``parameter`` was given ``value``): several names in one value, part of a name, the
+    name rewritten, the name with words of the model's own, or a common word of the request
+    in its place; ``None`` where none of these is plain."""
+    shown = f"`{parameter}` {bounded_repr(value)[:_QUOTED]}"
+    spelled = request_spelling(value, request)
+    whole = whole_name(spelled or value, request)
+    several = names_in_value(value, request)
+    if len(several) >= 2:
+        return (f"{shown} holds {len(several)} names the request gives: look each up on its "
+                f"own ({in_turn(several[:3])})")
+    if whole is not None:
+        return f"{shown} is part of a name the request gives: try {in_turn([whole])}"
+    if spelled is not None:
+        return f"{shown} is not how the request writes it: try {in_turn([spelled])}"
+    if inside := name_within(value, request):
+        return f"{shown} holds the request's {in_turn([inside])} and more: try {in_turn([inside])}"
+    if others := names_instead(value, request):
+        return f"{shown} is a word of the request, not a name it gives: try {in_turn(others)}"
+    return None
+
+
+def in_turn(values: list[str]) -> str:
+    """Values to try one after the other, as a re-ask writes them: ``'A', then 'B'``."""
+    return ", then ".join(bounded_repr(v)[:_QUOTED] for v in values)
 
 
 def request_spelling(value: str, request: str) -> str | None:
