@@ -34,7 +34,8 @@ def mm_to_inches(value: float) -> float:
 
 
 def _reconverting(messages: Any, settings: Any) -> Any:
-    """A model that converts whenever it may call: what the 1.5B did after the re-ask."""
+    """A model that converts whenever it may call: what the 1.5B did after the re-ask. (A
+    refused conversion, toolcycle/run/unasked_conversion.py, it makes again.)"""
     results = [p for m in messages for p in m.parts if isinstance(p, ToolResult)]
     done = {r.name for r in results}
     if settings.tool_choice == "final_result":
@@ -43,7 +44,7 @@ def _reconverting(messages: Any, settings: Any) -> Any:
         return call("station_id", {"name": "Harbour"})
     if "station" not in done:
         return call("station", {"station_id": "WS-4"})
-    if sum(1 for r in results if r.name == "mm_to_inches") < sum(
+    if sum(1 for r in results if r.name == "mm_to_inches" and not r.is_error) < sum(
             1 for r in results if r.name == "final_result") + 1:
         return call("mm_to_inches", {"value": 12.2})
     return call("final_result", {"value": 0.48})
@@ -63,7 +64,8 @@ def test_the_reask_after_an_unasked_conversion_asks_for_the_answer() -> None:
 
 def test_a_text_answer_is_asked_for_in_words() -> None:
     script = [call("station_id", {"name": "Harbour"}), call("station", {"station_id": "WS-4"}),
-              call("mm_to_inches", {"value": 12.2}), "About 0.48 inches.", "12.2 mm."]
+              *[call("mm_to_inches", {"value": 12.2})] * 2,  # refused once, then run
+              "About 0.48 inches.", "12.2 mm."]
     model = ScriptedModel(script)
     agent = Agent(model, tools=[station_id, station, mm_to_inches], grounding=True,
                   limits=Limits(max_attempts=3))

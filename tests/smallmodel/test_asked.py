@@ -60,17 +60,22 @@ LOOK_UP_AMBER = [call("lookup_exhibit", {"name": "Amber Room Model"}),
 WEIGHT = "Amber Room Model: what weight does this exhibit have?"
 
 
+# A conversion into a unit the request does not ask for is refused the first time it is made
+# (toolcycle/run/unasked_conversion.py); made again, it runs, and the answer checks see the rest.
+CONVERTED_TWICE = [call("kg_to_lb", {"value": 93.1})] * 2
+
+
 def test_a_conversion_nobody_asked_for_is_named_with_the_figure_before_it() -> None:
     """h01 on held-out seed 6801: the weight read (93.1 kg), then converted to pounds,
     and the pounds answered. The re-ask names the tool, the unit and the figure it was
     given; the model answers that figure and the run succeeds."""
     result, model = _exhibits([
-        *LOOK_UP_AMBER, call("kg_to_lb", {"value": 93.1}),
+        *LOOK_UP_AMBER, *CONVERTED_TWICE,
         call("final_result", {"exhibit": "Amber Room Model", "value": 205.25}),
         call("final_result", {"exhibit": "Amber Room Model", "value": 93.1})], WEIGHT)
     first = result.trace.attempts[0]
     assert (first.validator, first.code) == ("asked", "ANSWER_AS_GIVEN")  # (the re-ask must answer)
-    told = model.requests[4].last_message.text
+    told = model.requests[5].last_message.text
     assert "the request does not ask for lb (pound)" in told
     assert "`kg_to_lb`'s result" in told and "93.1 kg (weight_kg in the result of " \
         "`exhibit_info`)" in told
@@ -79,7 +84,7 @@ def test_a_conversion_nobody_asked_for_is_named_with_the_figure_before_it() -> N
 
 def test_an_answer_that_stays_converted_ends_mismatched_not_success() -> None:
     result, _ = _exhibits([
-        *LOOK_UP_AMBER, call("kg_to_lb", {"value": 93.1}),
+        *LOOK_UP_AMBER, *CONVERTED_TWICE,
         call("final_result", {"exhibit": "Amber Room Model", "value": 205.25}),
         call("final_result", {"exhibit": "Amber Room Model", "value": 205.25})], WEIGHT)
     assert [a.validator for a in result.trace.attempts] == ["asked", None]
@@ -130,7 +135,7 @@ def test_without_grounding_nothing_is_checked() -> None:
 
 def test_never_on_the_last_attempt_yet_the_status_says_so() -> None:
     result, _ = _exhibits([
-        *LOOK_UP_AMBER, call("kg_to_lb", {"value": 93.1}),
+        *LOOK_UP_AMBER, *CONVERTED_TWICE,
         call("final_result", {"exhibit": "Amber Room Model", "value": 205.25})], WEIGHT,
         attempts=1)
     assert result.attempts == 1 and result.status == "mismatched"

@@ -60,8 +60,14 @@ NORTH = [call("find_greenhouse", {"name": "North Bay"}),
          call("greenhouse_info", {"greenhouse_id": "GH-204"})]
 SOUTH = [call("find_greenhouse", {"name": "South Bay"}),
          call("greenhouse_info", {"greenhouse_id": "GH-517"})]
-# the conversion twice: it is refused the first time (toolcycle/run/unasked_conversion.py),
-# runs when made again, and the answer's checks below see the rest
+def twice(conversion: Any) -> list[Any]:
+    """A conversion the request does not ask for, made twice: it is refused the first time
+    (toolcycle/run/unasked_conversion.py), runs when made again, and the answer checks these
+    tests are about see the rest."""
+    return [conversion, conversion]
+
+
+# the conversion twice (see twice())
 COST_PLUS_SEEDLINGS = [call("pounds_to_euros", {"value": 40.77}),
                        call("pounds_to_euros", {"value": 40.77}),
                        call("add", {"numbers": [333, 47.7]})]
@@ -134,13 +140,13 @@ def test_a_record_read_again_is_still_one_record() -> None:
 def test_a_sum_in_two_units_is_shown_the_sum_in_the_records_unit() -> None:
     """Different units (one part converted, one not): the field is still plain (both read
     from ``heating_cost_gbp``), so the sum that would work is shown in the records' unit."""
-    result, model = _run([*NORTH, *SOUTH, call("pounds_to_euros", {"value": 56.67}),
+    result, model = _run([*NORTH, *SOUTH, *twice(call("pounds_to_euros", {"value": 56.67})),
                           call("add", {"numbers": [40.77, 66.3]}),
                           call("final_result", {"answer": "107.07"}),
                           call("add", {"numbers": [40.77, 56.67]}),
                           call("final_result", {"answer": "97.44"})],
                          "What is the heating cost of North Bay and South Bay added together?")
-    told = model.requests[7].last_message.text
+    told = model.requests[8].last_message.text
     assert "figures in different units do not add up" in told, told
     assert ("what would work: `add` over 40.77 and 56.67, the `heating_cost_gbp` of "
             "'North Bay' and 'South Bay'") in told, told
@@ -222,14 +228,14 @@ def test_a_figure_added_twice_where_the_request_counts_passes() -> None:
 
 
 def test_two_currencies_inside_nested_sums_do_not_add_up() -> None:
-    result, model = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+    result, model = _run([*NORTH, *twice(call("pounds_to_euros", {"value": 40.77})),
                           call("add", {"numbers": [47.7, 47.7]}), *SOUTH,
                           call("add", {"numbers": [95.4, 56.67]}),
                           call("final_result", {"answer": "152.07"}),
                           call("add", {"numbers": [40.77, 56.67]}),
                           call("final_result", {"answer": "97.44"})],
                          "What is the heating cost of North Bay and South Bay added together?")
-    told = model.requests[8].last_message.text
+    told = model.requests[9].last_message.text
     assert "figures in different units do not add up" in told
     assert "47.7 (`heating_cost_gbp`, EUR, from `pounds_to_euros`)" in told
     assert "56.67 (`heating_cost_gbp`, GBP)" in told
@@ -295,7 +301,7 @@ def test_pounds_beside_euros_are_sterling() -> None:
     pair = one_kind([*named_units("Convert an amount in pounds to euros.")])
     assert pair is not None and [u.name for u in pair] == ["GBP", "EUR"]
     assert one_kind([*named_units("Convert a weight in kg to pounds.")]) is not None
-    result, _ = _run([*NORTH, call("pounds_to_euros", {"value": 40.77}),
+    result, _ = _run([*NORTH, *twice(call("pounds_to_euros", {"value": 40.77})),
                       call("final_result", {"answer": "47.7"}),
                       call("final_result", {"answer": "40.77"})],
                      "What is the heating cost of North Bay?")
@@ -438,13 +444,13 @@ def test_a_sum_of_figures_each_converted_unasked_is_a_conversion_nobody_asked_fo
     ``success``): traced through the sum, the parts are conversions; the re-ask shows the
     figures as the tools gave them."""
     question = "What is the heating cost of North Bay and South Bay added together?"
-    converted = [*NORTH, call("pounds_to_euros", {"value": 40.77}), *SOUTH,
-                 call("pounds_to_euros", {"value": 56.67}),
+    converted = [*NORTH, *twice(call("pounds_to_euros", {"value": 40.77})), *SOUTH,
+                 *twice(call("pounds_to_euros", {"value": 56.67})),
                  call("add", {"numbers": [47.7, 66.3]})]
     result, model = _run([*converted, call("final_result", {"answer": "114.0"}),
                           call("add", {"numbers": [40.77, 56.67]}),
                           call("final_result", {"answer": "97.44"})], question)
-    told = model.requests[8].last_message.text
+    told = model.requests[10].last_message.text
     assert ("the request does not ask for EUR; your answer's 114.0 is `add` over figures "
             "`pounds_to_euros` converted into EUR: add 40.77 GBP (`heating_cost_gbp` of "
             "`greenhouse_info`), 56.67 GBP (`heating_cost_gbp` of `greenhouse_info`) as the "

@@ -22,13 +22,19 @@ def tank(name: str) -> dict[str, Any]:
     return TANKS[name]
 
 
+def eur_to_usd(value: float) -> float:
+    """Convert euros to US dollars."""
+    return round(value * 1.08, 2)
+
+
 def litres_to_gallons(value: float) -> float:
     """Convert litres to US gallons."""
     return round(value * 0.264172, 2)
 
 
 def _run(script: list[Any], question: str, grounding: bool = True, attempts: int = 2) -> Any:
-    agent = Agent(ScriptedModel(script), tools=[tank, litres_to_gallons], grounding=grounding,
+    agent = Agent(ScriptedModel(script), tools=[tank, litres_to_gallons, eur_to_usd],
+                  grounding=grounding,
                   limits=Limits(max_attempts=attempts))
     return agent.run_sync(question)
 
@@ -78,3 +84,30 @@ def test_no_refusal_where_the_conversion_may_be_asked(question: str, grounding: 
                    call("litres_to_gallons", {"value": 640.0}), "done"], question, grounding,
                   attempts=1)
     assert result.trace.steps[1].tool_calls[0].result == "169.07"
+
+
+def test_a_conversion_of_the_field_asked_into_a_unit_not_asked_is_told_to_use_the_figure() -> None:
+    """Seen on the 1.5B (held-out 6820 and its rerun): each venue's ``ticket_price_gbp``
+    converted to euros for "the combined ticket price", a unit nobody asked for."""
+    result = _run([call("tank", {"name": "Blue Reef"}), call("eur_to_usd", {"value": 85.5}),
+                   "85.5 EUR."], "What is the monthly upkeep of the tank Blue Reef?")
+    refused = result.trace.steps[1].tool_calls[0]
+    assert (refused.error_type, refused.error) == (UNASKED_CONVERSION, (
+        "Not run: the request does not ask for USD; 85.5 is `monthly_upkeep_eur` as `tank` "
+        "gave it: use that, unless the request asks for another unit"))
+    assert (result.output, result.status) == ("85.5 EUR.", "success")
+
+
+def test_a_conversion_into_the_unit_asked_or_between_two_units_of_the_records_runs() -> None:
+    asked = _run([call("tank", {"name": "Blue Reef"}), call("eur_to_usd", {"value": 85.5}),
+                  "92.34 USD."], "What is the monthly upkeep of the tank Blue Reef in USD?")
+    assert asked.trace.steps[1].tool_calls[0].result == "92.34"
+    TANKS["Coral Bay"] = {"volume_litres": 300.0, "monthly_upkeep_usd": 40.0}
+    try:
+        mixed = _run([call("tank", {"name": "Blue Reef"}), call("tank", {"name": "Coral Bay"}),
+                      call("eur_to_usd", {"value": 85.5}), "done"],
+                     "What is the monthly upkeep of Blue Reef and Coral Bay together?",
+                     attempts=1)
+    finally:
+        del TANKS["Coral Bay"]
+    assert mixed.trace.steps[2].tool_calls[0].result == "92.34"

@@ -171,7 +171,7 @@ def convert_first(state: RunState) -> str | None:
         return None
     # (the one converter into a unit the request asks for: where several are, which one
     # the re-ask named depends on the figure's kind, and a wrong forced call misleads)
-    converters = converters_into({u.name for u in _asked_units(state)},
+    converters = converters_into({u.name for u in asked_units(state)},
                                  [(d.name, d.description) for d in state.setup.settings.tools])
     return converters[0] if len(converters) == 1 else None
 
@@ -195,14 +195,14 @@ def run_status(state: RunState, action: str, output: Any) -> RunStatus:
 def mismatches_in(state: RunState, answer: Any) -> list[Mismatch]:
     """What the run's request, calls and results say about ``answer``."""
     request = request_of(state)[-_READ:]  # (the question ends it; instructions come first)
-    asked = _asked_units(state)
+    asked = asked_units(state)
     calls = calls_of(state)
     return mismatches(request, asked, calls, answer, [
         (d.name, d.description) for d in state.setup.settings.tools],
         lambda giver: takers(state, giver))
 
 
-def _asked_units(state: RunState) -> list[Unit]:
+def asked_units(state: RunState) -> list[Unit]:
     """The units the request names, and those the output's fields name (``total_usd``)."""
     asked = requested_units(request_of(state)[-_READ:])  # (the question ends it)
     for definition in state.output.tool_definitions:
@@ -259,8 +259,8 @@ def mismatches(request: str, asked: Sequence[Unit], calls: Sequence[Call], answe
                 found.extend(Mismatch("field", message) for message in other)
                 continue
             found.append(Mismatch("conversion", (
-                f"the request does not ask for {_say(target)}; your answer's {figure.written} "
-                f"is `{calls[figure.made].name}`'s result, in {_say(target)}, converted from "
+                f"the request does not ask for {say_unit(target)}; your answer's {figure.written} "
+                f"is `{calls[figure.made].name}`'s result, in {say_unit(target)}, converted from "
                 f"{_origin(calls[figure.made], figure.made, figures)}: answer with "
                 f"{_first_input(calls[figure.made])} as the tools gave it, unless the request "
                 "asks for another unit")))
@@ -357,16 +357,16 @@ def _unit_message(figure: _Read, wanted: list[Unit], calls: Sequence[Call],
     asked = " or ".join(dict.fromkeys(u.word for u in wanted))
     assert figure.unit is not None
     message = (f"the request asks for {asked}; your answer gives {figure.written} in "
-               f"{_say(figure.unit)}")
+               f"{say_unit(figure.unit)}")
     if figure.stated is not None and figure.stated.name != figure.unit.name:
         message = (f"the request asks for {asked}; your answer writes {figure.written} "
-                   f"{figure.stated.word}, but {figure.written} is in {_say(figure.unit)}")
+                   f"{figure.stated.word}, but {figure.written} is in {say_unit(figure.unit)}")
     made, conversion = figure.made, figure.conversion
     names = {u.name for u in wanted}
     if made is not None and conversion is not None:
         origin = _origin(calls[made], made, figures)
         message += (f" (`{calls[made].name}` converted {origin} into "
-                    f"{_say(conversion[1])})")
+                    f"{say_unit(conversion[1])})")
         if conversion[0].name in names:  # the figure before it is the one asked for
             return message + f"; the figure in {asked} is {origin}: answer with it", None
     said = next((f for f in reversed(figures) if f.unit is not None and f.unit.name in names),
@@ -435,7 +435,7 @@ def _property_names(schema: dict[str, Any]) -> list[str]:
     return [str(k) for k in properties] if isinstance(properties, dict) else []
 
 
-def _say(unit: Unit) -> str:
+def say_unit(unit: Unit) -> str:
     """A unit for the model to read: as written, with its name where the writing is an
     abbreviation (``lb (pound)``, ``mi (mile)``; ``EUR``, ``miles`` as they are)."""
     if unit.dimension == "[currency]":
