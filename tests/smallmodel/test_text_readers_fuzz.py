@@ -69,11 +69,13 @@ _JSON = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=5),
                             st.dictionaries(st.text(max_size=8), inner, max_size=5)),
     max_leaves=30)
+#: Any tool result: JSON, plain text, or JSON nested past what the parser takes.
+_RESULTS = st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
+                     st.integers(1, 5000).map(lambda n: "[" * n + "]" * n))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
-                 st.integers(1, 5000).map(lambda n: "[" * n + "]" * n)))
+@given(_RESULTS)
 def test_a_results_facts_are_read_from_any_text(content: str) -> None:
     """What the second look reads of a result (toolcycle/run/unused_results.py): any text,
     JSON nested past the parser included, gives figures and values, never an error."""
@@ -210,8 +212,7 @@ def test_a_handle_is_read_from_any_result(content: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
-                 st.integers(1, 5000).map(lambda n: "[" * n + "]" * n)),
+@given(_RESULTS,
        st.text(max_size=120), st.text(max_size=120))
 def test_a_name_from_an_unasked_field_is_read_from_any_result(content: str, request: str,
                                                               answer: str) -> None:
@@ -225,8 +226,7 @@ def test_a_name_from_an_unasked_field_is_read_from_any_result(content: str, requ
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(_JSON.map(json.dumps), st.text(max_size=200),
-                 st.integers(1, 5000).map(lambda n: "[" * n + "]" * n)),
+@given(_RESULTS,
        st.text(max_size=120), st.text(max_size=120))
 def test_the_field_that_would_work_is_read_from_any_result(content: str, request: str,
                                                           answer: str) -> None:

@@ -143,3 +143,15 @@ def test_a_refused_sum_names_the_ids_no_call_has_used() -> None:
         "; what would work first: `lookup_train` gave 'TR-627' and 'TR-860', which no call "
         "has used since: `train_info` takes `id`; call it with each.")
     assert result.status == "success"
+
+
+def test_the_items_of_each_list_are_grouped_apart() -> None:
+    """Peers are the items of one list: two lists give two groups, a number outside any list
+    none, and a list of one item none."""
+    from toolcycle.run.call_figures import listed_measures
+
+    number = {"type": "number"}
+    schema = {"properties": {"a": {"type": "array", "items": number}, "b": number,
+                             "c": {"type": "array", "items": {"type": "array", "items": number}}}}
+    arguments = {"a": [12.5, 30.25], "b": 99.5, "c": [[1.5, 2.5], [7.5]]}
+    assert sorted(listed_measures(arguments, schema, True)) == [["1.5", "2.5"], ["12.5", "30.25"]]

@@ -33,7 +33,7 @@ def given_figures(arguments: dict[str, Any] | None, parameters: dict[str, Any],
     written: every number but a single digit, and single digits too where the schema types
     the value ``number`` unless ``counted`` (the run had found something countable before
     the call). Strings are names and ids, not figures."""
-    return [text for text, measure in _numbers(arguments, parameters)
+    return [text for text, measure, _ in _numbers(arguments, parameters)
             if not small(text) or (measure and not counted)]
 
 
@@ -41,7 +41,7 @@ def measured_figures(arguments: dict[str, Any] | None, parameters: dict[str, Any
                      counted: bool) -> list[str]:
     """The numbers of :func:`given_figures` where the schema types the value ``number``: the
     measures a call passes on (``add(numbers=[...])``, ``to_grams(amount=...)``)."""
-    return [text for text, measure in _numbers(arguments, parameters)
+    return [text for text, measure, _ in _numbers(arguments, parameters)
             if measure and (not small(text) or not counted)]
 
 
@@ -51,42 +51,32 @@ def listed_measures(arguments: dict[str, Any] | None, parameters: dict[str, Any]
     side (``add(numbers=[250, 67.64])``), a group for each list of two or more: the things
     one list holds are peers (the parts of one sum, the values of one average), so each one
     needs a source of its own."""
-    groups: list[list[str]] = []
-    stack: list[tuple[Any, Any]] = [(arguments, parameters)]
-    seen = 0
-    while stack and seen < _MAX_FIGURES:
-        value, schema = stack.pop()
-        seen += 1
-        if isinstance(value, dict):
-            properties = _object_properties(schema)
-            stack.extend((v, properties.get(k)) for k, v in value.items())
-        elif isinstance(value, list):
-            items = _array_items(schema)
-            group = [text for v in value if (text := _written(v)) is not None
-                     and _typed_number(items) and (not small(text) or not counted)]
-            if len(group) >= 2:
-                groups.append(group)
-            stack.extend((v, items) for v in value if isinstance(v, dict | list))
-    return groups
+    groups: dict[int, list[str]] = {}
+    for text, measure, owner in _numbers(arguments, parameters):
+        if owner is not None and measure and (not small(text) or not counted):
+            groups.setdefault(owner, []).append(text)
+    return [group for group in groups.values() if len(group) >= 2]
 
 
 def _numbers(arguments: dict[str, Any] | None, parameters: dict[str, Any]
-             ) -> Iterator[tuple[str, bool]]:
-    """Each JSON number of ``arguments`` at any depth, written as a figure, and whether the
-    schema types its place ``number``."""
-    stack: list[tuple[Any, Any]] = [(arguments, parameters)]
+             ) -> Iterator[tuple[str, bool, int | None]]:
+    """Each JSON number of ``arguments`` at any depth, written as a figure, whether the
+    schema types its place ``number``, and which list holds it (an identity, the same for
+    the items of one list; ``None`` outside a list)."""
+    stack: list[tuple[Any, Any, int | None]] = [(arguments, parameters, None)]
     seen = 0
     while stack and seen < _MAX_FIGURES:
-        value, schema = stack.pop()
+        value, schema, owner = stack.pop()
         if isinstance(value, dict):
             properties = _object_properties(schema)
-            stack.extend((v, properties.get(k)) for k, v in reversed(list(value.items())))
+            stack.extend((v, properties.get(k), None)
+                         for k, v in reversed(list(value.items())))
         elif isinstance(value, list):
             items = _array_items(schema)
-            stack.extend((v, items) for v in reversed(value))
+            stack.extend((v, items, id(value)) for v in reversed(value))
         elif (text := _written(value)) is not None:
             seen += 1
-            yield text, _typed_number(schema)
+            yield text, _typed_number(schema), owner
 
 
 def _written(value: Any) -> str | None:
