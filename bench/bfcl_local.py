@@ -195,6 +195,10 @@ class Outcome:
     #: Replies the model was asked again after (``Message.asked_again``: with ``+invented``,
     #: the calls given values no source gives; logged so a run can be paired on them).
     asked_again: int = 0
+    #: With ``+furtherN``: how many of ``calls`` there were after each further-calls round,
+    #: so one run grades the arm with 1, 2, ... N rounds (greedy decoding: the arm with fewer
+    #: rounds makes the same first requests; logged as ``right_by_round``).
+    round_calls: list[int] | None = None
 
 
 # -- the arms ---------------------------------------------------------------------------------
@@ -203,6 +207,16 @@ class Outcome:
 def toolcycle_arm(model: Model, parallel: bool = False,
                   selection: ToolSelection | None = None) -> Callable[[Case], Outcome]:
     written: list[str] = []  # what the inner model wrote for this case (for --show)
+    rounds: list[int] = []  # the calls after each further-calls round (``with_further``)
+    if isinstance(model, JsonToolsModel) and model.further_rounds > 1:
+        from toolcycle.models.text import further
+        merge = further.with_further
+
+        def counting(*args: Any, **kwargs: Any) -> Message:
+            merged = merge(*args, **kwargs)
+            rounds.append(len(merged.tool_calls))
+            return merged
+        further.with_further = counting  # bench-only: count the calls after each round
     cut: list[bool] = []  # whether each of those replies stopped at the token limit
     if isinstance(model, JsonToolsModel | ReActModel):
         inner, ask = model.inner, model.inner.request
@@ -217,6 +231,7 @@ def toolcycle_arm(model: Model, parallel: bool = False,
     def run(case: Case) -> Outcome:
         written.clear()
         cut.clear()
+        rounds.clear()
         messages = [Message(m["role"], [TextPart(m["content"])])  # type: ignore[arg-type]
                     for m in question(case)]
         tools = case.tools if selection is None else selection.select(
@@ -236,7 +251,9 @@ def toolcycle_arm(model: Model, parallel: bool = False,
         usage = reply.usage
         return Outcome(calls, usage.output_tokens if usage else 0, seconds,
                        " / ".join(written)[:600], first, max(1, len(written)),
-                       len(reply.asked_again))
+                       len(reply.asked_again),
+                       list(rounds) if isinstance(model, JsonToolsModel)
+                       and model.further_rounds > 1 else None)
     return run
 
 
@@ -245,9 +262,14 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     :class:`HermesToolsModel`) or ``react``, then any of ``+grammar``
     (every reply under the grammar), ``+lazy`` (the grammar only once a free reply called a
     tool), ``+parallel`` (list replies), ``+select`` (tool selection), ``+further`` (a list
-    that leaves request values out is asked once for the further calls:
-    ``JsonToolsModel(further_calls=True)``)."""
+    that leaves request values out is asked for the further calls:
+    ``JsonToolsModel(further_calls=True)``; ``+furtherN``: at most N rounds of them instead
+    of the library's ``FURTHER_ROUNDS``), ``+invented`` (the question about invented
+    values)."""
     protocol, *features = arm.split("+")
+    further_rounds = next((int(f.removeprefix("further")) for f in features
+                           if f.startswith("further") and f[7:].isdigit()), None)
+    features = ["further" if f.startswith("further") else f for f in features]
     unknown = set(features) - {"grammar", "lazy", "parallel", "select", "further", "invented"}
     if unknown or protocol not in PROTOCOLS or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
@@ -260,6 +282,8 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
                                           invented_values="invented" in features)
                     if protocol == "hermes"
                     else ReActModel(chat))
+    if isinstance(model, JsonToolsModel) and further_rounds is not None:
+        model.further_rounds = further_rounds
     return toolcycle_arm(model, parallel="parallel" in features,
                          selection=ToolSelection() if "select" in features else None)
 
@@ -576,7 +600,11 @@ def main() -> None:
                         "tokens": outcome.tokens, "seconds": round(outcome.seconds, 3),
                         "requests": outcome.requests, "asked_again": outcome.asked_again,
                         **({} if outcome.first_calls is None else {"first_right": not verdict(
-                            checker, case, Outcome(outcome.first_calls, 0, 0.0))})}) + "\n")
+                            checker, case, Outcome(outcome.first_calls, 0, 0.0))}),
+                        **({} if outcome.round_calls is None else {"right_by_round": [
+                            not verdict(checker, case, Outcome(outcome.calls[:n], 0, 0.0))
+                            for n in outcome.round_calls]}),
+                        "calls": outcome.calls}) + "\n")
                     log.flush()
             print(f"\r{number}/{len(selected)}", end="", file=sys.stderr, flush=True)
     finally:

@@ -19,7 +19,7 @@ from toolcycle.models.base import ModelResponse, ModelSettings, ToolCallDelta, T
 from toolcycle.models.scripted import ScriptedModel
 from toolcycle.models.text.constrained import reply_schema
 from toolcycle.models.text.coverage import request_values, unused_values
-from toolcycle.models.text.further import FURTHER_CALLS
+from toolcycle.models.text.further import FURTHER_CALLS, FURTHER_ROUNDS
 from toolcycle.models.text.protocol import JsonToolsModel
 
 CIRCLE = ToolDefinition("circumference", "Circumference of a circle.", {
@@ -174,10 +174,41 @@ async def test_the_sentences_no_call_has_begun_are_quoted_in_the_request_s_words
 
 async def test_only_further_calls_that_carry_a_left_out_value_are_kept() -> None:
     # a repeat of the first call and a call with an invented value add nothing
-    inner = ScriptedModel([FIRST, circles(5, 7, 10)])
+    inner = ScriptedModel([FIRST, circles(5, 7, 10), "[]"])
     model = JsonToolsModel(inner, further_calls=True)
     message = await model.request([Message.user(CIRCLES)], LIST)
     assert [c.arguments["radius"] for c in message.tool_calls if c.arguments] == [5, 10]
+    assert len(inner.requests) == 3  # 15 and 20 still left out: asked again, got nothing
+
+
+async def test_asked_again_while_each_round_keeps_a_call_and_values_are_left_out() -> None:
+    # Three tasks: the first reply begins one, the first further request adds a second, the
+    # next adds the third; a round that keeps nothing ends the asking, and so does a reply
+    # that leaves nothing out.
+    request = ("Find the circumference of a circle of radius 5 cm. What is the weather in "
+               "Lisbon? And the weather in Oslo?")
+    lisbon = Capture(json.dumps([{"name": "weather", "arguments": {"city": "Lisbon"}}]))
+    oslo = Capture(json.dumps([{"name": "weather", "arguments": {"city": "Oslo"}}]))
+    inner = ScriptedModel([Capture(FIRST), lisbon, oslo])
+    message = await JsonToolsModel(inner, further_calls=True).request(
+        [Message.user(request)], LIST)
+    assert [c.name for c in message.tool_calls] == ["circumference", "weather", "weather"]
+    assert len(inner.requests) == 3 and message.usage is not None
+    assert message.usage.requests == 3  # every round paid
+    assert oslo.messages[-1].text.startswith("These calls leave out Oslo from the request.")
+    assert [m.text for m in oslo.messages[-2:-1]] != [m.text for m in lisbon.messages[-2:-1]]
+    # a round that keeps nothing (a repeat) ends it, though Oslo is still left out
+    inner = ScriptedModel([FIRST, lisbon.reply, lisbon.reply, oslo.reply])
+    message = await JsonToolsModel(inner, further_calls=True).request(
+        [Message.user(request)], LIST)
+    assert len(message.tool_calls) == 2 and len(inner.requests) == 3
+    # bounded: at most FURTHER_ROUNDS further requests, however much is left out
+    many = "Find the circumference of circles of radius " + ", ".join(
+        str(r) for r in range(5, 100, 5)) + " cm."
+    inner = ScriptedModel([FIRST, *(circles(r) for r in range(10, 100, 5))])
+    message = await JsonToolsModel(inner, further_calls=True).request([Message.user(many)], LIST)
+    assert len(inner.requests) == 1 + FURTHER_ROUNDS
+    assert len(message.tool_calls) == 1 + FURTHER_ROUNDS
 
 
 async def test_an_empty_list_leaves_the_reply_as_it_was() -> None:

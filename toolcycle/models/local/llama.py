@@ -67,7 +67,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 DEFAULT_MAX_TOKENS = 384
 DEFAULT_CONTEXT = 4096
-#: Whether :func:`local_model`'s JSON protocol asks once for the further calls a list reply
+#: Whether :func:`local_model`'s JSON protocol asks for the further calls a list reply
 #: left out (:mod:`~..text.further`; only with ``parallel_tool_calls``). On. Measured with
 #: the 1.5B on 55 BFCL entries outside the graded selection: 25 → 31 right, none lost, the
 #: second request on 17 of them, all parallel (docs/local-model.md, "Further calls").
@@ -376,7 +376,7 @@ def local_model(
     run with ``ModelSettings(extra={"constrained": True})``.
 
     ``further_calls`` (JSON and Hermes protocols): with ``parallel_tool_calls``, a reply of
-    calls that leaves some of the request's values out is asked once for the further calls
+    calls that leaves some of the request's values out is asked for the further calls
     (:mod:`~..text.further`; per run ``ModelSettings(extra={"further_calls": False})``).
 
     ``invented_values`` (JSON and Hermes protocols): a reply whose calls give values that

@@ -35,7 +35,7 @@ from .choice import repeated_call_names as repeated_call_names  # (old public pa
 from .constrained import CONSTRAINED, reply_schema, with_constrained
 from .describe import describe_tools as describe_tools  # importable from here, as before
 from .describe import json_tool_instructions
-from .further import JSON_FURTHER, ONLY_FURTHER, covered, revised_stream
+from .further import FURTHER_ROUNDS, JSON_FURTHER, ONLY_FURTHER, covered, revised_stream
 from .invented import questioned
 from .json_reply import json_reply_parts
 from .native import answer_form, answer_only_instructions, rendered_answer
@@ -67,7 +67,8 @@ class JsonToolsModel(TextProtocolModel):
     This is llama.cpp's "lazy grammar" idea, done with two requests where that is not exposed.
 
     ``further_calls=True``: with ``parallel_tool_calls``, a reply of calls that leaves some
-    of the request's values out is asked once for the further calls (:mod:`.further`).
+    of the request's values out is asked for the further calls (:mod:`.further`), again
+    while a round keeps a call and values are left out, at most ``further_rounds`` times.
     ``invented_values=True``: a reply whose calls give values no source gives is asked
     once whether the request gives them (:mod:`.invented`); before the further calls.
     """
@@ -75,6 +76,9 @@ class JsonToolsModel(TextProtocolModel):
     #: How a further-calls request asks for the calls (:func:`~.further.further_history`):
     #: in this protocol's reply form.
     further_wording = JSON_FURTHER
+    #: How many further-calls requests one reply may be asked (each while the last kept a
+    #: call and values are still left out).
+    further_rounds = FURTHER_ROUNDS
 
     def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False,
                  further_calls: bool = False, invented_values: bool = False) -> None:
@@ -116,7 +120,7 @@ class JsonToolsModel(TextProtocolModel):
         no source gives, then for the further calls the request asks for."""
         reply = await questioned(self._ask, messages, settings, reply, self.invented_values)
         return await covered(self._ask, messages, settings, reply, self.further_calls,
-                             self.further_wording)
+                             self.further_wording, self.further_rounds)
 
     async def _reply(self, messages: Sequence[Message], settings: ModelSettings) -> Message:
         if not self._decides_freely(settings):
