@@ -130,7 +130,7 @@ COUNTRY_WORDS = ("country",)
 
 #: The last words of a parameter that holds a handle (``ship_id``, ``order_no``, ``sku``): a
 #: value a lookup gives, where ``ship_name`` is one the user gives (recovery tells which tool
-#: gives a parameter by this: :func:`toolcycle.run.recovery.producers`).
+#: gives a parameter by this: :func:`toolcycle.run.producers.producers`).
 HANDLE_WORDS = frozenset({"id", "ids", "code", "key", "number", "no", "num", "ref", "sku",
                           "uuid", "guid", "slug"})
 

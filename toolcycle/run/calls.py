@@ -33,7 +33,8 @@ from ..tracing.trace import TOOL_FAILED
 from .approvals import PauseRun, decide_turn
 from .call_scope import admit, call_context
 from .guards import guarded_call
-from .recovery import advice, required_of
+from .producers import required_of
+from .recovery import advice
 from .scope import CancelledByToken, LimitHit
 from .state import RunState, Turn
 from .team import (

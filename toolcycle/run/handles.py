@@ -15,13 +15,15 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any
 
-from ..messages import ToolCall, ToolResult
+from ..messages import ToolCall, ToolResult, bounded_repr
+from .producers import is_handle, producers, required_of
 from .state import RunState
 
 _HANDLE = re.compile(r"[A-Za-z0-9][\w.:/#-]{0,63}")
+_QUOTED = 120
 
 
 def handle_of(content: str) -> str | None:
@@ -40,6 +42,20 @@ def handle_of(content: str) -> str | None:
     return token if _HANDLE.fullmatch(token) and any(c.isdigit() for c in token) else None
 
 
+def handle_source(state: RunState, handle: str, *, this_turn: bool = False
+                  ) -> tuple[str, str] | None:
+    """(the tool, the value it was given) of the latest call whose result is the handle
+    ``handle`` (:func:`handle_of`), as :func:`handle_given` reads calls and results; ``None``
+    where no call gave it."""
+    found = None
+    for call, content in _answered(state, this_turn):
+        if handle_of(content) == handle.strip() and isinstance(call.arguments, dict):
+            given = next((v for v in call.arguments.values() if isinstance(v, str)), None)
+            if given is not None:
+                found = (call.name, given)
+    return found
+
+
 def handle_given(state: RunState, givers: Collection[str], value: str, *,
                  this_turn: bool = False) -> tuple[str, str] | None:
     """(the tool, the handle) where a call to one of ``givers`` was given ``value`` (as one
@@ -51,6 +67,20 @@ def handle_given(state: RunState, givers: Collection[str], value: str, *,
     wanted = value.strip().casefold()
     if not wanted:
         return None
+    found = None
+    for call, content in _answered(state, this_turn):
+        if (call.name not in givers or not isinstance(call.arguments, dict) or not any(
+                isinstance(v, str) and v.strip().casefold() == wanted
+                for v in call.arguments.values())):
+            continue
+        if (handle := handle_of(content)) is not None:
+            found = (call.name, handle)
+    return found
+
+
+def _answered(state: RunState, this_turn: bool) -> Iterator[tuple[ToolCall, str]]:
+    """Each call that succeeded, with its result's text, in order: of earlier turns, and with
+    ``this_turn`` of this one so far (:func:`handle_given` says when that is safe)."""
     calls: dict[str, ToolCall] = {}
     results: list[ToolResult] = []
     for message in state.messages:
@@ -62,14 +92,31 @@ def handle_given(state: RunState, givers: Collection[str], value: str, *,
     if this_turn and state.turn is not None:
         calls.update((c.id, c) for c in state.turn.calls)
         results.extend(answer[0] for answer in state.turn.answers.values())
-    found = None
     for result in results:
         call = calls.get(result.call_id)
-        if (result.is_error or call is None or call.name not in givers
-                or not isinstance(call.arguments, dict) or not any(
-                    isinstance(v, str) and v.strip().casefold() == wanted
-                    for v in call.arguments.values())):
-            continue
-        if (handle := handle_of(state.tool_text(result))) is not None:
-            found = (call.name, handle)
-    return found
+        if not result.is_error and call is not None:
+            yield call, state.tool_text(result)
+
+
+def handle_back(state: RunState, own: str, name: str, value: str, alone: bool) -> str | None:
+    """Where ``value`` is the handle a call of ``own`` itself gave (an id a lookup returned,
+    passed back to the lookup as a name): the line naming the tool that takes such a handle
+    (one requiring a handle parameter ``own`` gives, :func:`.producers.producers`); else
+    ``None``. ``alone`` as :func:`handle_given`'s ``this_turn``.
+
+    Why: told that a lookup's ids were unused and which tool takes them, the 1.5B passed
+    'VY-314' back to the lookup by name, read "no vineyard named 'VY-314'" with nothing
+    more, and went round the lookup until the loop guard ended the run (held-out seed
+    6823)."""
+    source = handle_source(state, value, this_turn=alone)
+    if source is None or source[0] != own:
+        return None
+    takers = [(d.name, p) for d in state.setup.settings.tools if d.name != own
+              for p in required_of(d.parameters)
+              if is_handle(p) and own in producers(state, d.name, p)]
+    if not takers:
+        return None
+    taker, parameter = takers[0]
+    return (f"`{name}` {bounded_repr(value)[:_QUOTED]} is the id `{own}` gave for "
+            f"{bounded_repr(source[1])[:_QUOTED]}, not what `{own}` takes: `{taker}` takes it "
+            f"as `{parameter}`; call `{taker}` with `{parameter}` {bounded_repr(value)}")

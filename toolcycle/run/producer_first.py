@@ -29,7 +29,7 @@ has called it and still goes wrong is left free.
 from __future__ import annotations
 
 from ..tracing.trace import LOOP_ERROR_TYPES, ToolCallRecord
-from .recovery import producers
+from .producers import producers
 from .request_spelling import name_within, request_spelling
 from .state import RunState
 

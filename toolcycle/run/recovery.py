@@ -8,15 +8,11 @@ comes from), and the calls that already succeeded. :func:`advice` turns that typ
 schema, the call's arguments, the history and the trace, never our own error text) into a few
 lines appended to the error observation, bounded by :data:`MAX_ADVICE` characters.
 
-How a tool is found to *produce* a parameter is read from the schemas, not from a list: a tool
-whose description names the parameter (``order_id``), or whose name or description holds the
-parameter's noun (``order`` of ``order_id``: every word of the name but the last, when it has
-several) and which does not itself require the parameter (a tool that takes an id consumes it).
+Which tool gives a missing parameter is :func:`.producers.producers`' reading of the schemas.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,20 +28,18 @@ from ..datetimes import (
 )
 from ..messages import ToolResult, bounded_repr
 from ..output_repair import expected
-from ..tools import Tool, ToolDefinition
-from ..words import HANDLE_WORDS, says
-from .handles import handle_given
+from ..tools import Tool
+from ..words import says
+from .handles import handle_back, handle_given
+from .producers import producers, required_of, words_of
 from .request_spelling import in_turn, name_advice, name_within, names_instead, request_spelling
 from .state import RunState
 
 #: The most characters of advice an error observation gets (it is read on every later request).
 MAX_ADVICE = 600
-#: Tools named as producers of one parameter, at most.
-_PRODUCERS = 2
 _QUOTED = 120
 #: The most characters of a tool's error read for a format it states (its first lines).
 _ERROR_READ = 400
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def advice(state: RunState, tool: Tool[Any], arguments: dict[str, Any], call_id: str,
@@ -269,7 +263,7 @@ def _about(low: str, name: str, value: str) -> bool:
     revoked", "service unavailable") is about the tool, not what it was given."""
     if value.strip() and says(low, value.strip()[:_QUOTED]):
         return True
-    words = _words(name)
+    words = words_of(name)
     noun = words[:-1] if len(words) > 1 else words
     return says(low, name) or (bool(noun) and all(says(low, w) for w in noun))
 
@@ -303,6 +297,8 @@ def _unsupported_values(state: RunState, own: str, properties: dict[str, Any],
             known = _known_text(state)
         request, results = known
         if str(value) in results:
+            if isinstance(value, str) and (line := handle_back(state, own, name, value, alone)):
+                yield line
             continue
         givers = producers(state, own, name)
         if not givers:  # (a lookup by name: the request's writing of the name)
@@ -389,71 +385,6 @@ def _fits(field: dict[str, Any], value: Any) -> bool:
         return bool(compile_validator(field).is_valid(value))
     except Exception:
         return True
-
-
-def producers(state: RunState, own: str, parameter: str) -> list[str]:
-    """The offered tools (other than ``own`` and the output tools) that can give
-    ``parameter``: those naming it in their description first, then those holding its noun;
-    not, for a parameter that is no handle (a name), a tool requiring a handle that ``own``
-    gives (it comes after ``own`` in a chain, :data:`~toolcycle.words.HANDLE_WORDS`).
-
-    Why the exception: the noun is often the thing every tool of an agent is about
-    (``field`` of ``lookup_field(field_name)`` and ``read_field(field_id)``); read both ways
-    the 1.5B was told that ``read_field`` gives the name and ``lookup_field`` the id, and
-    went round the two until the loop guard ended the run. A handle (``ship_id``) is what a
-    lookup gives; the name a lookup takes is the user's."""
-    ending = {t.name for t in state.output.tool_definitions}
-    tools = state.setup.settings.tools
-    mine = next((d for d in tools if d.name == own), None)
-    named: list[str] = []
-    nouned: list[str] = []
-    for definition in tools:
-        if definition.name == own or definition.name in ending or _requires(definition, parameter):
-            continue
-        given = _gives(definition, parameter)
-        if given == "named":
-            named.append(definition.name)
-        elif given == "nouned" and not (mine is not None and not _handle(parameter) and any(
-                _handle(needed) and _gives(mine, needed)
-                for needed in required_of(definition.parameters))):
-            nouned.append(definition.name)
-    return (named + nouned)[:_PRODUCERS]
-
-
-def _gives(definition: ToolDefinition, parameter: str) -> str | None:
-    """How ``definition`` says it gives ``parameter``: ``"named"`` in its description, or
-    ``"nouned"``, the parameter's noun in its name or description; ``None`` otherwise."""
-    words = _words(parameter)
-    noun = words[:-1] if len(words) > 1 else words
-    if not noun:
-        return None
-    description = definition.description or ""
-    if parameter in description:
-        return "named"
-    if set(noun) <= set(_words(definition.name)) | set(_words(description)):
-        return "nouned"
-    return None
-
-
-def _handle(parameter: str) -> bool:
-    """Whether a parameter's last word says it holds a handle (``ship_id``, ``sku``)."""
-    words = _words(parameter)
-    return bool(words) and words[-1] in HANDLE_WORDS
-
-
-def required_of(schema: dict[str, Any]) -> list[str]:
-    """The names a JSON schema's ``required`` lists (none where it is no list)."""
-    required = schema.get("required")
-    return [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
-
-
-def _requires(definition: ToolDefinition, parameter: str) -> bool:
-    return parameter in required_of(definition.parameters)
-
-
-def _words(text: str) -> list[str]:
-    """``orderId``, ``order_id`` and ``Order ID`` all as ``["order", "id"]``."""
-    return [w.lower() for w in _WORD.findall(text[:2000])]
 
 
 def _named(tools: list[str]) -> str:

@@ -13,7 +13,7 @@ offered tool takes what the tool that gave it produces.
 A handle: the whole of a successful result is one token holding a digit (``SH-475``,
 ``VN-777``), as text, a JSON string or an object's only value. Its consumers: the offered
 tools with a required parameter the tool that gave it can give
-(:func:`.recovery.producers`: the parameter named in its description, or its noun there:
+(:func:`.producers.producers`: the parameter named in its description, or its noun there:
 ``ship_id`` for ``get_ship_id``). What follows is a line for grounding's re-asks
 (:mod:`.grounding`): beside an unsupported figure, and as a re-ask of its own where the
 answer is supported but the chain stopped (status unchanged, as the second look's): an
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from ..messages import ToolCall, ToolResult, bounded_repr
 from .handles import handle_of
+from .producers import producers, required_of
 from .provenance import strings
-from .recovery import producers, required_of
 from .sources import Sources, sources_of
 from .state import RunState
 
