@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import pytest
 
-from toolcycle import Agent, Limits
+from toolcycle import Agent, Limits, RunResult
 from toolcycle.run.calls import REFUSAL_SCHEMA
 from toolcycle.run.recovery import MAX_ADVICE
 from toolcycle.testing import ScriptedModel, call
@@ -596,18 +596,23 @@ def orchard_manager(orchard_id: str) -> str:
     return "Tove Lindqvist"
 
 
+def _manager_asked(*lookups: Any) -> RunResult[str]:
+    """The run of "Who manages the orchard Quince Hollow?" whose model makes ``lookups``,
+    then the right call and answer (what a failed lookup was told is in the first steps)."""
+    agent = Agent(ScriptedModel([*lookups, call("orchard_manager", {"orchard_id": "OR-12"}),
+                                 "Tove Lindqvist."]),
+                  tools=[find_orchard, orchard_manager])
+    return agent.run_sync("Who manages the orchard Quince Hollow?")
+
+
 @pytest.mark.parametrize("value", ["Quince Holow", "Qiunce Hollow", "Quincey Hollow",
                                    "Quince Hollov"])
 def test_a_name_with_a_letter_slipped_is_told_the_requests_spelling(value: str) -> None:
     """Seen on the 1.5B (held-out 6819): "Vallery Line" for "the train Valley Line", told
     only "no train named 'Vallery Line'", looked up again until the loop guard, then answered
     that the driver is not in the information."""
-    agent = Agent(ScriptedModel([call("find_orchard", {"name": value}),
-                                 call("find_orchard", {"name": "Quince Hollow"}),
-                                 call("orchard_manager", {"orchard_id": "OR-12"}),
-                                 "Tove Lindqvist."]),
-                  tools=[find_orchard, orchard_manager])
-    result = agent.run_sync("Who manages the orchard Quince Hollow?")
+    result = _manager_asked(call("find_orchard", {"name": value}),
+                            call("find_orchard", {"name": "Quince Hollow"}))
     lookup = result.trace.steps[0].tool_calls[0]
     assert (f"`name` {value!r} is not how the request writes it: try 'Quince Hollow'"
             in (lookup.error or "")), lookup.error
@@ -625,12 +630,8 @@ def test_a_name_with_the_requests_word_for_its_kind_before_it_is_told_the_name_a
     told to try 'field Hill Acre', looked that up four times with nothing more said, and the
     loop guard ended the run. A name is the capitalised words; the lower-case word before it
     says what kind of thing it is."""
-    agent = Agent(ScriptedModel([call("find_orchard", {"name": value}),
-                                 call("find_orchard", {"name": "Quince Hollow"}),
-                                 call("orchard_manager", {"orchard_id": "OR-12"}),
-                                 "Tove Lindqvist."]),
-                  tools=[find_orchard, orchard_manager])
-    result = agent.run_sync("Who manages the orchard Quince Hollow?")
+    result = _manager_asked(call("find_orchard", {"name": value}),
+                            call("find_orchard", {"name": "Quince Hollow"}))
     lookup = result.trace.steps[0].tool_calls[0]
     assert line in (lookup.error or ""), lookup.error
     assert result.output == "Tove Lindqvist."
@@ -648,12 +649,8 @@ def test_an_id_passed_back_to_the_lookup_that_gave_it_is_sent_to_the_tool_that_t
     """Seen on the 1.5B (held-out 6823): the lookup gave 'VY-314' for a vineyard; the model
     passed 'VY-314' back to the lookup by name, read "no vineyard named 'VY-314'" with
     nothing more, and went round the lookup until the loop guard ended the run."""
-    agent = Agent(ScriptedModel([call("find_orchard", {"name": "Quince Hollow"}),
-                                 call("find_orchard", {"name": "OR-12"}),
-                                 call("orchard_manager", {"orchard_id": "OR-12"}),
-                                 "Tove Lindqvist."]),
-                  tools=[find_orchard, orchard_manager])
-    result = agent.run_sync("Who manages the orchard Quince Hollow?")
+    result = _manager_asked(call("find_orchard", {"name": "Quince Hollow"}),
+                            call("find_orchard", {"name": "OR-12"}))
     back = result.trace.steps[1].tool_calls[0]
     assert ("`name` 'OR-12' is the id `find_orchard` gave for 'Quince Hollow', not what "
             "`find_orchard` takes: `orchard_manager` takes it as `orchard_id`; call "

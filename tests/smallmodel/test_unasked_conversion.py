@@ -94,7 +94,8 @@ def test_a_conversion_of_the_field_asked_into_a_unit_not_asked_is_told_to_use_th
     refused = result.trace.steps[1].tool_calls[0]
     assert (refused.error_type, refused.error) == (UNASKED_CONVERSION, (
         "Not run: the request does not ask for USD; 85.5 is `monthly_upkeep_eur` as `tank` "
-        "gave it: use that, unless the request asks for another unit"))
+        "gave it: use that as it is, with no figure in USD, unless the request asks for "
+        "another unit"))
     assert (result.output, result.status) == ("85.5 EUR.", "success")
 
 

@@ -111,8 +111,9 @@ def handle_back(state: RunState, own: str, name: str, value: str, alone: bool) -
     source = handle_source(state, value, this_turn=alone)
     if source is None or source[0] != own:
         return None
-    takers = [(d.name, p) for d in state.setup.settings.tools if d.name != own
-              for p in required_of(d.parameters)
+    ending = {t.name for t in state.output.tool_definitions}
+    takers = [(d.name, p) for d in state.setup.settings.tools
+              if d.name != own and d.name not in ending for p in required_of(d.parameters)
               if is_handle(p) and own in producers(state, d.name, p)]
     if not takers:
         return None

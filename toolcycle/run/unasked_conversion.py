@@ -104,6 +104,9 @@ def _unasked_unit(state: RunState, request: str, value: float, source: Figure,
     if any(f.unit is not None and f.unit.dimension == start.dimension
            and f.unit.name != start.name for f in figures if f.key and named_field(f.key, words)):
         return None
+    # "with no figure in ...": told only "use that", the 1.5B answered the figure and the
+    # conversion worked out in its head ("7.27 hectares, which is approximately 3.00 acres"),
+    # which grounding then could not accept (held-out seed 6823, twice)
     return (f"Not run: the request does not ask for {say_unit(target)}; {written(value)} is "
-            f"`{source.key}` as `{source.tool}` gave it: use that, unless the request asks for "
-            "another unit")
+            f"`{source.key}` as `{source.tool}` gave it: use that as it is, with no figure in "
+            f"{say_unit(target)}, unless the request asks for another unit")
