@@ -641,7 +641,8 @@ def test_the_name_alone_only_where_the_words_after_the_lower_case_ones_are_capit
     from toolcycle.run.request_spelling import named_part
 
     assert named_part("the ward Willow Ward") == "Willow Ward"
-    for kept in ("Yoga mat", "yoga mat", "orchard Quince hollow", "Quince Hollow", ""):
+    assert named_part("the rack B 12") == "B 12"
+    for kept in ("Yoga mat", "yoga mat", "orchard Quince hollow", "Quince Hollow", "", "rack 12"):
         assert named_part(kept) == kept
 
 

@@ -79,8 +79,8 @@ def request_spelling(value: str, request: str) -> str | None:
 def named_part(words: str) -> str:
     """``words`` without the lower-case words before a name written in capitals ("field Hill
     Acre" is "Hill Acre", "ward Willow Ward" is "Willow Ward"); ``words`` itself where it
-    does not start in lower case, or what follows is not all capitalised ("Yoga mat", "yoga
-    mat").
+    does not start in lower case, or what follows does not start with a capital or is not
+    all capitalised words and numbers ("Yoga mat", "yoga mat", "rack 12").
 
     Why: a name is written in capitals, and the lower-case word before it in a request says
     what kind of thing it is ("the field Hill Acre"). Told that ``field_hill_acre`` "is not
@@ -89,7 +89,7 @@ def named_part(words: str) -> str:
     guard ended the run (held-out seed 6823)."""
     tokens = list(_PLAIN.finditer(words[:_QUOTED]))
     first = next((n for n, t in enumerate(tokens) if not t.group().islower()), None)
-    if (not first or any(not t.group().islower() for t in tokens[:first])
+    if (not first or not tokens[first].group()[0].isupper()
             or any(not (t.group()[0].isupper() or t.group()[0].isdigit())
                    for t in tokens[first:])):
         return words
