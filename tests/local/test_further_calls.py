@@ -209,6 +209,12 @@ async def test_asked_again_while_each_round_keeps_a_call_and_values_are_left_out
     message = await JsonToolsModel(inner, further_calls=True).request([Message.user(many)], LIST)
     assert len(inner.requests) == 1 + FURTHER_ROUNDS
     assert len(message.tool_calls) == 1 + FURTHER_ROUNDS
+    # a model's own bound: one round, as before rounds were asked again
+    inner = ScriptedModel([FIRST, *(circles(r) for r in range(10, 100, 5))])
+    once = JsonToolsModel(inner, further_calls=True)
+    once.further_rounds = 1
+    message = await once.request([Message.user(many)], LIST)
+    assert len(inner.requests) == 2 and len(message.tool_calls) == 2
 
 
 async def test_an_empty_list_leaves_the_reply_as_it_was() -> None:
