@@ -642,6 +642,10 @@ def test_the_name_alone_only_where_the_words_after_the_lower_case_ones_are_capit
 
     assert named_part("the ward Willow Ward") == "Willow Ward"
     assert named_part("the rack B 12") == "B 12"
+    from toolcycle.run.request_spelling import name_advice
+    assert name_advice("name", "field Hill Acre  ", "the field Hill Acre  ?") == (
+        "`name` 'field Hill Acre  ' holds the request's 'field' before the name: try "
+        "'Hill Acre'")  # the kind word is read by position, whatever white space follows
     for kept in ("Yoga mat", "yoga mat", "orchard Quince hollow", "Quince Hollow", "", "rack 12"):
         assert named_part(kept) == kept
 
@@ -657,7 +661,7 @@ def test_an_id_passed_back_to_the_lookup_that_gave_it_is_sent_to_the_tool_that_t
             "`find_orchard` takes: `orchard_manager` takes it as `orchard_id`; call "
             "`orchard_manager` with `orchard_id` 'OR-12'") in (back.error or ""), back.error
     assert result.output == "Tove Lindqvist."
-    # a value another tool gave, or one no call gave, is not read as passed back
+    # a value no call gave is not read as passed back
     other = Agent(ScriptedModel([call("find_orchard", {"name": "OR-12"}), "no idea"]),
                   tools=[find_orchard, orchard_manager])
     assert "is the id" not in (other.run_sync("Who manages OR-12?").trace.steps[0]

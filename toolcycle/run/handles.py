@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from ..messages import ToolCall, ToolResult, bounded_repr
-from .producers import is_handle, producers, required_of
+from .producers import consumers
 from .state import RunState
 
 _HANDLE = re.compile(r"[A-Za-z0-9][\w.:/#-]{0,63}")
@@ -101,7 +101,7 @@ def _answered(state: RunState, this_turn: bool) -> Iterator[tuple[ToolCall, str]
 def handle_back(state: RunState, own: str, name: str, value: str, alone: bool) -> str | None:
     """Where ``value`` is the handle a call of ``own`` itself gave (an id a lookup returned,
     passed back to the lookup as a name): the line naming the tool that takes such a handle
-    (one requiring a handle parameter ``own`` gives, :func:`.producers.producers`); else
+    (:func:`.producers.consumers`, as the line about unused ids names it); else
     ``None``. ``alone`` as :func:`handle_given`'s ``this_turn``.
 
     Why: told that a lookup's ids were unused and which tool takes them, the 1.5B passed
@@ -111,10 +111,7 @@ def handle_back(state: RunState, own: str, name: str, value: str, alone: bool) -
     source = handle_source(state, value, this_turn=alone)
     if source is None or source[0] != own:
         return None
-    ending = {t.name for t in state.output.tool_definitions}
-    takers = [(d.name, p) for d in state.setup.settings.tools
-              if d.name != own and d.name not in ending for p in required_of(d.parameters)
-              if is_handle(p) and own in producers(state, d.name, p)]
+    takers = consumers(state, own)
     if not takers:
         return None
     taker, parameter = takers[0]

@@ -88,3 +88,13 @@ def _requires(definition: ToolDefinition, parameter: str) -> bool:
 def words_of(text: str) -> list[str]:
     """``orderId``, ``order_id`` and ``Order ID`` all as ``["order", "id"]``."""
     return [w.lower() for w in _WORD.findall(text[:2000])]
+
+
+def consumers(state: RunState, giver: str) -> list[tuple[str, str]]:
+    """(the tool, its parameter) for each offered tool (not ``giver``, not an output tool)
+    with a required parameter ``giver`` can give (:func:`producers`): where what ``giver``
+    returns goes next in a chain."""
+    ending = {d.name for d in state.output.tool_definitions}
+    return [(d.name, name) for d in state.setup.settings.tools
+            if d.name != giver and d.name not in ending
+            for name in required_of(d.parameters) if giver in producers(state, d.name, name)]

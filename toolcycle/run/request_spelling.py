@@ -45,7 +45,7 @@ def name_advice(parameter: str, value: str, request: str) -> str | None:
     if spelled is not None:
         return f"{shown} is not how the request writes it: try {in_turn([spelled])}"
     if (name := named_part(value)) != value and value in request:
-        kind = value[:len(value) - len(name)].strip()
+        kind = value[:value.find(name)].strip()
         return (f"{shown} holds the request's {bounded_repr(kind)[:_QUOTED]} before the name: "
                 f"try {in_turn([name])}")
     if inside := name_within(value, request):

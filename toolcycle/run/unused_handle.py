@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..messages import ToolCall, ToolResult, bounded_repr
 from .handles import handle_of
-from .producers import producers, required_of
+from .producers import consumers
 from .provenance import strings
 from .sources import Sources, sources_of
 from .state import RunState
@@ -96,8 +96,4 @@ def unused_handle(state: RunState, sources: Sources | None = None,
 def takers(state: RunState, giver: str) -> list[str]:
     """How the offered tools take what ``giver`` gives ("`ship_info` takes `ship_id`"), at
     most :data:`_SHOWN` of them; empty where none does."""
-    ending = {d.name for d in state.output.tool_definitions}
-    return [f"`{d.name}` takes `{name}`" for d in state.setup.settings.tools
-            if d.name != giver and d.name not in ending
-            for name in required_of(d.parameters) if giver in producers(state, d.name, name)
-            ][:_SHOWN]
+    return [f"`{tool}` takes `{name}`" for tool, name in consumers(state, giver)][:_SHOWN]
