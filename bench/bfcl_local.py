@@ -164,7 +164,7 @@ def cases(entries: int, categories: tuple[str, ...] = CATEGORIES, start: int = 0
         every = _jsonl(DATA / f"BFCL_v4_{category}.json")
         items = (every[start:start + entries] if indices is None
                  else [every[i] for i in indices[category]])
-        answers = {} if category == "irrelevance" else {
+        answers = {} if category.endswith("irrelevance") else {
             a["id"]: a["ground_truth"]
             for a in _jsonl(DATA / "possible_answer" / f"BFCL_v4_{category}.json")}
         for entry in items:
@@ -438,7 +438,7 @@ def verdict(checker: Callable[..., dict[str, Any]], case: Case, outcome: Outcome
     """``""`` when the reply is right, else why not (BFCL's checker's error, in its words)."""
     if outcome.raw.startswith("timed out"):  # no reply at all: wrong in every category
         return outcome.raw
-    if case.category == "irrelevance":
+    if case.category.endswith("irrelevance"):  # BFCL's live_irrelevance is graded the same
         return "called a function" if outcome.calls else ""
     if not outcome.calls:
         return "no call"
