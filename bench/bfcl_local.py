@@ -265,12 +265,14 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
     that leaves request values out is asked for the further calls:
     ``JsonToolsModel(further_calls=True)``; ``+furtherN``: at most N rounds of them instead
     of the library's ``FURTHER_ROUNDS``), ``+invented`` (the question about invented
-    values)."""
+    values), ``+args`` (the tool list says what each argument means: ``argument_notes``),
+    ``+noargs`` (it does not)."""
     protocol, *features = arm.split("+")
     further_rounds = next((int(f.removeprefix("further")) for f in features
                            if f.startswith("further") and f[7:].isdigit()), None)
     features = ["further" if f.startswith("further") else f for f in features]
-    unknown = set(features) - {"grammar", "lazy", "parallel", "select", "further", "invented"}
+    unknown = set(features) - {"grammar", "lazy", "parallel", "select", "further", "invented",
+                               "args", "noargs"}
     if unknown or protocol not in PROTOCOLS or {"grammar", "lazy"} <= set(features):
         raise SystemExit(f"unknown arm {arm!r}")
     constrained: bool | Literal["lazy"] = "lazy" if "lazy" in features else "grammar" in features
@@ -284,6 +286,8 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
                     else ReActModel(chat))
     if isinstance(model, JsonToolsModel) and further_rounds is not None:
         model.further_rounds = further_rounds
+    if isinstance(model, JsonToolsModel) and {"args", "noargs"} & set(features):
+        model.argument_notes = "args" in features
     return toolcycle_arm(model, parallel="parallel" in features,
                          selection=ToolSelection() if "select" in features else None)
 

@@ -19,6 +19,13 @@ and why the default threshold is low: calibrated on BFCL's *live* (user-contribu
 which the benchmark does not grade, as the highest score that still keeps the right tools of
 95 % of the answerable questions (``bench/tool_selection.py`` prints that calibration).
 
+Word overlap reads one language: a task written in another than the tools' (a request in
+Chinese or Spanish beside English descriptions) shares no word with any tool, and dropping
+every tool on that made the 1.5B answer from memory (BFCL's live entries). With the lexical
+embedder, a task holding none of English's function words (:func:`toolcycle.words.
+in_list_language`) is offered every tool (the ``max_tools`` most similar, where set); an
+embedder you pass is trusted to read it.
+
 Selection happens once, at a run's start, from the run's user prompt; every later request of
 the run offers the same tools, and a paused run is resumed with them (selected again for the
 snapshot's prompt: the selection is deterministic). A run without a prompt (a history ending
@@ -36,6 +43,7 @@ from typing import Any
 from .errors import ConfigurationError
 from .models.base import ToolDefinition
 from .rag.embedders import Embedder, HashingEmbedder
+from .words import in_list_language
 
 #: Calibrated as the module docstring says (BFCL live entries, 2026-11-27): 0.119.
 DEFAULT_MIN_RELEVANCE = 0.12
@@ -96,10 +104,14 @@ class ToolSelection:
                keep: frozenset[str] = frozenset()) -> tuple[ToolDefinition, ...]:
         """The tools to offer for ``task``, in their given order: those at or above
         ``min_relevance`` (the ``max_tools`` best of them), plus every tool named in ``keep``
-        (output and submit tools) whatever its score."""
+        (output and submit tools) whatever its score; every tool where the lexical embedder
+        cannot read the task (the module docstring)."""
         candidates = [t for t in tools if t.name not in keep]
         scored = zip(candidates, self.scores(task, candidates), strict=True)
-        related = [(s, i, t) for i, (t, s) in enumerate(scored) if s >= self.min_relevance]
+        # words it cannot read say nothing about what is related: every tool is, up to max_tools
+        floor = (self.min_relevance if not isinstance(self.embedder, HashingEmbedder)
+                 or in_list_language(task) else -math.inf)
+        related = [(s, i, t) for i, (t, s) in enumerate(scored) if s >= floor]
         if self.max_tools is not None and len(related) > self.max_tools:
             related = sorted(related, key=lambda item: (-item[0], item[1]))[:self.max_tools]
         chosen = {t.name for _, _, t in related}

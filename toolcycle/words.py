@@ -147,6 +147,16 @@ NUMBER_WORDS = ({word: value for value, word in enumerate(_UNITS)}
 NUMBER_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 
 
+#: Spans of time and how many of a smaller unit each holds: a request that says "over the
+#: past decade" or "for the next week" gives the 10 (years) or 7 (days) a tool takes for it,
+#: and "3 years" the 36 (months) (:func:`span_numbers`, :mod:`toolcycle.models.text.invented`).
+#: Counts everyone agrees on, not the length of a particular month or year.
+SPAN_WORDS: dict[str, tuple[int, ...]] = {
+    "minute": (60,), "hour": (60, 3600), "day": (24,), "week": (7,), "fortnight": (14, 2),
+    "month": (30, 4), "quarter": (3,), "year": (12, 52, 365), "decade": (10,),
+    "century": (100,)}
+_SPAN_PLURALS = {"centuries": "century"}
+
 #: Words that say how many times: a request holding one may ask for a figure added more
 #: than once ("the price of two tickets", "twice the dose"), so a sum that holds one record's
 #: figure twice is not flagged (:mod:`toolcycle.run.unlike_sum`). Not "per" or "each": they
@@ -199,6 +209,17 @@ _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between w
 #: Longer "words" (an id, a hash, a hostile prompt's run of letters) are matched as written:
 #: no English word needs stemming at that length, and each cached root keeps its word.
 LONGEST_STEMMED = 32
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def in_list_language(text: str) -> bool:
+    """Whether ``text`` reads as written in the language of these lists (English): one of its
+    words is a function word (:data:`STOPWORDS`). A rule that judges a text by its words
+    (which tools a task relates to) cannot judge one in another language ("北京的天气",
+    "¿Cuál es el clima en Cancún?") and should not act on what it did not read."""
+    return any(word in STOPWORDS for word in _LETTERS.findall(text.lower()))
 
 
 def root(word: str) -> str:
@@ -396,4 +417,24 @@ def spelled_numbers(text: str) -> set[int]:
             run = None
             continue
         found.add(run)
+    return found
+
+
+_SPAN_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
+
+
+def span_numbers(text: str) -> set[float]:
+    """The counts the spans of time ``text`` names hold (:data:`SPAN_WORDS`): "next week" 7,
+    "a decade" 10, and a number right before a span times each count ("3 years" 36, 156 and
+    1095; "two weeks" 14). English, as the requests measured are."""
+    found: set[float] = set()
+    before: float | None = None
+    for token in _SPAN_TOKEN.findall(text.lower()):
+        word = _SPAN_PLURALS.get(token, token[:-1] if token.endswith("s") else token)
+        counts = SPAN_WORDS.get(token) or SPAN_WORDS.get(word, ())
+        found.update(counts)
+        if before is not None:
+            found.update(before * count for count in counts)
+        before = (float(token) if token[0].isdigit()
+                  else float(NUMBER_WORDS[token]) if token in NUMBER_WORDS else None)
     return found

@@ -55,6 +55,17 @@ def test_scores_rank_the_related_tool_first() -> None:
     assert selection.select("What is the weather in Lisbon today?", tools) == (tools[1],)
 
 
+def test_a_task_in_another_language_keeps_every_tool() -> None:
+    # the lexical reading shares no word with English tools; it must not drop them unread
+    selection = ToolSelection()
+    tools = [definition(body_mass_index), definition(get_weather)]
+    for task in ("北京和上海现在的天气怎么样？", "¿Cuál es el clima actual en Cancún y Tulum?"):
+        assert selection.select(task, tools) == tuple(tools)
+        assert len(ToolSelection(max_tools=1).select(task, tools)) == 1
+    # an English task unrelated to both still keeps none
+    assert selection.select("Who painted the ceiling of the Sistine Chapel?", tools) == ()
+
+
 def test_unrelated_task_keeps_no_tool_but_keeps_named_ones() -> None:
     selection = ToolSelection()
     tools = [definition(body_mass_index), definition(get_weather)]

@@ -59,6 +59,24 @@ def test_numbers_written_in_words_are_read() -> None:
     assert spelled_numbers("Quatre restaurants.") == set()  # English only
 
 
+def test_spans_of_time_give_the_counts_they_hold() -> None:
+    from toolcycle.words import span_numbers
+
+    assert span_numbers("over the past decade") == {10}
+    assert span_numbers("for the next week, then two weeks, then 3 years") >= {7, 14, 36, 1095}
+    assert span_numbers("two centuries") >= {100, 200}
+    assert span_numbers("Which days?") == {24}
+    assert span_numbers("the eastern wing has seven rooms") == set()  # no span named
+    # a tool's duration in years for "the past decade", days for "next week": given
+    assert not invented("How did the deer population grow over the past decade?",
+                        call("current", voltage=10, resistance=0))
+    assert not invented("What will the air quality be for the next week?",
+                        call("current", voltage=7, resistance=0))
+    # the same figure with no span named is still the model's own
+    assert invented("What will the air quality be tomorrow?",
+                    call("current", voltage=7, resistance=0)) == ["voltage=7"]
+
+
 def test_values_nobody_gave_are_invented() -> None:
     assert invented("Who discovered electricity?", call("current", voltage=120,
                                                         resistance=10)) == [

@@ -35,22 +35,56 @@ def one_line(text: str) -> str:
     return " ".join(part for line in text.splitlines() if (part := line.strip()))
 
 
-def describe_tools(tools: Sequence[ToolDefinition]) -> str:
+def describe_tools(tools: Sequence[ToolDefinition], *, arguments: bool = False) -> str:
     """One short line per tool: ``- name(arg: type, opt?: type = default): description``.
 
     Prompt processing dominates the cost of a small local model, so tools are described as
     compact signatures instead of full JSON Schemas; nested types fall back to their schema.
     Each entry is one line (:func:`one_line`): its description, and any argument name a
-    schema spells with a line break.
+    schema spells with a line break. With ``arguments``, what each argument means follows
+    (:func:`argument_notes`).
     """
     return "\n".join(f"- {one_line(_signature(t))}: {one_line(t.description) or t.name}"
-                     for t in tools)
+                     + (argument_notes(t) if arguments else "") for t in tools)
+
+
+#: The most characters of one argument's description shown (an MCP server's may run on).
+_ARGUMENT_NOTE = 300
+
+
+def argument_notes(tool: ToolDefinition) -> str:
+    """`` Arguments: city: The city, as 'City, Country'; unit: C or F.``: the descriptions a
+    tool's schema gives its top-level arguments, each folded to one line, those its own
+    description already holds left out (a description given as text with an ``Args:``
+    section), ``""`` where none is left.
+
+    Why: the signature names an argument, and the schema says what it takes: its format
+    ("in the format of 'City, State'", "YYYY-MM-DD"), its unit, what kind of value. A
+    function's docstring puts that text in the schema (its ``Args:`` section), and so do
+    OpenAI-style and MCP tool definitions; without it a small model fills ``location`` with
+    "Boston" where "Boston, MA" was described."""
+    properties = tool.parameters.get("properties")
+    if not isinstance(properties, dict):
+        return ""
+    described = one_line(tool.description).casefold()
+    notes = []
+    for name, schema in properties.items():
+        text = schema.get("description") if isinstance(schema, dict) else None
+        if not isinstance(text, str) or not (text := one_line(text)):
+            continue
+        if text.casefold() in described:
+            continue
+        if len(text) > _ARGUMENT_NOTE:
+            text = text[:_ARGUMENT_NOTE - 3].rstrip() + "..."
+        notes.append(f"{one_line(str(name))}: {text.removesuffix('.')}")
+    return f" Arguments: {'; '.join(notes)}." if notes else ""
 
 
 def json_tool_instructions(tools: Sequence[ToolDefinition], settings: ModelSettings,
-                           answer: str) -> str:
-    """The JSON protocol's system-prompt text: the tools, how to call them, and (where an
-    answer may end the turn) ``answer``, the form of the answer."""
+                           answer: str, *, arguments: bool = False) -> str:
+    """The JSON protocol's system-prompt text: the tools (with ``arguments``, what each
+    argument means), how to call them, and (where an answer may end the turn) ``answer``,
+    the form of the answer."""
     # The same words with and without the grammar: measured on Qwen2.5-Coder-0.5B, naming
     # an explicit {"answer": ...} form makes it stop calling tools once it has a result,
     # where "reply in plain text" left it repeating the call. Plain-text answers still parse.
@@ -68,11 +102,11 @@ def json_tool_instructions(tools: Sequence[ToolDefinition], settings: ModelSetti
     )
     if not answer_allowed(settings):
         return (
-            f"Tools:\n{describe_tools(tools)}\n{how}. "
+            f"Tools:\n{describe_tools(tools, arguments=arguments)}\n{how}. "
             "Every reply is a tool call: the final answer, too, is given by calling a tool."
         )
     return (
-        f"Tools:\n{describe_tools(tools)}\n{how}, "
+        f"Tools:\n{describe_tools(tools, arguments=arguments)}\n{how}, "
         f"or {answer} to answer the user once you know the answer."
     )
 

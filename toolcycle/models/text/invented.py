@@ -27,8 +27,9 @@ How a value is read, deliberately lenient, since a report costs a request:
 - a number is given when a number of the sources, in digits or in words ("four", "twenty-
   five": :func:`toolcycle.words.spelled_numbers`), equals it, its magnitude, its percentage
   or fraction, or it scaled by a power of a thousand ("213 million" is 213000000, "50 mH" is
-  0.05); 0 and 1 are never reported (they are the neutral values a tool's flag or count
-  takes);
+  0.05), or the sources name a span of time holding that many of a smaller unit ("over the
+  past decade" gives 10, "next week" 7, "3 years" 36: :func:`toolcycle.words.span_numbers`);
+  0 and 1 are never reported (they are the neutral values a tool's flag or count takes);
 - a date (a string that reads as one) is given when the sources name that day in any
   writing ("June 30th 2023" gives "2023-06-30");
 - a code (capitals and digits, two to five: "GBP", "AAPL") is not judged: the model writes
@@ -60,7 +61,7 @@ from dataclasses import dataclass
 from ...datetimes import example_dates, names_date
 from ...messages import Message, Part, ToolCall
 from ...tools import ToolDefinition
-from ...words import spelled_numbers
+from ...words import span_numbers, spelled_numbers
 from ..base import ModelSettings, usage_of
 from ..paid import paying
 from .calls import render_tool_call
@@ -126,7 +127,8 @@ class _Sources:
         text = "\n".join(parts)
         defined = " ".join(f"{t.name} {t.description} {json.dumps(t.parameters)}"
                            for t in tools).casefold()
-        written = (*written_numbers(f"{text} {defined}"), *map(float, spelled_numbers(text)))
+        written = (*written_numbers(f"{text} {defined}"), *map(float, spelled_numbers(text)),
+                   *span_numbers(text))
         numbers = frozenset(_key(n * scale) for n in written for scale in _SCALES)
         words = frozenset(w.casefold() for w in _WORD.findall(text))
         return cls(text, numbers, words, frozenset(w[:_STEM] for w in words if len(w) >= _STEM),

@@ -79,6 +79,8 @@ class JsonToolsModel(TextProtocolModel):
     #: How many further-calls requests one reply may be asked (each while the last kept a
     #: call and values are still left out).
     further_rounds = FURTHER_ROUNDS
+    #: Whether the tool list says what each argument means (:func:`~.describe.argument_notes`).
+    argument_notes = False
 
     def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False,
                  further_calls: bool = False, invented_values: bool = False) -> None:
@@ -164,7 +166,8 @@ class JsonToolsModel(TextProtocolModel):
                 yield item
 
     def tool_instructions(self, tools: Sequence[ToolDefinition], settings: ModelSettings) -> str:
-        return json_tool_instructions(tools, settings, answer_form(settings))
+        return json_tool_instructions(tools, settings, answer_form(settings),
+                                      arguments=self.argument_notes)
 
     def answer_instructions(self, settings: ModelSettings) -> str:
         return answer_only_instructions(settings)
