@@ -286,7 +286,8 @@ def toolcycle_arm_named(arm: str, chat: Model) -> Callable[[Case], Outcome]:
                     else ReActModel(chat))
     if isinstance(model, JsonToolsModel) and further_rounds is not None:
         model.further_rounds = further_rounds
-    if isinstance(model, JsonToolsModel) and {"args", "noargs"} & set(features):
+    if isinstance(model, JsonToolsModel) and not isinstance(model, HermesToolsModel) and {
+            "args", "noargs"} & set(features):
         model.argument_notes = "args" in features
     return toolcycle_arm(model, parallel="parallel" in features,
                          selection=ToolSelection() if "select" in features else None)

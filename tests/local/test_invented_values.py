@@ -77,6 +77,36 @@ def test_spans_of_time_give_the_counts_they_hold() -> None:
                     call("current", voltage=7, resistance=0)) == ["voltage=7"]
 
 
+def test_a_descriptions_example_gives_no_value() -> None:
+    train = ToolDefinition("find_trains", "Find trains between two cities.", {
+        "type": "object", "properties": {
+            "origin": {"type": "string", "description": "The city, in the format 'City, "
+                       "State', such as 'San Francisco, CA' or 'New York, NY'."},
+            "seats": {"type": "integer", "description": "How many seats (e.g. 4)."},
+            "fare": {"type": "string", "enum": ["Value", "Flexible"]}},
+        "required": ["origin", "seats", "fare"]})
+
+    def made_up(request: str, **arguments: Any) -> list[str]:
+        messages = [Message.user(request)]
+        return [v.shown() for v in invented_values(messages, [call("find_trains", **arguments)],
+                                                   [train])]
+
+    assert made_up("I want to find a train.", origin="San Francisco, CA", seats=4,
+                   fare="Value") == ['origin="San Francisco, CA"', "seats=4"]
+    # the request's own values, and an option the schema lists, are given
+    assert not made_up("Two seats on a train from Reno, NV.", origin="Reno, NV", seats=2,
+                       fare="Flexible")
+
+
+def test_a_request_in_another_language_has_its_strings_unjudged() -> None:
+    # names reach the call translated; the number is still read
+    assert not invented("北京饭店有空房吗？2023-04-01入住", call(
+        "hotel_availability", hotel_name="Beijing Hotel", location="Beijing, China",
+        check_in="2023-04-01"))
+    assert invented("北京的天气", call("current", voltage=120, resistance=10)) == [
+        "voltage=120", "resistance=10"]
+
+
 def test_values_nobody_gave_are_invented() -> None:
     assert invented("Who discovered electricity?", call("current", voltage=120,
                                                         resistance=10)) == [

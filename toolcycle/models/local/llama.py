@@ -77,6 +77,11 @@ FURTHER_CALLS_BY_DEFAULT = True
 #: on 240 BFCL entries outside the graded selection: 167 → 179 right (`irrelevance` 40 → 52 of
 #: 60), no entry of any category made worse (docs/local-model.md, "Invented values").
 INVENTED_VALUES_BY_DEFAULT = True
+#: Whether :func:`local_model`'s JSON protocol says what each argument means in its tool list
+#: (:func:`~..text.describe.argument_notes`). Off until measured.
+ARGUMENT_NOTES_BY_DEFAULT = False
+#: The model-string option for it (``local:qwen2.5-coder-1.5b?argument_notes=true``).
+ARGUMENT_NOTES = "argument_notes"
 
 Protocol = Literal["json", "react", "hermes"]
 PROTOCOLS: tuple[Protocol, ...] = ("json", "react", "hermes")
@@ -362,6 +367,7 @@ def local_model(
     further_calls: bool = FURTHER_CALLS_BY_DEFAULT,
     prefix_cache: PrefixCache = "conversation",
     invented_values: bool = INVENTED_VALUES_BY_DEFAULT,
+    argument_notes: bool = ARGUMENT_NOTES_BY_DEFAULT,
 ) -> TextProtocolModel:
     """A tool-calling local model: a pack name or GGUF path behind a text tool protocol.
 
@@ -383,6 +389,10 @@ def local_model(
     neither the conversation nor the tools' definitions give is asked once whether the
     request gives them (:mod:`~..text.invented`; per run
     ``ModelSettings(extra={"invented_values": False})``).
+
+    ``argument_notes`` (JSON protocol): the tool list says what each argument means, from
+    the schema's descriptions (a docstring's ``Args:``, an MCP tool's); the Hermes layout
+    shows the whole schema anyway.
 
     ``prefix_cache="conversation"`` starts llama.cpp's context afresh for each conversation,
     so a run's replies do not depend on what ran before it; ``"shared"`` also reuses the
@@ -407,7 +417,7 @@ def local_model(
     if constrained is None:
         constrained = pack.constrained_by_default if pack else False
     return JsonToolsModel(chat, constrained=constrained, further_calls=further_calls,
-                          invented_values=invented_values)
+                          invented_values=invented_values, argument_notes=argument_notes)
 
 
 def _switch(options: dict[str, str], key: str, default: bool, text: str) -> bool:
@@ -421,7 +431,8 @@ def _switch(options: dict[str, str], key: str, default: bool, text: str) -> bool
 def model_from_string(text: str) -> TextProtocolModel:
     """``"qwen2.5-coder-1.5b"``, ``"/models/x.gguf"``, optionally ``?protocol=react|hermes|json``,
     ``?constrained=true|false|lazy``, ``?further_calls=true|false``,
-    ``?invented_values=true|false`` or ``?prefix_cache=conversation|shared`` (the part after
+    ``?invented_values=true|false``, ``?argument_notes=true|false`` or
+    ``?prefix_cache=conversation|shared`` (the part after
     ``local:`` in a model string)."""
     target, _, query = text.partition("?")
     options = dict(parse_qsl(query))
@@ -436,4 +447,6 @@ def model_from_string(text: str) -> TextProtocolModel:
                                              text),
                        invented_values=_switch(options, INVENTED_VALUES,
                                                INVENTED_VALUES_BY_DEFAULT, text),
+                       argument_notes=_switch(options, ARGUMENT_NOTES,
+                                              ARGUMENT_NOTES_BY_DEFAULT, text),
                        prefix_cache=prefix_cache_option(options.get("prefix_cache"), text))

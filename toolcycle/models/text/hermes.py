@@ -155,7 +155,7 @@ class HermesToolsModel(JsonToolsModel):
                  default_system: str = DEFAULT_SYSTEM, further_calls: bool = False,
                  invented_values: bool = False) -> None:
         super().__init__(inner, constrained=constrained, further_calls=further_calls,
-                         invented_values=invented_values)
+                         invented_values=invented_values)  # (its JSON lines hold the schema)
         self.default_system = default_system
 
     def render_conversation(

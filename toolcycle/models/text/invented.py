@@ -12,7 +12,8 @@ an agent it runs a side effect nobody asked for.
 
 What a value's origin is shows without understanding the request: a value is *given* when
 the conversation holds it (the request, the instructions, a tool's result) or the offered
-tools' definitions spell it (an enum, a default). Where a reply's calls hold a value given
+tools' definitions spell it (an enum, a default), other than as an example ("such as 'San
+Francisco, CA'", "e.g. 42": the form of a value, not one). Where a reply's calls hold a value given
 by none of them, the model is asked again, once, with the conversation and after it what a
 call would take that nothing gives, and three ways on: call the tool that gives those
 values first, call again if the request does give them, or answer in words if no tool fits
@@ -37,7 +38,9 @@ How a value is read, deliberately lenient, since a report costs a request:
 - any other string is given when the definitions spell it whole, or at least half of its
   words (words of three letters or more, and words with digits) are words of the sources,
   a word matching another that shares its first four letters ("hotels" for "hotel"); a
-  string with no such word ("CA", "x") is not judged.
+  string with no such word ("CA", "x") is not judged, nor any string where the user wrote in
+  another language than English (its names reach the call translated: "Beijing, China" for
+  "北京").
 
 Only the values of a tool's *required* parameters are read: an optional one the model fills
 on its own (``medium="air"``, ``compounding_periods_per_year=12`` for "monthly") is a
@@ -61,7 +64,7 @@ from dataclasses import dataclass
 from ...datetimes import example_dates, names_date
 from ...messages import Message, Part, ToolCall
 from ...tools import ToolDefinition
-from ...words import span_numbers, spelled_numbers
+from ...words import EXAMPLE_INTRO, in_list_language, span_numbers, spelled_numbers
 from ..base import ModelSettings, usage_of
 from ..paid import paying
 from .calls import render_tool_call
@@ -86,6 +89,11 @@ _CODE = re.compile(r"[A-Z][A-Z0-9]{1,4}")
 #: The scales a number is also read at: per cent, thousands, millions, billions, and the
 #: milli-, micro- and nano- of units.
 _SCALES = (1.0, 100.0, 0.01, *(10.0 ** k for k in (3, 6, 9, 12, -3, -6, -9, -12)))
+#: An example a definition gives ("in the format 'City, State', such as 'San Francisco, CA'",
+#: "e.g. 42"), to the end of its clause: it shows a value's form, it gives no value. Shown
+#: what each argument means, the 1.5B asked "I want to find a train." called the search from
+#: "San Francisco, CA", the description's example, and it passed as given.
+_EXAMPLES = re.compile(rf"\b(?:{EXAMPLE_INTRO})(?![a-z])[^.;)\n]*", re.IGNORECASE)
 #: Significant digits two numbers share to count as one (``1e-9`` relative, as written).
 _DIGITS = 9
 #: How many first letters two words share to count as one (a plural, a verb's form).
@@ -115,24 +123,30 @@ class _Sources:
     words: frozenset[str]
     stems: frozenset[str]
     defined: str
+    #: Whether the user's words are in the language the word reading reads
+    #: (:func:`toolcycle.words.in_list_language`): a request in another ("北京和上海的天气")
+    #: gives its names in that language, and the call the tool takes them in, translated
+    #: ("Beijing, China"), shares no word with it; its strings are not judged.
+    readable: bool
 
     @classmethod
     def of(cls, messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> _Sources:
         parts: list[str] = []
+        asked = " ".join(m.text for m in messages if m.role == "user")
         for message in messages:
             if message.role == "assistant":  # the model's own words give nothing
                 continue
             parts.append(message.text)
             parts.extend(r.content for r in message.results)
         text = "\n".join(parts)
-        defined = " ".join(f"{t.name} {t.description} {json.dumps(t.parameters)}"
-                           for t in tools).casefold()
+        defined = _EXAMPLES.sub(" ", " ".join(
+            f"{t.name} {t.description} {json.dumps(t.parameters)}" for t in tools)).casefold()
         written = (*written_numbers(f"{text} {defined}"), *map(float, spelled_numbers(text)),
                    *span_numbers(text))
         numbers = frozenset(_key(n * scale) for n in written for scale in _SCALES)
         words = frozenset(w.casefold() for w in _WORD.findall(text))
         return cls(text, numbers, words, frozenset(w[:_STEM] for w in words if len(w) >= _STEM),
-                   defined)
+                   defined, not asked.strip() or in_list_language(asked))
 
     def gives(self, value: object) -> bool:
         if isinstance(value, bool) or value is None:
@@ -151,7 +165,7 @@ class _Sources:
         if days:
             return any(names_date(self.text, day) for day in days)
         words = [w for w in _WORD.findall(written) if len(w) >= 3 or any(c.isdigit() for c in w)]
-        if not words:
+        if not words or not self.readable:
             return True
         found = sum(1 for w in words
                     if w in self.words or (len(w) >= _STEM and w[:_STEM] in self.stems))

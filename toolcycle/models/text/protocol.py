@@ -71,6 +71,8 @@ class JsonToolsModel(TextProtocolModel):
     while a round keeps a call and values are left out, at most ``further_rounds`` times.
     ``invented_values=True``: a reply whose calls give values no source gives is asked
     once whether the request gives them (:mod:`.invented`); before the further calls.
+    ``argument_notes=True``: the tool list says what each argument means, from the schema's
+    descriptions (:func:`~.describe.argument_notes`).
     """
 
     #: How a further-calls request asks for the calls (:func:`~.further.further_history`):
@@ -79,15 +81,15 @@ class JsonToolsModel(TextProtocolModel):
     #: How many further-calls requests one reply may be asked (each while the last kept a
     #: call and values are still left out).
     further_rounds = FURTHER_ROUNDS
-    #: Whether the tool list says what each argument means (:func:`~.describe.argument_notes`).
-    argument_notes = False
 
     def __init__(self, inner: Model, *, constrained: bool | Literal["lazy"] = False,
-                 further_calls: bool = False, invented_values: bool = False) -> None:
+                 further_calls: bool = False, invented_values: bool = False,
+                 argument_notes: bool = False) -> None:
         super().__init__(inner)
         self.constrained = constrained
         self.further_calls = further_calls
         self.invented_values = invented_values
+        self.argument_notes = argument_notes
 
     def is_constrained(self, settings: ModelSettings) -> bool:
         return bool(settings.extra.get(CONSTRAINED, self.constrained))
