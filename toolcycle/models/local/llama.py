@@ -78,8 +78,10 @@ FURTHER_CALLS_BY_DEFAULT = True
 #: 60), no entry of any category made worse (docs/local-model.md, "Invented values").
 INVENTED_VALUES_BY_DEFAULT = True
 #: Whether :func:`local_model`'s JSON protocol says what each argument means in its tool list
-#: (:func:`~..text.describe.argument_notes`). Off until measured.
-ARGUMENT_NOTES_BY_DEFAULT = False
+#: (:func:`~..text.describe.argument_notes`). On. Measured with the 1.5B on 80 BFCL entries
+#: outside the graded selection: 59 → 63 right (6 better, 2 worse), 10 % more seconds an
+#: entry (docs/local-model.md, "What each argument means").
+ARGUMENT_NOTES_BY_DEFAULT = True
 #: The model-string option for it (``local:qwen2.5-coder-1.5b?argument_notes=true``).
 ARGUMENT_NOTES = "argument_notes"
 
