@@ -145,7 +145,8 @@ class HermesToolsModel(JsonToolsModel):
     A JSON protocol in its parsing (the same tolerant reader, the same ``constrained``,
     ``"lazy"`` and ``further_calls`` options); what differs is what the model is shown and how
     it is constrained. The further calls are asked for in this layout's words: calls, not "a
-    JSON list" (the template never shows one).
+    JSON list" (the template never shows one). No ``argument_notes`` option: the template's
+    tool lines hold each tool's whole schema, its arguments' descriptions included.
     """
 
     further_wording = ("If the request asks for more calls, reply with only the further "
@@ -155,7 +156,7 @@ class HermesToolsModel(JsonToolsModel):
                  default_system: str = DEFAULT_SYSTEM, further_calls: bool = False,
                  invented_values: bool = False) -> None:
         super().__init__(inner, constrained=constrained, further_calls=further_calls,
-                         invented_values=invented_values)  # (its JSON lines hold the schema)
+                         invented_values=invented_values)
         self.default_system = default_system
 
     def render_conversation(

@@ -12,13 +12,14 @@ an agent it runs a side effect nobody asked for.
 
 What a value's origin is shows without understanding the request: a value is *given* when
 the conversation holds it (the request, the instructions, a tool's result) or the offered
-tools' definitions spell it (an enum, a default), other than as an example ("such as 'San
-Francisco, CA'", "e.g. 42": the form of a value, not one). Where a reply's calls hold a value given
-by none of them, the model is asked again, once, with the conversation and after it what a
-call would take that nothing gives, and three ways on: call the tool that gives those
-values first, call again if the request does give them, or answer in words if no tool fits
-(:data:`ASKED`). Its calls are not shown back: shown them and asked, the 1.5B called again
-on 9 of 10 development entries (the same calls on at least 6), whatever the question said.
+tools' definitions spell it (an enum, a default), other than as an example ("such as
+'San Francisco, CA'", "e.g. 42": the form of a value, not one). Where a reply's calls hold
+a value given by none of them, the model is asked again, once, with the conversation and
+after it what a call would take that nothing gives, and three ways on: call the tool that
+gives those values first, call again if the request does give them, or answer in words if
+no tool fits (:data:`ASKED`). Its calls are not shown back: shown them and asked, the 1.5B
+called again on 9 of 10 development entries (the same calls on at least 6), whatever the
+question said.
 The second reply stands, whatever it is: the check may be wrong where a value is written
 another way (a name abbreviated, a value worked out), and the model, reading the request
 again, is the judge.
