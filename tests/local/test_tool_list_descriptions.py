@@ -183,17 +183,3 @@ def test_argument_notes_say_what_each_argument_takes_once() -> None:
     assert describe_tools([ToolDefinition("f", "F.", {"type": "object"})], arguments=True) == (
         "- f(): F.")
 
-
-def test_the_local_model_says_what_arguments_mean_unless_told_not_to() -> None:
-    from toolcycle.models.local.llama import ARGUMENT_NOTES_BY_DEFAULT, model_from_string
-
-    def notes(text: str) -> bool:
-        model = model_from_string(text)
-        assert isinstance(model, JsonToolsModel)  # built, not loaded: no weights are read
-        return model.argument_notes
-
-    assert notes("qwen2.5-coder-1.5b") is ARGUMENT_NOTES_BY_DEFAULT is True
-    assert notes("qwen2.5-coder-1.5b?argument_notes=false") is False
-    assert JsonToolsModel(ScriptedModel([])).argument_notes is False  # any inner model: opt in
-    with pytest.raises(ValueError, match="argument_notes='maybe'"):
-        model_from_string("qwen2.5-coder-0.5b?argument_notes=maybe")
