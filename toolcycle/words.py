@@ -211,15 +211,38 @@ _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its state between w
 LONGEST_STEMMED = 32
 
 
+#: English function words other languages write too ("a" in Spanish and Portuguese, "me"
+#: in French, "in" in Italian and German, "was" in German): no sign of English alone.
+_SHARED_FUNCTION_WORDS = frozenset({"a", "i", "s", "t", "me", "no", "in", "so", "do", "on",
+                                    "an", "am", "us", "he", "as", "was", "will", "also"})
+#: Function words of the languages that write in Latin letters and that requests measured
+#: here came in (Spanish, Portuguese, French, Italian, German, Indonesian), none of them an
+#: English word: a request holding one, and no English function word, is in another language.
+_OTHER_FUNCTION_WORDS = frozenset("""
+    el la los las del que y en por para con es una cual cuál qué quiero
+    os em um uma não você qual
+    le les des du et est pour avec une
+    di che il lo gli della sono
+    der das und ist mit für nicht ich
+    yang dan dari untuk ini itu ada apakah saya berapa
+""".split())  # noqa: SIM905 (a word list reads better so)
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def in_list_language(text: str) -> bool:
-    """Whether ``text`` reads as written in the language of these lists (English): one of its
-    words is a function word (:data:`STOPWORDS`). A rule that judges a text by its words
-    (which tools a task relates to) cannot judge one in another language ("北京的天气",
-    "¿Cuál es el clima en Cancún?") and should not act on what it did not read."""
-    return any(word in STOPWORDS for word in _LETTERS.findall(text.lower()))
+    """Whether ``text`` reads as written in the language of these lists (English): its
+    letters are mostly Latin ones, and it holds an English function word (:data:`STOPWORDS`,
+    not one other languages share) or no function word of another language. A rule that
+    judges a text by its words (which tools a task relates to, whether a value came from the
+    request) cannot judge one in another language ("北京的天气", "¿Cuál es el clima en
+    Cancún?") and should not act on what it did not read. A terse English request with no
+    function word at all ("uk rainfall", "hello") still reads as English."""
+    words = _LETTERS.findall(text.lower())
+    others = sum(1 for word in words for letter in word if not letter.isascii())
+    if others and 2 * others >= sum(1 for word in words for letter in word if letter.isascii()):
+        return False  # (a letter of a syllabic script such as Hangul or Han stands for more)
+    return (any(w in STOPWORDS and w not in _SHARED_FUNCTION_WORDS for w in words)
+            or not any(w in _OTHER_FUNCTION_WORDS for w in words))
 
 
 def root(word: str) -> str:

@@ -62,8 +62,21 @@ def test_a_task_in_another_language_keeps_every_tool() -> None:
     for task in ("北京和上海现在的天气怎么样？", "¿Cuál es el clima actual en Cancún y Tulum?"):
         assert selection.select(task, tools) == tuple(tools)
         assert len(ToolSelection(max_tools=1).select(task, tools)) == 1
-    # an English task unrelated to both still keeps none
+    # an English task unrelated to both still keeps none, a terse one too
     assert selection.select("Who painted the ceiling of the Sistine Chapel?", tools) == ()
+    assert selection.select("hello", tools) == ()
+
+
+@pytest.mark.parametrize(("text", "english"), [
+    ("What is the weather in Lisbon today?", True), ("uk rainfall", True), ("hello", True),
+    ("What's the weather in Zürich?", True), ("北京和上海现在的天气怎么样？", False),
+    ("Qual a temperatura atual em Divinópolis, MG?", False),  # "a" is Portuguese too
+    ("Peux-tu me donner la météo actuelle pour Paris ?", False),
+    ("perform 다용도실 통돌이 중지", False)])
+def test_which_requests_the_word_reading_reads(text: str, english: bool) -> None:
+    from toolcycle.words import in_list_language
+
+    assert in_list_language(text) is english
 
 
 def test_unrelated_task_keeps_no_tool_but_keeps_named_ones() -> None:
