@@ -22,9 +22,10 @@ which the benchmark does not grade, as the highest score that still keeps the ri
 Word overlap reads one language: a task written in another than the tools' (a request in
 Chinese or Spanish beside English descriptions) shares no word with any tool, and dropping
 every tool on that made the 1.5B answer from memory (BFCL's live entries). With the lexical
-embedder, a task holding none of English's function words (:func:`toolcycle.words.
-in_list_language`) is offered every tool (the ``max_tools`` most similar, where set); an
-embedder you pass is trusted to read it.
+embedder, a task the word lists read as another language (:func:`toolcycle.words.
+in_list_language`: mostly non-Latin letters, or another language's function words and no
+English one) is offered every tool (the ``max_tools`` most similar, where set); an embedder
+you pass is trusted to read it.
 
 Selection happens once, at a run's start, from the run's user prompt; every later request of
 the run offers the same tools, and a paused run is resumed with them (selected again for the
