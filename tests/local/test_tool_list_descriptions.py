@@ -183,3 +183,17 @@ def test_argument_notes_say_what_each_argument_takes_once() -> None:
     assert describe_tools([ToolDefinition("f", "F.", {"type": "object"})], arguments=True) == (
         "- f(): F.")
 
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_hostile_argument_description_stays_on_its_tools_line(kind: str) -> None:
+    """An MCP server writes its arguments' descriptions too: folded like the tool's own."""
+    parameters = {"type": "object", "properties": {"city": {"type": "string",
+                                                             "description": HOSTILE[kind]}}}
+    listed = describe_tools([ToolDefinition("forecast", "Forecast.", parameters),
+                             ToolDefinition("plain", "Plain.", {"type": "object"})],
+                            arguments=True)
+    assert listed.splitlines()[1] == "- plain(): Plain."
+    assert listed.splitlines()[0].startswith("- forecast(city?: string): Forecast. Arguments: "
+                                             "city: ")
+    assert len(listed.splitlines()) == 2
