@@ -255,8 +255,8 @@ async def test_an_agent_runs_no_call_over_invented_values_when_the_model_answers
 
 @pytest.mark.parametrize("switch", ["invented_values", "argument_notes"])
 def test_the_local_model_takes_the_setting_from_a_model_string(switch: str) -> None:
-    """Both default on for local models (measured: docs/local-model.md); the JSON protocol
-    over any other inner model leaves them off (argument notes shown here)."""
+    """Invented values are on for local models, argument notes off (docs/local-model.md says
+    why); the JSON protocol over any other inner model leaves both off (shown for notes)."""
     from toolcycle.models.local.llama import model_from_string
 
     def setting(text: str) -> bool:
@@ -264,7 +264,8 @@ def test_the_local_model_takes_the_setting_from_a_model_string(switch: str) -> N
         assert isinstance(model, JsonToolsModel)  # built, not loaded: no weights are read
         return bool(vars(model)[switch])
 
-    assert setting("qwen2.5-coder-0.5b") is True
+    assert setting("qwen2.5-coder-0.5b") is (switch == "invented_values")
+    assert setting(f"qwen2.5-coder-0.5b?{switch}=true") is True
     assert setting(f"qwen2.5-coder-0.5b?{switch}=false") is False
     assert setting(f"qwen2.5-coder-1.5b?protocol=json&{switch}=no") is False
     with pytest.raises(ValueError, match=f"{switch}='maybe'"):
