@@ -454,7 +454,7 @@ def span_numbers(text: str) -> set[float]:
     before: float | None = None
     for token in _SPAN_TOKEN.findall(text.lower()):
         word = _SPAN_PLURALS.get(token, token[:-1] if token.endswith("s") else token)
-        counts = SPAN_WORDS.get(token) or SPAN_WORDS.get(word, ())
+        counts = SPAN_WORDS.get(word, ())
         found.update(counts)
         if before is not None:
             found.update(before * count for count in counts)

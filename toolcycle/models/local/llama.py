@@ -79,9 +79,10 @@ FURTHER_CALLS_BY_DEFAULT = True
 INVENTED_VALUES_BY_DEFAULT = True
 #: Whether :func:`local_model`'s JSON protocol says what each argument means in its tool list
 #: (:func:`~..text.describe.argument_notes`). Off: on BFCL it helped the 1.5B (80 dev entries
-#: 59 → 63 right; the graded selection 71 % → 78 %), but on the multi-database agent's SQL
-#: tools ("params: Values for the ? placeholders, in order") it wrote every call's arguments
-#: as a positional list, which no call accepts, and the run ended forced (a real-model test).
+#: 59 → 63 right; the graded selection 71 % → 78 % with session 48's other changes), but
+#: on the multi-database agent's SQL tools ("params: Values for the ? placeholders, in
+#: order") it wrote every call's arguments as a positional list, which no call accepts,
+#: and the run ended forced (a real-model test).
 #: On once a positional list is read as the parameters in order (docs/local-model.md).
 ARGUMENT_NOTES_BY_DEFAULT = False
 #: The model-string option for it (``local:qwen2.5-coder-1.5b?argument_notes=true``).
